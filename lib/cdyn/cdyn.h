@@ -1,0 +1,18 @@
+/*
+ * cdyn/cdyn.h: umbrella header of libcdyn, constraint-enforcement schemes
+ * for constrained particle dynamics.
+ *
+ *   cdyn_system   particles, masses, forces and constraints
+ *   cdyn_stepper  one scheme advancing a system step by step
+ *
+ * Every function returns a status (cdyn/error.h); nothing prints or aborts.
+ */
+#ifndef CDYN_CDYN_H
+#define CDYN_CDYN_H
+
+#include "cdyn/error.h"
+#include "cdyn/system.h"
+#include "cdyn/constraint.h"
+#include "cdyn/stepper.h"
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * cdyn/constraint.h: constraint types as type objects.
+ *
+ * A constraint type answers two questions, as an ODE joint does: how many
+ * rows it has, and "fill your rows into this block that I own".  For each
+ * row r it fills
+ *   phi     Phi_r(q, t)
+ *   phi_t   dPhi_r/dt                         (0 for fixed constraints)
+ *   jac     dPhi_r/dx_p for each of its particles p (at most 4), so the
+ *           row of J = Phi_q is sparse with at most 12 non-zeros
+ *   jdotv   (J v)_q v, the velocity-product term of Phi-double-dot
+ *   phi_tt  2 Phi_qt v + Phi_tt
+ * so that along any motion Phi-double-dot = J qdd + jdotv + phi_tt
+ * (001 eqs 5-8).  A type never allocates and never keeps state.
+ *
+ * Adding a type is one file defining a `const cdyn_constraint_type` and one
+ * line in lib/constraints/constraints.def.
+ */
+#ifndef CDYN_CONSTRAINT_H
+#define CDYN_CONSTRAINT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CDYN_MAX_PARTICLES 4 /* particles one constraint may touch */
+#define CDYN_MAX_PARAMS 16   /* parameters one constraint may hold */
+#define CDYN_MAX_ROWS 3      /* rows one constraint may contribute */
+
+typedef struct cdyn_row {
+  double phi;
+  double phi_t;
+  double jdotv;
+  double phi_tt;
+  double jac[CDYN_MAX_PARTICLES][3];
+} cdyn_row;
+
+typedef struct cdyn_constraint_type {
+  const char *name;
+  const char *description; /* what it constrains, and its equations */
+  unsigned nparticles;     /* 1 .. CDYN_MAX_PARTICLES */
+  unsigned nparams;        /* 0 .. CDYN_MAX_PARAMS */
+  unsigned rows;           /* 1 .. CDYN_MAX_ROWS */
+  const char *const *param_names; /* nparams names, for messages and files */
+  /*
+   * Check the parameters; return CDYN_OK or cdyn_error(CDYN_EINVAL, ...).
+   * NULL means every finite value is acceptable.
+   */
+  int (*check)(const double *params);
+  /*
+   * Fill `rows` (type->rows entries) at positions x[p], velocities v[p] of
+   * the constraint's particles and time t.  Return CDYN_OK, or
+   * CDYN_EDEGENERATE (with a message) where Phi is not differentiable.
+   */
+  int (*eval)(const double *params, const double *const *x,
+              const double *const *v, double t, cdyn_row *rows);
+} cdyn_constraint_type;
+
+/* Built-in types. */
+extern const cdyn_constraint_type *const cdyn_constraint_distance;
+extern const cdyn_constraint_type *const cdyn_constraint_pin;
+
+/* NULL-terminated table of every registered type. */
+extern const cdyn_constraint_type *const cdyn_constraint_types[];
+
+/* Find a type by name; CDYN_EUNKNOWN if there is none. */
+int cdyn_constraint_type_find(const char *name,
+                              const cdyn_constraint_type **type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,60 @@
+/*
+ * cdyn/error.h: status codes and error messages.
+ *
+ * Every public cdyn function returns an int status.  Zero is success.
+ * Negative codes are fatal for the call that returned them (bad input,
+ * out of memory, a state that has become non-finite); the objects involved
+ * are left as they were before the call.  Positive codes are recoverable
+ * (an iterative solve that did not reach its tolerance): the result is
+ * usable but less accurate than asked for.  This follows the sign
+ * convention of SUNDIALS' linear solvers.
+ *
+ * The message belonging to the most recent non-zero status is kept per
+ * thread and returned by cdyn_errmsg().
+ */
+#ifndef CDYN_ERROR_H
+#define CDYN_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum cdyn_status {
+  CDYN_OK = 0,
+  CDYN_NOCONV = 1,      /* iterative method stopped before its tolerance */
+  CDYN_EINVAL = -1,     /* invalid argument */
+  CDYN_ENOMEM = -2,     /* allocation failed */
+  CDYN_ENONFINITE = -3, /* a state, force or result is NaN or infinite */
+  CDYN_EUNKNOWN = -4,   /* unknown scheme, solver, type or option name */
+  CDYN_EDEGENERATE = -5,/* geometry where a constraint is not differentiable */
+  CDYN_ESTALE = -6,     /* system changed after a stepper was built for it */
+  CDYN_ECALLBACK = -7,  /* a user callback reported failure */
+  CDYN_EIO = -8,        /* file could not be written or read */
+  CDYN_ESOLVE = -9,     /* a linear or nonlinear solve failed outright */
+  CDYN_EDIVERGED = -10  /* a method's iteration diverged */
+};
+
+/* The message of the last non-zero status set in this thread ("" if none). */
+const char *cdyn_errmsg(void);
+
+/* A fixed description of a status code. */
+const char *cdyn_strerror(int status);
+
+/*
+ * Record a status and a printf-style message for cdyn_errmsg(), and return
+ * the status, so that `return cdyn_error(CDYN_EINVAL, "h = %g", h);` reads
+ * naturally.  User callbacks may call it to explain their own failures.
+ */
+int cdyn_error(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+
+/* Forget the last message. */
+void cdyn_error_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+/*
+ * cdyn/stepper.h: constraint-enforcement schemes and the stepper that runs
+ * one on a system.
+ *
+ * A stepper is built once for a system and a scheme name.  It sizes every
+ * workspace then, so cdyn_stepper_step() never allocates.  Options are
+ * strings set by name (`alpha`, `solver`, ...): the scheme's own options
+ * plus the options every stepper has:
+ *   solver    auto | cholesky | pcg   (auto: cholesky for m <= 256 rows,
+ *                                      pcg above)
+ *   pcg_tol   relative residual at which PCG stops (default 1e-12)
+ *   pcg_maxiter  iteration limit of PCG (0 = 10 m)
+ *   rank_tol  relative pivot/eigenvalue below which A is treated as
+ *             singular and solved in the least-squares sense (default 1e-12)
+ *
+ * A step that fails restores the system's state and time, and returns a
+ * negative status.  A step whose iterative solve stopped short returns
+ * CDYN_NOCONV (> 0) and keeps its result.
+ */
+#ifndef CDYN_STEPPER_H
+#define CDYN_STEPPER_H
+
+#include <stddef.h>
+
+#include "cdyn/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cdyn_stepper cdyn_stepper;
+
+/* Counters, cumulative since the stepper was built (or reset_stats). */
+typedef struct cdyn_stats {
+  unsigned long steps;        /* successful steps */
+  unsigned long assemblies;   /* times A = J D J^T was assembled */
+  unsigned long solves;       /* linear solves */
+  unsigned long iterations;   /* PCG iterations, summed */
+  unsigned long fallbacks;    /* solves that needed the least-squares path */
+  unsigned long noconv;       /* solves that stopped before their tolerance */
+  unsigned long constraint_evals; /* evaluations of all constraint rows */
+  double last_residual;       /* relative residual of the last solve */
+  unsigned last_rank;         /* numerical rank of A at the last solve */
+} cdyn_stats;
+
+/* Build a stepper for `sys` with the scheme `scheme` (see cdyn_scheme_name). */
+int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme);
+void cdyn_stepper_free(cdyn_stepper *st);
+
+/* Set an option from its text form; CDYN_EUNKNOWN for an unknown key. */
+int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value);
+/* Current value of an option as text. */
+int cdyn_stepper_get(const cdyn_stepper *st, const char *key, char *buf,
+                     size_t len);
+/* Options, for listing and for metadata: i = 0 .. count-1. */
+size_t cdyn_stepper_option_count(const cdyn_stepper *st);
+const char *cdyn_stepper_option_name(const cdyn_stepper *st, size_t i);
+const char *cdyn_stepper_option_doc(const cdyn_stepper *st, size_t i);
+
+/* Advance the system by one step of size h > 0. */
+int cdyn_stepper_step(cdyn_stepper *st, double h);
+/* Forget multistep history (after the state was changed from outside). */
+int cdyn_stepper_reset(cdyn_stepper *st);
+
+const char *cdyn_stepper_scheme(const cdyn_stepper *st);
+int cdyn_stepper_stats(const cdyn_stepper *st, cdyn_stats *stats);
+int cdyn_stepper_reset_stats(cdyn_stepper *st);
+/* The multipliers of the last solve (m values, the convention M qdd + J^T lambda = F). */
+int cdyn_stepper_multipliers(const cdyn_stepper *st, double *lambda);
+
+/* The registry of schemes, integrators and linear solvers. */
+size_t cdyn_scheme_count(void);
+const char *cdyn_scheme_name(size_t i);
+const char *cdyn_scheme_description(size_t i);
+const char *cdyn_scheme_source(size_t i);
+/* Expected global order of accuracy in position. */
+double cdyn_scheme_order(size_t i);
+/* Index of a scheme by name, or CDYN_EUNKNOWN. */
+int cdyn_scheme_find(const char *name, size_t *index);
+
+size_t cdyn_integrator_count(void);
+const char *cdyn_integrator_name(size_t i);
+const char *cdyn_integrator_description(size_t i);
+
+size_t cdyn_solver_count(void);
+const char *cdyn_solver_name(size_t i);
+const char *cdyn_solver_description(size_t i);
+
+/* Package version, "MAJOR.MINOR.PATCH". */
+const char *cdyn_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

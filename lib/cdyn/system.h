@@ -1,0 +1,123 @@
+/*
+ * cdyn/system.h: a particle system with applied forces and constraints.
+ *
+ * State: n particles with positions q (3n), velocities v (3n), masses m
+ * (n, finite and > 0) and the time t.  Applied forces F(q, v, t):
+ *   gravity          F_i += m_i g
+ *   springs          F_i -= (k (r - L) + c n.(v_i - v_j)) n,  F_j = -F_i,
+ *                    with d = x_i - x_j, r = |d|, n = d / r
+ *   a user callback  adds into F.
+ * Equations of motion (sign convention of 000 eq 1 and 001 eq 3):
+ *   M qdd + J^T lambda = F,   Phi(q, t) = 0,
+ * so the constraint force is -J^T lambda and a hanging link has lambda > 0
+ * (tension).
+ *
+ * Constraints are added by type (see cdyn/constraint.h); each constraint
+ * contributes one or more rows to Phi.  Adding springs or constraints after
+ * a stepper has been built for the system makes that stepper stale.
+ */
+#ifndef CDYN_SYSTEM_H
+#define CDYN_SYSTEM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cdyn_system cdyn_system;
+typedef struct cdyn_constraint_type cdyn_constraint_type;
+
+/*
+ * A user force: add the force at (q, v, t) into f (3n values, already
+ * holding gravity and springs).  Return 0, or a non-zero value to stop the
+ * step (the stepper restores the state and returns CDYN_ECALLBACK).
+ */
+typedef int (*cdyn_force_fn)(void *ctx, size_t n, double t, const double *q,
+                             const double *v, double *f);
+
+/* A system of n >= 1 particles, all of mass 1 at rest at the origin. */
+int cdyn_system_new(cdyn_system **out, size_t n);
+void cdyn_system_free(cdyn_system *sys);
+
+size_t cdyn_system_size(const cdyn_system *sys);
+double cdyn_system_time(const cdyn_system *sys);
+int cdyn_system_set_time(cdyn_system *sys, double t);
+
+int cdyn_system_set_mass(cdyn_system *sys, size_t i, double mass);
+int cdyn_system_set_position(cdyn_system *sys, size_t i, const double x[3]);
+int cdyn_system_set_velocity(cdyn_system *sys, size_t i, const double v[3]);
+/* Any output pointer may be NULL. */
+int cdyn_system_get_particle(const cdyn_system *sys, size_t i, double *mass,
+                             double x[3], double v[3]);
+/* Whole state, 3n values each; either may be NULL.  Set rejects non-finite. */
+int cdyn_system_get_state(const cdyn_system *sys, double *q, double *v);
+int cdyn_system_set_state(cdyn_system *sys, const double *q, const double *v);
+/* Read-only views of the 3n positions and velocities (valid until free). */
+const double *cdyn_system_positions(const cdyn_system *sys);
+const double *cdyn_system_velocities(const cdyn_system *sys);
+
+/* Applied forces. */
+int cdyn_system_set_gravity(cdyn_system *sys, const double g[3]);
+/* k >= 0, c >= 0, rest > 0, i != j.  *id (may be NULL) gets the spring's index. */
+int cdyn_system_add_spring(cdyn_system *sys, size_t i, size_t j, double k,
+                           double c, double rest, size_t *id);
+int cdyn_system_set_force_callback(cdyn_system *sys, cdyn_force_fn fn,
+                                   void *ctx);
+size_t cdyn_system_spring_count(const cdyn_system *sys);
+
+/*
+ * Constraints.  `particles` holds type->nparticles distinct indices and
+ * `params` type->nparams values (checked by the type).  *id (may be NULL)
+ * gets the constraint's index; its rows follow those of earlier ones.
+ */
+int cdyn_system_add_constraint(cdyn_system *sys,
+                               const cdyn_constraint_type *type,
+                               const size_t *particles, const double *params,
+                               size_t *id);
+/* The same, naming the type ("distance", "pin", ... see cdyn_constraint_type_find). */
+int cdyn_system_add_constraint_named(cdyn_system *sys, const char *type,
+                                     const size_t *particles,
+                                     const double *params, size_t *id);
+/* Rigid link |x_i - x_j| = L, L > 0. */
+int cdyn_system_add_distance(cdyn_system *sys, size_t i, size_t j, double L,
+                             size_t *id);
+/* Pin x_i = p (three rows). */
+int cdyn_system_add_pin(cdyn_system *sys, size_t i, const double p[3],
+                        size_t *id);
+/*
+ * Pin to a moving point p(t) = p0 + u t + a (sin(w t + phi) - sin(phi)),
+ * so that p(0) = p0.
+ */
+int cdyn_system_add_moving_pin(cdyn_system *sys, size_t i, const double p0[3],
+                               const double u[3], const double a[3], double w,
+                               double phi, size_t *id);
+
+size_t cdyn_system_constraint_count(const cdyn_system *sys);
+/* Total number of constraint rows m. */
+size_t cdyn_system_row_count(const cdyn_system *sys);
+
+/*
+ * Measurements at the current state and time.
+ *
+ * Constraint error e = sum over constraints of |Phi_c|_2, the Euclidean norm
+ * of that constraint's rows: | |x_i - x_j| - L | for a link and |x_i - p(t)|
+ * for a pin, as the papers measure it.
+ */
+int cdyn_system_constraint_error(const cdyn_system *sys, double *e);
+/* The rows of Phi themselves (m values). */
+int cdyn_system_constraint_values(const cdyn_system *sys, double *phi);
+/*
+ * Kinetic energy, and potential energy of gravity (-sum m_i g.x_i) and
+ * springs (sum k (r - L)^2 / 2).  User forces have no known potential and
+ * are not counted.  Either output may be NULL.
+ */
+int cdyn_system_energy(const cdyn_system *sys, double *kinetic,
+                       double *potential);
+/* Total linear momentum (3 values). */
+int cdyn_system_momentum(const cdyn_system *sys, double p[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,236 @@
+/*
+ * cdyn_internal.h: what schemes, integrators and solvers are written
+ * against.  Private to the library and its tests of internals.
+ *
+ * The pieces and their order inside a step:
+ *   cdyn_eval_rows     Phi, J, Phi_t, (Jv)_q v, ... at (q, v, t)
+ *   cdyn_forces        F(q, v, t)
+ *   cdyn_assemble      A = J D J^T in preallocated CSR storage (D = W or I)
+ *   cdyn_solve         A x = b with the chosen linear solver type
+ *   cdyn_jmul / cdyn_jtmul   J x and J^T y through the sparse rows
+ */
+#ifndef CDYN_INTERNAL_H
+#define CDYN_INTERNAL_H
+
+#include <stddef.h>
+
+#include <gsl/gsl_spmatrix.h>
+
+#include "cdyn/cdyn.h"
+
+/* ---- system ---------------------------------------------------------- */
+
+typedef struct cdyn_spring {
+  size_t i, j;
+  double k, c, rest;
+} cdyn_spring;
+
+typedef struct cdyn_constraint {
+  const cdyn_constraint_type *type;
+  size_t p[CDYN_MAX_PARTICLES];
+  double params[CDYN_MAX_PARAMS];
+  size_t row0; /* first row of this constraint in Phi */
+} cdyn_constraint;
+
+struct cdyn_system {
+  size_t n;
+  double *mass, *winv; /* n each */
+  double *q, *v;       /* 3n each */
+  double t;
+  double gravity[3];
+  cdyn_spring *springs;
+  size_t nsprings, cap_springs;
+  cdyn_constraint *cons;
+  size_t ncons, cap_cons, m;
+  cdyn_force_fn force_fn;
+  void *force_ctx;
+  unsigned long version; /* bumped when springs or constraints change */
+};
+
+/* Evaluate one constraint's rows at (q, v, t); v may be NULL (then zero). */
+int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
+                         const double *v, double t, cdyn_row *rows);
+
+/* ---- options ----------------------------------------------------------- */
+
+enum cdyn_option_kind {
+  CDYN_OPT_DOUBLE,
+  CDYN_OPT_INT,
+  CDYN_OPT_BOOL,
+  CDYN_OPT_CHOICE,     /* index into `choices` */
+  CDYN_OPT_INTEGRATOR  /* const cdyn_integrator_type * */
+};
+
+typedef struct cdyn_option {
+  const char *name;
+  enum cdyn_option_kind kind;
+  size_t offset;               /* of the value inside the options struct */
+  const char *def;             /* default, as text */
+  double min, max;             /* inclusive bounds for DOUBLE and INT */
+  const char *const *choices;  /* NULL-terminated, for CHOICE */
+  const char *doc;
+} cdyn_option;
+
+/* Parse `value` for option `o` into base + o->offset. */
+int cdyn_option_parse(const cdyn_option *o, void *base, const char *value);
+int cdyn_option_format(const cdyn_option *o, const void *base, char *buf,
+                       size_t len);
+
+/* ---- linear solvers ------------------------------------------------------ */
+
+typedef struct cdyn_solve_opts {
+  double pcg_tol;
+  long pcg_maxiter; /* 0: 10 m */
+  double rank_tol;
+} cdyn_solve_opts;
+
+typedef struct cdyn_solve_info {
+  unsigned long iterations;
+  double residual;  /* |A x - b| / |b| (0 when b = 0) */
+  unsigned rank;
+  int fallback;     /* the least-squares path was taken */
+} cdyn_solve_info;
+
+/*
+ * A linear solver for the symmetric positive semi-definite A = J D J^T.
+ * `factor` sees each newly assembled A once; `solve` may then be called
+ * for several right-hand sides.  Neither allocates.
+ */
+typedef struct cdyn_solver_type {
+  const char *name;
+  const char *description;
+  int (*alloc)(void **state, size_t m);
+  void (*free)(void *state);
+  int (*factor)(void *state, const gsl_spmatrix *A, const cdyn_solve_opts *o,
+                cdyn_solve_info *info);
+  int (*solve)(void *state, const gsl_spmatrix *A, const double *b, double *x,
+               const cdyn_solve_opts *o, cdyn_solve_info *info);
+} cdyn_solver_type;
+
+extern const cdyn_solver_type *const cdyn_solver_types[];
+int cdyn_solver_type_find(const char *name, const cdyn_solver_type **type);
+
+/* ---- integrators --------------------------------------------------------- */
+
+
+/* Acceleration qdd = a(q, v, t); returns a status. */
+typedef int (*cdyn_accel_fn)(cdyn_stepper *st, const double *q,
+                             const double *v, double t, double *a);
+
+/*
+ * An explicit integrator for q' = v, v' = a(q, v, t): one step in place.
+ * It uses st->vec[first ...] as scratch (nvec vectors of 3n).
+ */
+typedef struct cdyn_integrator_type {
+  const char *name;
+  const char *description;
+  unsigned order;
+  unsigned nvec;
+  int (*step)(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
+              double t, double h, double **scratch);
+} cdyn_integrator_type;
+
+extern const cdyn_integrator_type *const cdyn_integrator_types[];
+int cdyn_integrator_type_find(const char *name,
+                              const cdyn_integrator_type **type);
+
+/* ---- schemes ------------------------------------------------------------- */
+
+/*
+ * A scheme advances (q, v) of st->sys from time st->sys->t by h, in place.
+ * The stepper has already backed the state up and will restore it if the
+ * scheme returns a negative status or leaves a non-finite state.
+ */
+typedef struct cdyn_scheme_type {
+  const char *name;
+  const char *description;
+  const char *source; /* paper and equations */
+  double order;       /* expected global order in position */
+  const cdyn_option *options; /* terminated by a NULL name; may be NULL */
+  size_t options_size;        /* sizeof the scheme's option struct */
+  int (*step)(cdyn_stepper *st, double h);
+  void (*reset)(cdyn_stepper *st); /* may be NULL */
+} cdyn_scheme_type;
+
+extern const cdyn_scheme_type *const cdyn_scheme_types[];
+
+/* ---- the stepper ---------------------------------------------------------- */
+
+#define CDYN_NVEC 12  /* scratch vectors of 3n */
+#define CDYN_NMVEC 4  /* scratch vectors of m */
+
+/* One contribution d_p J_ra,sa . J_rb,sb to the CSR entry `k` of A. */
+typedef struct cdyn_contrib {
+  size_t k, ra, rb, p;
+  unsigned sa, sb;
+} cdyn_contrib;
+
+
+struct cdyn_stepper {
+  const cdyn_scheme_type *type;
+  cdyn_system *sys;
+  unsigned long version;
+  size_t n, m;
+
+  /* constraint rows at the last evaluation */
+  cdyn_row *rows;   /* m */
+  size_t *rowpart;  /* m * CDYN_MAX_PARTICLES particle indices */
+  unsigned *rownp;  /* particles per row */
+
+  /* A = J D J^T, pattern fixed at build time */
+  gsl_spmatrix *A;
+  cdyn_contrib *contrib;
+  size_t ncontrib;
+
+  /* linear solver: `solver` is in use; `solver_auto` says it was chosen
+     from m rather than named */
+  const cdyn_solver_type *solver;
+  int solver_auto;
+  void *solver_state;
+  cdyn_solve_opts so;
+
+  /* work vectors */
+  double *F;               /* 3n forces */
+  double *lambda;          /* m multipliers of the last solve */
+  double *vec[CDYN_NVEC];  /* 3n scratch */
+  double *mvec[CDYN_NMVEC];/* m scratch */
+  double *ones;            /* n ones: D = I */
+  double *q0, *v0;         /* backup of the state at step start */
+
+  void *opts;              /* the scheme's options struct */
+  int have_history;        /* multistep schemes: a previous step exists */
+
+  cdyn_stats stats;
+};
+
+int cdyn_eval_rows(cdyn_stepper *st, const double *q, const double *v,
+                   double t);
+int cdyn_forces(cdyn_stepper *st, const double *q, const double *v, double t,
+                double *F);
+/* A = J D J^T from the current rows; d has n per-particle weights. */
+int cdyn_assemble(cdyn_stepper *st, const double *d);
+/* Factor the assembled A, then solve A x = b (x may alias no input). */
+int cdyn_factor(cdyn_stepper *st);
+int cdyn_solve(cdyn_stepper *st, const double *b, double *x);
+/* y = J x (x: 3n, y: m) and x = J^T y, through the current rows. */
+void cdyn_jmul(const cdyn_stepper *st, const double *x, double *y);
+void cdyn_jtmul(const cdyn_stepper *st, const double *y, double *x);
+
+/*
+ * The constrained acceleration of 001 eqs 7-10 at (q, v, t):
+ *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
+ *              + 2 alpha (J v + Phi_t) + beta^2 Phi
+ *   a = W (F - J^T lambda)
+ * alpha = beta = 0 is the plain index-1 formulation.  Uses st->vec[11].
+ */
+int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v,
+                           double t, double alpha, double beta, double *a);
+
+/* Scratch vectors st->vec[0 .. CDYN_INTEGRATOR_NVEC) belong to the
+   integrator; schemes use the ones above. */
+#define CDYN_INTEGRATOR_NVEC 6
+
+/* Helpers. */
+int cdyn_all_finite(const double *x, size_t len);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * euler.c: explicit Euler for q' = v, v' = a(q, v, t).
+ *   q+ = q + h v,   v+ = v + h a(q, v, t)          first order.
+ */
+#include "cdyn_internal.h"
+
+static int step(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
+                double t, double h, double **w)
+{
+  double *a = w[0];
+  int rc = accel(st, q, v, t, a);
+  if (rc < 0)
+    return rc;
+  for (size_t k = 0; k < 3 * st->n; k++) {
+    q[k] += h * v[k];
+    v[k] += h * a[k];
+  }
+  return rc;
+}
+
+const cdyn_integrator_type cdyn_integrator_euler = {
+  .name = "euler",
+  .description = "explicit Euler: q+ = q + h v, v+ = v + h a",
+  .order = 1,
+  .nvec = 1,
+  .step = step,
+};

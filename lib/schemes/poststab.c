@@ -1,0 +1,110 @@
+/*
+ * poststab.c: post-stabilisation (Cline and Pai; 001 eqs 17-18).
+ *
+ * An unstabilised step (Baumgarte with alpha = beta = 0, over an explicit
+ * integrator) is followed by a projection of the positions back towards
+ * Phi = 0, linearised at the new positions:
+ *   Phi(q + dq) ~ Phi(q) + J dq = 0                            (eq 17)
+ *   dq = -D J^T (J D J^T)^-1 Phi(q)                            (eq 18)
+ * with D = I, the plain pseudo-inverse of 001 eq 18 (weighting=unit, the
+ * default), or D = W = M^-1 as Cline and Pai weight it (weighting=mass).
+ * 001 corrects positions only (project_velocity=off, the default); the
+ * usual companion projection of the velocities onto J v + Phi_t = 0,
+ *   v <- v - D J^T (J D J^T)^-1 (J v + Phi_t),
+ * is available as project_velocity=on.  `iterations` repeats the position
+ * projection (Newton iterations on Phi(q) = 0); 001 does one.
+ *
+ * With D = I a pinned particle moves like any other under the projection,
+ * so pins must be constraints, not infinite masses.
+ *
+ * Expected order: that of the integrator (1 for symplectic Euler).
+ */
+#include <stddef.h>
+
+#include "cdyn_internal.h"
+
+typedef struct {
+  const cdyn_integrator_type *integrator;
+  int weighting; /* 0 unit, 1 mass */
+  int project_velocity;
+  long iterations;
+} opts;
+
+static const char *const weightings[] = {"unit", "mass", NULL};
+
+static int accel(cdyn_stepper *st, const double *q, const double *v, double t, double *a)
+{
+  return cdyn_constrained_accel(st, q, v, t, 0.0, 0.0, a);
+}
+
+/* x <- x - sign D J^T (J D J^T)^-1 b, through the rows at the new state. */
+static int project(cdyn_stepper *st, const double *d, const double *b, double *x)
+{
+  double *mu = st->mvec[2], *jt = st->vec[CDYN_NVEC - 2];
+  int rc;
+  if ((rc = cdyn_assemble(st, d)) || (rc = cdyn_factor(st)))
+    return rc;
+  int src = cdyn_solve(st, b, mu);
+  if (src < 0)
+    return src;
+  cdyn_jtmul(st, mu, jt);
+  for (size_t i = 0; i < st->n; i++)
+    for (int c = 0; c < 3; c++)
+      x[3 * i + c] -= d[i] * jt[3 * i + c];
+  return src;
+}
+
+static int step(cdyn_stepper *st, double h)
+{
+  const opts *o = st->opts;
+  cdyn_system *s = st->sys;
+  int rc = o->integrator->step(st, accel, s->q, s->v, s->t, h, st->vec);
+  if (rc < 0 || !st->m)
+    return rc;
+  int worst = rc;
+  const double *d = o->weighting ? s->winv : st->ones;
+  double t1 = s->t + h, *b = st->mvec[1];
+  for (long it = 0; it < o->iterations; it++) {
+    if ((rc = cdyn_eval_rows(st, s->q, s->v, t1)))
+      return rc;
+    for (size_t r = 0; r < st->m; r++)
+      b[r] = st->rows[r].phi;
+    if ((rc = project(st, d, b, s->q)) < 0)
+      return rc;
+    if (rc > worst)
+      worst = rc;
+  }
+  if (o->project_velocity) {
+    if ((rc = cdyn_eval_rows(st, s->q, s->v, t1)))
+      return rc;
+    cdyn_jmul(st, s->v, b);
+    for (size_t r = 0; r < st->m; r++)
+      b[r] += st->rows[r].phi_t;
+    if ((rc = project(st, d, b, s->v)) < 0)
+      return rc;
+    if (rc > worst)
+      worst = rc;
+  }
+  return worst;
+}
+
+static const cdyn_option options[] = {
+  {"integrator", CDYN_OPT_INTEGRATOR, offsetof(opts, integrator), "symplectic-euler", 0, 0, NULL,
+   "explicit integrator of the unstabilised step"},
+  {"weighting", CDYN_OPT_CHOICE, offsetof(opts, weighting), "unit", 0, 0, weightings,
+   "projection metric: unit (001 eq 18) or mass (Cline and Pai)"},
+  {"project_velocity", CDYN_OPT_BOOL, offsetof(opts, project_velocity), "off", 0, 0, NULL,
+   "also project velocities onto J v + Phi_t = 0"},
+  {"iterations", CDYN_OPT_INT, offsetof(opts, iterations), "1", 1, 100, NULL,
+   "position projections per step"},
+  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+
+const cdyn_scheme_type cdyn_scheme_poststab = {
+  .name = "poststab",
+  .description = "post-stabilisation: unstabilised step, then position projection",
+  .source = "001 eqs 17-18 (Cline and Pai)",
+  .order = 1,
+  .options = options,
+  .options_size = sizeof(opts),
+  .step = step,
+};

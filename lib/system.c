@@ -1,0 +1,402 @@
+/*
+ * system.c: particles, applied forces, constraints and measurements.
+ *
+ * Applied forces (added into F, 3n values):
+ *   gravity   F_i += m_i g
+ *   spring    d = x_i - x_j, r = |d|, n = d / r,
+ *             f = -(k (r - L) + c n.(v_i - v_j)) n,  F_i += f, F_j -= f
+ *   callback  the user's function adds its force last.
+ * Energy: T = sum m_i |v_i|^2 / 2,
+ *         V = -sum m_i g.x_i + sum k (r - L)^2 / 2.
+ * Constraint error: e = sum over constraints c of |Phi_c|_2 (000/001 measure
+ * | |x_i - x_j| - L | per link; a pin's |x - p(t)| is the norm of its rows).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdyn_internal.h"
+
+int cdyn_all_finite(const double *x, size_t len)
+{
+  for (size_t k = 0; k < len; k++)
+    if (!isfinite(x[k]))
+      return 0;
+  return 1;
+}
+
+static int finite3(const double x[3])
+{
+  return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]);
+}
+
+#define CHECK_SYS(sys)                                                        \
+  do {                                                                        \
+    if (!(sys))                                                               \
+      return cdyn_error(CDYN_EINVAL, "%s: system is NULL", __func__);         \
+  } while (0)
+
+#define CHECK_INDEX(sys, i)                                                   \
+  do {                                                                        \
+    if ((i) >= (sys)->n)                                                      \
+      return cdyn_error(CDYN_EINVAL,                                          \
+                        "%s: particle %zu out of range (n = %zu)", __func__,  \
+                        (size_t)(i), (sys)->n);                               \
+  } while (0)
+
+int cdyn_system_new(cdyn_system **out, size_t n)
+{
+  if (!out)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_new: out is NULL");
+  *out = NULL;
+  if (n == 0)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_new: n = 0 particles");
+  if (n > ((size_t)-1) / (3 * sizeof(double)))
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_new: n = %zu is too large", n);
+  cdyn_system *s = calloc(1, sizeof *s);
+  if (!s)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_system_new: out of memory");
+  s->n = n;
+  s->mass = malloc(n * sizeof(double));
+  s->winv = malloc(n * sizeof(double));
+  s->q = calloc(3 * n, sizeof(double));
+  s->v = calloc(3 * n, sizeof(double));
+  if (!s->mass || !s->winv || !s->q || !s->v) {
+    cdyn_system_free(s);
+    return cdyn_error(CDYN_ENOMEM, "cdyn_system_new: out of memory for %zu particles", n);
+  }
+  for (size_t i = 0; i < n; i++)
+    s->mass[i] = s->winv[i] = 1.0;
+  *out = s;
+  return CDYN_OK;
+}
+
+void cdyn_system_free(cdyn_system *s)
+{
+  if (!s)
+    return;
+  free(s->mass);
+  free(s->winv);
+  free(s->q);
+  free(s->v);
+  free(s->springs);
+  free(s->cons);
+  free(s);
+}
+
+size_t cdyn_system_size(const cdyn_system *s) { return s ? s->n : 0; }
+double cdyn_system_time(const cdyn_system *s) { return s ? s->t : NAN; }
+
+int cdyn_system_set_time(cdyn_system *s, double t)
+{
+  CHECK_SYS(s);
+  if (!isfinite(t))
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_set_time: t = %g is not finite", t);
+  s->t = t;
+  return CDYN_OK;
+}
+
+int cdyn_system_set_mass(cdyn_system *s, size_t i, double mass)
+{
+  CHECK_SYS(s);
+  CHECK_INDEX(s, i);
+  if (!isfinite(mass) || !(mass > 0))
+    return cdyn_error(CDYN_EINVAL,
+                      "cdyn_system_set_mass: mass of particle %zu is %g; it must be finite and > 0",
+                      i, mass);
+  s->mass[i] = mass;
+  s->winv[i] = 1.0 / mass;
+  return CDYN_OK;
+}
+
+int cdyn_system_set_position(cdyn_system *s, size_t i, const double x[3])
+{
+  CHECK_SYS(s);
+  CHECK_INDEX(s, i);
+  if (!x || !finite3(x))
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_set_position: position of particle %zu is NULL or not finite", i);
+  memcpy(s->q + 3 * i, x, 3 * sizeof(double));
+  return CDYN_OK;
+}
+
+int cdyn_system_set_velocity(cdyn_system *s, size_t i, const double v[3])
+{
+  CHECK_SYS(s);
+  CHECK_INDEX(s, i);
+  if (!v || !finite3(v))
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_set_velocity: velocity of particle %zu is NULL or not finite", i);
+  memcpy(s->v + 3 * i, v, 3 * sizeof(double));
+  return CDYN_OK;
+}
+
+int cdyn_system_get_particle(const cdyn_system *s, size_t i, double *mass,
+                             double x[3], double v[3])
+{
+  CHECK_SYS(s);
+  CHECK_INDEX(s, i);
+  if (mass)
+    *mass = s->mass[i];
+  if (x)
+    memcpy(x, s->q + 3 * i, 3 * sizeof(double));
+  if (v)
+    memcpy(v, s->v + 3 * i, 3 * sizeof(double));
+  return CDYN_OK;
+}
+
+int cdyn_system_get_state(const cdyn_system *s, double *q, double *v)
+{
+  CHECK_SYS(s);
+  if (q)
+    memcpy(q, s->q, 3 * s->n * sizeof(double));
+  if (v)
+    memcpy(v, s->v, 3 * s->n * sizeof(double));
+  return CDYN_OK;
+}
+
+int cdyn_system_set_state(cdyn_system *s, const double *q, const double *v)
+{
+  CHECK_SYS(s);
+  if ((q && !cdyn_all_finite(q, 3 * s->n)) || (v && !cdyn_all_finite(v, 3 * s->n)))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_system_set_state: state holds a non-finite value");
+  if (q)
+    memcpy(s->q, q, 3 * s->n * sizeof(double));
+  if (v)
+    memcpy(s->v, v, 3 * s->n * sizeof(double));
+  return CDYN_OK;
+}
+
+const double *cdyn_system_positions(const cdyn_system *s) { return s ? s->q : NULL; }
+const double *cdyn_system_velocities(const cdyn_system *s) { return s ? s->v : NULL; }
+
+int cdyn_system_set_gravity(cdyn_system *s, const double g[3])
+{
+  CHECK_SYS(s);
+  if (!g || !finite3(g))
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_set_gravity: gravity is NULL or not finite");
+  memcpy(s->gravity, g, sizeof s->gravity);
+  return CDYN_OK;
+}
+
+/* Grow an array of `size`-byte elements to hold one more. */
+static int grow(void **arr, size_t *cap, size_t count, size_t size)
+{
+  if (count < *cap)
+    return CDYN_OK;
+  size_t ncap = *cap ? 2 * *cap : 8;
+  void *p = realloc(*arr, ncap * size);
+  if (!p)
+    return cdyn_error(CDYN_ENOMEM, "out of memory growing to %zu entries", ncap);
+  *arr = p;
+  *cap = ncap;
+  return CDYN_OK;
+}
+
+int cdyn_system_add_spring(cdyn_system *s, size_t i, size_t j, double k,
+                           double c, double rest, size_t *id)
+{
+  CHECK_SYS(s);
+  CHECK_INDEX(s, i);
+  CHECK_INDEX(s, j);
+  if (i == j)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_spring: spring from particle %zu to itself", i);
+  if (!isfinite(k) || k < 0 || !isfinite(c) || c < 0)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_spring: stiffness %g and damping %g must be finite and >= 0", k, c);
+  if (!isfinite(rest) || !(rest > 0))
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_spring: rest length %g must be finite and > 0", rest);
+  int rc = grow((void **)&s->springs, &s->cap_springs, s->nsprings, sizeof *s->springs);
+  if (rc)
+    return rc;
+  s->springs[s->nsprings] = (cdyn_spring){i, j, k, c, rest};
+  if (id)
+    *id = s->nsprings;
+  s->nsprings++;
+  s->version++;
+  return CDYN_OK;
+}
+
+size_t cdyn_system_spring_count(const cdyn_system *s) { return s ? s->nsprings : 0; }
+
+int cdyn_system_set_force_callback(cdyn_system *s, cdyn_force_fn fn, void *ctx)
+{
+  CHECK_SYS(s);
+  s->force_fn = fn;
+  s->force_ctx = ctx;
+  return CDYN_OK;
+}
+
+int cdyn_system_add_constraint(cdyn_system *s, const cdyn_constraint_type *type,
+                               const size_t *particles, const double *params,
+                               size_t *id)
+{
+  CHECK_SYS(s);
+  if (!type || !type->eval || !type->name)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_constraint: type is NULL or incomplete");
+  if (type->nparticles < 1 || type->nparticles > CDYN_MAX_PARTICLES ||
+      type->rows < 1 || type->rows > CDYN_MAX_ROWS || type->nparams > CDYN_MAX_PARAMS)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_constraint: type '%s' declares invalid sizes", type->name);
+  if (!particles)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_constraint: '%s' needs %u particle indices, got NULL",
+                      type->name, type->nparticles);
+  if (type->nparams && !params)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_constraint: '%s' needs %u parameters, got NULL",
+                      type->name, type->nparams);
+  for (unsigned a = 0; a < type->nparticles; a++) {
+    if (particles[a] >= s->n)
+      return cdyn_error(CDYN_EINVAL, "cdyn_system_add_constraint: '%s': particle %zu out of range (n = %zu)",
+                        type->name, particles[a], s->n);
+    for (unsigned b = 0; b < a; b++)
+      if (particles[a] == particles[b])
+        return cdyn_error(CDYN_EINVAL,
+                          "cdyn_system_add_constraint: '%s' joins particle %zu to itself",
+                          type->name, particles[a]);
+  }
+  for (unsigned a = 0; a < type->nparams; a++)
+    if (!isfinite(params[a]))
+      return cdyn_error(CDYN_EINVAL, "cdyn_system_add_constraint: '%s' parameter %s = %g is not finite",
+                        type->name, type->param_names ? type->param_names[a] : "?", params[a]);
+  if (type->check) {
+    int rc = type->check(params);
+    if (rc)
+      return rc;
+  }
+  int rc = grow((void **)&s->cons, &s->cap_cons, s->ncons, sizeof *s->cons);
+  if (rc)
+    return rc;
+  cdyn_constraint *c = &s->cons[s->ncons];
+  memset(c, 0, sizeof *c);
+  c->type = type;
+  for (unsigned a = 0; a < type->nparticles; a++)
+    c->p[a] = particles[a];
+  if (type->nparams)
+    memcpy(c->params, params, type->nparams * sizeof(double));
+  c->row0 = s->m;
+  if (id)
+    *id = s->ncons;
+  s->ncons++;
+  s->m += type->rows;
+  s->version++;
+  return CDYN_OK;
+}
+
+int cdyn_system_add_constraint_named(cdyn_system *s, const char *name,
+                                     const size_t *particles,
+                                     const double *params, size_t *id)
+{
+  const cdyn_constraint_type *type;
+  int rc = cdyn_constraint_type_find(name, &type);
+  if (rc)
+    return rc;
+  return cdyn_system_add_constraint(s, type, particles, params, id);
+}
+
+int cdyn_system_add_distance(cdyn_system *s, size_t i, size_t j, double L, size_t *id)
+{
+  size_t p[2] = {i, j};
+  return cdyn_system_add_constraint(s, cdyn_constraint_distance, p, &L, id);
+}
+
+int cdyn_system_add_pin(cdyn_system *s, size_t i, const double p[3], size_t *id)
+{
+  static const double zero[3] = {0, 0, 0};
+  return cdyn_system_add_moving_pin(s, i, p, zero, zero, 0.0, 0.0, id);
+}
+
+int cdyn_system_add_moving_pin(cdyn_system *s, size_t i, const double p0[3],
+                               const double u[3], const double a[3], double w,
+                               double phi, size_t *id)
+{
+  if (!p0 || !u || !a)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_moving_pin: a point or vector is NULL");
+  double params[11] = {p0[0], p0[1], p0[2], u[0], u[1], u[2],
+                       a[0],  a[1],  a[2],  w,    phi};
+  return cdyn_system_add_constraint(s, cdyn_constraint_pin, &i, params, id);
+}
+
+size_t cdyn_system_constraint_count(const cdyn_system *s) { return s ? s->ncons : 0; }
+size_t cdyn_system_row_count(const cdyn_system *s) { return s ? s->m : 0; }
+
+int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
+                         const double *v, double t, cdyn_row *rows)
+{
+  static const double zero[3] = {0, 0, 0};
+  const double *x[CDYN_MAX_PARTICLES], *vv[CDYN_MAX_PARTICLES];
+  for (unsigned a = 0; a < c->type->nparticles; a++) {
+    x[a] = q + 3 * c->p[a];
+    vv[a] = v ? v + 3 * c->p[a] : zero;
+  }
+  memset(rows, 0, c->type->rows * sizeof *rows);
+  return c->type->eval(c->params, x, vv, t, rows);
+}
+
+int cdyn_system_constraint_values(const cdyn_system *s, double *phi)
+{
+  CHECK_SYS(s);
+  if (!phi && s->m)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_constraint_values: phi is NULL");
+  cdyn_row rows[CDYN_MAX_ROWS];
+  for (size_t k = 0; k < s->ncons; k++) {
+    const cdyn_constraint *c = &s->cons[k];
+    int rc = cdyn_constraint_eval(c, s->q, s->v, s->t, rows);
+    if (rc)
+      return rc;
+    for (unsigned r = 0; r < c->type->rows; r++)
+      phi[c->row0 + r] = rows[r].phi;
+  }
+  return CDYN_OK;
+}
+
+int cdyn_system_constraint_error(const cdyn_system *s, double *e)
+{
+  CHECK_SYS(s);
+  if (!e)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_constraint_error: e is NULL");
+  cdyn_row rows[CDYN_MAX_ROWS];
+  double sum = 0;
+  for (size_t k = 0; k < s->ncons; k++) {
+    const cdyn_constraint *c = &s->cons[k];
+    int rc = cdyn_constraint_eval(c, s->q, s->v, s->t, rows);
+    if (rc)
+      return rc;
+    double ss = 0;
+    for (unsigned r = 0; r < c->type->rows; r++)
+      ss += rows[r].phi * rows[r].phi;
+    sum += sqrt(ss);
+  }
+  *e = sum;
+  return CDYN_OK;
+}
+
+int cdyn_system_energy(const cdyn_system *s, double *kinetic, double *potential)
+{
+  CHECK_SYS(s);
+  double T = 0, V = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    const double *x = s->q + 3 * i, *v = s->v + 3 * i;
+    T += 0.5 * s->mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    V -= s->mass[i] * (s->gravity[0] * x[0] + s->gravity[1] * x[1] + s->gravity[2] * x[2]);
+  }
+  for (size_t k = 0; k < s->nsprings; k++) {
+    const cdyn_spring *sp = &s->springs[k];
+    const double *xi = s->q + 3 * sp->i, *xj = s->q + 3 * sp->j;
+    double d[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
+    double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    V += 0.5 * sp->k * (r - sp->rest) * (r - sp->rest);
+  }
+  if (kinetic)
+    *kinetic = T;
+  if (potential)
+    *potential = V;
+  return CDYN_OK;
+}
+
+int cdyn_system_momentum(const cdyn_system *s, double p[3])
+{
+  CHECK_SYS(s);
+  if (!p)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_momentum: p is NULL");
+  p[0] = p[1] = p[2] = 0;
+  for (size_t i = 0; i < s->n; i++)
+    for (int d = 0; d < 3; d++)
+      p[d] += s->mass[i] * s->v[3 * i + d];
+  return CDYN_OK;
+}
