@@ -34,8 +34,10 @@ static int eval(const double *p, const double *const *x, const double *const *v,
     u[k] = v[0][k] - v[1][k];
   }
   double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  if (!(r > 0) || !isfinite(r))
-    return cdyn_error(CDYN_EDEGENERATE, "distance constraint: particles coincide (r = %g)", r);
+  if (!isfinite(r))
+    return cdyn_error(CDYN_ENONFINITE, "distance constraint: particle positions are not finite");
+  if (!(r > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "distance constraint: particles coincide (r = 0)");
   double n[3] = {d[0] / r, d[1] / r, d[2] / r};
   double nu = n[0] * u[0] + n[1] * u[1] + n[2] * u[2];
   double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];

@@ -1,0 +1,32 @@
+# common.gp: terminal and style shared by every figure script.
+# Every script is run as
+#   gnuplot -c SCRIPT.gp FIGSRC DATADIR TERMINAL OUTPUT
+# with FIGSRC this directory, DATADIR the directory holding the
+# experiments' output, TERMINAL one of pdf, png, cairolatex, and OUTPUT
+# the file to write (the Makefile writes to a temporary name and renames).
+# `load` does not pass ARG1..ARG4 on, so each script first copies them
+# into D, TERM_NAME and OUT_NAME.
+if (TERM_NAME eq "pdf") {
+  set terminal pdfcairo size 5in,3.4in font "Sans,9" enhanced
+} else {
+  if (TERM_NAME eq "png") {
+    set terminal pngcairo size 1000,680 font "Sans,11" enhanced
+  } else {
+    if (TERM_NAME eq "cairolatex") {
+      set terminal cairolatex pdf size 5in,3.4in
+    } else {
+      print "unknown terminal ".TERM_NAME
+      exit status 1
+    }
+  }
+}
+set output OUT_NAME
+set datafile separator ","
+set datafile missing "nan"
+set grid lc rgb "#dddddd"
+set key box opaque
+set style line 1 lc rgb "#d62728" lw 1.5
+set style line 2 lc rgb "#1f77b4" lw 1.5
+set style line 3 lc rgb "#2ca02c" lw 1.5
+set style line 4 lc rgb "#7f7f7f" lw 1.2 dt 2
+set style line 5 lc rgb "#000000" lw 2.0

@@ -1,0 +1,98 @@
+/*
+ * tests/testutil.h: helpers shared by the test programs.
+ *
+ * - tu_next / tu_rand / tu_uniform: a deterministic pseudo-random generator
+ *   (splitmix64).  Tests draw their "random" states from it so that every
+ *   run sees the same numbers and a failure can be reproduced, while the
+ *   numbers still have no structure (no zeros, no symmetric layouts) that
+ *   could hide a wrong sign or a swapped index.
+ * - tu_chain: a planar chain of rigid links hanging from a pin, the system
+ *   most tests are built on.
+ *
+ * Everything is static inline, so that each test program is one file.
+ */
+#ifndef CDYN_TESTUTIL_H
+#define CDYN_TESTUTIL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cdyn/cdyn.h>
+
+/* One step of splitmix64 (Steele, Lea and Flood 2014): full 64-bit period
+   and good mixing even from a small seed. */
+static inline uint64_t tu_next(uint64_t *state)
+{
+  uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+/* A double in [-1, 1): the top 53 bits give a uniform value in [0, 1),
+   which is then mapped affinely (exactly, by a power-of-two scale). */
+static inline double tu_rand(uint64_t *state)
+{
+  double u = (double)(tu_next(state) >> 11) * 0x1.0p-53;
+  return 2.0 * u - 1.0;
+}
+
+/* A double in [lo, hi). */
+static inline double tu_uniform(uint64_t *state, double lo, double hi)
+{
+  return lo + (hi - lo) * 0.5 * (tu_rand(state) + 1.0);
+}
+
+/*
+ * A planar chain of `links` rigid links of length L in the x-y plane:
+ * particles 0 .. links, each of mass `mass`, particle 0 pinned at the
+ * origin by cdyn_system_add_pin (so its three rows come first), then link
+ * k as cdyn_system_add_distance(k, k + 1, L), and gravity (0, -9.81, 0).
+ *
+ * `joint` (may be NULL: hanging straight down) holds `links` joint angles;
+ * link k points at the absolute angle theta_k = joint[0] + ... + joint[k]
+ * from the downward vertical, node k+1 = node k + L (sin theta_k,
+ * -cos theta_k, 0).  So every constraint is satisfied to rounding.
+ *
+ * Returns the status of the first failing call, with *out NULL; the
+ * caller frees the system on success.
+ */
+static inline int tu_chain(cdyn_system **out, size_t links, double L,
+                           double mass, const double *joint)
+{
+  cdyn_system *sys = NULL;
+  int rc = cdyn_system_new(&sys, links + 1);
+  if (rc) {
+    *out = NULL;
+    return rc;
+  }
+  static const double origin[3] = {0, 0, 0};
+  static const double g[3] = {0, -9.81, 0};
+  double x[3] = {0, 0, 0}, theta = 0;
+  rc = cdyn_system_set_gravity(sys, g);
+  if (!rc)
+    rc = cdyn_system_set_position(sys, 0, x);
+  if (!rc)
+    rc = cdyn_system_set_mass(sys, 0, mass);
+  if (!rc)
+    rc = cdyn_system_add_pin(sys, 0, origin, NULL);
+  for (size_t k = 0; k < links && !rc; k++) {
+    theta += joint ? joint[k] : 0.0;
+    x[0] += L * sin(theta);
+    x[1] -= L * cos(theta);
+    rc = cdyn_system_set_position(sys, k + 1, x);
+    if (!rc)
+      rc = cdyn_system_set_mass(sys, k + 1, mass);
+    if (!rc)
+      rc = cdyn_system_add_distance(sys, k, k + 1, L, NULL);
+  }
+  if (rc) {
+    cdyn_system_free(sys);
+    sys = NULL;
+  }
+  *out = sys;
+  return rc;
+}
+
+#endif
