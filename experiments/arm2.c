@@ -350,7 +350,7 @@ static int run_trajectory(exp_ctx *ctx)
       goto out;
   }
   /* Each scheme at h, h/2, h/4, h/8 over the same time span. */
-  double ttrack[EXP_MAX_SCHEMES][NDIV];
+  double ttrack[EXP_MAX_SCHEMES][NDIV], eend[EXP_MAX_SCHEMES][NDIV];
   int all[EXP_MAX_SCHEMES][NDIV];
   if ((rc = exp_csv_open(ctx, &csv, "tracking", "scheme,h,steps,t_track,tracked_all,max_e,E_end", NULL,
                          NULL)))
@@ -372,6 +372,7 @@ static int run_trajectory(exp_ctx *ctx)
       if (!rc) {
         ttrack[s][d] = r.t_track;
         all[s][d] = r.tracked_all;
+        eend[s][d] = r.E_end;
         double v[6] = {h, (double)steps, r.t_track, (double)r.tracked_all, maxval(r.e, 0, steps + 1), r.E_end};
         rc = exp_csv_row_labeled(&csv, ctx->schemes[s], v, 6);
       }
@@ -420,8 +421,10 @@ static int run_trajectory(exp_ctx *ctx)
                 "seconds within tol at h = 0.05: holds if <= 10 s and shorter than implicit; partly if one",
                 early && shorter ? "holds" : early || shorter ? "partly" : "does-not-hold",
                 "post-stab leaves the %g m band after %.2f s, implicit after %.2f s; post-stab at h/2, h/4, h/8: "
-                "%.2f, %.2f, %.2f s",
-                p.tol, tp, ti, ttrack[ip][1], ttrack[ip][2], ttrack[ip][3]);
+                "%.2f, %.2f, %.2f s; energy at %g s (the reference conserves E = 0; hanging at rest is %.4g): "
+                "post-stab %.4g, implicit %.4g",
+                p.tol, tp, ti, ttrack[ip][1], ttrack[ip][2], ttrack[ip][3], T,
+                -p.mass * p.g * p.length * (double)(p.links * (p.links + 1) / 2), eend[ip][0], eend[ii][0]);
     }
   }
 out:
