@@ -35,7 +35,7 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   }
   double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   if (!isfinite(r))
-    return cdyn_error(CDYN_ENONFINITE, "distance constraint: particle positions are not finite");
+    return cdyn_error(CDYN_ENONFINITE, "distance constraint: the link length is not finite (positions non-finite or beyond 1e154)");
   if (!(r > 0))
     return cdyn_error(CDYN_EDEGENERATE, "distance constraint: particles coincide (r = 0)");
   double n[3] = {d[0] / r, d[1] / r, d[2] / r};

@@ -1,0 +1,609 @@
+/*
+ * tests/test_errors.c: every error path of the public API (cdyn/cdyn.h).
+ *
+ * Each invalid call must return its documented status code, leave a
+ * non-empty message in cdyn_errmsg(), and leave the objects involved as
+ * they were.  In particular a step that fails, whether on a bad argument,
+ * a stale stepper, a failing or non-finite user force, or a scheme that
+ * blows up, must restore the state and time exactly.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include <cdyn/cdyn.h>
+
+#include "testutil.h"
+
+/*
+ * Assert that `call` returns `code` and explains itself.  The message is
+ * cleared first, so a message left by an earlier call cannot pass for one.
+ */
+#define EXPECT_ERR(code, call)                                                     \
+  do {                                                                             \
+    cdyn_error_clear();                                                            \
+    int rc_ = (call);                                                              \
+    ck_assert_msg(rc_ == (code), "%s returned %d (%s), expected %d (%s)", #call,   \
+                  rc_, cdyn_errmsg(), (int)(code), cdyn_strerror(code));           \
+    ck_assert_msg(cdyn_errmsg()[0] != '\0', "%s returned %d without a message",    \
+                  #call, rc_);                                                     \
+  } while (0)
+
+#define EXPECT_OK(call)                                                            \
+  do {                                                                             \
+    int rc_ = (call);                                                              \
+    ck_assert_msg(rc_ == CDYN_OK, "%s returned %d (%s)", #call, rc_,               \
+                  cdyn_errmsg());                                                  \
+  } while (0)
+
+/* A copy of a system's state, to prove that a failed call left it alone. */
+typedef struct {
+  size_t n;
+  double q[3 * 8], v[3 * 8], t;
+} snapshot;
+
+static void take(const cdyn_system *sys, snapshot *s)
+{
+  s->n = cdyn_system_size(sys);
+  ck_assert_uint_le(s->n, 8);
+  EXPECT_OK(cdyn_system_get_state(sys, s->q, s->v));
+  s->t = cdyn_system_time(sys);
+}
+
+/* Exact equality: restoring means copying back, not recomputing. */
+static void same(const cdyn_system *sys, const snapshot *s, const char *context)
+{
+  snapshot now;
+  take(sys, &now);
+  ck_assert_uint_eq(now.n, s->n);
+  for (size_t k = 0; k < 3 * s->n; k++) {
+    ck_assert_msg(now.q[k] == s->q[k], "%s: q[%zu] is %.17g, was %.17g", context, k, now.q[k],
+                  s->q[k]);
+    ck_assert_msg(now.v[k] == s->v[k], "%s: v[%zu] is %.17g, was %.17g", context, k, now.v[k],
+                  s->v[k]);
+  }
+  ck_assert_msg(now.t == s->t, "%s: t is %.17g, was %.17g", context, now.t, s->t);
+}
+
+/*
+ * A pendulum: particle 0 pinned at the origin, particle 1 of mass 1.5 at
+ * (1, 0, 0) on a link of length 1, moving, under gravity.
+ */
+static cdyn_system *pendulum(void)
+{
+  const double origin[3] = {0, 0, 0}, x1[3] = {1, 0, 0}, v1[3] = {0, 0.4, 0.1};
+  const double g[3] = {0, -9.81, 0};
+  cdyn_system *sys = NULL;
+  EXPECT_OK(cdyn_system_new(&sys, 2));
+  EXPECT_OK(cdyn_system_set_gravity(sys, g));
+  EXPECT_OK(cdyn_system_set_position(sys, 1, x1));
+  EXPECT_OK(cdyn_system_set_velocity(sys, 1, v1));
+  EXPECT_OK(cdyn_system_set_mass(sys, 1, 1.5));
+  EXPECT_OK(cdyn_system_add_pin(sys, 0, origin, NULL));
+  EXPECT_OK(cdyn_system_add_distance(sys, 0, 1, 1.0, NULL));
+  return sys;
+}
+
+/* ---- system -------------------------------------------------------------------- */
+
+START_TEST(test_system_new_errors)
+{
+  cdyn_system *sys = (cdyn_system *)&sys; /* any non-NULL value */
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_new(&sys, 0));
+  ck_assert_ptr_null(sys);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_new(NULL, 3));
+  /* NULL is accepted by the destructors, as by free(). */
+  cdyn_system_free(NULL);
+  cdyn_stepper_free(NULL);
+}
+END_TEST
+
+START_TEST(test_mass_errors)
+{
+  cdyn_system *sys = NULL;
+  EXPECT_OK(cdyn_system_new(&sys, 3));
+  EXPECT_OK(cdyn_system_set_mass(sys, 1, 2.5));
+  const double bad[] = {0.0, -0.0, -1.0, NAN, INFINITY, -INFINITY};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_mass(sys, 1, bad[k]));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_mass(sys, 3, 1.0));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_mass(sys, (size_t)-1, 1.0));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_mass(NULL, 0, 1.0));
+  double m = 0;
+  EXPECT_OK(cdyn_system_get_particle(sys, 1, &m, NULL, NULL));
+  ck_assert_double_eq(m, 2.5);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_get_particle(sys, 3, &m, NULL, NULL));
+  cdyn_system_free(sys);
+}
+END_TEST
+
+START_TEST(test_position_velocity_errors)
+{
+  cdyn_system *sys = NULL;
+  EXPECT_OK(cdyn_system_new(&sys, 3));
+  const double good[3] = {0.1, 0.2, 0.3};
+  EXPECT_OK(cdyn_system_set_position(sys, 2, good));
+  EXPECT_OK(cdyn_system_set_velocity(sys, 2, good));
+  snapshot before;
+  take(sys, &before);
+  const double bad[][3] = {{NAN, 0, 0}, {0, INFINITY, 0}, {0, 0, -INFINITY}, {0, NAN, NAN}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_position(sys, 2, bad[k]));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_velocity(sys, 2, bad[k]));
+  }
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_position(sys, 2, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_velocity(sys, 2, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_position(sys, 3, good));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_velocity(sys, 3, good));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_time(sys, NAN));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_time(sys, INFINITY));
+  const double gbad[3] = {0, NAN, 0};
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_gravity(sys, gbad));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_gravity(sys, NULL));
+  same(sys, &before, "rejected set_position/velocity/time");
+  cdyn_system_free(sys);
+}
+END_TEST
+
+START_TEST(test_set_state_nonfinite)
+{
+  cdyn_system *sys = NULL;
+  EXPECT_OK(cdyn_system_new(&sys, 2));
+  double q[6] = {1, 2, 3, 4, 5, 6}, v[6] = {-1, -2, -3, -4, -5, -6};
+  EXPECT_OK(cdyn_system_set_state(sys, q, v));
+  snapshot before;
+  take(sys, &before);
+  double qb[6], vb[6];
+  memcpy(qb, q, sizeof q);
+  memcpy(vb, v, sizeof v);
+  qb[4] = NAN;
+  EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_set_state(sys, qb, v));
+  EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_set_state(sys, qb, NULL));
+  vb[0] = INFINITY;
+  EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_set_state(sys, q, vb));
+  EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_set_state(sys, NULL, vb));
+  /* A valid q with an invalid v must not be half applied. */
+  double q2[6] = {7, 7, 7, 7, 7, 7};
+  EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_set_state(sys, q2, vb));
+  same(sys, &before, "rejected set_state");
+  cdyn_system_free(sys);
+}
+END_TEST
+
+START_TEST(test_constraint_errors)
+{
+  cdyn_system *sys = NULL;
+  EXPECT_OK(cdyn_system_new(&sys, 3));
+  const double p[3] = {0, 1, 0}, pbad[3] = {0, NAN, 0}, zero[3] = {0, 0, 0};
+  /* Links: a particle to itself, non-positive or non-finite lengths. */
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_distance(sys, 1, 1, 1.0, NULL));
+  const double badL[] = {0.0, -0.0, -1.0, NAN, INFINITY};
+  for (size_t k = 0; k < sizeof badL / sizeof badL[0]; k++)
+    EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_distance(sys, 0, 1, badL[k], NULL));
+  /* Particle indices out of range. */
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_distance(sys, 0, 3, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_distance(sys, 7, 0, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_pin(sys, 3, p, NULL));
+  /* Pins with missing or non-finite data. */
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_pin(sys, 0, pbad, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_pin(sys, 0, NULL, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_moving_pin(sys, 0, p, NULL, zero, 1.0, 0.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_moving_pin(sys, 0, p, zero, NULL, 1.0, 0.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_moving_pin(sys, 0, p, zero, zero, NAN, 0.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_moving_pin(sys, 0, p, zero, zero, 1.0, INFINITY, NULL));
+  /* By name, and by type object with missing arguments. */
+  const size_t two[2] = {0, 1}, same_twice[2] = {2, 2}, out_of_range[2] = {0, 3};
+  const double L = 1.0;
+  EXPECT_ERR(CDYN_EUNKNOWN, cdyn_system_add_constraint_named(sys, "no-such-type", two, &L, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_constraint_named(sys, NULL, two, &L, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_constraint_named(sys, "distance", same_twice, &L, NULL));
+  EXPECT_ERR(CDYN_EINVAL,
+             cdyn_system_add_constraint_named(sys, "distance", out_of_range, &L, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_constraint(sys, NULL, two, &L, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_constraint(sys, cdyn_constraint_distance, NULL, &L, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_constraint(sys, cdyn_constraint_distance, two, NULL, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_distance(NULL, 0, 1, 1.0, NULL));
+  const cdyn_constraint_type *type = (const cdyn_constraint_type *)&type;
+  EXPECT_ERR(CDYN_EUNKNOWN, cdyn_constraint_type_find("no-such-type", &type));
+  /* None of the rejected constraints was added. */
+  ck_assert_uint_eq(cdyn_system_constraint_count(sys), 0);
+  ck_assert_uint_eq(cdyn_system_row_count(sys), 0);
+  /* Measurements with nowhere to put the result. */
+  EXPECT_OK(cdyn_system_add_distance(sys, 0, 1, 1.0, NULL));
+  double x1[3] = {1, 0, 0};
+  EXPECT_OK(cdyn_system_set_position(sys, 1, x1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_error(sys, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_values(sys, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_momentum(sys, NULL));
+  cdyn_system_free(sys);
+}
+END_TEST
+
+START_TEST(test_spring_errors)
+{
+  cdyn_system *sys = NULL;
+  EXPECT_OK(cdyn_system_new(&sys, 3));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 1, 1, 10.0, 0.1, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, -1.0, 0.1, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, NAN, 0.1, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, INFINITY, 0.1, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, 10.0, -0.1, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, 10.0, NAN, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, 10.0, 0.1, 0.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, 10.0, 0.1, -1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 1, 10.0, 0.1, NAN, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_add_spring(sys, 0, 3, 10.0, 0.1, 1.0, NULL));
+  ck_assert_uint_eq(cdyn_system_spring_count(sys), 0);
+  /* k = 0 and c = 0 are allowed: a spring may be switched off. */
+  EXPECT_OK(cdyn_system_add_spring(sys, 0, 1, 0.0, 0.0, 1.0, NULL));
+  ck_assert_uint_eq(cdyn_system_spring_count(sys), 1);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* ---- stepper construction and options ------------------------------------------------ */
+
+START_TEST(test_stepper_new_errors)
+{
+  cdyn_system *sys = pendulum();
+  cdyn_stepper *st = (cdyn_stepper *)&st; /* any non-NULL value */
+  EXPECT_ERR(CDYN_EUNKNOWN, cdyn_stepper_new(&st, sys, "no-such-scheme"));
+  ck_assert_ptr_null(st);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_new(&st, NULL, "implicit"));
+  ck_assert_ptr_null(st);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_new(&st, sys, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_new(NULL, sys, "implicit"));
+  size_t idx;
+  EXPECT_ERR(CDYN_EUNKNOWN, cdyn_scheme_find("no-such-scheme", &idx));
+  cdyn_system_free(sys);
+}
+END_TEST
+
+START_TEST(test_option_errors)
+{
+  cdyn_system *sys = pendulum();
+  char buf[64];
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    const char *scheme = cdyn_scheme_name(i);
+    cdyn_stepper *st = NULL;
+    EXPECT_OK(cdyn_stepper_new(&st, sys, scheme));
+    EXPECT_OK(cdyn_stepper_get(st, "solver", buf, sizeof buf));
+    char solver[64];
+    strcpy(solver, buf);
+    EXPECT_ERR(CDYN_EUNKNOWN, cdyn_stepper_set(st, "solver", "no-such-solver"));
+    EXPECT_OK(cdyn_stepper_get(st, "solver", buf, sizeof buf));
+    ck_assert_str_eq(buf, solver);
+    EXPECT_ERR(CDYN_EUNKNOWN, cdyn_stepper_set(st, "no-such-option", "1"));
+    EXPECT_ERR(CDYN_EUNKNOWN, cdyn_stepper_get(st, "no-such-option", buf, sizeof buf));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, NULL, "1"));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "pcg_tol", NULL));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(NULL, "pcg_tol", "1e-10"));
+    /* The options every stepper has, out of range or not numbers. */
+    const char *const bad_tol[] = {"0", "-1e-10", "2", "abc", "", "1e-10x", "nan", "inf", "1e400"};
+    for (size_t k = 0; k < sizeof bad_tol / sizeof bad_tol[0]; k++)
+      EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "pcg_tol", bad_tol[k]));
+    EXPECT_OK(cdyn_stepper_get(st, "pcg_tol", buf, sizeof buf));
+    ck_assert_double_eq(strtod(buf, NULL), 1e-12);
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "rank_tol", "-1"));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "rank_tol", "1.5"));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "pcg_maxiter", "1.5"));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "pcg_maxiter", "-1"));
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "pcg_maxiter", "ten"));
+    cdyn_stepper_free(st);
+  }
+
+  /* A scheme's own options. */
+  cdyn_stepper *st = NULL;
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "baumgarte"));
+  EXPECT_OK(cdyn_stepper_set(st, "alpha", "3.5"));
+  const char *const bad_alpha[] = {"abc", "-1", "nan", "-inf", "1e400", "", "2 3"};
+  for (size_t k = 0; k < sizeof bad_alpha / sizeof bad_alpha[0]; k++)
+    EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "alpha", bad_alpha[k]));
+  EXPECT_OK(cdyn_stepper_get(st, "alpha", buf, sizeof buf));
+  ck_assert_double_eq(strtod(buf, NULL), 3.5);
+  EXPECT_ERR(CDYN_EUNKNOWN, cdyn_stepper_set(st, "integrator", "no-such-integrator"));
+  EXPECT_OK(cdyn_stepper_get(st, "integrator", buf, sizeof buf));
+  ck_assert_str_eq(buf, "symplectic-euler");
+  cdyn_stepper_free(st);
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "poststab"));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "project_velocity", "maybe"));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "iterations", "0"));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(st, "iterations", "2.5"));
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* ---- step ------------------------------------------------------------------------------ */
+
+/* Every scheme rejects a step size that is not finite and > 0, untouched. */
+START_TEST(test_step_size_errors)
+{
+  const double bad[] = {0.0, -0.0, -0.1, -1e-300, NAN, INFINITY, -INFINITY};
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    cdyn_system *sys = pendulum();
+    cdyn_stepper *st = NULL;
+    EXPECT_OK(cdyn_stepper_new(&st, sys, cdyn_scheme_name(i)));
+    snapshot before;
+    take(sys, &before);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+      EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_step(st, bad[k]));
+    same(sys, &before, cdyn_scheme_name(i));
+    cdyn_stats stats;
+    EXPECT_OK(cdyn_stepper_stats(st, &stats));
+    ck_assert_uint_eq(stats.steps, 0);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_step(NULL, 0.01));
+}
+END_TEST
+
+/* Adding a constraint or spring after the stepper was built makes it stale. */
+START_TEST(test_stale_stepper)
+{
+  cdyn_system *sys = pendulum();
+  cdyn_stepper *st = NULL;
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "implicit"));
+  EXPECT_OK(cdyn_stepper_step(st, 0.01));
+  const double x[3] = {0, 0, 0};
+  EXPECT_OK(cdyn_system_add_pin(sys, 1, x, NULL));
+  snapshot before;
+  take(sys, &before);
+  EXPECT_ERR(CDYN_ESTALE, cdyn_stepper_step(st, 0.01));
+  same(sys, &before, "stale stepper (constraint)");
+  cdyn_stepper_free(st);
+
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "baumgarte"));
+  EXPECT_OK(cdyn_system_add_spring(sys, 0, 1, 5.0, 0.0, 1.0, NULL));
+  EXPECT_ERR(CDYN_ESTALE, cdyn_stepper_step(st, 0.01));
+  same(sys, &before, "stale stepper (spring)");
+  cdyn_stepper_free(st);
+
+  /* A stepper built afterwards is current again. */
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "implicit"));
+  ck_assert_int_ge(cdyn_stepper_step(st, 0.01), 0);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * A user force that succeeds on its first `ok_calls` calls, then either
+ * reports failure or writes NaN.  Failing on a later call of a step (a
+ * later RK4 stage) proves that a half-done step is undone too.
+ */
+typedef struct {
+  unsigned long calls, ok_calls;
+  int nan; /* fail by producing NaN rather than by returning non-zero */
+} force_ctx;
+
+static int flaky_force(void *ctx, size_t n, double t, const double *q, const double *v,
+                       double *f)
+{
+  (void)t;
+  (void)q;
+  (void)v;
+  force_ctx *c = ctx;
+  if (c->calls++ < c->ok_calls) {
+    f[3 * (n - 1)] += 0.3; /* a small horizontal push on the last particle */
+    return 0;
+  }
+  if (c->nan) {
+    f[3 * (n - 1) + 1] = NAN;
+    return 0;
+  }
+  return 42;
+}
+
+static void check_force_failure(int nan, int expected)
+{
+  for (size_t i = 0; i < cdyn_scheme_count(); i++)
+    for (unsigned long ok_calls = 0; ok_calls < 4; ok_calls++) {
+      const char *scheme = cdyn_scheme_name(i);
+      cdyn_system *sys = pendulum();
+      force_ctx ctx = {0, ok_calls, nan};
+      EXPECT_OK(cdyn_system_set_force_callback(sys, flaky_force, &ctx));
+      cdyn_stepper *st = NULL;
+      EXPECT_OK(cdyn_stepper_new(&st, sys, scheme));
+      int failed = 0;
+      for (int step = 0; step < 10 && !failed; step++) {
+        snapshot before;
+        take(sys, &before);
+        cdyn_error_clear();
+        int rc = cdyn_stepper_step(st, 0.01);
+        if (rc < 0) {
+          ck_assert_msg(rc == expected, "%s, failing after %lu calls: %d (%s), expected %d", scheme,
+                        ok_calls, rc, cdyn_errmsg(), expected);
+          ck_assert_str_ne(cdyn_errmsg(), "");
+          same(sys, &before, scheme);
+          failed = 1;
+        }
+      }
+      ck_assert_msg(failed, "%s: the force failed but no step reported it", scheme);
+      cdyn_stepper_free(st);
+      cdyn_system_free(sys);
+    }
+}
+
+START_TEST(test_callback_failure_restores)
+{
+  check_force_failure(0, CDYN_ECALLBACK);
+}
+END_TEST
+
+START_TEST(test_nonfinite_force_restores)
+{
+  check_force_failure(1, CDYN_ENONFINITE);
+}
+END_TEST
+
+/*
+ * Baumgarte feedback far too stiff for the step (alpha = beta = 1e6,
+ * h = 0.1: the constraint error is multiplied by about h^2 beta^2 = 1e10
+ * per step) must end in a non-finite state, which the step reports as
+ * CDYN_ENONFINITE, leaving the last finite state in place.  At that
+ * growth rate the state overflows within a few dozen steps; 200 is ample.
+ */
+START_TEST(test_blowup_restores_last_finite)
+{
+  cdyn_system *sys = pendulum();
+  cdyn_stepper *st = NULL;
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "baumgarte"));
+  EXPECT_OK(cdyn_stepper_set(st, "alpha", "1e6"));
+  EXPECT_OK(cdyn_stepper_set(st, "beta", "1e6"));
+  int rc = CDYN_OK, steps = 0;
+  snapshot before;
+  while (steps < 200) {
+    take(sys, &before);
+    cdyn_error_clear();
+    rc = cdyn_stepper_step(st, 0.1);
+    if (rc < 0)
+      break;
+    steps++;
+  }
+  ck_assert_msg(rc < 0, "200 steps with alpha = beta = 1e6, h = 0.1 stayed finite");
+  ck_assert_msg(rc == CDYN_ENONFINITE, "blow-up after %d steps reported as %d (%s), expected %d",
+                steps, rc, cdyn_errmsg(), CDYN_ENONFINITE);
+  ck_assert_str_ne(cdyn_errmsg(), "");
+  same(sys, &before, "blow-up");
+  for (size_t k = 0; k < 6; k++)
+    ck_assert(isfinite(before.q[k]) && isfinite(before.v[k]));
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * The failures above are all detected before a scheme writes the state.
+ * Here the force is finite (1.5e308) but W F = 3e308 overflows for the
+ * particle of mass 0.5, so the scheme itself writes infinite or NaN
+ * velocities and positions, and only the stepper's check of the result
+ * catches it: the state must then be copied back, not merely left alone.
+ */
+static int huge_force(void *ctx, size_t n, double t, const double *q, const double *v,
+                      double *f)
+{
+  (void)ctx;
+  (void)t;
+  (void)q;
+  (void)v;
+  f[3 * (n - 1)] += 1.5e308;
+  return 0;
+}
+
+START_TEST(test_overflow_in_update_restores)
+{
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    const char *scheme = cdyn_scheme_name(i);
+    cdyn_system *sys = pendulum();
+    EXPECT_OK(cdyn_system_set_mass(sys, 1, 0.5));
+    EXPECT_OK(cdyn_system_set_force_callback(sys, huge_force, NULL));
+    cdyn_stepper *st = NULL;
+    EXPECT_OK(cdyn_stepper_new(&st, sys, scheme));
+    snapshot before;
+    take(sys, &before);
+    cdyn_error_clear();
+    int rc = cdyn_stepper_step(st, 0.01);
+    ck_assert_msg(rc == CDYN_ENONFINITE, "%s: overflowing update returned %d (%s), expected %d",
+                  scheme, rc, cdyn_errmsg(), CDYN_ENONFINITE);
+    ck_assert_str_ne(cdyn_errmsg(), "");
+    same(sys, &before, scheme);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+/* Queries with nowhere to write. */
+START_TEST(test_query_errors)
+{
+  cdyn_system *sys = pendulum();
+  cdyn_stepper *st = NULL;
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "implicit"));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_multipliers(st, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_stats(st, NULL));
+  char buf[4];
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_get(st, "solver", buf, 0));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_get(st, "solver", buf, sizeof buf));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_reset(NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_reset_stats(NULL));
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* Every status has its own non-empty description, and so has any other number. */
+START_TEST(test_strerror)
+{
+  const int codes[] = {CDYN_OK,        CDYN_NOCONV,    CDYN_EINVAL,      CDYN_ENOMEM,
+                       CDYN_ENONFINITE, CDYN_EUNKNOWN, CDYN_EDEGENERATE, CDYN_ESTALE,
+                       CDYN_ECALLBACK, CDYN_EIO,       CDYN_ESOLVE,      CDYN_EDIVERGED};
+  const size_t ncodes = sizeof codes / sizeof codes[0];
+  for (size_t a = 0; a < ncodes; a++) {
+    const char *s = cdyn_strerror(codes[a]);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(s[0] != '\0', "cdyn_strerror(%d) is empty", codes[a]);
+    for (size_t b = 0; b < a; b++)
+      ck_assert_msg(strcmp(s, cdyn_strerror(codes[b])) != 0,
+                    "cdyn_strerror(%d) and cdyn_strerror(%d) are both \"%s\"", codes[a], codes[b], s);
+  }
+  ck_assert_str_ne(cdyn_strerror(12345), "");
+  ck_assert_str_ne(cdyn_strerror(-12345), "");
+  /* The message channel itself. */
+  ck_assert_int_eq(cdyn_error(CDYN_EIO, "test message %d", 7), CDYN_EIO);
+  ck_assert_str_eq(cdyn_errmsg(), "test message 7");
+  cdyn_error_clear();
+  ck_assert_str_eq(cdyn_errmsg(), "");
+}
+END_TEST
+
+static Suite *errors_suite(void)
+{
+  Suite *s = suite_create("errors");
+  TCase *tc = tcase_create("system");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_system_new_errors);
+  tcase_add_test(tc, test_mass_errors);
+  tcase_add_test(tc, test_position_velocity_errors);
+  tcase_add_test(tc, test_set_state_nonfinite);
+  tcase_add_test(tc, test_constraint_errors);
+  tcase_add_test(tc, test_spring_errors);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("stepper");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_stepper_new_errors);
+  tcase_add_test(tc, test_option_errors);
+  tcase_add_test(tc, test_query_errors);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("step");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_step_size_errors);
+  tcase_add_test(tc, test_stale_stepper);
+  tcase_add_test(tc, test_callback_failure_restores);
+  tcase_add_test(tc, test_nonfinite_force_restores);
+  tcase_add_test(tc, test_blowup_restores_last_finite);
+  tcase_add_test(tc, test_overflow_in_update_restores);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("messages");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_strerror);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(errors_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

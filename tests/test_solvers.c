@@ -1,0 +1,557 @@
+/*
+ * tests/test_solvers.c: assembly of A = J W J^T and the linear solvers,
+ * through the library's internals (cdyn_internal.h).
+ *
+ * - The sparse A that cdyn_assemble builds from its precomputed pattern
+ *   must equal a dense A = J W J^T formed here from a dense J, on planar
+ *   chains of 10 to 500 links in random non-equilibrium configurations.
+ * - Both solver types (Cholesky and PCG), called through their function
+ *   pointers and through the stepper, must solve A x = b to a small
+ *   residual and agree with an independent LAPACKE_dposv solve to within
+ *   what the condition number of A allows.
+ * - On singular A (a link or a pin added twice) Cholesky must take its
+ *   least-squares path and return the minimum-norm least-squares solution
+ *   (compared with LAPACKE_dgelsd), PCG must return a finite solution of a
+ *   consistent system, and every scheme must still step.
+ * - A system without constraints (m = 0) must step with every scheme.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <lapacke.h>
+
+#include "cdyn_internal.h"
+#include "testutil.h"
+
+/* ---- fixtures ---------------------------------------------------------------- */
+
+/*
+ * A planar chain of `links` links of length 0.7, node 0 pinned, in a
+ * random configuration (joint angles in [-2.5, 2.5) rad, so neither
+ * hanging nor folded back on itself in any regular way), with random
+ * masses in [0.5, 3) and random velocities in [-1, 1)^3.
+ */
+static cdyn_system *random_chain(size_t links, uint64_t *rng)
+{
+  double *joint = malloc(links * sizeof *joint);
+  ck_assert_ptr_nonnull(joint);
+  for (size_t k = 0; k < links; k++)
+    joint[k] = tu_uniform(rng, -2.5, 2.5);
+  cdyn_system *sys = NULL;
+  int rc = tu_chain(&sys, links, 0.7, 1.0, joint);
+  free(joint);
+  ck_assert_msg(rc == CDYN_OK, "tu_chain: %d (%s)", rc, cdyn_errmsg());
+  for (size_t i = 0; i <= links; i++) {
+    double v[3] = {tu_rand(rng), tu_rand(rng), tu_rand(rng)};
+    ck_assert_int_eq(cdyn_system_set_mass(sys, i, tu_uniform(rng, 0.5, 3.0)), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_velocity(sys, i, v), CDYN_OK);
+  }
+  return sys;
+}
+
+static cdyn_stepper *assembled_stepper(cdyn_system *sys)
+{
+  cdyn_stepper *st = NULL;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "implicit"), CDYN_OK);
+  ck_assert_int_eq(cdyn_eval_rows(st, sys->q, sys->v, sys->t), CDYN_OK);
+  ck_assert_int_eq(cdyn_assemble(st, sys->winv), CDYN_OK);
+  return st;
+}
+
+/*
+ * Dense A = J W J^T (m x m, row-major), from a dense J (m x 3n) filled by
+ * evaluating each constraint directly, so that neither the stepper's rows
+ * nor its pattern and contribution list are involved.
+ */
+static double *dense_A(const cdyn_system *sys)
+{
+  size_t m = sys->m, n3 = 3 * sys->n;
+  double *J = calloc(m * n3, sizeof *J), *A = calloc(m * m, sizeof *A);
+  ck_assert_ptr_nonnull(J);
+  ck_assert_ptr_nonnull(A);
+  for (size_t c = 0; c < sys->ncons; c++) {
+    const cdyn_constraint *con = &sys->cons[c];
+    cdyn_row rows[CDYN_MAX_ROWS];
+    ck_assert_int_eq(cdyn_constraint_eval(con, sys->q, sys->v, sys->t, rows), CDYN_OK);
+    for (unsigned r = 0; r < con->type->rows; r++)
+      for (unsigned s = 0; s < con->type->nparticles; s++)
+        for (int k = 0; k < 3; k++)
+          J[(con->row0 + r) * n3 + 3 * con->p[s] + (size_t)k] += rows[r].jac[s][k];
+  }
+  for (size_t a = 0; a < m; a++)
+    for (size_t col = 0; col < n3; col++) {
+      double wj = sys->winv[col / 3] * J[a * n3 + col];
+      if (wj == 0)
+        continue;
+      for (size_t b = 0; b < m; b++)
+        A[a * m + b] += wj * J[b * n3 + col];
+    }
+  free(J);
+  return A;
+}
+
+/* The stepper's CSR A as a dense row-major matrix; fails on repeated entries. */
+static double *sparse_to_dense(const gsl_spmatrix *S, size_t m)
+{
+  ck_assert_msg(GSL_SPMATRIX_ISCSR(S), "A is not stored as CSR");
+  ck_assert_uint_eq(S->size1, m);
+  ck_assert_uint_eq(S->size2, m);
+  double *A = calloc(m * m, sizeof *A);
+  unsigned char *seen = calloc(m * m, 1);
+  ck_assert_ptr_nonnull(A);
+  ck_assert_ptr_nonnull(seen);
+  for (size_t i = 0; i < m; i++)
+    for (int k = S->p[i]; k < S->p[i + 1]; k++) {
+      size_t j = (size_t)S->i[k];
+      ck_assert_uint_lt(j, m);
+      ck_assert_msg(!seen[i * m + j], "CSR entry (%zu, %zu) stored twice", i, j);
+      seen[i * m + j] = 1;
+      A[i * m + j] = S->data[k];
+    }
+  free(seen);
+  return A;
+}
+
+static double *copy(const double *x, size_t len)
+{
+  double *y = malloc(len * sizeof *y);
+  ck_assert_ptr_nonnull(y);
+  memcpy(y, x, len * sizeof *y);
+  return y;
+}
+
+static double norm(const double *x, size_t m)
+{
+  double s = 0;
+  for (size_t i = 0; i < m; i++)
+    s += x[i] * x[i];
+  return sqrt(s);
+}
+
+/* |A x - b| / |b| with the dense A. */
+static double rel_residual(const double *A, const double *x, const double *b, size_t m)
+{
+  double rr = 0;
+  for (size_t i = 0; i < m; i++) {
+    double r = -b[i];
+    for (size_t j = 0; j < m; j++)
+      r += A[i * m + j] * x[j];
+    rr += r * r;
+  }
+  return sqrt(rr) / norm(b, m);
+}
+
+static double rel_diff(const double *x, const double *ref, size_t m)
+{
+  double d = 0;
+  for (size_t i = 0; i < m; i++)
+    d += (x[i] - ref[i]) * (x[i] - ref[i]);
+  return sqrt(d) / norm(ref, m);
+}
+
+/* Eigenvalues of the symmetric dense A, ascending (LAPACKE_dsyev). */
+static double *eigenvalues(const double *A, size_t m)
+{
+  double *a = copy(A, m * m), *w = malloc(m * sizeof *w);
+  ck_assert_ptr_nonnull(w);
+  lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', (lapack_int)m, a, (lapack_int)m, w);
+  ck_assert_int_eq(info, 0);
+  free(a);
+  return w;
+}
+
+static const cdyn_solve_opts opts = {.pcg_tol = 1e-12, .pcg_maxiter = 0, .rank_tol = 1e-12};
+
+/* Solve with a solver type through its function pointers. */
+static int solve_with(const char *name, const gsl_spmatrix *A, size_t m, const double *b,
+                      double *x, cdyn_solve_info *info)
+{
+  const cdyn_solver_type *type = NULL;
+  ck_assert_int_eq(cdyn_solver_type_find(name, &type), CDYN_OK);
+  void *state = NULL;
+  ck_assert_int_eq(type->alloc(&state, m), CDYN_OK);
+  memset(info, 0, sizeof *info);
+  ck_assert_int_eq(type->factor(state, A, &opts, info), CDYN_OK);
+  cdyn_solve_info finfo = *info;
+  int rc = type->solve(state, A, b, x, &opts, info);
+  /* The factor's verdict on rank and fallback is what the solve reports. */
+  ck_assert_uint_eq(info->rank, finfo.rank);
+  ck_assert_int_eq(info->fallback, finfo.fallback);
+  type->free(state);
+  return rc;
+}
+
+static void all_finite(const double *x, size_t len, const char *what)
+{
+  for (size_t i = 0; i < len; i++)
+    ck_assert_msg(isfinite(x[i]), "%s[%zu] = %g is not finite", what, i, x[i]);
+}
+
+/* ---- assembly ------------------------------------------------------------------ */
+
+static const size_t chain_sizes[] = {10, 50, 100, 500};
+#define NSIZES (sizeof chain_sizes / sizeof chain_sizes[0])
+
+/*
+ * Each entry of A is a sum of at most two products d_p (J_a,p . J_b,p)
+ * (two rows share at most two particles), each a three-term dot product
+ * of unit vectors scaled by d_p, so the library and this test, summing in
+ * different orders, differ by at most about 8 eps max|A| = 2e-15 max|A|.
+ * 1e-13 max|A| leaves a margin of 50, while a missing or misplaced
+ * contribution changes an entry by order max|A|.
+ */
+START_TEST(test_assembly_matches_dense)
+{
+  uint64_t rng = UINT64_C(0x9B05688C2B3E6C1F);
+  for (size_t c = 0; c < NSIZES; c++) {
+    cdyn_system *sys = random_chain(chain_sizes[c], &rng);
+    cdyn_stepper *st = assembled_stepper(sys);
+    size_t m = sys->m;
+    ck_assert_uint_eq(m, 3 + chain_sizes[c]);
+    double *Ad = dense_A(sys), *As = sparse_to_dense(st->A, m);
+    double amax = 0, dmax = 0;
+    for (size_t k = 0; k < m * m; k++) {
+      amax = fmax(amax, fabs(Ad[k]));
+      dmax = fmax(dmax, fabs(As[k] - Ad[k]));
+    }
+    ck_assert_msg(dmax <= 1e-13 * amax, "%zu links: max |A_sparse - A_dense| = %.3g, max |A| = %.3g",
+                  chain_sizes[c], dmax, amax);
+    free(Ad);
+    free(As);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+/* ---- non-singular solves ----------------------------------------------------------- */
+
+/*
+ * Tolerances.  Each solver is asked for a relative residual of 1e-12
+ * (PCG stops there; Cholesky is backward stable, residual about m eps),
+ * and 1e-10 is asserted, a margin of 100.  Two solutions with relative
+ * residuals rho1, rho2 differ by at most cond_2(A) (rho1 + rho2) relative
+ * to their size, so they must agree to 1e-10 cond_2(A), with cond_2 the
+ * ratio of extreme eigenvalues, computed exactly here with dsyev.
+ */
+START_TEST(test_solvers_nonsingular)
+{
+  uint64_t rng = UINT64_C(0x1F83D9ABFB41BD6B);
+  for (size_t c = 0; c < NSIZES; c++) {
+    size_t links = chain_sizes[c];
+    cdyn_system *sys = random_chain(links, &rng);
+    cdyn_stepper *st = assembled_stepper(sys);
+    size_t m = sys->m;
+    double *Ad = dense_A(sys), *b = malloc(m * sizeof *b), *x = malloc(m * sizeof *x);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < m; i++)
+      b[i] = tu_rand(&rng);
+
+    double *w = eigenvalues(Ad, m);
+    ck_assert_msg(w[0] > 0, "%zu links: A is not positive definite (min eigenvalue %g)", links, w[0]);
+    const double cond = w[m - 1] / w[0], tol = 1e-10 * cond;
+
+    /* The independent solution. */
+    double *a = copy(Ad, m * m), *xref = copy(b, m);
+    ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)m, 1, a, (lapack_int)m, xref, 1),
+                     0);
+    ck_assert_double_le(rel_residual(Ad, xref, b, m), 1e-10);
+
+    for (size_t s = 0; s < cdyn_solver_count(); s++) {
+      const char *name = cdyn_solver_name(s);
+      cdyn_solve_info info;
+      int rc = solve_with(name, st->A, m, b, x, &info);
+      ck_assert_msg(rc == CDYN_OK, "%s, %zu links: status %d (%s)", name, links, rc, cdyn_errmsg());
+      all_finite(x, m, name);
+      ck_assert_int_eq(info.fallback, 0);
+      ck_assert_uint_eq(info.rank, m);
+      double res = rel_residual(Ad, x, b, m);
+      ck_assert_msg(res <= 1e-10, "%s, %zu links: relative residual %.3g", name, links, res);
+      ck_assert_msg(info.residual <= 1e-10, "%s, %zu links: reported residual %.3g", name, links,
+                    info.residual);
+      double d = rel_diff(x, xref, m);
+      ck_assert_msg(d <= tol, "%s, %zu links: |x - x_dposv| / |x_dposv| = %.3g > %.3g (cond %.3g)",
+                    name, links, d, tol, cond);
+    }
+
+    /* Through the stepper, after switching solvers by name. */
+    double *xs[2];
+    const char *names[2] = {"pcg", "cholesky"};
+    for (int k = 0; k < 2; k++) {
+      ck_assert_int_eq(cdyn_stepper_set(st, "solver", names[k]), CDYN_OK);
+      char buf[64];
+      ck_assert_int_eq(cdyn_stepper_get(st, "solver", buf, sizeof buf), CDYN_OK);
+      ck_assert_str_eq(buf, names[k]);
+      xs[k] = malloc(m * sizeof(double));
+      ck_assert_ptr_nonnull(xs[k]);
+      ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+      int rc = cdyn_solve(st, b, xs[k]);
+      ck_assert_msg(rc == CDYN_OK, "stepper with %s, %zu links: %d (%s)", names[k], links, rc,
+                    cdyn_errmsg());
+      ck_assert_double_le(rel_residual(Ad, xs[k], b, m), 1e-10);
+      ck_assert_double_le(rel_diff(xs[k], xref, m), tol);
+    }
+    ck_assert_double_le(rel_diff(xs[0], xs[1], m), tol);
+
+    free(xs[0]);
+    free(xs[1]);
+    free(a);
+    free(xref);
+    free(w);
+    free(Ad);
+    free(b);
+    free(x);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+/* The automatic choice is documented: Cholesky up to 256 rows, PCG above. */
+START_TEST(test_auto_solver_choice)
+{
+  uint64_t rng = 3;
+  for (size_t c = 0; c < NSIZES; c++) {
+    cdyn_system *sys = random_chain(chain_sizes[c], &rng);
+    cdyn_stepper *st = NULL;
+    ck_assert_int_eq(cdyn_stepper_new(&st, sys, "implicit"), CDYN_OK);
+    char buf[64];
+    ck_assert_int_eq(cdyn_stepper_get(st, "solver", buf, sizeof buf), CDYN_OK);
+    ck_assert_str_eq(buf, sys->m <= 256 ? "auto(cholesky)" : "auto(pcg)");
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+/* ---- singular A ---------------------------------------------------------------------- */
+
+/*
+ * A random chain with one constraint repeated: a link (one duplicated row,
+ * rank m - 1) or the pin of node 0 (three duplicated rows, rank m - 3).
+ * Duplicated rows of J give bitwise identical rows of A, so A is exactly
+ * singular and every b of the form A y is exactly consistent.
+ */
+static cdyn_system *singular_chain(size_t links, int dup_pin, uint64_t *rng, size_t *defect)
+{
+  cdyn_system *sys = random_chain(links, rng);
+  if (dup_pin) {
+    const double origin[3] = {0, 0, 0};
+    ck_assert_int_eq(cdyn_system_add_pin(sys, 0, origin, NULL), CDYN_OK);
+    *defect = 3;
+  } else {
+    ck_assert_int_eq(cdyn_system_add_distance(sys, links / 2, links / 2 + 1, 0.7, NULL), CDYN_OK);
+    *defect = 1;
+  }
+  return sys;
+}
+
+/*
+ * Tolerances on a singular A.  With kappa = lambda_max / lambda_min over
+ * the non-zero eigenvalues, the pseudo-inverse is as sensitive as the
+ * inverse of a matrix of condition kappa, plus a leak of the part of b
+ * along the null space through null vectors computed to an angle of
+ * about eps kappa: together a relative error of about kappa (rho + eps
+ * kappa).  For kappa <= 1e5 (asserted) that is below 1e-10 kappa, the
+ * tolerance used, with the same margin as in the definite case.
+ */
+START_TEST(test_cholesky_singular_minimum_norm)
+{
+  uint64_t rng = UINT64_C(0x5BE0CD19137E2179);
+  const size_t sizes[] = {10, 50};
+  for (int dup_pin = 0; dup_pin < 2; dup_pin++)
+    for (size_t c = 0; c < 2; c++) {
+      size_t links = sizes[c], defect;
+      cdyn_system *sys = singular_chain(links, dup_pin, &rng, &defect);
+      cdyn_stepper *st = assembled_stepper(sys);
+      size_t m = sys->m;
+      double *Ad = dense_A(sys), *w = eigenvalues(Ad, m);
+      const double kappa = w[m - 1] / w[defect];
+      ck_assert_msg(kappa <= 1e5 && w[defect] > 1e-12 * w[m - 1],
+                    "fixture: non-zero spectrum of A spans %.3g", kappa);
+      const double tol = 1e-10 * kappa;
+      double *b = malloc(m * sizeof *b), *y = malloc(m * sizeof *y), *x = malloc(m * sizeof *x);
+      ck_assert_ptr_nonnull(b);
+      ck_assert_ptr_nonnull(y);
+      ck_assert_ptr_nonnull(x);
+
+      for (int consistent = 0; consistent < 2; consistent++) {
+        if (consistent) {
+          for (size_t i = 0; i < m; i++)
+            y[i] = tu_rand(&rng);
+          for (size_t i = 0; i < m; i++) {
+            b[i] = 0;
+            for (size_t j = 0; j < m; j++)
+              b[i] += Ad[i * m + j] * y[j];
+          }
+        } else {
+          for (size_t i = 0; i < m; i++)
+            b[i] = tu_rand(&rng);
+        }
+        cdyn_solve_info info;
+        int rc = solve_with("cholesky", st->A, m, b, x, &info);
+        ck_assert_msg(rc == CDYN_OK, "cholesky on singular A: %d (%s)", rc, cdyn_errmsg());
+        ck_assert_int_eq(info.fallback, 1);
+        ck_assert_uint_eq(info.rank, m - defect);
+        all_finite(x, m, "x");
+
+        /* The minimum-norm least-squares solution, independently. */
+        double *a = copy(Ad, m * m), *xls = copy(b, m), *sv = malloc(m * sizeof *sv);
+        ck_assert_ptr_nonnull(sv);
+        lapack_int rank = -1;
+        ck_assert_int_eq(LAPACKE_dgelsd(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)m, 1, a,
+                                        (lapack_int)m, xls, 1, sv, 1e-12, &rank),
+                         0);
+        ck_assert_int_eq(rank, (lapack_int)(m - defect));
+        double d = rel_diff(x, xls, m);
+        ck_assert_msg(d <= tol,
+                      "%s duplicated, %zu links, %s b: |x - x_dgelsd| / |x_dgelsd| = %.3g > %.3g",
+                      dup_pin ? "pin" : "link", links, consistent ? "consistent" : "random", d, tol);
+        if (consistent) {
+          double res = rel_residual(Ad, x, b, m);
+          ck_assert_msg(res <= 1e-10, "consistent singular system: residual %.3g", res);
+        }
+        free(a);
+        free(xls);
+        free(sv);
+      }
+
+      /* PCG on the consistent system (b = A y from the last pass). */
+      cdyn_solve_info info;
+      int rc = solve_with("pcg", st->A, m, b, x, &info);
+      ck_assert_msg(rc == CDYN_OK || rc == CDYN_NOCONV, "pcg on singular A: %d (%s)", rc,
+                    cdyn_errmsg());
+      all_finite(x, m, "x_pcg");
+      double res = rel_residual(Ad, x, b, m);
+      ck_assert_msg(res <= 1e-8, "pcg, %s duplicated, %zu links: residual %.3g",
+                    dup_pin ? "pin" : "link", links, res);
+
+      free(b);
+      free(y);
+      free(x);
+      free(w);
+      free(Ad);
+      cdyn_stepper_free(st);
+      cdyn_system_free(sys);
+    }
+}
+END_TEST
+
+/* Redundant constraints must not stop any scheme with any solver. */
+START_TEST(test_schemes_step_redundant)
+{
+  uint64_t rng = UINT64_C(0xCBBB9D5DC1059ED8);
+  for (int dup_pin = 0; dup_pin < 2; dup_pin++)
+    for (size_t i = 0; i < cdyn_scheme_count(); i++)
+      for (size_t s = 0; s < cdyn_solver_count(); s++) {
+        size_t defect;
+        cdyn_system *sys = singular_chain(10, dup_pin, &rng, &defect);
+        cdyn_stepper *st = NULL;
+        const char *scheme = cdyn_scheme_name(i), *solver = cdyn_solver_name(s);
+        ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+        ck_assert_int_eq(cdyn_stepper_set(st, "solver", solver), CDYN_OK);
+        for (int k = 0; k < 3; k++) {
+          int rc = cdyn_stepper_step(st, 1e-3);
+          ck_assert_msg(rc >= 0, "%s with %s, %s duplicated: step %d failed: %d (%s)", scheme,
+                        solver, dup_pin ? "pin" : "link", k, rc, cdyn_errmsg());
+        }
+        all_finite(sys->q, 3 * sys->n, "q");
+        all_finite(sys->v, 3 * sys->n, "v");
+        double lambda[64];
+        ck_assert_uint_le(sys->m, 64);
+        ck_assert_int_eq(cdyn_stepper_multipliers(st, lambda), CDYN_OK);
+        all_finite(lambda, sys->m, "lambda");
+        cdyn_stepper_free(st);
+        cdyn_system_free(sys);
+      }
+}
+END_TEST
+
+/* ---- no constraints ----------------------------------------------------------------------- */
+
+/*
+ * Three free particles under gravity, masses 1, 2 and 1/2 (so that
+ * W F = m^-1 (m g) = g holds exactly in floating point).  Every scheme
+ * integrates constant acceleration exactly in v; the implicit scheme's
+ * v+ = v + h W F is literally h * (-9.81) here.  Other schemes may sum
+ * their stages in another order, hence 4 ulps for them.
+ */
+START_TEST(test_no_constraints)
+{
+  const double g[3] = {0, -9.81, 0}, masses[3] = {1.0, 2.0, 0.5}, h = 0.01;
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    const char *scheme = cdyn_scheme_name(i);
+    cdyn_system *sys = NULL;
+    cdyn_stepper *st = NULL;
+    ck_assert_int_eq(cdyn_system_new(&sys, 3), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+    for (size_t p = 0; p < 3; p++) {
+      const double x[3] = {(double)p, 0.5 * (double)p, -1.0};
+      ck_assert_int_eq(cdyn_system_set_mass(sys, p, masses[p]), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_position(sys, p, x), CDYN_OK);
+    }
+    ck_assert_uint_eq(cdyn_system_row_count(sys), 0);
+    ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+    int rc = cdyn_stepper_step(st, h);
+    ck_assert_msg(rc == CDYN_OK, "%s with m = 0: %d (%s)", scheme, rc, cdyn_errmsg());
+    ck_assert_double_eq(cdyn_system_time(sys), h);
+    all_finite(sys->q, 9, "q");
+    for (size_t p = 0; p < 3; p++) {
+      double v[3];
+      ck_assert_int_eq(cdyn_system_get_particle(sys, p, NULL, NULL, v), CDYN_OK);
+      ck_assert_double_eq(v[0], 0.0);
+      ck_assert_double_eq(v[2], 0.0);
+      if (!strcmp(scheme, "implicit"))
+        ck_assert_msg(v[1] == -9.81 * h, "implicit, particle %zu: v_y = %.17g, expected %.17g", p,
+                      v[1], -9.81 * h);
+      else
+        ck_assert_msg(fabs(v[1] + 9.81 * h) <= 4 * 0x1p-52 * 9.81 * h,
+                      "%s, particle %zu: v_y = %.17g, expected %.17g", scheme, p, v[1], -9.81 * h);
+    }
+    ck_assert_int_eq(cdyn_stepper_multipliers(st, NULL), CDYN_OK);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+static Suite *solvers_suite(void)
+{
+  Suite *s = suite_create("solvers");
+  TCase *tc = tcase_create("assembly");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_assembly_matches_dense);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("definite");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_solvers_nonsingular);
+  tcase_add_test(tc, test_auto_solver_choice);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("singular");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_cholesky_singular_minimum_norm);
+  tcase_add_test(tc, test_schemes_step_redundant);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("unconstrained");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_no_constraints);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(solvers_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
