@@ -39,6 +39,9 @@ static const exp_param params[] = {
   {"solver", "auto", "linear solver"},
   {NULL, NULL, NULL}};
 
+/* Bounds the reference's fixed-size row and header buffers. */
+#define MAX_LINKS 100
+
 typedef struct {
   size_t links;
   double mass, length, g, tol;
@@ -52,8 +55,8 @@ static int get_params(exp_ctx *ctx, arm_params *p)
       (rc = exp_param_double(ctx, "length", &p->length)) || (rc = exp_param_double(ctx, "g", &p->g)) ||
       (rc = exp_param_double(ctx, "tol", &p->tol)))
     return rc;
-  if (links < 1 || links > 1000 || links != floor(links))
-    return cdyn_error(CDYN_EINVAL, "links = %g: expected an integer in [1, 1000]", links);
+  if (links < 1 || links > MAX_LINKS || links != floor(links))
+    return cdyn_error(CDYN_EINVAL, "links = %g: expected an integer in [1, %d]", links, MAX_LINKS);
   p->links = (size_t)links;
   if (!(p->tol > 0))
     return cdyn_error(CDYN_EINVAL, "tol = %g must be > 0", p->tol);
@@ -327,7 +330,7 @@ static int run_trajectory(exp_ctx *ctx)
   if ((rc = build_reference(&p, &ref)))
     return rc;
   {
-    char cols[4096] = "t";
+    char cols[32 * (MAX_LINKS + 2)] = "t";
     for (size_t i = 1; i <= p.links; i++)
       sprintf(cols + strlen(cols), ",x%zu,y%zu", i, i);
     strcat(cols, ",E");
@@ -335,7 +338,7 @@ static int run_trajectory(exp_ctx *ctx)
                            "\"reference\": \"planar N-link pendulum in absolute joint angles, GSL odeiv2 rk8pd, "
                            "abstol = reltol = 1e-13\"")))
       goto out;
-    double row[2 * 1000 + 2], E;
+    double row[2 * MAX_LINKS + 2], E;
     for (long k = 0; k <= ctx->steps && !rc; k++) {
       double t = (double)k * ctx->h;
       if ((rc = cdyn_ref_nlink_advance(ref, t)) || (rc = cdyn_ref_nlink_positions(ref, row + 1)) ||

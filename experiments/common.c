@@ -170,14 +170,23 @@ int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *colum
                  const cdyn_stepper *st, const char *extra)
 {
   memset(csv, 0, sizeof *csv);
-  int rc = write_meta(ctx, name, columns, st, extra);
-  if (rc)
-    return rc;
+  csv->ctx = ctx;
+  csv->stepper = st;
+  csv->name = strdup(name);
+  csv->columns = strdup(columns);
+  csv->extra = strdup(extra ? extra : "");
+  if (!csv->name || !csv->columns || !csv->extra) {
+    exp_csv_close(csv, 0);
+    return cdyn_error(CDYN_ENOMEM, "out of memory");
+  }
   snprintf(csv->path, sizeof csv->path, "%s/%s.csv", ctx->outdir, name);
   snprintf(csv->tmp, sizeof csv->tmp, "%s/.%s.csv.tmp", ctx->outdir, name);
   csv->f = fopen(csv->tmp, "w");
-  if (!csv->f)
-    return cdyn_error(CDYN_EIO, "cannot write %s: %s", csv->tmp, strerror(errno));
+  if (!csv->f) {
+    int rc = cdyn_error(CDYN_EIO, "cannot write %s: %s", csv->tmp, strerror(errno));
+    exp_csv_close(csv, 0);
+    return rc;
+  }
   fprintf(csv->f, "%s\n", columns);
   csv->ncol = 1;
   for (const char *c = columns; *c; c++)
@@ -222,22 +231,39 @@ int exp_csv_row_labeled(exp_csv *csv, const char *label, const double *v, int n)
   return CDYN_OK;
 }
 
+static void csv_release(exp_csv *csv)
+{
+  free(csv->name);
+  free(csv->columns);
+  free(csv->extra);
+  csv->name = csv->columns = csv->extra = NULL;
+}
+
 int exp_csv_close(exp_csv *csv, int ok)
 {
-  if (!csv->f)
+  if (!csv->f) {
+    csv_release(csv);
     return CDYN_OK;
+  }
   int bad = ferror(csv->f);
   bad |= fclose(csv->f);
   csv->f = NULL;
+  int rc = CDYN_OK;
   if (!ok || bad || csv->failed) {
-    remove(csv->tmp);
-    return ok ? cdyn_error(CDYN_EIO, "error writing %s", csv->path) : CDYN_OK;
+    rc = ok ? cdyn_error(CDYN_EIO, "error writing %s", csv->path) : CDYN_OK;
+  } else if ((rc = write_meta(csv->ctx, csv->name, csv->columns, csv->stepper, csv->extra)) == CDYN_OK) {
+    if (rename(csv->tmp, csv->path) == 0) {
+      csv_release(csv);
+      return CDYN_OK;
+    }
+    rc = cdyn_error(CDYN_EIO, "cannot rename to %s: %s", csv->path, strerror(errno));
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s/%s.meta.json", csv->ctx->outdir, csv->name);
+    remove(meta);
   }
-  if (rename(csv->tmp, csv->path)) {
-    remove(csv->tmp);
-    return cdyn_error(CDYN_EIO, "cannot rename to %s: %s", csv->path, strerror(errno));
-  }
-  return CDYN_OK;
+  remove(csv->tmp);
+  csv_release(csv);
+  return rc;
 }
 
 /* Quote a CSV field when it holds a comma, quote or newline. */

@@ -69,13 +69,18 @@ typedef struct exp_csv {
   char path[4096], tmp[4096];
   int ncol;
   int failed;
+  /* What the metadata record needs; it is written when the CSV is
+     complete, so that a failed run leaves neither file behind. */
+  exp_ctx *ctx;
+  char *name, *columns, *extra;
+  const cdyn_stepper *stepper;
 } exp_csv;
 
 /*
  * Open outdir/NAME.csv with the header `columns` (comma separated).
  * `scheme`, when not NULL, is the stepper whose options go into the
  * metadata; `extra` (may be NULL) is a JSON fragment of further fields
- * ("\"key\": value, ...").
+ * ("\"key\": value, ...").  The stepper must outlive exp_csv_close.
  */
 int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *columns,
                  const cdyn_stepper *scheme, const char *extra);

@@ -87,51 +87,56 @@ static int make_dir(const char *path)
   return CDYN_OK;
 }
 
-static int cmd_run(int argc, char **argv, const char *command)
+static void free_sets(exp_ctx *ctx)
+{
+  for (int k = 0; k < ctx->nsets; k++)
+    free((char *)ctx->set_key[k]);
+  ctx->nsets = 0;
+}
+
+static int cmd_run_body(exp_ctx *c, int argc, char **argv, const char *command)
 {
   if (argc < 1) {
     fprintf(stderr, "cdyn run: which experiment? (cdyn list shows them)\n");
     return 2;
   }
-  exp_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.exp = exp_find(argv[0]);
-  if (!ctx.exp) {
+  c->exp = exp_find(argv[0]);
+  if (!c->exp) {
     fprintf(stderr, "cdyn run: unknown experiment '%s' (cdyn list shows them)\n", argv[0]);
     return 2;
   }
-  ctx.h = ctx.exp->h;
-  ctx.steps = ctx.exp->steps;
-  ctx.outdir = ctx.exp->name;
-  ctx.command = command;
+  c->h = c->exp->h;
+  c->steps = c->exp->steps;
+  c->outdir = c->exp->name;
+  c->command = command;
   static char schemebuf[1024];
   for (int k = 1; k < argc; k++) {
     const char *a = argv[k];
     const char *val = k + 1 < argc ? argv[k + 1] : NULL;
     if (!strcmp(a, "--scheme") && val) {
       snprintf(schemebuf, sizeof schemebuf, "%s", val);
-      if (parse_schemes(&ctx, schemebuf))
+      if (parse_schemes(c, schemebuf))
         return 2;
-      ctx.schemes_given = 1;
+      c->schemes_given = 1;
       k++;
     } else if (!strcmp(a, "--h") && val) {
       char *end;
-      ctx.h = strtod(val, &end);
-      if (*end || !isfinite(ctx.h) || !(ctx.h > 0)) {
+      c->h = strtod(val, &end);
+      if (*end || !isfinite(c->h) || !(c->h > 0)) {
         fprintf(stderr, "cdyn run: --h %s: the step must be a finite number > 0\n", val);
         return 2;
       }
       k++;
     } else if (!strcmp(a, "--steps") && val) {
       char *end;
-      ctx.steps = strtol(val, &end, 10);
-      if (*end || ctx.steps < 1) {
+      c->steps = strtol(val, &end, 10);
+      if (*end || c->steps < 1) {
         fprintf(stderr, "cdyn run: --steps %s: expected an integer >= 1\n", val);
         return 2;
       }
       k++;
     } else if (!strcmp(a, "--out") && val) {
-      ctx.outdir = val;
+      c->outdir = val;
       k++;
     } else if (!strcmp(a, "--set") && val) {
       const char *eq = strchr(val, '=');
@@ -139,24 +144,26 @@ static int cmd_run(int argc, char **argv, const char *command)
         fprintf(stderr, "cdyn run: --set %s: expected key=value\n", val);
         return 2;
       }
-      if (ctx.nsets == EXP_MAX_SETS) {
+      if (c->nsets == EXP_MAX_SETS) {
         fprintf(stderr, "cdyn run: at most %d --set options\n", EXP_MAX_SETS);
         return 2;
       }
       char *key = strndup(val, (size_t)(eq - val));
+      if (!key)
+        return 1;
       int known = 0;
-      for (const exp_param *p = ctx.exp->params; p && p->name; p++)
+      for (const exp_param *p = c->exp->params; p && p->name; p++)
         known |= !strcmp(p->name, key);
       if (!known) {
         fprintf(stderr, "cdyn run: experiment %s has no parameter '%s'; its parameters are:\n",
-                ctx.exp->name, key);
-        for (const exp_param *p = ctx.exp->params; p && p->name; p++)
+                c->exp->name, key);
+        for (const exp_param *p = c->exp->params; p && p->name; p++)
           fprintf(stderr, "  %s (default %s): %s\n", p->name, p->def, p->doc);
         free(key);
         return 2;
       }
-      ctx.set_key[ctx.nsets] = key;
-      ctx.set_val[ctx.nsets++] = eq + 1;
+      c->set_key[c->nsets] = key;
+      c->set_val[c->nsets++] = eq + 1;
       k++;
     } else {
       fprintf(stderr, "cdyn run: unknown or incomplete option '%s'\n", a);
@@ -164,43 +171,51 @@ static int cmd_run(int argc, char **argv, const char *command)
       return 2;
     }
   }
-  if (!ctx.nschemes) {
+  if (!c->nschemes) {
     static char defbuf[1024];
-    snprintf(defbuf, sizeof defbuf, "%s", ctx.exp->schemes);
-    if (parse_schemes(&ctx, defbuf))
+    snprintf(defbuf, sizeof defbuf, "%s", c->exp->schemes);
+    if (parse_schemes(c, defbuf))
       return 2;
   }
-  if (make_dir(ctx.outdir))
+  if (make_dir(c->outdir))
     return 1;
   char claims_path[4096];
-  snprintf(claims_path, sizeof claims_path, "%s/claims.part.csv", ctx.outdir);
-  snprintf(ctx.claims_tmp, sizeof ctx.claims_tmp, "%s/.claims.part.csv.tmp", ctx.outdir);
+  snprintf(claims_path, sizeof claims_path, "%s/claims.part.csv", c->outdir);
+  snprintf(c->claims_tmp, sizeof c->claims_tmp, "%s/.claims.part.csv.tmp", c->outdir);
   remove(claims_path);
   char report_path[4096];
-  snprintf(report_path, sizeof report_path, "%s/report.part.md", ctx.outdir);
+  snprintf(report_path, sizeof report_path, "%s/report.part.md", c->outdir);
   remove(report_path);
-  if (!ctx.schemes_given) {
-    ctx.claims = fopen(ctx.claims_tmp, "w");
-    if (!ctx.claims) {
-      fprintf(stderr, "cdyn: cannot write %s: %s\n", ctx.claims_tmp, strerror(errno));
+  if (!c->schemes_given) {
+    c->claims = fopen(c->claims_tmp, "w");
+    if (!c->claims) {
+      fprintf(stderr, "cdyn: cannot write %s: %s\n", c->claims_tmp, strerror(errno));
       return 1;
     }
   }
-  int rc = ctx.exp->run(&ctx);
-  if (ctx.claims) {
-    int bad = ferror(ctx.claims) | fclose(ctx.claims);
-    if (rc || bad || rename(ctx.claims_tmp, claims_path))
-      remove(ctx.claims_tmp);
+  int rc = c->exp->run(c);
+  if (c->claims) {
+    int bad = ferror(c->claims) | fclose(c->claims);
+    if (rc || bad || rename(c->claims_tmp, claims_path))
+      remove(c->claims_tmp);
   }
-  for (int k = 0; k < ctx.nsets; k++)
-    free((char *)ctx.set_key[k]);
   if (rc) {
     remove(report_path);
-    exp_fail(rc, ctx.exp->name);
+    exp_fail(rc, c->exp->name);
     return 1;
   }
-  printf("%s: results in %s/\n", ctx.exp->name, ctx.outdir);
+  printf("%s: results in %s/\n", c->exp->name, c->outdir);
   return 0;
+}
+
+/* The --set keys are copied while parsing; free them on every path. */
+static int cmd_run(int argc, char **argv, const char *command)
+{
+  exp_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  int rc = cmd_run_body(&ctx, argc, argv, command);
+  free_sets(&ctx);
+  return rc;
 }
 
 int main(int argc, char **argv)

@@ -791,8 +791,8 @@ START_TEST(test_trajectory_short_run)
       double max_e = 0, first_out = -1;
       for (size_t k = 0; k < t.nrows; k++) {
         double dev = tv(&t, k, C_DEV);
-        ck_assert_msg(fabs(dev - (tv(&t, k, C_Y2) - tv(&t, k, C_YREF))) <= 1e-12, "%s: step %zu: dev %.17g != y2 - y_ref",
-                      run, k, dev);
+        ck_assert_msg(fabs(dev - (tv(&t, k, C_Y2) - tv(&t, k, C_YREF))) <= 1e-12,
+                      "%s: step %zu: dev %.17g != y2 - y_ref", run, k, dev);
         max_e = fmax(max_e, tv(&t, k, C_E));
         if (first_out < 0 && fabs(dev) > tol)
           first_out = tv(&t, k, C_T);
