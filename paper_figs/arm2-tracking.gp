@@ -10,6 +10,7 @@ set xlabel "h (s)"
 set ylabel "time tracked (s)"
 set logscale xy
 set xrange [0.005:0.07]
+set xtics ("0.00625" 0.00625, "0.0125" 0.0125, "0.025" 0.025, "0.05" 0.05)
 set key top right
 plot F using (strcol(1) eq "baumgarte" ? $2 : NaN):4 with linespoints ls 1 pt 7 title "Baumgarte", \
      F using (strcol(1) eq "poststab" ? $2 : NaN):4 with linespoints ls 2 pt 5 title "post-stabilisation", \

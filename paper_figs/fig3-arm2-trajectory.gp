@@ -6,7 +6,7 @@ E = D."/arm2-trajectory/"
 set title "2-link arm, h = 0.05: y of node 2 (001 fig. 3)"
 set xlabel "t (s)"
 set ylabel "y_2 (m)"
-set yrange [-2.2:2.9]
+set yrange [-2.2:1.0]
 set key top right horizontal
 plot E."reference.csv" using "t":"y2" with lines ls 5 title "reference", \
      E."baumgarte_h0.05.csv" using "t":"y2" with lines ls 1 title "Baumgarte", \
