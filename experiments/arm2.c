@@ -265,15 +265,9 @@ static int run_drift(exp_ctx *ctx)
     i1 = nrun++;
   }
   if (!rc && ctx->claims) {
-    int ib = -1, ip = -1, ii = -1;
-    for (int k = 0; k < nrun; k++) {
-      if (!strcmp(names[k], "baumgarte"))
-        ib = k;
-      if (!strcmp(names[k], "poststab"))
-        ip = k;
-      if (!strcmp(names[k], "implicit"))
-        ii = k;
-    }
+    /* The runs are the schemes in order, then the context run. */
+    int ib = exp_scheme_index(ctx, "baumgarte"), ip = exp_scheme_index(ctx, "poststab"),
+        ii = exp_scheme_index(ctx, "implicit");
     long N = ctx->steps, q = N / 4;
     if (ib >= 0 && ip >= 0 && ii >= 0 && q >= 1) {
       /* Growth: mean error over the last quarter against the first
@@ -405,13 +399,7 @@ static int run_trajectory(exp_ctx *ctx)
   }
   exp_report(ctx, "\n");
   if (ctx->claims) {
-    int ii = -1, ip = -1;
-    for (int s = 0; s < ctx->nschemes; s++) {
-      if (!strcmp(ctx->schemes[s], "implicit"))
-        ii = s;
-      if (!strcmp(ctx->schemes[s], "poststab"))
-        ip = s;
-    }
+    int ii = exp_scheme_index(ctx, "implicit"), ip = exp_scheme_index(ctx, "poststab");
     if (ii >= 0 && ip >= 0) {
       double ti = ttrack[ii][0], tp = ttrack[ip][0];
       exp_claim(ctx, "arm2.implicit_tracks_reference", ti,

@@ -115,21 +115,6 @@ static int parse_line(char *line, row *r)
   return k == NFIELDS - 1;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-  if (!strpbrk(s, ",\"\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t len)
 {
   snprintf(tmp, len, "%s/.%s.tmp", dir, name);
@@ -220,17 +205,17 @@ int exp_write_report(const char *dir)
     }
     for (int v = 0; v < 4; v++)
       counts[v] += !strcmp(ver, verdicts[v]);
-    csv_field(csv, claims[k].id);
+    exp_csv_field(csv, claims[k].id);
     fputc(',', csv);
-    csv_field(csv, exp);
+    exp_csv_field(csv, exp);
     fputc(',', csv);
-    csv_field(csv, meas);
+    exp_csv_field(csv, meas);
     fputc(',', csv);
-    csv_field(csv, thr);
+    exp_csv_field(csv, thr);
     fputc(',', csv);
-    csv_field(csv, ver);
+    exp_csv_field(csv, ver);
     fputc(',', csv);
-    csv_field(csv, note);
+    exp_csv_field(csv, note);
     fputc('\n', csv);
     fprintf(md, "| `%s` | %s | **%s** | %s | %s | %s |\n", claims[k].id, claims[k].paper, ver, meas, thr,
             note);

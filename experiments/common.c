@@ -61,12 +61,12 @@ int exp_param_double(const exp_ctx *ctx, const char *name, double *out)
   return CDYN_OK;
 }
 
-int exp_has_scheme(const exp_ctx *ctx, const char *scheme)
+int exp_scheme_index(const exp_ctx *ctx, const char *scheme)
 {
   for (int k = 0; k < ctx->nschemes; k++)
     if (!strcmp(ctx->schemes[k], scheme))
-      return 1;
-  return 0;
+      return k;
+  return -1;
 }
 
 int exp_stepper(exp_ctx *ctx, cdyn_system *sys, const char *scheme, cdyn_stepper **out)
@@ -266,8 +266,7 @@ int exp_csv_close(exp_csv *csv, int ok)
   return rc;
 }
 
-/* Quote a CSV field when it holds a comma, quote or newline. */
-static void csv_field(FILE *f, const char *s)
+void exp_csv_field(FILE *f, const char *s)
 {
   if (!strpbrk(s, ",\"\n")) {
     fputs(s, f);
@@ -294,17 +293,17 @@ int exp_claim(exp_ctx *ctx, const char *id, double measured, const char *thresho
   va_end(ap);
   char num[64];
   snprintf(num, sizeof num, "%.6g", measured);
-  csv_field(ctx->claims, id);
+  exp_csv_field(ctx->claims, id);
   fputc(',', ctx->claims);
-  csv_field(ctx->claims, ctx->exp->name);
+  exp_csv_field(ctx->claims, ctx->exp->name);
   fputc(',', ctx->claims);
-  csv_field(ctx->claims, num);
+  exp_csv_field(ctx->claims, num);
   fputc(',', ctx->claims);
-  csv_field(ctx->claims, threshold);
+  exp_csv_field(ctx->claims, threshold);
   fputc(',', ctx->claims);
-  csv_field(ctx->claims, verdict);
+  exp_csv_field(ctx->claims, verdict);
   fputc(',', ctx->claims);
-  csv_field(ctx->claims, note);
+  exp_csv_field(ctx->claims, note);
   fputc('\n', ctx->claims);
   printf("claim %-34s %-14s measured %s (%s)\n", id, verdict, num, threshold);
   return CDYN_OK;

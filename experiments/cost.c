@@ -132,13 +132,7 @@ static int run(exp_ctx *ctx)
     exp_report(ctx, "\n");
   }
   exp_report(ctx, "\n");
-  int ib = -1, ii = -1;
-  for (int s = 0; s < ctx->nschemes; s++) {
-    if (!strcmp(ctx->schemes[s], "baumgarte"))
-      ib = s;
-    if (!strcmp(ctx->schemes[s], "implicit"))
-      ii = s;
-  }
+  int ib = exp_scheme_index(ctx, "baumgarte"), ii = exp_scheme_index(ctx, "implicit");
   if (ib >= 0 && ii >= 0) {
     int z = NSIZES - 1;
     double r = us[ii][z] / us[ib][z];

@@ -108,8 +108,11 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
 /* Build a stepper for `scheme`, applying the --set values that name its options. */
 int exp_stepper(exp_ctx *ctx, cdyn_system *sys, const char *scheme, cdyn_stepper **out);
 
-/* Does the run include `scheme` (default list or --scheme)? */
-int exp_has_scheme(const exp_ctx *ctx, const char *scheme);
+/* Position of `scheme` in the run's list (default or --scheme), or -1. */
+int exp_scheme_index(const exp_ctx *ctx, const char *scheme);
+
+/* Write one CSV field, quoted when it holds a comma, quote or newline. */
+void exp_csv_field(FILE *f, const char *s);
 
 /* Print a message for a failed cdyn call and return its status. */
 int exp_fail(int status, const char *what);
