@@ -217,6 +217,18 @@ void cdyn_jmul(const cdyn_stepper *st, const double *x, double *y);
 void cdyn_jtmul(const cdyn_stepper *st, const double *y, double *x);
 
 /*
+ * The unconstrained acceleration: F(q, v, t) into st->F and a = W F.
+ */
+int cdyn_free_accel(cdyn_stepper *st, const double *q, const double *v,
+                    double t, double *a);
+/*
+ * Rows at (q, v, t), A = J W J^T and its factorisation: what every scheme
+ * that solves with the dynamics' matrix needs first.  Does nothing when
+ * there are no constraints.
+ */
+int cdyn_prepare(cdyn_stepper *st, const double *q, const double *v, double t);
+
+/*
  * The constrained acceleration of 001 eqs 7-10 at (q, v, t):
  *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
  *              + 2 alpha (J v + Phi_t) + beta^2 Phi

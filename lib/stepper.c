@@ -543,8 +543,7 @@ void cdyn_jtmul(const cdyn_stepper *st, const double *y, double *x)
     }
 }
 
-int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v, double t,
-                           double alpha, double beta, double *a)
+int cdyn_free_accel(cdyn_stepper *st, const double *q, const double *v, double t, double *a)
 {
   const double *w = st->sys->winv;
   int rc = cdyn_forces(st, q, v, t, st->F);
@@ -553,9 +552,27 @@ int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v, d
   for (size_t i = 0; i < st->n; i++)
     for (int d = 0; d < 3; d++)
       a[3 * i + d] = w[i] * st->F[3 * i + d];
+  return CDYN_OK;
+}
+
+int cdyn_prepare(cdyn_stepper *st, const double *q, const double *v, double t)
+{
   if (!st->m)
     return CDYN_OK;
-  if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, w)) || (rc = cdyn_factor(st)))
+  int rc;
+  if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, st->sys->winv)))
+    return rc;
+  return cdyn_factor(st);
+}
+
+int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v, double t,
+                           double alpha, double beta, double *a)
+{
+  const double *w = st->sys->winv;
+  int rc;
+  if ((rc = cdyn_free_accel(st, q, v, t, a)) || !st->m)
+    return rc;
+  if ((rc = cdyn_prepare(st, q, v, t)))
     return rc;
   double *b = st->mvec[0], *jv = st->mvec[1], *jt = st->vec[CDYN_NVEC - 1];
   cdyn_jmul(st, a, b);

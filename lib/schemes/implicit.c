@@ -22,15 +22,12 @@ static int step(cdyn_stepper *st, double h)
   const double *w = s->winv;
   double *a = st->vec[0], *u = st->vec[1], *jt = st->vec[2], *b = st->mvec[0];
   size_t n = st->n;
-  int rc = cdyn_forces(st, q, v, t, st->F);
-  if (rc)
+  int rc;
+  if ((rc = cdyn_free_accel(st, q, v, t, a)))
     return rc;
-  for (size_t i = 0; i < n; i++)
-    for (int d = 0; d < 3; d++)
-      a[3 * i + d] = w[i] * st->F[3 * i + d];
   int src = CDYN_OK;
   if (st->m) {
-    if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, w)) || (rc = cdyn_factor(st)))
+    if ((rc = cdyn_prepare(st, q, v, t)))
       return rc;
     for (size_t k = 0; k < 3 * n; k++)
       u[k] = v[k] / h + a[k];

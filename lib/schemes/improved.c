@@ -71,7 +71,7 @@ static int step(cdyn_stepper *st, double h)
     }
     return CDYN_OK;
   }
-  if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, w)) || (rc = cdyn_factor(st)))
+  if ((rc = cdyn_prepare(st, q, v, t)))
     return rc;
   for (size_t k = 0; k < n3; k++)
     u[k] = 2.0 * v[k] / h + a[k];

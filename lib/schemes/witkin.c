@@ -32,16 +32,11 @@ static int accel(cdyn_stepper *st, const double *q, const double *v, double t, d
 {
   const opts *o = st->opts;
   const double *w = st->sys->winv;
-  int rc = cdyn_forces(st, q, v, t, st->F);
-  if (rc)
-    return rc;
   size_t n = st->n;
-  for (size_t i = 0; i < n; i++)
-    for (int d = 0; d < 3; d++)
-      a[3 * i + d] = w[i] * st->F[3 * i + d];
-  if (!st->m)
-    return CDYN_OK;
-  if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, w)) || (rc = cdyn_factor(st)))
+  int rc;
+  if ((rc = cdyn_free_accel(st, q, v, t, a)) || !st->m)
+    return rc;
+  if ((rc = cdyn_prepare(st, q, v, t)))
     return rc;
   double *jwf = st->mvec[0], *jv = st->mvec[1], *rhs = st->mvec[2], *p = st->vec[10];
   cdyn_jmul(st, a, jwf);
