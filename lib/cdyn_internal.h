@@ -238,6 +238,14 @@ int cdyn_prepare(cdyn_stepper *st, const double *q, const double *v, double t);
 int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v,
                            double t, double alpha, double beta, double *a);
 
+/*
+ * Record a nonlinear iteration (Newton, SHAKE, RATTLE, PBD sweeps) in the
+ * stepper's statistics: its iteration count, its final residual, and
+ * whether it met its tolerance.
+ */
+void cdyn_record_nonlinear(cdyn_stepper *st, unsigned iterations, double residual,
+                           int converged);
+
 /* Scratch vectors st->vec[0 .. CDYN_INTEGRATOR_NVEC) belong to the
    integrator; schemes use the ones above. */
 #define CDYN_INTEGRATOR_NVEC 6

@@ -420,6 +420,10 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
     memcpy(sys->q, st->q0, n3 * sizeof(double));
     memcpy(sys->v, st->v0, n3 * sizeof(double));
     sys->t = t0;
+    /* Multistep history may have been overwritten by the failed step. */
+    st->have_history = 0;
+    if (st->type->reset)
+      st->type->reset(st);
     return rc;
   }
   sys->t = t0 + h;
@@ -429,6 +433,15 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
 }
 
 /* ---- building blocks ------------------------------------------------------------- */
+
+void cdyn_record_nonlinear(cdyn_stepper *st, unsigned iterations, double residual, int converged)
+{
+  st->stats.nonlinear_iterations += iterations;
+  st->stats.last_nonlinear_iterations = iterations;
+  st->stats.last_nonlinear_residual = residual;
+  if (!converged)
+    st->stats.nonlinear_noconv++;
+}
 
 int cdyn_eval_rows(cdyn_stepper *st, const double *q, const double *v, double t)
 {

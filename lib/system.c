@@ -315,6 +315,26 @@ int cdyn_system_add_moving_pin(cdyn_system *s, size_t i, const double p0[3],
 size_t cdyn_system_constraint_count(const cdyn_system *s) { return s ? s->ncons : 0; }
 size_t cdyn_system_row_count(const cdyn_system *s) { return s ? s->m : 0; }
 
+int cdyn_system_get_constraint(const cdyn_system *s, size_t c, const cdyn_constraint_type **type,
+                               size_t *particles, double *params)
+{
+  if (!s)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_get_constraint: system is NULL");
+  if (c >= s->ncons)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_get_constraint: constraint %zu out of range (%zu constraints)",
+                      c, s->ncons);
+  const cdyn_constraint *con = &s->cons[c];
+  if (type)
+    *type = con->type;
+  if (particles)
+    for (unsigned a = 0; a < con->type->nparticles; a++)
+      particles[a] = con->p[a];
+  if (params)
+    for (unsigned k = 0; k < con->type->nparams; k++)
+      params[k] = con->params[k];
+  return CDYN_OK;
+}
+
 int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
                          const double *v, double t, cdyn_row *rows)
 {

@@ -41,6 +41,13 @@ typedef struct cdyn_stats {
   unsigned long constraint_evals; /* evaluations of all constraint rows */
   double last_residual;       /* relative residual of the last solve */
   unsigned last_rank;         /* numerical rank of A at the last solve */
+  /* Schemes that iterate on a nonlinear problem within a step (Newton,
+     SHAKE, RATTLE, PBD sweeps): */
+  unsigned long nonlinear_iterations; /* iterations, summed */
+  unsigned long nonlinear_noconv; /* steps whose iteration hit its limit */
+  unsigned last_nonlinear_iterations; /* iterations of the last step */
+  double last_nonlinear_residual; /* max |Phi_r| (or the scheme's residual)
+                                     at the end of the last step's iteration */
 } cdyn_stats;
 
 /* Build a stepper for `sys` with the scheme `scheme` (see cdyn_scheme_name). */

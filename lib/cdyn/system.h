@@ -94,6 +94,13 @@ int cdyn_system_add_moving_pin(cdyn_system *sys, size_t i, const double p0[3],
                                double phi, size_t *id);
 
 size_t cdyn_system_constraint_count(const cdyn_system *sys);
+/*
+ * Constraint c as it was added: its type, its type->nparticles particle
+ * indices and its type->nparams parameters.  Any output may be NULL.
+ */
+int cdyn_system_get_constraint(const cdyn_system *sys, size_t c,
+                               const cdyn_constraint_type **type,
+                               size_t *particles, double *params);
 /* Total number of constraint rows m. */
 size_t cdyn_system_row_count(const cdyn_system *sys);
 
