@@ -19,7 +19,7 @@
 
 #include <cdyn/cdyn.h>
 
-#define EXP_MAX_SCHEMES 16
+#define EXP_MAX_SCHEMES 32
 #define EXP_MAX_SETS 32
 
 typedef struct exp_param {

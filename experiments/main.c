@@ -23,7 +23,7 @@ static void usage(FILE *f)
 {
   fprintf(f,
           "usage: cdyn list\n"
-          "       cdyn run EXPERIMENT [--scheme NAME[,NAME...]] [--h STEP] [--steps N]\n"
+          "       cdyn run EXPERIMENT [--scheme NAME[,NAME...]|all] [--h STEP] [--steps N]\n"
           "                           [--out DIR] [--set key=value ...]\n"
           "       cdyn report DIR\n"
           "       cdyn --help | --version\n"
@@ -67,6 +67,17 @@ static int parse_schemes(exp_ctx *ctx, char *list)
 {
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
     size_t idx;
+    if (!strcmp(tok, "all")) {
+      /* Every registered scheme, in registry order. */
+      for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+        if (ctx->nschemes == EXP_MAX_SCHEMES) {
+          fprintf(stderr, "cdyn: at most %d schemes\n", EXP_MAX_SCHEMES);
+          return CDYN_EINVAL;
+        }
+        ctx->schemes[ctx->nschemes++] = cdyn_scheme_name(i);
+      }
+      continue;
+    }
     if (cdyn_scheme_find(tok, &idx))
       return exp_fail(CDYN_EUNKNOWN, "--scheme");
     if (ctx->nschemes == EXP_MAX_SCHEMES) {
