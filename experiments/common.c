@@ -216,19 +216,29 @@ int exp_csv_row(exp_csv *csv, const double *v, int n)
   return CDYN_OK;
 }
 
-int exp_csv_row_labeled(exp_csv *csv, const char *label, const double *v, int n)
+int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const double *v, int n)
 {
-  if (n + 1 != csv->ncol) {
+  if (nl + n != csv->ncol) {
     csv->failed = 1;
-    return cdyn_error(CDYN_EINVAL, "%s: row of %d values for %d columns", csv->path, n + 1, csv->ncol);
+    return cdyn_error(CDYN_EINVAL, "%s: row of %d fields for %d columns", csv->path, nl + n, csv->ncol);
   }
-  fputs(label, csv->f);
+  for (int k = 0; k < nl; k++) {
+    if (k)
+      fputc(',', csv->f);
+    exp_csv_field(csv->f, labels[k]);
+  }
   for (int k = 0; k < n; k++) {
-    fputc(',', csv->f);
+    if (k || nl)
+      fputc(',', csv->f);
     put_number(csv->f, v[k]);
   }
   fputc('\n', csv->f);
   return CDYN_OK;
+}
+
+int exp_csv_row_labeled(exp_csv *csv, const char *label, const double *v, int n)
+{
+  return exp_csv_row_labels(csv, &label, 1, v, n);
 }
 
 static void csv_release(exp_csv *csv)

@@ -87,6 +87,8 @@ int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *colum
 int exp_csv_row(exp_csv *csv, const double *values, int n);
 /* A row whose first field is text (a label), then numbers. */
 int exp_csv_row_labeled(exp_csv *csv, const char *label, const double *values, int n);
+/* A row of `nl` text fields (quoted where needed), then `n` numbers. */
+int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const double *values, int n);
 /* Finish: rename into place on success; remove the temporary file if !ok. */
 int exp_csv_close(exp_csv *csv, int ok);
 

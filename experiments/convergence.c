@@ -1,0 +1,195 @@
+/*
+ * convergence.c: the convergence-order table of every scheme.
+ *
+ * For each scheme and each problem of problems.h (pendulum, double
+ * pendulum over a short horizon, bead on a circle) the scheme runs to the
+ * problem's end time T = 1 s with N = N0, 2 N0, ..., 2^(K-1) N0 steps
+ * (h = T/N), and at T it is compared with the problem's reference:
+ *   pos_err    max over particles of |x_i - x_ref,i|
+ *   vel_err    max over particles of |v_i - v_ref,i|
+ *   e_max      largest constraint error e_n over the run
+ *   drift      (E(T) - E(0)) / (m g L), the energy drift, relative
+ * The fitted order is the least-squares slope of log pos_err against
+ * log h over the step sizes whose run completed and whose error is above
+ * `floor` (where the references' own error, ~1e-12, and rounding take
+ * over); the local order between the two finest such step sizes is
+ * reported beside it.  Every scheme runs with its default options.
+ *
+ * Outputs: convergence.csv (one row per scheme, problem and h) and
+ * orders.csv (one row per scheme and problem), plus the table in the
+ * report.  Deterministic.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "problems.h"
+
+static const exp_param params[] = {
+  {"n0", "25", "steps over T of the coarsest run"},
+  {"levels", "7", "number of step sizes (each half the previous)"},
+  {"floor", "1e-10", "position errors below this are left out of the fit (reference and rounding level)"},
+  {NULL, NULL, NULL}};
+
+#define NPROB 3
+#define MAX_LEVELS 12
+#define MAX_N 16
+
+static const exp_problem *const problems[NPROB] = {&exp_problem_pendulum, &exp_problem_double,
+                                                   &exp_problem_bead};
+
+/* Least-squares slope of log y against log x over the points with ok[k]. */
+static double fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    if (!ok[k])
+      continue;
+    double lx = log(x[k]), ly = log(y[k]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+    m++;
+  }
+  *used = m;
+  if (m < 2)
+    return NAN;
+  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
+}
+
+static double max_dist(const double *a, const double *b, size_t n)
+{
+  double m = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = hypot(hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1]), a[3 * i + 2] - b[3 * i + 2]);
+    if (d > m)
+      m = d;
+  }
+  return m;
+}
+
+typedef struct {
+  double fitted, local, err_coarse, err_fine, emax_fine, drift_fine;
+  int used;
+} order_row;
+
+static int run(exp_ctx *ctx)
+{
+  double n0d, levd, floor_err;
+  int rc;
+  if ((rc = exp_param_double(ctx, "n0", &n0d)) || (rc = exp_param_double(ctx, "levels", &levd)) ||
+      (rc = exp_param_double(ctx, "floor", &floor_err)))
+    return rc;
+  if (!(n0d >= 1 && n0d <= 1e6 && n0d == floor(n0d)))
+    return cdyn_error(CDYN_EINVAL, "n0 = %g: expected an integer in [1, 1e6]", n0d);
+  if (!(levd >= 2 && levd <= MAX_LEVELS && levd == floor(levd)))
+    return cdyn_error(CDYN_EINVAL, "levels = %g: expected an integer in [2, %d]", levd, MAX_LEVELS);
+  if (!(floor_err >= 0))
+    return cdyn_error(CDYN_EINVAL, "floor = %g must be >= 0", floor_err);
+  long n0 = (long)n0d;
+  int levels = (int)levd;
+  exp_csv csv, ocsv;
+  if ((rc = exp_csv_open(ctx, &csv, "convergence",
+                         "scheme,problem,h,steps,status,pos_err,vel_err,e_max,e_end,drift,max_energy_err", NULL,
+                         "\"note\": \"errors at the problem's end time T against its reference; drift and "
+                         "max_energy_err relative to m g L; status 0 or the cdyn status of the failed step\"")))
+    return rc;
+  static order_row orow[EXP_MAX_SCHEMES][NPROB];
+  double q[3 * MAX_N], v[3 * MAX_N], qr[3 * MAX_N], vr[3 * MAX_N];
+  for (int s = 0; s < ctx->nschemes && !rc; s++)
+    for (int pi = 0; pi < NPROB && !rc; pi++) {
+      const exp_problem *p = problems[pi];
+      double hs[MAX_LEVELS], err[MAX_LEVELS], emax[MAX_LEVELS], drift[MAX_LEVELS];
+      int ok[MAX_LEVELS];
+      if ((rc = p->reference(p->T, qr, vr)))
+        break;
+      for (int k = 0; k < levels && !rc; k++) {
+        long N = n0 << k;
+        double h = p->T / (double)N;
+        exp_run r;
+        if ((rc = exp_problem_run(ctx, p, ctx->schemes[s], NULL, h, N, INFINITY, INFINITY, &r, q, v)))
+          break;
+        int done = r.status == CDYN_OK && r.steps == N;
+        hs[k] = h;
+        err[k] = done ? max_dist(q, qr, p->n) : NAN;
+        emax[k] = done ? r.emax : NAN;
+        drift[k] = done ? (r.Eend - r.E0) / p->energy_scale : NAN;
+        ok[k] = done && err[k] > floor_err;
+        double row[9] = {h, (double)N, (double)r.status, err[k], done ? max_dist(v, vr, p->n) : NAN,
+                         emax[k], done ? r.eend : NAN, drift[k], done ? r.dEmax / p->energy_scale : NAN};
+        const char *labels[2] = {ctx->schemes[s], p->name};
+        rc = exp_csv_row_labels(&csv, labels, 2, row, 9);
+      }
+      if (rc)
+        break;
+      order_row *o = &orow[s][pi];
+      o->fitted = fit_slope(hs, err, ok, levels, &o->used);
+      int f1 = -1, f2 = -1;
+      for (int k = 0; k < levels; k++)
+        if (ok[k]) {
+          f2 = f1;
+          f1 = k;
+        }
+      o->local = f2 >= 0 ? log(err[f2] / err[f1]) / log(hs[f2] / hs[f1]) : NAN;
+      o->err_coarse = err[0];
+      o->err_fine = err[levels - 1];
+      o->emax_fine = emax[levels - 1];
+      o->drift_fine = drift[levels - 1];
+      printf("  %-16s %-9s fitted order %6.3f (local %6.3f, %d points)  err %.3e .. %.3e\n", ctx->schemes[s],
+             p->name, o->fitted, o->local, o->used, o->err_coarse, o->err_fine);
+    }
+  int crc = exp_csv_close(&csv, rc == CDYN_OK);
+  if (rc || (rc = crc))
+    return rc;
+  if ((rc = exp_csv_open(ctx, &ocsv, "orders",
+                         "scheme,problem,declared_order,fitted_order,local_order,points,err_coarse,err_fine,"
+                         "e_max_fine,drift_fine",
+                         NULL, "\"note\": \"fitted_order: least-squares slope of log pos_err against log h\"")))
+    return rc;
+  for (int s = 0; s < ctx->nschemes && !rc; s++) {
+    size_t idx;
+    cdyn_scheme_find(ctx->schemes[s], &idx);
+    for (int pi = 0; pi < NPROB && !rc; pi++) {
+      const order_row *o = &orow[s][pi];
+      const char *labels[2] = {ctx->schemes[s], problems[pi]->name};
+      double row[8] = {cdyn_scheme_order(idx), o->fitted, o->local, (double)o->used,
+                       o->err_coarse, o->err_fine, o->emax_fine, o->drift_fine};
+      rc = exp_csv_row_labels(&ocsv, labels, 2, row, 8);
+    }
+  }
+  crc = exp_csv_close(&ocsv, rc == CDYN_OK);
+  if (rc || (rc = crc))
+    return rc;
+  exp_report(ctx,
+             "Convergence to the references at T = 1 s, %d step sizes h = 1/%ld .. 1/%ld (fitted order of the "
+             "position error; at the finest h: largest constraint error e_n and energy drift (E(T) - E(0))/(m g "
+             "L)):\n\n"
+             "| scheme | declared | pendulum | double | bead | e_n max (pendulum) | drift (pendulum) |\n"
+             "|---|---|---|---|---|---|---|\n",
+             levels, n0, n0 << (levels - 1));
+  for (int s = 0; s < ctx->nschemes; s++) {
+    size_t idx;
+    cdyn_scheme_find(ctx->schemes[s], &idx);
+    exp_report(ctx, "| %s | %g |", ctx->schemes[s], cdyn_scheme_order(idx));
+    for (int pi = 0; pi < NPROB; pi++)
+      exp_report(ctx, " %.2f |", orow[s][pi].fitted);
+    exp_report(ctx, " %.2e | %.2e |\n", orow[s][0].emax_fine, orow[s][0].drift_fine);
+  }
+  exp_report(ctx, "\n");
+  return CDYN_OK;
+}
+
+const cdyn_experiment cdyn_experiment_convergence = {
+  .name = "convergence",
+  .description = "convergence order of every scheme against references (pendulum, double pendulum, bead)",
+  .source = "verification (schemes.md)",
+  .params = params,
+  .schemes = "all",
+  .h = 0,
+  .steps = 0,
+  .run = run,
+};

@@ -1,0 +1,255 @@
+/*
+ * problems.c: the shared test problems of problems.h, built as particle
+ * systems, with their references.
+ *
+ * A planar arm of `links` links: node 0 pinned at the origin by a pin
+ * constraint, link k a distance constraint |x_k - x_k+1| = L, node k+1 =
+ * node k + L (sin theta_k, -cos theta_k, 0) for absolute angles theta_k
+ * from the downward vertical, all at rest.  Its reference is the same
+ * mechanism in joint angles (reference/nlink.c).
+ *
+ * The bead: one particle on the circle type (plane row n.(x - c) and
+ * 002's radial row (|x - c|^2 - R^2)/(2R)), centre 0, normal z, R = 1.
+ * From rest at theta0 its angle obeys theta'' = -(g/R) sin theta, whose
+ * solution is theta(t) = 2 asin(k sn(K - w t | k^2)), k = sin(theta0/2),
+ * w = sqrt(g/R) (reference/bead.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bead.h"
+#include "experiment.h"
+#include "nlink.h"
+#include "problems.h"
+
+static const double G = 9.81;
+static const double PI = 3.14159265358979323846;
+
+static int build_arm(size_t links, const double *theta, cdyn_system **out)
+{
+  cdyn_system *sys;
+  int rc = cdyn_system_new(&sys, links + 1);
+  if (rc)
+    return rc;
+  double g[3] = {0, -G, 0}, x[3] = {0, 0, 0};
+  rc = cdyn_system_set_gravity(sys, g);
+  for (size_t i = 0; i < links && !rc; i++) {
+    x[0] += sin(theta[i]);
+    x[1] -= cos(theta[i]);
+    rc = cdyn_system_set_position(sys, i + 1, x);
+  }
+  double o[3] = {0, 0, 0};
+  if (!rc)
+    rc = cdyn_system_add_pin(sys, 0, o, NULL);
+  for (size_t i = 0; i < links && !rc; i++)
+    rc = cdyn_system_add_distance(sys, i, i + 1, 1.0, NULL);
+  if (rc) {
+    cdyn_system_free(sys);
+    return rc;
+  }
+  *out = sys;
+  return CDYN_OK;
+}
+
+#define MAX_ARM 10
+
+static int arm_reference(size_t links, const double *theta, double t, double *q, double *v)
+{
+  double len[MAX_ARM], mass[MAX_ARM], xy[2 * MAX_ARM], vxy[2 * MAX_ARM];
+  for (size_t i = 0; i < links; i++) {
+    len[i] = 1.0;
+    mass[i] = 1.0;
+  }
+  cdyn_ref_nlink_params rp = {links, len, mass, G, {0, 0}, theta, NULL, 1e-13, 1e-13};
+  cdyn_ref_nlink *r;
+  int rc = cdyn_ref_nlink_new(&r, &rp);
+  if (rc)
+    return rc;
+  if (!(rc = cdyn_ref_nlink_advance(r, t)) && !(rc = cdyn_ref_nlink_positions(r, xy)))
+    rc = cdyn_ref_nlink_velocities(r, vxy);
+  cdyn_ref_nlink_free(r);
+  if (rc)
+    return rc;
+  memset(q, 0, 3 * (links + 1) * sizeof(double));
+  memset(v, 0, 3 * (links + 1) * sizeof(double));
+  for (size_t i = 0; i < links; i++)
+    for (int c = 0; c < 2; c++) {
+      q[3 * (i + 1) + c] = xy[2 * i + c];
+      v[3 * (i + 1) + c] = vxy[2 * i + c];
+    }
+  return CDYN_OK;
+}
+
+/* ---- pendulum ---------------------------------------------------------------------- */
+
+static const double pend_theta[1] = {1.2};
+static int pend_build(cdyn_system **out) { return build_arm(1, pend_theta, out); }
+static int pend_ref(double t, double *q, double *v) { return arm_reference(1, pend_theta, t, q, v); }
+
+const exp_problem exp_problem_pendulum = {
+  .name = "pendulum",
+  .description = "single pendulum, L = 1 m, 1 kg, from rest at 1.2 rad",
+  .n = 2,
+  .T = 1.0,
+  .energy_scale = 9.81,
+  .energy_range = 9.81 * (1 - 0.36235775447667357), /* 0.362... = cos 1.2 */
+  .length = 1.0,
+  .build = pend_build,
+  .reference = pend_ref,
+};
+
+static const double pendh_theta[1] = {PI / 2};
+static int pendh_build(cdyn_system **out) { return build_arm(1, pendh_theta, out); }
+static int pendh_ref(double t, double *q, double *v) { return arm_reference(1, pendh_theta, t, q, v); }
+
+const exp_problem exp_problem_pendulum_h = {
+  .name = "pendulum-h",
+  .description = "single pendulum, L = 1 m, 1 kg, from rest at horizontal",
+  .n = 2,
+  .T = 10.0,
+  .energy_scale = 9.81,
+  .energy_range = 9.81,
+  .length = 1.0,
+  .build = pendh_build,
+  .reference = pendh_ref,
+};
+
+/* ---- double pendulum ----------------------------------------------------------------- */
+
+static const double dbl_theta[2] = {PI / 2, PI / 2};
+static int dbl_build(cdyn_system **out) { return build_arm(2, dbl_theta, out); }
+static int dbl_ref(double t, double *q, double *v) { return arm_reference(2, dbl_theta, t, q, v); }
+
+const exp_problem exp_problem_double = {
+  .name = "double",
+  .description = "double pendulum (001's 2-link arm), 1 m links, 1 kg nodes, from rest at horizontal",
+  .n = 3,
+  .T = 1.0,
+  .energy_scale = 9.81,
+  .energy_range = 9.81 * 3,
+  .length = 2.0,
+  .build = dbl_build,
+  .reference = dbl_ref,
+};
+
+/* ---- 10-link chain --------------------------------------------------------------------- */
+
+static const double c10_theta[10] = {PI / 2, PI / 2, PI / 2, PI / 2, PI / 2,
+                                     PI / 2, PI / 2, PI / 2, PI / 2, PI / 2};
+static int c10_build(cdyn_system **out) { return build_arm(10, c10_theta, out); }
+static int c10_ref(double t, double *q, double *v) { return arm_reference(10, c10_theta, t, q, v); }
+
+const exp_problem exp_problem_chain10 = {
+  .name = "chain10",
+  .description = "10-link arm, 1 m links, 1 kg nodes, from rest at horizontal",
+  .n = 11,
+  .T = 10.0,
+  .energy_scale = 9.81,
+  .energy_range = 9.81 * 55,
+  .length = 10.0,
+  .build = c10_build,
+  .reference = c10_ref,
+};
+
+/* ---- bead on a circle -------------------------------------------------------------------- */
+
+static const double bead_theta0 = 2.0;
+
+static int bead_build(cdyn_system **out)
+{
+  cdyn_system *sys;
+  int rc = cdyn_system_new(&sys, 1);
+  if (rc)
+    return rc;
+  double g[3] = {0, -G, 0}, x[3] = {sin(bead_theta0), -cos(bead_theta0), 0};
+  double params[7] = {0, 0, 0, 0, 0, 1, 1}; /* centre, normal, R */
+  size_t p0 = 0;
+  if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)))
+    rc = cdyn_system_add_constraint_named(sys, "circle", &p0, params, NULL);
+  if (rc) {
+    cdyn_system_free(sys);
+    return rc;
+  }
+  *out = sys;
+  return CDYN_OK;
+}
+
+static int bead_ref(double t, double *q, double *v)
+{
+  double th, om;
+  int rc = cdyn_ref_bead_exact(1.0, G, bead_theta0, t, &th, &om);
+  if (rc)
+    return rc;
+  q[0] = sin(th);
+  q[1] = -cos(th);
+  q[2] = 0;
+  v[0] = om * cos(th);
+  v[1] = om * sin(th);
+  v[2] = 0;
+  return CDYN_OK;
+}
+
+const exp_problem exp_problem_bead = {
+  .name = "bead",
+  .description = "bead on the unit circle (002), 1 kg, from rest at 2 rad",
+  .n = 1,
+  .T = 1.0,
+  .energy_scale = 9.81,
+  .energy_range = 9.81 * (1 + 0.4161468365471424), /* 0.416... = -cos 2 */
+  .length = 1.0,
+  .build = bead_build,
+  .reference = bead_ref,
+};
+
+/* ---- running a problem ------------------------------------------------------------------- */
+
+int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const char *scheme, const char *const *overrides,
+                    double h, long steps, double emax_stop, double dE_stop, exp_run *r, double *q, double *v)
+{
+  cdyn_system *sys = NULL;
+  cdyn_stepper *st = NULL;
+  memset(r, 0, sizeof *r);
+  int rc = p->build(&sys);
+  if (rc)
+    return rc;
+  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+    goto out;
+  for (const char *const *o = overrides; o && *o; o += 2)
+    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
+      goto out;
+  double T, V;
+  if ((rc = cdyn_system_energy(sys, &T, &V)) || (rc = cdyn_system_constraint_error(sys, &r->emax)))
+    goto out;
+  r->E0 = r->Eend = T + V;
+  r->eend = r->emax;
+  for (long k = 1; k <= steps; k++) {
+    int src = cdyn_stepper_step(st, h);
+    if (src < 0) {
+      r->status = src;
+      break;
+    }
+    if (src == CDYN_NOCONV)
+      r->noconv++;
+    double e;
+    if ((rc = cdyn_system_energy(sys, &T, &V)) || (rc = cdyn_system_constraint_error(sys, &e)))
+      goto out;
+    r->steps = k;
+    r->eend = e;
+    r->Eend = T + V;
+    if (e > r->emax)
+      r->emax = e;
+    if (fabs(r->Eend - r->E0) > r->dEmax)
+      r->dEmax = fabs(r->Eend - r->E0);
+    if (!(e <= emax_stop) || !(r->Eend - r->E0 <= dE_stop)) {
+      r->stopped = 1;
+      break;
+    }
+  }
+  if (q || v)
+    rc = cdyn_system_get_state(sys, q, v);
+out:
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  return rc;
+}

@@ -1,0 +1,84 @@
+/*
+ * problems.h: the test problems the verification experiments share, each
+ * with an independent reference solution.
+ *
+ *   pendulum    one rigid link of L = 1 m, a 1 kg bob, pinned pivot,
+ *               released at rest from theta0 = 1.2 rad
+ *   double      001's 2-link arm: two 1 m links, 1 kg nodes, released
+ *               at rest from horizontal
+ *   bead        002's bead on the unit circle, C = (x.x - 1)/2 in the
+ *               x-y plane, 1 kg, released at rest from theta0 = 2 rad
+ *               (above the horizontal)
+ *   pendulum-h  the pendulum released from horizontal
+ *   chain10     a 10-link arm of 1 m links and 1 kg nodes, released from
+ *               horizontal
+ *
+ * Angles are measured from the downward vertical; gravity is 9.81 m/s^2
+ * along -y.  The chains' references are reference/nlink.c (joint angles,
+ * GSL rk8pd at 1e-13); the bead's is the exact solution in Jacobi
+ * elliptic functions (reference/bead.c).
+ */
+#ifndef CDYN_PROBLEMS_H
+#define CDYN_PROBLEMS_H
+
+#include <stddef.h>
+
+#include <cdyn/cdyn.h>
+
+typedef struct exp_problem {
+  const char *name;
+  const char *description;
+  size_t n;            /* particles */
+  double T;            /* horizon of the convergence runs */
+  double energy_scale; /* m g L of the problem, for relative energies */
+  double energy_range; /* E(0) - min E: the energy gravity can release */
+  double length;       /* total constraint length, for relative errors */
+  int (*build)(cdyn_system **out);
+  /* Reference positions and velocities of all n particles (3n each) at t. */
+  int (*reference)(double t, double *q, double *v);
+} exp_problem;
+
+/* What one run of a problem measured. */
+typedef struct exp_run {
+  int status;           /* CDYN_OK, or the status of the step that failed */
+  long steps;           /* steps completed */
+  int stopped;          /* a limit below was exceeded (the run stopped there) */
+  unsigned long noconv; /* steps that returned CDYN_NOCONV */
+  double emax, eend;    /* constraint error e_n: largest, and at the end */
+  double E0, Eend;      /* total energy at the start and at the end */
+  double dEmax;         /* largest |E - E0| */
+} exp_run;
+
+typedef struct exp_ctx exp_ctx;
+
+/*
+ * Run `scheme` (with the run's --set values, then `overrides`, a
+ * NULL-terminated list of option name/value pairs, may be NULL) on
+ * problem `p` for `steps` steps of h.  The run stops early, with
+ * r->stopped set, when e_n exceeds emax_stop or E - E0 exceeds dE_stop
+ * (pass INFINITY for no limit).  A step that fails ends the run with
+ * r->status set; that is a measurement, not an error of this function,
+ * which returns non-zero only when the problem cannot be built.  q and v
+ * (3n each, may be NULL) receive the final state.
+ */
+int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const char *scheme,
+                    const char *const *overrides, double h, long steps, double emax_stop,
+                    double dE_stop, exp_run *r, double *q, double *v);
+
+/*
+ * The largest stable step size of `scheme` on `p` (stability.c, which
+ * states the rules): *h_stable is the last stable grid point before the
+ * first unstable one *h_unstable (NaN: stable on the whole grid);
+ * *h_stable is NaN when no grid point is stable.  Every probe is logged
+ * to `log` (may be NULL) as scheme,problem,h,stable,status,steps,e_max,
+ * energy_gain,noconv.
+ */
+struct exp_csv;
+int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const char *scheme,
+                         const char *const *overrides, double err_frac, double energy_frac,
+                         struct exp_csv *log, double *h_stable, double *h_unstable);
+
+extern const exp_problem exp_problem_pendulum, exp_problem_double, exp_problem_bead,
+  exp_problem_pendulum_h, exp_problem_chain10;
+
+#endif
