@@ -40,9 +40,15 @@ static void usage(FILE *f)
 static int cmd_list(void)
 {
   printf("schemes (--scheme):\n");
-  for (size_t i = 0; i < cdyn_scheme_count(); i++)
-    printf("  %-16s order %-3g %s  [%s]\n", cdyn_scheme_name(i), cdyn_scheme_order(i),
-           cdyn_scheme_description(i), cdyn_scheme_source(i));
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    char ord[64];
+    if (cdyn_scheme_order_constant_force(i) != cdyn_scheme_order(i))
+      snprintf(ord, sizeof ord, "%g (%g const F)", cdyn_scheme_order(i), cdyn_scheme_order_constant_force(i));
+    else
+      snprintf(ord, sizeof ord, "%g", cdyn_scheme_order(i));
+    printf("  %-16s order %-14s %s  [%s]\n", cdyn_scheme_name(i), ord, cdyn_scheme_description(i),
+           cdyn_scheme_source(i));
+  }
   printf("\nintegrators (option integrator=):\n");
   for (size_t i = 0; i < cdyn_integrator_count(); i++)
     printf("  %-16s %s\n", cdyn_integrator_name(i), cdyn_integrator_description(i));

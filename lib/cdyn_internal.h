@@ -146,6 +146,9 @@ typedef struct cdyn_scheme_type {
   const char *description;
   const char *source; /* paper and equations */
   double order;       /* expected global order in position */
+  /* Expected order when the applied force is constant (gravity alone),
+     where some schemes do better; 0 means the same as `order`. */
+  double order_constant_force;
   const cdyn_option *options; /* terminated by a NULL name; may be NULL */
   size_t options_size;        /* sizeof the scheme's option struct */
   int (*step)(cdyn_stepper *st, double h);

@@ -111,6 +111,14 @@ double cdyn_scheme_order(size_t i)
   return i < cdyn_scheme_count() ? cdyn_scheme_types[i]->order : 0.0;
 }
 
+double cdyn_scheme_order_constant_force(size_t i)
+{
+  if (i >= cdyn_scheme_count())
+    return 0.0;
+  const cdyn_scheme_type *t = cdyn_scheme_types[i];
+  return t->order_constant_force > 0 ? t->order_constant_force : t->order;
+}
+
 int cdyn_scheme_find(const char *name, size_t *index)
 {
   if (!name || !index)

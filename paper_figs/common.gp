@@ -6,14 +6,17 @@
 # the file to write (the Makefile writes to a temporary name and renames).
 # `load` does not pass ARG1..ARG4 on, so each script first copies them
 # into D, TERM_NAME and OUT_NAME.
+# A script may set FIG_W and FIG_H (inches) before loading this file.
+if (!exists("FIG_W")) FIG_W = 5.0
+if (!exists("FIG_H")) FIG_H = 3.4
 if (TERM_NAME eq "pdf") {
-  set terminal pdfcairo size 5in,3.4in font "Sans,9" enhanced
+  set terminal pdfcairo size FIG_W*1in, FIG_H*1in font "Sans,9" enhanced
 } else {
   if (TERM_NAME eq "png") {
-    set terminal pngcairo size 1000,680 font "Sans,11" enhanced
+    set terminal pngcairo size int(200*FIG_W), int(200*FIG_H) font "Sans,11" enhanced
   } else {
     if (TERM_NAME eq "cairolatex") {
-      set terminal cairolatex pdf size 5in,3.4in
+      set terminal cairolatex pdf size FIG_W*1in, FIG_H*1in
     } else {
       print "unknown terminal ".TERM_NAME
       exit status 1
@@ -30,3 +33,6 @@ set style line 2 lc rgb "#1f77b4" lw 1.5
 set style line 3 lc rgb "#2ca02c" lw 1.5
 set style line 4 lc rgb "#7f7f7f" lw 1.2 dt 2
 set style line 5 lc rgb "#000000" lw 2.0
+# Every scheme in a CSV's first column, in order of first appearance
+# (for plotting one line per scheme): SCHEMES = schemes_of(file).
+schemes_of(f) = system(sprintf("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%%s \", $1 }' '%s'", f))

@@ -82,6 +82,10 @@ const char *cdyn_scheme_description(size_t i);
 const char *cdyn_scheme_source(size_t i);
 /* Expected global order of accuracy in position. */
 double cdyn_scheme_order(size_t i);
+/* Expected order when the applied force is constant (gravity alone); a
+   scheme that evaluates the force at the wrong time can do better there
+   than in general. */
+double cdyn_scheme_order_constant_force(size_t i);
 /* Index of a scheme by name, or CDYN_EUNKNOWN. */
 int cdyn_scheme_find(const char *name, size_t *index);
 

@@ -1,0 +1,312 @@
+/*
+ * stiff.c: stiff-pendulum, 004's pendulum as a stiff spring against the
+ * pendulum as a constraint, and 004's position-based dynamics with too few
+ * iterations.
+ *
+ * Pendulum: one 1 kg particle on a sphere constraint |x| - L = 0 about a
+ * fixed point (L = 1 m), gravity 9.81 m/s^2 along -y, released at rest
+ * from horizontal, run for T = 10 s.  A penalty scheme (one whose options
+ * include the stiffness `k`) turns the constraint into the spring
+ * k (|x| - L) of 004; its oscillation along the spring has
+ * omega^2 = k / m, and explicit integration of it is stable only for
+ * h < 2 / omega = 2 sqrt(m/k) (symplectic Euler; explicit Euler is never
+ * stable for an undamped oscillator and only survives a finite run).
+ * For k = 1e3 .. 1e8 N/m the largest stable h of each penalty scheme is
+ * found by the search and rules of stability.c (e_n <= 0.1 L, no energy
+ * gain above 10 % of m g L, no failed step, over 10 s); each constraint
+ * scheme gets the same search once, since it has no k.
+ *
+ * spring.stiff_needs_small_h (thresholds fixed before measuring): the
+ * least-squares slope of log h_max against log k for the symplectic-Euler
+ * penalty scheme ("penalty") is -1/2 for h = O(sqrt(m/k)): holds if it is
+ * in [-0.6, -0.4] and the implicit scheme's h_max is >= 10 x the spring's
+ * at the stiffest k; partly if one of the two.
+ *
+ * PBD: a chain of 10 links of 0.1 m with 0.1 kg nodes hangs at rest from a
+ * pin; PBD (and XPBD with compliance 0) runs for 5 s at h = 0.01 with
+ * K = 1, 2, 5, 10, 20, 50, 100 Gauss-Seidel sweeps per step.  The stretch
+ * is e_n / (total length), averaged over the last second.
+ * pbd.soft_with_few_iterations: holds if the stretch with K = 1 is
+ * >= 1e-2 (one per cent: visible) and the stretch does not increase with
+ * K; partly if it is >= 1e-3 and does not increase.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "problems.h"
+
+static const exp_param params[] = {{NULL, NULL, NULL}};
+
+static const double G = 9.81;
+
+static int pend_build(cdyn_system **out)
+{
+  cdyn_system *sys;
+  int rc = cdyn_system_new(&sys, 1);
+  if (rc)
+    return rc;
+  double g[3] = {0, -G, 0}, x[3] = {1, 0, 0}, par[4] = {0, 0, 0, 1}; /* centre, R */
+  size_t p0 = 0;
+  if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)))
+    rc = cdyn_system_add_constraint_named(sys, "sphere", &p0, par, NULL);
+  if (rc) {
+    cdyn_system_free(sys);
+    return rc;
+  }
+  *out = sys;
+  return CDYN_OK;
+}
+
+static const exp_problem spring_pendulum = {
+  .name = "sphere-pendulum",
+  .description = "1 kg on |x| = 1 m, from horizontal",
+  .n = 1,
+  .T = 10.0,
+  .energy_scale = 9.81,
+  .energy_range = 9.81,
+  .length = 1.0,
+  .build = pend_build,
+  .reference = NULL,
+};
+
+/* Does `scheme` have option `key`?  (A penalty scheme has "k".) */
+static int has_option(const char *scheme, const char *key)
+{
+  cdyn_system *sys;
+  cdyn_stepper *st;
+  int found = 0;
+  if (pend_build(&sys))
+    return 0;
+  if (!cdyn_stepper_new(&st, sys, scheme)) {
+    for (size_t i = 0; i < cdyn_stepper_option_count(st); i++)
+      if (!strcmp(cdyn_stepper_option_name(st, i), key))
+        found = 1;
+    cdyn_stepper_free(st);
+  }
+  cdyn_system_free(sys);
+  return found;
+}
+
+#define NK 6
+#define NITER 7
+
+static int chain_build(cdyn_system **out)
+{
+  cdyn_system *sys;
+  int rc = cdyn_system_new(&sys, 11);
+  if (rc)
+    return rc;
+  double g[3] = {0, -G, 0}, o[3] = {0, 0, 0};
+  rc = cdyn_system_set_gravity(sys, g);
+  for (size_t i = 0; i <= 10 && !rc; i++) {
+    double x[3] = {0, -0.1 * (double)i, 0};
+    if (!(rc = cdyn_system_set_position(sys, i, x)))
+      rc = cdyn_system_set_mass(sys, i, 0.1);
+  }
+  if (!rc)
+    rc = cdyn_system_add_pin(sys, 0, o, NULL);
+  for (size_t i = 0; i < 10 && !rc; i++)
+    rc = cdyn_system_add_distance(sys, i, i + 1, 0.1, NULL);
+  if (rc) {
+    cdyn_system_free(sys);
+    return rc;
+  }
+  *out = sys;
+  return CDYN_OK;
+}
+
+/* Mean stretch e_n / L_total over the last second of 5 s at h = 0.01. */
+static int chain_stretch(exp_ctx *ctx, const char *scheme, const char *const *overrides, double *stretch, int *status)
+{
+  cdyn_system *sys = NULL;
+  cdyn_stepper *st = NULL;
+  int rc = chain_build(&sys);
+  if (rc)
+    return rc;
+  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+    goto out;
+  for (const char *const *o = overrides; o && *o; o += 2)
+    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
+      goto out;
+  const long N = 500, W = 100;
+  *stretch = 0;
+  *status = CDYN_OK;
+  for (long k = 1; k <= N; k++) {
+    int src = cdyn_stepper_step(st, 0.01);
+    if (src < 0) {
+      *status = src;
+      *stretch = NAN;
+      break;
+    }
+    double e;
+    if ((rc = cdyn_system_constraint_error(sys, &e)))
+      goto out;
+    if (k > N - W)
+      *stretch += e / 1.0 / (double)W;
+  }
+out:
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  return rc;
+}
+
+static int run(exp_ctx *ctx)
+{
+  static const double ks[NK] = {1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+  static const int iters[NITER] = {1, 2, 5, 10, 20, 50, 100};
+  int rc;
+  exp_csv plog, hcsv, ccsv, pcsv;
+  if ((rc = exp_csv_open(ctx, &plog, "stiff-probes", "scheme,problem,h,stable,status,steps,e_max,energy_gain,noconv",
+                         NULL, "\"note\": \"every probe of the stability searches\"")))
+    return rc;
+  if ((rc = exp_csv_open(ctx, &hcsv, "stiff-spring", "scheme,k,h_max,h_fail,h_limit", NULL,
+                         "\"note\": \"penalty schemes: largest stable h against k; h_limit = 2 sqrt(m/k)\""))) {
+    exp_csv_close(&plog, 0);
+    return rc;
+  }
+  if ((rc = exp_csv_open(ctx, &ccsv, "stiff-constraint", "scheme,h_max,h_fail", NULL,
+                         "\"note\": \"constraint schemes (no k): largest stable h on the same pendulum\""))) {
+    exp_csv_close(&plog, 0);
+    exp_csv_close(&hcsv, 0);
+    return rc;
+  }
+  static double hmax[EXP_MAX_SCHEMES][NK], hcon[EXP_MAX_SCHEMES];
+  static int penalty[EXP_MAX_SCHEMES];
+  for (int s = 0; s < ctx->nschemes && !rc; s++) {
+    const char *sc = ctx->schemes[s];
+    penalty[s] = has_option(sc, "k");
+    if (penalty[s]) {
+      for (int j = 0; j < NK && !rc; j++) {
+        char kbuf[32];
+        snprintf(kbuf, sizeof kbuf, "%.17g", ks[j]);
+        const char *const ov[] = {"k", kbuf, NULL};
+        double hu;
+        rc = exp_largest_stable_h(ctx, &spring_pendulum, sc, ov, 0.1, 0.1, &plog, &hmax[s][j], &hu);
+        if (!rc) {
+          double row[4] = {ks[j], hmax[s][j], hu, 2 * sqrt(1.0 / ks[j])};
+          rc = exp_csv_row_labeled(&hcsv, sc, row, 4);
+          printf("  %-16s k = %-8g largest stable h %-10.4g (2 sqrt(m/k) = %.4g)\n", sc, ks[j], hmax[s][j],
+                 2 * sqrt(1.0 / ks[j]));
+        }
+      }
+    } else {
+      double hu;
+      rc = exp_largest_stable_h(ctx, &spring_pendulum, sc, NULL, 0.1, 0.1, &plog, &hcon[s], &hu);
+      if (!rc) {
+        double row[2] = {hcon[s], hu};
+        rc = exp_csv_row_labeled(&ccsv, sc, row, 2);
+        printf("  %-16s (constraint) largest stable h %.4g\n", sc, hcon[s]);
+      }
+    }
+  }
+  int c1 = exp_csv_close(&plog, rc == CDYN_OK), c2 = exp_csv_close(&hcsv, rc == CDYN_OK),
+      c3 = exp_csv_close(&ccsv, rc == CDYN_OK);
+  if (rc || (rc = c1) || (rc = c2) || (rc = c3))
+    return rc;
+
+  /* PBD stretch against the number of sweeps. */
+  static const char *const pbd_schemes[] = {"pbd", "xpbd"};
+  double stretch[2][NITER];
+  if ((rc = exp_csv_open(ctx, &pcsv, "pbd-stretch", "scheme,iterations,stretch,status", NULL,
+                         "\"note\": \"hanging 10-link chain, h = 0.01, mean e_n / length over the last of 5 s\"")))
+    return rc;
+  int have_pbd = 0;
+  for (int s = 0; s < 2 && !rc; s++) {
+    size_t idx;
+    if (cdyn_scheme_find(pbd_schemes[s], &idx))
+      continue;
+    if (s == 0)
+      have_pbd = 1;
+    for (int j = 0; j < NITER && !rc; j++) {
+      char kb[16];
+      snprintf(kb, sizeof kb, "%d", iters[j]);
+      const char *const ov[] = {"iterations", kb, NULL};
+      int status;
+      rc = chain_stretch(ctx, pbd_schemes[s], ov, &stretch[s][j], &status);
+      if (!rc) {
+        double row[3] = {(double)iters[j], stretch[s][j], (double)status};
+        rc = exp_csv_row_labeled(&pcsv, pbd_schemes[s], row, 3);
+        printf("  %-6s K = %-4d stretch %.4e\n", pbd_schemes[s], iters[j], stretch[s][j]);
+      }
+    }
+  }
+  c1 = exp_csv_close(&pcsv, rc == CDYN_OK);
+  if (rc || (rc = c1))
+    return rc;
+
+  /* Report and claims. */
+  exp_report(ctx, "Largest stable h on the pendulum (1 kg, 1 m, from horizontal, 10 s):\n\n| scheme |");
+  for (int j = 0; j < NK; j++)
+    exp_report(ctx, " k = %g |", ks[j]);
+  exp_report(ctx, "\n|---|---|---|---|---|---|---|\n| 2 sqrt(m/k) |");
+  for (int j = 0; j < NK; j++)
+    exp_report(ctx, " %.3g |", 2 * sqrt(1.0 / ks[j]));
+  exp_report(ctx, "\n");
+  for (int s = 0; s < ctx->nschemes; s++) {
+    exp_report(ctx, "| %s |", ctx->schemes[s]);
+    for (int j = 0; j < NK; j++)
+      exp_report(ctx, " %.3g |", penalty[s] ? hmax[s][j] : hcon[s]);
+    exp_report(ctx, "\n");
+  }
+  if (have_pbd) {
+    exp_report(ctx, "\nStretch of a hanging 10-link chain (e_n / length) against sweeps per step:\n\n| K |");
+    for (int j = 0; j < NITER; j++)
+      exp_report(ctx, " %d |", iters[j]);
+    exp_report(ctx, "\n|---|---|---|---|---|---|---|---|\n| pbd |");
+    for (int j = 0; j < NITER; j++)
+      exp_report(ctx, " %.2e |", stretch[0][j]);
+    exp_report(ctx, "\n");
+  }
+  exp_report(ctx, "\n");
+  int ip = exp_scheme_index(ctx, "penalty"), ii = exp_scheme_index(ctx, "implicit");
+  if (ctx->claims && ip >= 0 && ii >= 0 && penalty[ip]) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int j = 0; j < NK; j++)
+      if (!isnan(hmax[ip][j])) {
+        double lx = log(ks[j]), ly = log(hmax[ip][j]);
+        sx += lx;
+        sy += ly;
+        sxx += lx * lx;
+        sxy += lx * ly;
+        m++;
+      }
+    double slope = m >= 2 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : NAN;
+    double ratio = hcon[ii] / hmax[ip][NK - 1];
+    int sl = slope >= -0.6 && slope <= -0.4, big = ratio >= 10;
+    exp_claim(ctx, "spring.stiff_needs_small_h", slope,
+              "slope of log h_max against log k (penalty, symplectic Euler): holds in [-0.6, -0.4] and implicit's "
+              "h_max >= 10x the spring's at k = 1e8; partly one of the two",
+              sl && big ? "holds" : sl || big ? "partly" : "does-not-hold",
+              "h_max sqrt(k/m) = %.3g at k = 1e3 and %.3g at k = 1e8 (2 for the linear oscillator); implicit's "
+              "h_max %.3g is %.3g x the spring's at k = 1e8",
+              hmax[ip][0] * sqrt(ks[0]), hmax[ip][NK - 1] * sqrt(ks[NK - 1]), hcon[ii], ratio);
+  }
+  if (ctx->claims && have_pbd) {
+    int mono = 1;
+    for (int j = 1; j < NITER; j++)
+      if (!(stretch[0][j] <= stretch[0][j - 1]))
+        mono = 0;
+    double s1 = stretch[0][0];
+    exp_claim(ctx, "pbd.soft_with_few_iterations", s1,
+              "stretch e_n / length of a hanging chain with one PBD sweep: holds >= 1e-2 and not increasing with K, "
+              "partly >= 1e-3 and not increasing",
+              mono && s1 >= 1e-2 ? "holds" : mono && s1 >= 1e-3 ? "partly" : "does-not-hold",
+              "stretch with K = 1, 10, 100: %.3g, %.3g, %.3g%s", s1, stretch[0][3], stretch[0][6],
+              mono ? "" : "; the stretch is not monotone in K");
+  }
+  return CDYN_OK;
+}
+
+const cdyn_experiment cdyn_experiment_stiff_pendulum = {
+  .name = "stiff-pendulum",
+  .description = "pendulum as a stiff spring vs as a constraint; PBD stretch against iterations",
+  .source = "004",
+  .params = params,
+  .schemes = "all",
+  .h = 0,
+  .steps = 0,
+  .run = run,
+};

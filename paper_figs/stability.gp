@@ -1,0 +1,19 @@
+# Largest stable step size of every scheme (stability.c's rules: 10 s from
+# horizontal, e_n <= 10 % of the length, no energy gain above 10 % of the
+# releasable energy, no failed step).  Each bar runs from the largest
+# stable grid point to the first unstable one.
+D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
+FIG_W = 6.5; FIG_H = 4.5
+load ARG1."/common.gp"
+F = D."/stability/stability.csv"
+set title "Largest stable step size (implicit.large_steps, 001 sec. III)"
+set logscale x
+set format x "10^{%L}"
+set xlabel "h (s)"
+set xrange [1e-4:1]
+set yrange [-0.7:*] reverse
+set ytics font ",8"
+set grid xtics ytics
+set key bottom right
+plot F using 3:($2 - 0.15):3:4:ytic(1) with xerrorbars ls 2 pt 7 ps 0.6 title "single pendulum", \
+     F using 5:($2 + 0.15):5:6 with xerrorbars ls 1 pt 5 ps 0.6 title "10-link arm"
