@@ -61,6 +61,15 @@ typedef struct cdyn_constraint_type {
 /* Built-in types. */
 extern const cdyn_constraint_type *const cdyn_constraint_distance;
 extern const cdyn_constraint_type *const cdyn_constraint_pin;
+extern const cdyn_constraint_type *const cdyn_constraint_circle;
+extern const cdyn_constraint_type *const cdyn_constraint_sphere;
+extern const cdyn_constraint_type *const cdyn_constraint_plane;
+extern const cdyn_constraint_type *const cdyn_constraint_curve;
+extern const cdyn_constraint_type *const cdyn_constraint_angle;
+extern const cdyn_constraint_type *const cdyn_constraint_parallel;
+extern const cdyn_constraint_type *const cdyn_constraint_anchor;
+extern const cdyn_constraint_type *const cdyn_constraint_node_triangle;
+extern const cdyn_constraint_type *const cdyn_constraint_edge_edge;
 
 /* NULL-terminated table of every registered type. */
 extern const cdyn_constraint_type *const cdyn_constraint_types[];

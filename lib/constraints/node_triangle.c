@@ -1,0 +1,113 @@
+/*
+ * node_triangle.c: distance of a node from the plane of a triangle, 001's
+ * cloth non-penetration constraint (001 sec. V.A: "from three points of
+ * the triangle, a plane equation Ax + By + Cz + D = 0 is derived and the
+ * node coordinates are plugged in", with "an arbitrary constant" for the
+ * thickness of the fabric).
+ *
+ * Particles x0 (the node), x1, x2, x3 (the triangle);
+ * e1 = x2 - x1, e2 = x3 - x1, d = x0 - x1,
+ * n = e1 x e2, N = |n|, nh = n / N, h >= 0 the thickness.
+ *   Phi      = nh . d - h
+ * 001 leaves the plane equation unnormalised; it is normalised here, so
+ * that Phi is the signed distance (units of length, comparable with h and
+ * with the error of a link), positive on the side of nh, i.e. where the
+ * triangle's vertices x1, x2, x3 run counter-clockwise seen from the node.
+ * Swapping two vertices flips the sign.
+ *
+ * Jacobian.  With P = I - nh nh^T, d nh = P dn / N, so dPhi/dn = g with
+ *   g = (d - (nh.d) nh) / N,
+ * and dn = de1 x e2 + e1 x de2 gives g.(de1 x e2) = de1.(e2 x g),
+ * g.(e1 x de2) = de2.(g x e1):
+ *   J = [ nh,  -nh - (e2 x g) - (g x e1),  e2 x g,  g x e1 ]   (x0..x3)
+ *   Phi_t = 0,  phi_tt = 0
+ * Velocity term.  Along q + s v with dd = v0 - v1, f1 = v2 - v1,
+ * f2 = v3 - v1: d' = dd, d'' = 0, n' = f1 x e2 + e1 x f2,
+ * n'' = 2 f1 x f2; constraints/vec3.h gives nh', nh'' from n', n'', and
+ *   (Jv)_q v = Phi'' = nh''.d + 2 nh'.dd.
+ *
+ * The plane, not the triangle: Phi does not ask that the node's
+ * projection fall inside the triangle.  001 releases the constraint when
+ * the node leaves the triangle's Voronoi region; that is the job of the
+ * contact logic that activates this constraint, not of Phi.
+ *
+ * Degeneracy.  Where the triangle has no area (N = 0) the plane is
+ * undefined and eval reports CDYN_EDEGENERATE.  The components of n carry
+ * rounding errors of about 2 eps |e1| |e2|, so a triangle with
+ * N <= 16 eps |e1| |e2| (vertices collinear to rounding) has a normal
+ * with no correct digit and is reported the same way rather than given a
+ * direction made of rounding noise.
+ * Parameters: h >= 0 (thickness).
+ */
+#include <float.h>
+#include <math.h>
+
+#include "cdyn_internal.h"
+#include "vec3.h"
+
+static const char *const names[] = {"thickness"};
+
+static int check(const double *p)
+{
+  if (!isfinite(p[0]) || !(p[0] >= 0))
+    return cdyn_error(CDYN_EINVAL, "node_triangle constraint: thickness %g must be finite and >= 0", p[0]);
+  return CDYN_OK;
+}
+
+static int eval(const double *p, const double *const *x, const double *const *v,
+                double t, cdyn_row *row)
+{
+  (void)t;
+  double e1[3], e2[3], d[3], dd[3], f1[3], f2[3], n[3];
+  cdyn_sub3(x[2], x[1], e1);
+  cdyn_sub3(x[3], x[1], e2);
+  cdyn_sub3(x[0], x[1], d);
+  cdyn_sub3(v[0], v[1], dd);
+  cdyn_sub3(v[2], v[1], f1);
+  cdyn_sub3(v[3], v[1], f2);
+  cdyn_cross3(e1, e2, n);
+  double N = sqrt(cdyn_dot3(n, n));
+  double l1 = sqrt(cdyn_dot3(e1, e1)), l2 = sqrt(cdyn_dot3(e2, e2));
+  if (!isfinite(N) || !isfinite(l1) || !isfinite(l2) || !isfinite(cdyn_dot3(d, d)))
+    return cdyn_error(CDYN_ENONFINITE, "node_triangle constraint: positions non-finite or too large (beyond 1e77)");
+  if (!(N > 16 * DBL_EPSILON * l1 * l2))
+    return cdyn_error(CDYN_EDEGENERATE,
+                      "node_triangle constraint: the triangle has no area (|n| = %g for edges %g, %g)", N, l1, l2);
+  double nh[3] = {n[0] / N, n[1] / N, n[2] / N}, nd = cdyn_dot3(nh, d), g[3];
+  for (int k = 0; k < 3; k++)
+    g[k] = (d[k] - nd * nh[k]) / N;
+  double j2[3], j3[3];
+  cdyn_cross3(e2, g, j2);
+  cdyn_cross3(g, e1, j3);
+  row->phi = nd - p[0];
+  for (int k = 0; k < 3; k++) {
+    row->jac[0][k] = nh[k];
+    row->jac[1][k] = -nh[k] - j2[k] - j3[k];
+    row->jac[2][k] = j2[k];
+    row->jac[3][k] = j3[k];
+  }
+  double dn[3], a[3], b[3], ddn[3], nh1[3], nh2[3];
+  cdyn_cross3(f1, e2, a);
+  cdyn_cross3(e1, f2, b);
+  cdyn_cross3(f1, f2, ddn);
+  for (int k = 0; k < 3; k++) {
+    dn[k] = a[k] + b[k];
+    ddn[k] *= 2;
+  }
+  cdyn_unit_derivs(nh, N, dn, ddn, nh1, nh2);
+  row->jdotv = cdyn_dot3(nh2, d) + 2 * cdyn_dot3(nh1, dd);
+  if (!cdyn_rows_finite(row, 1, 4))
+    return cdyn_error(CDYN_ENONFINITE, "node_triangle constraint: a value is not finite");
+  return CDYN_OK;
+}
+
+const cdyn_constraint_type cdyn_ctype_node_triangle = {
+  .name = "node_triangle",
+  .description = "node x0 at distance h from the plane of triangle x1 x2 x3: nh.(x0 - x1) = h",
+  .nparticles = 4,
+  .nparams = 1,
+  .rows = 1,
+  .param_names = names,
+  .check = check,
+  .eval = eval,
+};

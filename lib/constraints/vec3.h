@@ -1,0 +1,95 @@
+/*
+ * constraints/vec3.h: small 3-vector helpers shared by the constraint types
+ * (private; static inline so that each type stays one translation unit).
+ *
+ * Unit vector of a moving vector.  For n(s) with n' = dn/ds, n'' = d2n/ds2,
+ * N = |n| > 0 and e = n / N, differentiating e = n / N twice gives
+ *   e'  = (n' - (e.n') e) / N
+ *   e'' = (n'' - (e.n'') e) / N - |e'|^2 e - 2 (e.n' / N) e'
+ * (the first term is the part of n'' across e, the second keeps |e| = 1,
+ * the third is the change of 1/N).  For a vector whose ends move with
+ * constant velocity (n'' = 0) this is the familiar e'' = -|e'|^2 e -
+ * 2 (N'/N) e'.  Several types need these, so they are written once here.
+ */
+#ifndef CDYN_CONSTRAINTS_VEC3_H
+#define CDYN_CONSTRAINTS_VEC3_H
+
+#include <math.h>
+
+#include "cdyn/constraint.h"
+
+static inline double cdyn_dot3(const double a[3], const double b[3])
+{
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void cdyn_cross3(const double a[3], const double b[3], double c[3])
+{
+  double c0 = a[1] * b[2] - a[2] * b[1];
+  double c1 = a[2] * b[0] - a[0] * b[2];
+  double c2 = a[0] * b[1] - a[1] * b[0];
+  c[0] = c0;
+  c[1] = c1;
+  c[2] = c2;
+}
+
+static inline void cdyn_sub3(const double a[3], const double b[3], double c[3])
+{
+  c[0] = a[0] - b[0];
+  c[1] = a[1] - b[1];
+  c[2] = a[2] - b[2];
+}
+
+/*
+ * First and second s-derivatives e1, e2 of e = n / N (see the file's
+ * comment), given e, N, n' (dn) and n'' (ddn, may be NULL for zero).
+ * Either output may be NULL.
+ */
+static inline void cdyn_unit_derivs(const double e[3], double N, const double dn[3],
+                                    const double *ddn, double e1[3], double e2[3])
+{
+  double edn = cdyn_dot3(e, dn), d1[3];
+  for (int k = 0; k < 3; k++)
+    d1[k] = (dn[k] - edn * e[k]) / N;
+  if (e1)
+    for (int k = 0; k < 3; k++)
+      e1[k] = d1[k];
+  if (e2) {
+    double edd = ddn ? cdyn_dot3(e, ddn) : 0.0, d1d1 = cdyn_dot3(d1, d1);
+    for (int k = 0; k < 3; k++)
+      e2[k] = ((ddn ? ddn[k] : 0.0) - edd * e[k]) / N - d1d1 * e[k] - 2.0 * (edn / N) * d1[k];
+  }
+}
+
+/*
+ * 1 when every value a type filled into its rows (phi, phi_t, jdotv,
+ * phi_tt and the Jacobian blocks of its np particles) is finite.
+ */
+static inline int cdyn_rows_finite(const cdyn_row *rows, unsigned nrows, unsigned np)
+{
+  for (unsigned r = 0; r < nrows; r++) {
+    const cdyn_row *w = &rows[r];
+    if (!isfinite(w->phi) || !isfinite(w->phi_t) || !isfinite(w->jdotv) || !isfinite(w->phi_tt))
+      return 0;
+    for (unsigned p = 0; p < np; p++)
+      if (!isfinite(w->jac[p][0]) || !isfinite(w->jac[p][1]) || !isfinite(w->jac[p][2]))
+        return 0;
+  }
+  return 1;
+}
+
+/*
+ * |a| without overflow or underflow for finite a of any size (scaled by
+ * the largest component), so that "zero vector" means exactly zero and a
+ * huge but finite parameter vector is not taken for an infinite one.
+ */
+static inline double cdyn_norm3(const double a[3])
+{
+  double m = fmax(fabs(a[0]), fmax(fabs(a[1]), fabs(a[2])));
+  if (!(m > 0) || !isfinite(m))
+    return m;
+  double b0 = a[0] / m, b1 = a[1] / m, b2 = a[2] / m;
+  return m * sqrt(b0 * b0 + b1 * b1 + b2 * b2);
+}
+
+#endif
