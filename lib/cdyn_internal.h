@@ -51,6 +51,14 @@ struct cdyn_system {
 int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
                          const double *v, double t, cdyn_row *rows);
 
+/*
+ * Applied forces F(q, v, t) of the system (gravity, springs, user
+ * callback) into F (3n), at any state: what cdyn_forces and the public
+ * cdyn_system_forces both call.
+ */
+int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const double *v,
+                            double t, double *F);
+
 /* ---- options ----------------------------------------------------------- */
 
 enum cdyn_option_kind {

@@ -458,34 +458,7 @@ int cdyn_eval_rows(cdyn_stepper *st, const double *q, const double *v, double t)
 
 int cdyn_forces(cdyn_stepper *st, const double *q, const double *v, double t, double *F)
 {
-  const cdyn_system *sys = st->sys;
-  for (size_t i = 0; i < st->n; i++)
-    for (int d = 0; d < 3; d++)
-      F[3 * i + d] = sys->mass[i] * sys->gravity[d];
-  for (size_t k = 0; k < sys->nsprings; k++) {
-    const cdyn_spring *sp = &sys->springs[k];
-    const double *xi = q + 3 * sp->i, *xj = q + 3 * sp->j;
-    const double *vi = v + 3 * sp->i, *vj = v + 3 * sp->j;
-    double d[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
-    double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    if (!(r > 0))
-      return cdyn_error(CDYN_EDEGENERATE, "spring %zu: its particles coincide at t = %g", k, t);
-    double nrm[3] = {d[0] / r, d[1] / r, d[2] / r};
-    double rate = nrm[0] * (vi[0] - vj[0]) + nrm[1] * (vi[1] - vj[1]) + nrm[2] * (vi[2] - vj[2]);
-    double f = -(sp->k * (r - sp->rest) + sp->c * rate);
-    for (int c = 0; c < 3; c++) {
-      F[3 * sp->i + c] += f * nrm[c];
-      F[3 * sp->j + c] -= f * nrm[c];
-    }
-  }
-  if (sys->force_fn) {
-    int rc = sys->force_fn(sys->force_ctx, st->n, t, q, v, F);
-    if (rc)
-      return cdyn_error(CDYN_ECALLBACK, "the user force callback returned %d at t = %g", rc, t);
-  }
-  if (!cdyn_all_finite(F, 3 * st->n))
-    return cdyn_error(CDYN_ENONFINITE, "the applied force is not finite at t = %g", t);
-  return CDYN_OK;
+  return cdyn_system_eval_forces(st->sys, q, v, t, F);
 }
 
 int cdyn_assemble(cdyn_stepper *st, const double *d)

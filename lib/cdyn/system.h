@@ -121,6 +121,14 @@ int cdyn_system_constraint_values(const cdyn_system *sys, double *phi);
  */
 int cdyn_system_energy(const cdyn_system *sys, double *kinetic,
                        double *potential);
+/*
+ * The applied forces F(q, v, t) at the current state and time (3n values):
+ * gravity, springs and the user callback, exactly as a step computes them
+ * (constraint forces are not included).  Returns CDYN_EDEGENERATE if a
+ * spring's particles coincide, CDYN_ECALLBACK if the callback fails and
+ * CDYN_ENONFINITE if the force is not finite; F is then unspecified.
+ */
+int cdyn_system_forces(const cdyn_system *sys, double *F);
 /* Total linear momentum (3 values). */
 int cdyn_system_momentum(const cdyn_system *sys, double p[3]);
 
