@@ -40,6 +40,8 @@ static const exp_param params[] = {
 
 static const double G = 9.81;
 
+#define NSWEEP 5
+
 static int build(double theta0, cdyn_system **out)
 {
   cdyn_system *sys;
@@ -154,6 +156,18 @@ static int run(exp_ctx *ctx)
     return rc;
   for (int s = 0; s < ctx->nschemes && !rc; s++)
     rc = run_one(ctx, ctx->schemes[s], ctx->schemes[s], NULL, theta0, &others[s]);
+  /* Context, not the verdict: how the error depends on the feedback
+     stiffness, with critical damping kd = 2 sqrt(ks). */
+  static const double sweep_ks[NSWEEP] = {1, 4, 100, 2500, 1e4};
+  result sweep[NSWEEP];
+  for (int j = 0; j < NSWEEP && !rc; j++) {
+    char a[32], b[32], name[64];
+    snprintf(a, sizeof a, "%.17g", sweep_ks[j]);
+    snprintf(b, sizeof b, "%.17g", 2 * sqrt(sweep_ks[j]));
+    snprintf(name, sizeof name, "feedback-ks%g", sweep_ks[j]);
+    const char *const ov[] = {"ks", a, "kd", b, NULL};
+    rc = run_one(ctx, name, "witkin", ov, theta0, &sweep[j]);
+  }
   if (rc)
     return rc;
   exp_report(ctx,
@@ -167,7 +181,13 @@ static int run(exp_ctx *ctx)
     exp_report(ctx, "| %s%s | %.2e | %.2e | %.2e | %.2e |\n", ctx->schemes[s],
                others[s].status ? " (failed)" : "", others[s].max, others[s].first, others[s].last,
                others[s].angle_err_max);
-  exp_report(ctx, "\n");
+  exp_report(ctx, "\nWith critical damping kd = 2 sqrt(ks), the largest abs(r - 1):\n\n| ks |");
+  for (int j = 0; j < NSWEEP; j++)
+    exp_report(ctx, " %g |", sweep_ks[j]);
+  exp_report(ctx, "\n|---|---|---|---|---|---|\n| max abs(r - 1) |");
+  for (int j = 0; j < NSWEEP; j++)
+    exp_report(ctx, " %.2e%s |", sweep[j].max, sweep[j].status ? " (failed)" : "");
+  exp_report(ctx, "\n\n");
   if (ctx->claims) {
     int far = nofb.last >= 1e-2, grows = nofb.last >= 2 * nofb.first;
     exp_claim(ctx, "bead.drift_without_feedback", nofb.last,
@@ -181,8 +201,9 @@ static int run(exp_ctx *ctx)
               "largest abs(r - 1) over the run with feedback: holds <= 1e-3 R, partly <= 1e-2 R",
               !withfb.status && withfb.max <= 1e-3 ? "holds" : !withfb.status && withfb.max <= 1e-2 ? "partly"
                                                                                                 : "does-not-hold",
-              "witkin with ks = %g, kd = %g; last-quarter mean %.3g (without feedback %.3g, %.3g x larger)", ks, kd,
-              withfb.last, nofb.last, nofb.last / withfb.last);
+              "witkin with ks = %g, kd = %g; last-quarter mean %.3g (without feedback %.3g, %.3g x larger); with "
+              "kd = 2 sqrt(ks) the largest abs(r - 1) is %.3g, %.3g, %.3g at ks = 100, 2500, 1e4",
+              ks, kd, withfb.last, nofb.last, nofb.last / withfb.last, sweep[2].max, sweep[3].max, sweep[4].max);
   }
   return CDYN_OK;
 }
