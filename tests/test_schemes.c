@@ -19,6 +19,13 @@
  * - Conformance of every registered scheme: steps a 10-link chain, stays
  *   finite, is bitwise deterministic, rejects h <= 0, and gives the same
  *   answer with either linear solver.
+ * - Schemes of declared order 0 (penalty methods) converge as k -> infinity
+ *   instead: their error and constraint error fall like 1 / k, and their
+ *   error does not vanish as h -> 0 at fixed k.
+ * - The AB2 integrator: order 2 under baumgarte and poststab, with
+ *   constant and with alternating step sizes, and its history restarts
+ *   (cdyn_stepper_reset, an option change, a failed step) checked against
+ *   the formula.
  */
 #include <math.h>
 #include <stdio.h>
