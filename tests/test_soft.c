@@ -17,6 +17,7 @@
  * - After one step from rest the link multiplier is m g (1 - r^K).
  * - With a (nearly) immovable anchor a step is the closest-point
  *   projection of the prediction onto the circle.
+ * - A row with a zero gradient is skipped.
  * - The `tol` option stops the sweeps early and reports non-convergence.
  * XPBD (compliance alpha, Macklin et al. 2016):
  * - A hanging mass stretches its link by alpha m g for any h and K.
@@ -195,7 +196,7 @@ typedef struct {
   double m1, m2, L, x0, k;
 } osc;
 
-static const osc OSC = {0.7, 1.9, 1.3, 0.05, 1e4};
+static const osc OSC = {0.7, 1.9, 1.3, 1e-3, 1e4};
 
 static double osc_omega(const osc *o) { return sqrt(o->k * (1 / o->m1 + 1 / o->m2)); }
 
@@ -236,9 +237,9 @@ static double osc_energy(const cdyn_system *s, const osc *o)
  *   u+^2 + w^2 x+^2 = (1 + h^2 w^2)(u^2 + w^2 x^2)
  * exactly: the energy grows by 1 + h^2 w^2 per step (the amplitude by its
  * square root) at every step size.  Rounding: each step's energy carries a
- * relative error of a few 1e-16 (x = r - L loses log2(L / x) ~ 5 bits),
- * so after 60 steps 1e-11 relative is ample; a growth factor off by one
- * part in 1e4 per step would miss by 6e-3.
+ * relative error of about 1e-16 L / x0 = 1.3e-13 (x = r - L loses the
+ * digits of L), so after 60 steps 1e-11 relative is ample; a growth factor
+ * off by one part in 1e4 per step would miss by 6e-3.
  */
 START_TEST(test_penalty_euler_energy_growth)
 {
@@ -271,8 +272,10 @@ END_TEST
  * decided correctly except within 1e-6 of h w = 2: below, the bound is
  * 1 / (1 - h w / 2) < 1e6; above, with h w = 2 (1 + e) the growth per
  * step is about 1 + sqrt(8 e), which passes 1e6 within 5000 steps once
- * e > 1e-6.  Bisection to a bracket of 1e-5 then places the threshold
- * within 1e-4 of 2 / w, asserted within 1e-3.
+ * e > 1e-6.  E <= 1e6 E0 keeps |x| <= 1e3 x0 = 1 m < L, so the particles
+ * never meet and the force stays exactly linear up to the decision.
+ * Bisection to a bracket of 1e-5 then places the threshold within 2e-5 of
+ * 2 / w, asserted within 1e-4.
  */
 static int osc_unstable(double h)
 {
@@ -319,11 +322,11 @@ START_TEST(test_penalty_symplectic_threshold)
       lo = mid;
   }
   double found = 0.5 * (lo + hi);
-  ck_assert_msg(fabs(found / hstar - 1) <= 1e-3, "stability limit found at h = %.8g, 2 sqrt(mu / k) = %.8g (ratio %.6f)",
+  ck_assert_msg(fabs(found / hstar - 1) <= 1e-4, "stability limit found at h = %.8g, 2 sqrt(mu / k) = %.8g (ratio %.6f)",
                 found, hstar, found / hstar);
   /* Above the limit the state overflows; the stepper reports it and keeps
-     the last finite state (growth 6.85 per step at h w = 3, so overflow
-     within about 370 steps). */
+     the last finite state (the amplitude grows 6.85-fold per step at
+     h w = 3, so it overflows within a few hundred steps). */
   cdyn_system *s = osc_system(&OSC);
   cdyn_stepper *st = osc_stepper(s, "penalty", &OSC);
   int rc = CDYN_OK;
@@ -503,6 +506,64 @@ START_TEST(test_pbd_distance_projection)
 }
 END_TEST
 
+/*
+ * A row whose gradient vanishes (grad Phi W grad Phi^T = 0) cannot be
+ * corrected along its gradient and would exert no force; pbd and xpbd skip
+ * it.  A user constraint type with Phi = 0.3 and a zero Jacobian, added to
+ * the swinging pendulum, must leave every step bit for bit as it is
+ * without it, with its multiplier 0, whatever the compliance.
+ */
+static int flat_eval(const double *params, const double *const *x, const double *const *v, double t, cdyn_row *rows)
+{
+  (void)params;
+  (void)x;
+  (void)v;
+  (void)t;
+  rows[0].phi = 0.3; /* the Jacobian stays as the caller zeroed it */
+  return CDYN_OK;
+}
+
+static const cdyn_constraint_type flat_type = {
+  .name = "flat",
+  .description = "Phi = 0.3 with a zero gradient",
+  .nparticles = 1,
+  .nparams = 0,
+  .rows = 1,
+  .param_names = NULL,
+  .check = NULL,
+  .eval = flat_eval,
+};
+
+START_TEST(test_pbd_zero_gradient_row)
+{
+  const double joint[1] = {1.1};
+  const char *const compliance[2] = {"0", "1e-4"};
+  for (int c = 0; c < 2; c++) {
+    double q[2][6], v[2][6], lam[2][5];
+    for (int flat = 0; flat < 2; flat++) {
+      cdyn_system *s;
+      ck_assert_int_eq(tu_chain(&s, 1, 1.3, 1.0, joint), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_mass(s, 1, 0.7), CDYN_OK);
+      const size_t p = 1;
+      if (flat)
+        ck_assert_int_eq(cdyn_system_add_constraint(s, &flat_type, &p, NULL, NULL), CDYN_OK);
+      cdyn_stepper *st;
+      ck_assert_int_eq(cdyn_stepper_new(&st, s, "xpbd"), CDYN_OK);
+      set_opt(st, "compliance", compliance[c]);
+      steps(st, 0.01, 100, "xpbd");
+      ck_assert_int_eq(cdyn_system_get_state(s, q[flat], v[flat]), CDYN_OK);
+      ck_assert_int_eq(cdyn_stepper_multipliers(st, lam[flat]), CDYN_OK);
+      cdyn_stepper_free(st);
+      cdyn_system_free(s);
+    }
+    ck_assert(memcmp(q[0], q[1], sizeof q[0]) == 0);
+    ck_assert(memcmp(v[0], v[1], sizeof v[0]) == 0);
+    ck_assert(memcmp(lam[0], lam[1], 4 * sizeof lam[0][0]) == 0);
+    ck_assert_double_eq(lam[1][4], 0.0);
+  }
+}
+END_TEST
+
 /* `tol`: early exit, the recorded residual, and non-convergence. */
 START_TEST(test_pbd_tol)
 {
@@ -667,6 +728,7 @@ static Suite *suite(void)
   tcase_add_test(tc, test_pbd_chain_soft);
   tcase_add_test(tc, test_pbd_multiplier_first_step);
   tcase_add_test(tc, test_pbd_distance_projection);
+  tcase_add_test(tc, test_pbd_zero_gradient_row);
   tcase_add_test(tc, test_pbd_tol);
   suite_add_tcase(s, tc);
   tc = tcase_create("xpbd");
