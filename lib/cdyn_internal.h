@@ -210,6 +210,8 @@ struct cdyn_stepper {
 
   void *opts;              /* the scheme's options struct */
   int have_history;        /* multistep schemes: a previous step exists */
+  double h_last;           /* size of the last successful step (valid when
+                              have_history): variable-step multistep methods */
 
   cdyn_stats stats;
 };

@@ -135,8 +135,16 @@ int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value)
     const cdyn_option *o = option_at(st, i, &base);
     if (!strcmp(o->name, key)) {
       int rc = cdyn_option_parse(o, base, value);
-      if (rc == CDYN_OK && st->type->reset)
-        st->type->reset(st);
+      /* A scheme option (alpha, the integrator, ...) changes the equations
+         that multistep history was computed for, and a new integrator
+         finds in its scratch vectors whatever the old one left there: the
+         next step starts afresh.  The common solver options do not touch
+         the history. */
+      if (rc == CDYN_OK && base == st->opts) {
+        st->have_history = 0;
+        if (st->type->reset)
+          st->type->reset(st);
+      }
       return rc;
     }
   }
@@ -429,6 +437,7 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
   sys->t = t0 + h;
   st->stats.steps++;
   st->have_history = 1;
+  st->h_last = h;
   return rc;
 }
 

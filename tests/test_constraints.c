@@ -679,12 +679,39 @@ START_TEST(test_tension_implicit)
 }
 END_TEST
 
-/* The sign convention is the library's, not a scheme's: every scheme that
-   solves for multipliers must report the same tension. */
+/*
+ * The sign convention is the library's, not a scheme's: every scheme that
+ * solves for multipliers must report the same tension.  The schemes named
+ * here do not solve for the multipliers of the exact constrained motion,
+ * so one step from rest does not give them m g, by construction:
+ *   penalty, penalty-euler  lambda = k Phi + c (J v + Phi_t), which is 0 on
+ *                           a state exactly on the constraints and at rest
+ *   pbd, xpbd               a fixed number of Gauss-Seidel sweeps gives
+ *                           m g (1 - r^K) on this pendulum, not m g
+ * tests/test_soft.c checks each of them against its own exact value (the
+ * penalty tension at static equilibrium, PBD's m g (1 - r^K), XPBD's
+ * tension at equilibrium), with the same sign.  The list is explicit so
+ * that no other scheme can drop out of this test unnoticed.
+ */
+static int exact_multipliers(const char *scheme)
+{
+  static const char *const soft[] = {"penalty", "penalty-euler", "pbd", "xpbd"};
+  for (size_t k = 0; k < sizeof soft / sizeof soft[0]; k++)
+    if (!strcmp(scheme, soft[k]))
+      return 0;
+  return 1;
+}
+
 START_TEST(test_tension_every_scheme)
 {
+  size_t checked = 0;
   for (size_t i = 0; i < cdyn_scheme_count(); i++)
-    check_tension(cdyn_scheme_name(i));
+    if (exact_multipliers(cdyn_scheme_name(i))) {
+      check_tension(cdyn_scheme_name(i));
+      checked++;
+    }
+  /* The schemes that solve A lambda = b: all but the four above. */
+  ck_assert_uint_eq(checked, cdyn_scheme_count() - 4);
 }
 END_TEST
 

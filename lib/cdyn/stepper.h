@@ -54,7 +54,10 @@ typedef struct cdyn_stats {
 int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme);
 void cdyn_stepper_free(cdyn_stepper *st);
 
-/* Set an option from its text form; CDYN_EUNKNOWN for an unknown key. */
+/* Set an option from its text form; CDYN_EUNKNOWN for an unknown key.
+   Setting one of the scheme's own options (not solver, pcg_tol,
+   pcg_maxiter, rank_tol) also forgets multistep history, as
+   cdyn_stepper_reset does. */
 int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value);
 /* Current value of an option as text. */
 int cdyn_stepper_get(const cdyn_stepper *st, const char *key, char *buf,

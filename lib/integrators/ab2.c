@@ -1,0 +1,61 @@
+/*
+ * ab2.c: two-step Adams-Bashforth for q' = v, v' = a(q, v, t), with a
+ * variable step (Hairer, Norsett and Wanner, Solving ODEs I, sec. III.5;
+ * the constant-step form is the AB2 that 000 names for its predictor).
+ * With h = h_n, h_p = h_n-1 the size of the previous step and r = h / h_p,
+ *   v+ = v_n + h [(1 + r/2) a_n - (r/2) a_n-1]
+ *   q+ = q_n + h [(1 + r/2) v_n - (r/2) v_n-1]
+ * which is the integral over [t_n, t_n + h] of the line through
+ * (t_n-1, f_n-1) and (t_n, f_n); r = 1 gives the familiar
+ * (h/2)(3 f_n - f_n-1).  Second order.
+ *
+ * Choices where the method itself is silent:
+ * - Start.  With no history (the first step, after cdyn_stepper_reset,
+ *   after a failed step, and after any scheme option changed:
+ *   st->have_history == 0) the step is an explicit Euler step,
+ *   q+ = q + h v, v+ = v + h a.  Its local error O(h^2) is made once, so
+ *   the global order stays 2.
+ * - Step-size changes are handled by the variable-step formula above, not
+ *   by a restart, so a caller may vary h freely; the previous step size is
+ *   st->h_last, which the stepper records after every successful step.
+ *   (The formula is exact for linear f whatever r is; a very large r
+ *   amplifies the extrapolation, as for any multistep method.)
+ * - History lives in the integrator's scratch vectors: w[1] = a_n-1 and
+ *   w[2] = v_n-1, both at the start of the previous step.  Schemes must
+ *   therefore leave st->vec[0 .. CDYN_INTEGRATOR_NVEC) alone between
+ *   steps, and call the integrator once per step.
+ */
+#include "cdyn_internal.h"
+
+static int step(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
+                double t, double h, double **w)
+{
+  double *a = w[0], *aprev = w[1], *vprev = w[2];
+  size_t N = 3 * st->n;
+  int rc = accel(st, q, v, t, a);
+  if (rc < 0)
+    return rc;
+  /* Weights of f_n and f_n-1; (1, 0) is explicit Euler. */
+  double c0 = 1.0, c1 = 0.0;
+  if (st->have_history) {
+    double r = h / st->h_last;
+    c0 = 1.0 + 0.5 * r;
+    c1 = -0.5 * r;
+  }
+  for (size_t k = 0; k < N; k++) {
+    double vn = v[k], an = a[k];
+    q[k] += h * (c0 * vn + c1 * vprev[k]);
+    v[k] += h * (c0 * an + c1 * aprev[k]);
+    aprev[k] = an;
+    vprev[k] = vn;
+  }
+  return rc;
+}
+
+const cdyn_integrator_type cdyn_integrator_ab2 = {
+  .name = "ab2",
+  .description = "two-step Adams-Bashforth (variable step; Euler start)",
+  .order = 2,
+  .nvec = 3,
+  .step = step,
+};
