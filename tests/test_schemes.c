@@ -12,7 +12,9 @@
  *   linearisation (001 eq 14): for a link, Phi(q+) = |dd_perp|^2 / (2 r)
  *   with dd = h v_rel, so max e = h^2 v_max^2 / (2 L) to leading order,
  *   v_max^2 = 2 g L (1 - cos theta0).  Every scheme's constraint
- *   error vanishes at least at first order in h on a double pendulum.
+ *   error vanishes at least at first order in h on a double pendulum,
+ *   except for the schemes that iterate Phi(q+) = 0 to a tolerance (they
+ *   have an option `tol`), whose error must stay within it at every h.
  * - Energy over 30 s (about 12 periods): implicit and post-stabilisation
  *   dissipate, the less the smaller h; symplectic-Euler Baumgarte keeps an
  *   O(h) bounded error; RK4 Baumgarte an error of order 4.
