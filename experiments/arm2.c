@@ -35,9 +35,13 @@ static const exp_param params[] = {
   {"g", "9.81", "gravity (m/s^2), along -y"},
   {"alpha", "2", "Baumgarte damping alpha (critically damped with beta)"},
   {"beta", "2", "Baumgarte stiffness beta"},
-  {"tol", "0.1", "arm2-trajectory: tracking tolerance on y of the last node (m)"},
+  {"track_tol", "0.1", "arm2-trajectory: tracking tolerance on y of the last node (m)"},
   {"solver", "auto", "linear solver"},
   {NULL, NULL, NULL}};
+
+/* Parameters whose names are options of a scheme are passed on to it
+   (common.c), so the tracking tolerance is `track_tol`: under the name
+   `tol` it would set the iteration tolerance of newton, shake and rattle. */
 
 /* Bounds the reference's fixed-size row and header buffers. */
 #define MAX_LINKS 100
@@ -53,13 +57,13 @@ static int get_params(exp_ctx *ctx, arm_params *p)
   int rc;
   if ((rc = exp_param_double(ctx, "links", &links)) || (rc = exp_param_double(ctx, "mass", &p->mass)) ||
       (rc = exp_param_double(ctx, "length", &p->length)) || (rc = exp_param_double(ctx, "g", &p->g)) ||
-      (rc = exp_param_double(ctx, "tol", &p->tol)))
+      (rc = exp_param_double(ctx, "track_tol", &p->tol)))
     return rc;
   if (links < 1 || links > MAX_LINKS || links != floor(links))
     return cdyn_error(CDYN_EINVAL, "links = %g: expected an integer in [1, %d]", links, MAX_LINKS);
   p->links = (size_t)links;
   if (!(p->tol > 0))
-    return cdyn_error(CDYN_EINVAL, "tol = %g must be > 0", p->tol);
+    return cdyn_error(CDYN_EINVAL, "track_tol = %g must be > 0", p->tol);
   return CDYN_OK;
 }
 

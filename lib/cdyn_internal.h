@@ -259,6 +259,53 @@ int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v,
 void cdyn_record_nonlinear(cdyn_stepper *st, unsigned iterations, double residual,
                            int converged);
 
+/*
+ * Nonlinear iterations within a step (newton, shake, rattle).  After each
+ * correction a scheme measures its residual r (in units of length) and asks
+ * for a verdict, given the residual rprev of the previous iterate (INFINITY
+ * after the first correction):
+ *   CONVERGED  r <= tol
+ *   DIVERGED   r is not finite, or r >= rprev while rprev is above the
+ *              rounding floor: the iteration is not contracting, so the
+ *              step lies outside its region of convergence
+ *   STALLED    r >= rprev with rprev at the rounding floor (tol is below
+ *              what the arithmetic can resolve)
+ *   LIMIT      max_iter corrections made, still contracting
+ *   CONTINUE   otherwise
+ * The rounding floor is 64 eps max|q_k|: Phi and the schemes' first-block
+ * residuals are differences of coordinates of size |q|, each rounded at
+ * eps |q|, summed over the few rows that share a particle.
+ */
+enum cdyn_iter_verdict {
+  CDYN_ITER_CONTINUE,
+  CDYN_ITER_CONVERGED,
+  CDYN_ITER_LIMIT,
+  CDYN_ITER_STALLED,
+  CDYN_ITER_DIVERGED
+};
+enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q, double r,
+                                         double rprev, double tol, unsigned iterations,
+                                         long max_iter);
+/*
+ * Record the iteration in the statistics (cdyn_record_nonlinear) and turn
+ * the verdict into the step's status: CONVERGED gives `linear`, the worst
+ * status of the linear solves (CDYN_OK or CDYN_NOCONV); LIMIT and STALLED
+ * give CDYN_NOCONV, keeping the last iterate (the best: the residuals
+ * decreased up to it, or stalled at rounding); DIVERGED gives
+ * CDYN_EDIVERGED, and the stepper restores the state.  `name` is the
+ * scheme's, for the message.
+ */
+int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict verdict,
+                     unsigned iterations, double r, double rprev, double tol, int linear);
+
+/*
+ * The SHAKE step (lib/schemes/shake.c), which RATTLE completes with a
+ * velocity projection: advances st->sys by h in place and leaves the
+ * multiplier lambda of the first half kick, v1/2 = v + (h/2) W (F -
+ * J^T lambda), in st->lambda.  Uses st->vec[6..9] and st->mvec[0..2].
+ */
+int cdyn_shake_step(cdyn_stepper *st, double h, double tol, long max_iter, const char *name);
+
 /* Scratch vectors st->vec[0 .. CDYN_INTEGRATOR_NVEC) belong to the
    integrator; schemes use the ones above. */
 #define CDYN_INTEGRATOR_NVEC 6

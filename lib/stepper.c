@@ -18,6 +18,7 @@
  *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
  *              + 2 alpha (J v + Phi_t) + beta^2 Phi.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -450,6 +451,47 @@ void cdyn_record_nonlinear(cdyn_stepper *st, unsigned iterations, double residua
   st->stats.last_nonlinear_residual = residual;
   if (!converged)
     st->stats.nonlinear_noconv++;
+}
+
+enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q, double r,
+                                         double rprev, double tol, unsigned iterations,
+                                         long max_iter)
+{
+  if (!isfinite(r))
+    return CDYN_ITER_DIVERGED;
+  if (r <= tol)
+    return CDYN_ITER_CONVERGED;
+  if (r >= rprev) {
+    double qmax = 0;
+    for (size_t k = 0; k < 3 * st->n; k++)
+      qmax = fmax(qmax, fabs(q[k]));
+    return rprev <= 64 * DBL_EPSILON * qmax ? CDYN_ITER_STALLED : CDYN_ITER_DIVERGED;
+  }
+  if ((long)iterations >= max_iter)
+    return CDYN_ITER_LIMIT;
+  return CDYN_ITER_CONTINUE;
+}
+
+int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict verdict,
+                     unsigned iterations, double r, double rprev, double tol, int linear)
+{
+  cdyn_record_nonlinear(st, iterations, r, verdict == CDYN_ITER_CONVERGED);
+  double t = st->sys->t;
+  switch (verdict) {
+  case CDYN_ITER_CONVERGED:
+    return linear;
+  case CDYN_ITER_LIMIT:
+    return cdyn_error(CDYN_NOCONV, "%s: residual %.3g after %u iterations at t = %g (tol %.3g)", name, r,
+                      iterations, t, tol);
+  case CDYN_ITER_STALLED:
+    return cdyn_error(CDYN_NOCONV, "%s: residual stalled at %.3g, the rounding level, at t = %g (tol %.3g)",
+                      name, r, t, tol);
+  default:
+    return cdyn_error(CDYN_EDIVERGED,
+                      "%s: the iteration diverged at t = %g: residual %.3g after iteration %u, %.3g before "
+                      "(step too large for the constraint curvature?)",
+                      name, t, r, iterations, rprev);
+  }
 }
 
 int cdyn_eval_rows(cdyn_stepper *st, const double *q, const double *v, double t)

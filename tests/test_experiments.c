@@ -762,7 +762,7 @@ START_TEST(test_trajectory_short_run)
                   hypot(x2 - x1, y2 - y1));
     ck_assert_msg(fabs(tv(&ref, r, 5)) <= 1e-8, "%s: t = %g: E = %g, not conserved", path, t, tv(&ref, r, 5));
   }
-  check_meta(dir, "reference", "cdyn run arm2-trajectory --steps 20 --out a", 0.05, 20, "tol", "0.1");
+  check_meta(dir, "reference", "cdyn run arm2-trajectory --steps 20 --out a", 0.05, 20, "track_tol", "0.1");
 
   /* The tracking summary: each scheme at h, h/2, h/4, h/8 over the same
      1 s, and each row must agree with the run file it summarises. */
@@ -824,7 +824,7 @@ START_TEST(test_trajectory_short_run)
       }
       table_free(&t);
       pathf(run, "%s_h%s", schemes[s], hname[d]);
-      check_meta(dir, run, "cdyn run arm2-trajectory --steps 20 --out a", 0.05, 20, "tol", "0.1");
+      check_meta(dir, run, "cdyn run arm2-trajectory --steps 20 --out a", 0.05, 20, "track_tol", "0.1");
     }
   table_free(&tr);
   table_free(&ref);

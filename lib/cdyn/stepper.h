@@ -15,7 +15,11 @@
  *
  * A step that fails restores the system's state and time, and returns a
  * negative status.  A step whose iterative solve stopped short returns
- * CDYN_NOCONV (> 0) and keeps its result.
+ * CDYN_NOCONV (> 0) and keeps its result.  The schemes that iterate on
+ * Phi(q+) = 0 (newton, shake, rattle) return CDYN_NOCONV when they run
+ * out of iterations (option max_iter) while still converging, and
+ * CDYN_EDIVERGED (< 0, state restored) when the residual grows: the step
+ * is too large for the iteration, and a smaller h is the remedy.
  */
 #ifndef CDYN_STEPPER_H
 #define CDYN_STEPPER_H

@@ -1,0 +1,93 @@
+/*
+ * rattle.c: RATTLE (Andersen, J. Comput. Phys. 52, 24 (1983); Hairer,
+ * Lubich and Wanner, Geometric Numerical Integration, 2nd ed., sec. VII.1,
+ * the RATTLE method for constrained mechanical systems).
+ *
+ *   v1/2 = v + (h/2) W (F(q) - J(q)^T lambda)
+ *   q+   = q + h v1/2,  Phi(q+, t + h) = 0                (SHAKE, shake.c)
+ *   v+   = v1/2 + (h/2) W (F(q+) - J(q+)^T mu),
+ *          J(q+) v+ + Phi_t(q+, t + h) = 0
+ * The second line is SHAKE's step; with w = v1/2 + (h/2) W F(q+), SHAKE's
+ * own v+, the last one is a linear solve with A(q+) = J(q+) W J(q+)^T:
+ *   A(q+) nu = J(q+) w + Phi_t(q+, t + h),  v+ = w - W J(q+)^T nu,
+ *   mu = 2 nu / h,
+ * the mass-weighted projection of SHAKE's velocity onto the tangent space
+ * of the moving constraint.  Symplectic, time-reversible and of order 2
+ * when the position equation is solved exactly; here it is solved to
+ * `tol` (see shake.c), which bounds the departure from reversibility.
+ *
+ * Multipliers.  Neither lambda nor mu alone is the force of the
+ * Stoermer-Verlet form whose positions RATTLE shares with SHAKE: with
+ * mu_- the velocity multiplier of the previous step (at the same q),
+ *   v1/2 - v-1/2 = h W F(q) - (h/2) W J(q)^T (lambda + mu_-),
+ * so that form's multiplier is Lambda = (lambda + mu_-) / 2, and on the
+ * first step (and after cdyn_stepper_reset or a failed step), from the
+ * starting step q1 = q0 + h v0 + (h^2/2) W (F - J^T Lambda_0), Lambda =
+ * lambda.  st->lambda holds Lambda, the force multiplier of the library's
+ * convention M qdd + J^T Lambda = F, the same quantity SHAKE reports (its
+ * positions, and so its Lambda, are the same up to the iteration
+ * tolerance).  Each lambda or mu alone is only a first-order
+ * approximation of the exact multiplier; Lambda is second order.
+ *
+ * Scratch: those of the SHAKE step (vec[6..9], mvec[0..2]), then mvec[0]
+ * for J w + Phi_t, mvec[2] for nu and vec[9] for J^T nu; mvec[3] keeps mu
+ * from one step to the next (no other user of this stepper touches it).
+ *
+ * Expected order: 2.
+ */
+#include <stddef.h>
+
+#include "cdyn_internal.h"
+
+typedef struct {
+  double tol;
+  long max_iter;
+} opts;
+
+static int step(cdyn_stepper *st, double h)
+{
+  const opts *o = st->opts;
+  cdyn_system *s = st->sys;
+  int status = cdyn_shake_step(st, h, o->tol, o->max_iter, "rattle");
+  if (status < 0 || !st->m)
+    return status;
+  double *v = s->v, t1 = s->t + h, *b = st->mvec[0], *nu = st->mvec[2], *jt = st->vec[9];
+  const double *w = s->winv;
+  int rc;
+  if ((rc = cdyn_prepare(st, s->q, v, t1)))
+    return rc;
+  cdyn_jmul(st, v, b);
+  for (size_t i = 0; i < st->m; i++)
+    b[i] += st->rows[i].phi_t;
+  int src = cdyn_solve(st, b, nu);
+  if (src < 0)
+    return src;
+  cdyn_jtmul(st, nu, jt);
+  for (size_t k = 0; k < 3 * st->n; k++)
+    v[k] -= w[k / 3] * jt[k];
+  /* Lambda = (lambda + mu_-) / 2 after a step of this stepper, then keep mu. */
+  double *mu = st->mvec[3];
+  for (size_t i = 0; i < st->m; i++) {
+    if (st->have_history)
+      st->lambda[i] = 0.5 * (st->lambda[i] + mu[i]);
+    mu[i] = 2.0 * nu[i] / h;
+  }
+  return src > status ? src : status;
+}
+
+static const cdyn_option options[] = {
+  {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-10", 0.0, 1e300, NULL,
+   "tolerance on max |Phi_r(q+)| (a length)"},
+  {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
+   "position iterations (linear solves) per step"},
+  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+
+const cdyn_scheme_type cdyn_scheme_rattle = {
+  .name = "rattle",
+  .description = "RATTLE: SHAKE's positions, velocities projected onto J v + Phi_t = 0",
+  .source = "Andersen 1983; Hairer, Lubich, Wanner, GNI sec. VII.1",
+  .order = 2,
+  .options = options,
+  .options_size = sizeof(opts),
+  .step = step,
+};
