@@ -140,9 +140,17 @@ static int run_one(exp_ctx *ctx, const char *scheme, exp_csv *csv, summary *S)
       }
     }
     double e, rate;
-    if ((rc = cdyn_system_constraint_values(sys, phi)) || (rc = cdyn_system_constraint_error(sys, &e)) ||
-        (rc = phidot_norm(sys, &rate)))
-      goto out;
+    /* A state that has run away ends the run like a failed step. */
+    int mrc = cdyn_system_constraint_values(sys, phi);
+    if (!mrc)
+      mrc = cdyn_system_constraint_error(sys, &e);
+    if (!mrc)
+      mrc = phidot_norm(sys, &rate);
+    if (mrc) {
+      S->status = mrc;
+      last_out = k;
+      break;
+    }
     for (size_t r = 0; r < m; r++) {
       if (phi[r] * phi0[r] < 0 && fabs(phi[r]) / S->e0 > S->overshoot)
         S->overshoot = fabs(phi[r]) / S->e0;

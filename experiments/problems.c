@@ -232,8 +232,15 @@ int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const char *scheme, cons
     if (src == CDYN_NOCONV)
       r->noconv++;
     double e;
-    if ((rc = cdyn_system_energy(sys, &T, &V)) || (rc = cdyn_system_constraint_error(sys, &e)))
-      goto out;
+    /* A state that has run away (finite, but beyond what the constraint
+       types can evaluate) ends the run like a failed step. */
+    int mrc = cdyn_system_energy(sys, &T, &V);
+    if (!mrc)
+      mrc = cdyn_system_constraint_error(sys, &e);
+    if (mrc) {
+      r->status = mrc;
+      break;
+    }
     r->steps = k;
     r->eend = e;
     r->Eend = T + V;

@@ -149,8 +149,12 @@ static int chain_stretch(exp_ctx *ctx, const char *scheme, const char *const *ov
       break;
     }
     double e;
-    if ((rc = cdyn_system_constraint_error(sys, &e)))
-      goto out;
+    int mrc = cdyn_system_constraint_error(sys, &e);
+    if (mrc) { /* a run-away state ends the run like a failed step */
+      *status = mrc;
+      *stretch = NAN;
+      break;
+    }
     if (k > N - W)
       *stretch += e / 1.0 / (double)W;
   }
