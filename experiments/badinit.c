@@ -167,7 +167,8 @@ static int run_one(exp_ctx *ctx, const char *scheme, exp_csv *csv, summary *S)
     if ((rc = exp_csv_row_labels(csv, &label, 1, row, 5)))
       goto out;
   }
-  S->settle = last_out <= N ? last_out : -1; /* -1: never settled */
+  /* -1: did not settle within the run (or a step failed). */
+  S->settle = !S->status && last_out <= N ? last_out : -1;
   S->settle_t = S->settle >= 0 ? (double)S->settle * ctx->h : NAN;
 out:
   cdyn_stepper_free(st);
@@ -211,8 +212,17 @@ static int run(exp_ctx *ctx)
              "| scheme | settle (steps) | overshoot | crossings | e_n at 3 s |\n|---|---|---|---|---|\n",
              S[0].e0, S[0].rate0, ctx->h);
   for (int s = 0; s < ctx->nschemes; s++)
-    exp_report(ctx, "| %s | %s%ld | %.2e | %ld | %.2e |\n", ctx->schemes[s], S[s].settle < 0 ? "not within T, " : "",
-               S[s].settle < 0 ? 0L : S[s].settle, S[s].overshoot, S[s].crossings, S[s].e_end);
+  {
+    char settle[32];
+    if (S[s].status)
+      snprintf(settle, sizeof settle, "a step failed");
+    else if (S[s].settle < 0)
+      snprintf(settle, sizeof settle, "not within %g s", (double)ctx->steps * ctx->h);
+    else
+      snprintf(settle, sizeof settle, "%ld", S[s].settle);
+    exp_report(ctx, "| %s | %s | %.2e | %ld | %.2e |\n", ctx->schemes[s], settle, S[s].overshoot, S[s].crossings,
+               S[s].e_end);
+  }
   exp_report(ctx, "\n");
   int ii = exp_scheme_index(ctx, "implicit"), ib = exp_scheme_index(ctx, "baumgarte");
   if (ii >= 0 && ctx->claims) {
