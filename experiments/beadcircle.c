@@ -23,6 +23,7 @@
  *     over the first quarter; partly if only one of the two.
  *   bead.feedback_holds: the largest |r - 1| over the run with feedback
  *     (ks, kd below): holds <= 1e-3 R, partly <= 1e-2 R.
+ * A run needs at least 4 steps, so that its quarters are not empty.
  */
 #include <math.h>
 #include <stdio.h>
@@ -144,6 +145,12 @@ static int run(exp_ctx *ctx)
     return cdyn_error(CDYN_EINVAL, "theta0 = %g: expected |theta0| < pi", theta0);
   if (!(ks >= 0) || !(kd >= 0))
     return cdyn_error(CDYN_EINVAL, "ks = %g and kd = %g must be >= 0", ks, kd);
+  /* The verdicts compare the first and the last quarter of the run; with
+     fewer than 4 steps both are empty, and empty means of 0 would pass for
+     a measurement (0 >= 2 x 0 reads as "grows"). */
+  if (ctx->steps < 4)
+    return cdyn_error(CDYN_EINVAL, "--steps %ld: bead-circle compares the first and last quarters of the run, "
+                                   "so it needs --steps >= 4", ctx->steps);
   char ks_s[32], kd_s[32];
   snprintf(ks_s, sizeof ks_s, "%.17g", ks);
   snprintf(kd_s, sizeof kd_s, "%.17g", kd);

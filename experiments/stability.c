@@ -105,8 +105,10 @@ static int run(exp_ctx *ctx)
   int rc;
   if ((rc = exp_param_double(ctx, "err_frac", &err_frac)) || (rc = exp_param_double(ctx, "energy_frac", &energy_frac)))
     return rc;
-  if (!(err_frac > 0) || !(energy_frac > 0))
-    return cdyn_error(CDYN_EINVAL, "err_frac and energy_frac must be > 0");
+  if (!(err_frac > 0))
+    return cdyn_error(CDYN_EINVAL, "err_frac = %g must be > 0", err_frac);
+  if (!(energy_frac > 0))
+    return cdyn_error(CDYN_EINVAL, "energy_frac = %g must be > 0", energy_frac);
   exp_csv log, out;
   if ((rc = exp_csv_open(ctx, &log, "stability-probes", "scheme,problem,h,stable,status,steps,e_max,energy_gain,noconv",
                          NULL, "\"note\": \"every probe of the search; stable is 1 or 0\"")))

@@ -18,7 +18,22 @@
  * - bad input is refused with a message and a non-zero status, leaving no
  *   files;
  * - `cdyn report` merges the verdicts into claims.csv and claims.md with
- *   every claim listed.
+ *   every claim listed;
+ * - the verification experiments, each restricted with --scheme and --set
+ *   to a run of a fraction of a second, against independent facts:
+ *   convergence (the table's shape, h halving, the fitted orders
+ *   recomputed from the rows and within bands of the schemes' orders, and
+ *   one run repeated here through the public API against
+ *   reference/nlink.h); stability (every probe's verdict against the
+ *   rules, the order of the search, and the two deciding probes repeated
+ *   here); bad-initial (the rows against the summary, implicit's
+ *   quadratic return to the manifold); bead-circle (C and r from x and y,
+ *   the exact motion of reference/bead.h, implicit's C = |step|^2 / 2, and
+ *   the claim verdicts recomputed from the rows); stiff-pendulum (the
+ *   searches, and h_max of the symplectic-Euler spring against the
+ *   stability limit 2 / omega of its radial mode; the PBD stretch);
+ *   their bad parameters are refused before anything is written, and a
+ *   restricted convergence run is deterministic.
  *
  * Each test works in a fresh directory tests/out-XXXXXX under the current
  * directory (the build tree under `make check`) and removes it when the
@@ -45,6 +60,10 @@
 #include <check.h>
 
 #include <cdyn/cdyn.h>
+
+#include "bead.h"
+#include "nlink.h"
+#include "testutil.h"
 
 /* The header every arm run writes (2 links, so nodes 0, 1, 2). */
 #define ARM_COLUMNS "step,t,e,e_sum,x0,y0,z0,x1,y1,z1,x2,y2,z2,E"
@@ -309,7 +328,7 @@ static proc run_argv(const char *const *args)
 typedef struct {
   size_t nrows, ncol;
   double *v;    /* nrows x ncol, row-major; NaN in the label column */
-  char **label; /* the first field of each row when labeled */
+  char **label; /* the text fields of each row when labeled, joined by commas */
 } table;
 
 static double tv(const table *t, size_t r, size_t c)
@@ -328,10 +347,12 @@ static void table_free(table *t)
 
 /*
  * Read a CSV file whose first line must be exactly `header`; every other
- * line must have as many fields as the header, each a finite number (but
- * the first when `labeled`), and end with a newline.
+ * line must have as many fields as the header and end with a newline.
+ * The first `labeled` fields are text, the row's label (joined by commas
+ * when there are several); every other field must be a finite number, or
+ * NaN with `allow_nan`.
  */
-static table read_table(const char *path, const char *header, int labeled)
+static table read_table_ex(const char *path, const char *header, int labeled, int allow_nan)
 {
   table t = {0, 1, NULL, NULL};
   for (const char *c = header; *c; c++)
@@ -363,15 +384,25 @@ static table read_table(const char *path, const char *header, int labeled)
                     t.nrows + 1, end ? "more" : "fewer", t.ncol, line);
       if (end)
         *end = '\0';
-      if (labeled && c == 0) {
+      if (c == 0 && labeled) {
         t.label[t.nrows] = strdup(p);
         ck_assert_ptr_nonnull(t.label[t.nrows]);
+        row[c] = NAN;
+      } else if (c < (size_t)labeled) {
+        /* A further text field joins the label after a comma. */
+        char *l = t.label[t.nrows];
+        size_t n = strlen(l);
+        l = realloc(l, n + strlen(p) + 2);
+        ck_assert_ptr_nonnull(l);
+        l[n] = ',';
+        strcpy(l + n + 1, p);
+        t.label[t.nrows] = l;
         row[c] = NAN;
       } else {
         char *stop;
         errno = 0;
         row[c] = strtod(p, &stop);
-        ck_assert_msg(stop != p && !*stop && errno != ERANGE && isfinite(row[c]),
+        ck_assert_msg(stop != p && !*stop && errno != ERANGE && (isfinite(row[c]) || (allow_nan && isnan(row[c]))),
                       "%s: row %zu, field %zu is '%s', not a finite number", path, t.nrows + 1, c + 1, p);
       }
       p = end ? end + 1 : p;
@@ -380,6 +411,18 @@ static table read_table(const char *path, const char *header, int labeled)
   }
   free(text);
   return t;
+}
+
+static table read_table(const char *path, const char *header, int labeled)
+{
+  return read_table_ex(path, header, labeled, 0);
+}
+
+/* The same, but a number may also be NaN ("nan"), which some files write
+   for "not measured" (a run that never settled, a search off the grid). */
+static table read_table_nan(const char *path, const char *header, int labeled)
+{
+  return read_table_ex(path, header, labeled, 1);
 }
 
 /*
@@ -466,7 +509,8 @@ static int json_has_string(const char *json, const char *key, const char *value)
 /*
  * Check DIR/NAME.meta.json: the version, the exact command, h, steps, and
  * the experiment parameter `param` = `value` inside "params" (the scheme
- * options may hold a field of the same name, so the search is bounded).
+ * options may hold a field of the same name, so the search is bounded;
+ * `param` NULL for an experiment without parameters).
  */
 static void check_meta(const char *dir, const char *name, const char *command, double h, long steps,
                        const char *param, const char *value)
@@ -484,6 +528,10 @@ static void check_meta(const char *dir, const char *name, const char *command, d
                 json_number(path, json, "steps"), steps);
   char *params = strstr(json, "\"params\": {");
   ck_assert_msg(params != NULL, "%s: no \"params\"", path);
+  if (!param) {
+    free(json);
+    return;
+  }
   char *close = strchr(params, '}');
   ck_assert_ptr_nonnull(close);
   *close = '\0';
@@ -585,8 +633,9 @@ START_TEST(test_help_and_list)
   for (size_t i = 0; i < cdyn_scheme_count(); i++)
     ck_assert_msg(listed_in(p.out, "schemes", cdyn_scheme_name(i)), "cdyn list does not list scheme %s:\n%s",
                   cdyn_scheme_name(i), p.out);
-  static const char *const exps[] = {"arm2-drift", "arm2-trajectory", "step-cost"};
-  for (size_t i = 0; i < 3; i++)
+  static const char *const exps[] = {"arm2-drift", "arm2-trajectory", "step-cost",   "convergence",
+                                     "stability",  "bad-initial",     "bead-circle", "stiff-pendulum"};
+  for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++)
     ck_assert_msg(listed_in(p.out, "experiments", exps[i]), "cdyn list does not list experiment %s:\n%s",
                   exps[i], p.out);
   proc_free(&p);
@@ -637,16 +686,20 @@ END_TEST
 
 /* ---- 3. determinism ---------------------------------------------------------------------- */
 
-START_TEST(test_drift_deterministic)
+/*
+ * The directories wd/a and wd/b, written by the same command but for
+ * --out, must hold the same files with the same bytes (the metadata
+ * differing only in the command line, which names the --out directory),
+ * among them at least `min_csv` CSV files.
+ */
+static void check_same_output(size_t min_csv)
 {
-  run_ok("run", "arm2-drift", "--steps", "40", "--out", "a");
-  run_ok("run", "arm2-drift", "--steps", "40", "--out", "b");
   char da[PATH_MAX], db[PATH_MAX];
   wp(da, "a");
   wp(db, "b");
   dirlist la = list_dir(da), lb = list_dir(db);
   ck_assert_uint_eq(la.n, lb.n);
-  ck_assert_uint_ge(count_suffix(&la, ".csv"), 5);
+  ck_assert_uint_ge(count_suffix(&la, ".csv"), min_csv);
   for (size_t k = 0; k < la.n; k++) {
     ck_assert_str_eq(la.name[k], lb.name[k]);
     char pa[PATH_MAX], pb[PATH_MAX];
@@ -671,6 +724,13 @@ START_TEST(test_drift_deterministic)
   }
   dirlist_free(&la);
   dirlist_free(&lb);
+}
+
+START_TEST(test_drift_deterministic)
+{
+  run_ok("run", "arm2-drift", "--steps", "40", "--out", "a");
+  run_ok("run", "arm2-drift", "--steps", "40", "--out", "b");
+  check_same_output(5);
 }
 END_TEST
 
@@ -859,6 +919,17 @@ static const bad_case bad_cases[] = {
   {{"run", "arm2-drift", "--steps", "5", "--set", "links=0", "--out", "o10", NULL}, "links", "o10", 1},
   /* Without its value --out must not fall back to ./arm2-drift. */
   {{"run", "arm2-drift", "--steps", "5", "--out", NULL}, "--out", "arm2-drift", 0},
+  /* The verification experiments check their parameters before any run. */
+  {{"run", "convergence", "--set", "levels=1", "--out", "o11", NULL}, "levels = 1", "o11", 1},
+  {{"run", "convergence", "--set", "levels=x", "--out", "o12", NULL}, "levels = 'x'", "o12", 1},
+  {{"run", "convergence", "--set", "n0=2.5", "--out", "o13", NULL}, "n0 = 2.5", "o13", 1},
+  {{"run", "stability", "--set", "err_frac=-1", "--out", "o14", NULL}, "err_frac = -1", "o14", 1},
+  {{"run", "stability", "--set", "energy_frac=0", "--out", "o15", NULL}, "energy_frac = 0", "o15", 1},
+  {{"run", "bead-circle", "--set", "theta0=4", "--out", "o16", NULL}, "theta0 = 4", "o16", 1},
+  /* Fewer than 4 steps leave its quarters, and so its verdicts, empty. */
+  {{"run", "bead-circle", "--steps", "3", "--out", "o17", NULL}, "--steps 3", "o17", 1},
+  {{"run", "stiff-pendulum", "--set", "damping=-1", "--out", "o18", NULL}, "damping = -1", "o18", 1},
+  {{"run", "bad-initial", "--set", "levels=3", "--out", "o19", NULL}, "levels", "o19", 0},
 };
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
@@ -881,12 +952,15 @@ START_TEST(test_bad_input)
       dirlist_free(&l);
     }
   }
-  /* Nothing else was written anywhere in the work directory. */
+  /* Nothing else was written anywhere in the work directory: only the
+     captured output and the (empty) directories of the refused runs. */
   dirlist l = list_dir(wd);
-  for (size_t k = 0; k < l.n; k++)
-    ck_assert_msg(!strcmp(l.name[k], ".stdout") || !strcmp(l.name[k], ".stderr") || !strcmp(l.name[k], "o8") ||
-                    !strcmp(l.name[k], "o9") || !strcmp(l.name[k], "o10"),
-                  "%s/%s written by a refused run", wd, l.name[k]);
+  for (size_t k = 0; k < l.n; k++) {
+    int expected = !strcmp(l.name[k], ".stdout") || !strcmp(l.name[k], ".stderr");
+    for (size_t c = 0; c < NBAD && !expected; c++)
+      expected = bad_cases[c].runs && !strcmp(l.name[k], bad_cases[c].outdir);
+    ck_assert_msg(expected, "%s/%s written by a refused run", wd, l.name[k]);
+  }
   dirlist_free(&l);
 }
 END_TEST
@@ -976,6 +1050,828 @@ START_TEST(test_report)
 }
 END_TEST
 
+/* ---- 9. the verification experiments: what they share --------------------------- */
+
+/* The problems of experiments/problems.h: gravity 9.81 m/s^2 along -y,
+   1 m links, 1 kg particles. */
+static const double G = 9.81;
+static const double PI = 3.14159265358979323846;
+
+/* |a - b| <= tol, NaN equal to NaN (a value "not measured" on both sides). */
+static int same(double a, double b, double tol)
+{
+  return (isnan(a) && isnan(b)) || fabs(a - b) <= tol;
+}
+
+/* stability.c's step-size grid: h_j = 1e-3 2^(j/4), j = -13 .. 36. */
+#define GRID_JMIN (-13)
+#define GRID_JMAX 36
+static double grid_h(int j)
+{
+  return 1e-3 * pow(2.0, j / 4.0);
+}
+
+/* The grid index of h; fails unless h is a grid point (to rounding). */
+static int grid_index(const char *path, double h)
+{
+  ck_assert_msg(h > 0, "%s: h = %g is not a step size", path, h);
+  int j = (int)lround(4 * log2(h / 1e-3));
+  ck_assert_msg(j >= GRID_JMIN && j <= GRID_JMAX && fabs(h - grid_h(j)) <= 1e-15 * h,
+                "%s: h = %.17g is not a grid point 1e-3 2^(j/4), j in [%d, %d]", path, h, GRID_JMIN, GRID_JMAX);
+  return j;
+}
+
+/* stability.c's rules for one problem: a run of T seconds is stable when
+   every step succeeds without CDYN_NOCONV, e_n <= e_limit and
+   E - E(0) <= dE_limit throughout. */
+typedef struct {
+  double T, e_limit, dE_limit;
+} stab_rules;
+
+/* The probe logs (stability-probes.csv, stiff-probes.csv). */
+#define PROBE_COLUMNS "scheme,problem,h,stable,status,steps,e_max,energy_gain,noconv"
+enum { P_H = 2, P_STABLE, P_STATUS, P_STEPS, P_EMAX, P_GAIN, P_NOCONV };
+
+/*
+ * One logged probe: its stable flag must be what the rules say of its own
+ * columns.  A run stops at the first step that breaks a rule, so it is
+ * stable exactly when it completed all ceil(T/h) steps with status 0, no
+ * CDYN_NOCONV, e_max within the limit and the final energy gain within
+ * its limit (a gain past the limit would have stopped it earlier); and a
+ * run that stopped early must show why.
+ */
+static int check_probe(const char *path, const table *t, size_t r, const stab_rules *ru)
+{
+  double h = tv(t, r, P_H), steps = tv(t, r, P_STEPS), status = tv(t, r, P_STATUS);
+  double emax = tv(t, r, P_EMAX), gain = tv(t, r, P_GAIN), noconv = tv(t, r, P_NOCONV);
+  long N = (long)ceil(ru->T / h - 1e-9);
+  ck_assert_msg(steps >= 0 && steps <= (double)N && steps == floor(steps), "%s: row %zu: %g steps of at most %ld",
+                path, r + 1, steps, N);
+  if (steps < (double)N)
+    ck_assert_msg(status < 0 || emax > ru->e_limit || gain > ru->dE_limit,
+                  "%s: row %zu stopped after %g of %ld steps without a failed step or a broken rule", path, r + 1,
+                  steps, N);
+  int ok = status == 0 && steps == (double)N && noconv == 0 && emax <= ru->e_limit && gain <= ru->dE_limit;
+  ck_assert_msg(tv(t, r, P_STABLE) == ok, "%s: row %zu (h = %g): stable = %g, but its columns say %d", path, r + 1, h,
+                tv(t, r, P_STABLE), ok);
+  return ok;
+}
+
+/*
+ * The search of stability.c, starting at row r of a probe log: it probes
+ * 1e-3 first; from an unstable start it goes down the grid until a stable
+ * h (or the grid's end), from a stable one up until the first unstable h
+ * (or the grid's end).  Every probe must be the search's next grid point,
+ * with the same label; *h_max and *h_fail receive what the search finds
+ * (NaN where stability.c writes NaN).  Returns the row after the search.
+ */
+static size_t check_search(const char *path, const table *t, size_t r, const stab_rules *ru, double *h_max,
+                           double *h_fail)
+{
+  ck_assert_msg(r < t->nrows, "%s: a search is missing", path);
+  const char *label = t->label[r];
+  int j = 0, dir = 0;
+  for (;; r++) {
+    ck_assert_msg(r < t->nrows, "%s: the search for %s ends without a result", path, label);
+    ck_assert_msg(!strcmp(t->label[r], label), "%s: row %zu is %s inside the search for %s", path, r + 1,
+                  t->label[r], label);
+    int jr = grid_index(path, tv(t, r, P_H));
+    ck_assert_msg(jr == j, "%s: row %zu probes grid point %d where the search's next is %d", path, r + 1, jr, j);
+    int stable = check_probe(path, t, r, ru);
+    if (!dir)
+      dir = stable ? 1 : -1;
+    if (dir < 0 && stable) {
+      *h_max = grid_h(j);
+      *h_fail = grid_h(j + 1);
+      return r + 1;
+    }
+    if (dir < 0 && j == GRID_JMIN) {
+      *h_max = NAN;
+      *h_fail = grid_h(j);
+      return r + 1;
+    }
+    if (dir > 0 && !stable) {
+      *h_max = grid_h(j - 1);
+      *h_fail = grid_h(j);
+      return r + 1;
+    }
+    if (dir > 0 && j == GRID_JMAX) {
+      *h_max = grid_h(j);
+      *h_fail = NAN;
+      return r + 1;
+    }
+    j += dir;
+  }
+}
+
+/* ---- 10. convergence ----------------------------------------------------------------- */
+
+#define CONV_COLUMNS "scheme,problem,h,steps,status,pos_err,vel_err,e_max,e_end,drift,max_energy_err"
+#define ORDER_COLUMNS                                                                                   \
+  "scheme,problem,declared_order,declared_order_constant_force,fitted_order,local_order,points,err_coarse," \
+  "err_fine,e_max_fine,drift_fine"
+enum { CV_H = 2, CV_STEPS, CV_STATUS, CV_POS, CV_VEL, CV_EMAX, CV_EEND, CV_DRIFT };
+enum { OR_DECL = 2, OR_DECL_CF, OR_FIT, OR_LOCAL, OR_POINTS, OR_COARSE, OR_FINE, OR_EMAX, OR_DRIFT };
+
+/*
+ * The pendulum of problems.h (L = 1 m, 1 kg, pinned at the origin,
+ * released at rest from 1.2 rad) built through the public API, stepped N
+ * times at h = 1/N with `scheme`, against reference/nlink.h's solution at
+ * T = 1 s: what convergence.csv reports for that run.
+ */
+static void pendulum_run(const char *scheme, long N, double *pos_err, double *e_max, double *e_end, double *drift)
+{
+  const double theta0 = 1.2, one = 1.0;
+  cdyn_system *sys;
+  cdyn_stepper *st;
+  ck_assert_int_eq(tu_chain(&sys, 1, 1.0, 1.0, &theta0), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+  double T, V, E0;
+  ck_assert_int_eq(cdyn_system_energy(sys, &T, &V), CDYN_OK);
+  E0 = T + V;
+  ck_assert_int_eq(cdyn_system_constraint_error(sys, e_max), CDYN_OK);
+  for (long k = 0; k < N; k++) {
+    ck_assert_int_eq(cdyn_stepper_step(st, 1.0 / (double)N), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_constraint_error(sys, e_end), CDYN_OK);
+    *e_max = fmax(*e_max, *e_end);
+  }
+  ck_assert_int_eq(cdyn_system_energy(sys, &T, &V), CDYN_OK);
+  *drift = (T + V - E0) / (1.0 * G * 1.0); /* relative to m g L */
+  const double *q = cdyn_system_positions(sys);
+
+  cdyn_ref_nlink_params rp = {1, &one, &one, G, {0, 0}, &theta0, NULL, 1e-13, 1e-13};
+  cdyn_ref_nlink *ref;
+  double xy[2];
+  ck_assert_int_eq(cdyn_ref_nlink_new(&ref, &rp), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_nlink_advance(ref, 1.0), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_nlink_positions(ref, xy), CDYN_OK);
+  cdyn_ref_nlink_free(ref);
+  /* The pinned node's reference is the pivot; the bob's is in the x-y plane. */
+  *pos_err = fmax(hypot(hypot(q[0], q[1]), q[2]), hypot(hypot(q[3] - xy[0], q[4] - xy[1]), q[5]));
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+
+START_TEST(test_convergence_restricted)
+{
+  static const char *const schemes[] = {"implicit", "baumgarte-rk4"};
+  static const char *const problems[] = {"pendulum", "double", "bead"};
+  enum { NS = 2, NP = 3, LEVELS = 4, N0 = 40 };
+  const double floor_err = 1e-10; /* convergence.c's default `floor` */
+  run_ok("run", "convergence", "--scheme", "implicit,baumgarte-rk4", "--set", "levels=4", "--set", "n0=40", "--out",
+         "a");
+  const char *cmd = "cdyn run convergence --scheme implicit,baumgarte-rk4 --set levels=4 --set n0=40 --out a";
+  char dir[PATH_MAX], path[PATH_MAX], opath[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  /* The experiment has no step size or count of its own: 0 in the metadata. */
+  check_meta(dir, "convergence", cmd, 0, 0, "levels", "4");
+  check_meta(dir, "orders", cmd, 0, 0, "n0", "40");
+  pathf(path, "%s/claims.part.csv", dir);
+  ck_assert_msg(!exists(path), "%s written by a --scheme run", path);
+
+  pathf(path, "%s/convergence.csv", dir);
+  pathf(opath, "%s/orders.csv", dir);
+  table c = read_table(path, CONV_COLUMNS, 2), o = read_table(opath, ORDER_COLUMNS, 2);
+  ck_assert_msg(c.nrows == NS * NP * LEVELS, "%s: %zu rows, expected %d schemes x %d problems x %d levels", path,
+                c.nrows, NS, NP, LEVELS);
+  ck_assert_msg(o.nrows == NS * NP, "%s: %zu rows, expected %d", opath, o.nrows, NS * NP);
+  for (size_t s = 0; s < NS; s++) {
+    size_t idx;
+    ck_assert_int_eq(cdyn_scheme_find(schemes[s], &idx), CDYN_OK);
+    for (size_t p = 0; p < NP; p++) {
+      char label[64];
+      snprintf(label, sizeof label, "%s,%s", schemes[s], problems[p]);
+      double lh[LEVELS], le[LEVELS];
+      size_t r0 = (s * NP + p) * LEVELS;
+      for (size_t k = 0; k < LEVELS; k++) {
+        size_t r = r0 + k;
+        long N = (long)N0 << k;
+        ck_assert_msg(!strcmp(c.label[r], label), "%s: row %zu is %s, expected %s", path, r + 1, c.label[r], label);
+        /* T = 1 s in N steps; each h half the previous one, exactly. */
+        ck_assert_msg(tv(&c, r, CV_H) == 1.0 / (double)N, "%s: row %zu: h = %.17g, expected 1/%ld", path, r + 1,
+                      tv(&c, r, CV_H), N);
+        if (k)
+          ck_assert_msg(tv(&c, r, CV_H) == 0.5 * tv(&c, r - 1, CV_H), "%s: row %zu: h does not halve", path, r + 1);
+        ck_assert_msg(tv(&c, r, CV_STEPS) == (double)N && tv(&c, r, CV_STATUS) == 0,
+                      "%s: row %zu: %g steps with status %g, expected %ld with 0", path, r + 1, tv(&c, r, CV_STEPS),
+                      tv(&c, r, CV_STATUS), N);
+        ck_assert_msg(tv(&c, r, CV_POS) > floor_err, "%s: row %zu: pos_err %g at the floor", path, r + 1,
+                      tv(&c, r, CV_POS));
+        ck_assert_msg(tv(&c, r, CV_EMAX) >= tv(&c, r, CV_EEND) && tv(&c, r, CV_EEND) >= 0,
+                      "%s: row %zu: e_max %g below e_end %g", path, r + 1, tv(&c, r, CV_EMAX), tv(&c, r, CV_EEND));
+        lh[k] = log(tv(&c, r, CV_H));
+        le[k] = log(tv(&c, r, CV_POS));
+      }
+      /* orders.csv summarises these rows: the least-squares slope of
+         log pos_err on log h over all levels (all above the floor), the
+         slope between the two finest, and the end values. */
+      size_t r = s * NP + p;
+      ck_assert_msg(!strcmp(o.label[r], label), "%s: row %zu is %s, expected %s", opath, r + 1, o.label[r], label);
+      double mx = 0, my = 0, sxx = 0, sxy = 0;
+      for (size_t k = 0; k < LEVELS; k++) {
+        mx += lh[k] / LEVELS;
+        my += le[k] / LEVELS;
+      }
+      for (size_t k = 0; k < LEVELS; k++) {
+        sxx += (lh[k] - mx) * (lh[k] - mx);
+        sxy += (lh[k] - mx) * (le[k] - my);
+      }
+      double fit = sxy / sxx, local = (le[LEVELS - 2] - le[LEVELS - 1]) / (lh[LEVELS - 2] - lh[LEVELS - 1]);
+      /* Both slopes come from logs of the same doubles; the two ways of
+         summing differ by rounding, ~1e-15 relative on sums of size ~10. */
+      ck_assert_msg(fabs(tv(&o, r, OR_FIT) - fit) <= 1e-12, "%s: %s: fitted order %.17g, the rows give %.17g", opath,
+                    label, tv(&o, r, OR_FIT), fit);
+      ck_assert_msg(fabs(tv(&o, r, OR_LOCAL) - local) <= 1e-12, "%s: %s: local order %.17g, the rows give %.17g",
+                    opath, label, tv(&o, r, OR_LOCAL), local);
+      ck_assert_msg(tv(&o, r, OR_POINTS) == LEVELS, "%s: %s: %g points fitted, all %d are above the floor", opath,
+                    label, tv(&o, r, OR_POINTS), LEVELS);
+      ck_assert_msg(tv(&o, r, OR_DECL) == cdyn_scheme_order(idx) &&
+                      tv(&o, r, OR_DECL_CF) == cdyn_scheme_order_constant_force(idx),
+                    "%s: %s: declared orders %g, %g; the registry says %g, %g", opath, label, tv(&o, r, OR_DECL),
+                    tv(&o, r, OR_DECL_CF), cdyn_scheme_order(idx), cdyn_scheme_order_constant_force(idx));
+      size_t rf = r0 + LEVELS - 1; /* the finest run */
+      ck_assert_msg(tv(&o, r, OR_COARSE) == tv(&c, r0, CV_POS) && tv(&o, r, OR_FINE) == tv(&c, rf, CV_POS) &&
+                      tv(&o, r, OR_EMAX) == tv(&c, rf, CV_EMAX) && tv(&o, r, OR_DRIFT) == tv(&c, rf, CV_DRIFT),
+                    "%s: %s: the coarse and fine values are not those of %s", opath, label, path);
+    }
+  }
+
+  /*
+   * The fitted orders on the pendulum, over h = 1/40 .. 1/320.  A scheme
+   * of order p has the global error C h^p (1 + a h + ...), whose log-log
+   * slope is p + a h / (1 + a h): the fit sees p plus what is left of the
+   * next term at these h.
+   * - implicit (first order): the band 0.25 admits a second-order part of
+   *   a fifth to a third of the first-order one at the middle h (as it
+   *   lowers or raises the slope), and still tells order 1 from the 0 or
+   *   2 a broken or a different scheme gives.
+   * - baumgarte-rk4 (RK4 on the index-reduced equations, fourth order with
+   *   a constant force): the errors run from ~1e-6 down to ~3e-10, three
+   *   times the 1e-10 floor and a hundred times the reference's own
+   *   ~1e-12 (rk8pd at 1e-13), which can move the slope by at most
+   *   log(1.01)/log(8) < 0.01; the band 0.4 (a tenth of the order) is
+   *   again the next term's share, and tells 4 from 3 or 5.
+   */
+  double fi = tv(&o, 0, OR_FIT), fr = tv(&o, NP, OR_FIT);
+  ck_assert_msg(fabs(fi - 1) <= 0.25, "implicit on the pendulum: fitted order %.4f, expected 1 +- 0.25", fi);
+  ck_assert_msg(fabs(fr - 4) <= 0.4, "baumgarte-rk4 on the pendulum: fitted order %.4f, expected 4 +- 0.4", fr);
+
+  /* The coarsest implicit pendulum run, repeated here through the public
+     API.  The same operations in the same order give the same state, and
+     the reference is the same rk8pd solution at 1e-13: 1e-12 leaves room
+     for the reference's own error and nothing more. */
+  double pos_err, e_max, e_end, drift;
+  pendulum_run("implicit", N0, &pos_err, &e_max, &e_end, &drift);
+  ck_assert_msg(fabs(tv(&c, 0, CV_POS) - pos_err) <= 1e-12, "%s: implicit pendulum at h = 1/%d: pos_err %.17g, "
+                "the same run here gives %.17g", path, N0, tv(&c, 0, CV_POS), pos_err);
+  ck_assert_msg(fabs(tv(&c, 0, CV_EMAX) - e_max) <= 1e-15 && fabs(tv(&c, 0, CV_EEND) - e_end) <= 1e-15 &&
+                  fabs(tv(&c, 0, CV_DRIFT) - drift) <= 1e-13,
+                "%s: implicit pendulum at h = 1/%d: e_max %.17g, e_end %.17g, drift %.17g; here %.17g, %.17g, %.17g",
+                path, N0, tv(&c, 0, CV_EMAX), tv(&c, 0, CV_EEND), tv(&c, 0, CV_DRIFT), e_max, e_end, drift);
+  table_free(&c);
+  table_free(&o);
+}
+END_TEST
+
+START_TEST(test_convergence_deterministic)
+{
+  run_ok("run", "convergence", "--scheme", "implicit,baumgarte-rk4", "--set", "levels=3", "--out", "a");
+  run_ok("run", "convergence", "--scheme", "implicit,baumgarte-rk4", "--set", "levels=3", "--out", "b");
+  check_same_output(2);
+}
+END_TEST
+
+/* ---- 11. stability ------------------------------------------------------------------- */
+
+/* stability.c's probe, through the public API: an arm of `links` 1 m
+   links and 1 kg nodes pinned at the origin, released at rest from
+   horizontal (problems.h's pendulum-h and chain10), run under the rules
+   until it completes or breaks one. */
+typedef struct {
+  int stable, status;
+  long steps;
+  unsigned long noconv;
+  double e_max, gain;
+} probe_result;
+
+static probe_result probe_arm(const char *scheme, size_t links, double h, const stab_rules *ru)
+{
+  double joint[10] = {PI / 2}; /* every link horizontal */
+  cdyn_system *sys;
+  cdyn_stepper *st;
+  ck_assert_uint_le(links, 10);
+  ck_assert_int_eq(tu_chain(&sys, links, 1.0, 1.0, joint), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+  probe_result p = {0, 0, 0, 0, 0, 0};
+  double T, V, e;
+  ck_assert_int_eq(cdyn_system_energy(sys, &T, &V), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_constraint_error(sys, &p.e_max), CDYN_OK);
+  const double E0 = T + V;
+  const long N = (long)ceil(ru->T / h - 1e-9);
+  int stopped = 0;
+  for (long k = 1; k <= N && !stopped; k++) {
+    int rc = cdyn_stepper_step(st, h);
+    if (rc < 0) {
+      p.status = rc;
+      break;
+    }
+    p.noconv += rc == CDYN_NOCONV;
+    ck_assert_int_eq(cdyn_system_energy(sys, &T, &V), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_constraint_error(sys, &e), CDYN_OK);
+    p.steps = k;
+    p.gain = T + V - E0;
+    p.e_max = fmax(p.e_max, e);
+    stopped = !(e <= ru->e_limit) || !(p.gain <= ru->dE_limit);
+  }
+  p.stable = !p.status && !stopped && !p.noconv && p.steps == N;
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  return p;
+}
+
+START_TEST(test_stability_implicit)
+{
+  run_ok("run", "stability", "--scheme", "implicit", "--out", "a");
+  const char *cmd = "cdyn run stability --scheme implicit --out a";
+  char dir[PATH_MAX], path[PATH_MAX], ppath[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  check_meta(dir, "stability", cmd, 0, 0, "err_frac", "0.1");
+  check_meta(dir, "stability-probes", cmd, 0, 0, "energy_frac", "0.1");
+  pathf(path, "%s/stability.csv", dir);
+  pathf(ppath, "%s/stability-probes.csv", dir);
+  table s = read_table_nan(path, "scheme,index,pendulum_h_max,pendulum_h_fail,chain10_h_max,chain10_h_fail", 1);
+  table p = read_table(ppath, PROBE_COLUMNS, 2);
+  ck_assert_msg(s.nrows == 1 && !strcmp(s.label[0], "implicit") && tv(&s, 0, 1) == 0,
+                "%s: expected the one row of implicit", path);
+
+  static const char *const names[] = {"pendulum-h", "chain10"};
+  static const size_t links[] = {1, 10};
+  size_t r = 0;
+  for (size_t pi = 0; pi < 2; pi++) {
+    /* stability.c's rules with its default fractions: e_n <= 0.1 x the
+       total length, and a gain <= 0.1 x the energy gravity can release
+       from horizontal, m g L (1 + 2 + ... + n) for n links. */
+    double n = (double)links[pi];
+    stab_rules ru = {10.0, 0.1 * n, 0.1 * G * n * (n + 1) / 2};
+    char label[64];
+    snprintf(label, sizeof label, "implicit,%s", names[pi]);
+    ck_assert_msg(r < p.nrows && !strcmp(p.label[r], label), "%s: the search for %s is missing", ppath, label);
+    double h_max, h_fail;
+    r = check_search(ppath, &p, r, &ru, &h_max, &h_fail);
+    double w_max = tv(&s, 0, 2 + 2 * pi), w_fail = tv(&s, 0, 3 + 2 * pi);
+    ck_assert_msg(same(w_max, h_max, 0) && same(w_fail, h_fail, 0),
+                  "%s: %s: h_max %.17g, h_fail %.17g, but its probes find %.17g, %.17g", path, names[pi], w_max,
+                  w_fail, h_max, h_fail);
+    /* Implicit is stable at 1e-3 (a step of a few thousandths of the
+       swing) and fails below the grid's top, 0.5 s (a quarter of the
+       pendulum's period): both ends lie on the grid, h_max a grid point
+       and h_fail the next one, which is what the probes are rerun at. */
+    ck_assert_msg(isfinite(h_max) && isfinite(h_fail), "%s: %s: h_max %g, h_fail %g", path, names[pi], h_max, h_fail);
+    grid_index(path, h_max);
+    ck_assert_msg(fabs(h_fail / h_max - pow(2, 0.25)) <= 1e-14, "%s: %s: h_fail / h_max = %.17g, not 2^(1/4)", path,
+                  names[pi], h_fail / h_max);
+
+    /* The two probes that decide, run again here: the same operations
+       give the same numbers, bit for bit. */
+    for (int f = 0; f < 2; f++) {
+      double h = f ? h_fail : h_max;
+      probe_result q = probe_arm("implicit", links[pi], h, &ru);
+      ck_assert_msg(q.stable == !f, "%s at h = %.17g is %s here", names[pi], h, q.stable ? "stable" : "unstable");
+      size_t k = 0;
+      while (k < p.nrows && !(tv(&p, k, P_H) == h && !strcmp(p.label[k], label)))
+        k++;
+      ck_assert_msg(k < p.nrows, "%s: no probe of %s at %.17g", ppath, label, h);
+      ck_assert_msg(tv(&p, k, P_STEPS) == (double)q.steps && tv(&p, k, P_STATUS) == q.status &&
+                      tv(&p, k, P_NOCONV) == (double)q.noconv &&
+                      fabs(tv(&p, k, P_EMAX) - q.e_max) <= 1e-12 * fmax(1, q.e_max) &&
+                      fabs(tv(&p, k, P_GAIN) - q.gain) <= 1e-12 * fmax(1, fabs(q.gain)),
+                    "%s: row %zu (%s, h = %g): steps %g, status %g, e_max %.17g, gain %.17g; "
+                    "here %ld, %d, %.17g, %.17g",
+                    ppath, k + 1, label, h, tv(&p, k, P_STEPS), tv(&p, k, P_STATUS), tv(&p, k, P_EMAX),
+                    tv(&p, k, P_GAIN), q.steps, q.status, q.e_max, q.gain);
+    }
+  }
+  ck_assert_msg(r == p.nrows, "%s: %zu rows after the two searches", ppath, p.nrows - r);
+  pathf(path, "%s/claims.part.csv", dir);
+  ck_assert_msg(!exists(path), "%s written by a --scheme run", path);
+  table_free(&s);
+  table_free(&p);
+}
+END_TEST
+
+/* ---- 12. bad-initial ------------------------------------------------------------------ */
+
+#define BI_COLUMNS "scheme,step,t,e,e_rel,phidot"
+#define BI_SUMMARY "scheme,e0,settle_step,settle_t,overshoot,crossings,e_end,phidot0,phidot_end,status"
+enum { BI_STEP = 1, BI_T, BI_E, BI_EREL, BI_PHIDOT };
+enum { BS_E0 = 1, BS_SETTLE, BS_SETTLE_T, BS_OVER, BS_CROSS, BS_EEND, BS_PD0, BS_PDEND, BS_STATUS };
+
+/* bad-initial.csv of a run of `schemes` for `steps` steps of h against
+   its summary: the step and time columns, e_rel = e / e_0, and the
+   summary's e_0, settling step (recomputed from the rows: the first step
+   after which e stays <= 1e-2 e_0), end values and status. */
+static void check_bad_initial(const char *dir, const char *const *schemes, size_t ns, long steps, double h, table *b,
+                              table *sm)
+{
+  char path[PATH_MAX], spath[PATH_MAX];
+  pathf(path, "%s/bad-initial.csv", dir);
+  pathf(spath, "%s/bad-initial-summary.csv", dir);
+  *b = read_table(path, BI_COLUMNS, 1);
+  *sm = read_table_nan(spath, BI_SUMMARY, 1);
+  size_t per = (size_t)steps + 1;
+  ck_assert_msg(b->nrows == ns * per, "%s: %zu rows, expected %zu schemes x %zu", path, b->nrows, ns, per);
+  ck_assert_msg(sm->nrows == ns, "%s: %zu rows, expected %zu", spath, sm->nrows, ns);
+  for (size_t s = 0; s < ns; s++) {
+    ck_assert_str_eq(sm->label[s], schemes[s]);
+    double e0 = tv(sm, s, BS_E0);
+    ck_assert_msg(e0 > 0, "%s: %s: e0 = %g, but the start violates every constraint", spath, schemes[s], e0);
+    long last_out = 0;
+    for (size_t k = 0; k < per; k++) {
+      size_t r = s * per + k;
+      ck_assert_str_eq(b->label[r], schemes[s]);
+      double t = tv(b, r, BI_T), e = tv(b, r, BI_E);
+      ck_assert_msg(tv(b, r, BI_STEP) == (double)k && fabs(t - (double)k * h) <= 1e-15 * fmax(1, t),
+                    "%s: row %zu: step %g at t = %.17g", path, r + 1, tv(b, r, BI_STEP), t);
+      ck_assert_msg(fabs(tv(b, r, BI_EREL) - e / e0) <= 1e-15 * (e / e0), "%s: row %zu: e_rel %.17g, e / e0 %.17g",
+                    path, r + 1, tv(b, r, BI_EREL), e / e0);
+      if (e > 1e-2 * e0)
+        last_out = (long)k + 1;
+    }
+    size_t r0 = s * per, r1 = r0 + per - 1;
+    ck_assert_msg(tv(b, r0, BI_E) == e0 && tv(b, r0, BI_EREL) == 1, "%s: %s starts at e %.17g (e_rel %.17g), e0 %.17g",
+                  path, schemes[s], tv(b, r0, BI_E), tv(b, r0, BI_EREL), e0);
+    long settle = last_out <= steps ? last_out : -1;
+    ck_assert_msg(tv(sm, s, BS_SETTLE) == (double)settle &&
+                    same(tv(sm, s, BS_SETTLE_T), settle >= 0 ? (double)settle * h : NAN, 1e-15),
+                  "%s: %s settles at step %g (t = %g); its rows say %ld", spath, schemes[s], tv(sm, s, BS_SETTLE),
+                  tv(sm, s, BS_SETTLE_T), settle);
+    ck_assert_msg(tv(sm, s, BS_EEND) == tv(b, r1, BI_E) && tv(sm, s, BS_PD0) == tv(b, r0, BI_PHIDOT) &&
+                    tv(sm, s, BS_PDEND) == tv(b, r1, BI_PHIDOT) && tv(sm, s, BS_STATUS) == 0,
+                  "%s: %s: the end values are not those of %s", spath, schemes[s], path);
+  }
+}
+
+START_TEST(test_bad_initial)
+{
+  static const char *const schemes[] = {"implicit", "baumgarte"};
+  run_ok("run", "bad-initial", "--scheme", "implicit,baumgarte", "--out", "a");
+  char dir[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  check_meta(dir, "bad-initial", "cdyn run bad-initial --scheme implicit,baumgarte --out a", 0.01, 300, NULL, NULL);
+  check_meta(dir, "bad-initial-summary", "cdyn run bad-initial --scheme implicit,baumgarte --out a", 0.01, 300, NULL,
+             NULL);
+  table b, sm;
+  check_bad_initial(dir, schemes, 2, 300, 0.01, &b, &sm);
+
+  /*
+   * Implicit is one linearised Newton step on Phi(q+) = 0 (001; schemes.md:
+   * Phi + h J v+ = 0 at q).  The pin is linear, so it is met after one
+   * step; each link |x_i - x_j| - L keeps the remainder of its
+   * linearisation, |d_perp|^2 / (2 L), d the change of the link vector over
+   * the step: the correction of the initial violations (of the size of
+   * e_0) plus the motion h |v| (about 1 cm at the initial speeds below
+   * 1 m/s).  So e_1 is of the order of e_0^2 / L, i.e. e_1 / e_0 of the
+   * order of e_0 / L ~ 0.1; a first-order correction (Baumgarte) leaves
+   * e_1 / e_0 near 1.  The next step squares again, which takes e below
+   * 1e-2 e_0 at step 2; what is left is each step's own remainder of the
+   * motion, (h omega L)^2 / (2 L), 1e-4 .. 5e-4 m for link rates of
+   * 1.5 .. 3 rad/s, a few 1e-3 e_0, below the 1e-2 e_0 line.  Hence
+   * settling at step 2; the bound 5 is the step count by which
+   * badinit.c judges 001's "converges quickly", three steps above that
+   * prediction.
+   */
+  double e0 = tv(&sm, 0, BS_E0), e1 = tv(&b, 1, BI_EREL);
+  ck_assert_msg(e1 <= e0 / 1.0, "implicit: e_1 / e_0 = %.4g after one step, above e_0 / L = %.4g", e1, e0);
+  double settle = tv(&sm, 0, BS_SETTLE);
+  ck_assert_msg(settle >= 1 && settle <= 5, "implicit settles at step %g, expected 1 .. 5", settle);
+
+  /* --steps and --h set the run: 2 x 11 rows, the same first steps. */
+  run_ok("run", "bad-initial", "--scheme", "implicit,baumgarte", "--steps", "10", "--h", "0.01", "--out", "b");
+  char dir2[PATH_MAX];
+  wp(dir2, "b");
+  check_meta(dir2, "bad-initial", "cdyn run bad-initial --scheme implicit,baumgarte --steps 10 --h 0.01 --out b",
+             0.01, 10, NULL, NULL);
+  table b2, sm2;
+  check_bad_initial(dir2, schemes, 2, 10, 0.01, &b2, &sm2);
+  for (size_t s = 0; s < 2; s++)
+    for (size_t k = 0; k <= 10; k++)
+      for (size_t c = 1; c < b.ncol; c++)
+        ck_assert_msg(tv(&b2, s * 11 + k, c) == tv(&b, s * 301 + k, c),
+                      "bad-initial: %s step %zu column %zu differs between the 10- and the 300-step run", schemes[s], k,
+                      c + 1);
+  table_free(&b);
+  table_free(&sm);
+  table_free(&b2);
+  table_free(&sm2);
+}
+END_TEST
+
+/* ---- 13. bead-circle ------------------------------------------------------------------- */
+
+#define BEAD_COLUMNS "step,t,x,y,radial_err,C,theta,theta_ref,angle_err"
+enum { BD_STEP, BD_T, BD_X, BD_Y, BD_RADIAL, BD_C, BD_TH, BD_THREF, BD_AERR };
+
+/*
+ * One bead run of `steps` steps of h from rest at 2 rad on the unit
+ * circle: step and time columns, the radial error r - 1 and 002's
+ * C = (x.x - 1)/2 from the x and y columns (the bead stays in z = 0: no
+ * force has a z component), the angle atan2(x, -y), the exact motion
+ * from reference/bead.h and the wrapped difference of the two.
+ * C, r and theta are computed from x and y as the experiment computes
+ * them; x.x is about 1 for the runs that stay near the circle, where
+ * rounding is a few 1e-16, and the tolerance grows with x.x for the run
+ * that blows up.  The reference is the same function at the same t.
+ */
+static table check_bead_run(const char *path, long steps, double h)
+{
+  table t = read_table(path, BEAD_COLUMNS, 0);
+  ck_assert_msg(t.nrows == (size_t)steps + 1, "%s: %zu rows, expected %ld", path, t.nrows, steps + 1);
+  for (size_t r = 0; r < t.nrows; r++) {
+    double x = tv(&t, r, BD_X), y = tv(&t, r, BD_Y), tt = tv(&t, r, BD_T), xx = x * x + y * y;
+    ck_assert_msg(tv(&t, r, BD_STEP) == (double)r && fabs(tt - (double)r * h) <= 1e-15 * fmax(1, tt),
+                  "%s: row %zu: step %g at t = %.17g", path, r + 1, tv(&t, r, BD_STEP), tt);
+    ck_assert_msg(fabs(tv(&t, r, BD_C) - (xx - 1) / 2) <= 1e-15 * fmax(1, xx),
+                  "%s: step %zu: C = %.17g, (r^2 - 1)/2 = %.17g", path, r, tv(&t, r, BD_C), (xx - 1) / 2);
+    ck_assert_msg(fabs(tv(&t, r, BD_RADIAL) - (hypot(x, y) - 1)) <= 1e-15 * fmax(1, xx),
+                  "%s: step %zu: radial_err %.17g, r - 1 = %.17g", path, r, tv(&t, r, BD_RADIAL), hypot(x, y) - 1);
+    ck_assert_msg(fabs(tv(&t, r, BD_TH) - atan2(x, -y)) <= 1e-15, "%s: step %zu: theta %.17g, atan2(x, -y) %.17g",
+                  path, r, tv(&t, r, BD_TH), atan2(x, -y));
+    double th;
+    ck_assert_int_eq(cdyn_ref_bead_exact(1.0, G, 2.0, tt, &th, NULL), CDYN_OK);
+    ck_assert_msg(fabs(tv(&t, r, BD_THREF) - th) <= 1e-12, "%s: t = %g: theta_ref %.17g, exact %.17g", path, tt,
+                  tv(&t, r, BD_THREF), th);
+    double d = fabs(remainder(tv(&t, r, BD_TH) - th, 2 * PI));
+    ck_assert_msg(fabs(tv(&t, r, BD_AERR) - d) <= 1e-12, "%s: t = %g: angle_err %.17g, |theta - theta_ref| %.17g",
+                  path, tt, tv(&t, r, BD_AERR), d);
+  }
+  /* The start: at rest at 2 rad, on the circle. */
+  ck_assert_msg(tv(&t, 0, BD_X) == sin(2.0) && tv(&t, 0, BD_Y) == -cos(2.0) && tv(&t, 0, BD_THREF) == 2.0,
+                "%s: starts at (%.17g, %.17g), theta_ref %.17g", path, tv(&t, 0, BD_X), tv(&t, 0, BD_Y),
+                tv(&t, 0, BD_THREF));
+  return t;
+}
+
+START_TEST(test_bead_circle)
+{
+  run_ok("run", "bead-circle", "--scheme", "implicit", "--steps", "200", "--out", "a");
+  const char *cmd = "cdyn run bead-circle --scheme implicit --steps 200 --out a";
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  static const char *const runs[] = {"no-feedback", "feedback", "implicit"};
+  table t[3];
+  for (size_t k = 0; k < 3; k++) {
+    pathf(path, "%s/bead-%s.csv", dir, runs[k]);
+    t[k] = check_bead_run(path, 200, 0.01);
+    pathf(path, "bead-%s", runs[k]);
+    check_meta(dir, path, cmd, 0.01, 200, "theta0", "2");
+  }
+  /* The feedback-stiffness sweep: at least one run, each a bead run. */
+  dirlist l = list_dir(dir);
+  size_t nks = 0, ncsv = count_suffix(&l, ".csv");
+  for (size_t k = 0; k < l.n; k++)
+    if (!strncmp(l.name[k], "bead-feedback-ks", 16) && has_suffix(l.name[k], ".csv")) {
+      pathf(path, "%s/%s", dir, l.name[k]);
+      table s = check_bead_run(path, 200, 0.01);
+      table_free(&s);
+      nks++;
+    }
+  dirlist_free(&l);
+  ck_assert_msg(nks >= 1, "%s: no bead-feedback-ks*.csv", dir);
+  ck_assert_msg(ncsv == 3 + nks, "%s: %zu CSV files, expected the 3 runs, %zu sweep runs and no claims", dir, ncsv,
+                nks);
+
+  /*
+   * Implicit on 002's circle: its step enforces C + J d = 0 at the start
+   * of the step (one linearised Newton step, d = x+ - x the step's
+   * displacement, J = x^T), and C is quadratic, C(x + d) = C + x.d +
+   * |d|^2 / 2 exactly, so after every step C = |d|^2 / 2: the error is the
+   * square of the step, never the drift of the ones before.  The rounding
+   * of x.x ~ 1 (a few 1e-16) bounds the difference.
+   */
+  for (size_t r = 1; r < t[2].nrows; r++) {
+    double dx = tv(&t[2], r, BD_X) - tv(&t[2], r - 1, BD_X), dy = tv(&t[2], r, BD_Y) - tv(&t[2], r - 1, BD_Y);
+    ck_assert_msg(fabs(tv(&t[2], r, BD_C) - (dx * dx + dy * dy) / 2) <= 1e-15,
+                  "bead-implicit: step %zu: C = %.17g, |x+ - x|^2 / 2 = %.17g", r, tv(&t[2], r, BD_C),
+                  (dx * dx + dy * dy) / 2);
+  }
+  /* Without feedback nothing pulls the bead back and the error adds up;
+     with ks = kd = 4 (critically damped at 2/s) it decays over the 2 s. */
+  size_t end = t[0].nrows - 1;
+  ck_assert_msg(fabs(tv(&t[0], end, BD_RADIAL)) > fabs(tv(&t[1], end, BD_RADIAL)),
+                "bead: |r - 1| at the end %.4g without feedback, %.4g with", fabs(tv(&t[0], end, BD_RADIAL)),
+                fabs(tv(&t[1], end, BD_RADIAL)));
+  for (size_t k = 0; k < 3; k++)
+    table_free(&t[k]);
+}
+END_TEST
+
+/* Is `id` a claim of experiments/claims.c?  (The report test checks that
+   claim_ids[] lists exactly those, in order.) */
+static int known_claim(const char *id)
+{
+  for (size_t k = 0; k < NCLAIMS; k++)
+    if (!strcmp(claim_ids[k], id))
+      return 1;
+  return 0;
+}
+
+START_TEST(test_bead_circle_claims)
+{
+  run_ok("run", "bead-circle", "--steps", "200", "--out", "c");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "c");
+  check_no_temporaries(dir);
+  pathf(path, "%s/bead-no-feedback.csv", dir);
+  table nofb = check_bead_run(path, 200, 0.01);
+  pathf(path, "%s/bead-feedback.csv", dir);
+  table fb = check_bead_run(path, 200, 0.01);
+
+  /* The measures, from the runs' rows as beadcircle.c defines them: the
+     mean |r - 1| over steps 1 .. N/4 and over the last N/4 steps without
+     feedback, and the largest |r - 1| with feedback. */
+  const size_t N = 200, Q = N / 4;
+  double first = 0, last = 0, fbmax = 0;
+  for (size_t k = 1; k <= N; k++) {
+    double dr = fabs(tv(&nofb, k, BD_RADIAL));
+    first += k <= Q ? dr / Q : 0;
+    last += k > N - Q ? dr / Q : 0;
+  }
+  for (size_t k = 0; k <= N; k++)
+    fbmax = fmax(fbmax, fabs(tv(&fb, k, BD_RADIAL)));
+  const char *v_drift = last >= 1e-2 && last >= 2 * first   ? "holds"
+                        : last >= 1e-2 || last >= 2 * first ? "partly"
+                                                            : "does-not-hold";
+  const char *v_fb = fbmax <= 1e-3 ? "holds" : fbmax <= 1e-2 ? "partly" : "does-not-hold";
+  static const char *const ids[] = {"bead.drift_without_feedback", "bead.feedback_holds"};
+  const double measured[] = {last, fbmax};
+  const char *const verdict[] = {v_drift, v_fb};
+
+  pathf(path, "%s/claims.part.csv", dir);
+  char *text = must_slurp(path);
+  char *lines[8];
+  size_t n = split_lines(path, text, lines, 8);
+  ck_assert_msg(n == 2, "%s: %zu lines, expected the two bead claims", path, n);
+  for (size_t k = 0; k < 2; k++) {
+    char *f[8];
+    ck_assert_msg(split_csv(lines[k], f, 8) == 6, "%s: line %zu does not have 6 fields", path, k + 1);
+    ck_assert_str_eq(f[0], ids[k]);
+    ck_assert_msg(known_claim(f[0]), "%s: %s is not a claim of experiments/claims.c", path, f[0]);
+    ck_assert_str_eq(f[1], "bead-circle");
+    ck_assert_msg(is_verdict(f[4]), "%s: %s has verdict '%s'", path, f[0], f[4]);
+    char *end;
+    double m = strtod(f[2], &end);
+    /* exp_claim prints the measure with 6 significant digits. */
+    ck_assert_msg(end != f[2] && !*end && fabs(m - measured[k]) <= 1e-5 * measured[k],
+                  "%s: %s measured '%s', the runs give %.6g", path, f[0], f[2], measured[k]);
+    ck_assert_msg(!strcmp(f[4], verdict[k]), "%s: %s is '%s', but its rule on the runs gives '%s'", path, f[0], f[4],
+                  verdict[k]);
+  }
+  free(text);
+  table_free(&nofb);
+  table_free(&fb);
+}
+END_TEST
+
+/* The claims the new experiments judge are in the report's list. */
+START_TEST(test_new_claims_listed)
+{
+  static const char *const ids[] = {"implicit.large_steps",        "implicit.bad_initial",
+                                    "bead.drift_without_feedback", "bead.feedback_holds",
+                                    "spring.stiff_needs_small_h",  "pbd.soft_with_few_iterations",
+                                    "improved.small_extra_cost"};
+  char dir[PATH_MAX], path[PATH_MAX];
+  ck_assert_int_eq(mkdir(wp(dir, "empty"), 0777), 0);
+  run_ok("report", "empty");
+  pathf(path, "%s/claims.csv", dir);
+  char *text = must_slurp(path);
+  for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+    char row[128];
+    snprintf(row, sizeof row, "\n%s,", ids[k]);
+    ck_assert_msg(strstr(text, row) != NULL, "%s does not list the claim %s", path, ids[k]);
+    ck_assert_msg(known_claim(ids[k]), "claim_ids[] lacks %s", ids[k]);
+  }
+  free(text);
+}
+END_TEST
+
+/* ---- 14. stiff-pendulum ------------------------------------------------------------------ */
+
+START_TEST(test_stiff_pendulum)
+{
+  run_ok("run", "stiff-pendulum", "--scheme", "penalty,implicit", "--out", "a");
+  const char *cmd = "cdyn run stiff-pendulum --scheme penalty,implicit --out a";
+  char dir[PATH_MAX], path[PATH_MAX], ppath[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  static const char *const files[] = {"stiff-probes", "stiff-spring", "stiff-constraint", "pbd-stretch"};
+  for (size_t k = 0; k < 4; k++)
+    check_meta(dir, files[k], cmd, 0, 0, "damping", "0");
+  pathf(path, "%s/claims.part.csv", dir);
+  ck_assert_msg(!exists(path), "%s written by a --scheme run", path);
+
+  pathf(path, "%s/stiff-spring.csv", dir);
+  pathf(ppath, "%s/stiff-probes.csv", dir);
+  table sp = read_table_nan(path, "scheme,k,h_max,h_fail,h_limit", 1);
+  table pr = read_table(ppath, PROBE_COLUMNS, 2);
+  ck_assert_msg(sp.nrows == 6, "%s: %zu rows, expected k = 1e3 .. 1e8", path, sp.nrows);
+  /* The pendulum: 1 kg on |x| = 1 m from horizontal, 10 s, stability.c's
+     rules: e_n <= 0.1 L, gain <= 0.1 m g L. */
+  const double m = 1, L = 1;
+  const stab_rules ru = {10.0, 0.1 * L, 0.1 * m * G * L};
+  /* Within those rules the bob falls at most 1.1 L and gains at most
+     0.1 m g L, so v^2 <= 2.4 g L, at a radius >= 0.9 L: the swing's
+     angular rate has w^2 <= 2.4 g / (0.81 L) (29 s^-2). */
+  const double w2 = 2.4 * G / (0.81 * L);
+  size_t r = 0;
+  for (size_t j = 0; j < 6; j++) {
+    double k = pow(10, 3 + (double)j), h_max, h_fail;
+    ck_assert_msg(!strcmp(sp.label[j], "penalty") && tv(&sp, j, 1) == k, "%s: row %zu is %s at k = %g, expected "
+                  "penalty at %g", path, j + 1, sp.label[j], tv(&sp, j, 1), k);
+    double hm = tv(&sp, j, 2), hf = tv(&sp, j, 3), hl = tv(&sp, j, 4);
+    ck_assert_msg(fabs(hl - 2 * sqrt(m / k)) <= 1e-15 * hl, "%s: k = %g: h_limit %.17g, 2 sqrt(m/k) = %.17g", path, k,
+                  hl, 2 * sqrt(m / k));
+    ck_assert_msg(r < pr.nrows && !strcmp(pr.label[r], "penalty,sphere-pendulum"), "%s: the search at k = %g is "
+                  "missing", ppath, k);
+    r = check_search(ppath, &pr, r, &ru, &h_max, &h_fail);
+    ck_assert_msg(same(hm, h_max, 0) && same(hf, h_fail, 0),
+                  "%s: k = %g: h_max %.17g, h_fail %.17g, but its probes find %.17g, %.17g", path, k, hm, hf, h_max,
+                  h_fail);
+    ck_assert_msg(isfinite(hm) && isfinite(hf) && fabs(hf / hm - pow(2, 0.25)) <= 1e-14,
+                  "%s: k = %g: h_max %g, h_fail %g", path, k, hm, hf);
+    /*
+     * The spring k (|x| - L) has the Hessian k n n^T + k (1 - L/r)(I - n n^T):
+     * its radial stiffness is k exactly.  In the frame that turns with
+     * the pendulum the swing changes the radial mode: at a fixed rate w
+     * the centrifugal force softens it to k/m - w^2, at a fixed angular
+     * momentum it stiffens to k/m + 3 w^2 (the curvature of the effective
+     * potential), so omega_r^2 lies between the two, and not always
+     * above k/m as for a spring at rest.  Symplectic Euler on x'' = -omega^2 x
+     * is stable for h omega < 2 and grows without bound from h omega = 2
+     * (a double eigenvalue -1, then one of modulus > 1).  Therefore
+     *   h_max <= 2 / sqrt(k/m - w^2) = h_limit / sqrt(1 - m w^2 / k),
+     * which is h_limit to within 0.15 % for k >= 1e4 and 1.5 % above it
+     * at k = 1e3; it is not h_max <= h_limit exactly.  Below
+     * 2 / sqrt(k/m + 3 w^2) the spring mode is stable; its stretch builds
+     * with the tension over the swing (~0.5 s), slowly against the
+     * spring's period (<= 0.2 s), so it stays near its static value
+     * 3 m g / k <= 0.03 L, inside the 0.1 L rule.  The grid holds a
+     * point within a factor 2^(-1/4) = 0.84 below any h, so
+     *   h_max >= 2^(-1/4) 2 / sqrt(k/m + 3 w^2)   (~0.84 h_limit).
+     */
+    double upper = hl / sqrt(1 - m * w2 / k), lower = pow(2, -0.25) * 2 / sqrt(k / m + 3 * w2);
+    ck_assert_msg(hm <= upper, "penalty at k = %g: h_max %.6g above 2/omega_r <= %.6g (h_limit %.6g)", k, hm, upper,
+                  hl);
+    ck_assert_msg(hm >= lower, "penalty at k = %g: h_max %.6g below 0.84 x 2/omega_r >= %.6g (h_limit %.6g)", k, hm,
+                  lower, hl);
+  }
+  /* Then the one search of the constraint scheme, on the same pendulum. */
+  pathf(path, "%s/stiff-constraint.csv", dir);
+  table sc = read_table_nan(path, "scheme,h_max,h_fail", 1);
+  ck_assert_msg(sc.nrows == 1 && !strcmp(sc.label[0], "implicit"), "%s: expected the one row of implicit", path);
+  ck_assert_msg(r < pr.nrows && !strcmp(pr.label[r], "implicit,sphere-pendulum"), "%s: implicit's search is missing",
+                ppath);
+  double h_max, h_fail;
+  r = check_search(ppath, &pr, r, &ru, &h_max, &h_fail);
+  ck_assert_msg(same(tv(&sc, 0, 1), h_max, 0) && same(tv(&sc, 0, 2), h_fail, 0),
+                "%s: h_max %.17g, h_fail %.17g, but the probes find %.17g, %.17g", path, tv(&sc, 0, 1), tv(&sc, 0, 2),
+                h_max, h_fail);
+  ck_assert_msg(r == pr.nrows, "%s: %zu rows after the searches", ppath, pr.nrows - r);
+  table_free(&sp);
+  table_free(&sc);
+  table_free(&pr);
+
+  /* PBD on the hanging chain: K = 1 .. 100 sweeps, rising; the stretch
+     left by fewer sweeps of Gauss-Seidel is larger, and every run ends
+     (status 0).  XPBD at its default compliance 0 computes exactly what
+     PBD computes (pbd.c), so its rows repeat PBD's. */
+  pathf(path, "%s/pbd-stretch.csv", dir);
+  table ps = read_table(path, "scheme,iterations,stretch,status", 1);
+  size_t npbd = 0;
+  while (npbd < ps.nrows && !strcmp(ps.label[npbd], "pbd"))
+    npbd++;
+  ck_assert_msg(npbd >= 2 && tv(&ps, 0, 1) == 1 && tv(&ps, npbd - 1, 1) == 100,
+                "%s: the pbd rows must run from 1 to 100 iterations", path);
+  for (size_t k = 0; k < npbd; k++) {
+    ck_assert_msg(tv(&ps, k, 2) > 0 && tv(&ps, k, 3) == 0, "%s: row %zu: stretch %g, status %g", path, k + 1,
+                  tv(&ps, k, 2), tv(&ps, k, 3));
+    if (k)
+      ck_assert_msg(tv(&ps, k, 1) > tv(&ps, k - 1, 1) && tv(&ps, k, 2) < tv(&ps, k - 1, 2),
+                    "%s: row %zu: %g iterations stretch %.6g, %g iterations %.6g", path, k + 1, tv(&ps, k, 1),
+                    tv(&ps, k, 2), tv(&ps, k - 1, 1), tv(&ps, k - 1, 2));
+  }
+  ck_assert_msg(ps.nrows == 2 * npbd, "%s: %zu rows, expected pbd's %zu and as many of xpbd", path, ps.nrows, npbd);
+  for (size_t k = 0; k < npbd; k++)
+    ck_assert_msg(!strcmp(ps.label[npbd + k], "xpbd") && tv(&ps, npbd + k, 1) == tv(&ps, k, 1) &&
+                    tv(&ps, npbd + k, 2) == tv(&ps, k, 2),
+                  "%s: row %zu: xpbd at compliance 0 differs from pbd", path, npbd + k + 1);
+  table_free(&ps);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 static void add(Suite *s, const char *name, const TTest *test)
@@ -1003,6 +1899,14 @@ int main(void)
   add(s, "trajectory_short_run", test_trajectory_short_run);
   add(s, "bad_input", test_bad_input);
   add(s, "report", test_report);
+  add(s, "convergence_restricted", test_convergence_restricted);
+  add(s, "convergence_deterministic", test_convergence_deterministic);
+  add(s, "stability_implicit", test_stability_implicit);
+  add(s, "bad_initial", test_bad_initial);
+  add(s, "bead_circle", test_bead_circle);
+  add(s, "bead_circle_claims", test_bead_circle_claims);
+  add(s, "new_claims_listed", test_new_claims_listed);
+  add(s, "stiff_pendulum", test_stiff_pendulum);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);
