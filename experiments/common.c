@@ -334,3 +334,25 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
     return cdyn_error(CDYN_EIO, "error writing %s", path);
   return CDYN_OK;
 }
+
+/* Least-squares slope of log y against log x over the points with ok[k]
+   (ok may be NULL: all); *used gets their number, NaN below two. */
+double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    if (ok && !ok[k])
+      continue;
+    double lx = log(x[k]), ly = log(y[k]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+    m++;
+  }
+  *used = m;
+  if (m < 2)
+    return NAN;
+  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
+}

@@ -46,27 +46,6 @@ static const exp_param params[] = {
 static const exp_problem *const problems[NPROB] = {&exp_problem_pendulum, &exp_problem_double,
                                                    &exp_problem_bead};
 
-/* Least-squares slope of log y against log x over the points with ok[k]. */
-static double fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
-{
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int m = 0;
-  for (int k = 0; k < n; k++) {
-    if (!ok[k])
-      continue;
-    double lx = log(x[k]), ly = log(y[k]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-    m++;
-  }
-  *used = m;
-  if (m < 2)
-    return NAN;
-  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
-}
-
 static double max_dist(const double *a, const double *b, size_t n)
 {
   double m = 0;
@@ -138,7 +117,7 @@ static int run(exp_ctx *ctx)
       if (rc)
         break;
       order_row *o = &orow[s][pi];
-      o->fitted = fit_slope(hs, err, ok, levels, &o->used);
+      o->fitted = exp_fit_slope(hs, err, ok, levels, &o->used);
       int f1 = -1, f2 = -1;
       for (int k = 0; k < levels; k++)
         if (ok[k]) {

@@ -116,6 +116,10 @@ int exp_scheme_index(const exp_ctx *ctx, const char *scheme);
 /* Write one CSV field, quoted when it holds a comma, quote or newline. */
 void exp_csv_field(FILE *f, const char *s);
 
+/* Least-squares slope of log y against log x over the points with ok[k]
+   (ok may be NULL: all); *used gets their number; NaN below two points. */
+double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used);
+
 /* Print a message for a failed cdyn call and return its status. */
 int exp_fail(int status, const char *what);
 

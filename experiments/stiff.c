@@ -281,18 +281,10 @@ static int run(exp_ctx *ctx)
   exp_report(ctx, "\n");
   int ip = exp_scheme_index(ctx, "penalty"), ii = exp_scheme_index(ctx, "implicit");
   if (ctx->claims && ip >= 0 && ii >= 0 && penalty[ip]) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int m = 0;
+    int ok[NK], used;
     for (int j = 0; j < NK; j++)
-      if (!isnan(hmax[ip][j])) {
-        double lx = log(ks[j]), ly = log(hmax[ip][j]);
-        sx += lx;
-        sy += ly;
-        sxx += lx * lx;
-        sxy += lx * ly;
-        m++;
-      }
-    double slope = m >= 2 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : NAN;
+      ok[j] = !isnan(hmax[ip][j]);
+    double slope = exp_fit_slope(ks, hmax[ip], ok, NK, &used);
     /* Unstable on the whole grid: its h_max is below the grid's bottom. */
     double hs_stiff = isnan(hmax[ip][NK - 1]) ? GRID_BOTTOM : hmax[ip][NK - 1];
     double ratio = hcon[ii] / hs_stiff;
