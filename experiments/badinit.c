@@ -227,15 +227,20 @@ static int run(exp_ctx *ctx)
   int ii = exp_scheme_index(ctx, "implicit"), ib = exp_scheme_index(ctx, "baumgarte");
   if (ii >= 0 && ctx->claims) {
     const summary *I = &S[ii];
+    char bsettle[64] = "not run";
+    if (ib >= 0 && S[ib].settle >= 0)
+      snprintf(bsettle, sizeof bsettle, "settles at step %ld", S[ib].settle);
+    else if (ib >= 0)
+      snprintf(bsettle, sizeof bsettle, "does not settle within %g s", (double)ctx->steps * ctx->h);
     int quick = I->settle >= 0 && I->settle <= 5, calm = I->overshoot <= 1e-2;
     int quickish = I->settle >= 0 && I->settle <= 20, calmish = I->overshoot <= 0.1;
     exp_claim(ctx, "implicit.bad_initial", (double)I->settle,
               "steps until e_n stays <= 1e-2 e_0 and opposite-sign overshoot / e_0: holds <= 5 steps and <= 1e-2, "
               "partly <= 20 steps or <= 0.1",
               quick && calm ? "holds" : (quickish || calmish) ? "partly" : "does-not-hold",
-              "implicit: overshoot %.3g e_0, %ld sign crossings, e_n at 3 s %.3g; Baumgarte (alpha = beta = 2) "
-              "settles at step %ld with overshoot %.3g",
-              I->overshoot, I->crossings, I->e_end, ib >= 0 ? S[ib].settle : -1L, ib >= 0 ? S[ib].overshoot : NAN);
+              "implicit: overshoot %.3g e_0, %ld sign crossings, e_n at the end %.3g; Baumgarte (alpha = beta = 2): "
+              "%s, overshoot %.3g",
+              I->overshoot, I->crossings, I->e_end, bsettle, ib >= 0 ? S[ib].overshoot : NAN);
   }
   return CDYN_OK;
 }
