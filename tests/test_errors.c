@@ -20,8 +20,10 @@
 #include "testutil.h"
 
 /*
- * Assert that `call` returns `code` and explains itself.  The message is
- * cleared first, so a message left by an earlier call cannot pass for one.
+ * Assert (ck_assert_msg) that `call` returns `code` and explains itself.
+ * The message is cleared first, so a message left by an earlier call
+ * cannot pass for one.  Tests made only of EXPECT_ERR / EXPECT_OK lines and
+ * same() (which asserts the state unchanged) assert through these.
  */
 #define EXPECT_ERR(code, call)                                                     \
   do {                                                                             \
@@ -532,6 +534,31 @@ START_TEST(test_query_errors)
   EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_get(st, "solver", buf, sizeof buf));
   EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_reset(NULL));
   EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_reset_stats(NULL));
+  /* The failed queries changed nothing: the stepper still answers and
+     steps, its counters are untouched, and a large enough buffer gets the
+     whole value ("auto(cholesky)" for a 4-row pendulum). */
+  char big[64];
+  EXPECT_OK(cdyn_stepper_get(st, "solver", big, sizeof big));
+  ck_assert_str_eq(big, "auto(cholesky)");
+  cdyn_stats stats;
+  EXPECT_OK(cdyn_stepper_stats(st, &stats));
+  ck_assert_uint_eq(stats.steps, 0);
+  EXPECT_OK(cdyn_stepper_step(st, 0.01));
+  double lambda[4];
+  EXPECT_OK(cdyn_stepper_multipliers(st, lambda));
+  /* Exact at this state (001 eq 16, A lambda = Phi/h^2 + J (v/h + W F)):
+     Phi = 0, the bob moves across the link and gravity is across it too,
+     so the link row's right-hand side is 0; the pin rows (0-2, on particle
+     0 of mass 1 at rest) have right-hand side g = (0, -9.81, 0), and the
+     pin's y row is uncoupled from the link (along x).  Solving the 4 x 4
+     system gives lambda = (0, -9.81, 0, 0): the pin holds particle 0's
+     weight, M qdd + J^T lambda = F with qdd = 0. */
+  const double expect[4] = {0, -9.81, 0, 0};
+  for (int r = 0; r < 4; r++)
+    ck_assert_msg(fabs(lambda[r] - expect[r]) <= 1e-12, "lambda[%d] = %.17g, expected %g", r, lambda[r],
+                  expect[r]);
+  EXPECT_OK(cdyn_stepper_stats(st, &stats));
+  ck_assert_uint_eq(stats.steps, 1);
   cdyn_stepper_free(st);
   cdyn_system_free(sys);
 }
