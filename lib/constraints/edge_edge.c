@@ -23,6 +23,8 @@
  * dd = v2 - v0: n' = fa x eb + ea x fb, n'' = 2 fa x fb, d'' = 0, and
  * with nh', nh'' from constraints/vec3.h
  *   (Jv)_q v = Phi'' = nh''.d + 2 nh'.dd.
+ * The kernel (phi, its gradients in ea, eb, d and Phi'') is
+ * cdyn_normal_offset_eval in constraints/vec3.h, shared with node_triangle.c.
  *
  * Degeneracy.  Parallel edges (N = 0) have no common normal: eval reports
  * CDYN_EDEGENERATE, also for N <= 16 eps |ea| |eb|, where the direction
@@ -50,45 +52,26 @@ static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)
 {
   (void)t;
-  double ea[3], eb[3], d[3], fa[3], fb[3], dd[3], n[3];
+  double ea[3], eb[3], d[3], fa[3], fb[3], dd[3];
   cdyn_sub3(x[1], x[0], ea);
   cdyn_sub3(x[3], x[2], eb);
   cdyn_sub3(x[2], x[0], d);
   cdyn_sub3(v[1], v[0], fa);
   cdyn_sub3(v[3], v[2], fb);
   cdyn_sub3(v[2], v[0], dd);
-  cdyn_cross3(ea, eb, n);
-  double N = sqrt(cdyn_dot3(n, n));
-  double la = sqrt(cdyn_dot3(ea, ea)), lb = sqrt(cdyn_dot3(eb, eb));
-  if (!isfinite(N) || !isfinite(la) || !isfinite(lb) || !isfinite(cdyn_dot3(d, d)))
-    return cdyn_error(CDYN_ENONFINITE, "edge_edge constraint: positions non-finite or too large (beyond 1e77)");
-  if (!(N > 16 * DBL_EPSILON * la * lb))
-    return cdyn_error(CDYN_EDEGENERATE,
-                      "edge_edge constraint: the edges are parallel (|ea x eb| = %g for lengths %g, %g)", N,
-                      la, lb);
-  double nh[3] = {n[0] / N, n[1] / N, n[2] / N}, nd = cdyn_dot3(nh, d), g[3];
-  for (int k = 0; k < 3; k++)
-    g[k] = (d[k] - nd * nh[k]) / N;
-  double ja[3], jb[3];
-  cdyn_cross3(eb, g, ja);
-  cdyn_cross3(g, ea, jb);
-  row->phi = nd - p[0];
+  cdyn_normal_offset o = {0};
+  int rc = cdyn_normal_offset_eval(ea, eb, d, fa, fb, dd, "edge_edge", "the edges are parallel", &o);
+  if (rc)
+    return rc;
+  row->phi = o.phi - p[0];
+  /* Chain rule through ea = x1 - x0, eb = x3 - x2, d = x2 - x0. */
   for (int k = 0; k < 3; k++) {
-    row->jac[0][k] = -nh[k] - ja[k];
-    row->jac[1][k] = ja[k];
-    row->jac[2][k] = nh[k] - jb[k];
-    row->jac[3][k] = jb[k];
+    row->jac[0][k] = -o.dd[k] - o.da[k];
+    row->jac[1][k] = o.da[k];
+    row->jac[2][k] = o.dd[k] - o.db[k];
+    row->jac[3][k] = o.db[k];
   }
-  double dn[3], a[3], b[3], ddn[3], nh1[3], nh2[3];
-  cdyn_cross3(fa, eb, a);
-  cdyn_cross3(ea, fb, b);
-  cdyn_cross3(fa, fb, ddn);
-  for (int k = 0; k < 3; k++) {
-    dn[k] = a[k] + b[k];
-    ddn[k] *= 2;
-  }
-  cdyn_unit_derivs(nh, N, dn, ddn, nh1, nh2);
-  row->jdotv = cdyn_dot3(nh2, d) + 2 * cdyn_dot3(nh1, dd);
+  row->jdotv = o.second;
   if (!cdyn_rows_finite(row, 1, 4))
     return cdyn_error(CDYN_ENONFINITE, "edge_edge constraint: a value is not finite");
   return CDYN_OK;

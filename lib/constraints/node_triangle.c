@@ -25,6 +25,8 @@
  * f2 = v3 - v1: d' = dd, d'' = 0, n' = f1 x e2 + e1 x f2,
  * n'' = 2 f1 x f2; constraints/vec3.h gives nh', nh'' from n', n'', and
  *   (Jv)_q v = Phi'' = nh''.d + 2 nh'.dd.
+ * The kernel (phi, its gradients in e1, e2, d and Phi'') is
+ * cdyn_normal_offset_eval in constraints/vec3.h, shared with edge_edge.c.
  *
  * The plane, not the triangle: Phi does not ask that the node's
  * projection fall inside the triangle.  001 releases the constraint when
@@ -58,44 +60,26 @@ static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)
 {
   (void)t;
-  double e1[3], e2[3], d[3], dd[3], f1[3], f2[3], n[3];
+  double e1[3], e2[3], d[3], dd[3], f1[3], f2[3];
   cdyn_sub3(x[2], x[1], e1);
   cdyn_sub3(x[3], x[1], e2);
   cdyn_sub3(x[0], x[1], d);
   cdyn_sub3(v[0], v[1], dd);
   cdyn_sub3(v[2], v[1], f1);
   cdyn_sub3(v[3], v[1], f2);
-  cdyn_cross3(e1, e2, n);
-  double N = sqrt(cdyn_dot3(n, n));
-  double l1 = sqrt(cdyn_dot3(e1, e1)), l2 = sqrt(cdyn_dot3(e2, e2));
-  if (!isfinite(N) || !isfinite(l1) || !isfinite(l2) || !isfinite(cdyn_dot3(d, d)))
-    return cdyn_error(CDYN_ENONFINITE, "node_triangle constraint: positions non-finite or too large (beyond 1e77)");
-  if (!(N > 16 * DBL_EPSILON * l1 * l2))
-    return cdyn_error(CDYN_EDEGENERATE,
-                      "node_triangle constraint: the triangle has no area (|n| = %g for edges %g, %g)", N, l1, l2);
-  double nh[3] = {n[0] / N, n[1] / N, n[2] / N}, nd = cdyn_dot3(nh, d), g[3];
-  for (int k = 0; k < 3; k++)
-    g[k] = (d[k] - nd * nh[k]) / N;
-  double j2[3], j3[3];
-  cdyn_cross3(e2, g, j2);
-  cdyn_cross3(g, e1, j3);
-  row->phi = nd - p[0];
+  cdyn_normal_offset o = {0};
+  int rc = cdyn_normal_offset_eval(e1, e2, d, f1, f2, dd, "node_triangle", "the triangle has no area", &o);
+  if (rc)
+    return rc;
+  row->phi = o.phi - p[0];
+  /* Chain rule through e1 = x2 - x1, e2 = x3 - x1, d = x0 - x1. */
   for (int k = 0; k < 3; k++) {
-    row->jac[0][k] = nh[k];
-    row->jac[1][k] = -nh[k] - j2[k] - j3[k];
-    row->jac[2][k] = j2[k];
-    row->jac[3][k] = j3[k];
+    row->jac[0][k] = o.dd[k];
+    row->jac[1][k] = -o.dd[k] - o.da[k] - o.db[k];
+    row->jac[2][k] = o.da[k];
+    row->jac[3][k] = o.db[k];
   }
-  double dn[3], a[3], b[3], ddn[3], nh1[3], nh2[3];
-  cdyn_cross3(f1, e2, a);
-  cdyn_cross3(e1, f2, b);
-  cdyn_cross3(f1, f2, ddn);
-  for (int k = 0; k < 3; k++) {
-    dn[k] = a[k] + b[k];
-    ddn[k] *= 2;
-  }
-  cdyn_unit_derivs(nh, N, dn, ddn, nh1, nh2);
-  row->jdotv = cdyn_dot3(nh2, d) + 2 * cdyn_dot3(nh1, dd);
+  row->jdotv = o.second;
   if (!cdyn_rows_finite(row, 1, 4))
     return cdyn_error(CDYN_ENONFINITE, "node_triangle constraint: a value is not finite");
   return CDYN_OK;

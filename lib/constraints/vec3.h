@@ -14,9 +14,11 @@
 #ifndef CDYN_CONSTRAINTS_VEC3_H
 #define CDYN_CONSTRAINTS_VEC3_H
 
+#include <float.h>
 #include <math.h>
 
 #include "cdyn/constraint.h"
+#include "cdyn/error.h"
 
 static inline double cdyn_dot3(const double a[3], const double b[3])
 {
@@ -90,6 +92,61 @@ static inline double cdyn_norm3(const double a[3])
     return m;
   double b0 = a[0] / m, b1 = a[1] / m, b2 = a[2] / m;
   return m * sqrt(b0 * b0 + b1 * b1 + b2 * b2);
+}
+
+/*
+ * The offset of d along the unit normal of a x b, shared by node_triangle
+ * (a, b the triangle's edges, d the node from its first vertex) and
+ * edge_edge (a, b the two edges, d between their first ends):
+ *   n = a x b, N = |n|, nh = n / N,  phi = nh . d
+ * With g = (d - (nh.d) nh) / N = dphi/dn and dn = da x b + a x db:
+ *   dphi/da = b x g,  dphi/db = g x a,  dphi/dd = nh.
+ * Along a motion with a' = fa, b' = fb, d' = fd (and a'' = b'' = d'' = 0,
+ * the ends moving at constant velocity): n' = fa x b + a x fb,
+ * n'' = 2 fa x fb, and with nh', nh'' from cdyn_unit_derivs
+ *   phi'' = nh''.d + 2 nh'.fd.
+ * Returns CDYN_OK; CDYN_ENONFINITE when the inputs overflow; and
+ * CDYN_EDEGENERATE when N <= 16 eps |a| |b|, where the direction of n is
+ * rounding noise (parallel edges, a triangle without area), with `what`
+ * naming the constraint type and `degenerate` describing that case.
+ */
+typedef struct cdyn_normal_offset {
+  double phi, da[3], db[3], dd[3], second;
+} cdyn_normal_offset;
+
+static inline int cdyn_normal_offset_eval(const double a[3], const double b[3], const double d[3],
+                                          const double fa[3], const double fb[3], const double fd[3],
+                                          const char *what, const char *degenerate,
+                                          cdyn_normal_offset *out)
+{
+  double n[3];
+  cdyn_cross3(a, b, n);
+  double N = sqrt(cdyn_dot3(n, n));
+  double la = sqrt(cdyn_dot3(a, a)), lb = sqrt(cdyn_dot3(b, b));
+  if (!isfinite(N) || !isfinite(la) || !isfinite(lb) || !isfinite(cdyn_dot3(d, d)))
+    return cdyn_error(CDYN_ENONFINITE, "%s constraint: positions non-finite or too large (beyond 1e77)", what);
+  if (!(N > 16 * DBL_EPSILON * la * lb))
+    return cdyn_error(CDYN_EDEGENERATE, "%s constraint: %s (|n| = %g for lengths %g, %g)", what, degenerate, N,
+                      la, lb);
+  double nh[3] = {n[0] / N, n[1] / N, n[2] / N}, nd = cdyn_dot3(nh, d), g[3];
+  for (int k = 0; k < 3; k++)
+    g[k] = (d[k] - nd * nh[k]) / N;
+  out->phi = nd;
+  cdyn_cross3(b, g, out->da);
+  cdyn_cross3(g, a, out->db);
+  for (int k = 0; k < 3; k++)
+    out->dd[k] = nh[k];
+  double dn[3], u[3], w[3], ddn[3], nh1[3], nh2[3];
+  cdyn_cross3(fa, b, u);
+  cdyn_cross3(a, fb, w);
+  cdyn_cross3(fa, fb, ddn);
+  for (int k = 0; k < 3; k++) {
+    dn[k] = u[k] + w[k];
+    ddn[k] *= 2;
+  }
+  cdyn_unit_derivs(nh, N, dn, ddn, nh1, nh2);
+  out->second = cdyn_dot3(nh2, d) + 2 * cdyn_dot3(nh1, fd);
+  return CDYN_OK;
 }
 
 #endif
