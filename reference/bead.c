@@ -56,71 +56,41 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>
-#include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_sf_ellint.h>
 #include <gsl/gsl_sf_elljac.h>
 
 #include "bead.h"
 #include "cdyn/error.h"
-
-/* The default absolute and relative tolerance of the integrator. */
-static const double default_tol = 1e-13;
-
-/* Looser tolerances than this would not make a reference solution. */
-static const double max_tol = 1e-6;
-
-/*
- * The first trial step.  The controller grows it within a few steps, so it
- * only needs to be small compared with any period of the bead.
- */
-static const double first_step = 1e-6;
+#include "ode.h"
 
 struct cdyn_ref_bead {
   double R, g, cx, cy;
-  double w2;      /* g / R */
-  double t;       /* current time */
-  double y[2];    /* theta, theta' */
-  gsl_odeiv2_system sys;
-  gsl_odeiv2_driver *driver;
-  int nonfinite;  /* the right-hand side saw a non-finite state */
+  double w2;          /* g / R */
+  double y[2];        /* theta, theta' */
+  double y_backup[2]; /* the state at the start of an advance */
+  cdyn_ref_ode ode;   /* integrator; holds the current time */
 };
 
 /*
  * The right-hand side for GSL.  A non-finite state is refused with
  * GSL_EBADFUNC, which makes the driver stop at once rather than retry with
- * smaller steps, which could not help.
+ * smaller steps, which could not help.  With a finite state and w2 the
+ * derivative is finite too.
  */
 static int bead_rhs(double t, const double y[], double dydt[], void *params)
 {
   cdyn_ref_bead *r = params;
   (void)t;
   if (!isfinite(y[0]) || !isfinite(y[1])) {
-    r->nonfinite = 1;
+    r->ode.nonfinite = 1;
     return GSL_EBADFUNC;
   }
   dydt[0] = y[1];
   dydt[1] = -r->w2 * sin(y[0]);
   return GSL_SUCCESS;
-}
-
-/* Resolve a tolerance: 0 selects the default, otherwise (0, max_tol]. */
-static int check_tol(double tol, const char *name, double *out)
-{
-  if (tol == 0) {
-    *out = default_tol;
-    return CDYN_OK;
-  }
-  if (!(tol > 0 && tol <= max_tol))
-    return cdyn_error(CDYN_EINVAL,
-                      "cdyn_ref_bead_new: p->%s = %g must be 0 (default %g) "
-                      "or in (0, %g]",
-                      name, tol, default_tol, max_tol);
-  *out = tol;
-  return CDYN_OK;
 }
 
 int cdyn_ref_bead_new(cdyn_ref_bead **out, const cdyn_ref_bead_params *p)
@@ -147,10 +117,9 @@ int cdyn_ref_bead_new(cdyn_ref_bead **out, const cdyn_ref_bead_params *p)
   if (!isfinite(w2))
     return cdyn_error(CDYN_EINVAL, "cdyn_ref_bead_new: g / R = %g / %g "
                       "overflows", p->g, p->R);
-  double abstol = default_tol, reltol = default_tol;
-  int status;
-  if ((status = check_tol(p->abstol, "abstol", &abstol)) != CDYN_OK ||
-      (status = check_tol(p->reltol, "reltol", &reltol)) != CDYN_OK)
+  double abstol = p->abstol, reltol = p->reltol;
+  int status = cdyn_ref_ode_tolerances("cdyn_ref_bead", &abstol, &reltol);
+  if (status != CDYN_OK)
     return status;
 
   cdyn_ref_bead *r = calloc(1, sizeof *r);
@@ -163,31 +132,25 @@ int cdyn_ref_bead_new(cdyn_ref_bead **out, const cdyn_ref_bead_params *p)
   r->w2 = w2;
   r->y[0] = p->theta0;
   r->y[1] = p->omega0;
-  r->sys.function = bead_rhs;
-  r->sys.jacobian = NULL;
-  r->sys.dimension = 2;
-  r->sys.params = r;
-  /*
-   * GSL reports its own allocation failures through gsl_error(), whose
-   * default handler aborts; the NULL check is only reached when the
-   * application has installed a handler that returns.
-   */
-  r->driver = gsl_odeiv2_driver_alloc_y_new(&r->sys, gsl_odeiv2_step_rk8pd,
-                                            first_step, abstol, reltol);
-  if (r->driver == NULL) {
-    free(r);
-    return cdyn_error(CDYN_ENOMEM, "cdyn_ref_bead_new: could not allocate "
-                      "the GSL rk8pd driver");
-  }
-  *out = r;
-  return CDYN_OK;
+  r->ode = (cdyn_ref_ode){
+    .name = "cdyn_ref_bead",
+    .sys = {.function = bead_rhs, .dimension = 2, .params = r},
+    .y = r->y,
+    .backup = r->y_backup,
+  };
+  /* The object's own free copes with a driver that was not allocated. */
+  if ((status = cdyn_ref_ode_start(&r->ode, abstol, reltol)) != CDYN_OK)
+    cdyn_ref_bead_free(r);
+  else
+    *out = r;
+  return status;
 }
 
 void cdyn_ref_bead_free(cdyn_ref_bead *r)
 {
   if (r == NULL)
     return;
-  gsl_odeiv2_driver_free(r->driver);
+  cdyn_ref_ode_stop(&r->ode);
   free(r);
 }
 
@@ -195,42 +158,12 @@ int cdyn_ref_bead_advance(cdyn_ref_bead *r, double t)
 {
   if (r == NULL)
     return cdyn_error(CDYN_EINVAL, "cdyn_ref_bead_advance: r is NULL");
-  if (!isfinite(t))
-    return cdyn_error(CDYN_EINVAL, "cdyn_ref_bead_advance: t = %g is not "
-                      "finite", t);
-  if (t < r->t)
-    return cdyn_error(CDYN_EINVAL, "cdyn_ref_bead_advance: t = %.17g is "
-                      "before the current time %.17g", t, r->t);
-  if (t == r->t)
-    return CDYN_OK;
-
-  /* The driver leaves y part-way on failure; keep the start to go back. */
-  const double y0[2] = {r->y[0], r->y[1]};
-  double tc = r->t;
-  r->nonfinite = 0;
-  const int s = gsl_odeiv2_driver_apply(r->driver, &tc, t, r->y);
-  if (s != GSL_SUCCESS) {
-    const double t_start = r->t;
-    const int nonfinite = r->nonfinite;
-    r->y[0] = y0[0];
-    r->y[1] = y0[1];
-    r->t = t_start;
-    gsl_odeiv2_driver_reset_hstart(r->driver, first_step);
-    if (nonfinite)
-      return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_bead_advance: state "
-                        "became non-finite near t = %.17g while advancing "
-                        "to %.17g", tc, t);
-    return cdyn_error(CDYN_ESOLVE, "cdyn_ref_bead_advance: GSL odeiv2 "
-                      "driver failed with status %d (%s) near t = %.17g "
-                      "while advancing to %.17g", s, gsl_strerror(s), tc, t);
-  }
-  r->t = t;
-  return CDYN_OK;
+  return cdyn_ref_ode_advance(&r->ode, t);
 }
 
 double cdyn_ref_bead_time(const cdyn_ref_bead *r)
 {
-  return r != NULL ? r->t : NAN;
+  return r != NULL ? r->ode.t : NAN;
 }
 
 int cdyn_ref_bead_angle(const cdyn_ref_bead *r, double *theta, double *omega)

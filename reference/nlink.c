@@ -58,28 +58,18 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_odeiv2.h>
 #include <lapacke.h>
 
 #include "cdyn/error.h"
 #include "nlink.h"
-
-/* The default absolute and relative tolerance of the integrator. */
-static const double default_tol = 1e-13;
-
-/* Looser tolerances than this would not make a reference solution. */
-static const double max_tol = 1e-6;
+#include "ode.h"
 
 /*
- * The first trial step.  The controller shrinks or grows it within a few
- * steps, so it only needs to be small compared with any pendulum period.
+ * Why the right-hand side last refused to evaluate, for the message.  A
+ * non-finite state is told by the shared driver's generic message.
  */
-static const double first_step = 1e-6;
-
-/* Why the right-hand side last refused to evaluate, for the message. */
 enum rhs_failure {
   RHS_OK = 0,
-  RHS_NONFINITE_STATE,
   RHS_NONFINITE_SYSTEM,
   RHS_SOLVE,
   RHS_NONFINITE_RESULT
@@ -89,7 +79,6 @@ struct cdyn_ref_nlink {
   size_t n;
   double g;
   double px, py;
-  double t;             /* current time */
   double *len;          /* n link lengths */
   double *mass;         /* n node masses, mass[i] at node i+1 */
   double *tail;         /* tail[i] = sum_{q >= i} mass[q] = mu_ii */
@@ -98,8 +87,7 @@ struct cdyn_ref_nlink {
   double *y_sample;     /* state at the start of a sample */
   double *mmat;         /* n x n mass matrix, overwritten by its factor */
   double *rhs;          /* n right-hand side, overwritten by accelerations */
-  gsl_odeiv2_system sys;
-  gsl_odeiv2_driver *driver;
+  cdyn_ref_ode ode;     /* integrator; holds the current time */
   enum rhs_failure failure;
   lapack_int info;      /* LAPACKE status of the failed solve */
 };
@@ -120,7 +108,7 @@ static int nlink_rhs(double t, const double y[], double dydt[], void *params)
 
   for (size_t i = 0; i < 2 * n; i++)
     if (!isfinite(y[i])) {
-      r->failure = RHS_NONFINITE_STATE;
+      r->ode.nonfinite = 1;
       return GSL_EBADFUNC;
     }
 
@@ -191,19 +179,32 @@ static int check_array(const double *a, size_t n, const char *name,
   return CDYN_OK;
 }
 
-/* Resolve a tolerance: 0 selects the default, otherwise (0, max_tol]. */
-static int check_tol(double tol, const char *name, double *out)
+/*
+ * Describe a failed driver call from what the right-hand side recorded
+ * about why it refused (the shared driver's describe callback).  RHS_OK
+ * leaves the generic message, which covers a non-finite state and GSL's
+ * own failures.
+ */
+static int describe_failure(const void *params, int gsl_status,
+                            double t_fail, double t_target)
 {
-  if (tol == 0) {
-    *out = default_tol;
-    return CDYN_OK;
+  const cdyn_ref_nlink *r = params;
+  switch (r->failure) {
+  case RHS_NONFINITE_SYSTEM:
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_nlink_advance: mass matrix "
+                      "or force overflowed near t = %.17g while advancing to "
+                      "%.17g", t_fail, t_target);
+  case RHS_NONFINITE_RESULT:
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_nlink_advance: angular "
+                      "accelerations overflowed near t = %.17g while "
+                      "advancing to %.17g", t_fail, t_target);
+  case RHS_SOLVE:
+    return cdyn_error(CDYN_ESOLVE, "cdyn_ref_nlink_advance: LAPACKE_dposv "
+                      "failed with info = %ld near t = %.17g (GSL status "
+                      "%d)", (long)r->info, t_fail, gsl_status);
+  case RHS_OK:
+    break;
   }
-  if (!(tol > 0 && tol <= max_tol))
-    return cdyn_error(CDYN_EINVAL,
-                      "cdyn_ref_nlink_new: p->%s = %g must be 0 (default "
-                      "%g) or in (0, %g]",
-                      name, tol, default_tol, max_tol);
-  *out = tol;
   return CDYN_OK;
 }
 
@@ -243,9 +244,9 @@ int cdyn_ref_nlink_new(cdyn_ref_nlink **out, const cdyn_ref_nlink_params *p)
       return cdyn_error(CDYN_EINVAL,
                         "cdyn_ref_nlink_new: p->pivot[%d] = %g is not finite",
                         d, p->pivot[d]);
-  double abstol = default_tol, reltol = default_tol;
-  if ((status = check_tol(p->abstol, "abstol", &abstol)) != CDYN_OK ||
-      (status = check_tol(p->reltol, "reltol", &reltol)) != CDYN_OK)
+  double abstol = p->abstol, reltol = p->reltol;
+  if ((status = cdyn_ref_ode_tolerances("cdyn_ref_nlink", &abstol,
+                                        &reltol)) != CDYN_OK)
     return status;
 
   cdyn_ref_nlink *r = calloc(1, sizeof *r);
@@ -263,7 +264,6 @@ int cdyn_ref_nlink_new(cdyn_ref_nlink **out, const cdyn_ref_nlink_params *p)
   r->g = p->g;
   r->px = p->pivot[0];
   r->py = p->pivot[1];
-  r->t = 0;
   r->len = block;
   r->mass = r->len + n;
   r->tail = r->mass + n;
@@ -284,112 +284,42 @@ int cdyn_ref_nlink_new(cdyn_ref_nlink **out, const cdyn_ref_nlink_params *p)
   for (size_t i = 0; i < n; i++)
     r->y[n + i] = p->omega0 != NULL ? p->omega0[i] : 0.0;
 
-  r->sys.function = nlink_rhs;
-  r->sys.jacobian = NULL;
-  r->sys.dimension = 2 * n;
-  r->sys.params = r;
-  /*
-   * GSL reports its own allocation failures through gsl_error(), whose
-   * default handler aborts; the NULL check below is only reached when the
-   * application has installed a handler that returns.
-   */
-  r->driver = gsl_odeiv2_driver_alloc_y_new(&r->sys, gsl_odeiv2_step_rk8pd,
-                                            first_step, abstol, reltol);
-  if (r->driver == NULL) {
-    free(block);
-    free(r);
-    return cdyn_error(CDYN_ENOMEM, "cdyn_ref_nlink_new: could not allocate "
-                      "the GSL rk8pd driver for dimension %zu", 2 * n);
-  }
-  *out = r;
-  return CDYN_OK;
+  r->ode = (cdyn_ref_ode){
+    .name = "cdyn_ref_nlink",
+    .sys = {.function = nlink_rhs, .dimension = 2 * n, .params = r},
+    .y = r->y,
+    .backup = r->y_backup,
+    .describe = describe_failure,
+  };
+  /* The object's own free copes with a driver that was not allocated. */
+  if ((status = cdyn_ref_ode_start(&r->ode, abstol, reltol)) != CDYN_OK)
+    cdyn_ref_nlink_free(r);
+  else
+    *out = r;
+  return status;
 }
 
 void cdyn_ref_nlink_free(cdyn_ref_nlink *r)
 {
   if (r == NULL)
     return;
-  gsl_odeiv2_driver_free(r->driver);
+  cdyn_ref_ode_stop(&r->ode);
   free(r->len); /* the start of the single array block */
   free(r);
-}
-
-/*
- * Turn a failed driver call into a cdyn status, using what the right-hand
- * side recorded about why it refused.
- */
-static int driver_failure(const cdyn_ref_nlink *r, int gsl_status,
-                          double t_fail, double t_target)
-{
-  switch (r->failure) {
-  case RHS_NONFINITE_STATE:
-    return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_nlink_advance: state became "
-                      "non-finite near t = %.17g while advancing to %.17g",
-                      t_fail, t_target);
-  case RHS_NONFINITE_SYSTEM:
-    return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_nlink_advance: mass matrix "
-                      "or force overflowed near t = %.17g while advancing to "
-                      "%.17g", t_fail, t_target);
-  case RHS_NONFINITE_RESULT:
-    return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_nlink_advance: angular "
-                      "accelerations overflowed near t = %.17g while "
-                      "advancing to %.17g", t_fail, t_target);
-  case RHS_SOLVE:
-    return cdyn_error(CDYN_ESOLVE, "cdyn_ref_nlink_advance: LAPACKE_dposv "
-                      "failed with info = %ld near t = %.17g (GSL status "
-                      "%d)", (long)r->info, t_fail, gsl_status);
-  case RHS_OK:
-    break;
-  }
-  return cdyn_error(CDYN_ESOLVE, "cdyn_ref_nlink_advance: GSL odeiv2 driver "
-                    "failed with status %d (%s) near t = %.17g while "
-                    "advancing to %.17g", gsl_status, gsl_strerror(gsl_status),
-                    t_fail, t_target);
-}
-
-/*
- * Put the state back after a failure and restart the driver, since its
- * step size may have collapsed while failing.
- */
-static void restore(cdyn_ref_nlink *r, const double *y, double t)
-{
-  memcpy(r->y, y, 2 * r->n * sizeof *r->y);
-  r->t = t;
-  gsl_odeiv2_driver_reset_hstart(r->driver, first_step);
 }
 
 int cdyn_ref_nlink_advance(cdyn_ref_nlink *r, double t)
 {
   if (r == NULL)
     return cdyn_error(CDYN_EINVAL, "cdyn_ref_nlink_advance: r is NULL");
-  if (!isfinite(t))
-    return cdyn_error(CDYN_EINVAL, "cdyn_ref_nlink_advance: t = %g is not "
-                      "finite", t);
-  if (t < r->t)
-    return cdyn_error(CDYN_EINVAL, "cdyn_ref_nlink_advance: t = %.17g is "
-                      "before the current time %.17g", t, r->t);
-  if (t == r->t)
-    return CDYN_OK;
-
-  /* The driver leaves y part-way on failure; keep the start to go back. */
-  const double t_start = r->t;
-  memcpy(r->y_backup, r->y, 2 * r->n * sizeof *r->y);
+  /* A failure recorded by an earlier advance must not describe this one. */
   r->failure = RHS_OK;
-  double tc = r->t;
-  const int s = gsl_odeiv2_driver_apply(r->driver, &tc, t, r->y);
-  if (s != GSL_SUCCESS) {
-    const int status = driver_failure(r, s, tc, t);
-    restore(r, r->y_backup, t_start);
-    return status;
-  }
-  /* The final step of the driver lands on t exactly. */
-  r->t = t;
-  return CDYN_OK;
+  return cdyn_ref_ode_advance(&r->ode, t);
 }
 
 double cdyn_ref_nlink_time(const cdyn_ref_nlink *r)
 {
-  return r != NULL ? r->t : NAN;
+  return r != NULL ? r->ode.t : NAN;
 }
 
 int cdyn_ref_nlink_angles(const cdyn_ref_nlink *r, double *theta,
@@ -483,7 +413,7 @@ int cdyn_ref_nlink_sample(cdyn_ref_nlink *r, size_t nt, const double *times,
   if (xy == NULL)
     return cdyn_error(CDYN_EINVAL, "cdyn_ref_nlink_sample: xy is NULL");
   /* Check every time first so that a bad list changes nothing. */
-  double prev = r->t;
+  double prev = r->ode.t;
   for (size_t j = 0; j < nt; j++) {
     if (!isfinite(times[j]))
       return cdyn_error(CDYN_EINVAL, "cdyn_ref_nlink_sample: times[%zu] = %g "
@@ -495,13 +425,13 @@ int cdyn_ref_nlink_sample(cdyn_ref_nlink *r, size_t nt, const double *times,
     prev = times[j];
   }
 
-  const double t_start = r->t;
+  const double t_start = r->ode.t;
   memcpy(r->y_sample, r->y, 2 * r->n * sizeof *r->y);
   const size_t row = 2 * r->n;
   for (size_t j = 0; j < nt; j++) {
     const int status = cdyn_ref_nlink_advance(r, times[j]);
     if (status != CDYN_OK) {
-      restore(r, r->y_sample, t_start);
+      cdyn_ref_ode_restart(&r->ode, r->y_sample, t_start);
       return status;
     }
     node_positions(r, xy + j * row);

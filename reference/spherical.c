@@ -62,22 +62,10 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>
-#include <gsl/gsl_odeiv2.h>
 
 #include "cdyn/error.h"
+#include "ode.h"
 #include "spherical.h"
-
-/* The default absolute and relative tolerance of the integrator. */
-static const double default_tol = 1e-13;
-
-/* Looser tolerances than this would not make a reference solution. */
-static const double max_tol = 1e-6;
-
-/*
- * The first trial step.  The controller grows it within a few steps, so it
- * only needs to be small compared with any period of the pendulum.
- */
-static const double first_step = 1e-6;
 
 struct cdyn_ref_sph {
   double L, g, w2;          /* length, gravity, w0^2 = g / L */
@@ -85,11 +73,9 @@ struct cdyn_ref_sph {
   double pphi;              /* conserved sin^2(theta) phi' */
   int planar;               /* pphi == 0: the planar equation */
   double theta_min, theta_max;
-  double t;                 /* current time */
   double y[3];              /* theta, theta', phi */
-  gsl_odeiv2_system sys;
-  gsl_odeiv2_driver *driver;
-  int nonfinite;            /* the right-hand side saw a non-finite value */
+  double y_backup[3];       /* the state at the start of an advance */
+  cdyn_ref_ode ode;         /* integrator; holds the current time */
 };
 
 /*
@@ -113,26 +99,10 @@ static int sph_rhs(double t, const double y[], double dydt[], void *params)
   }
   for (int k = 0; k < 3; k++)
     if (!isfinite(y[k]) || !isfinite(dydt[k])) {
-      r->nonfinite = 1;
+      r->ode.nonfinite = 1;
       return GSL_EBADFUNC;
     }
   return GSL_SUCCESS;
-}
-
-/* Resolve a tolerance: 0 selects the default, otherwise (0, max_tol]. */
-static int check_tol(double tol, const char *name, double *out)
-{
-  if (tol == 0) {
-    *out = default_tol;
-    return CDYN_OK;
-  }
-  if (!(tol > 0 && tol <= max_tol))
-    return cdyn_error(CDYN_EINVAL,
-                      "cdyn_ref_sph_new: p->%s = %g must be 0 (default %g) "
-                      "or in (0, %g]",
-                      name, tol, default_tol, max_tol);
-  *out = tol;
-  return CDYN_OK;
 }
 
 /* f(theta) of the file comment: >= 0 exactly where the motion may go. */
@@ -187,10 +157,9 @@ int cdyn_ref_sph_new(cdyn_ref_sph **out, const cdyn_ref_sph_params *p)
   if (!isfinite(w2))
     return cdyn_error(CDYN_EINVAL, "cdyn_ref_sph_new: g / L = %g / %g "
                       "overflows", p->g, p->L);
-  double abstol = default_tol, reltol = default_tol;
-  int status;
-  if ((status = check_tol(p->abstol, "abstol", &abstol)) != CDYN_OK ||
-      (status = check_tol(p->reltol, "reltol", &reltol)) != CDYN_OK)
+  double abstol = p->abstol, reltol = p->reltol;
+  int status = cdyn_ref_ode_tolerances("cdyn_ref_sph", &abstol, &reltol);
+  if (status != CDYN_OK)
     return status;
 
   /* The conserved quantities and the band of reachable polar angles. */
@@ -236,31 +205,25 @@ int cdyn_ref_sph_new(cdyn_ref_sph **out, const cdyn_ref_sph_params *p)
   r->y[0] = p->theta0;
   r->y[1] = p->thetadot0;
   r->y[2] = p->phi0;
-  r->sys.function = sph_rhs;
-  r->sys.jacobian = NULL;
-  r->sys.dimension = 3;
-  r->sys.params = r;
-  /*
-   * GSL reports its own allocation failures through gsl_error(), whose
-   * default handler aborts; the NULL check is only reached when the
-   * application has installed a handler that returns.
-   */
-  r->driver = gsl_odeiv2_driver_alloc_y_new(&r->sys, gsl_odeiv2_step_rk8pd,
-                                            first_step, abstol, reltol);
-  if (r->driver == NULL) {
-    free(r);
-    return cdyn_error(CDYN_ENOMEM, "cdyn_ref_sph_new: could not allocate "
-                      "the GSL rk8pd driver");
-  }
-  *out = r;
-  return CDYN_OK;
+  r->ode = (cdyn_ref_ode){
+    .name = "cdyn_ref_sph",
+    .sys = {.function = sph_rhs, .dimension = 3, .params = r},
+    .y = r->y,
+    .backup = r->y_backup,
+  };
+  /* The object's own free copes with a driver that was not allocated. */
+  if ((status = cdyn_ref_ode_start(&r->ode, abstol, reltol)) != CDYN_OK)
+    cdyn_ref_sph_free(r);
+  else
+    *out = r;
+  return status;
 }
 
 void cdyn_ref_sph_free(cdyn_ref_sph *r)
 {
   if (r == NULL)
     return;
-  gsl_odeiv2_driver_free(r->driver);
+  cdyn_ref_ode_stop(&r->ode);
   free(r);
 }
 
@@ -268,40 +231,12 @@ int cdyn_ref_sph_advance(cdyn_ref_sph *r, double t)
 {
   if (r == NULL)
     return cdyn_error(CDYN_EINVAL, "cdyn_ref_sph_advance: r is NULL");
-  if (!isfinite(t))
-    return cdyn_error(CDYN_EINVAL, "cdyn_ref_sph_advance: t = %g is not "
-                      "finite", t);
-  if (t < r->t)
-    return cdyn_error(CDYN_EINVAL, "cdyn_ref_sph_advance: t = %.17g is "
-                      "before the current time %.17g", t, r->t);
-  if (t == r->t)
-    return CDYN_OK;
-
-  /* The driver leaves y part-way on failure; keep the start to go back. */
-  double y0[3];
-  memcpy(y0, r->y, sizeof y0);
-  double tc = r->t;
-  r->nonfinite = 0;
-  const int s = gsl_odeiv2_driver_apply(r->driver, &tc, t, r->y);
-  if (s != GSL_SUCCESS) {
-    const int nonfinite = r->nonfinite;
-    memcpy(r->y, y0, sizeof y0);
-    gsl_odeiv2_driver_reset_hstart(r->driver, first_step);
-    if (nonfinite)
-      return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_sph_advance: state "
-                        "became non-finite near t = %.17g while advancing "
-                        "to %.17g", tc, t);
-    return cdyn_error(CDYN_ESOLVE, "cdyn_ref_sph_advance: GSL odeiv2 "
-                      "driver failed with status %d (%s) near t = %.17g "
-                      "while advancing to %.17g", s, gsl_strerror(s), tc, t);
-  }
-  r->t = t;
-  return CDYN_OK;
+  return cdyn_ref_ode_advance(&r->ode, t);
 }
 
 double cdyn_ref_sph_time(const cdyn_ref_sph *r)
 {
-  return r != NULL ? r->t : NAN;
+  return r != NULL ? r->ode.t : NAN;
 }
 
 /* phi' at the current state. */

@@ -1440,6 +1440,111 @@ START_TEST(test_sph_errors)
 END_TEST
 
 /* ======================================================================
+ * reference/ode.c: the driver contract the three references share.
+ * ====================================================================== */
+
+/* The last message names `who` and mentions `what`. */
+static void expect_message(const char *who, const char *what)
+{
+  const char *msg = cdyn_errmsg();
+  ck_assert_msg(strstr(msg, who) != NULL, "\"%s\" does not name %s", msg,
+                who);
+  ck_assert_msg(strstr(msg, what) != NULL, "\"%s\" does not mention %s",
+                msg, what);
+}
+
+/*
+ * Each reference hands its name to the shared driver, so a failure must
+ * be reported under that reference's own function, and must leave the
+ * time and state exactly as they were.  The bead and the planar spherical
+ * pendulum start at theta' = 1e306, so theta = 0.5 + 1e306 t passes
+ * DBL_MAX near t = 180: the driver takes successful steps first and fails
+ * part-way, which is where the state must come back from the backup (GSL
+ * itself only undoes the failing step).  Asking again must fail the same
+ * way, at the same time to the digit, which it does only if the failure
+ * restarted the step-size control from the first trial step as a new
+ * object starts.  The nlink fixture with a link turning at 1e200 rad/s
+ * overflows its centrifugal force w^2 at once, which nlink's own failure
+ * description reports.  Bad tolerances are refused under the reference's
+ * own _new.
+ */
+START_TEST(test_ode_shared_contract)
+{
+  char first[512];
+
+  const cdyn_ref_bead_params bp = {.R = 1.0, .g = g_earth, .theta0 = 0.5,
+                                   .omega0 = 1e306};
+  cdyn_ref_bead *b = make_bead(&bp);
+  for (int k = 0; k < 2; k++) {
+    double th, om;
+    cdyn_error_clear();
+    ck_assert_int_eq(cdyn_ref_bead_advance(b, 1000.0), CDYN_ENONFINITE);
+    expect_message("cdyn_ref_bead_advance", "non-finite");
+    if (k == 0)
+      snprintf(first, sizeof first, "%s", cdyn_errmsg());
+    else
+      ck_assert_str_eq(cdyn_errmsg(), first);
+    ck_assert_double_eq(cdyn_ref_bead_time(b), 0.0);
+    ck_assert_int_eq(cdyn_ref_bead_angle(b, &th, &om), CDYN_OK);
+    ck_assert_double_eq(th, 0.5);
+    ck_assert_double_eq(om, 1e306);
+  }
+  cdyn_ref_bead_free(b);
+
+  const cdyn_ref_sph_params sp = {.L = 1.0, .g = g_earth, .theta0 = 0.5,
+                                  .phi0 = 0.25, .thetadot0 = 1e306};
+  cdyn_ref_sph *q = make_sph(&sp);
+  for (int k = 0; k < 2; k++) {
+    double th, ph, td;
+    cdyn_error_clear();
+    ck_assert_int_eq(cdyn_ref_sph_advance(q, 1000.0), CDYN_ENONFINITE);
+    expect_message("cdyn_ref_sph_advance", "non-finite");
+    if (k == 0)
+      snprintf(first, sizeof first, "%s", cdyn_errmsg());
+    else
+      ck_assert_str_eq(cdyn_errmsg(), first);
+    ck_assert_double_eq(cdyn_ref_sph_time(q), 0.0);
+    ck_assert_int_eq(cdyn_ref_sph_angles(q, &th, &ph, &td, NULL), CDYN_OK);
+    ck_assert_double_eq(th, 0.5);
+    ck_assert_double_eq(ph, 0.25);
+    ck_assert_double_eq(td, 1e306);
+  }
+  cdyn_ref_sph_free(q);
+
+  fixture f;
+  fixture_init(&f);
+  f.om[1] = 1e200;
+  cdyn_ref_nlink *r = make(&f.p);
+  for (int k = 0; k < 2; k++) {
+    double om[3];
+    cdyn_error_clear();
+    ck_assert_int_eq(cdyn_ref_nlink_advance(r, 0.1), CDYN_ENONFINITE);
+    expect_message("cdyn_ref_nlink_advance", "overflowed");
+    ck_assert_double_eq(cdyn_ref_nlink_time(r), 0.0);
+    ck_assert_int_eq(cdyn_ref_nlink_angles(r, NULL, om), CDYN_OK);
+    ck_assert_double_eq(om[1], 1e200);
+  }
+  cdyn_ref_nlink_free(r);
+
+  cdyn_ref_bead_params bbad = bp;
+  bbad.abstol = 2e-6;
+  cdyn_error_clear();
+  ck_assert_int_eq(cdyn_ref_bead_new(&b, &bbad), CDYN_EINVAL);
+  expect_message("cdyn_ref_bead_new", "abstol");
+  cdyn_ref_sph_params sbad = sp;
+  sbad.reltol = -1e-13;
+  cdyn_error_clear();
+  ck_assert_int_eq(cdyn_ref_sph_new(&q, &sbad), CDYN_EINVAL);
+  expect_message("cdyn_ref_sph_new", "reltol");
+  fixture_init(&f);
+  f.p.reltol = NAN;
+  cdyn_error_clear();
+  ck_assert_int_eq(cdyn_ref_nlink_new(&r, &f.p), CDYN_EINVAL);
+  expect_message("cdyn_ref_nlink_new", "reltol");
+}
+END_TEST
+
+/* ======================================================================
  * cdyn_system_forces and reference/kkt.c.
  * ====================================================================== */
 
@@ -1953,6 +2058,11 @@ static Suite *reference_suite(void)
   tcase_add_test(tc, test_sph_theta_period);
   tcase_add_test(tc, test_sph_negative_theta);
   tcase_add_test(tc, test_sph_errors);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("ode");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_ode_shared_contract);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("kkt");
