@@ -24,6 +24,12 @@ if (TERM_NAME eq "pdf") {
   }
 }
 set output OUT_NAME
+# Labels: cairolatex hands every string to LaTeX, where gnuplot's enhanced
+# markup ("e_n", "{/Symbol a}") is an error or prints literally.  A script
+# writes each label that holds markup as lab(ENHANCED, LATEX): the first
+# for pdf and png, the second (LaTeX, math in $...$) for cairolatex.
+TEX = (TERM_NAME eq "cairolatex")
+lab(e, t) = TEX ? t : e
 set datafile separator ","
 set datafile missing "nan"
 set grid lc rgb "#dddddd"
