@@ -27,6 +27,7 @@
 
 #include "experiment.h"
 #include "nlink.h"
+#include "problems.h"
 
 static const exp_param params[] = {
   {"links", "2", "number of links"},
@@ -44,7 +45,7 @@ static const exp_param params[] = {
    `tol` it would set the iteration tolerance of newton, shake and rattle. */
 
 /* Bounds the reference's fixed-size row and header buffers. */
-#define MAX_LINKS 100
+#define MAX_LINKS EXP_ARM_MAX
 
 typedef struct {
   size_t links;
@@ -67,51 +68,18 @@ static int get_params(exp_ctx *ctx, arm_params *p)
   return CDYN_OK;
 }
 
-/* The arm as a particle system; mass and length are validated by cdyn. */
+/* The arm as a particle system (problems.c); mass and length are validated by cdyn. */
 static int build_arm(const arm_params *p, cdyn_system **out)
 {
-  cdyn_system *sys;
-  size_t n = p->links + 1;
-  int rc = cdyn_system_new(&sys, n);
-  if (rc)
-    return rc;
-  double g[3] = {0, -p->g, 0}, origin[3] = {0, 0, 0};
-  rc = cdyn_system_set_gravity(sys, g);
-  for (size_t i = 0; i < n && !rc; i++) {
-    double x[3] = {(double)i * p->length, 0, 0};
-    rc = cdyn_system_set_position(sys, i, x);
-    if (!rc)
-      rc = cdyn_system_set_mass(sys, i, p->mass);
-  }
-  if (!rc)
-    rc = cdyn_system_add_pin(sys, 0, origin, NULL);
-  for (size_t i = 0; i + 1 < n && !rc; i++)
-    rc = cdyn_system_add_distance(sys, i, i + 1, p->length, NULL);
-  if (rc) {
-    cdyn_system_free(sys);
-    return rc;
-  }
-  *out = sys;
-  return CDYN_OK;
+  exp_arm a = {p->links, p->length, p->g, p->mass, 0.0, NULL};
+  return exp_arm_build(&a, out);
 }
 
 /* The same arm in joint angles: horizontal (theta = pi/2) at rest. */
 static int build_reference(const arm_params *p, cdyn_ref_nlink **out)
 {
-  size_t n = p->links;
-  double *buf = malloc(3 * n * sizeof(double));
-  if (!buf)
-    return cdyn_error(CDYN_ENOMEM, "out of memory");
-  double *len = buf, *mass = buf + n, *theta = buf + 2 * n;
-  for (size_t i = 0; i < n; i++) {
-    len[i] = p->length;
-    mass[i] = p->mass;
-    theta[i] = acos(0.0); /* pi / 2 */
-  }
-  cdyn_ref_nlink_params rp = {n, len, mass, p->g, {0, 0}, theta, NULL, 1e-13, 1e-13};
-  int rc = cdyn_ref_nlink_new(out, &rp);
-  free(buf);
-  return rc;
+  exp_arm a = {p->links, p->length, p->g, p->mass, 0.0, NULL};
+  return exp_arm_reference(&a, out);
 }
 
 /* What a run reports back for the claims. */

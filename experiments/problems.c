@@ -26,24 +26,35 @@
 static const double G = 9.81;
 static const double PI = 3.14159265358979323846;
 
-static int build_arm(size_t links, const double *theta, cdyn_system **out)
+int exp_arm_build(const exp_arm *a, cdyn_system **out)
 {
+  if (!a || !out)
+    return cdyn_error(CDYN_EINVAL, "exp_arm_build: NULL argument");
+  if (a->links < 1 || a->links > EXP_ARM_MAX)
+    return cdyn_error(CDYN_EINVAL, "arm: %zu links, expected 1 .. %d", a->links, EXP_ARM_MAX);
   cdyn_system *sys;
-  int rc = cdyn_system_new(&sys, links + 1);
+  size_t n = a->links + 1;
+  int rc = cdyn_system_new(&sys, n);
   if (rc)
     return rc;
-  double g[3] = {0, -G, 0}, x[3] = {0, 0, 0};
+  double g[3] = {0, -a->g, 0}, x[3] = {0, 0, 0}, o[3] = {0, 0, 0};
   rc = cdyn_system_set_gravity(sys, g);
-  for (size_t i = 0; i < links && !rc; i++) {
-    x[0] += sin(theta[i]);
-    x[1] -= cos(theta[i]);
-    rc = cdyn_system_set_position(sys, i + 1, x);
+  /* cdyn validates the masses and the length (positive, finite). */
+  for (size_t i = 0; i < n && !rc; i++) {
+    /* Horizontal exactly when no angles are given (cos(pi/2) is 6e-17, not 0). */
+    if (i > 0 && a->theta) {
+      x[0] += a->length * sin(a->theta[i - 1]);
+      x[1] -= a->length * cos(a->theta[i - 1]);
+    } else if (i > 0) {
+      x[0] = (double)i * a->length;
+    }
+    if (!(rc = cdyn_system_set_position(sys, i, x)))
+      rc = cdyn_system_set_mass(sys, i, i == n - 1 && a->end_mass > 0 ? a->end_mass : a->mass);
   }
-  double o[3] = {0, 0, 0};
   if (!rc)
     rc = cdyn_system_add_pin(sys, 0, o, NULL);
-  for (size_t i = 0; i < links && !rc; i++)
-    rc = cdyn_system_add_distance(sys, i, i + 1, 1.0, NULL);
+  for (size_t i = 0; i + 1 < n && !rc; i++)
+    rc = cdyn_system_add_distance(sys, i, i + 1, a->length, NULL);
   if (rc) {
     cdyn_system_free(sys);
     return rc;
@@ -52,23 +63,31 @@ static int build_arm(size_t links, const double *theta, cdyn_system **out)
   return CDYN_OK;
 }
 
-#define MAX_ARM 10
-
-static int arm_reference(size_t links, const double *theta, double t, double *q, double *v)
+int exp_arm_reference(const exp_arm *a, cdyn_ref_nlink **out)
 {
-  double len[MAX_ARM], mass[MAX_ARM], xy[2 * MAX_ARM], vxy[2 * MAX_ARM];
-  for (size_t i = 0; i < links; i++) {
-    len[i] = 1.0;
-    mass[i] = 1.0;
+  if (!a || !out)
+    return cdyn_error(CDYN_EINVAL, "exp_arm_reference: NULL argument");
+  if (a->links < 1 || a->links > EXP_ARM_MAX)
+    return cdyn_error(CDYN_EINVAL, "arm: %zu links, expected 1 .. %d", a->links, EXP_ARM_MAX);
+  double len[EXP_ARM_MAX], mass[EXP_ARM_MAX], theta[EXP_ARM_MAX];
+  for (size_t i = 0; i < a->links; i++) {
+    len[i] = a->length;
+    mass[i] = i == a->links - 1 && a->end_mass > 0 ? a->end_mass : a->mass;
+    theta[i] = a->theta ? a->theta[i] : PI / 2;
   }
-  cdyn_ref_nlink_params rp = {links, len, mass, G, {0, 0}, theta, NULL, 1e-13, 1e-13};
-  cdyn_ref_nlink *r;
-  int rc = cdyn_ref_nlink_new(&r, &rp);
-  if (rc)
-    return rc;
-  if (!(rc = cdyn_ref_nlink_advance(r, t)) && !(rc = cdyn_ref_nlink_positions(r, xy)))
+  /* Node 0 is the pivot in the reference: its mass never moves. */
+  cdyn_ref_nlink_params rp = {a->links, len, mass, a->g, {0, 0}, theta, NULL, 1e-13, 1e-13};
+  return cdyn_ref_nlink_new(out, &rp);
+}
+
+int exp_arm_reference_state(const cdyn_ref_nlink *r, size_t links, double *q, double *v)
+{
+  double xy[2 * EXP_ARM_MAX], vxy[2 * EXP_ARM_MAX];
+  if (links < 1 || links > EXP_ARM_MAX)
+    return cdyn_error(CDYN_EINVAL, "arm: %zu links, expected 1 .. %d", links, EXP_ARM_MAX);
+  int rc = cdyn_ref_nlink_positions(r, xy);
+  if (!rc)
     rc = cdyn_ref_nlink_velocities(r, vxy);
-  cdyn_ref_nlink_free(r);
   if (rc)
     return rc;
   memset(q, 0, 3 * (links + 1) * sizeof(double));
@@ -79,6 +98,26 @@ static int arm_reference(size_t links, const double *theta, double t, double *q,
       v[3 * (i + 1) + c] = vxy[2 * i + c];
     }
   return CDYN_OK;
+}
+
+/* The problems' arms: 1 m links, 1 kg nodes, gravity G. */
+static int build_arm(size_t links, const double *theta, cdyn_system **out)
+{
+  exp_arm a = {links, 1.0, G, 1.0, 0.0, theta};
+  return exp_arm_build(&a, out);
+}
+
+static int arm_reference(size_t links, const double *theta, double t, double *q, double *v)
+{
+  exp_arm a = {links, 1.0, G, 1.0, 0.0, theta};
+  cdyn_ref_nlink *r;
+  int rc = exp_arm_reference(&a, &r);
+  if (rc)
+    return rc;
+  if (!(rc = cdyn_ref_nlink_advance(r, t)))
+    rc = exp_arm_reference_state(r, links, q, v);
+  cdyn_ref_nlink_free(r);
+  return rc;
 }
 
 /* ---- pendulum ---------------------------------------------------------------------- */

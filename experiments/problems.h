@@ -52,6 +52,29 @@ typedef struct exp_run {
 typedef struct exp_ctx exp_ctx;
 
 /*
+ * A planar arm of `links` rigid links (the papers' robot arms): node 0
+ * pinned at the origin by a pin constraint, link k a distance constraint
+ * |x_k - x_k+1| = length, node k+1 = node k + length (sin theta_k,
+ * -cos theta_k, 0) for absolute angles theta_k from the downward vertical
+ * (theta NULL: all pi/2, horizontal along +x), at rest, gravity g along -y.
+ * Every node has mass `mass`, except the free end, which has `end_mass`
+ * when that is > 0.
+ */
+#define EXP_ARM_MAX 100
+typedef struct exp_arm {
+  size_t links;
+  double length, g, mass, end_mass;
+  const double *theta;
+} exp_arm;
+
+struct cdyn_ref_nlink;
+int exp_arm_build(const exp_arm *a, cdyn_system **out);
+/* The same arm in joint angles (reference/nlink.c, rk8pd at 1e-13). */
+int exp_arm_reference(const exp_arm *a, struct cdyn_ref_nlink **out);
+/* The reference's state as 3(links + 1) positions and velocities (node 0 at rest at the origin). */
+int exp_arm_reference_state(const struct cdyn_ref_nlink *r, size_t links, double *q, double *v);
+
+/*
  * Run `scheme` (with the run's --set values, then `overrides`, a
  * NULL-terminated list of option name/value pairs, may be NULL) on
  * problem `p` for `steps` steps of h.  The run stops early, with
