@@ -357,10 +357,11 @@ static int run_improved(exp_ctx *ctx)
   static double mean[NVAR][NH][NM][EXP_MAX_SCHEMES], invariance[EXP_MAX_SCHEMES], inv1s[EXP_MAX_SCHEMES];
   static long when[NVAR][NH][NM][EXP_MAX_SCHEMES];
   exp_csv panels;
-  char extra[256];
+  char extra[640];
   snprintf(extra, sizeof extra,
            "\"note\": \"one row per panel run; a run diverged when e_n exceeded %.17g m or a step failed; "
-           "ratio_implicit = e_mean(implicit) / e_mean(scheme) in the same panel\"",
+           "e_mean is nan for a diverged run; ratio_implicit = e_mean(implicit) / e_mean(scheme) in the same panel, nan when "
+           "either diverged\"",
            e_lim);
   if ((rc = exp_csv_open(ctx, &panels, "panels",
                          "variant,scheme,h,mass,steps,diverged,fail_step,e_sum,e_mean,ratio_implicit", NULL, extra)))
@@ -386,8 +387,9 @@ static int run_improved(exp_ctx *ctx)
         }
         for (int s = 0; s < ctx->nschemes && !rc; s++) {
           double row[8] = {hh[ih], mass[im], (double)steps[ih], (double)r[s].unstable, (double)r[s].fail_step,
-                           r[s].e_sum, mean[v][ih][im][s],
-                           ii >= 0 ? err_ratio(mean[v][ih][im][ii], mean[v][ih][im][s]) : NAN};
+                           r[s].e_sum, r[s].unstable ? NAN : mean[v][ih][im][s],
+                           ii >= 0 && !r[s].unstable && !r[ii].unstable ? mean[v][ih][im][ii] / mean[v][ih][im][s]
+                                                                        : NAN};
           const char *labels[2] = {variants[v], ctx->schemes[s]};
           rc = exp_csv_row_labels(&panels, labels, 2, row, 8);
         }

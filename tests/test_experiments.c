@@ -930,6 +930,13 @@ static const bad_case bad_cases[] = {
   {{"run", "bead-circle", "--steps", "3", "--out", "o17", NULL}, "--steps 3", "o17", 1},
   {{"run", "stiff-pendulum", "--set", "damping=-1", "--out", "o18", NULL}, "damping = -1", "o18", 1},
   {{"run", "bad-initial", "--set", "levels=3", "--out", "o19", NULL}, "levels", "o19", 0},
+  {{"run", "arm5-improved", "--set", "order_levels=1", "--out", "o20", NULL}, "order_levels = 1", "o20", 1},
+  {{"run", "arm5-improved", "--set", "diverge_frac=0", "--out", "o21", NULL}, "diverge_frac = 0", "o21", 1},
+  {{"run", "arm5-improved", "--set", "mass_heavy=-1", "--out", "o22", NULL}, "mass_heavy = -1", "o22", 1},
+  /* 5 steps of 0.01 s are not 10 steps of the coarse 0.1 s. */
+  {{"run", "arm5-improved", "--steps", "5", "--out", "o23", NULL}, "at least 10 steps", "o23", 1},
+  {{"run", "arm5-baumgarte", "--set", "err_frac=0", "--out", "o24", NULL}, "err_frac = 0", "o24", 1},
+  {{"run", "arm5-baumgarte", "--set", "links=0", "--out", "o25", NULL}, "links = 0", "o25", 1},
 };
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
@@ -1872,6 +1879,228 @@ START_TEST(test_stiff_pendulum)
 }
 END_TEST
 
+/* ---- arm5-improved and arm5-baumgarte ------------------------------------------------ */
+
+#define A5_RUN "step,t,e,e_sum,x_end,y_end,E"
+enum { A5_STEP, A5_T, A5_E, A5_ESUM, A5_X, A5_Y, A5_EN };
+
+/* The claim `id` of DIR/claims.part.csv: its measure and verdict. */
+static void a5_claim(const char *dir, const char *id, const char *experiment, double measured, double rel,
+                     const char *verdict)
+{
+  char path[PATH_MAX];
+  pathf(path, "%s/claims.part.csv", dir);
+  char *text = must_slurp(path);
+  char *lines[8];
+  size_t n = split_lines(path, text, lines, 8);
+  int found = 0;
+  for (size_t k = 0; k < n; k++) {
+    char *f[8];
+    ck_assert_msg(split_csv(lines[k], f, 8) == 6, "%s: line %zu does not have 6 fields", path, k + 1);
+    if (strcmp(f[0], id))
+      continue;
+    found = 1;
+    ck_assert_msg(known_claim(f[0]), "%s: %s is not a claim of experiments/claims.c", path, f[0]);
+    ck_assert_str_eq(f[1], experiment);
+    double m = strtod(f[2], NULL);
+    /* exp_claim prints the measure with 6 significant digits. */
+    ck_assert_msg(fabs(m - measured) <= rel * fabs(measured), "%s: %s measured %s, the runs give %.6g", path, id, f[2],
+                  measured);
+    ck_assert_msg(!strcmp(f[4], verdict), "%s: %s is '%s', but its rule on the runs gives '%s'", path, id, f[4],
+                  verdict);
+  }
+  ck_assert_msg(found, "%s: no claim %s", path, id);
+  free(text);
+}
+
+/* Mean e_n over steps 1 .. of a run's CSV. */
+static double a5_mean(const table *t)
+{
+  double s = 0;
+  for (size_t r = 1; r < t->nrows; r++)
+    s += tv(t, r, A5_E);
+  return s / (double)(t->nrows - 1);
+}
+
+START_TEST(test_arm5_improved)
+{
+  /* 1 s at h = 0.01 and 0.1 (100 and 10 steps), order study over 3 levels. */
+  run_ok("run", "arm5-improved", "--steps", "100", "--set", "order_levels=3", "--out", "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  check_meta(dir, "panels", "cdyn run arm5-improved --steps 100 --set order_levels=3 --out a", 0.01, 100,
+             "mass_heavy", "50");
+  pathf(path, "%s/panels.csv", dir);
+  table pn = read_table_nan(path, "variant,scheme,h,mass,steps,diverged,fail_step,e_sum,e_mean,ratio_implicit", 2);
+  static const char *const sch[] = {"implicit", "improved", "improved-ab2"};
+  ck_assert_msg(pn.nrows == 24, "%s: %zu rows, expected 2 variants x 2 h x 2 masses x 3 schemes", path, pn.nrows);
+  /* 5 m: the arm's length, where a run counts as diverged. */
+  const double e_lim = 5.0;
+  double mean[24];
+  size_t r = 0;
+  for (int v = 0; v < 2; v++)
+    for (int ih = 0; ih < 2; ih++)
+      for (int im = 0; im < 2; im++)
+        for (int s = 0; s < 3; s++, r++) {
+          double h = ih ? 0.1 : 0.01, m = im ? 50 : 1;
+          long steps = ih ? 10 : 100;
+          char label[64], name[128], rpath[PATH_MAX];
+          snprintf(label, sizeof label, "%s,%s", v ? "heavy-end" : "uniform", sch[s]);
+          ck_assert_msg(!strcmp(pn.label[r], label) && tv(&pn, r, 2) == h && tv(&pn, r, 3) == m &&
+                          tv(&pn, r, 4) == (double)steps,
+                        "%s: row %zu is %s h %g m %g, expected %s h %g m %g", path, r + 1, pn.label[r], tv(&pn, r, 2),
+                        tv(&pn, r, 3), label, h, m);
+          snprintf(name, sizeof name, "%s-h%g-m%g-%s", v ? "heavy-end" : "uniform", h, m, sch[s]);
+          pathf(rpath, "%s/%s.csv", dir, name);
+          table run = read_table(rpath, A5_RUN, 0);
+          size_t last = run.nrows - 1;
+          int diverged = tv(&run, last, A5_E) > e_lim;
+          /* A run stops at the step whose e_n exceeds the limit, or runs to the end. */
+          ck_assert_msg(diverged ? last <= (size_t)steps : last == (size_t)steps, "%s: %zu steps", rpath, last);
+          ck_assert_msg(tv(&pn, r, 5) == diverged, "%s: diverged %g, but the run's last e_n is %g", path,
+                        tv(&pn, r, 5), tv(&run, last, A5_E));
+          ck_assert_msg(fabs(tv(&pn, r, 7) - tv(&run, last, A5_ESUM)) <= 1e-15 * tv(&pn, r, 7),
+                        "%s: e_sum %.17g, the run's %.17g", path, tv(&pn, r, 7), tv(&run, last, A5_ESUM));
+          mean[r] = diverged ? INFINITY : a5_mean(&run);
+          ck_assert_msg(diverged ? isnan(tv(&pn, r, 8)) : fabs(tv(&pn, r, 8) - mean[r]) <= 1e-13 * mean[r],
+                        "%s: row %zu: e_mean %.17g, the run gives %.17g", path, r + 1, tv(&pn, r, 8), mean[r]);
+          table_free(&run);
+        }
+  /* The ratio column and the mass invariance of the uniform arm (rounding
+     only: within 1 s the runs agree to ~1e-14 m, so their mean errors, of
+     order 1e-3, to far better than 1e-9 relative). */
+  for (size_t k = 0; k < 24; k++) {
+    double ri = isinf(mean[k - k % 3]) || isinf(mean[k]) ? NAN : mean[k - k % 3] / mean[k];
+    ck_assert_msg(isnan(ri) ? isnan(tv(&pn, k, 9)) : fabs(tv(&pn, k, 9) - ri) <= 1e-12 * ri,
+                  "%s: row %zu: ratio %.17g, expected %.17g", path, k + 1, tv(&pn, k, 9), ri);
+  }
+  for (size_t k = 0; k < 12; k++)
+    if (k % 6 < 3 && isfinite(mean[k]))
+      ck_assert_msg(fabs(mean[k + 3] - mean[k]) <= 1e-9 * mean[k], "%s: uniform masses 1 and 50 differ: %.17g, %.17g",
+                    path, mean[k], mean[k + 3]);
+  /* Under gravity alone the AB2 force (3F - F)/2 is F up to rounding: the
+     two improved variants agree. */
+  for (size_t k = 0; k < 24; k += 3)
+    if (isfinite(mean[k + 1]))
+      ck_assert_msg(fabs(mean[k + 2] - mean[k + 1]) <= 1e-9 * mean[k + 1], "%s: row %zu: improved %.17g, -ab2 %.17g",
+                    path, k + 2, mean[k + 1], mean[k + 2]);
+  /* The claims from the panels, by the rules of arm5.c. */
+  int npass = 0;
+  for (size_t k = 0; k < 12; k += 3)
+    npass += mean[k] / mean[k + 1] >= 1.5;
+  a5_claim(dir, "arm5.improved_2x", "arm5-improved", npass, 0,
+           npass == 4 ? "holds" : npass ? "partly" : "does-not-hold");
+  double gh = INFINITY, gm = INFINITY;
+  for (int s = 0; s < 2; s++) {
+    for (int im = 0; im < 2; im++) {
+      double a = mean[6 + im * 3 + s], b = mean[im * 3 + s];
+      if (!(isinf(a) && isinf(b)))
+        gh = fmin(gh, a / b);
+    }
+    for (int ih = 0; ih < 2; ih++) {
+      double a = mean[ih * 6 + 3 + s], b = mean[ih * 6 + s];
+      if (!(isinf(a) && isinf(b)))
+        gm = fmin(gm, a / b);
+    }
+  }
+  a5_claim(dir, "arm5.error_grows_with_h_and_mass", "arm5-improved", gm, 1e-5,
+           gh >= 1.1 && gm >= 1.1   ? "holds"
+           : gh >= 1.1 || gm >= 1.1 ? "partly"
+                                    : "does-not-hold");
+  table_free(&pn);
+
+  /* Order study: h = 0.1, 0.05, 0.025 to T = 1 s.  Between the two finest
+     the trajectory error falls by about 2^p: first order for implicit,
+     second for the improved midpoint scheme under gravity (accepted
+     p +- 0.3, pre-asymptotic at these h). */
+  pathf(path, "%s/order.csv", dir);
+  table od = read_table_nan(path, "scheme,h,steps,completed,e_T,pos_err", 1);
+  ck_assert_msg(od.nrows == 9, "%s: %zu rows, expected 3 schemes x 3 levels", path, od.nrows);
+  const double p_expect[3] = {1, 2, 2};
+  for (int s = 0; s < 3; s++) {
+    for (int k = 0; k < 3; k++) {
+      size_t row = (size_t)(3 * s + k);
+      ck_assert_msg(!strcmp(od.label[row], sch[s]) && fabs(tv(&od, row, 1) - 0.1 / (1 << k)) <= 1e-15 &&
+                      tv(&od, row, 2) == 10 << k && tv(&od, row, 3) == 1,
+                    "%s: row %zu: %s h %g steps %g completed %g", path, row + 1, od.label[row], tv(&od, row, 1),
+                    tv(&od, row, 2), tv(&od, row, 3));
+    }
+    double p = log2(tv(&od, 3 * s + 1, 5) / tv(&od, 3 * s + 2, 5));
+    ck_assert_msg(fabs(p - p_expect[s]) <= 0.3, "%s: %s: trajectory errors %g, %g: order %.3g, expected %g", path,
+                  sch[s], tv(&od, 3 * s + 1, 5), tv(&od, 3 * s + 2, 5), p, p_expect[s]);
+  }
+  table_free(&od);
+}
+END_TEST
+
+START_TEST(test_arm5_baumgarte)
+{
+  run_ok("run", "arm5-baumgarte", "--steps", "200", "--set", "order_levels=2", "--out", "b");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "b");
+  check_no_temporaries(dir);
+  check_meta(dir, "sweep", "cdyn run arm5-baumgarte --steps 200 --set order_levels=2 --out b", 0.01, 200, "alpha",
+             "2");
+  pathf(path, "%s/baumgarte.csv", dir);
+  table bg = read_table(path, A5_RUN, 0);
+  ck_assert_msg(bg.nrows == 201, "%s: %zu rows", path, bg.nrows);
+  pathf(path, "%s/implicit.csv", dir);
+  table im = read_table(path, A5_RUN, 0);
+  ck_assert_msg(im.nrows == 201, "%s: %zu rows", path, im.nrows);
+  double mb = a5_mean(&bg), mi = a5_mean(&im);
+
+  /* The sweep: 12 x 12 (alpha, beta) in {0, 2^-2 .. 2^8}; the rules of
+     stability.c on the 5-link 1 kg arm: e_n <= 0.1 x 5 m, energy gain <=
+     0.1 x m g L (1 + .. + 5) = 0.1 x 15 x 9.81 J. */
+  pathf(path, "%s/sweep.csv", dir);
+  table sw = read_table_nan(path, "ia,ib,alpha,beta,stable,fail_step,e_tail,e_mean,e_max,gain_max", 0);
+  ck_assert_msg(sw.nrows == 144, "%s: %zu rows", path, sw.nrows);
+  const double e_lim = 0.5, gain_lim = 0.1 * 15 * G;
+  double emin = INFINITY, emax = 0;
+  int nst = 0;
+  for (size_t r = 0; r < 144; r++) {
+    int ia = (int)(r / 12), ib = (int)(r % 12);
+    double a = ia ? ldexp(1, ia - 3) : 0, b = ib ? ldexp(1, ib - 3) : 0;
+    ck_assert_msg(tv(&sw, r, 0) == ia && tv(&sw, r, 1) == ib && tv(&sw, r, 2) == a && tv(&sw, r, 3) == b,
+                  "%s: row %zu: alpha %g beta %g, expected %g %g", path, r + 1, tv(&sw, r, 2), tv(&sw, r, 3), a, b);
+    int stable = tv(&sw, r, 4) == 1;
+    double fs = tv(&sw, r, 5), emx = tv(&sw, r, 8), gmx = tv(&sw, r, 9);
+    if (stable) {
+      ck_assert_msg(fs == 201 && emx <= e_lim && gmx <= gain_lim && isfinite(tv(&sw, r, 6)),
+                    "%s: row %zu stable with fail_step %g, e_max %g, gain %g", path, r + 1, fs, emx, gmx);
+      nst++;
+      emin = fmin(emin, tv(&sw, r, 6));
+      emax = fmax(emax, tv(&sw, r, 6));
+    } else {
+      ck_assert_msg(tv(&sw, r, 4) == 0 && fs >= 1 && fs <= 200 && isnan(tv(&sw, r, 6)),
+                    "%s: row %zu: stable %g, fail_step %g, e_tail %g", path, r + 1, tv(&sw, r, 4), fs, tv(&sw, r, 6));
+      /* Stopped for a reason: a limit exceeded (or a failed step, which
+         leaves both below; none of those at this h). */
+      ck_assert_msg(emx > e_lim || gmx > gain_lim, "%s: row %zu unstable with e_max %g, gain %g", path, r + 1, emx,
+                    gmx);
+    }
+    /* The sweep's (2, 2) is the main run. */
+    if (a == 2 && b == 2 && stable)
+      ck_assert_msg(fabs(tv(&sw, r, 7) - mb) <= 1e-13 * mb, "%s: (2, 2): e_mean %.17g, baumgarte.csv %.17g", path,
+                    tv(&sw, r, 7), mb);
+  }
+  int below = mi / mb < 1, sensitive = nst >= 2 && emax / emin >= 10;
+  a5_claim(dir, "arm5.implicit_beats_baumgarte", "arm5-baumgarte", mi / mb, 1e-5,
+           below && sensitive   ? "holds"
+           : below || sensitive ? "partly"
+                                : "does-not-hold");
+  pathf(path, "%s/order.csv", dir);
+  table od = read_table_nan(path, "scheme,h,steps,completed,e_T,pos_err", 1);
+  ck_assert_msg(od.nrows == 4 && !strcmp(od.label[0], "baumgarte") && !strcmp(od.label[3], "implicit"),
+                "%s: %zu rows, expected baumgarte and implicit at 2 levels", path, od.nrows);
+  table_free(&od);
+  table_free(&sw);
+  table_free(&bg);
+  table_free(&im);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 static void add(Suite *s, const char *name, const TTest *test)
@@ -1898,6 +2127,8 @@ int main(void)
   add(s, "set_reaches_scheme", test_set_reaches_scheme);
   add(s, "trajectory_short_run", test_trajectory_short_run);
   add(s, "bad_input", test_bad_input);
+  add(s, "arm5_improved", test_arm5_improved);
+  add(s, "arm5_baumgarte", test_arm5_baumgarte);
   add(s, "report", test_report);
   add(s, "convergence_restricted", test_convergence_restricted);
   add(s, "convergence_deterministic", test_convergence_deterministic);
