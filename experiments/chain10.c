@@ -660,7 +660,8 @@ static int run(exp_ctx *ctx)
     for (long t = 1; t < ntr; t++)
       work[t - 1] = res[ii * ntr + t].ratio;
     double rmed = median_finite(work, ntr - 1);
-    double measured = isnan(rmed) ? r0 : fmax(r0, rmed);
+    /* A failed run has no ratio; the measure is then undefined (NaN). */
+    double measured = ntr == 1 ? r0 : isnan(r0) || isnan(rmed) ? NAN : fmax(r0, rmed);
     int decreases = r0 < 1 && (ntr == 1 || rmed < 1);
     exp_claim(ctx, "chain10.implicit_stable", measured,
               "last/first-quarter mean e_n of implicit, the larger of the exact start's and the trials' median: "
