@@ -533,7 +533,8 @@ static int run(exp_ctx *ctx)
 
   /* failures.csv */
   if ((rc = exp_csv_open(ctx, &csv, "failures",
-                         "scheme,trial,failed,fail_step,cause,status,e0,e_max,e_before,e_prev,e_mean,ratio,noconv,E0,E_end",
+                         "scheme,trial,failed,fail_step,cause,status,e0,e_max,e_before,e_prev,e_mean,ratio,noconv,"
+                         "E0,E_end",
                          NULL,
                          "\"note\": \"fail_step = steps for a survivor (failed = 0); cause 0 none, 1 negative step "
                          "status, 2 non-finite or unmeasurable state, 3 e_n > fail_tol; e_max and e_mean over the "
