@@ -106,11 +106,8 @@ static int run_arm(exp_ctx *ctx, const arm_params *p, const char *name, const ch
   int rc = build_arm(p, &sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+  if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))
     goto out;
-  for (const char *const *o = overrides; o && *o; o += 2)
-    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
-      goto out;
   size_t n = p->links + 1;
   /* Columns: step,t,e,e_sum,x0,y0,z0,...,E[,y_ref,dev] */
   char *cols = malloc(64 * (n + 4));

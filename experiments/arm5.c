@@ -146,11 +146,8 @@ static int run_arm(exp_ctx *ctx, const exp_arm *a, const char *scheme, const cha
   int rc = exp_arm_build(a, &sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+  if ((rc = exp_stepper_with(ctx, sys, scheme, ov, &st)))
     goto out;
-  for (const char *const *o = ov; o && *o; o += 2)
-    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
-      goto out;
   size_t n = a->links + 1;
   long tail_from = steps - steps / 10 + (steps < 10); /* the last tenth, at least the last step */
   long tail_n = 0;
@@ -232,17 +229,6 @@ static int run_to_csv(exp_ctx *ctx, const exp_arm *a, const char *name, const ch
   return rc ? rc : crc;
 }
 
-static double max_dist(const double *a, const double *b, size_t n)
-{
-  double m = 0;
-  for (size_t i = 0; i < n; i++) {
-    double d = hypot(hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1]), a[3 * i + 2] - b[3 * i + 2]);
-    if (d > m)
-      m = d;
-  }
-  return m;
-}
-
 /* ---- the order study (beyond the papers) --------------------------------------------------- */
 
 /*
@@ -294,7 +280,7 @@ static int order_study(exp_ctx *ctx, const common_params *p, double slope[][2])
         break;
       int done = r.status == CDYN_OK && r.steps == steps;
       ec[k] = done ? r.e_end : NAN;
-      ep[k] = done ? max_dist(q, qref, n) : NAN;
+      ep[k] = done ? exp_max_dist(q, qref, n) : NAN;
       ok[k] = done && ec[k] > 1e-10;
       okp[k] = done && ep[k] > 1e-10;
       double row[5] = {hs[k], (double)steps, (double)done, ec[k], ep[k]};
@@ -408,7 +394,7 @@ static int run_improved(exp_ctx *ctx)
       continue; /* a run diverged; nothing to compare */
     invariance[s] = inv1s[s] = 0;
     for (long k = 0; k <= last; k++) {
-      double dk = max_dist(t0 + (size_t)k * 3 * n, t1 + (size_t)k * 3 * n, n);
+      double dk = exp_max_dist(t0 + (size_t)k * 3 * n, t1 + (size_t)k * 3 * n, n);
       invariance[s] = fmax(invariance[s], dk);
       if ((double)k * hh[0] <= 1.0)
         inv1s[s] = fmax(inv1s[s], dk);

@@ -82,11 +82,8 @@ static int run_one(exp_ctx *ctx, const char *name, const char *scheme, const cha
   int rc = build(theta0, &sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+  if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))
     goto out;
-  for (const char *const *o = overrides; o && *o; o += 2)
-    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
-      goto out;
   char file[128], extra[256];
   snprintf(file, sizeof file, "bead-%s", name);
   snprintf(extra, sizeof extra, "\"run\": {\"name\": \"%s\", \"scheme\": \"%s\", \"theta0\": %.17g}", name, scheme,

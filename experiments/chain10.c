@@ -285,11 +285,8 @@ static int run_chain(exp_ctx *ctx, const chain_params *p, const char *name, cons
   int rc = build_chain(p, q0, &sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+  if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))
     goto out;
-  for (const char *const *o = overrides; o && *o; o += 2)
-    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
-      goto out;
   const long N = ctx->steps;
   const double h = ctx->h;
   if (name) {

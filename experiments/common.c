@@ -61,6 +61,33 @@ int exp_param_double(const exp_ctx *ctx, const char *name, double *out)
   return CDYN_OK;
 }
 
+int exp_stepper_with(exp_ctx *ctx, cdyn_system *sys, const char *scheme, const char *const *overrides,
+                     cdyn_stepper **out)
+{
+  cdyn_stepper *st;
+  int rc = exp_stepper(ctx, sys, scheme, &st);
+  if (rc)
+    return rc;
+  for (const char *const *o = overrides; o && *o; o += 2)
+    if ((rc = cdyn_stepper_set(st, o[0], o[1]))) {
+      cdyn_stepper_free(st);
+      return rc;
+    }
+  *out = st;
+  return CDYN_OK;
+}
+
+double exp_max_dist(const double *a, const double *b, size_t n)
+{
+  double m = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = hypot(hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1]), a[3 * i + 2] - b[3 * i + 2]);
+    if (d > m)
+      m = d;
+  }
+  return m;
+}
+
 int exp_scheme_index(const exp_ctx *ctx, const char *scheme)
 {
   for (int k = 0; k < ctx->nschemes; k++)

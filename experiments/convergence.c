@@ -46,17 +46,6 @@ static const exp_param params[] = {
 static const exp_problem *const problems[NPROB] = {&exp_problem_pendulum, &exp_problem_double,
                                                    &exp_problem_bead};
 
-static double max_dist(const double *a, const double *b, size_t n)
-{
-  double m = 0;
-  for (size_t i = 0; i < n; i++) {
-    double d = hypot(hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1]), a[3 * i + 2] - b[3 * i + 2]);
-    if (d > m)
-      m = d;
-  }
-  return m;
-}
-
 typedef struct {
   double fitted, local, err_coarse, err_fine, emax_fine, drift_fine;
   int used;
@@ -105,11 +94,11 @@ static int run(exp_ctx *ctx)
            errors are recorded as missing and it is not in the fit. */
         int done = r.status == CDYN_OK && !r.stopped && r.steps == N;
         hs[k] = h;
-        err[k] = done ? max_dist(q, qr, p->n) : NAN;
+        err[k] = done ? exp_max_dist(q, qr, p->n) : NAN;
         emax[k] = done ? r.emax : NAN;
         drift[k] = done ? (r.Eend - r.E0) / p->energy_scale : NAN;
         ok[k] = done && err[k] > floor_err;
-        double row[9] = {h, (double)N, (double)r.status, err[k], done ? max_dist(v, vr, p->n) : NAN,
+        double row[9] = {h, (double)N, (double)r.status, err[k], done ? exp_max_dist(v, vr, p->n) : NAN,
                          emax[k], done ? r.eend : NAN, drift[k], done ? r.dEmax / p->energy_scale : NAN};
         const char *labels[2] = {ctx->schemes[s], p->name};
         rc = exp_csv_row_labels(&csv, labels, 2, row, 9);

@@ -110,6 +110,14 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
 /* Build a stepper for `scheme`, applying the --set values that name its options. */
 int exp_stepper(exp_ctx *ctx, cdyn_system *sys, const char *scheme, cdyn_stepper **out);
 
+/* exp_stepper, then the NULL-terminated option name/value pairs `overrides`
+   (may be NULL); on failure nothing is left allocated. */
+int exp_stepper_with(exp_ctx *ctx, cdyn_system *sys, const char *scheme, const char *const *overrides,
+                     cdyn_stepper **out);
+
+/* The largest distance between corresponding particles of two 3n-vectors. */
+double exp_max_dist(const double *a, const double *b, size_t n);
+
 /* Position of `scheme` in the run's list (default or --scheme), or -1. */
 int exp_scheme_index(const exp_ctx *ctx, const char *scheme);
 

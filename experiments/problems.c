@@ -252,11 +252,8 @@ int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const char *scheme, cons
   int rc = p->build(&sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+  if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))
     goto out;
-  for (const char *const *o = overrides; o && *o; o += 2)
-    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
-      goto out;
   double T, V;
   if ((rc = cdyn_system_energy(sys, &T, &V)) || (rc = cdyn_system_constraint_error(sys, &r->emax)))
     goto out;

@@ -133,11 +133,8 @@ static int chain_stretch(exp_ctx *ctx, const char *scheme, const char *const *ov
   int rc = chain_build(&sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper(ctx, sys, scheme, &st)))
+  if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))
     goto out;
-  for (const char *const *o = overrides; o && *o; o += 2)
-    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
-      goto out;
   const long N = 500, W = 100;
   *stretch = 0;
   *status = CDYN_OK;
