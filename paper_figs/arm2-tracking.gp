@@ -6,7 +6,7 @@ D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 load ARG1."/common.gp"
 F = D."/arm2-trajectory/tracking.csv"
 set title "2-link arm: time within tolerance of the reference"
-set xlabel "h (s)"
+set xlabel lab("h (s)", '$h$ (s)')
 set ylabel "time tracked (s)"
 set logscale xy
 set xrange [0.005:0.07]

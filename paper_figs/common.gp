@@ -28,8 +28,22 @@ set output OUT_NAME
 # markup ("e_n", "{/Symbol a}") is an error or prints literally.  A script
 # writes each label that holds markup as lab(ENHANCED, LATEX): the first
 # for pdf and png, the second (LaTeX, math in $...$) for cairolatex.
+# LaTeX strings are easiest in single quotes, where a backslash is
+# literal: lab("{/Symbol a}", '$\alpha$').  Outside math, LaTeX wants
+# _ % & # written \_ \% \& \#.  `make check-latex-figures` compiles every
+# figure with pdflatex.
 TEX = (TERM_NAME eq "cairolatex")
 lab(e, t) = TEX ? t : e
+# cairolatex writes no font sizes into the .tex: LaTeX sets every text at
+# the size of the document, while gnuplot spaces the rows of a key for the
+# size it was given, so a key in font ",7" comes out with 10 pt rows on top
+# of each other.  A script that wants a small key writes `font KEY_SMALL`
+# and titles each entry small(TEXT): in pdf and png that is font ",7" and
+# TEXT as it is; in LaTeX, rows spaced for 9 pt (gnuplot's row pitch is
+# about 0.93 of the size: 8.4 bp) holding \scriptsize text (7 pt on an 8 pt
+# baseline).
+KEY_SMALL = TEX ? ",9" : ",7"
+small(s) = TEX ? '\scriptsize '.s : s
 set datafile separator ","
 set datafile missing "nan"
 set grid lc rgb "#dddddd"

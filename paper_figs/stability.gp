@@ -6,10 +6,11 @@ D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 FIG_W = 6.5; FIG_H = 4.5
 load ARG1."/common.gp"
 F = D."/stability/stability.csv"
-set title "Largest stable step size (implicit.large\\_steps, 001 sec. III)"
+set title lab("Largest stable step size (implicit.large\\_steps, 001 sec. III)", \
+  'Largest stable step size (\texttt{implicit.large\_steps}, 001 sec.~III)')
 set logscale x
-set format x "10^{%L}"
-set xlabel "h (s)"
+set format x lab("10^{%L}", "$10^{%L}$")
+set xlabel lab("h (s)", '$h$ (s)')
 set xrange [1e-4:1]
 stats F using 2 nooutput
 set yrange [STATS_max + 0.7:-0.7]
