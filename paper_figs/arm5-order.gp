@@ -9,13 +9,13 @@ set logscale xy
 set format x lab("10^{%L}", "$10^{%L}$")
 set format y lab("10^{%L}", "$10^{%L}$")
 set xlabel "h (s)"
-set key top left font ",8"
+set key top left font KEY_SMALL
 set multiplot layout 1,2 title OTITLE
 set title "constraint error at T"
 set ylabel lab("e_n(T) (m)", "$e_n(T)$ (m)")
 plot for [i = 1:words(S)] F using (strcol(1) eq word(S, i) ? $2 : NaN):5 \
-       with linespoints ls i pt (i % 13) + 1 ps 0.7 dt int(1 + (i > 2)) title word(S, i), \
-     0.5*x with lines ls 4 title "slopes 1, 2", 5*x**2 with lines ls 4 notitle
+       with linespoints ls i pt (i % 13) + 1 ps 0.7 dt int(1 + (i > 2)) title small(word(S, i)), \
+     0.5*x with lines ls 4 title small("slopes 1, 2"), 5*x**2 with lines ls 4 notitle
 set title "trajectory error at T"
 set key off
 set ylabel lab("max_i |x_i - x_i^{ref}| (m)", "$\\max_i |x_i - x_i^{\\mathrm{ref}}|$ (m)")

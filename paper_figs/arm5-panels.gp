@@ -16,7 +16,7 @@ set logscale y
 set format y lab("10^{%L}", "$10^{%L}$")
 set yrange [1e-7:10]
 set xlabel "step"
-set key top left font ",7" spacing 0.9
+set key top left font KEY_SMALL spacing 0.9
 set multiplot layout words(HS), words(MS) title VTITLE
 do for [ih = 1:words(HS)] {
   do for [im = 1:words(MS)] {
@@ -24,7 +24,7 @@ do for [ih = 1:words(HS)] {
     set title sprintf("h = %s s, mass %s kg", H, M)
     set ylabel (im == 1 ? lab("e_n (m)", "$e_n$ (m)") : "")
     plot for [i = 1:words(SCH)] run(H, M, word(SCH, i)) using "step":"e" with lines \
-           ls (i == 1 ? 1 : i == 2 ? 2 : 3) dt int(1 + (i > 2)) title word(SCH, i)
+           ls (i == 1 ? 1 : i == 2 ? 2 : 3) dt int(1 + (i > 2)) title small(word(SCH, i))
   }
 }
 unset multiplot

@@ -23,9 +23,9 @@ set yrange [NR + 0.7:0.3]
 set ytics () font ",8"
 do for [i = 1:NR] { set ytics add (word(RUNS, i) i) }
 set grid xtics ytics
-set key outside top center horizontal font ",8"
+set key outside top center horizontal font KEY_SMALL
 plot F using (column("failed") == 1 ? column("fail_step") : NaN):(y(strcol(1), column("trial"))) \
-       with points ls 1 pt 7 ps 0.5 title lab("failed (e_n > fail\\_tol, failed or non-finite step)", \
-                                  "failed ($e_n >$ fail\\_tol, failed or non-finite step)"), \
+       with points ls 1 pt 7 ps 0.5 title small(lab("failed (e_n > fail\\_tol, failed or non-finite step)", \
+                                        "failed ($e_n >$ fail\\_tol, failed or non-finite step)")), \
      F using (column("failed") == 0 ? column("fail_step") : NaN):(y(strcol(1), column("trial"))) \
-       with points ls 3 pt 8 ps 0.5 title "survived the whole run"
+       with points ls 3 pt 8 ps 0.5 title small("survived the whole run")

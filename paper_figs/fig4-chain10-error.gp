@@ -28,9 +28,9 @@ set format y lab("10^{%L}", "$10^{%L}$")
 set ytics 100
 # Room above the curves for the key.
 set yrange [1e-16:1e4]
-set key inside top center horizontal maxrows 3 font ",8"
+set key inside top center horizontal maxrows 3 font KEY_SMALL
 # The failure threshold, from the run's metadata.
 FT = real(system("sed -n 's/.*\"fail_tol\": \"\\(.*\\)\".*/\\1/p' '".E."summary.meta.json'"))
 plot for [i = 1:words(RUNS)] E.word(RUNS, i).".csv" using "step":"e" with lines ls style(word(RUNS, i)) \
-       title name(word(RUNS, i)), \
-     FT with lines ls 4 title lab("failure threshold fail\\_tol", "failure threshold fail\\_tol")
+       title small(name(word(RUNS, i))), \
+     FT with lines ls 4 title small(lab("failure threshold fail\\_tol", "failure threshold fail\\_tol"))
