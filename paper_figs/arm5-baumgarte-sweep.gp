@@ -7,8 +7,9 @@ D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 FIG_W = 6.0; FIG_H = 5.0
 load ARG1."/common.gp"
 F = D."/arm5-baumgarte/sweep.csv"
-set title lab("Baumgarte on the 5-link arm, h = 0.01: error after 9-10 s\n(x: unstable run)", \
-              "Baumgarte on the 5-link arm, $h = 0.01$: error after 9--10 s ($\\times$: unstable run)")
+H = system("awk -F, 'NR == 3 { printf \"%g\", $2 }' '".D."/arm5-baumgarte/baumgarte.csv'")
+set title lab("Baumgarte on the 5-link arm, h = ".H.": error over the last tenth of the run\n(x: unstable run)", \
+              "Baumgarte on the 5-link arm, $h = ".H."$: error over the last tenth of the run ($\\times$: unstable run)")
 set xlabel lab("{/Symbol a}", "$\\alpha$")
 set ylabel lab("{/Symbol b}", "$\\beta$")
 # Cells are indexed; the tics carry the values 0, 2^-2 .. 2^8.

@@ -3,7 +3,9 @@
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 load ARG1."/common.gp"
 E = D."/arm5-baumgarte/"
-set title "5-link arm, h = 0.01: constraint error per step (000 fig. 4)"
+# The step size of the run: t at step 1.
+H = system("awk -F, 'NR == 3 { printf \"%g\", $2 }' '".E."baumgarte.csv'")
+set title "5-link arm, h = ".H.": constraint error per step (000 fig. 4)"
 set xlabel "step"
 set ylabel lab("e_n (m)", "$e_n$ (m)")
 set logscale y
