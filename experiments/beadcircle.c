@@ -32,6 +32,7 @@
 
 #include "bead.h"
 #include "experiment.h"
+#include "problems.h"
 
 static const exp_param params[] = {
   {"theta0", "2", "release angle from the downward vertical (rad)"},
@@ -43,24 +44,6 @@ static const double G = 9.81;
 
 #define NSWEEP 5
 
-static int build(double theta0, cdyn_system **out)
-{
-  cdyn_system *sys;
-  int rc = cdyn_system_new(&sys, 1);
-  if (rc)
-    return rc;
-  double g[3] = {0, -G, 0}, x[3] = {sin(theta0), -cos(theta0), 0};
-  double params[7] = {0, 0, 0, 0, 0, 1, 1}; /* centre, normal, R */
-  size_t p0 = 0;
-  if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)))
-    rc = cdyn_system_add_constraint_named(sys, "circle", &p0, params, NULL);
-  if (rc) {
-    cdyn_system_free(sys);
-    return rc;
-  }
-  *out = sys;
-  return CDYN_OK;
-}
 
 typedef struct {
   double first, last, max, angle_err_max;
@@ -79,7 +62,7 @@ static int run_one(exp_ctx *ctx, const char *name, const char *scheme, const cha
   cdyn_system *sys = NULL;
   cdyn_stepper *st = NULL;
   exp_csv csv;
-  int rc = build(theta0, &sys);
+  int rc = exp_bead_build(theta0, &sys);
   if (rc)
     return rc;
   if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))

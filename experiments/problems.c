@@ -195,13 +195,15 @@ const exp_problem exp_problem_chain10 = {
 
 static const double bead_theta0 = 2.0;
 
-static int bead_build(cdyn_system **out)
+int exp_bead_build(double theta0, cdyn_system **out)
 {
+  if (!out || !isfinite(theta0))
+    return cdyn_error(CDYN_EINVAL, "exp_bead_build: NULL output or non-finite theta0");
   cdyn_system *sys;
   int rc = cdyn_system_new(&sys, 1);
   if (rc)
     return rc;
-  double g[3] = {0, -G, 0}, x[3] = {sin(bead_theta0), -cos(bead_theta0), 0};
+  double g[3] = {0, -G, 0}, x[3] = {sin(theta0), -cos(theta0), 0};
   double params[7] = {0, 0, 0, 0, 0, 1, 1}; /* centre, normal, R */
   size_t p0 = 0;
   if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)))
@@ -213,6 +215,8 @@ static int bead_build(cdyn_system **out)
   *out = sys;
   return CDYN_OK;
 }
+
+static int bead_build(cdyn_system **out) { return exp_bead_build(bead_theta0, out); }
 
 static int bead_ref(double t, double *q, double *v)
 {

@@ -101,6 +101,10 @@ int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const char *scheme,
                          const char *const *overrides, double err_frac, double energy_frac,
                          struct exp_csv *log, double *h_stable, double *h_unstable);
 
+/* 002's bead on the unit circle (x-y plane, centre 0) at rest at angle
+   theta0 from the downward vertical, gravity 9.81 along -y. */
+int exp_bead_build(double theta0, cdyn_system **out);
+
 extern const exp_problem exp_problem_pendulum, exp_problem_double, exp_problem_bead,
   exp_problem_pendulum_h, exp_problem_chain10;
 

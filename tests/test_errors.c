@@ -147,6 +147,14 @@ START_TEST(test_position_velocity_errors)
   EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_gravity(sys, gbad));
   EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_gravity(sys, NULL));
   same(sys, &before, "rejected set_position/velocity/time");
+  /* Spelled out for the particle every rejected call aimed at: it still
+     holds the values set before them, exactly. */
+  const double *x = cdyn_system_positions(sys), *u = cdyn_system_velocities(sys);
+  for (int c = 0; c < 3; c++) {
+    ck_assert_msg(x[6 + c] == good[c], "particle 2: x[%d] = %g after rejected calls, not %g", c, x[6 + c], good[c]);
+    ck_assert_msg(u[6 + c] == good[c], "particle 2: v[%d] = %g after rejected calls, not %g", c, u[6 + c], good[c]);
+  }
+  ck_assert_msg(cdyn_system_time(sys) == 0, "time %g after rejected set_time", cdyn_system_time(sys));
   cdyn_system_free(sys);
 }
 END_TEST
@@ -172,6 +180,12 @@ START_TEST(test_set_state_nonfinite)
   double q2[6] = {7, 7, 7, 7, 7, 7};
   EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_set_state(sys, q2, vb));
   same(sys, &before, "rejected set_state");
+  /* Spelled out: the state is still the (q, v) set first, every entry
+     finite and exact, none of q2's 7s applied. */
+  const double *x = cdyn_system_positions(sys), *u = cdyn_system_velocities(sys);
+  for (int k = 0; k < 6; k++)
+    ck_assert_msg(x[k] == q[k] && u[k] == v[k], "entry %d: q %g, v %g after rejected set_state, not %g, %g", k, x[k],
+                  u[k], q[k], v[k]);
   cdyn_system_free(sys);
 }
 END_TEST
