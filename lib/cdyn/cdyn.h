@@ -4,6 +4,7 @@
  *
  *   cdyn_system   particles, masses, forces and constraints
  *   cdyn_stepper  one scheme advancing a system step by step
+ *   contact.h     inequality constraints and active-set algorithms
  *
  * Every function returns a status (cdyn/error.h); nothing prints or aborts.
  */
@@ -14,5 +15,6 @@
 #include "cdyn/system.h"
 #include "cdyn/constraint.h"
 #include "cdyn/stepper.h"
+#include "cdyn/contact.h"
 
 #endif

@@ -1,0 +1,348 @@
+/*
+ * common.c: the pieces every active-set algorithm shares (003 eq 6 with a
+ * handled set S), the registry of algorithms and the public one-shot
+ * solve.
+ *
+ * For a handled set S the contact problem w = A mu + b reduces to
+ *   A_SS mu_S = -b_S,  mu_k = 0 (k not in S),  w = A mu + b,
+ * the KKT system of 003 eq 6 with the accelerations eliminated
+ * (qdd = a_free + W J^T mu, A = J W J^T).  A_SS is solved by Cholesky
+ * (dpotrf/dpotrs) when it is definite, otherwise by the minimum-norm
+ * least-squares solution through its eigen-decomposition (dsyev), the
+ * rule of the dense cholesky solver (lib/solvers/cholesky.c): redundant
+ * contacts, such as a racked ball touching three others in the plane,
+ * make A_SS singular.  A_SS is symmetric, so its row-major copy is also
+ * column-major and the *_work entry points need no transposed copies.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "activeset/activeset.h"
+#include "cdyn_internal.h"
+
+#define CDYN_ACTIVESET(id) extern const cdyn_activeset_type cdyn_activeset_##id;
+#include "activeset/activesets.def"
+#undef CDYN_ACTIVESET
+
+const cdyn_activeset_type *const cdyn_activeset_types[] = {
+#define CDYN_ACTIVESET(id) &cdyn_activeset_##id,
+#include "activeset/activesets.def"
+#undef CDYN_ACTIVESET
+  NULL};
+
+static size_t type_count(void)
+{
+  size_t k = 0;
+  while (cdyn_activeset_types[k])
+    k++;
+  return k;
+}
+
+size_t cdyn_activeset_count(void) { return type_count(); }
+
+const char *cdyn_activeset_name(size_t i)
+{
+  return i < type_count() ? cdyn_activeset_types[i]->name : NULL;
+}
+
+const char *cdyn_activeset_description(size_t i)
+{
+  return i < type_count() ? cdyn_activeset_types[i]->description : NULL;
+}
+
+const char *cdyn_activeset_source(size_t i)
+{
+  return i < type_count() ? cdyn_activeset_types[i]->source : NULL;
+}
+
+int cdyn_activeset_find(const char *name, size_t *index)
+{
+  if (!name || !index)
+    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_find: NULL argument");
+  for (size_t k = 0; cdyn_activeset_types[k]; k++)
+    if (!strcmp(cdyn_activeset_types[k]->name, name)) {
+      *index = k;
+      return CDYN_OK;
+    }
+  char list[256] = "";
+  for (size_t k = 0; cdyn_activeset_types[k]; k++) {
+    strncat(list, k ? ", " : "", sizeof list - strlen(list) - 1);
+    strncat(list, cdyn_activeset_types[k]->name, sizeof list - strlen(list) - 1);
+  }
+  return cdyn_error(CDYN_EUNKNOWN, "unknown active-set algorithm '%s' (one of: %s)", name, list);
+}
+
+int cdyn_activeset_type_find(const char *name, const cdyn_activeset_type **type)
+{
+  size_t k;
+  int rc = cdyn_activeset_find(name, &k);
+  if (rc)
+    return rc;
+  *type = cdyn_activeset_types[k];
+  return CDYN_OK;
+}
+
+/* ---- workspace ------------------------------------------------------------ */
+
+void cdyn_as_ws_free(cdyn_as_ws *ws)
+{
+  if (!ws)
+    return;
+  free(ws->sub);
+  free(ws->eig);
+  free(ws->r);
+  free(ws->x);
+  free(ws->work);
+  free(ws->idx);
+  free(ws->set);
+  for (int k = 0; k < 4; k++)
+    free(ws->tmp[k]);
+  memset(ws, 0, sizeof *ws);
+}
+
+int cdyn_as_ws_alloc(cdyn_as_ws *ws, size_t cap)
+{
+  if (!ws)
+    return cdyn_error(CDYN_EINVAL, "active set: workspace is NULL");
+  memset(ws, 0, sizeof *ws);
+  size_t c = cap ? cap : 1;
+  if (c > 65536)
+    return cdyn_error(CDYN_EINVAL, "active set: %zu rows is beyond the dense workspace's limit", cap);
+  ws->cap = cap;
+  ws->sub = malloc(c * c * sizeof(double));
+  ws->eig = malloc(c * sizeof(double));
+  ws->r = malloc(c * sizeof(double));
+  ws->x = malloc(c * sizeof(double));
+  ws->idx = malloc(c * sizeof(size_t));
+  ws->set = malloc(c);
+  int ok = ws->sub && ws->eig && ws->r && ws->x && ws->idx && ws->set;
+  for (int k = 0; k < 4 && ok; k++)
+    ok = (ws->tmp[k] = malloc(c * sizeof(double))) != NULL;
+  if (ok) {
+    double q = 0;
+    lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)c, ws->sub,
+                                         (lapack_int)c, ws->eig, &q, -1);
+    if (info != 0) {
+      cdyn_as_ws_free(ws);
+      return cdyn_error(CDYN_ESOLVE, "active set: dsyev workspace query failed (info %d)", (int)info);
+    }
+    ws->lwork = (lapack_int)q;
+    ok = (ws->work = malloc((size_t)(ws->lwork > 0 ? ws->lwork : 1) * sizeof(double))) != NULL;
+  }
+  if (!ok) {
+    cdyn_as_ws_free(ws);
+    return cdyn_error(CDYN_ENOMEM, "active set: out of memory for %zu rows", cap);
+  }
+  return CDYN_OK;
+}
+
+/* ---- sub-solves ------------------------------------------------------------- */
+
+static void gather(cdyn_as_ws *ws, size_t n, const double *A, size_t s)
+{
+  for (size_t a = 0; a < s; a++)
+    for (size_t c = 0; c < s; c++)
+      ws->sub[a * s + c] = A[ws->idx[a] * n + ws->idx[c]];
+}
+
+int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
+                     const double *r, double rank_tol, double *x, size_t *size)
+{
+  if (n > ws->cap)
+    return cdyn_error(CDYN_EINVAL, "active set: problem of %zu rows exceeds the workspace's %zu", n,
+                      ws->cap);
+  size_t s = 0;
+  for (size_t k = 0; k < n; k++) {
+    x[k] = 0;
+    if (S[k])
+      ws->idx[s++] = k;
+  }
+  if (size)
+    *size = s;
+  if (!s)
+    return CDYN_OK;
+  gather(ws, n, A, s);
+  double dmax = 0;
+  for (size_t a = 0; a < s; a++) {
+    ws->r[a] = r[ws->idx[a]];
+    if (ws->sub[a * s + a] > dmax)
+      dmax = ws->sub[a * s + a];
+  }
+  int eig = 1;
+  if (dmax > 0 && LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)s, ws->sub,
+                                      (lapack_int)s) == 0) {
+    eig = 0;
+    for (size_t a = 0; a < s && !eig; a++) {
+      double piv = ws->sub[a * s + a];
+      if (!(piv * piv > rank_tol * dmax))
+        eig = 1;
+    }
+  }
+  if (!eig) {
+    memcpy(ws->x, ws->r, s * sizeof(double));
+    lapack_int rc = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', (lapack_int)s, 1, ws->sub,
+                                        (lapack_int)s, ws->x, (lapack_int)s);
+    if (rc != 0)
+      return cdyn_error(CDYN_ESOLVE, "active set: dpotrs failed (info %d)", (int)rc);
+  } else {
+    gather(ws, n, A, s);
+    lapack_int rc = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)s, ws->sub,
+                                       (lapack_int)s, ws->eig, ws->work, ws->lwork);
+    if (rc != 0)
+      return cdyn_error(CDYN_ESOLVE, "active set: eigen-decomposition failed (dsyev info %d)",
+                        (int)rc);
+    double wmax = 0;
+    for (size_t j = 0; j < s; j++)
+      if (fabs(ws->eig[j]) > wmax)
+        wmax = fabs(ws->eig[j]);
+    double cut = rank_tol * wmax;
+    memset(ws->x, 0, s * sizeof(double));
+    for (size_t j = 0; j < s; j++) {
+      if (!(ws->eig[j] > cut) || wmax == 0)
+        continue;
+      const double *vj = ws->sub + j * s; /* column j of V */
+      double d = 0;
+      for (size_t i = 0; i < s; i++)
+        d += vj[i] * ws->r[i];
+      d /= ws->eig[j];
+      for (size_t i = 0; i < s; i++)
+        ws->x[i] += vj[i] * d;
+    }
+  }
+  for (size_t a = 0; a < s; a++)
+    x[ws->idx[a]] = ws->x[a];
+  if (!cdyn_all_finite(x, n))
+    return cdyn_error(CDYN_ENONFINITE, "active set: a sub-solve of %zu rows gave a non-finite result",
+                      s);
+  return CDYN_OK;
+}
+
+void cdyn_as_residual(const cdyn_as_problem *p, const double *mu, double *w)
+{
+  size_t n = p->n;
+  for (size_t i = 0; i < n; i++) {
+    double acc = p->b[i];
+    const double *row = p->A + i * n;
+    for (size_t j = 0; j < n; j++)
+      acc += row[j] * mu[j];
+    w[i] = acc;
+  }
+}
+
+int cdyn_as_solve_set(cdyn_as_ws *ws, const cdyn_as_problem *p, const unsigned char *S,
+                      double *mu, double *w, cdyn_activeset_report *rep)
+{
+  size_t n = p->n, s;
+  double *negb = ws->tmp[3];
+  for (size_t k = 0; k < n; k++)
+    negb[k] = -p->b[k];
+  int rc = cdyn_as_subsolve(ws, n, p->A, S, negb, p->rank_tol, mu, &s);
+  if (rc)
+    return rc;
+  cdyn_as_residual(p, mu, w);
+  rep->iterations++;
+  if (s)
+    rep->solves++;
+  return CDYN_OK;
+}
+
+void cdyn_as_tolerances(cdyn_as_problem *p, double rel_tol)
+{
+  double bmax = 0, dmax = 0;
+  for (size_t k = 0; k < p->n; k++) {
+    if (fabs(p->b[k]) > bmax)
+      bmax = fabs(p->b[k]);
+    if (p->A[k * p->n + k] > dmax)
+      dmax = p->A[k * p->n + k];
+  }
+  p->tol_w = rel_tol * (bmax > DBL_MIN ? bmax : DBL_MIN);
+  p->tol_mu = dmax > 0 ? p->tol_w / dmax : p->tol_w;
+}
+
+void cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
+                    const unsigned char *handled, cdyn_activeset_report *rep)
+{
+  rep->candidates = (unsigned)p->n;
+  rep->inequalities = 0;
+  rep->handled = 0;
+  rep->pulls = rep->violates = 0;
+  rep->min_mu = rep->min_w = 0;
+  int first = 1;
+  for (size_t k = 0; k < p->n; k++) {
+    if (handled[k])
+      rep->handled++;
+    if (cdyn_as_is_eq(p, k))
+      continue;
+    rep->inequalities++;
+    if (first || mu[k] < rep->min_mu)
+      rep->min_mu = mu[k];
+    if (first || w[k] < rep->min_w)
+      rep->min_w = w[k];
+    first = 0;
+    if (handled[k] && mu[k] < -p->tol_mu)
+      rep->pulls = 1;
+    if (w[k] < -p->tol_w)
+      rep->violates = 1;
+  }
+}
+
+/* ---- the public one-shot solve ------------------------------------------------ */
+
+int cdyn_activeset_solve(const char *name, size_t n, const double *A, const double *b,
+                         const unsigned char *equality, const unsigned char *prev,
+                         double rel_tol, double *mu, double *w, unsigned char *handled,
+                         cdyn_activeset_report *rep)
+{
+  const cdyn_activeset_type *type;
+  if (!name)
+    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: algorithm name is NULL");
+  int rc = cdyn_activeset_type_find(name, &type);
+  if (rc)
+    return rc;
+  if (n < 1 || n > 4096)
+    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: n = %zu rows (1 .. 4096)", n);
+  if (!A || !b || !mu || !w)
+    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: A, b, mu and w must not be NULL");
+  if (!(rel_tol > 0 && rel_tol < 1))
+    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: rel_tol = %g must lie in (0, 1)", rel_tol);
+  if (!cdyn_all_finite(A, n * n) || !cdyn_all_finite(b, n))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_activeset_solve: A or b is not finite");
+  for (size_t i = 0; i < n; i++) {
+    if (!(A[i * n + i] >= 0))
+      return cdyn_error(CDYN_EINVAL,
+                        "cdyn_activeset_solve: A[%zu][%zu] = %g < 0: A is not positive semi-definite",
+                        i, i, A[i * n + i]);
+    for (size_t j = 0; j < i; j++) {
+      double d = fabs(A[i * n + j] - A[j * n + i]);
+      double s = fabs(A[i * n + j]) + fabs(A[j * n + i]);
+      if (d > 1e-12 * s)
+        return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: A is not symmetric (A[%zu][%zu] = %g, A[%zu][%zu] = %g)",
+                          i, j, A[i * n + j], j, i, A[j * n + i]);
+    }
+  }
+  cdyn_as_ws ws;
+  unsigned char *h = handled ? handled : malloc(n);
+  if (!h)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_activeset_solve: out of memory");
+  if ((rc = cdyn_as_ws_alloc(&ws, n))) {
+    if (!handled)
+      free(h);
+    return rc;
+  }
+  cdyn_as_problem p = {.n = n, .A = A, .b = b, .equality = equality, .prev = prev,
+                       .rank_tol = 1e-12};
+  cdyn_as_tolerances(&p, rel_tol);
+  cdyn_activeset_report r;
+  memset(&r, 0, sizeof r);
+  rc = type->solve(&ws, &p, mu, w, h, &r);
+  if (rc >= 0)
+    cdyn_as_finish(&p, mu, w, h, &r);
+  if (rep)
+    *rep = r;
+  cdyn_as_ws_free(&ws);
+  if (!handled)
+    free(h);
+  return rc;
+}
