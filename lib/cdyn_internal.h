@@ -30,6 +30,7 @@ typedef struct cdyn_constraint {
   size_t p[CDYN_MAX_PARTICLES];
   double params[CDYN_MAX_PARAMS];
   size_t row0; /* first row of this constraint in Phi */
+  int inequality; /* its rows are conditions Phi >= 0 (cdyn/contact.h) */
 } cdyn_constraint;
 
 struct cdyn_system {
@@ -42,6 +43,7 @@ struct cdyn_system {
   size_t nsprings, cap_springs;
   cdyn_constraint *cons;
   size_t ncons, cap_cons, m;
+  size_t m_ineq; /* rows of the constraints flagged as inequalities */
   cdyn_force_fn force_fn;
   void *force_ctx;
   unsigned long version; /* bumped when springs or constraints change */
@@ -161,6 +163,13 @@ typedef struct cdyn_scheme_type {
   size_t options_size;        /* sizeof the scheme's option struct */
   int (*step)(cdyn_stepper *st, double h);
   void (*reset)(cdyn_stepper *st); /* may be NULL */
+  /* Enforces inequality rows (cdyn/contact.h).  The other schemes refuse
+     a system that has them: they would treat g >= 0 as g = 0. */
+  int inequalities;
+  /* Scheme-owned workspace, sized when the stepper is built (may be NULL):
+     init sets st->scheme_state, fini frees it. */
+  int (*init)(cdyn_stepper *st);
+  void (*fini)(cdyn_stepper *st);
 } cdyn_scheme_type;
 
 extern const cdyn_scheme_type *const cdyn_scheme_types[];
@@ -212,6 +221,8 @@ struct cdyn_stepper {
   int have_history;        /* multistep schemes: a previous step exists */
   double h_last;           /* size of the last successful step (valid when
                               have_history): variable-step multistep methods */
+
+  void *scheme_state;      /* the scheme's workspace (type->init) */
 
   cdyn_stats stats;
 };

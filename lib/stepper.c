@@ -195,6 +195,8 @@ void cdyn_stepper_free(cdyn_stepper *st)
   free(st->ones);
   free(st->q0);
   free(st->v0);
+  if (st->scheme_state && st->type->fini)
+    st->type->fini(st);
   free(st->opts);
   free(st);
 }
@@ -308,6 +310,13 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
   if (!st)
     return cdyn_error(CDYN_ENOMEM, "cdyn_stepper_new: out of memory");
   st->type = cdyn_scheme_types[idx];
+  if (sys->m_ineq && !st->type->inequalities) {
+    free(st);
+    return cdyn_error(CDYN_EINVAL,
+                      "cdyn_stepper_new: scheme '%s' enforces equalities only, and the system has %zu "
+                      "inequality rows; use the scheme 'contact'",
+                      scheme, sys->m_ineq);
+  }
   st->sys = sys;
   st->version = sys->version;
   st->n = sys->n;
@@ -357,6 +366,10 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
     }
   }
   if ((rc = set_solver(st, "auto")) != CDYN_OK) {
+    cdyn_stepper_free(st);
+    return rc;
+  }
+  if (st->type->init && (rc = st->type->init(st)) != CDYN_OK) {
     cdyn_stepper_free(st);
     return rc;
   }

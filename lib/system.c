@@ -10,6 +10,7 @@
  *         V = -sum m_i g.x_i + sum k (r - L)^2 / 2.
  * Constraint error: e = sum over constraints c of |Phi_c|_2 (000/001 measure
  * | |x_i - x_j| - L | per link; a pin's |x - p(t)| is the norm of its rows).
+ * An inequality row (003, g >= 0) contributes its violation min(g, 0) only.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -423,8 +424,11 @@ int cdyn_system_constraint_error(const cdyn_system *s, double *e)
     if (rc)
       return rc;
     double ss = 0;
-    for (unsigned r = 0; r < c->type->rows; r++)
-      ss += rows[r].phi * rows[r].phi;
+    for (unsigned r = 0; r < c->type->rows; r++) {
+      /* An inequality row is in error only when violated. */
+      double e_r = c->inequality ? fmin(rows[r].phi, 0.0) : rows[r].phi;
+      ss += e_r * e_r;
+    }
     sum += sqrt(ss);
   }
   *e = sum;
@@ -463,5 +467,95 @@ int cdyn_system_momentum(const cdyn_system *s, double p[3])
   for (size_t i = 0; i < s->n; i++)
     for (int d = 0; d < 3; d++)
       p[d] += s->mass[i] * s->v[3 * i + d];
+  return CDYN_OK;
+}
+
+/* ---- inequality constraints (cdyn/contact.h) ---------------------------------- */
+
+int cdyn_system_set_inequality(cdyn_system *s, size_t c, int on)
+{
+  CHECK_SYS(s);
+  if (c >= s->ncons)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_set_inequality: constraint %zu out of range (%zu constraints)",
+                      c, s->ncons);
+  cdyn_constraint *con = &s->cons[c];
+  int flag = on != 0;
+  if (con->inequality == flag)
+    return CDYN_OK;
+  con->inequality = flag;
+  if (flag)
+    s->m_ineq += con->type->rows;
+  else
+    s->m_ineq -= con->type->rows;
+  s->version++;
+  return CDYN_OK;
+}
+
+int cdyn_system_is_inequality(const cdyn_system *s, size_t c, int *on)
+{
+  CHECK_SYS(s);
+  if (!on)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_is_inequality: on is NULL");
+  if (c >= s->ncons)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_is_inequality: constraint %zu out of range (%zu constraints)",
+                      c, s->ncons);
+  *on = s->cons[c].inequality;
+  return CDYN_OK;
+}
+
+size_t cdyn_system_inequality_rows(const cdyn_system *s) { return s ? s->m_ineq : 0; }
+
+/* Add a constraint and flag it, or add nothing. */
+static int add_flagged(cdyn_system *s, const cdyn_constraint_type *type, const size_t *p,
+                       const double *params, size_t *id)
+{
+  size_t c;
+  int rc = cdyn_system_add_constraint(s, type, p, params, &c);
+  if (rc)
+    return rc;
+  s->cons[c].inequality = 1;
+  s->m_ineq += type->rows;
+  if (id)
+    *id = c;
+  return CDYN_OK;
+}
+
+int cdyn_system_add_wall(cdyn_system *s, size_t i, const double p[3], const double n[3], size_t *id)
+{
+  CHECK_SYS(s);
+  if (!p || !n)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_wall: point or normal is NULL");
+  double params[6] = {p[0], p[1], p[2], n[0], n[1], n[2]};
+  return add_flagged(s, cdyn_constraint_plane, &i, params, id);
+}
+
+int cdyn_system_add_separation(cdyn_system *s, size_t i, size_t j, double d, size_t *id)
+{
+  CHECK_SYS(s);
+  if (!isfinite(d) || !(d > 0))
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_add_separation: distance d = %g must be finite and > 0", d);
+  size_t p[2] = {i, j};
+  return add_flagged(s, cdyn_constraint_distance, p, &d, id);
+}
+
+int cdyn_system_penetration(const cdyn_system *s, double *pen)
+{
+  CHECK_SYS(s);
+  if (!pen)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_penetration: pen is NULL");
+  cdyn_row rows[CDYN_MAX_ROWS];
+  double sum = 0;
+  for (size_t k = 0; k < s->ncons; k++) {
+    const cdyn_constraint *c = &s->cons[k];
+    if (!c->inequality)
+      continue;
+    int rc = cdyn_constraint_eval(c, s->q, s->v, s->t, rows);
+    if (rc)
+      return rc;
+    for (unsigned r = 0; r < c->type->rows; r++)
+      if (rows[r].phi < 0)
+        sum -= rows[r].phi;
+  }
+  *pen = sum;
   return CDYN_OK;
 }

@@ -109,7 +109,8 @@ size_t cdyn_system_row_count(const cdyn_system *sys);
  *
  * Constraint error e = sum over constraints of |Phi_c|_2, the Euclidean norm
  * of that constraint's rows: | |x_i - x_j| - L | for a link and |x_i - p(t)|
- * for a pin, as the papers measure it.
+ * for a pin, as the papers measure it.  Rows flagged as inequalities
+ * (cdyn/contact.h) count only their violation min(Phi_r, 0).
  */
 int cdyn_system_constraint_error(const cdyn_system *sys, double *e);
 /* The rows of Phi themselves (m values). */

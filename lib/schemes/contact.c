@@ -1,0 +1,509 @@
+/*
+ * contact.c: inequality constraints with an active-set algorithm (003),
+ * event location and an impulse step at contact.
+ *
+ * Each step of size h is cut into sub-steps.  A sub-step at (q, v, t):
+ *
+ * 1. Impulse (velocity level).  If an active inequality row approaches,
+ *    gdot_k = J_k v + Phi_t,k < -impact_tol, the velocity jumps,
+ *      v+ = v + W J^T p,   gdot+ = gdot + A p,   A = J W J^T,
+ *    with p from the contact problem of cdyn/contact.h over the equality
+ *    rows and the active inequality rows,
+ *      w = A p + b,  b_k = gdot_k + e min(gdot_k, 0)    (e: restitution),
+ *    so that an impacting row leaves at least at -e times its approach
+ *    speed (Newton's restitution law), a resting one does not approach,
+ *    and the equality rows keep gdot = 0.  The same active-set algorithm
+ *    as at the acceleration level picks the handled set (003 says nothing
+ *    of impacts; a row that is only touching, |gdot| <= impact_tol, takes
+ *    e = 0).
+ * 2. Acceleration (003 eq 6).  With a_free = W F and, for each candidate
+ *    row, Baumgarte's right-hand side (003 eq 5)
+ *      d_k = -(Jdot v)_k - phi_tt,k - (2/tau) gdot_k - gt_k / tau^2,
+ *    where gt_k = g_k for an equality row and min(g_k, 0) for an
+ *    inequality row (only a violation is pulled back; tau = 0 turns the
+ *    stabilisation off), the contact problem
+ *      w = J qdd - d = A mu + b,   b = J a_free - d,
+ *      qdd = a_free + W J^T mu
+ *    is solved over the candidate rows: the equality rows, the active
+ *    inequality rows (g_k <= active_tol, violated ones included) and, for
+ *    an algorithm that carries its handled set (Platt), the rows in that
+ *    set.
+ * 3. Symplectic Euler over the remaining time s:
+ *      v+ = v + s qdd,   q+ = q + s v+,
+ *    i.e. along the path q(sigma) = q + sigma v + sigma^2 qdd.
+ * 4. Event location (003 §3 assumes the engine "may rewind time until the
+ *    first constraint activation").  For each inequality row inactive at
+ *    the sub-step's start (g > active_tol) and violated at its end, the
+ *    crossing of g(q(sigma)) = 0 is bracketed by bisection on the path of
+ *    step 3 until g(q(sigma_lo)) lies in [0, event_tol] (or the bracket is
+ *    below 1e-15 s); the sub-step is cut at the earliest sigma_lo over
+ *    those rows, so the state is never left penetrating by an event, and
+ *    the next sub-step starts with the row active.  A row that dips below
+ *    zero and re-emerges within one sub-step is not seen: the test is at
+ *    the ends.
+ * 5. Platt's set (003 Algorithm 1), for an algorithm that carries one: a
+ *    handled row stays while its multiplier pushes (mu_k > 0); an ignored
+ *    row joins once violated (g_k(q+) < 0).  At the first step, or after a
+ *    reset, the set holds every active row.
+ *
+ * A step makes at most max_substeps sub-steps; past that the rest of the
+ * step is taken without event location and the step returns CDYN_NOCONV
+ * (a chattering contact: a ball bouncing to rest with e < 1 makes
+ * infinitely many events in finite time).  The multipliers of the last
+ * acceleration solve are kept in the library's convention, lambda = -mu.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "activeset/activeset.h"
+#include "cdyn_internal.h"
+
+static const char *const algorithms[] = {
+#define CDYN_ACTIVESET(id) #id,
+#include "activeset/activesets.def"
+#undef CDYN_ACTIVESET
+  NULL};
+
+typedef struct {
+  int algorithm;       /* index into cdyn_activeset_types */
+  double tau;          /* Baumgarte time constant; 0: off */
+  double restitution;  /* e in [0, 1] */
+  int events;          /* locate activations */
+  double active_tol;   /* g <= active_tol: active */
+  double event_tol;    /* located g in [0, event_tol] */
+  double impact_tol;   /* gdot < -impact_tol: an impact */
+  double sign_tol;     /* relative sign tolerance of the solves */
+  long max_substeps;
+} opts;
+
+static const cdyn_option options[] = {
+  {"activeset", CDYN_OPT_CHOICE, offsetof(opts, algorithm), "iterative", 0, 0, algorithms,
+   "active-set algorithm (platt, tendency, iterative, lcp)"},
+  {"tau", CDYN_OPT_DOUBLE, offsetof(opts, tau), "0", 0, 1e300, NULL,
+   "Baumgarte time constant of 003 eq 5 in seconds (0: no stabilisation)"},
+  {"restitution", CDYN_OPT_DOUBLE, offsetof(opts, restitution), "0", 0, 1, NULL,
+   "coefficient of restitution e of the impulse step, in [0, 1]"},
+  {"events", CDYN_OPT_BOOL, offsetof(opts, events), "on", 0, 0, NULL,
+   "cut the step at the first activation of an inequality row"},
+  {"active_tol", CDYN_OPT_DOUBLE, offsetof(opts, active_tol), "1e-8", 0, 1e300, NULL,
+   "an inequality row with g <= active_tol is active (units of g)"},
+  {"event_tol", CDYN_OPT_DOUBLE, offsetof(opts, event_tol), "1e-10", 0, 1e300, NULL,
+   "a located activation leaves 0 <= g <= event_tol; must be below active_tol"},
+  {"impact_tol", CDYN_OPT_DOUBLE, offsetof(opts, impact_tol), "1e-8", 0, 1e300, NULL,
+   "an active row approaching faster than this (units of g per second) is an impact"},
+  {"sign_tol", CDYN_OPT_DOUBLE, offsetof(opts, sign_tol), "1e-9", 1e-16, 0.5, NULL,
+   "relative tolerance of the sign tests on w and mu (cdyn_activeset_solve's rel_tol)"},
+  {"max_substeps", CDYN_OPT_INT, offsetof(opts, max_substeps), "64", 1, 1e6, NULL,
+   "sub-steps per step before event location is abandoned for the rest of it"},
+  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+
+typedef struct {
+  cdyn_as_ws ws;
+  size_t m;
+  unsigned char *ineq;   /* m: row is an inequality */
+  size_t *rowcon;        /* m: constraint of the row */
+  size_t *cand;          /* m: candidate rows of the current problem */
+  long *pos;             /* m: position of a row among the candidates, or -1 */
+  double *Ad;            /* m*m: dense A over the candidates */
+  double *b, *mu, *w;    /* m: over the candidates */
+  unsigned char *eq, *prev, *hand; /* m: over the candidates */
+  double *mufull;        /* m: mu by row */
+  unsigned char *handled;/* m: the handled set of the last acceleration solve, by row */
+  unsigned char *platt;  /* m: the set an algorithm carries, by row */
+  int platt_valid;
+  double *g0;            /* m: g at the sub-step's start */
+  cdyn_contact_report report;
+} state;
+
+static void fini(cdyn_stepper *st)
+{
+  state *s = st->scheme_state;
+  if (!s)
+    return;
+  cdyn_as_ws_free(&s->ws);
+  free(s->ineq);
+  free(s->rowcon);
+  free(s->cand);
+  free(s->pos);
+  free(s->Ad);
+  free(s->b);
+  free(s->mu);
+  free(s->w);
+  free(s->eq);
+  free(s->prev);
+  free(s->hand);
+  free(s->mufull);
+  free(s->handled);
+  free(s->platt);
+  free(s->g0);
+  free(s);
+  st->scheme_state = NULL;
+}
+
+static int init(cdyn_stepper *st)
+{
+  state *s = calloc(1, sizeof *s);
+  if (!s)
+    return cdyn_error(CDYN_ENOMEM, "contact: out of memory");
+  st->scheme_state = s;
+  size_t m = st->m, mm = m ? m : 1;
+  s->m = m;
+  if (mm > 65536)
+    return cdyn_error(CDYN_EINVAL, "contact: %zu constraint rows is beyond the dense contact solve's limit", m);
+  s->ineq = calloc(mm, 1);
+  s->rowcon = calloc(mm, sizeof *s->rowcon);
+  s->cand = calloc(mm, sizeof *s->cand);
+  s->pos = calloc(mm, sizeof *s->pos);
+  s->Ad = calloc(mm * mm, sizeof(double));
+  s->b = calloc(mm, sizeof(double));
+  s->mu = calloc(mm, sizeof(double));
+  s->w = calloc(mm, sizeof(double));
+  s->eq = calloc(mm, 1);
+  s->prev = calloc(mm, 1);
+  s->hand = calloc(mm, 1);
+  s->mufull = calloc(mm, sizeof(double));
+  s->handled = calloc(mm, 1);
+  s->platt = calloc(mm, 1);
+  s->g0 = calloc(mm, sizeof(double));
+  if (!s->ineq || !s->rowcon || !s->cand || !s->pos || !s->Ad || !s->b || !s->mu || !s->w ||
+      !s->eq || !s->prev || !s->hand || !s->mufull || !s->handled || !s->platt || !s->g0)
+    return cdyn_error(CDYN_ENOMEM, "contact: out of memory for %zu rows", m);
+  int rc = cdyn_as_ws_alloc(&s->ws, m);
+  if (rc)
+    return rc;
+  const cdyn_system *sys = st->sys;
+  for (size_t c = 0; c < sys->ncons; c++)
+    for (unsigned r = 0; r < sys->cons[c].type->rows; r++) {
+      s->ineq[sys->cons[c].row0 + r] = (unsigned char)sys->cons[c].inequality;
+      s->rowcon[sys->cons[c].row0 + r] = c;
+    }
+  for (size_t r = 0; r < m; r++)
+    s->pos[r] = -1;
+  return CDYN_OK;
+}
+
+static void reset(cdyn_stepper *st)
+{
+  state *s = st->scheme_state;
+  if (s)
+    s->platt_valid = 0;
+}
+
+/* Dense A over the candidates, from the assembled sparse A = J W J^T. */
+static void gather_dense(cdyn_stepper *st, state *s, size_t nc)
+{
+  const gsl_spmatrix *A = st->A;
+  memset(s->Ad, 0, nc * nc * sizeof(double));
+  for (size_t a = 0; a < nc; a++) {
+    size_t r = s->cand[a];
+    for (int k = A->p[r]; k < A->p[r + 1]; k++) {
+      long c = s->pos[A->i[k]];
+      if (c >= 0)
+        s->Ad[a * nc + (size_t)c] = A->data[k];
+    }
+  }
+}
+
+static void merge_report(cdyn_contact_report *rep, const cdyn_activeset_report *r)
+{
+  if (r->solves > rep->max_solves)
+    rep->max_solves = r->solves;
+  if (r->solves > r->inequalities && r->solves - r->inequalities > rep->max_excess)
+    rep->max_excess = r->solves - r->inequalities;
+  rep->pulls |= r->pulls;
+  rep->violates |= r->violates;
+}
+
+/* Solve the contact problem over the nc candidates (Ad, b, eq, prev set). */
+static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
+                         cdyn_activeset_report *r)
+{
+  const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
+  cdyn_as_problem p = {.n = nc, .A = s->Ad, .b = s->b, .equality = s->eq,
+                       .prev = type->carries_set ? s->prev : NULL, .rank_tol = st->so.rank_tol};
+  cdyn_as_tolerances(&p, o->sign_tol);
+  memset(r, 0, sizeof *r);
+  int rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
+  if (rc < 0)
+    return rc;
+  cdyn_as_finish(&p, s->mu, s->w, s->hand, r);
+  return CDYN_OK;
+}
+
+static void clear_candidates(state *s, size_t nc)
+{
+  for (size_t a = 0; a < nc; a++)
+    s->pos[s->cand[a]] = -1;
+}
+
+static void add_candidate(state *s, size_t r, size_t *nc)
+{
+  s->pos[r] = (long)*nc;
+  s->cand[(*nc)++] = r;
+}
+
+/* The impulse of step 1; *did says whether there was one. */
+static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *did)
+{
+  size_t m = st->m, nc = 0;
+  const double *w = st->sys->winv;
+  *did = 0;
+  double *jv = st->mvec[1];
+  cdyn_jmul(st, v, jv);
+  int impact = 0;
+  for (size_t r = 0; r < m && !impact; r++)
+    impact = s->ineq[r] && st->rows[r].phi <= o->active_tol &&
+             jv[r] + st->rows[r].phi_t < -o->impact_tol;
+  if (!impact)
+    return CDYN_OK;
+  for (size_t r = 0; r < m; r++)
+    if (!s->ineq[r] || st->rows[r].phi <= o->active_tol) {
+      size_t a = nc;
+      add_candidate(s, r, &nc);
+      double gd = jv[r] + st->rows[r].phi_t; /* gdot = J v + Phi_t */
+      s->eq[a] = !s->ineq[r];
+      s->prev[a] = 1; /* an impact is a first contact: Platt handles every row */
+      s->b[a] = gd + (s->ineq[r] && gd < -o->impact_tol ? o->restitution * gd : 0.0);
+    }
+  gather_dense(st, s, nc);
+  cdyn_activeset_report r;
+  int rc = solve_problem(st, s, o, nc, &r);
+  clear_candidates(s, nc);
+  if (rc)
+    return rc;
+  double *p = st->mvec[2], *jt = st->vec[CDYN_NVEC - 1];
+  memset(p, 0, m * sizeof(double));
+  for (size_t a = 0; a < nc; a++)
+    p[s->cand[a]] = s->mu[a];
+  cdyn_jtmul(st, p, jt);
+  for (size_t i = 0; i < st->n; i++)
+    for (int d = 0; d < 3; d++)
+      v[3 * i + d] += w[i] * jt[3 * i + d];
+  s->report.impulses++;
+  s->report.impulse = r;
+  merge_report(&s->report, &r);
+  *did = 1;
+  return CDYN_OK;
+}
+
+/* The constrained acceleration of step 2 into qdd. */
+static int accel(cdyn_stepper *st, state *s, const opts *o, const double *q, const double *v,
+                 double t, double *qdd)
+{
+  size_t m = st->m, nc = 0;
+  const double *w = st->sys->winv;
+  int rc;
+  if ((rc = cdyn_free_accel(st, q, v, t, qdd)))
+    return rc;
+  const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
+  if (type->carries_set && !s->platt_valid) {
+    for (size_t r = 0; r < m; r++)
+      s->platt[r] = s->ineq[r] && st->rows[r].phi <= o->active_tol;
+    s->platt_valid = 1;
+  }
+  for (size_t r = 0; r < m; r++)
+    if (!s->ineq[r] || st->rows[r].phi <= o->active_tol || (type->carries_set && s->platt[r]))
+      add_candidate(s, r, &nc);
+  memset(s->mufull, 0, m * sizeof(double));
+  memset(s->handled, 0, m);
+  if (nc) {
+    double *ja = st->mvec[0], *jv = st->mvec[1];
+    cdyn_jmul(st, qdd, ja);
+    cdyn_jmul(st, v, jv);
+    double c1 = o->tau > 0 ? 2.0 / o->tau : 0.0, c0 = o->tau > 0 ? 1.0 / (o->tau * o->tau) : 0.0;
+    for (size_t a = 0; a < nc; a++) {
+      size_t r = s->cand[a];
+      const cdyn_row *row = &st->rows[r];
+      double g = s->ineq[r] ? fmin(row->phi, 0.0) : row->phi;
+      double gd = jv[r] + row->phi_t;
+      s->b[a] = ja[r] + row->jdotv + row->phi_tt + c1 * gd + c0 * g;
+      s->eq[a] = !s->ineq[r];
+      s->prev[a] = s->platt[r];
+    }
+    gather_dense(st, s, nc);
+    cdyn_activeset_report r;
+    rc = solve_problem(st, s, o, nc, &r);
+    if (rc) {
+      clear_candidates(s, nc);
+      return rc;
+    }
+    for (size_t a = 0; a < nc; a++) {
+      s->mufull[s->cand[a]] = s->mu[a];
+      s->handled[s->cand[a]] = s->hand[a];
+    }
+    clear_candidates(s, nc);
+    double *jt = st->vec[CDYN_NVEC - 1];
+    cdyn_jtmul(st, s->mufull, jt);
+    for (size_t i = 0; i < st->n; i++)
+      for (int d = 0; d < 3; d++)
+        qdd[3 * i + d] += w[i] * jt[3 * i + d];
+    s->report.accel_solves++;
+    s->report.accel = r;
+    merge_report(&s->report, &r);
+  }
+  for (size_t r = 0; r < m; r++)
+    st->lambda[r] = -s->mufull[r];
+  return CDYN_OK;
+}
+
+/* g of row r at q (one constraint's evaluation). */
+static int row_value(cdyn_stepper *st, state *s, size_t r, const double *q, double t, double *g)
+{
+  const cdyn_constraint *c = &st->sys->cons[s->rowcon[r]];
+  cdyn_row rows[CDYN_MAX_ROWS];
+  int rc = cdyn_constraint_eval(c, q, NULL, t, rows);
+  if (rc)
+    return rc;
+  *g = rows[r - c->row0].phi;
+  return CDYN_OK;
+}
+
+static void path(size_t n3, const double *q, const double *v, const double *a, double sg,
+                 double *out)
+{
+  for (size_t k = 0; k < n3; k++)
+    out[k] = q[k] + sg * (v[k] + sg * a[k]);
+}
+
+/* Earliest located activation in (0, s]; *sev = s when there is none. */
+static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, const double *v,
+                  const double *qdd, double t, double sub, double *sev)
+{
+  size_t n3 = 3 * st->n;
+  double *qt = st->vec[CDYN_NVEC - 2];
+  *sev = sub;
+  int rc;
+  for (size_t r = 0; r < st->m; r++) {
+    if (!s->ineq[r] || !(s->g0[r] > o->active_tol))
+      continue;
+    double gend;
+    path(n3, q, v, qdd, sub, qt);
+    if ((rc = row_value(st, s, r, qt, t + sub, &gend)))
+      return rc;
+    if (!(gend < 0))
+      continue;
+    double lo = 0, hi = sub;
+    for (int it = 0; it < 200 && hi - lo > 1e-15 * sub; it++) {
+      double mid = 0.5 * (lo + hi), gm;
+      path(n3, q, v, qdd, mid, qt);
+      if ((rc = row_value(st, s, r, qt, t + mid, &gm)))
+        return rc;
+      if (gm < 0) {
+        hi = mid;
+      } else {
+        lo = mid;
+        if (gm <= o->event_tol)
+          break;
+      }
+    }
+    double at = lo > 0 ? lo : hi;
+    if (at < *sev)
+      *sev = at;
+  }
+  return CDYN_OK;
+}
+
+static int step(cdyn_stepper *st, double h)
+{
+  state *s = st->scheme_state;
+  const opts *o = st->opts;
+  cdyn_system *sys = st->sys;
+  size_t n3 = 3 * st->n, m = st->m;
+  double *q = sys->q, *v = sys->v, t = sys->t;
+  double *qdd = st->vec[6];
+  const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
+  if (!(o->event_tol < o->active_tol) && o->events)
+    return cdyn_error(CDYN_EINVAL, "contact: event_tol = %g must be below active_tol = %g", o->event_tol,
+                      o->active_tol);
+  memset(&s->report, 0, sizeof s->report);
+  double left = h;
+  int status = CDYN_OK, rc;
+  while (left > 0) {
+    int locating = o->events && s->report.substeps < (unsigned long)o->max_substeps;
+    if (o->events && !locating && status == CDYN_OK)
+      status = cdyn_error(CDYN_NOCONV, "contact: %ld sub-steps in the step from t = %g; the rest of it "
+                                       "was taken without event location",
+                          o->max_substeps, sys->t);
+    if (m) {
+      if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, sys->winv)))
+        return rc;
+      int did;
+      if ((rc = impulse(st, s, o, v, &did)))
+        return rc;
+      if (did && (rc = cdyn_eval_rows(st, q, v, t))) /* (Jdot v) changes with v */
+        return rc;
+      for (size_t r = 0; r < m; r++)
+        s->g0[r] = st->rows[r].phi;
+    }
+    if ((rc = accel(st, s, o, q, v, t, qdd)))
+      return rc;
+    double sub = left;
+    if (locating && m) {
+      double sev;
+      if ((rc = locate(st, s, o, q, v, qdd, t, left, &sev)))
+        return rc;
+      if (sev < left) {
+        sub = sev;
+        s->report.events++;
+      }
+    }
+    for (size_t k = 0; k < n3; k++) {
+      v[k] += sub * qdd[k];
+      q[k] += sub * v[k];
+    }
+    t += sub;
+    left = sub < left ? left - sub : 0;
+    if (left <= 1e-14 * h)
+      left = 0;
+    s->report.substeps++;
+    if (type->carries_set && m) {
+      for (size_t r = 0; r < m; r++) {
+        if (!s->ineq[r])
+          continue;
+        double g;
+        if ((rc = row_value(st, s, r, q, t, &g)))
+          return rc;
+        s->platt[r] = (s->handled[r] && s->mufull[r] > 0) || g < 0;
+      }
+    }
+  }
+  return status;
+}
+
+int cdyn_stepper_contact_report(const cdyn_stepper *st, cdyn_contact_report *rep)
+{
+  if (!st || !rep)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_contact_report: NULL argument");
+  if (!st->type->inequalities || !st->scheme_state)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_contact_report: scheme '%s' does not handle contact",
+                      st->type->name);
+  *rep = ((const state *)st->scheme_state)->report;
+  return CDYN_OK;
+}
+
+int cdyn_stepper_handled(const cdyn_stepper *st, unsigned char *handled)
+{
+  if (!st || (!handled && st->m))
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_handled: NULL argument");
+  if (!st->type->inequalities || !st->scheme_state)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_handled: scheme '%s' does not handle contact",
+                      st->type->name);
+  if (st->m)
+    memcpy(handled, ((const state *)st->scheme_state)->handled, st->m);
+  return CDYN_OK;
+}
+
+const cdyn_scheme_type cdyn_scheme_contact = {
+  .name = "contact",
+  .description = "inequality and equality constraints by an active-set algorithm, with event location and impulses",
+  .source = "003 eqs 5-7, Algorithms 1-3; Newton restitution",
+  .order = 1,
+  .options = options,
+  .options_size = sizeof(opts),
+  .step = step,
+  .reset = reset,
+  .inequalities = 1,
+  .init = init,
+  .fini = fini,
+};
