@@ -526,7 +526,7 @@ int cdyn_system_add_wall(cdyn_system *s, size_t i, const double p[3], const doub
   if (!p || !n)
     return cdyn_error(CDYN_EINVAL, "cdyn_system_add_wall: point or normal is NULL");
   double params[6] = {p[0], p[1], p[2], n[0], n[1], n[2]};
-  return add_flagged(s, cdyn_constraint_plane, &i, params, id);
+  return add_flagged(s, cdyn_constraint_halfspace, &i, params, id);
 }
 
 int cdyn_system_add_separation(cdyn_system *s, size_t i, size_t j, double d, size_t *id)

@@ -70,6 +70,7 @@ extern const cdyn_constraint_type *const cdyn_constraint_parallel;
 extern const cdyn_constraint_type *const cdyn_constraint_anchor;
 extern const cdyn_constraint_type *const cdyn_constraint_node_triangle;
 extern const cdyn_constraint_type *const cdyn_constraint_edge_edge;
+extern const cdyn_constraint_type *const cdyn_constraint_halfspace;
 
 /* NULL-terminated table of every registered type. */
 extern const cdyn_constraint_type *const cdyn_constraint_types[];

@@ -41,8 +41,8 @@ int cdyn_system_set_inequality(cdyn_system *sys, size_t c, int on);
 int cdyn_system_is_inequality(const cdyn_system *sys, size_t c, int *on);
 /* Number of inequality rows. */
 size_t cdyn_system_inequality_rows(const cdyn_system *sys);
-/* A wall: the half-space nh.(x_i - p) >= 0, nh = n/|n| (a "plane"
-   constraint flagged as an inequality). */
+/* A wall: the half-space n.(x_i - p) >= 0, n not normalised (a
+   "halfspace" constraint flagged as an inequality); a distance when |n| = 1. */
 int cdyn_system_add_wall(cdyn_system *sys, size_t i, const double p[3], const double n[3],
                          size_t *id);
 /* Separation |x_i - x_j| >= d, d > 0: two balls of radii summing to d (a

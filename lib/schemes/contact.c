@@ -4,7 +4,7 @@
  *
  * Each step of size h is cut into sub-steps.  A sub-step at (q, v, t):
  *
- * 1. Impulse (velocity level).  If an active inequality row approaches,
+ * 1. Impulse (velocity level; option impulses).  If an active inequality row approaches,
  *    gdot_k = J_k v + Phi_t,k < -impact_tol, the velocity jumps,
  *      v+ = v + W J^T p,   gdot+ = gdot + A p,   A = J W J^T,
  *    with p from the contact problem of cdyn/contact.h over the equality
@@ -69,6 +69,7 @@ typedef struct {
   int algorithm;       /* index into cdyn_activeset_types */
   double tau;          /* Baumgarte time constant; 0: off */
   double restitution;  /* e in [0, 1] */
+  int impulses;        /* take the impulse step of an impact */
   int events;          /* locate activations */
   double active_tol;   /* g <= active_tol: active */
   double event_tol;    /* located g in [0, event_tol] */
@@ -84,6 +85,8 @@ static const cdyn_option options[] = {
    "Baumgarte time constant of 003 eq 5 in seconds (0: no stabilisation)"},
   {"restitution", CDYN_OPT_DOUBLE, offsetof(opts, restitution), "0", 0, 1, NULL,
    "coefficient of restitution e of the impulse step, in [0, 1]"},
+  {"impulses", CDYN_OPT_BOOL, offsetof(opts, impulses), "on", 0, 0, NULL,
+   "take the impulse step when an active row approaches (off: acceleration level only, as 003)"},
   {"events", CDYN_OPT_BOOL, offsetof(opts, events), "on", 0, 0, NULL,
    "cut the step at the first activation of an inequality row"},
   {"active_tol", CDYN_OPT_DOUBLE, offsetof(opts, active_tol), "1e-8", 0, 1e300, NULL,
@@ -428,8 +431,8 @@ static int step(cdyn_stepper *st, double h)
     if (m) {
       if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, sys->winv)))
         return rc;
-      int did;
-      if ((rc = impulse(st, s, o, v, &did)))
+      int did = 0;
+      if (o->impulses && (rc = impulse(st, s, o, v, &did)))
         return rc;
       if (did && (rc = cdyn_eval_rows(st, q, v, t))) /* (Jdot v) changes with v */
         return rc;

@@ -1,0 +1,55 @@
+/*
+ * halfspace.c: a wall, the half-space g = n . (x - p) >= 0 (003 eq 7).
+ *
+ *   Phi      = n . (x - p)
+ *   J        = n^T
+ *   Phi_t    = 0,  (Jv)_q v = 0,  phi_tt = 0     (Phi is linear in x)
+ *
+ * Unlike "plane", n is not normalised: 003's corner constraint
+ * g1 = x - y >= 0 is the half-space through the origin with n = (1, -1, 0),
+ * and its multipliers are those of that g.  With |n| = 1, Phi is the
+ * signed distance to the wall.  Meant to be flagged as an inequality
+ * (cdyn_system_add_wall does so); as an equality it is a plane.
+ * Parameters: p[3] (a point of the boundary), n[3] (non-zero normal).
+ */
+#include <math.h>
+
+#include "cdyn_internal.h"
+#include "vec3.h"
+
+static const char *const names[] = {"px", "py", "pz", "nx", "ny", "nz"};
+
+static int check(const double *p)
+{
+  double nn = cdyn_norm3(p + 3);
+  if (!isfinite(nn) || !(nn > 0))
+    return cdyn_error(CDYN_EINVAL, "halfspace constraint: normal (%g, %g, %g) must be finite and non-zero",
+                      p[3], p[4], p[5]);
+  return CDYN_OK;
+}
+
+static int eval(const double *p, const double *const *x, const double *const *v,
+                double t, cdyn_row *row)
+{
+  (void)t;
+  (void)v;
+  double d[3];
+  cdyn_sub3(x[0], p, d);
+  for (int k = 0; k < 3; k++)
+    row->jac[0][k] = p[3 + k];
+  row->phi = cdyn_dot3(row->jac[0], d);
+  if (!cdyn_rows_finite(row, 1, 1))
+    return cdyn_error(CDYN_ENONFINITE, "halfspace constraint: a value is not finite (position non-finite or beyond 1e308)");
+  return CDYN_OK;
+}
+
+const cdyn_constraint_type cdyn_ctype_halfspace = {
+  .name = "halfspace",
+  .description = "wall n.(x - p) >= 0 as an inequality (n not normalised)",
+  .nparticles = 1,
+  .nparams = 6,
+  .rows = 1,
+  .param_names = names,
+  .check = check,
+  .eval = eval,
+};
