@@ -970,6 +970,8 @@ static const bad_case bad_cases[] = {
   {{"run", "chain10-stability", "--set", "perturb=-1e-3", "--out", "o33", NULL}, "perturb = -0.001", "o33", 1},
   {{"run", "chain10-stability", "--set", "fail_tol=abc", "--out", "o34", NULL}, "fail_tol = 'abc'", "o34", 1},
   {{"run", "chain10-stability", "--steps", "3", "--out", "o35", NULL}, "--steps 3", "o35", 1},
+  {{"run", "corner", "--set", "tau_over_h=-1", "--out", "o40", NULL}, "tau_over_h = -1", "o40", 1},
+  {{"run", "corner", "--steps", "1", "--out", "o41", NULL}, "--steps 1", "o41", 1},
 };
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
@@ -2747,6 +2749,164 @@ START_TEST(test_chain10_failure_detection)
 }
 END_TEST
 
+/* ---- corner (003 figures 1-5) ------------------------------------------------------------ */
+
+#define CORNER_COLUMNS "step,t,x,y,vx,vy,ax,ay,g1,g2,mu1,mu2,handled1,handled2,solves,pulls,violates"
+enum { CO_STEP, CO_T, CO_X, CO_Y, CO_VX, CO_VY, CO_AX, CO_AY, CO_G1, CO_G2, CO_MU1, CO_MU2, CO_H1, CO_H2,
+       CO_SOLVES, CO_PULLS, CO_VIOL };
+#define CORNER_SUMMARY "case,algorithm,fx,fy,mass,ran,failed,pen_g1,pen_g2,cross_step,pull_steps,violate_steps," \
+                       "max_solves,max_excess,ax0,ay0,ax0_exact,ay0_exact,dev_exact"
+enum { CS_CASE, CS_ALG, CS_FX, CS_FY, CS_M, CS_RAN, CS_FAILED, CS_PEN1, CS_PEN2, CS_CROSS, CS_PULLS, CS_VIOL,
+       CS_SOLVES, CS_EXCESS, CS_AX0, CS_AY0 };
+
+static table corner_run(const char *dir, const char *cs, int m, const char *alg, long steps)
+{
+  char path[PATH_MAX];
+  pathf(path, "%s/corner-%s-m%d-%s.csv", dir, cs, m, alg);
+  table t = read_table_nan(path, CORNER_COLUMNS, 0);
+  ck_assert_msg(t.nrows == (size_t)steps + 1, "%s: %zu rows, expected %ld", path, t.nrows, steps + 1);
+  for (size_t r = 0; r < t.nrows; r++) {
+    ck_assert_msg(tv(&t, r, CO_STEP) == (double)r, "%s: row %zu is step %g", path, r, tv(&t, r, CO_STEP));
+    /* g1 = x - y and g2 = y as written */
+    ck_assert_msg(tv(&t, r, CO_G1) == tv(&t, r, CO_X) - tv(&t, r, CO_Y) && tv(&t, r, CO_G2) == tv(&t, r, CO_Y),
+                  "%s: row %zu: g1, g2 are not x - y, y", path, r);
+  }
+  return t;
+}
+
+START_TEST(test_corner)
+{
+  const long N = 40;
+  const double h = 0.01;
+  run_ok("run", "corner", "--steps", "40", "--out", "co");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "co");
+  check_no_temporaries(dir);
+  check_meta(dir, "corner-summary", "cdyn run corner --steps 40 --out co", h, N, "tau_over_h", "10");
+  check_meta(dir, "corner-f1-m2-platt", "cdyn run corner --steps 40 --out co", h, N, "tau_over_h", "10");
+  pathf(path, "%s/corner-summary.csv", dir);
+  table s = read_table(path, CORNER_SUMMARY, 2);
+  ck_assert_uint_eq(s.nrows, 16);
+
+  for (int m = 2; m <= 3; m++) {
+    double md = m;
+    /*
+     * Iterative, f = (2, -1): the first solve (S empty) gives w = b =
+     * (3/m, -1/m), g2 joins, and A_22 mu_2 = -b_2 with A_22 = 1/m gives
+     * mu_2 = 1, qdd = (2/m, 0): 003 §4.1's answer.  Then g1 > 0 is
+     * inactive.  Symplectic Euler with a constant qdd puts x_k =
+     * (2/m) h^2 k (k + 1) / 2 exactly in exact arithmetic; each step rounds
+     * x by an ulp or so, hence the relative 1e-12.  y stays 0 up to the
+     * rounding of v_y + h a_y with a_y = (-1/m) + mu/m (1e-17 here).
+     */
+    table it = corner_run(dir, "f1", m, "iterative", N);
+    for (size_t k = 0; k <= (size_t)N; k++) {
+      double kk = (double)k, xe = (2 / md) * h * h * kk * (kk + 1) / 2;
+      ck_assert_msg(fabs(tv(&it, k, CO_X) - xe) <= 1e-12 * xe + 1e-300, "iterative f1 m = %d: x_%zu = %.17g, "
+                    "exact %.17g", m, k, tv(&it, k, CO_X), xe);
+      ck_assert_msg(fabs(tv(&it, k, CO_Y)) <= 1e-15, "iterative f1 m = %d: y_%zu = %g", m, k, tv(&it, k, CO_Y));
+    }
+    ck_assert_msg(fabs(tv(&it, 0, CO_MU2) - 1) <= 1e-14 && tv(&it, 0, CO_MU1) == 0 && tv(&it, 0, CO_H1) == 0 &&
+                  tv(&it, 0, CO_H2) == 1,
+                  "iterative f1 m = %d: first step mu = (%g, %g), handled (%g, %g); expected (0, 1), {g2}", m,
+                  tv(&it, 0, CO_MU1), tv(&it, 0, CO_MU2), tv(&it, 0, CO_H1), tv(&it, 0, CO_H2));
+    table_free(&it);
+    /*
+     * Iterative, f = (-1, -2): S = {} gives b = (1/m, -2/m), g2 joins;
+     * with g2 alone qdd = (-1/m, 0), so w_1 = -1/m < 0 and g1 joins; with
+     * both, qdd = 0 and J^T mu = -f gives mu = (1, 3).  Two solves.
+     */
+    it = corner_run(dir, "f2", m, "iterative", N);
+    for (size_t k = 0; k <= (size_t)N; k++)
+      ck_assert_msg(fabs(tv(&it, k, CO_X)) <= 1e-15 && fabs(tv(&it, k, CO_Y)) <= 1e-15,
+                    "iterative f2 m = %d: (x, y)_%zu = (%g, %g), expected the corner", m, k, tv(&it, k, CO_X),
+                    tv(&it, k, CO_Y));
+    ck_assert_msg(fabs(tv(&it, 0, CO_MU1) - 1) <= 1e-14 && fabs(tv(&it, 0, CO_MU2) - 3) <= 1e-14 &&
+                  tv(&it, 0, CO_SOLVES) == 2,
+                  "iterative f2 m = %d: mu = (%.17g, %.17g) after %g solves; expected (1, 3) after 2", m,
+                  tv(&it, 0, CO_MU1), tv(&it, 0, CO_MU2), tv(&it, 0, CO_SOLVES));
+    table_free(&it);
+    /*
+     * Platt, f = (2, -1) (003 §3): both constraints handled at the first
+     * step give qdd = 0 and J^T mu = -f, mu = (-2, -1): both pull and are
+     * dropped.  The second step is free, qdd = (2/m, -1/m): v_y = -h/m
+     * and y_2 = h v_y = -h^2/m, below the wall.
+     */
+    table pl = corner_run(dir, "f1", m, "platt", N);
+    ck_assert_msg(fabs(tv(&pl, 0, CO_MU1) + 2) <= 1e-14 && fabs(tv(&pl, 0, CO_MU2) + 1) <= 1e-14 &&
+                  tv(&pl, 0, CO_PULLS) == 1,
+                  "platt f1 m = %d: first mu = (%g, %g), pulls %g", m, tv(&pl, 0, CO_MU1), tv(&pl, 0, CO_MU2),
+                  tv(&pl, 0, CO_PULLS));
+    /* qdd = 0 up to the rounding of a_free + W J^T mu (a few eps of 2/m),
+       moved by h^2. */
+    ck_assert_msg(fabs(tv(&pl, 1, CO_X)) <= 1e-15 * h * h && fabs(tv(&pl, 1, CO_Y)) <= 1e-15 * h * h &&
+                  tv(&pl, 1, CO_H1) == 0 && tv(&pl, 1, CO_H2) == 0,
+                  "platt f1 m = %d: after the first step (%g, %g), second step handles (%g, %g)", m,
+                  tv(&pl, 1, CO_X), tv(&pl, 1, CO_Y), tv(&pl, 1, CO_H1), tv(&pl, 1, CO_H2));
+    ck_assert_msg(same(tv(&pl, 2, CO_Y), -h * h / md, 1e-15 * h * h), "platt f1 m = %d: y_2 = %.17g, expected %.17g",
+                  m, tv(&pl, 2, CO_Y), -h * h / md);
+    table_free(&pl);
+    /*
+     * Tendency, f = (-1, -2) (003 §4.1): the unconstrained acceleration
+     * (-1/m, -2/m) violates only g2, whose multiplier 2 gives qdd =
+     * (-1/m, 0): x_1 = -h^2/m, through g1.
+     */
+    table td = corner_run(dir, "f2", m, "tendency", N);
+    ck_assert_msg(fabs(tv(&td, 0, CO_MU2) - 2) <= 1e-14 && tv(&td, 0, CO_H1) == 0 && tv(&td, 0, CO_H2) == 1,
+                  "tendency f2 m = %d: first mu_2 = %g, handled (%g, %g)", m, tv(&td, 0, CO_MU2), tv(&td, 0, CO_H1),
+                  tv(&td, 0, CO_H2));
+    ck_assert_msg(same(tv(&td, 1, CO_X), -h * h / md, 1e-15 * h * h) && tv(&td, 1, CO_G1) < 0,
+                  "tendency f2 m = %d: x_1 = %.17g, expected %.17g", m, tv(&td, 1, CO_X), -h * h / md);
+    table_free(&td);
+  }
+  /* The summary agrees with the runs: Platt's violation of g2 in case 1
+     is at least h^2/m (its second step), the iterative rows none. */
+  for (size_t r = 0; r < s.nrows; r++) {
+    const char *l = s.label[r];
+    double m = tv(&s, r, CS_M);
+    if (!strcmp(l, "f1,platt"))
+      ck_assert_msg(tv(&s, r, CS_PEN2) >= h * h / m * (1 - 1e-12) && tv(&s, r, CS_CROSS) == 2,
+                    "summary %s m = %g: pen_g2 %g, crossing at %g", l, m, tv(&s, r, CS_PEN2), tv(&s, r, CS_CROSS));
+    if (!strncmp(l, "f1,iterative", 12) || !strncmp(l, "f2,iterative", 12))
+      ck_assert_msg(tv(&s, r, CS_RAN) == 1 && tv(&s, r, CS_PEN1) <= 1e-15 && tv(&s, r, CS_PEN2) <= 1e-15 &&
+                    tv(&s, r, CS_CROSS) == -1 && tv(&s, r, CS_EXCESS) == 0,
+                    "summary %s m = %g: pen %g / %g", l, m, tv(&s, r, CS_PEN1), tv(&s, r, CS_PEN2));
+  }
+  /* The claims are the four corner ones, with their rules applied to the
+     summary: Platt's verdict from its two case-1 rows. */
+  pathf(path, "%s/claims.part.csv", dir);
+  char *text = must_slurp(path);
+  char *lines[8];
+  size_t n = split_lines(path, text, lines, 8);
+  ck_assert_msg(n == 4, "%s: %zu lines, expected the four corner claims", path, n);
+  static const char *const ids[] = {"corner.platt_crosses", "corner.tendency_fixes_case1",
+                                    "corner.tendency_fails_case2", "corner.iterative_exact"};
+  double p2 = NAN, p3 = NAN;
+  for (size_t r = 0; r < s.nrows; r++)
+    if (!strcmp(s.label[r], "f1,platt")) {
+      double pen = fmax(tv(&s, r, CS_PEN1), tv(&s, r, CS_PEN2));
+      if (tv(&s, r, CS_M) == 2)
+        p2 = pen;
+      else
+        p3 = pen;
+    }
+  const char *vp = p2 > 1e-12 && p3 > 1e-12 ? (p2 < 1e-5 && p3 > p2 ? "holds" : "partly") : "does-not-hold";
+  const char *expect[] = {vp, "holds", "holds", "holds"};
+  for (size_t k = 0; k < 4; k++) {
+    char *fl[8];
+    ck_assert_msg(split_csv(lines[k], fl, 8) == 6, "%s: line %zu does not have 6 fields", path, k + 1);
+    ck_assert_str_eq(fl[0], ids[k]);
+    ck_assert_msg(known_claim(fl[0]), "%s is not a claim of experiments/claims.c", fl[0]);
+    ck_assert_str_eq(fl[1], "corner");
+    ck_assert_msg(!strcmp(fl[4], expect[k]), "%s: %s is '%s', expected '%s'", path, fl[0], fl[4], expect[k]);
+  }
+  ck_assert_msg(same(strtod(lines[0] + strlen(ids[0]) + strlen(",corner,"), NULL), p2, 1e-5 * p2),
+                "corner.platt_crosses measures %s, the summary gives %.6g", lines[0], p2);
+  free(text);
+  table_free(&s);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 static void add(Suite *s, const char *name, const TTest *test)
@@ -2789,6 +2949,7 @@ int main(void)
   add(s, "chain10_default_run", test_chain10_default_run);
   add(s, "chain10_failure_detection", test_chain10_failure_detection);
   add(s, "chain10_failure_spread", test_chain10_failure_spread);
+  add(s, "corner", test_corner);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);
