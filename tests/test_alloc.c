@@ -1,20 +1,26 @@
 /*
- * test_alloc.c: no scheme allocates inside a step.
+ * test_alloc.c: no scheme allocates inside a step, and no active-set
+ * algorithm inside a solve on its workspace.
  *
  * The program defines malloc, calloc and realloc itself; ELF symbol
  * interposition makes libcdyn (and GSL, LAPACKE, OpenBLAS) call these,
  * which count the calls and forward to glibc's __libc_* allocator.  Every
  * scheme, with each linear solver, then takes 500 steps on a 10-link chain
- * with the counter armed: it must stay at zero.
+ * with the counter armed: it must stay at zero.  Each active-set algorithm
+ * (lib/activeset/, through its internal interface) then solves contact
+ * problems on a workspace allocated beforehand, with the counter armed.
  *
  * Under AddressSanitizer the sanitizer owns malloc, so the test is skipped
  * there (the plain and valgrind runs cover it).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <check.h>
 
 #include <cdyn/cdyn.h>
+
+#include "activeset/activeset.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CDYN_ASAN 1
@@ -92,6 +98,65 @@ START_TEST(test_no_allocation_in_step)
 }
 END_TEST
 
+/*
+ * Contact problems for the active-set algorithms: a singular one (three
+ * walls in the plane, every kind of pivot of "lcp", see test_lcp.c) and
+ * 8 rows, two of them equality rows, of A = J J^T for an 8 x 3 J
+ * (singular, rows 1 and 4 equal) and b = J c (solvable, see test_lcp.c),
+ * whose solves add and remove rows.
+ */
+START_TEST(test_no_allocation_in_activeset)
+{
+#ifdef CDYN_ASAN
+  return;
+#else
+  const cdyn_activeset_type *type = cdyn_activeset_types[_i];
+  enum { N = 8, D = 3 };
+  static const double J[N * D] = {1, 0.3, -0.2, 0.5, -1, 0.7, -0.4, 0.2, 1.1, 0.9, 0.8, -0.6,
+                                  0.5, -1, 0.7, -1.2, 0.1, 0.4, 0.3, 0.6, 0.9, -0.8, -0.7, 0.2};
+  double A8[N * N], b8[N], mu[N], w[N];
+  unsigned char eq[N] = {0, 0, 1, 0, 0, 0, 1, 0}, h[N], prev[N] = {1, 0, 1, 1, 0, 1, 1, 0};
+  for (size_t a = 0; a < N; a++) {
+    for (size_t c = 0; c < N; c++) {
+      double s = 0;
+      for (size_t j = 0; j < D; j++)
+        s += J[a * D + j] * J[c * D + j];
+      A8[a * N + c] = s;
+    }
+    b8[a] = 0.3 * J[a * D] - 1.2 * J[a * D + 1] - 0.5 * J[a * D + 2];
+  }
+  static const double A3[9] = {4, 2, 0, 2, 2, 1, 0, 1, 1}, b3[3] = {-1, -2, -3};
+  struct {
+    size_t n;
+    const double *A, *b;
+    const unsigned char *eq;
+  } probs[2] = {{3, A3, b3, NULL}, {N, A8, b8, eq}};
+  cdyn_as_ws ws;
+  ck_assert_int_eq(cdyn_as_ws_alloc(&ws, N), CDYN_OK);
+  for (int k = 0; k < 2; k++) {
+    cdyn_as_problem p = {.n = probs[k].n, .A = probs[k].A, .b = probs[k].b, .equality = probs[k].eq,
+                         .prev = prev, .rank_tol = 1e-12};
+    cdyn_as_tolerances(&p, 1e-9);
+    cdyn_activeset_report rep;
+    /* A first solve, so that LAPACK's lazy initialisation is not counted. */
+    memset(&rep, 0, sizeof rep);
+    int rc = type->solve(&ws, &p, mu, w, h, &rep);
+    count = 0;
+    armed = 1;
+    memset(&rep, 0, sizeof rep);
+    rc = type->solve(&ws, &p, mu, w, h, &rep);
+    if (rc >= 0)
+      rc = cdyn_as_finish(&p, mu, w, h, &rep);
+    armed = 0;
+    ck_assert_msg(rc >= 0, "%s on problem %d: %s", type->name, k, cdyn_errmsg());
+    ck_assert_msg(count == 0, "%s allocated %ld times in a solve of %zu rows", type->name, count, p.n);
+    ck_assert_uint_ge(rep.iterations, 1);
+  }
+  cdyn_as_ws_free(&ws);
+#endif
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("alloc");
@@ -99,6 +164,12 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_no_allocation_in_step, 0, (int)(cdyn_scheme_count() * cdyn_solver_count()));
   suite_add_tcase(s, tc);
+  TCase *ta = tcase_create("activeset");
+  size_t ntypes = 0;
+  while (cdyn_activeset_types[ntypes])
+    ntypes++;
+  tcase_add_loop_test(ta, test_no_allocation_in_activeset, 0, (int)ntypes);
+  suite_add_tcase(s, ta);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

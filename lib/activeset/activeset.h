@@ -71,11 +71,28 @@ static inline int cdyn_as_is_eq(const cdyn_as_problem *p, size_t k)
 }
 
 /*
- * Fill the report's counts and flags from the final mu, w and handled set
- * (solves and iterations are left as the algorithm counted them).
+ * Are the equality rows satisfied by the solve?  An equality row keeps a
+ * residual w_k != 0 after a (least-squares) sub-solve only when its
+ * equation has no solution together with the other handled rows (b_S not
+ * in the range of A_SS: two copies of a row that ask for different
+ * values, or a set of inequality rows handled with them that cannot hold
+ * at once).  Returns CDYN_EINVAL ("inconsistent constraint set") when some
+ * equality row has |w_k| > tol_w and also above the rounding floor
+ *   (rank_tol + 4 n eps) (|b_k| + sum_j |A_kj mu_j|),
+ * the residual a consistent system can keep from rounding and from the
+ * sub-solve's rank cut-off (which matters only when rel_tol is tiny);
+ * CDYN_OK otherwise.  Never allocates.
  */
-void cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
-                    const unsigned char *handled, cdyn_activeset_report *rep);
+int cdyn_as_check_equalities(const cdyn_as_problem *p, const double *mu, const double *w);
+
+/*
+ * Fill the report's counts and flags from the final mu, w and handled set
+ * (solves and iterations are left as the algorithm counted them), then
+ * check the equality rows (cdyn_as_check_equalities): the report is filled
+ * either way, and the status of the check is returned.
+ */
+int cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
+                   const unsigned char *handled, cdyn_activeset_report *rep);
 
 /*
  * An active-set algorithm.  `solve` fills mu, w = A mu + b and handled

@@ -261,8 +261,30 @@ void cdyn_as_tolerances(cdyn_as_problem *p, double rel_tol)
   p->tol_mu = dmax > 0 ? p->tol_w / dmax : p->tol_w;
 }
 
-void cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
-                    const unsigned char *handled, cdyn_activeset_report *rep)
+int cdyn_as_check_equalities(const cdyn_as_problem *p, const double *mu, const double *w)
+{
+  if (!p->equality)
+    return CDYN_OK;
+  size_t n = p->n;
+  for (size_t k = 0; k < n; k++) {
+    if (!p->equality[k])
+      continue;
+    double scale = fabs(p->b[k]);
+    for (size_t j = 0; j < n; j++)
+      scale += fabs(p->A[k * n + j] * mu[j]);
+    double floor_k = (p->rank_tol + 4.0 * (double)n * DBL_EPSILON) * scale;
+    /* Written so that a NaN residual also fails. */
+    if (!(fabs(w[k]) <= p->tol_w) && !(fabs(w[k]) <= floor_k))
+      return cdyn_error(CDYN_EINVAL,
+                        "inconsistent constraint set: equality row %zu keeps w = %.6g after the solve "
+                        "(tol_w = %.3g): its equation has no solution together with the other handled rows",
+                        k, w[k], p->tol_w);
+  }
+  return CDYN_OK;
+}
+
+int cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
+                   const unsigned char *handled, cdyn_activeset_report *rep)
 {
   rep->candidates = (unsigned)p->n;
   rep->inequalities = 0;
@@ -286,6 +308,7 @@ void cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
     if (w[k] < -p->tol_w)
       rep->violates = 1;
   }
+  return cdyn_as_check_equalities(p, mu, w);
 }
 
 /* ---- the public one-shot solve ------------------------------------------------ */
@@ -315,8 +338,12 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
                         "cdyn_activeset_solve: A[%zu][%zu] = %g < 0: A is not positive semi-definite",
                         i, i, A[i * n + i]);
     for (size_t j = 0; j < i; j++) {
+      /* Relative to the diagonal as well: an off-diagonal entry of
+         J W J^T formed with cancellation can differ from its mirror by
+         more than 1e-12 of itself, but not of sqrt(A_ii A_jj), which
+         bounds it for a positive semi-definite A. */
       double d = fabs(A[i * n + j] - A[j * n + i]);
-      double s = fabs(A[i * n + j]) + fabs(A[j * n + i]);
+      double s = fabs(A[i * n + j]) + fabs(A[j * n + i]) + sqrt(A[i * n + i] * A[j * n + j]);
       if (d > 1e-12 * s)
         return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: A is not symmetric (A[%zu][%zu] = %g, A[%zu][%zu] = %g)",
                           i, j, A[i * n + j], j, i, A[j * n + i]);
@@ -337,8 +364,14 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
   cdyn_activeset_report r;
   memset(&r, 0, sizeof r);
   rc = type->solve(&ws, &p, mu, w, h, &r);
-  if (rc >= 0)
-    cdyn_as_finish(&p, mu, w, h, &r);
+  if (rc >= 0) {
+    /* Every algorithm's equality rows are checked here, so an inconsistent
+       set is an error whichever algorithm was asked (the report is still
+       filled). */
+    int fin = cdyn_as_finish(&p, mu, w, h, &r);
+    if (fin)
+      rc = fin;
+  }
   if (rep)
     *rep = r;
   cdyn_as_ws_free(&ws);

@@ -84,6 +84,16 @@ int cdyn_activeset_find(const char *name, size_t *index);
  *              tol_mu = tol_w / max_k A_kk; 0 < rel_tol < 1
  * Outputs (any may be NULL except mu and w): mu, w (n each), handled (n
  * flags), rep.  Allocates its workspace; a stepper's step does not.
+ *
+ * Returns CDYN_OK; CDYN_EUNKNOWN for an unknown name; CDYN_EINVAL for bad
+ * arguments (n, NULL pointers, rel_tol, A not symmetric or with a
+ * negative diagonal); CDYN_ENONFINITE when A or b is not finite;
+ * CDYN_EINVAL "inconsistent constraint set" when, with any algorithm, an
+ * equality row keeps |w_k| > tol_w after the final solve (its equation
+ * has no solution with the other handled rows; mu, w and rep then hold
+ * the least-squares result), and with "lcp" also when the rows admit no
+ * solution at all (mu, w and rep then hold its last iterate); CDYN_ESOLVE
+ * when "lcp" exceeds its limit of 10 n + 10 pivot passes.
  */
 int cdyn_activeset_solve(const char *name, size_t n, const double *A, const double *b,
                          const unsigned char *equality, const unsigned char *prev,

@@ -1,0 +1,387 @@
+/*
+ * lcp.c: the exact solution of the contact problem by principal pivoting
+ * (Dantzig's method in the form of Baraff, "Fast contact force computation
+ * for nonpenetrating rigid bodies", SIGGRAPH 1994; the principal pivoting
+ * methods of Cottle, Pang and Stone, "The Linear Complementarity Problem",
+ * 1992, chapter 4).
+ *
+ * The problem (cdyn/contact.h), over n rows with E the equality rows:
+ *   w = A mu + b,  A = J W J^T symmetric positive semi-definite,
+ *   k in E:      w_k = 0, mu_k of any sign,
+ *   k not in E:  w_k >= 0, mu_k >= 0, mu_k w_k = 0.
+ *
+ * Baraff's algorithm keeps two sets of rows: C ("clamped", w_k = 0 and
+ * mu_k >= 0, the handled set) and NC (mu_k = 0 and w_k >= 0, rows that
+ * once were in C).  The other rows have mu_k = 0 and have not been looked
+ * at yet.  While some row d outside C has w_d < 0, it is driven to zero:
+ *   repeat
+ *     fdirection:  dmu_d = 1,  A_CC dmu_C = -A_Cd,  dmu = 0 elsewhere;
+ *                  dw = A dmu  (so dw_C = 0: C stays clamped)
+ *     maxstep:     the largest s >= 0 such that along mu + s dmu
+ *                    w_d <= 0                      (d reaches zero: s = -w_d/dw_d, if dw_d > 0)
+ *                    mu_i >= 0 for i in C          (s = -mu_i/dmu_i, if dmu_i < 0)
+ *                    w_i >= 0 for i in NC          (s = -w_i/dw_i, if dw_i < 0)
+ *     mu += s dmu, w += s dw, and the row j that limited s changes set:
+ *       j in C:  its multiplier would pull: C -> NC, and repeat;
+ *       j in NC: it would be violated:      NC -> C, and repeat;
+ *       j = d:   d joins C, and the drive ends.
+ * A finished drive leaves d in C (or NC) for good: rows only move between
+ * C and NC afterwards, so there are at most n finished drives.
+ *
+ * Equality rows.  They are in C from the start (mu_E solves
+ * A_EE mu_E = -b_E first), never leave it, and are skipped in the ratio
+ * test because their multipliers may take either sign.  An equality set
+ * whose equations have no solution (b_E not in the range of A_EE) is
+ * reported as CDYN_EINVAL "inconsistent constraint set" right after that
+ * first solve (cdyn_as_check_equalities).
+ *
+ * The semi-definite case (derived here; Baraff discusses the same case).
+ * Write A = G G^T (G = J W^(1/2)).  Then A_Cd = G_C g_d lies in the range
+ * of A_CC = G_C G_C^T, so the fdirection system is consistent even when
+ * A_CC is singular, and cdyn_as_subsolve's minimum-norm least-squares
+ * solution is a valid direction.  With u = dmu, dw_C = 0 gives
+ * dw_d = u^T A u = |G^T u|^2 >= 0, and dw_d = 0 exactly when row d
+ * depends on the rows of C; then dw = A u = 0 everywhere, the step
+ * changes no w and only the multipliers of C move, until one of them
+ * reaches zero and leaves C.  If none does (no dmu_i < 0 on the
+ * inequality rows of C, no blocking row in NC), then u >= 0 on the
+ * inequality rows, A u = 0 and u^T b = u^T w = w_d < 0: by Farkas' lemma
+ * no mu gives w >= 0, and the problem has no solution; this is reported
+ * as CDYN_EINVAL "inconsistent constraint set".  A row k of NC with
+ * dw_k != 0 does not depend on C, and d joins C only with dw_d > 0, so
+ * in exact arithmetic the inequality rows of C stay independent of each
+ * other and of E: A_CC is singular only through dependent equality rows,
+ * and the multipliers of the inequality rows in C are unique.
+ *
+ * Choices made where the sources are silent
+ * ----------------------------------------
+ * - Which row to drive: the lowest-index row outside C with
+ *   w_d < -tol_w (the least-index rule, which makes the path
+ *   deterministic).  Rows with -tol_w <= w_d < 0 are left, as every
+ *   algorithm of the library treats them (cdyn_as_finish's "violates").
+ * - Does d depend on C?  dw_d = A_dd + A_dC u_C is computed with an error
+ *   of about eps u^T |A| u (the error of u_C, amplified by A_dC A_CC^-1 =
+ *   -u_C^T, meets the perturbation of A_CC in a quadratic form), whatever
+ *   the condition of A_CC.  So d counts as independent when
+ *     dw_d > max(rank_tol max_{C+d} A_kk, LCP_ROUND (|C| + 1) eps u^T |A| u),
+ *   the first term being the rank decision of cdyn_as_subsolve (dw_d is
+ *   the Schur complement its Cholesky factorisation of A_{C+d} would
+ *   pivot on), so that C never holds a row the next sub-solve would cut.
+ * - A row of NC blocks only when dw_k < -LCP_DIR_TOL sum_j |A_kj u_j|
+ *   (LCP_DIR_TOL = 1e-10): a row that depends on C has an exact dw_k = 0
+ *   whose computed value is rounding noise of relative size about
+ *   eps cond(A_CC), and letting that noise clamp it would make C
+ *   dependent.  A row of NC whose small dw_k is ignored loses at most
+ *   s 1e-10 sum_j |A_kj u_j| in the step s, and is driven again if that
+ *   puts it below -tol_w.
+ * - Negative ratios (mu_i or w_i a rounding error below zero) count as a
+ *   step of 0 (a degenerate pivot).
+ * - Ties in the ratio test: among C and NC the lowest index of C, then of
+ *   NC; d (the drive ends) wins when it reaches zero within a relative
+ *   LCP_TIE = 1e-9 of the smallest of those.  In a singular problem ties
+ *   are structural, not accidental: when the clamped rows span the space
+ *   of the accelerations, every other w reaches zero at the same step,
+ *   and rounding must not decide that d stops short of zero.
+ * - A row that cannot be driven: d depends on C, no row blocks, and
+ *   w_d < -tol_w.  If the drive has already moved mu_d this is Farkas'
+ *   certificate above, and the problem has no solution.  If mu_d = 0 the
+ *   dependence can be one of the rank tolerance (a nearly dependent row),
+ *   which a different C may lift, so d is put aside and the other
+ *   violated rows are driven first; the problem has no solution only when
+ *   every violated row is put aside.  If instead w_d >= -tol_w (a tie
+ *   that rounding gave to another row), d is clamped: it is at zero, and
+ *   the minimum-norm sub-solves allow the dependent C.
+ * - Updates are incremental as in Baraff (mu += s dmu, w += s dw), so a
+ *   pivot costs one sub-solve of size |C| and O(n |C|) products.  When no
+ *   row is left to drive, mu_C is solved once more from A_CC mu_C = -b_C
+ *   (cdyn_as_solve_set) so that the result has the accuracy of a single
+ *   solve and not the drift of the updates; if that final result pulls
+ *   (mu_k < -tol_mu on C) or violates (w_k < -tol_w off C), which only
+ *   rounding can cause, the pulling rows leave C and pivoting resumes.
+ * - Cycling.  Degenerate pivots (s = 0) could in principle cycle.  The
+ *   number of pivot passes (and of the resumptions above) is limited to
+ *   10 n + 10, far above the at most n drives of a few pivots each that
+ *   the method needs (on 60000 random problems of up to 12 rows, those
+ *   of tests/test_lcp.c with 12 seeds, the most was 27 passes, and never
+ *   more than 2.9 n; the final check resumed pivoting once); beyond it the
+ *   solve fails with CDYN_ESOLVE.
+ *
+ * Counting: every fdirection with |C| >= 1 is one solve, every pivot pass
+ * one iteration; the first solve of the equality rows (when there are
+ * any) and each final solve count one iteration and, when not empty, one
+ * solve.
+ *
+ * Storage: mu and w are the iterates, handled is C, ws->set holds NC and
+ * the rows put aside, ws->tmp[0] dmu, ws->tmp[1] dw, ws->tmp[2] the
+ * fdirection right-hand side, then the scales sum_j |A_kj u_j| (ws->tmp[3]
+ * belongs to cdyn_as_solve_set).  Nothing is allocated.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "activeset/activeset.h"
+#include "cdyn_internal.h"
+
+/* Relative size below which a component of dw on a row of NC is
+   rounding noise (see the choices above). */
+#define LCP_DIR_TOL 1e-10
+/* Relative window within which d reaching zero ties with a blocking row. */
+#define LCP_TIE 1e-9
+/* The constant of the rounding estimate of dw_d (see the choices above). */
+#define LCP_ROUND 16.0
+
+/* Values of the NC flags (ws->set). */
+enum { LCP_FREE = 0, LCP_NC = 1, LCP_STUCK = 2 };
+/* drive() could not move row d (internal, positive). */
+#define LCP_DRIVE_STUCK 1
+
+typedef struct lcp_state {
+  cdyn_as_ws *ws;
+  const cdyn_as_problem *p;
+  double *mu, *w;
+  unsigned char *C, *NC;
+  cdyn_activeset_report *rep;
+  unsigned long passes, limit;
+} lcp_state;
+
+static int too_many(const lcp_state *s)
+{
+  return cdyn_error(CDYN_ESOLVE,
+                    "active set lcp: no solution after %lu pivot passes on %zu rows (limit 10 n + 10): "
+                    "the pivoting cycles",
+                    s->passes, s->p->n);
+}
+
+/*
+ * Drive row d (outside C, w_d < -tol_w) to zero: Baraff's drive-to-zero.
+ * Returns CDYN_OK when d has joined C (or NC, at zero within tol_w),
+ * LCP_DRIVE_STUCK when d depends on C and no row blocks (mu_d is then 0
+ * again), or a negative status.
+ */
+static int drive(lcp_state *s, size_t d)
+{
+  const cdyn_as_problem *p = s->p;
+  const double *A = p->A;
+  size_t n = p->n;
+  double *u = s->ws->tmp[0], *dw = s->ws->tmp[1], *rhs = s->ws->tmp[2];
+  for (;;) {
+    if (++s->passes > s->limit)
+      return too_many(s);
+    /* fdirection: A_CC u_C = -A_Cd, u_d = 1. */
+    for (size_t k = 0; k < n; k++)
+      rhs[k] = -A[k * n + d];
+    size_t size;
+    int rc = cdyn_as_subsolve(s->ws, n, A, s->C, rhs, p->rank_tol, u, &size);
+    if (rc)
+      return rc;
+    u[d] = 1;
+    s->rep->iterations++;
+    if (size)
+      s->rep->solves++;
+    /* dw = A u over the support C + {d} of u, and for each row the size
+       sum_j |A_kj u_j| of the terms that make it (the scale of its
+       rounding error), kept in rhs, which is no longer needed; and
+       u^T |A| u with the largest diagonal entry over the support, for
+       the test of dw_d. */
+    double *scale = rhs, quad = 0, dmax = A[d * n + d];
+    for (size_t k = 0; k < n; k++) {
+      const double *row = A + k * n;
+      double acc = row[d], sc = fabs(row[d]);
+      for (size_t i = 0; i < n; i++)
+        if (s->C[i]) {
+          acc += row[i] * u[i];
+          sc += fabs(row[i] * u[i]);
+        }
+      dw[k] = acc;
+      scale[k] = sc;
+      if (k == d || s->C[k]) {
+        quad += fabs(u[k]) * sc;
+        if (row[k] > dmax)
+          dmax = row[k];
+      }
+    }
+    double dw_min = fmax(p->rank_tol * dmax, LCP_ROUND * (double)(size + 1) * DBL_EPSILON * quad);
+    /* maxstep.  Among C and NC the first smallest ratio wins (C before
+       NC, lower index first); d wins against it when it reaches zero
+       within the relative window LCP_TIE of it. */
+    double step = INFINITY;
+    size_t j = n;
+    for (size_t i = 0; i < n; i++)
+      if (s->C[i] && !cdyn_as_is_eq(p, i) && u[i] < 0) {
+        double r = s->mu[i] > 0 ? s->mu[i] / -u[i] : 0;
+        if (r < step) {
+          step = r;
+          j = i;
+        }
+      }
+    for (size_t k = 0; k < n; k++)
+      if (s->NC[k] == LCP_NC && dw[k] < -LCP_DIR_TOL * scale[k]) {
+        double r = s->w[k] > 0 ? s->w[k] / -dw[k] : 0;
+        if (r < step) {
+          step = r;
+          j = k;
+        }
+      }
+    if (dw[d] > dw_min) {
+      double r = s->w[d] < 0 ? -s->w[d] / dw[d] : 0;
+      if (r <= step * (1 + LCP_TIE)) {
+        step = r;
+        j = d;
+      }
+    } else if (j == n) {
+      /* d depends on C and nothing blocks. */
+      if (s->w[d] >= -p->tol_w) {
+        /* At zero within tol_w: an earlier pass of this drive clamped a
+           row just as d reached zero, and rounding gave that row the
+           step.  d is clamped too (C then depends on it, which the
+           minimum-norm sub-solves allow). */
+        s->C[d] = 1;
+        return CDYN_OK;
+      }
+      if (s->mu[d] == 0)
+        return LCP_DRIVE_STUCK;
+      return cdyn_error(CDYN_EINVAL,
+                        "inconsistent constraint set: inequality row %zu (w = %.6g) cannot be brought "
+                        "to w >= 0 by multipliers >= 0 (it depends on the handled rows, whose "
+                        "multipliers would all grow; the contact problem has no solution)",
+                        d, s->w[d]);
+    }
+    /* The step. */
+    s->mu[d] += step;
+    for (size_t i = 0; i < n; i++)
+      if (s->C[i])
+        s->mu[i] += step * u[i];
+    for (size_t k = 0; k < n; k++)
+      s->w[k] += step * dw[k];
+    if (j == d) {
+      s->w[d] = 0;
+      s->C[d] = 1;
+      return CDYN_OK;
+    }
+    if (s->C[j]) {
+      /* Its multiplier would pull: release the row. */
+      s->mu[j] = 0;
+      s->C[j] = 0;
+      s->NC[j] = LCP_NC;
+    } else {
+      /* It would be violated: clamp it. */
+      s->w[j] = 0;
+      s->NC[j] = LCP_FREE;
+      s->C[j] = 1;
+    }
+  }
+}
+
+/*
+ * Drive every row outside C with w_d < -tol_w, lowest index first.  A row
+ * that gets stuck is put aside until some other row has been driven (C
+ * has changed); when only stuck rows are left, the problem has no
+ * solution.
+ */
+static int drive_all(lcp_state *s)
+{
+  const cdyn_as_problem *p = s->p;
+  size_t n = p->n;
+  for (;;) {
+    size_t d = n, stuck = n;
+    for (size_t k = 0; k < n && d == n; k++) {
+      if (s->C[k] || !(s->w[k] < -p->tol_w))
+        continue;
+      if (s->NC[k] == LCP_STUCK) {
+        if (stuck == n)
+          stuck = k;
+      } else {
+        d = k;
+      }
+    }
+    if (d == n) {
+      if (stuck == n)
+        return CDYN_OK;
+      return cdyn_error(CDYN_EINVAL,
+                        "inconsistent constraint set: inequality row %zu (w = %.6g) cannot be brought "
+                        "to w >= 0 by multipliers >= 0 (it depends on the handled rows to the rank "
+                        "tolerance; the contact problem has no solution)",
+                        stuck, s->w[stuck]);
+    }
+    s->NC[d] = LCP_FREE;
+    int rc = drive(s, d);
+    if (rc < 0)
+      return rc;
+    if (rc == LCP_DRIVE_STUCK) {
+      s->NC[d] = LCP_STUCK;
+      continue;
+    }
+    for (size_t k = 0; k < n; k++)
+      if (s->NC[k] == LCP_STUCK)
+        s->NC[k] = LCP_FREE;
+  }
+}
+
+static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w,
+                 unsigned char *handled, cdyn_activeset_report *rep)
+{
+  size_t n = p->n;
+  lcp_state s = {.ws = ws, .p = p, .mu = mu, .w = w, .C = handled, .NC = ws->set, .rep = rep,
+                 .passes = 0, .limit = 10ul * (unsigned long)n + 10ul};
+  int rc, any_eq = 0;
+  for (size_t k = 0; k < n; k++) {
+    handled[k] = cdyn_as_is_eq(p, k);
+    s.NC[k] = LCP_FREE;
+    any_eq |= handled[k];
+  }
+  if (any_eq) {
+    if ((rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
+      return rc;
+    /* An inconsistent equality set: report it with the least-squares
+       result filled in. */
+    if (cdyn_as_check_equalities(p, mu, w))
+      return cdyn_as_finish(p, mu, w, handled, rep);
+  } else {
+    for (size_t k = 0; k < n; k++) {
+      mu[k] = 0;
+      w[k] = p->b[k];
+    }
+  }
+  for (;;) {
+    if ((rc = drive_all(&s))) {
+      if (rc == CDYN_EINVAL) {
+        /* No solution: fill the report from the last iterate, keeping the
+           message of the drive. */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", cdyn_errmsg());
+        cdyn_as_finish(p, mu, w, handled, rep);
+        return cdyn_error(CDYN_EINVAL, "%s", msg);
+      }
+      return rc;
+    }
+    /* The final solve with the clamped set, then its check. */
+    if ((rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
+      return rc;
+    int pulled = 0, violated = 0;
+    for (size_t k = 0; k < n; k++) {
+      if (cdyn_as_is_eq(p, k))
+        continue;
+      if (handled[k] && mu[k] < -p->tol_mu) {
+        handled[k] = 0;
+        pulled = 1;
+      } else if (!handled[k] && w[k] < -p->tol_w) {
+        violated = 1;
+      }
+    }
+    if (!pulled && !violated)
+      return CDYN_OK;
+    if (++s.passes > s.limit)
+      return too_many(&s);
+    if (pulled && (rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
+      return rc;
+  }
+}
+
+const cdyn_activeset_type cdyn_activeset_lcp = {
+  .name = "lcp",
+  .description = "exact LCP solution by principal pivoting (Dantzig/Baraff), equality rows always clamped",
+  .source = "Baraff 1994 (SIGGRAPH) §4-6; Cottle, Pang and Stone 1992 §4.2",
+  .carries_set = 0,
+  .solve = solve,
+};

@@ -1,0 +1,760 @@
+/*
+ * test_lcp.c: the active-set algorithms (lib/activeset/) against the
+ * exhaustive-enumeration reference (reference/lcp_enum.c) and against
+ * answers derived by hand.
+ *
+ * The contact problem (cdyn/contact.h): w = A mu + b, A = J W J^T;
+ * equality rows w_k = 0 (mu_k free); inequality rows w_k >= 0, mu_k >= 0,
+ * mu_k w_k = 0.  w (and J^T mu) is unique; mu is unique when A is
+ * definite.
+ *
+ * 1. 003's corner (particle in the plane, g1 = x - y >= 0, g2 = y >= 0).
+ * 2. A few hundred random problems: "lcp" agrees with the enumeration.
+ * 3. A wedge where the iterative algorithm ends pulling and "lcp" does
+ *    not, derived by hand, and the same seen on the random problems.
+ * 4. Error paths of cdyn_activeset_solve and of the reference.
+ */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_rng.h>
+
+#include <cdyn/cdyn.h>
+
+#include "lcp_enum.h"
+
+static const double EPS = DBL_EPSILON;
+
+/* The library's tolerances for rel_tol (cdyn_as_tolerances). */
+static void tolerances(size_t n, const double *A, const double *b, double rel_tol, double *tol_w,
+                       double *tol_mu)
+{
+  double bmax = 0, dmax = 0;
+  for (size_t k = 0; k < n; k++) {
+    bmax = fmax(bmax, fabs(b[k]));
+    dmax = fmax(dmax, A[k * n + k]);
+  }
+  *tol_w = rel_tol * (bmax > DBL_MIN ? bmax : DBL_MIN);
+  *tol_mu = dmax > 0 ? *tol_w / dmax : *tol_w;
+}
+
+static int has_algorithm(const char *name)
+{
+  size_t i;
+  return cdyn_activeset_find(name, &i) == CDYN_OK;
+}
+
+/* ---- 1. the corner of 003 -------------------------------------------------- */
+
+/*
+ * A particle of mass m in the plane at the corner of g1 = x - y >= 0 and
+ * g2 = y >= 0, at rest, under a constant force f: J = [[1, -1], [0, 1]],
+ * W = I/m, and with J constant and v = 0 the acceleration-level problem
+ * (003 eq 6, d = 0) has
+ *   qdd = W (f + J^T mu),  w = J qdd = A mu + b,
+ *   A = J W J^T = [[2, -1], [-1, 1]] / m,  b = J W f = (f_x - f_y, f_y) / m.
+ *
+ * f = (2, -1): b = (3, -1)/m.
+ *   exact: S = {g2}: mu_2 = -b_2 / A_22 = 1, w_1 = (3 - 1)/m = 2/m >= 0,
+ *          mu = (0, 1), qdd = ((2, -1) + (0, 1))/m = (2/m, 0): it slides.
+ *          No other set works: {} leaves w_2 = -1/m, {g1} gives
+ *          mu_1 = -3/2, {g1, g2} gives mu = (-2, -1) (below).
+ *   platt (no carried set: every row handled): A mu = -b gives
+ *          2 mu_1 - mu_2 = -3, -mu_1 + mu_2 = 1, so mu = (-2, -1): both
+ *          pull (003 §3), qdd = 0.
+ *   tendency: b_2 < 0 <= b_1, so S = {g2}: the exact answer.
+ *   iterative: the same first set, then nothing is violated: exact.
+ * f = (-1, -2): b = (1, -2)/m.
+ *   exact: S = {g1, g2}: 2 mu_1 - mu_2 = -1, -mu_1 + mu_2 = 2, so
+ *          mu = (1, 3) >= 0, w = 0, qdd = ((-1, -2) + (1, -1) + (0, 3))/m = 0:
+ *          it stays in the corner.  No other set works: {} and {g1}
+ *          (mu_1 = -1/2) leave w_2 < 0, {g2} leaves w_1 < 0 (below).
+ *   platt: every row handled: the exact answer.
+ *   tendency: only b_2 < 0, S = {g2}: mu_2 = 2, w_1 = (1 - 2)/m = -1/m < 0:
+ *          g1 is violated (003 §4.1, figure 3), qdd = (-1/m, 0).
+ *   iterative: {g2} as tendency, then g1 is violated and added: exact.
+ *
+ * Rounding: A has condition number (3 + sqrt 5)/(3 - sqrt 5) = 6.9; its
+ * entries are exact for m = 2 and within eps for m = 3, and a 2x2 solve
+ * perturbs mu (|mu| <= 3) by a few eps cond |mu| = 4 eps 6.9 3 ~ 2e-14.
+ * The tolerance 1e-13 leaves a factor 5; a wrong set is off by >= 1.
+ */
+#define CORNER_TOL 1e-13
+
+typedef struct {
+  double f[2];
+  double mu[2];   /* exact */
+  double qdd_m[2]; /* exact qdd times m */
+} corner_case;
+
+static const corner_case corner_cases[2] = {
+  {{2, -1}, {0, 1}, {2, 0}},
+  {{-1, -2}, {1, 3}, {0, 0}},
+};
+
+static void corner_problem(double m, const double f[2], double A[4], double b[2])
+{
+  A[0] = 2 / m, A[1] = -1 / m, A[2] = -1 / m, A[3] = 1 / m;
+  b[0] = (f[0] - f[1]) / m, b[1] = f[1] / m;
+}
+
+/* qdd = W (f + J^T mu), J^T mu = (mu_1, mu_2 - mu_1). */
+static void corner_qdd(double m, const double f[2], const double mu[2], double qdd[2])
+{
+  qdd[0] = (f[0] + mu[0]) / m;
+  qdd[1] = (f[1] - mu[0] + mu[1]) / m;
+}
+
+START_TEST(test_corner)
+{
+  const double masses[2] = {2, 3};
+  for (int im = 0; im < 2; im++)
+    for (int ic = 0; ic < 2; ic++) {
+      double m = masses[im];
+      const corner_case *cc = &corner_cases[ic];
+      double A[4], b[2], mu[2], w[2], qdd[2];
+      unsigned char h[2];
+      corner_problem(m, cc->f, A, b);
+      double tol_w, tol_mu;
+      tolerances(2, A, b, 1e-9, &tol_w, &tol_mu);
+
+      /* The reference: the exact answer, and only one subset accepted. */
+      unsigned long acc = 0;
+      ck_assert_int_eq(ref_lcp_enumerate(2, A, b, NULL, tol_w, tol_mu, mu, w, h, &acc), CDYN_OK);
+      ck_assert_uint_eq(acc, 1);
+      for (int k = 0; k < 2; k++)
+        ck_assert_msg(fabs(mu[k] - cc->mu[k]) <= CORNER_TOL, "reference m %g f (%g, %g): mu_%d = %.17g",
+                      m, cc->f[0], cc->f[1], k + 1, mu[k]);
+      ck_assert_int_eq(h[0], cc->mu[0] > 0);
+      ck_assert_int_eq(h[1], cc->mu[1] > 0);
+
+      for (size_t a = 0; a < cdyn_activeset_count(); a++) {
+        const char *name = cdyn_activeset_name(a);
+        cdyn_activeset_report rep;
+        ck_assert_msg(cdyn_activeset_solve(name, 2, A, b, NULL, NULL, 1e-9, mu, w, h, &rep) == CDYN_OK,
+                      "%s: %s", name, cdyn_errmsg());
+        corner_qdd(m, cc->f, mu, qdd);
+        /* What each algorithm gives (derived above). */
+        double emu[2] = {cc->mu[0], cc->mu[1]}, eqdd[2] = {cc->qdd_m[0] / m, cc->qdd_m[1] / m};
+        int pulls = 0, violates = 0;
+        if (!strcmp(name, "platt") && ic == 0) {
+          emu[0] = -2, emu[1] = -1, eqdd[0] = 0, eqdd[1] = 0;
+          pulls = 1;
+        } else if (!strcmp(name, "tendency") && ic == 1) {
+          emu[0] = 0, emu[1] = 2, eqdd[0] = -1 / m, eqdd[1] = 0;
+          violates = 1;
+          ck_assert_msg(fabs(w[0] + 1 / m) <= CORNER_TOL, "tendency: w_1 = %.17g, expected -1/m", w[0]);
+        } else if (strcmp(name, "platt") && strcmp(name, "tendency") && strcmp(name, "iterative") &&
+                   strcmp(name, "lcp")) {
+          continue; /* an algorithm this test knows nothing about */
+        }
+        for (int k = 0; k < 2; k++) {
+          ck_assert_msg(fabs(mu[k] - emu[k]) <= CORNER_TOL, "%s m %g f (%g, %g): mu_%d = %.17g, expected %g",
+                        name, m, cc->f[0], cc->f[1], k + 1, mu[k], emu[k]);
+          ck_assert_msg(fabs(qdd[k] - eqdd[k]) <= CORNER_TOL, "%s m %g f (%g, %g): qdd_%d = %.17g, expected %g",
+                        name, m, cc->f[0], cc->f[1], k + 1, qdd[k], eqdd[k]);
+        }
+        ck_assert_msg(rep.pulls == pulls && rep.violates == violates, "%s m %g case %d: pulls %d violates %d",
+                      name, m, ic + 1, rep.pulls, rep.violates);
+        ck_assert_uint_eq(rep.candidates, 2);
+        ck_assert_uint_eq(rep.inequalities, 2);
+      }
+    }
+  /* The algorithms the derivation is about are all registered. */
+  ck_assert(has_algorithm("platt") && has_algorithm("tendency") && has_algorithm("iterative") &&
+            has_algorithm("lcp"));
+}
+END_TEST
+
+/*
+ * The corner with g1 flagged as an equality (x = y, mu_1 free) and
+ * f = (2, -1): b = (3, -1)/m.  Handling g2 too gives mu = (-2, -1) as
+ * for platt above, which pulls on g2; handling g1 alone gives
+ * mu_1 = -b_1/A_11 = -3/2, w_2 = b_2 + A_21 mu_1 = (-1 + 3/2)/m = 1/(2m)
+ * >= 0: the exact answer (the particle slides along x = y, mu_1 < 0 is
+ * allowed on an equality row).
+ */
+START_TEST(test_corner_equality)
+{
+  const double m = 3, f[2] = {2, -1};
+  double A[4], b[2], mu[2], w[2];
+  unsigned char eq[2] = {1, 0}, h[2];
+  corner_problem(m, f, A, b);
+  double tol_w, tol_mu;
+  tolerances(2, A, b, 1e-9, &tol_w, &tol_mu);
+  unsigned long acc;
+  ck_assert_int_eq(ref_lcp_enumerate(2, A, b, eq, tol_w, tol_mu, mu, w, h, &acc), CDYN_OK);
+  ck_assert_uint_eq(acc, 1);
+  ck_assert(fabs(mu[0] + 1.5) <= CORNER_TOL && mu[1] == 0 && fabs(w[1] - 0.5 / m) <= CORNER_TOL);
+  for (const char *const *name = (const char *const[]){"iterative", "lcp", NULL}; *name; name++) {
+    cdyn_activeset_report rep;
+    ck_assert_int_eq(cdyn_activeset_solve(*name, 2, A, b, eq, NULL, 1e-9, mu, w, h, &rep), CDYN_OK);
+    ck_assert_msg(fabs(mu[0] + 1.5) <= CORNER_TOL && mu[1] == 0 && fabs(w[0]) <= CORNER_TOL &&
+                    fabs(w[1] - 0.5 / m) <= CORNER_TOL,
+                  "%s: mu = (%.17g, %.17g), w = (%.3g, %.17g)", *name, mu[0], mu[1], w[0], w[1]);
+    ck_assert(h[0] == 1 && h[1] == 0);
+    ck_assert_uint_eq(rep.inequalities, 1);
+    ck_assert(!rep.pulls && !rep.violates);
+  }
+}
+END_TEST
+
+/* ---- 3. a pulling multiplier, by hand ---------------------------------------- */
+
+/*
+ * A particle of mass 1 in a wedge: the floor g1 = y >= 0 and the wall
+ * g2 = 0.6 x + 0.8 y >= 0, at the apex, at rest, under f = (1, -1).
+ * J = [[0, 1], [0.6, 0.8]], A = J J^T = [[1, 0.8], [0.8, 1]],
+ * b = J f = (-1, -0.2).
+ *   Both rows are violated at mu = 0, so the iterative algorithm (and
+ *   tendency, and platt with every row) handles both at once:
+ *   A mu = -b,  det A = 0.36,
+ *     mu_1 = -(A_22 b_1 - A_12 b_2)/0.36 = -(-1 + 0.16)/0.36 =  7/3,
+ *     mu_2 = -(A_11 b_2 - A_21 b_1)/0.36 = -(-0.2 + 0.8)/0.36 = -5/3:
+ *   the wall pulls, and nothing is left to add, so it stays.
+ *   The exact answer handles the floor alone: mu_1 = -b_1 = 1,
+ *   w_2 = b_2 + A_21 mu_1 = -0.2 + 0.8 = 0.6 >= 0: mu = (1, 0),
+ *   qdd = f + J^T mu = (1, 0), the particle slides away from the wall.
+ * Rounding: 0.6, 0.8 and 0.2 are inexact (eps), cond A = 1.8/0.2 = 9, so
+ * the results are within 4 eps 9 (7/3) ~ 2e-14 of these; CORNER_TOL.
+ */
+START_TEST(test_iterative_pulls_wedge)
+{
+  const double A[4] = {1, 0.8, 0.8, 1}, b[2] = {-1, -0.2};
+  double mu[2], w[2];
+  unsigned char h[2];
+  cdyn_activeset_report rep;
+  ck_assert_int_eq(cdyn_activeset_solve("iterative", 2, A, b, NULL, NULL, 1e-9, mu, w, h, &rep), CDYN_OK);
+  ck_assert_msg(fabs(mu[0] - 7.0 / 3) <= CORNER_TOL && fabs(mu[1] + 5.0 / 3) <= CORNER_TOL,
+                "iterative: mu = (%.17g, %.17g)", mu[0], mu[1]);
+  ck_assert(rep.pulls == 1 && rep.violates == 0 && h[0] && h[1]);
+  ck_assert(fabs(rep.min_mu + 5.0 / 3) <= CORNER_TOL);
+
+  ck_assert_int_eq(cdyn_activeset_solve("lcp", 2, A, b, NULL, NULL, 1e-9, mu, w, h, &rep), CDYN_OK);
+  ck_assert_msg(fabs(mu[0] - 1) <= CORNER_TOL && mu[1] == 0 && fabs(w[0]) <= CORNER_TOL &&
+                  fabs(w[1] - 0.6) <= CORNER_TOL,
+                "lcp: mu = (%.17g, %.17g), w = (%.3g, %.17g)", mu[0], mu[1], w[0], w[1]);
+  ck_assert(rep.pulls == 0 && rep.violates == 0 && h[0] == 1 && h[1] == 0);
+  /* Baraff's pivoting: drive row 1 (C empty: no solve; it joins C), then
+     row 2 is no longer violated; the final solve of {1}: 1 solve and 2
+     passes. */
+  ck_assert_uint_eq(rep.solves, 1);
+  ck_assert_uint_eq(rep.iterations, 2);
+
+  double tol_w, tol_mu;
+  unsigned long acc;
+  tolerances(2, A, b, 1e-9, &tol_w, &tol_mu);
+  ck_assert_int_eq(ref_lcp_enumerate(2, A, b, NULL, tol_w, tol_mu, mu, w, h, &acc), CDYN_OK);
+  ck_assert(acc == 1 && fabs(mu[0] - 1) <= CORNER_TOL && mu[1] == 0 && h[0] == 1 && h[1] == 0);
+}
+END_TEST
+
+/*
+ * Every kind of pivot of Baraff's method, on a singular problem worked by
+ * hand.  A particle of mass 1 in the plane with three walls through the
+ * origin, g0 = 2x, g1 = x - y, g2 = -y (all >= 0):
+ *   J = [[2, 0], [1, -1], [0, -1]],  A = J J^T = [[4, 2, 0], [2, 2, 1], [0, 1, 1]]
+ * (singular: three rows in the plane, J^T (1, -2, 2) = 0), b = (-1, -2, -3).
+ * From mu = 0, w = b:
+ *   pass 1: drive row 0; C = {}: u = e0, dw = (4, 2, 0); step 1/4.
+ *           mu = (1/4, 0, 0), w = (0, -3/2, -3); C = {0}.
+ *   pass 2: drive row 1; u_0 = -A_01/A_00 = -1/2, u = (-1/2, 1, 0),
+ *           dw = (0, 1, 1); mu_0 reaches 0 at 1/2, before w_1 at 3/2:
+ *           row 0 would pull, C -> NC.  mu = (0, 1/2, 0), w = (0, -1, -5/2).
+ *   pass 3: C = {}: u = e1, dw = (2, 2, 1) (row 0 of NC moves away); step 1/2.
+ *           mu = (0, 1, 0), w = (1, 0, -2); C = {1}, NC = {0}.
+ *   pass 4: drive row 2; u_1 = -A_12/A_11 = -1/2, u = (0, -1/2, 1),
+ *           dw = (-1, 0, 1/2); ratios: w_0 (NC) 1, mu_1 (C) 2, w_2 4:
+ *           row 0 would be violated, NC -> C.  mu = (0, 1/2, 1), w = (0, 0, -3/2).
+ *   pass 5: C = {0, 1}: [[4, 2], [2, 2]] u_C = -A_C2 = (0, -1),
+ *           u = (1/2, -1, 1), dw = A u = 0: row 2 depends on C (the
+ *           semi-definite case); only mu moves, and mu_1 reaches 0 at 1/2:
+ *           C -> NC.  mu = (1/4, 0, 3/2), w unchanged.
+ *   pass 6: C = {0}: u = e2 (A_02 = 0), dw = (0, 1, 1); step 3/2, row 2
+ *           joins C.  mu = (1/4, 0, 3), w = (0, 3/2, 0); C = {0, 2}.
+ *   final solve with C = {0, 2}: diag(4, 1) mu_C = (1, 3): mu_C = (1/4, 3).
+ * So mu = (1/4, 0, 3), w = (0, 3/2, 0), 7 iterations (6 pivot passes and
+ * the final solve) and 5 solves (passes 1 and 3 solve nothing).  Without
+ * the NC test of pass 4, row 2 would be driven to zero directly and
+ * row 0 driven again later: 7 iterations but 4 solves.  w_1 = 3/2 > 0
+ * forces mu_1 = 0, so this mu is the only solution, and only {0, 2} is
+ * accepted by the enumeration ({0, 1, 2} would need b in the range of A,
+ * but b . (1, -2, 2) = -3; the other five subsets pull or violate).
+ * Every value is a small dyadic rational computed from small integers,
+ * so rounding is of order eps |mu| ~ 1e-15; CORNER_TOL.
+ */
+START_TEST(test_pivots_by_hand)
+{
+  const double A[9] = {4, 2, 0, 2, 2, 1, 0, 1, 1}, b[3] = {-1, -2, -3};
+  const double emu[3] = {0.25, 0, 3}, ew[3] = {0, 1.5, 0};
+  double mu[3], w[3];
+  unsigned char h[3];
+  cdyn_activeset_report rep;
+  ck_assert_int_eq(cdyn_activeset_solve("lcp", 3, A, b, NULL, NULL, 1e-9, mu, w, h, &rep), CDYN_OK);
+  for (int k = 0; k < 3; k++)
+    ck_assert_msg(fabs(mu[k] - emu[k]) <= CORNER_TOL && fabs(w[k] - ew[k]) <= CORNER_TOL,
+                  "lcp: row %d: mu %.17g w %.17g", k, mu[k], w[k]);
+  ck_assert(h[0] == 1 && h[1] == 0 && h[2] == 1);
+  ck_assert_uint_eq(rep.iterations, 7);
+  ck_assert_uint_eq(rep.solves, 5);
+  ck_assert(!rep.pulls && !rep.violates);
+
+  double tol_w, tol_mu;
+  unsigned long acc;
+  tolerances(3, A, b, 1e-9, &tol_w, &tol_mu);
+  ck_assert_int_eq(ref_lcp_enumerate(3, A, b, NULL, tol_w, tol_mu, mu, w, h, &acc), CDYN_OK);
+  ck_assert_uint_eq(acc, 1);
+  for (int k = 0; k < 3; k++)
+    ck_assert(fabs(mu[k] - emu[k]) <= CORNER_TOL && fabs(w[k] - ew[k]) <= CORNER_TOL);
+}
+END_TEST
+
+/* ---- 2. random problems ------------------------------------------------------ */
+
+#define KMAX 12 /* rows */
+#define DMAX 6  /* coordinates */
+
+typedef struct {
+  size_t k, d;
+  double J[KMAX * DMAX], Wd[DMAX]; /* W = diag(Wd) */
+  double A[KMAX * KMAX], b[KMAX];
+  unsigned char eq[KMAX];
+  int has_eq;
+  int planted;                     /* kind 1: a known solution */
+  double mustar[KMAX], wstar[KMAX];
+} problem;
+
+/*
+ * Random problems from gsl_rng_mt19937 (seed 20240607 for the whole
+ * sequence).  J is k x d with entries uniform in [-1, 1), k in 1..12 and
+ * d in 1..6, so k > d (A singular) in most of them; in a third one row is
+ * a copy of another (a duplicated contact, A singular even for k <= d).
+ * W = diag of values uniform in [0.5, 2).  b is, by kind = index % 4:
+ *   0: J c, c uniform in [-1, 1)^d: what an acceleration-level problem
+ *      without Baumgarte terms gives (b = J W F); always solvable, since
+ *      the problem is then the minimisation of 1/2 |W^1/2 J^T mu|^2 +
+ *      c^T J^T mu over mu >= 0, bounded below;
+ *   1: planted: b = w* - A mu* with, per row, mu* uniform in [0.1, 1) and
+ *      w* = 0, or mu* = 0 and w* uniform in [0.1, 1) (even odds), so
+ *      (mu*, w*) is a solution and w = w* is known;
+ *   2: b uniform in [-1, 1)^k: may have no solution when A is singular
+ *      (some u >= 0 with J^T u = 0 and u^T b < 0);
+ *   3: as 0, with 1 or 2 equality rows (consistent, b_E in range(J_E)).
+ * In kind 1 a fifth of the rows are equality rows (mu* of either sign,
+ * w* = 0).
+ */
+static void random_problem(gsl_rng *r, int kind, problem *p)
+{
+  memset(p, 0, sizeof *p);
+  p->k = 1 + gsl_rng_uniform_int(r, KMAX);
+  p->d = 1 + gsl_rng_uniform_int(r, DMAX);
+  size_t k = p->k, d = p->d;
+  for (size_t i = 0; i < k * d; i++)
+    p->J[i] = 2 * gsl_rng_uniform(r) - 1;
+  if (k >= 2 && gsl_rng_uniform_int(r, 3) == 0) {
+    size_t from = gsl_rng_uniform_int(r, k), to = gsl_rng_uniform_int(r, k - 1);
+    if (to >= from)
+      to++;
+    memcpy(p->J + to * d, p->J + from * d, d * sizeof(double));
+  }
+  for (size_t j = 0; j < d; j++)
+    p->Wd[j] = 0.5 + 1.5 * gsl_rng_uniform(r);
+  /* One triangle, mirrored: A is exactly symmetric. */
+  for (size_t a = 0; a < k; a++)
+    for (size_t c = 0; c <= a; c++) {
+      double s = 0;
+      for (size_t j = 0; j < d; j++)
+        s += p->J[a * d + j] * p->Wd[j] * p->J[c * d + j];
+      p->A[a * k + c] = p->A[c * k + a] = s;
+    }
+  if (kind == 0 || kind == 3) {
+    double c[DMAX];
+    for (size_t j = 0; j < d; j++)
+      c[j] = 2 * gsl_rng_uniform(r) - 1;
+    for (size_t a = 0; a < k; a++) {
+      double s = 0;
+      for (size_t j = 0; j < d; j++)
+        s += p->J[a * d + j] * c[j];
+      p->b[a] = s;
+    }
+    if (kind == 3) {
+      size_t ne = 1 + gsl_rng_uniform_int(r, 2);
+      for (size_t e = 0; e < ne && e < k; e++)
+        p->eq[gsl_rng_uniform_int(r, k)] = 1;
+    }
+  } else if (kind == 1) {
+    double *mus = p->mustar, *ws = p->wstar;
+    p->planted = 1;
+    for (size_t a = 0; a < k; a++) {
+      p->eq[a] = gsl_rng_uniform_int(r, 5) == 0;
+      if (p->eq[a]) {
+        mus[a] = 2 * gsl_rng_uniform(r) - 1;
+        ws[a] = 0;
+      } else if (gsl_rng_uniform_int(r, 2)) {
+        mus[a] = 0.1 + 0.9 * gsl_rng_uniform(r);
+        ws[a] = 0;
+      } else {
+        mus[a] = 0;
+        ws[a] = 0.1 + 0.9 * gsl_rng_uniform(r);
+      }
+    }
+    for (size_t a = 0; a < k; a++) {
+      double s = 0;
+      for (size_t c = 0; c < k; c++)
+        s += p->A[a * k + c] * mus[c];
+      p->b[a] = ws[a] - s;
+    }
+  } else {
+    for (size_t a = 0; a < k; a++)
+      p->b[a] = 2 * gsl_rng_uniform(r) - 1;
+  }
+  for (size_t a = 0; a < k; a++)
+    p->has_eq |= p->eq[a];
+}
+
+/*
+ * cond of the block A_HH over its eigenvalues above 1e-12 of the largest
+ * (the rank decisions of the library and of the reference), 1 for an
+ * empty block.
+ */
+static double block_cond(const problem *p, const unsigned char *H)
+{
+  size_t idx[KMAX], h = 0;
+  for (size_t a = 0; a < p->k; a++)
+    if (H[a])
+      idx[h++] = a;
+  if (!h)
+    return 1;
+  gsl_matrix *M = gsl_matrix_alloc(h, h);
+  gsl_vector *ev = gsl_vector_alloc(h);
+  gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(h);
+  for (size_t a = 0; a < h; a++)
+    for (size_t c = 0; c < h; c++)
+      gsl_matrix_set(M, a, c, p->A[idx[a] * p->k + idx[c]]);
+  gsl_eigen_symm(M, ev, ws);
+  double lmax = gsl_vector_max(ev), lmin = lmax;
+  for (size_t a = 0; a < h; a++) {
+    double l = gsl_vector_get(ev, a);
+    if (l > 1e-12 * lmax && l < lmin)
+      lmin = l;
+  }
+  gsl_eigen_symm_free(ws);
+  gsl_vector_free(ev);
+  gsl_matrix_free(M);
+  return lmax > 0 ? lmax / lmin : 1;
+}
+
+/* qdd - a_free = W J^T mu (d values). */
+static void accel(const problem *p, const double *mu, double *out)
+{
+  for (size_t j = 0; j < p->d; j++) {
+    double s = 0;
+    for (size_t a = 0; a < p->k; a++)
+      s += p->J[a * p->d + j] * mu[a];
+    out[j] = p->Wd[j] * s;
+  }
+}
+
+#ifndef N_RANDOM /* overridable for longer runs by hand: -DN_RANDOM=... -DSEED=... */
+#define N_RANDOM 400
+#endif
+#ifndef SEED
+#define SEED 20240607ul
+#endif
+#define REL_TOL 1e-9
+
+/*
+ * For each problem: the reference and "lcp" both find a solution or both
+ * find none; when they do, lcp's result satisfies the problem (no pull,
+ * no violation, complementary), and lcp's w and accelerations agree with
+ * the reference's.
+ *
+ * Tolerance of the agreement.  Both results solve A_HH mu_H = -b_H for
+ * their final handled set H by a backward-stable method (Cholesky or an
+ * eigen-decomposition in the library, an SVD in the reference), so each
+ * mu is within c k eps cond(A_HH) |mu| of an exact solution of its set
+ * (cond over the kept eigenvalues; the null-space component of a
+ * singular block changes neither w nor J^T mu), and w = A mu + b within
+ * that times scale_w = max_i sum_j |A_ij| |mu_j| plus the rounding of the
+ * sum, k eps (|b| + scale_w).  The two sets give the same exact w (w is
+ * unique), so
+ *   |w_lcp - w_ref| <= 2 c k eps (1 + max(cond_lcp, cond_ref)) (|b| + scale_w)
+ * with c = 4 for the constants of the solves' error bounds
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", §10.1 and
+ * §20.5, c well below 4 in practice); the same bound with
+ * scale_a = max_j W_j sum_a |J_aj| |mu_a| for the accelerations.
+ * The tolerances tol_w, tol_mu (rel_tol = 1e-9) only decide sets; they
+ * would enter the difference only for a problem with a value within
+ * 1e-9 of a sign change, which random data do not give (and which the
+ * construction of kinds 0 and 3 makes exactly 0, with w = 0 on both
+ * sides).  A wrong set is off by O(|b|) = O(0.1 .. 1).
+ */
+START_TEST(test_random_vs_enumeration)
+{
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, SEED);
+  int solvable = 0, unsolvable = 0, singular = 0, with_eq = 0, iter_pulls = 0, iter_violates = 0, iter_fails = 0;
+  int lcp_rounding_violations = 0;
+  double worst_w = 0, worst_a = 0, worst_abs = 0;
+  for (int t = 0; t < N_RANDOM; t++) {
+    problem p;
+    random_problem(r, t % 4, &p);
+    size_t k = p.k;
+    double tol_w, tol_mu;
+    tolerances(k, p.A, p.b, REL_TOL, &tol_w, &tol_mu);
+    double mu_r[KMAX], w_r[KMAX], mu_l[KMAX], w_l[KMAX];
+    unsigned char h_r[KMAX], h_l[KMAX];
+    unsigned long acc;
+    int rc_r = ref_lcp_enumerate(k, p.A, p.b, p.has_eq ? p.eq : NULL, tol_w, tol_mu, mu_r, w_r, h_r, &acc);
+    cdyn_activeset_report rep;
+    int rc_l = cdyn_activeset_solve("lcp", k, p.A, p.b, p.has_eq ? p.eq : NULL, NULL, REL_TOL, mu_l, w_l,
+                                    h_l, &rep);
+    ck_assert_msg(rc_r == CDYN_OK || rc_r == CDYN_ESOLVE, "problem %d: reference: %s", t, cdyn_errmsg());
+    if (rc_r != CDYN_OK) {
+      /* No subset is a solution: the problem has none, and lcp says so. */
+      ck_assert_msg(p.k > p.d || p.has_eq, "problem %d: a definite problem without solution", t);
+      ck_assert_msg(rc_l == CDYN_EINVAL && strstr(cdyn_errmsg(), "inconsistent"),
+                    "problem %d (k %zu, d %zu, kind %d): the reference finds no solution, lcp returns %d (%s)",
+                    t, k, p.d, t % 4, rc_l, cdyn_errmsg());
+      unsolvable++;
+      continue;
+    }
+    ck_assert_msg(rc_l == CDYN_OK, "problem %d (k %zu, d %zu, kind %d): lcp: %s", t, k, p.d, t % 4,
+                  cdyn_errmsg());
+    solvable++;
+    singular += p.k > p.d || block_cond(&p, (unsigned char[KMAX]){1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}) > 1e12;
+    with_eq += p.has_eq;
+
+    /* lcp's result is a solution: to tol_w, or on a handled row to the
+       rounding of w = A mu + b (REF_LCP_ROUND k eps (|b_a| +
+       sum |A_ac mu_c|), as in the reference), which exceeds tol_w only
+       when the multipliers are huge (a nearly dependent handled set). */
+    ck_assert_msg(!rep.pulls, "problem %d: lcp pulls (min mu %g)", t, rep.min_mu);
+    int rounding_violation = 0;
+    for (size_t a = 0; a < k; a++) {
+      double sc = fabs(p.b[a]);
+      for (size_t c = 0; c < k; c++)
+        sc += fabs(p.A[a * k + c] * mu_l[c]);
+      double tw = tol_w + REF_LCP_ROUND * (double)k * EPS * sc;
+      if (p.eq[a]) {
+        ck_assert(h_l[a]);
+        ck_assert_msg(fabs(w_l[a]) <= tw, "problem %d: equality row %zu w = %g", t, a, w_l[a]);
+      } else if (h_l[a]) {
+        ck_assert_msg(mu_l[a] >= -tol_mu && fabs(w_l[a]) <= tw, "problem %d row %zu: mu %g w %g", t, a,
+                      mu_l[a], w_l[a]);
+        rounding_violation |= w_l[a] < -tol_w;
+      } else {
+        ck_assert_msg(mu_l[a] == 0 && w_l[a] >= -tol_w, "problem %d row %zu: mu %g w %g", t, a, mu_l[a],
+                      w_l[a]);
+      }
+    }
+    ck_assert_msg(rep.violates == rounding_violation, "problem %d: lcp violates %d", t, rep.violates);
+    lcp_rounding_violations += rounding_violation;
+
+    /* Agreement with the reference. */
+    double cond = fmax(block_cond(&p, h_l), block_cond(&p, h_r));
+    double bmax = 0, scale_w = 0, scale_a = 0, dw = 0, da = 0;
+    for (size_t a = 0; a < k; a++) {
+      bmax = fmax(bmax, fabs(p.b[a]));
+      double s = 0;
+      for (size_t c = 0; c < k; c++)
+        s += fabs(p.A[a * k + c]) * (fabs(mu_l[c]) + fabs(mu_r[c]));
+      scale_w = fmax(scale_w, s);
+      dw = fmax(dw, fabs(w_l[a] - w_r[a]));
+    }
+    double acc_l[DMAX], acc_r[DMAX], amax = 0;
+    accel(&p, mu_l, acc_l);
+    accel(&p, mu_r, acc_r);
+    for (size_t j = 0; j < p.d; j++) {
+      double s = 0;
+      for (size_t a = 0; a < k; a++)
+        s += fabs(p.J[a * p.d + j]) * (fabs(mu_l[a]) + fabs(mu_r[a]));
+      scale_a = fmax(scale_a, p.Wd[j] * s);
+      da = fmax(da, fabs(acc_l[j] - acc_r[j]));
+      amax = fmax(amax, fabs(acc_r[j]));
+    }
+    double unit_w = 2 * 4 * (double)k * EPS * (1 + cond) * (bmax + scale_w);
+    double unit_a = 2 * 4 * (double)k * EPS * (1 + cond) * (scale_a > 0 ? scale_a : DBL_MIN);
+    worst_w = fmax(worst_w, dw / unit_w);
+    worst_a = fmax(worst_a, da / unit_a);
+    worst_abs = fmax(worst_abs, dw);
+    ck_assert_msg(dw <= unit_w, "problem %d (k %zu, d %zu, kind %d, cond %.3g): |w_lcp - w_ref| = %.3g > %.3g", t,
+                  k, p.d, t % 4, cond, dw, unit_w);
+    /* A planted solution's w* is the unique w (b = w* - A mu* is rounded
+       within k eps (|w*| + sum |A| |mu*|), which the bound covers with
+       scale_w taken over mu* too). */
+    if (p.planted) {
+      double sp = 0, dp = 0;
+      for (size_t a = 0; a < k; a++) {
+        double s = 0;
+        for (size_t c = 0; c < k; c++)
+          s += fabs(p.A[a * k + c]) * fabs(p.mustar[c]);
+        sp = fmax(sp, s);
+        dp = fmax(dp, fabs(w_l[a] - p.wstar[a]));
+      }
+      double unit_p = 2 * 4 * (double)k * EPS * (1 + cond) * (bmax + scale_w + sp);
+      worst_w = fmax(worst_w, dp / unit_p);
+      ck_assert_msg(dp <= unit_p, "problem %d (k %zu, d %zu, planted, cond %.3g): |w_lcp - w*| = %.3g > %.3g", t,
+                    k, p.d, cond, dp, unit_p);
+    }
+    ck_assert_msg(da <= unit_a, "problem %d (k %zu, d %zu, kind %d, cond %.3g): |a_lcp - a_ref| = %.3g > %.3g", t,
+                  k, p.d, t % 4, cond, da, unit_a);
+
+    /* The iterative algorithm on the same problem: when it ends pulling
+       or violating, lcp (checked above) does not. */
+    double mu_i[KMAX], w_i[KMAX];
+    cdyn_activeset_report ri;
+    int rc_i = cdyn_activeset_solve("iterative", k, p.A, p.b, p.has_eq ? p.eq : NULL, NULL, REL_TOL, mu_i, w_i,
+                                    NULL, &ri);
+    /* Its handled set can make the equality rows unsatisfiable (it keeps
+       every row it has added), which the common check reports. */
+    ck_assert_msg(rc_i == CDYN_OK || (rc_i == CDYN_EINVAL && p.has_eq), "problem %d: iterative: %s", t,
+                  cdyn_errmsg());
+    iter_fails += rc_i != CDYN_OK;
+    iter_pulls += ri.pulls;
+    iter_violates += ri.violates;
+  }
+  gsl_rng_free(r);
+  if (getenv("CDYN_TEST_VERBOSE"))
+    printf("lcp vs enumeration: %d problems solvable (%d singular, %d with equality rows), %d without "
+           "solution; max |dw| %.3g, max |dw|/bound %.3g, max |da|/bound %.3g; iterative pulls on %d, "
+           "violates on %d, inconsistent on %d; lcp handled rows below -tol_w by rounding: %d\n",
+           solvable, singular, with_eq, unsolvable, worst_abs, worst_w, worst_a, iter_pulls, iter_violates,
+           iter_fails, lcp_rounding_violations);
+  /* The comparison covered what it is meant to. */
+  ck_assert_int_ge(solvable, N_RANDOM / 2);
+  ck_assert_int_ge(singular, N_RANDOM / 4);
+  ck_assert_int_ge(with_eq, N_RANDOM / 8);
+  ck_assert_int_ge(unsolvable, 1);
+  ck_assert_int_ge(iter_pulls, 1);
+}
+END_TEST
+
+/* ---- 4. error paths ---------------------------------------------------------- */
+
+static void expect_error(int rc, int expected, const char *what)
+{
+  ck_assert_msg(rc == expected, "%s: status %d, expected %d (%s)", what, rc, expected, cdyn_errmsg());
+  ck_assert_msg(cdyn_errmsg()[0] != '\0', "%s: no message", what);
+}
+
+START_TEST(test_errors)
+{
+  const double A[4] = {2, -1, -1, 1}, b[2] = {1, -2};
+  double mu[2], w[2];
+  for (size_t a = 0; a < cdyn_activeset_count(); a++) {
+    const char *name = cdyn_activeset_name(a);
+    double bn[2] = {1, NAN}, An[4] = {2, -1, -0.5, 1}, Ad[4] = {-2, -1, -1, 1};
+    cdyn_error_clear();
+    expect_error(cdyn_activeset_solve(name, 2, A, bn, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_ENONFINITE,
+                 "NaN in b");
+    cdyn_error_clear();
+    expect_error(cdyn_activeset_solve(name, 2, An, b, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINVAL,
+                 "non-symmetric A");
+    cdyn_error_clear();
+    expect_error(cdyn_activeset_solve(name, 2, Ad, b, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINVAL,
+                 "negative diagonal");
+    cdyn_error_clear();
+    expect_error(cdyn_activeset_solve(name, 0, A, b, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINVAL, "n = 0");
+    const double bad_tol[5] = {0, 1, -1e-9, 2, NAN};
+    for (int i = 0; i < 5; i++) {
+      cdyn_error_clear();
+      expect_error(cdyn_activeset_solve(name, 2, A, b, NULL, NULL, bad_tol[i], mu, w, NULL, NULL), CDYN_EINVAL,
+                   "rel_tol outside (0, 1)");
+    }
+    cdyn_error_clear();
+    expect_error(cdyn_activeset_solve(name, 2, A, b, NULL, NULL, 1e-9, NULL, w, NULL, NULL), CDYN_EINVAL,
+                 "mu NULL");
+
+    /* Two copies of one equality row that ask for different values:
+       A = [[1, 1], [1, 1]], b = (1, 2).  The least-squares solution
+       has mu_1 + mu_2 = -3/2 and w = (-1/2, 1/2), far above tol_w. */
+    const double Ai[4] = {1, 1, 1, 1}, bi[2] = {1, 2};
+    const unsigned char eq[2] = {1, 1};
+    cdyn_activeset_report rep;
+    cdyn_error_clear();
+    expect_error(cdyn_activeset_solve(name, 2, Ai, bi, eq, NULL, 1e-9, mu, w, NULL, &rep), CDYN_EINVAL,
+                 "inconsistent equality set");
+    ck_assert_msg(strstr(cdyn_errmsg(), "inconsistent constraint set"), "%s: %s", name, cdyn_errmsg());
+    ck_assert_msg(fabs(w[0] + 0.5) <= 1e-15 && fabs(w[1] - 0.5) <= 1e-15, "%s: w = (%g, %g)", name, w[0], w[1]);
+    ck_assert_uint_eq(rep.candidates, 2);
+    /* The same rows with equal values are consistent. */
+    const double bc[2] = {1, 1};
+    ck_assert_int_eq(cdyn_activeset_solve(name, 2, Ai, bc, eq, NULL, 1e-9, mu, w, NULL, NULL), CDYN_OK);
+    ck_assert(fabs(mu[0] + mu[1] + 1) <= 1e-15 && fabs(w[0]) <= 1e-15 && fabs(w[1]) <= 1e-15);
+  }
+  cdyn_error_clear();
+  expect_error(cdyn_activeset_solve("dantzig", 2, A, b, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EUNKNOWN,
+               "unknown name");
+  ck_assert(strstr(cdyn_errmsg(), "lcp") != NULL); /* the message lists the names */
+
+  /* A floor and a ceiling at one place, both pushing inwards and asking
+     for opposite accelerations: g1 = y, g2 = -y, W = 1, b = (-1, -1):
+     u = (1, 1) >= 0 has A u = 0 and u^T b = -2 < 0, so no mu >= 0 gives
+     w >= 0 (w_1 + w_2 = -2 for every mu).  lcp says so; the reference
+     accepts no subset. */
+  const double Af[4] = {1, -1, -1, 1}, bf[2] = {-1, -1};
+  cdyn_error_clear();
+  expect_error(cdyn_activeset_solve("lcp", 2, Af, bf, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINVAL,
+               "no solution");
+  ck_assert(strstr(cdyn_errmsg(), "inconsistent constraint set"));
+  unsigned long acc = 99;
+  expect_error(ref_lcp_enumerate(2, Af, bf, NULL, 1e-9, 1e-9, mu, w, NULL, &acc), CDYN_ESOLVE,
+               "reference: no solution");
+  ck_assert_uint_eq(acc, 0);
+}
+END_TEST
+
+START_TEST(test_reference_limits)
+{
+  /* 17 inequality rows are refused before any work; 3 inequality rows
+     with 14 equality rows (any number is allowed) are solved.  A = I,
+     b_k = -1 - k/16 on the equality rows and (-1, 0.5, -0.25) on the
+     others: handled rows get mu_k = -b_k, the unviolated one w = 0.5. */
+  enum { N = 17 };
+  double A[N * N], b[N], mu[N], w[N];
+  unsigned char eq[N], h[N];
+  memset(A, 0, sizeof A);
+  for (size_t i = 0; i < N; i++) {
+    A[i * N + i] = 1;
+    b[i] = -1 - (double)i / 16;
+    eq[i] = i >= 3;
+  }
+  expect_error(ref_lcp_enumerate(N, A, b, NULL, 1e-9, 1e-9, mu, w, h, NULL), CDYN_EINVAL, "17 inequality rows");
+  b[0] = -1, b[1] = 0.5, b[2] = -0.25;
+  unsigned long acc;
+  ck_assert_int_eq(ref_lcp_enumerate(N, A, b, eq, 1e-9, 1e-9, mu, w, h, &acc), CDYN_OK);
+  ck_assert_uint_eq(acc, 1);
+  ck_assert(mu[0] == 1 && mu[1] == 0 && mu[2] == 0.25 && w[1] == 0.5 && h[0] && !h[1] && h[2]);
+  for (size_t i = 3; i < N; i++)
+    ck_assert(mu[i] == -b[i] && w[i] == 0 && h[i]);
+  expect_error(ref_lcp_enumerate(0, A, b, NULL, 1e-9, 1e-9, mu, w, h, NULL), CDYN_EINVAL, "n = 0");
+  expect_error(ref_lcp_enumerate(2, A, b, NULL, 0, 1e-9, mu, w, h, NULL), CDYN_EINVAL, "tol_w = 0");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("lcp");
+  TCase *tc = tcase_create("lcp");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_corner);
+  tcase_add_test(tc, test_corner_equality);
+  tcase_add_test(tc, test_iterative_pulls_wedge);
+  tcase_add_test(tc, test_pivots_by_hand);
+  tcase_add_test(tc, test_random_vs_enumeration);
+  tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_reference_limits);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
