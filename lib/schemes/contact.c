@@ -230,8 +230,9 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
   int rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
   if (rc < 0)
     return rc;
-  cdyn_as_finish(&p, s->mu, s->w, s->hand, r);
-  return CDYN_OK;
+  /* An inconsistent set of equality rows (one that cannot hold with the
+     rows handled with it) is an error of the model, not a contact. */
+  return cdyn_as_finish(&p, s->mu, s->w, s->hand, r);
 }
 
 static void clear_candidates(state *s, size_t nc)

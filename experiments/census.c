@@ -1,0 +1,344 @@
+/*
+ * census.c: active-set-census, beyond 003: how often each active-set
+ * algorithm returns the exact contact solution on random small contact
+ * configurations.
+ *
+ * A configuration: np particles (1-4) in d dimensions (2 or 3), masses
+ * log-uniform in [0.1, 10] kg, k constraints (min_rows .. max_rows, 2-12 by
+ * default), all active at the current state (g = 0) and at rest:
+ *   a wall on particle i:      the row n^T on x_i, n a random unit normal;
+ *   a separation of i and j:   the row u^T on x_i and -u^T on x_j, u a
+ *                              random unit direction from j to i (each
+ *                              pair at most once, chosen with
+ *                              probability 1/2 while pairs are left);
+ * and a random applied force f_p = m_p g_p, g_p standard normal per
+ * component.  With J (k x d np) and W = M^-1 the acceleration-level
+ * contact problem is (003 eq 6 at rest, no stabilisation)
+ *   w = A mu + b,  A = J W J^T,  b = J W f,
+ *   qdd = W (f + J^T mu).
+ * The draws come from one gsl mt19937 stream seeded with `seed`, in the
+ * order written in generate(), so a (seed, trial) pair names a problem.
+ *
+ * The exact solution is the reference's exhaustive enumeration
+ * (reference/lcp_enum.c, dense LAPACK, shares no code with the library);
+ * for A = J W J^T the accelerations qdd of all solutions are the same.
+ * Each algorithm (cdyn_activeset_solve, sign tolerance rel_tol = 1e-9) is
+ * classified on each problem:
+ *   exact       qdd within 1e-7 (relative to max(|qdd_ref|, |W f|)) of the
+ *               reference's and no pulling multiplier;
+ *   penetrates  an inequality row is left with w_k < -tol_w;
+ *   pulls       a handled row has mu_k < -tol_mu.
+ * Platt is run as at a first contact (every active constraint handled);
+ * its later steps (dropping the pullers) are the corner experiment's.
+ * A problem where the iterative algorithm or the exact LCP solver is not
+ * exact is a counterexample: it is written to counterexamples.csv (every
+ * entry of A and b with 17 digits), from which tests/data/ holds the
+ * regression cases.
+ *
+ * Verdict (rule fixed before measuring): iterative.terminates holds if the
+ * iterative algorithm needs at most k non-empty solves on every problem
+ * (k its inequality rows, 003 §5's "at most n linear systems"); otherwise
+ * does-not-hold.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "experiment.h"
+#include "lcp_enum.h"
+
+static const exp_param params[] = {
+  {"problems", "10000", "number of random contact configurations"},
+  {"seed", "1", "seed of the gsl mt19937 stream"},
+  {"min_rows", "2", "fewest constraints of a configuration"},
+  {"max_rows", "12", "most constraints of a configuration (<= 16, the enumeration's limit)"},
+  {NULL, NULL, NULL}};
+
+#define MAXK 16
+#define MAXP 4
+#define NALG 4
+static const char *const algs[NALG] = {"platt", "tendency", "iterative", "lcp"};
+static const double REL_TOL = 1e-9, ACC_TOL = 1e-7;
+
+typedef struct {
+  size_t k, np, d;
+  double J[MAXK][3 * MAXP];
+  double w[MAXP];   /* inverse masses */
+  double f[3 * MAXP];
+  double A[MAXK * MAXK], b[MAXK];
+} problem;
+
+static void unit(gsl_rng *r, size_t d, double *u)
+{
+  double nn;
+  do {
+    nn = 0;
+    for (size_t c = 0; c < d; c++) {
+      u[c] = gsl_ran_gaussian(r, 1.0);
+      nn += u[c] * u[c];
+    }
+  } while (nn < 1e-12);
+  nn = sqrt(nn);
+  for (size_t c = 0; c < d; c++)
+    u[c] /= nn;
+}
+
+static void generate(gsl_rng *r, size_t kmin, size_t kmax, problem *p)
+{
+  memset(p, 0, sizeof *p);
+  p->d = 2 + gsl_rng_uniform_int(r, 2);
+  p->np = 1 + gsl_rng_uniform_int(r, MAXP);
+  p->k = kmin + gsl_rng_uniform_int(r, kmax - kmin + 1);
+  size_t d = p->d, np = p->np, nq = d * np;
+  for (size_t i = 0; i < np; i++) {
+    p->w[i] = 1.0 / exp(log(0.1) + gsl_rng_uniform(r) * (log(10.0) - log(0.1)));
+    for (size_t c = 0; c < d; c++)
+      p->f[d * i + c] = gsl_ran_gaussian(r, 1.0) / p->w[i];
+  }
+  int used[MAXP][MAXP] = {{0}};
+  size_t pairs_left = np * (np - 1) / 2;
+  for (size_t row = 0; row < p->k; row++) {
+    double u[3];
+    if (pairs_left && gsl_rng_uniform(r) < 0.5) {
+      size_t i, j;
+      do {
+        i = gsl_rng_uniform_int(r, np);
+        j = gsl_rng_uniform_int(r, np);
+      } while (i == j || used[i][j]);
+      used[i][j] = used[j][i] = 1;
+      pairs_left--;
+      unit(r, d, u);
+      for (size_t c = 0; c < d; c++) {
+        p->J[row][d * i + c] = u[c];
+        p->J[row][d * j + c] = -u[c];
+      }
+    } else {
+      size_t i = gsl_rng_uniform_int(r, np);
+      unit(r, d, u);
+      for (size_t c = 0; c < d; c++)
+        p->J[row][d * i + c] = u[c];
+    }
+  }
+  for (size_t a = 0; a < p->k; a++) {
+    for (size_t c = 0; c < p->k; c++) {
+      double s = 0;
+      for (size_t q = 0; q < nq; q++)
+        s += p->J[a][q] * p->w[q / d] * p->J[c][q];
+      p->A[a * p->k + c] = s;
+    }
+    double s = 0;
+    for (size_t q = 0; q < nq; q++)
+      s += p->J[a][q] * p->w[q / d] * p->f[q];
+    p->b[a] = s;
+  }
+}
+
+/* qdd = W (f + J^T mu) */
+static void accel(const problem *p, const double *mu, double *qdd)
+{
+  size_t nq = p->d * p->np;
+  for (size_t q = 0; q < nq; q++) {
+    double s = p->f[q];
+    for (size_t a = 0; a < p->k; a++)
+      s += p->J[a][q] * mu[a];
+    qdd[q] = p->w[q / p->d] * s;
+  }
+}
+
+typedef struct {
+  unsigned long problems, exact, penetrates, pulls, failed, excess;
+  unsigned long solves_sum;
+  unsigned max_solves;
+} tally;
+
+static int run(exp_ctx *ctx)
+{
+  double np_d, seed_d, kmin_d, kmax_d;
+  int rc;
+  if ((rc = exp_param_double(ctx, "problems", &np_d)) || (rc = exp_param_double(ctx, "seed", &seed_d)) ||
+      (rc = exp_param_double(ctx, "min_rows", &kmin_d)) || (rc = exp_param_double(ctx, "max_rows", &kmax_d)))
+    return rc;
+  if (!(np_d >= 1 && np_d <= 1e8 && np_d == floor(np_d)))
+    return cdyn_error(CDYN_EINVAL, "problems = %g: expected a whole number in 1 .. 1e8", np_d);
+  if (!(seed_d >= 0 && seed_d <= 4294967295.0 && seed_d == floor(seed_d)))
+    return cdyn_error(CDYN_EINVAL, "seed = %g: expected a whole number in 0 .. 2^32 - 1", seed_d);
+  if (!(kmin_d >= 1 && kmax_d <= MAXK && kmin_d <= kmax_d && kmin_d == floor(kmin_d) && kmax_d == floor(kmax_d)))
+    return cdyn_error(CDYN_EINVAL, "min_rows = %g, max_rows = %g: expected whole numbers 1 <= min_rows <= max_rows <= %d",
+                      kmin_d, kmax_d, MAXK);
+  unsigned long N = (unsigned long)np_d;
+  size_t kmin = (size_t)kmin_d, kmax = (size_t)kmax_d;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!r)
+    return cdyn_error(CDYN_ENOMEM, "active-set-census: out of memory for the generator");
+  gsl_rng_set(r, (unsigned long)seed_d);
+
+  tally tot[NALG];
+  static tally bysize[MAXK + 1][NALG];
+  memset(tot, 0, sizeof tot);
+  memset(bysize, 0, sizeof bysize);
+  unsigned long ref_failed = 0, ncounter = 0, lcp_disagree = 0;
+  exp_csv cx, ci;
+  int have_cx = 0, have_ci = 0;
+  rc = exp_csv_open(ctx, &cx, "counterexamples", "trial,n,i,j,value", NULL,
+                    "\"layout\": \"A[i][j] for j < n, b[i] for j = n\"");
+  have_cx = rc == CDYN_OK;
+  if (!rc) {
+    rc = exp_csv_open(ctx, &ci, "counterexample-index",
+                      "trial,n,dim,particles,iterative_pulls,iterative_penetrates,iterative_exact,lcp_exact", NULL,
+                      NULL);
+    have_ci = rc == CDYN_OK;
+  }
+  problem p;
+  for (unsigned long t = 0; t < N && !rc; t++) {
+    generate(r, kmin, kmax, &p);
+    size_t k = p.k, nq = p.d * p.np;
+    double mu_ref[MAXK], w_ref[MAXK], a_ref[3 * MAXP], wf[3 * MAXP];
+    /* The reference's tolerances: those of cdyn_activeset_solve. */
+    double bmax = 0, dmax = 0;
+    for (size_t a = 0; a < k; a++) {
+      bmax = fmax(bmax, fabs(p.b[a]));
+      dmax = fmax(dmax, p.A[a * k + a]);
+    }
+    double tol_w = REL_TOL * fmax(bmax, 1e-300), tol_mu = tol_w / dmax;
+    unsigned long accepted = 0;
+    if (ref_lcp_enumerate(k, p.A, p.b, NULL, tol_w, tol_mu, mu_ref, w_ref, NULL, &accepted) != CDYN_OK) {
+      ref_failed++;
+      cdyn_error_clear();
+      continue;
+    }
+    accel(&p, mu_ref, a_ref);
+    double zero[MAXK] = {0};
+    accel(&p, zero, wf);
+    double scale = 0;
+    for (size_t q = 0; q < nq; q++)
+      scale = fmax(scale, fmax(fabs(a_ref[q]), fabs(wf[q])));
+    int exact[NALG] = {0}, pulls[NALG] = {0}, pen[NALG] = {0};
+    for (int a = 0; a < NALG; a++) {
+      double mu[MAXK], w[MAXK], qdd[3 * MAXP];
+      unsigned char hd[MAXK];
+      cdyn_activeset_report rep;
+      tally *ta = &tot[a], *tb = &bysize[k][a];
+      ta->problems++, tb->problems++;
+      int src = cdyn_activeset_solve(algs[a], k, p.A, p.b, NULL, NULL, REL_TOL, mu, w, hd, &rep);
+      if (src < 0) {
+        ta->failed++, tb->failed++;
+        cdyn_error_clear();
+        continue;
+      }
+      accel(&p, mu, qdd);
+      double dev = 0;
+      for (size_t q = 0; q < nq; q++)
+        dev = fmax(dev, fabs(qdd[q] - a_ref[q]));
+      exact[a] = dev <= ACC_TOL * scale && !rep.pulls;
+      pulls[a] = rep.pulls;
+      pen[a] = rep.violates;
+      ta->exact += exact[a], tb->exact += exact[a];
+      ta->pulls += pulls[a], tb->pulls += pulls[a];
+      ta->penetrates += pen[a], tb->penetrates += pen[a];
+      ta->solves_sum += rep.solves, tb->solves_sum += rep.solves;
+      if (rep.solves > ta->max_solves)
+        ta->max_solves = rep.solves;
+      if (rep.solves > tb->max_solves)
+        tb->max_solves = rep.solves;
+      if (rep.solves > k)
+        ta->excess++, tb->excess++;
+    }
+    if (!exact[3])
+      lcp_disagree++;
+    if (!exact[2] || !exact[3]) {
+      ncounter++;
+      for (size_t i = 0; i < k && !rc; i++)
+        for (size_t j = 0; j <= k && !rc; j++) {
+          double row[5] = {(double)t, (double)k, (double)i, (double)j, j < k ? p.A[i * k + j] : p.b[i]};
+          rc = exp_csv_row(&cx, row, 5);
+        }
+      double row[8] = {(double)t, (double)k, (double)p.d, (double)p.np, pulls[2], pen[2], exact[2], exact[3]};
+      if (!rc)
+        rc = exp_csv_row(&ci, row, 8);
+    }
+  }
+  gsl_rng_free(r);
+  int crc = CDYN_OK;
+  if (have_cx)
+    crc = exp_csv_close(&cx, rc == CDYN_OK);
+  if (!rc)
+    rc = crc;
+  if (have_ci)
+    crc = exp_csv_close(&ci, rc == CDYN_OK);
+  if (!rc)
+    rc = crc;
+  if (rc)
+    return rc;
+
+  exp_csv sum;
+  if ((rc = exp_csv_open(ctx, &sum, "census-summary",
+                         "algorithm,rows,problems,exact,penetrates,pulls,failed,mean_solves,max_solves,excess", NULL,
+                         NULL)))
+    return rc;
+  for (int a = 0; a < NALG && !rc; a++) {
+    const tally *ta = &tot[a];
+    double row[9] = {0, ta->problems, ta->exact, ta->penetrates, ta->pulls, ta->failed,
+                     ta->problems ? (double)ta->solves_sum / (double)ta->problems : 0, ta->max_solves, ta->excess};
+    rc = exp_csv_row_labeled(&sum, algs[a], row, 9);
+    for (size_t k = kmin; k <= kmax && !rc; k++) {
+      const tally *tb = &bysize[k][a];
+      double rb[9] = {(double)k, tb->problems, tb->exact, tb->penetrates, tb->pulls, tb->failed,
+                      tb->problems ? (double)tb->solves_sum / (double)tb->problems : 0, tb->max_solves, tb->excess};
+      rc = exp_csv_row_labeled(&sum, algs[a], rb, 9);
+    }
+  }
+  crc = exp_csv_close(&sum, rc == CDYN_OK);
+  if (rc || (rc = crc))
+    return rc;
+
+  unsigned long M = N - ref_failed;
+  printf("  %lu problems (%lu without a reference solution), %lu counterexamples\n", N, ref_failed, ncounter);
+  exp_report(ctx,
+             "%lu random contact configurations (seed %.0f, %zu-%zu constraints, 1-4 particles in 2-D or 3-D, "
+             "masses 0.1-10 kg, all constraints active, at rest), against exhaustive enumeration "
+             "(reference/lcp_enum.c). Exact: the accelerations agree with the reference's to 1e-7 and no "
+             "multiplier pulls. Platt is run as at a first contact (every active constraint handled).\n\n"
+             "| algorithm | exact | penetrates | pulls | failed | mean solves | max solves | solves > k |\n"
+             "|---|---|---|---|---|---|---|---|\n",
+             M, seed_d, kmin, kmax);
+  for (int a = 0; a < NALG; a++) {
+    const tally *ta = &tot[a];
+    double P = ta->problems ? (double)ta->problems : 1;
+    exp_report(ctx, "| %s | %lu (%.2f %%) | %lu (%.2f %%) | %lu (%.2f %%) | %lu | %.2f | %u | %lu |\n", algs[a],
+               ta->exact, 100.0 * (double)ta->exact / P, ta->penetrates, 100.0 * (double)ta->penetrates / P,
+               ta->pulls, 100.0 * (double)ta->pulls / P, ta->failed, (double)ta->solves_sum / P, ta->max_solves,
+               ta->excess);
+  }
+  exp_report(ctx, "\n%lu counterexamples (the iterative algorithm or the LCP solver not exact) are in "
+                  "counterexamples.csv.\n\n",
+             ncounter);
+  printf("  iterative: %lu of %lu exact, %lu penetrate, %lu pull, at most %u solves; lcp: %lu exact\n",
+         tot[2].exact, tot[2].problems, tot[2].penetrates, tot[2].pulls, tot[2].max_solves, tot[3].exact);
+  if (ctx->claims)
+    exp_claim(ctx, "iterative.terminates", (double)tot[2].excess,
+              "problems on which the iterative algorithm made more non-empty solves than its k inequality rows: "
+              "holds if none",
+              tot[2].excess == 0 && tot[2].failed == 0 ? "holds" : "does-not-hold",
+              "%lu random problems with 2-12 constraints: at most %u solves, %.2f on average; but it returns the "
+              "exact solution on %.2f %% (penetrates on %lu, pulls on %lu); the LCP solver is exact on %lu, "
+              "disagrees on %lu",
+              tot[2].problems, tot[2].max_solves, (double)tot[2].solves_sum / (double)(tot[2].problems ? tot[2].problems : 1),
+              100.0 * (double)tot[2].exact / (double)(tot[2].problems ? tot[2].problems : 1), tot[2].penetrates,
+              tot[2].pulls, tot[3].exact, lcp_disagree);
+  return CDYN_OK;
+}
+
+const cdyn_experiment cdyn_experiment_active_set_census = {
+  .name = "active-set-census",
+  .description = "random small contact problems: how often each active-set algorithm is exact",
+  .source = "beyond 003",
+  .params = params,
+  .schemes = "contact",
+  .h = 0.01,
+  .steps = 1,
+  .run = run,
+};
