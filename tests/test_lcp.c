@@ -8,10 +8,12 @@
  * mu_k w_k = 0.  w (and J^T mu) is unique; mu is unique when A is
  * definite.
  *
- * 1. 003's corner (particle in the plane, g1 = x - y >= 0, g2 = y >= 0).
+ * 1. 003's corner (particle in the plane, g1 = x - y >= 0, g2 = y >= 0),
+ *    every algorithm, also with g1 as an equality.
  * 2. A few hundred random problems: "lcp" agrees with the enumeration.
  * 3. A wedge where the iterative algorithm ends pulling and "lcp" does
- *    not, derived by hand, and the same seen on the random problems.
+ *    not, derived by hand, and the same seen on the random problems; the
+ *    pivots of "lcp" on a singular problem, derived by hand.
  * 4. Error paths of cdyn_activeset_solve and of the reference.
  */
 #include <check.h>
@@ -491,8 +493,8 @@ static void accel(const problem *p, const double *mu, double *out)
  * unique), so
  *   |w_lcp - w_ref| <= 2 c k eps (1 + max(cond_lcp, cond_ref)) (|b| + scale_w)
  * with c = 4 for the constants of the solves' error bounds
- * (Higham, "Accuracy and Stability of Numerical Algorithms", §10.1 and
- * §20.5, c well below 4 in practice); the same bound with
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", 2002,
+ * chapters 10 and 20; c is well below 4 in practice); the same bound with
  * scale_a = max_j W_j sum_a |J_aj| |mu_a| for the accelerations.
  * The tolerances tol_w, tol_mu (rel_tol = 1e-9) only decide sets; they
  * would enter the difference only for a problem with a value within
