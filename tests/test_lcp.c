@@ -8,10 +8,12 @@
  * mu_k w_k = 0.  w (and J^T mu) is unique; mu is unique when A is
  * definite.
  *
- * 1. 003's corner (particle in the plane, g1 = x - y >= 0, g2 = y >= 0).
+ * 1. 003's corner (particle in the plane, g1 = x - y >= 0, g2 = y >= 0),
+ *    every algorithm, also with g1 as an equality.
  * 2. A few hundred random problems: "lcp" agrees with the enumeration.
  * 3. A wedge where the iterative algorithm ends pulling and "lcp" does
- *    not, derived by hand, and the same seen on the random problems.
+ *    not, derived by hand, and the same seen on the random problems; the
+ *    pivots of "lcp" on a singular problem, derived by hand.
  * 4. Error paths of cdyn_activeset_solve and of the reference.
  */
 #include <check.h>
@@ -421,10 +423,13 @@ static void random_problem(gsl_rng *r, int kind, problem *p)
 /*
  * cond of the block A_HH over its eigenvalues above 1e-12 of the largest
  * (the rank decisions of the library and of the reference), 1 for an
- * empty block.
+ * empty block; *deficient (may be NULL) says whether some eigenvalue was
+ * below that cut (A_HH singular to rounding).
  */
-static double block_cond(const problem *p, const unsigned char *H)
+static double block_cond(const problem *p, const unsigned char *H, int *deficient)
 {
+  if (deficient)
+    *deficient = 0;
   size_t idx[KMAX], h = 0;
   for (size_t a = 0; a < p->k; a++)
     if (H[a])
@@ -443,6 +448,8 @@ static double block_cond(const problem *p, const unsigned char *H)
     double l = gsl_vector_get(ev, a);
     if (l > 1e-12 * lmax && l < lmin)
       lmin = l;
+    if (!(l > 1e-12 * lmax) && deficient)
+      *deficient = 1;
   }
   gsl_eigen_symm_free(ws);
   gsl_vector_free(ev);
@@ -486,8 +493,8 @@ static void accel(const problem *p, const double *mu, double *out)
  * unique), so
  *   |w_lcp - w_ref| <= 2 c k eps (1 + max(cond_lcp, cond_ref)) (|b| + scale_w)
  * with c = 4 for the constants of the solves' error bounds
- * (Higham, "Accuracy and Stability of Numerical Algorithms", §10.1 and
- * §20.5, c well below 4 in practice); the same bound with
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", 2002,
+ * chapters 10 and 20; c is well below 4 in practice); the same bound with
  * scale_a = max_j W_j sum_a |J_aj| |mu_a| for the accelerations.
  * The tolerances tol_w, tol_mu (rel_tol = 1e-9) only decide sets; they
  * would enter the difference only for a problem with a value within
@@ -528,7 +535,9 @@ START_TEST(test_random_vs_enumeration)
     ck_assert_msg(rc_l == CDYN_OK, "problem %d (k %zu, d %zu, kind %d): lcp: %s", t, k, p.d, t % 4,
                   cdyn_errmsg());
     solvable++;
-    singular += p.k > p.d || block_cond(&p, (unsigned char[KMAX]){1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}) > 1e12;
+    int deficient;
+    block_cond(&p, (const unsigned char[KMAX]){1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, &deficient);
+    singular += deficient;
     with_eq += p.has_eq;
 
     /* lcp's result is a solution: to tol_w, or on a handled row to the
@@ -558,7 +567,7 @@ START_TEST(test_random_vs_enumeration)
     lcp_rounding_violations += rounding_violation;
 
     /* Agreement with the reference. */
-    double cond = fmax(block_cond(&p, h_l), block_cond(&p, h_r));
+    double cond = fmax(block_cond(&p, h_l, NULL), block_cond(&p, h_r, NULL));
     double bmax = 0, scale_w = 0, scale_a = 0, dw = 0, da = 0;
     for (size_t a = 0; a < k; a++) {
       bmax = fmax(bmax, fabs(p.b[a]));
