@@ -17,7 +17,7 @@
  *   w = A mu + b,  A = J W J^T,  b = J W f,
  *   qdd = W (f + J^T mu).
  * The draws come from one gsl mt19937 stream seeded with `seed`, in the
- * order written in generate(), so a (seed, trial) pair names a problem.
+ * order written in cp_generate(), so a (seed, trial) pair names a problem.
  *
  * The exact solution is the reference's exhaustive enumeration
  * (reference/lcp_enum.c, dense LAPACK, shares no code with the library);
@@ -30,10 +30,13 @@
  *   pulls       a handled row has mu_k < -tol_mu.
  * Platt is run as at a first contact (every active constraint handled);
  * its later steps (dropping the pullers) are the corner experiment's.
+ * Also counted: accelerations right whatever the multipliers (with
+ * redundant contacts, A singular, a pulling mu can give the exact qdd).
  * A problem where the iterative algorithm or the exact LCP solver is not
- * exact is a counterexample: it is written to counterexamples.csv (every
- * entry of A and b with 17 digits), from which tests/data/ holds the
- * regression cases.
+ * exact is a counterexample: counterexamples.csv names it by seed and
+ * trial (experiments/contact_problems.c regenerates it) with what went
+ * wrong; tests/data/census-counterexamples.csv, a copy of the default
+ * run's, is replayed by tests/test_census.c.
  *
  * Verdict (rule fixed before measuring): iterative.terminates holds if the
  * iterative algorithm needs at most k non-empty solves on every problem
@@ -49,6 +52,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "experiment.h"
+#include "contact_problems.h"
 #include "lcp_enum.h"
 
 static const exp_param params[] = {
@@ -58,99 +62,12 @@ static const exp_param params[] = {
   {"max_rows", "12", "most constraints of a configuration (<= 16, the enumeration's limit)"},
   {NULL, NULL, NULL}};
 
-#define MAXK 16
-#define MAXP 4
 #define NALG 4
 static const char *const algs[NALG] = {"platt", "tendency", "iterative", "lcp"};
 static const double REL_TOL = 1e-9, ACC_TOL = 1e-7;
 
 typedef struct {
-  size_t k, np, d;
-  double J[MAXK][3 * MAXP];
-  double w[MAXP];   /* inverse masses */
-  double f[3 * MAXP];
-  double A[MAXK * MAXK], b[MAXK];
-} problem;
-
-static void unit(gsl_rng *r, size_t d, double *u)
-{
-  double nn;
-  do {
-    nn = 0;
-    for (size_t c = 0; c < d; c++) {
-      u[c] = gsl_ran_gaussian(r, 1.0);
-      nn += u[c] * u[c];
-    }
-  } while (nn < 1e-12);
-  nn = sqrt(nn);
-  for (size_t c = 0; c < d; c++)
-    u[c] /= nn;
-}
-
-static void generate(gsl_rng *r, size_t kmin, size_t kmax, problem *p)
-{
-  memset(p, 0, sizeof *p);
-  p->d = 2 + gsl_rng_uniform_int(r, 2);
-  p->np = 1 + gsl_rng_uniform_int(r, MAXP);
-  p->k = kmin + gsl_rng_uniform_int(r, kmax - kmin + 1);
-  size_t d = p->d, np = p->np, nq = d * np;
-  for (size_t i = 0; i < np; i++) {
-    p->w[i] = 1.0 / exp(log(0.1) + gsl_rng_uniform(r) * (log(10.0) - log(0.1)));
-    for (size_t c = 0; c < d; c++)
-      p->f[d * i + c] = gsl_ran_gaussian(r, 1.0) / p->w[i];
-  }
-  int used[MAXP][MAXP] = {{0}};
-  size_t pairs_left = np * (np - 1) / 2;
-  for (size_t row = 0; row < p->k; row++) {
-    double u[3];
-    if (pairs_left && gsl_rng_uniform(r) < 0.5) {
-      size_t i, j;
-      do {
-        i = gsl_rng_uniform_int(r, np);
-        j = gsl_rng_uniform_int(r, np);
-      } while (i == j || used[i][j]);
-      used[i][j] = used[j][i] = 1;
-      pairs_left--;
-      unit(r, d, u);
-      for (size_t c = 0; c < d; c++) {
-        p->J[row][d * i + c] = u[c];
-        p->J[row][d * j + c] = -u[c];
-      }
-    } else {
-      size_t i = gsl_rng_uniform_int(r, np);
-      unit(r, d, u);
-      for (size_t c = 0; c < d; c++)
-        p->J[row][d * i + c] = u[c];
-    }
-  }
-  for (size_t a = 0; a < p->k; a++) {
-    for (size_t c = 0; c < p->k; c++) {
-      double s = 0;
-      for (size_t q = 0; q < nq; q++)
-        s += p->J[a][q] * p->w[q / d] * p->J[c][q];
-      p->A[a * p->k + c] = s;
-    }
-    double s = 0;
-    for (size_t q = 0; q < nq; q++)
-      s += p->J[a][q] * p->w[q / d] * p->f[q];
-    p->b[a] = s;
-  }
-}
-
-/* qdd = W (f + J^T mu) */
-static void accel(const problem *p, const double *mu, double *qdd)
-{
-  size_t nq = p->d * p->np;
-  for (size_t q = 0; q < nq; q++) {
-    double s = p->f[q];
-    for (size_t a = 0; a < p->k; a++)
-      s += p->J[a][q] * mu[a];
-    qdd[q] = p->w[q / p->d] * s;
-  }
-}
-
-typedef struct {
-  unsigned long problems, exact, penetrates, pulls, failed, excess;
+  unsigned long problems, exact, accel_ok, penetrates, pulls, failed, excess;
   unsigned long solves_sum;
   unsigned max_solves;
 } tally;
@@ -166,9 +83,9 @@ static int run(exp_ctx *ctx)
     return cdyn_error(CDYN_EINVAL, "problems = %g: expected a whole number in 1 .. 1e8", np_d);
   if (!(seed_d >= 0 && seed_d <= 4294967295.0 && seed_d == floor(seed_d)))
     return cdyn_error(CDYN_EINVAL, "seed = %g: expected a whole number in 0 .. 2^32 - 1", seed_d);
-  if (!(kmin_d >= 1 && kmax_d <= MAXK && kmin_d <= kmax_d && kmin_d == floor(kmin_d) && kmax_d == floor(kmax_d)))
+  if (!(kmin_d >= 1 && kmax_d <= CP_MAXK && kmin_d <= kmax_d && kmin_d == floor(kmin_d) && kmax_d == floor(kmax_d)))
     return cdyn_error(CDYN_EINVAL, "min_rows = %g, max_rows = %g: expected whole numbers 1 <= min_rows <= max_rows <= %d",
-                      kmin_d, kmax_d, MAXK);
+                      kmin_d, kmax_d, CP_MAXK);
   unsigned long N = (unsigned long)np_d;
   size_t kmin = (size_t)kmin_d, kmax = (size_t)kmax_d;
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -177,26 +94,22 @@ static int run(exp_ctx *ctx)
   gsl_rng_set(r, (unsigned long)seed_d);
 
   tally tot[NALG];
-  static tally bysize[MAXK + 1][NALG];
+  static tally bysize[CP_MAXK + 1][NALG];
   memset(tot, 0, sizeof tot);
   memset(bysize, 0, sizeof bysize);
   unsigned long ref_failed = 0, ncounter = 0, lcp_disagree = 0;
-  exp_csv cx, ci;
-  int have_cx = 0, have_ci = 0;
-  rc = exp_csv_open(ctx, &cx, "counterexamples", "trial,n,i,j,value", NULL,
-                    "\"layout\": \"A[i][j] for j < n, b[i] for j = n\"");
+  exp_csv cx;
+  int have_cx = 0;
+  rc = exp_csv_open(ctx, &cx, "counterexamples",
+                    "seed,trial,rows,dim,particles,iterative_pulls,iterative_penetrates,iterative_accel_ok,"
+                    "lcp_exact",
+                    NULL, NULL);
   have_cx = rc == CDYN_OK;
-  if (!rc) {
-    rc = exp_csv_open(ctx, &ci, "counterexample-index",
-                      "trial,n,dim,particles,iterative_pulls,iterative_penetrates,iterative_exact,lcp_exact", NULL,
-                      NULL);
-    have_ci = rc == CDYN_OK;
-  }
-  problem p;
+  cp_problem p;
   for (unsigned long t = 0; t < N && !rc; t++) {
-    generate(r, kmin, kmax, &p);
+    cp_generate(r, kmin, kmax, &p);
     size_t k = p.k, nq = p.d * p.np;
-    double mu_ref[MAXK], w_ref[MAXK], a_ref[3 * MAXP], wf[3 * MAXP];
+    double mu_ref[CP_MAXK], w_ref[CP_MAXK], a_ref[3 * CP_MAXP], wf[3 * CP_MAXP];
     /* The reference's tolerances: those of cdyn_activeset_solve. */
     double bmax = 0, dmax = 0;
     for (size_t a = 0; a < k; a++) {
@@ -210,16 +123,16 @@ static int run(exp_ctx *ctx)
       cdyn_error_clear();
       continue;
     }
-    accel(&p, mu_ref, a_ref);
-    double zero[MAXK] = {0};
-    accel(&p, zero, wf);
+    cp_accel(&p, mu_ref, a_ref);
+    double zero[CP_MAXK] = {0};
+    cp_accel(&p, zero, wf);
     double scale = 0;
     for (size_t q = 0; q < nq; q++)
       scale = fmax(scale, fmax(fabs(a_ref[q]), fabs(wf[q])));
-    int exact[NALG] = {0}, pulls[NALG] = {0}, pen[NALG] = {0};
+    int exact[NALG] = {0}, pulls[NALG] = {0}, pen[NALG] = {0}, aok[NALG] = {0};
     for (int a = 0; a < NALG; a++) {
-      double mu[MAXK], w[MAXK], qdd[3 * MAXP];
-      unsigned char hd[MAXK];
+      double mu[CP_MAXK], w[CP_MAXK], qdd[3 * CP_MAXP];
+      unsigned char hd[CP_MAXK];
       cdyn_activeset_report rep;
       tally *ta = &tot[a], *tb = &bysize[k][a];
       ta->problems++, tb->problems++;
@@ -229,11 +142,13 @@ static int run(exp_ctx *ctx)
         cdyn_error_clear();
         continue;
       }
-      accel(&p, mu, qdd);
+      cp_accel(&p, mu, qdd);
       double dev = 0;
       for (size_t q = 0; q < nq; q++)
         dev = fmax(dev, fabs(qdd[q] - a_ref[q]));
-      exact[a] = dev <= ACC_TOL * scale && !rep.pulls;
+      aok[a] = dev <= ACC_TOL * scale;
+      exact[a] = aok[a] && !rep.pulls;
+      ta->accel_ok += aok[a], tb->accel_ok += aok[a];
       pulls[a] = rep.pulls;
       pen[a] = rep.violates;
       ta->exact += exact[a], tb->exact += exact[a];
@@ -251,14 +166,9 @@ static int run(exp_ctx *ctx)
       lcp_disagree++;
     if (!exact[2] || !exact[3]) {
       ncounter++;
-      for (size_t i = 0; i < k && !rc; i++)
-        for (size_t j = 0; j <= k && !rc; j++) {
-          double row[5] = {(double)t, (double)k, (double)i, (double)j, j < k ? p.A[i * k + j] : p.b[i]};
-          rc = exp_csv_row(&cx, row, 5);
-        }
-      double row[8] = {(double)t, (double)k, (double)p.d, (double)p.np, pulls[2], pen[2], exact[2], exact[3]};
-      if (!rc)
-        rc = exp_csv_row(&ci, row, 8);
+      double row[9] = {seed_d, (double)t, (double)k, (double)p.d, (double)p.np, pulls[2], pen[2], aok[2],
+                       exact[3]};
+      rc = exp_csv_row(&cx, row, 9);
     }
   }
   gsl_rng_free(r);
@@ -267,28 +177,24 @@ static int run(exp_ctx *ctx)
     crc = exp_csv_close(&cx, rc == CDYN_OK);
   if (!rc)
     rc = crc;
-  if (have_ci)
-    crc = exp_csv_close(&ci, rc == CDYN_OK);
-  if (!rc)
-    rc = crc;
   if (rc)
     return rc;
 
   exp_csv sum;
   if ((rc = exp_csv_open(ctx, &sum, "census-summary",
-                         "algorithm,rows,problems,exact,penetrates,pulls,failed,mean_solves,max_solves,excess", NULL,
+                         "algorithm,rows,problems,exact,accel_ok,penetrates,pulls,failed,mean_solves,max_solves,excess", NULL,
                          NULL)))
     return rc;
   for (int a = 0; a < NALG && !rc; a++) {
     const tally *ta = &tot[a];
-    double row[9] = {0, ta->problems, ta->exact, ta->penetrates, ta->pulls, ta->failed,
-                     ta->problems ? (double)ta->solves_sum / (double)ta->problems : 0, ta->max_solves, ta->excess};
-    rc = exp_csv_row_labeled(&sum, algs[a], row, 9);
+    double row[10] = {0, ta->problems, ta->exact, ta->accel_ok, ta->penetrates, ta->pulls, ta->failed,
+                      ta->problems ? (double)ta->solves_sum / (double)ta->problems : 0, ta->max_solves, ta->excess};
+    rc = exp_csv_row_labeled(&sum, algs[a], row, 10);
     for (size_t k = kmin; k <= kmax && !rc; k++) {
       const tally *tb = &bysize[k][a];
-      double rb[9] = {(double)k, tb->problems, tb->exact, tb->penetrates, tb->pulls, tb->failed,
-                      tb->problems ? (double)tb->solves_sum / (double)tb->problems : 0, tb->max_solves, tb->excess};
-      rc = exp_csv_row_labeled(&sum, algs[a], rb, 9);
+      double rb[10] = {(double)k, tb->problems, tb->exact, tb->accel_ok, tb->penetrates, tb->pulls, tb->failed,
+                       tb->problems ? (double)tb->solves_sum / (double)tb->problems : 0, tb->max_solves, tb->excess};
+      rc = exp_csv_row_labeled(&sum, algs[a], rb, 10);
     }
   }
   crc = exp_csv_close(&sum, rc == CDYN_OK);
@@ -302,19 +208,20 @@ static int run(exp_ctx *ctx)
              "masses 0.1-10 kg, all constraints active, at rest), against exhaustive enumeration "
              "(reference/lcp_enum.c). Exact: the accelerations agree with the reference's to 1e-7 and no "
              "multiplier pulls. Platt is run as at a first contact (every active constraint handled).\n\n"
-             "| algorithm | exact | penetrates | pulls | failed | mean solves | max solves | solves > k |\n"
-             "|---|---|---|---|---|---|---|---|\n",
+             "| algorithm | exact | accelerations right | penetrates | pulls | failed | mean solves | max solves | "
+             "solves > k |\n|---|---|---|---|---|---|---|---|---|\n",
              M, seed_d, kmin, kmax);
   for (int a = 0; a < NALG; a++) {
     const tally *ta = &tot[a];
     double P = ta->problems ? (double)ta->problems : 1;
-    exp_report(ctx, "| %s | %lu (%.2f %%) | %lu (%.2f %%) | %lu (%.2f %%) | %lu | %.2f | %u | %lu |\n", algs[a],
-               ta->exact, 100.0 * (double)ta->exact / P, ta->penetrates, 100.0 * (double)ta->penetrates / P,
+    exp_report(ctx, "| %s | %lu (%.2f %%) | %lu (%.2f %%) | %lu (%.2f %%) | %lu (%.2f %%) | %lu | %.2f | %u | %lu |\n",
+               algs[a], ta->exact, 100.0 * (double)ta->exact / P, ta->accel_ok, 100.0 * (double)ta->accel_ok / P,
+               ta->penetrates, 100.0 * (double)ta->penetrates / P,
                ta->pulls, 100.0 * (double)ta->pulls / P, ta->failed, (double)ta->solves_sum / P, ta->max_solves,
                ta->excess);
   }
   exp_report(ctx, "\n%lu counterexamples (the iterative algorithm or the LCP solver not exact) are in "
-                  "counterexamples.csv.\n\n",
+                  "counterexamples.csv (seed and trial).\n\n",
              ncounter);
   printf("  iterative: %lu of %lu exact, %lu penetrate, %lu pull, at most %u solves; lcp: %lu exact\n",
          tot[2].exact, tot[2].problems, tot[2].penetrates, tot[2].pulls, tot[2].max_solves, tot[3].exact);

@@ -142,7 +142,26 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
   unsigned long count = 0, best = 0;
   int best_size = -1;
   unsigned long nsub = 1ul << m;
-  for (unsigned long mask = 0; mask < nsub; mask++) {
+  /*
+   * Subsets in order of size, and within a size in increasing bitmask
+   * order (Gosper's next-combination step), so that the first accepted
+   * one is the answer; without a count wanted the search stops there.
+   */
+  int size_now = 0;
+  unsigned long mask = 0;
+  for (unsigned long visited = 0; visited < nsub; visited++) {
+    if (visited) {
+      if (mask == 0 || size_now == 0 || (mask | ((1ul << size_now) - 1ul) << (m - (size_t)size_now)) == mask) {
+        /* the last subset of this size: the first of the next size */
+        size_now++;
+        mask = (1ul << size_now) - 1ul;
+      } else {
+        unsigned long c = mask & (~mask + 1ul), r = mask + c;
+        mask = (((r ^ mask) >> 2) / c) | r;
+      }
+    }
+    if (!accepted && best_size >= 0)
+      break;
     /* H = E + the inequality rows of the mask, in index order. */
     size_t h = 0;
     for (size_t k = 0, i = 0; k < n; k++) {

@@ -65,6 +65,8 @@ extern "C" {
  *   CDYN_ESOLVE      LAPACK failed, or no subset was accepted (the problem
  *                    has no solution within the tolerances; *accepted is
  *                    then 0 and mu, w are left unspecified).
+ * Subsets are visited by size, then bitmask; with accepted NULL the search
+ * stops at the first accepted one, which is the same answer.
  * It allocates on every call: a reference for tests, not for a step.
  */
 int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned char *equality,
