@@ -972,6 +972,8 @@ static const bad_case bad_cases[] = {
   {{"run", "chain10-stability", "--steps", "3", "--out", "o35", NULL}, "--steps 3", "o35", 1},
   {{"run", "corner", "--set", "tau_over_h=-1", "--out", "o40", NULL}, "tau_over_h = -1", "o40", 1},
   {{"run", "corner", "--steps", "1", "--out", "o41", NULL}, "--steps 1", "o41", 1},
+  {{"run", "active-set-census", "--set", "problems=0", "--out", "o42", NULL}, "problems = 0", "o42", 1},
+  {{"run", "active-set-census", "--set", "max_rows=17", "--out", "o43", NULL}, "max_rows = 17", "o43", 1},
 };
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
@@ -2907,6 +2909,85 @@ START_TEST(test_corner)
 }
 END_TEST
 
+/* ---- active-set-census (beyond 003) ------------------------------------------------------- */
+
+#define CENSUS_SUMMARY "algorithm,rows,problems,exact,accel_ok,penetrates,pulls,failed,mean_solves,max_solves,excess"
+enum { CE_ALG, CE_ROWS, CE_PROBLEMS, CE_EXACT, CE_AOK, CE_PEN, CE_PULLS, CE_FAILED, CE_MEAN, CE_MAX, CE_EXCESS };
+#define CENSUS_CX "seed,trial,rows,dim,particles,iterative_pulls,iterative_penetrates,iterative_accel_ok,lcp_exact"
+
+START_TEST(test_census)
+{
+  run_ok("run", "active-set-census", "--set", "problems=300", "--out", "ce");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "ce");
+  check_no_temporaries(dir);
+  check_meta(dir, "census-summary", "cdyn run active-set-census --set problems=300 --out ce", 0.01, 1, "problems",
+             "300");
+  pathf(path, "%s/census-summary.csv", dir);
+  table s = read_table(path, CENSUS_SUMMARY, 1);
+  /* Four algorithms, each a total row (rows = 0) and one per size 2..12. */
+  ck_assert_uint_eq(s.nrows, 4 * 12);
+  static const char *const algs[] = {"platt", "tendency", "iterative", "lcp"};
+  for (size_t a = 0; a < 4; a++) {
+    size_t r0 = a * 12;
+    ck_assert_str_eq(s.label[r0], algs[a]);
+    ck_assert_msg(tv(&s, r0, CE_ROWS) == 0, "%s: the first row of %s is not its total", path, algs[a]);
+    double sum = 0, exact = 0;
+    for (size_t k = 1; k < 12; k++) {
+      ck_assert_str_eq(s.label[r0 + k], algs[a]);
+      ck_assert_msg(tv(&s, r0 + k, CE_ROWS) == (double)(k + 1), "%s: row %zu", path, r0 + k);
+      sum += tv(&s, r0 + k, CE_PROBLEMS);
+      exact += tv(&s, r0 + k, CE_EXACT);
+      /* exact implies accelerations right and no pull */
+      ck_assert_msg(tv(&s, r0 + k, CE_EXACT) <= tv(&s, r0 + k, CE_AOK), "%s: %s exact > accel_ok", path, algs[a]);
+    }
+    ck_assert_msg(sum == tv(&s, r0, CE_PROBLEMS) && exact == tv(&s, r0, CE_EXACT),
+                  "%s: %s: the sizes sum to %g problems / %g exact, the total says %g / %g", path, algs[a], sum,
+                  exact, tv(&s, r0, CE_PROBLEMS), tv(&s, r0, CE_EXACT));
+    ck_assert_msg(tv(&s, r0, CE_PROBLEMS) >= 299, "%s: %s ran %g problems", path, algs[a], tv(&s, r0, CE_PROBLEMS));
+  }
+  /* The exact solver: exact on all; the iterative algorithm: never more
+     solves than rows (003 §5), never penetrating (it adds every violated
+     row); Platt at a first contact: one solve each. */
+  ck_assert_msg(tv(&s, 36, CE_EXACT) == tv(&s, 36, CE_PROBLEMS) && tv(&s, 36, CE_FAILED) == 0,
+                "lcp exact on %g of %g", tv(&s, 36, CE_EXACT), tv(&s, 36, CE_PROBLEMS));
+  ck_assert_msg(tv(&s, 24, CE_EXCESS) == 0 && tv(&s, 24, CE_PEN) == 0 && tv(&s, 24, CE_MAX) <= 12,
+                "iterative: %g problems with more solves than rows, %g penetrating", tv(&s, 24, CE_EXCESS),
+                tv(&s, 24, CE_PEN));
+  ck_assert_msg(tv(&s, 0, CE_MAX) == 1, "platt made %g solves at most", tv(&s, 0, CE_MAX));
+  /* Every counterexample of this run is in the committed regression list
+     (tests/data: the 10,000-problem run of the same seed, whose first 300
+     trials are these). */
+  pathf(path, "%s/counterexamples.csv", dir);
+  table cx = read_table(path, CENSUS_CX, 0);
+  ck_assert_msg(cx.nrows == 300 - tv(&s, 24, CE_EXACT),
+                "%s: %zu counterexamples, but iterative was not exact on %g", path, cx.nrows,
+                300 - tv(&s, 24, CE_EXACT));
+  pathf(path, "%s/census-counterexamples.csv", CDYN_TEST_DATA);
+  table ref = read_table(path, CENSUS_CX, 0);
+  size_t j = 0;
+  for (size_t r = 0; r < cx.nrows; r++) {
+    while (j < ref.nrows && tv(&ref, j, 1) < tv(&cx, r, 1))
+      j++;
+    ck_assert_msg(j < ref.nrows, "trial %g is not in %s", tv(&cx, r, 1), path);
+    for (size_t c = 0; c < 9; c++)
+      ck_assert_msg(tv(&ref, j, c) == tv(&cx, r, c), "trial %g, column %zu: %g here, %g in %s", tv(&cx, r, 1), c,
+                    tv(&cx, r, c), tv(&ref, j, c), path);
+  }
+  table_free(&cx);
+  table_free(&ref);
+  pathf(path, "%s/claims.part.csv", dir);
+  char *text = must_slurp(path);
+  char *lines[4], *fl[8];
+  ck_assert_uint_eq(split_lines(path, text, lines, 4), 1);
+  ck_assert_uint_eq(split_csv(lines[0], fl, 8), 6);
+  ck_assert_str_eq(fl[0], "iterative.terminates");
+  ck_assert_str_eq(fl[4], "holds");
+  free(text);
+  table_free(&s);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 static void add(Suite *s, const char *name, const TTest *test)
@@ -2950,6 +3031,7 @@ int main(void)
   add(s, "chain10_failure_detection", test_chain10_failure_detection);
   add(s, "chain10_failure_spread", test_chain10_failure_spread);
   add(s, "corner", test_corner);
+  add(s, "census", test_census);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);
