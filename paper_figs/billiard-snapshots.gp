@@ -18,8 +18,8 @@ L = 30
 set size ratio -1
 set xrange [0:L]
 set yrange [0:L]
-set xtics 10 font ",7"
-set ytics 10 font ",7"
+set xtics 0, 10, 20 font ",7"
+set ytics 0, 10, 20 font ",7"
 unset grid
 unset key
 set style fill solid 0.6 border lc rgb "#333333"
