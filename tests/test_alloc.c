@@ -9,6 +9,10 @@
  * with the counter armed: it must stay at zero.  Each active-set algorithm
  * (lib/activeset/, through its internal interface) then solves contact
  * problems on a workspace allocated beforehand, with the counter armed.
+ * The scheme "contact" also runs, with each active-set algorithm, on
+ * balls bouncing in a corner (walls and pairwise separations, flagged as
+ * inequalities), so that its impulse step, event location and active-set
+ * solves are all exercised with the counter armed.
  *
  * Under AddressSanitizer the sanitizer owns malloc, so the test is skipped
  * there (the plain and valgrind runs cover it).
@@ -157,6 +161,64 @@ START_TEST(test_no_allocation_in_activeset)
 }
 END_TEST
 
+/*
+ * Five balls of radius 0.1 dropped into the corner of the walls x >= 0.1
+ * and y >= 0.1 under a tilted gravity, with restitution 0.8: in 500 steps
+ * of 2e-3 s they hit the walls and each other many times.  The test
+ * requires impulses and located events inside the armed window, so that
+ * it cannot pass by never reaching that code.
+ */
+START_TEST(test_contact_no_allocation)
+{
+#ifdef CDYN_ASAN
+  return;
+#else
+  const char *alg = cdyn_activeset_name((size_t)_i);
+  const size_t n = 5;
+  cdyn_system *s;
+  cdyn_stepper *st;
+  const double g[3] = {-2.3, -9.81, 0}, px[3] = {0.1, 0, 0}, nx[3] = {1, 0, 0}, py[3] = {0, 0.1, 0},
+               ny[3] = {0, 1, 0};
+  ck_assert_int_eq(cdyn_system_new(&s, n), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+  for (size_t i = 0; i < n; i++) {
+    double x[3] = {0.35 + 0.23 * (double)i, 0.4 + 0.31 * (double)(i % 3), 0};
+    double v[3] = {0.7 - 0.4 * (double)i, 0.3 * (double)(i % 2), 0};
+    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_velocity(s, i, v), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_wall(s, i, px, nx, NULL), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_wall(s, i, py, ny, NULL), CDYN_OK);
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      ck_assert_int_eq(cdyn_system_add_separation(s, i, j, 0.2, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "activeset", alg), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "restitution", "0.8"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tau", "0.02"), CDYN_OK);
+  ck_assert_int_ge(cdyn_stepper_step(st, 2e-3), 0);
+  unsigned long impulses = 0, events = 0;
+  cdyn_contact_report rep;
+  count = 0;
+  armed = 1;
+  int rc = 0;
+  for (int k = 0; k < 500 && rc >= 0; k++) {
+    rc = cdyn_stepper_step(st, 2e-3);
+    cdyn_stepper_contact_report(st, &rep);
+    impulses += rep.impulses;
+    events += rep.events;
+  }
+  armed = 0;
+  ck_assert_msg(rc >= 0, "contact/%s: %s", alg, cdyn_errmsg());
+  ck_assert_msg(count == 0, "contact with %s allocated %ld times in 500 steps", alg, count);
+  ck_assert_msg(impulses > 0 && events > 0, "contact/%s: %lu impulses and %lu events: the walk missed them", alg,
+                impulses, events);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+#endif
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("alloc");
@@ -170,6 +232,10 @@ int main(void)
     ntypes++;
   tcase_add_loop_test(ta, test_no_allocation_in_activeset, 0, (int)ntypes);
   suite_add_tcase(s, ta);
+  tc = tcase_create("contact");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_contact_no_allocation, 0, (int)cdyn_activeset_count());
+  suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

@@ -59,6 +59,7 @@
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -653,7 +654,7 @@ START_TEST(test_help_and_list)
                   cdyn_scheme_name(i), p.out);
   static const char *const exps[] = {"arm2-drift", "arm2-trajectory", "step-cost",   "convergence",
                                      "stability",  "bad-initial",     "bead-circle", "stiff-pendulum",
-                                     "chain10-stability"};
+                                     "chain10-stability", "corner", "billiard", "active-set-census"};
   for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++)
     ck_assert_msg(listed_in(p.out, "experiments", exps[i]), "cdyn list does not list experiment %s:\n%s",
                   exps[i], p.out);
@@ -974,6 +975,16 @@ static const bad_case bad_cases[] = {
   {{"run", "corner", "--steps", "1", "--out", "o41", NULL}, "--steps 1", "o41", 1},
   {{"run", "active-set-census", "--set", "problems=0", "--out", "o42", NULL}, "problems = 0", "o42", 1},
   {{"run", "active-set-census", "--set", "max_rows=17", "--out", "o43", NULL}, "max_rows = 17", "o43", 1},
+  {{"run", "billiard", "--set", "radius=0", "--out", "o44", NULL}, "radius = 0", "o44", 1},
+  {{"run", "billiard", "--set", "mass=-0.17", "--out", "o45", NULL}, "mass = -0.17", "o45", 1},
+  {{"run", "billiard", "--set", "restitution=1.5", "--out", "o46", NULL}, "restitution = 1.5", "o46", 1},
+  {{"run", "billiard", "--set", "restitution_low=-0.5", "--out", "o47", NULL}, "restitution_low = -0.5", "o47", 1},
+  {{"run", "billiard", "--set", "tilt=-1", "--out", "o48", NULL}, "tilt = -1", "o48", 1},
+  {{"run", "billiard", "--set", "tau=-0.01", "--out", "o49", NULL}, "tau = -0.01", "o49", 1},
+  {{"run", "billiard", "--set", "rack_gap=-1", "--out", "o50", NULL}, "rack_gap = -1", "o50", 1},
+  {{"run", "billiard", "--set", "algorithms=nope", "--out", "o51", NULL}, "none of the algorithms", "o51", 1},
+  {{"run", "billiard", "--set", "snapshots=0.2,0.1", "--out", "o52", NULL}, "snapshots = '0.2,0.1'", "o52", 1},
+  {{"run", "billiard", "--scheme", "implicit", "--out", "o53", NULL}, "scheme 'contact' only", "o53", 1},
 };
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
@@ -2988,6 +2999,295 @@ START_TEST(test_census)
 }
 END_TEST
 
+#define BIL_SERIES_COLUMNS                                                                                          \
+  "step,t,min_gap,min_wall_gap,min_pair_gap,penetration,px,py,E,status,substeps,events,impulses,accel_solves,"    \
+  "max_solves,max_excess,handled,active,pulls,violates,min_mu,min_impulse"
+enum { B_STEP, B_T, B_GAP, B_WALL, B_PAIR, B_PEN, B_PX, B_PY, B_E, B_STATUS, B_SUB, B_EVENTS, B_IMPULSES, B_ACCEL,
+       B_SOLVES, B_EXCESS, B_HANDLED, B_ACTIVE, B_PULLS, B_VIOLATES, B_MINMU, B_MINIMP };
+#define BIL_SUMMARY_COLUMNS                                                                                         \
+  "run,algorithm,restitution,tilt,steps,failed,fail_step,fail_status,noconv_steps,max_pen,max_pen_over_r,"        \
+  "min_gap,min_gap_over_r,pull_steps,violate_steps,max_solves,max_excess,max_handled,max_active,events,impulses," \
+  "E0,dE_end,dE_max,KE0,dp_end,min_mu,min_impulse,rack_moved_over_r"
+/* Columns of summary.csv (two text labels, then numbers). */
+enum { BL_E = 2, BL_TILT, BL_STEPS, BL_FAILED, BL_FAILSTEP, BL_FAILSTATUS, BL_NOCONV, BL_MAXPEN, BL_MAXPEN_R, BL_MINGAP,
+       BL_MINGAP_R, BL_PULLS, BL_VIOLATES, BL_SOLVES, BL_EXCESS, BL_HANDLED, BL_ACTIVE, BL_EVENTS, BL_IMPULSES, BL_E0,
+       BL_DEEND, BL_DEMAX, BL_KE0, BL_DPEND, BL_MINMU, BL_MINIMP, BL_RACK };
+#define BIL_R 0.0286 /* the default radius (m) */
+#define BIL_MASS 0.17
+#define BIL_SPEED 2.0
+#define BIL_TILT 0.5
+
+/* The run names of a billiard run of `algs`, in its order: each
+   algorithm, then its restitution_low (0.5) run, then its level run. */
+static void billiard_names(const char *const *algs, size_t nalg, char names[][64])
+{
+  for (size_t a = 0; a < nalg; a++) {
+    snprintf(names[3 * a], 64, "%s", algs[a]);
+    snprintf(names[3 * a + 1], 64, "%s-e0.5", algs[a]);
+    snprintf(names[3 * a + 2], 64, "%s-level", algs[a]);
+  }
+}
+
+/*
+ * One run's series against what billiard.c promises, and the summary row
+ * recomputed from it: rows 0 .. steps, t = step h; min_gap the smaller of
+ * the wall and pair minima; the total penetration at least the largest
+ * single violation and at most 77 times it; every status >= 0; row 0 (no
+ * step) without solver counts.
+ */
+static table check_billiard_series(const char *dir, const char *name, const table *sum, size_t row, long steps, double h)
+{
+  char path[PATH_MAX];
+  pathf(path, "%s/series-%s.csv", dir, name);
+  table t = read_table(path, BIL_SERIES_COLUMNS, 0);
+  ck_assert_msg(t.nrows == (size_t)steps + 1, "%s: %zu rows, expected %ld", path, t.nrows, steps + 1);
+  double maxpen = 0, mingap = INFINITY, dEmax = 0, minmu = 0, minimp = 0;
+  double pulls = 0, viol = 0, solves = 0, excess = 0, events = 0, impulses = 0, handled = 0, active = 0;
+  const double E0 = tv(&t, 0, B_E);
+  for (size_t r = 0; r < t.nrows; r++) {
+    ck_assert_msg(tv(&t, r, B_STEP) == (double)r && tv(&t, r, B_T) == (double)r * h, "%s: row %zu: step %g at t = %g",
+                  path, r, tv(&t, r, B_STEP), tv(&t, r, B_T));
+    double g = tv(&t, r, B_GAP), pen = tv(&t, r, B_PEN);
+    ck_assert_msg(g == fmin(tv(&t, r, B_WALL), tv(&t, r, B_PAIR)), "%s: row %zu: min_gap %g is not min(%g, %g)", path,
+                  r, g, tv(&t, r, B_WALL), tv(&t, r, B_PAIR));
+    double worst = fmax(0, -g);
+    ck_assert_msg(pen >= worst * (1 - 1e-15) && pen <= 77 * worst * (1 + 1e-15),
+                  "%s: row %zu: penetration %g against the largest violation %g", path, r, pen, worst);
+    ck_assert_msg(tv(&t, r, B_STATUS) >= 0, "%s: row %zu has status %g", path, r, tv(&t, r, B_STATUS));
+    if (r == 0)
+      for (int c = B_STATUS; c <= B_MINIMP; c++)
+        ck_assert_msg(c == B_ACTIVE || tv(&t, 0, c) == 0, "%s: row 0 (no step) has column %d = %g", path, c,
+                      tv(&t, 0, c));
+    else
+      ck_assert_msg(tv(&t, r, B_SUB) >= 1, "%s: row %zu: %g sub-steps", path, r, tv(&t, r, B_SUB));
+    ck_assert_msg(tv(&t, r, B_ACTIVE) <= 77 && tv(&t, r, B_HANDLED) <= 77, "%s: row %zu: more than 77 rows", path, r);
+    maxpen = fmax(maxpen, pen);
+    mingap = fmin(mingap, g);
+    dEmax = fmax(dEmax, fabs(tv(&t, r, B_E) - E0));
+    minmu = fmin(minmu, tv(&t, r, B_MINMU));
+    minimp = fmin(minimp, tv(&t, r, B_MINIMP));
+    pulls += tv(&t, r, B_PULLS);
+    viol += tv(&t, r, B_VIOLATES);
+    solves = fmax(solves, tv(&t, r, B_SOLVES));
+    excess = fmax(excess, tv(&t, r, B_EXCESS));
+    handled = fmax(handled, tv(&t, r, B_HANDLED));
+    active = fmax(active, tv(&t, r, B_ACTIVE));
+    events += tv(&t, r, B_EVENTS);
+    impulses += tv(&t, r, B_IMPULSES);
+  }
+  /* The summary row says the same. */
+  ck_assert_str_eq(sum->label[row], name);
+  const double want[][2] = {{BL_STEPS, (double)steps}, {BL_FAILED, 0}, {BL_FAILSTEP, (double)steps},
+                            {BL_MAXPEN, maxpen},       {BL_MINGAP, mingap}, {BL_PULLS, pulls},
+                            {BL_VIOLATES, viol},       {BL_SOLVES, solves}, {BL_EXCESS, excess},
+                            {BL_HANDLED, handled},     {BL_ACTIVE, active}, {BL_EVENTS, events},
+                            {BL_IMPULSES, impulses},   {BL_E0, E0},         {BL_DEEND, tv(&t, steps, B_E) - E0},
+                            {BL_DEMAX, dEmax},         {BL_MINMU, minmu},   {BL_MINIMP, minimp}};
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+    int c = (int)want[k][0];
+    double got = tv(sum, row, c);
+    ck_assert_msg(got == want[k][1] || fabs(got - want[k][1]) <= 1e-15 * fabs(want[k][1]),
+                  "summary.csv %s: column %d is %.17g, the series gives %.17g", name, c + 1, got, want[k][1]);
+  }
+  ck_assert_msg(tv(sum, row, BL_MAXPEN_R) == tv(sum, row, BL_MAXPEN) / BIL_R &&
+                  tv(sum, row, BL_MINGAP_R) == tv(sum, row, BL_MINGAP) / BIL_R,
+                "summary.csv %s: the columns over r are not the values / r", name);
+  return t;
+}
+
+/*
+ * The start in snapshot 0 against the geometry billiard.c states: rack
+ * rows j = 0 .. 3 of 4 - j balls at x = r + s + (j + 2k) r,
+ * y = r + s + j sqrt(3) r (s the rack gap), the cue at
+ * (12 r, 12 r) + 0.25 r (1, -1)/sqrt(2); with s = 0 the rack touches the
+ * walls with ball 0 (x) and row 0 (y), and 18 pairs touch.
+ */
+static void check_billiard_snapshots(const char *dir, const char *name, double gap, int nsnap)
+{
+  char path[PATH_MAX];
+  pathf(path, "%s/snapshots-%s.csv", dir, name);
+  table t = read_table(path, "snap,t,ball,x,y,r,cue", 0);
+  ck_assert_msg(t.nrows == (size_t)nsnap * 11, "%s: %zu rows, expected %d snapshots of 11 balls", path, t.nrows,
+                nsnap);
+  static const double times[] = {0, 0.1, 0.2};
+  for (size_t r = 0; r < t.nrows; r++) {
+    ck_assert_msg(tv(&t, r, 0) == (double)(r / 11) && tv(&t, r, 2) == (double)(r % 11), "%s: row %zu is snap %g ball %g",
+                  path, r, tv(&t, r, 0), tv(&t, r, 2));
+    ck_assert_msg(fabs(tv(&t, r, 1) - times[r / 11]) <= 1e-12, "%s: snapshot %zu at t = %g", path, r / 11,
+                  tv(&t, r, 1));
+    ck_assert_msg(tv(&t, r, 5) == BIL_R && tv(&t, r, 6) == (double)(r % 11 == 10), "%s: row %zu: r %g, cue %g", path, r,
+                  tv(&t, r, 5), tv(&t, r, 6));
+  }
+  double x[11], y[11];
+  int b = 0;
+  const double s = gap * BIL_R, c = 1 / sqrt(2.0);
+  for (int j = 0; j < 4; j++)
+    for (int k = 0; k < 4 - j; k++, b++) {
+      x[b] = BIL_R + s + (j + 2 * k) * BIL_R;
+      y[b] = BIL_R + s + j * sqrt(3.0) * BIL_R;
+    }
+  x[10] = 12 * BIL_R + 0.25 * BIL_R * c;
+  y[10] = 12 * BIL_R - 0.25 * BIL_R * c;
+  for (b = 0; b < 11; b++)
+    ck_assert_msg(fabs(tv(&t, b, 3) - x[b]) <= 4 * DBL_EPSILON * x[b] && fabs(tv(&t, b, 4) - y[b]) <= 4 * DBL_EPSILON * y[b],
+                  "%s: ball %d starts at (%.17g, %.17g), expected (%.17g, %.17g)", path, b, tv(&t, b, 3), tv(&t, b, 4),
+                  x[b], y[b]);
+  if (gap == 0) {
+    int touching = 0, xwall = 0, ywall = 0;
+    for (b = 0; b < 11; b++) {
+      xwall += fabs(tv(&t, b, 3) - BIL_R) <= 1e-15;
+      ywall += fabs(tv(&t, b, 4) - BIL_R) <= 1e-15;
+      for (int o = b + 1; o < 11; o++) {
+        double d = hypot(tv(&t, b, 3) - tv(&t, o, 3), tv(&t, b, 4) - tv(&t, o, 4));
+        touching += fabs(d - 2 * BIL_R) <= 1e-15;
+      }
+    }
+    ck_assert_msg(touching == 18 && xwall == 1 && ywall == 4, "%s: %d touching pairs, %d balls on x = r, %d on y = r",
+                  path, touching, xwall, ywall);
+  }
+  table_free(&t);
+}
+
+START_TEST(test_billiard_short_run)
+{
+  run_ok("run", "billiard", "--steps", "300", "--set", "algorithms=iterative,tendency", "--out", "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  const char *cmd = "cdyn run billiard --steps 300 --set algorithms=iterative,tendency --out a";
+  static const char *const algs[] = {"iterative", "tendency"};
+  char names[6][64];
+  billiard_names(algs, 2, names);
+  pathf(path, "%s/summary.csv", dir);
+  table sum = read_table(path, BIL_SUMMARY_COLUMNS, 2);
+  ck_assert_uint_eq(sum.nrows, 6);
+  check_meta(dir, "summary", cmd, 1e-3, 300, "algorithms", "iterative,tendency");
+  for (size_t k = 0; k < 6; k++) {
+    char lab[160];
+    snprintf(lab, sizeof lab, "%s,%s", names[k], algs[k / 3]);
+    ck_assert_msg(!strcmp(sum.label[k], lab), "summary.csv row %zu is %s, expected %s", k + 1, sum.label[k], lab);
+    ck_assert_msg(tv(&sum, k, BL_E) == (k % 3 == 1 ? 0.5 : 1.0) && tv(&sum, k, BL_TILT) == (k % 3 == 2 ? 0 : BIL_TILT),
+                  "summary.csv %s: restitution %g, tilt %g", names[k], tv(&sum, k, BL_E), tv(&sum, k, BL_TILT));
+    char base[96];
+    snprintf(base, sizeof base, "series-%s", names[k]);
+    check_meta(dir, base, cmd, 1e-3, 300, "tilt", "0.5");
+    snprintf(base, sizeof base, "snapshots-%s", names[k]);
+    check_meta(dir, base, cmd, 1e-3, 300, "restitution_low", "0.5");
+    /* Keep only the label's run name for check_billiard_series. */
+    *strchr(sum.label[k], ',') = '\0';
+    table t = check_billiard_series(dir, names[k], &sum, k, 300, 1e-3);
+    check_billiard_snapshots(dir, names[k], 0, 3);
+    /* At the start 18 pairs touch, and ball 0 and row 0 touch the walls. */
+    ck_assert_msg(tv(&t, 0, B_ACTIVE) == 23, "%s: %g active rows at the start, expected 23", names[k],
+                  tv(&t, 0, B_ACTIVE));
+    /* The initial kinetic energy is the cue's. */
+    ck_assert_msg(fabs(tv(&sum, k, BL_KE0) - 0.5 * BIL_MASS * BIL_SPEED * BIL_SPEED) <= 1e-15,
+                  "%s: KE0 = %.17g", names[k], tv(&sum, k, BL_KE0));
+    /* The iterative runs keep every gap within the claim's threshold. */
+    if (k < 3)
+      ck_assert_msg(tv(&sum, k, BL_MAXPEN_R) <= 1e-6, "%s: penetration %g r", names[k], tv(&sum, k, BL_MAXPEN_R));
+    table_free(&t);
+  }
+  /* The claim, by its rule, from the iterative row. */
+  pathf(path, "%s/claims.part.csv", dir);
+  char *text = must_slurp(path);
+  char *lines[4];
+  size_t n = split_lines(path, text, lines, 4);
+  ck_assert_msg(n == 1, "%s: %zu lines, expected the billiard claim", path, n);
+  char *f[8];
+  ck_assert_int_eq(split_csv(lines[0], f, 8), 6);
+  ck_assert_str_eq(f[0], "billiard.iterative_handles");
+  ck_assert_str_eq(f[1], "billiard");
+  double m = tv(&sum, 0, BL_MAXPEN_R);
+  char want[64];
+  snprintf(want, sizeof want, "%.6g", m);
+  ck_assert_str_eq(f[2], want);
+  const char *verdict = tv(&sum, 0, BL_FAILED) == 0 && m <= 1e-6   ? "holds"
+                        : tv(&sum, 0, BL_FAILED) == 0 && m <= 1e-3 ? "partly"
+                                                                   : "does-not-hold";
+  ck_assert_str_eq(f[4], verdict);
+  ck_assert_msg(strstr(f[5], "tendency") != NULL, "the claim's note does not give the other runs: %s", f[5]);
+  free(text);
+  pathf(path, "%s/report.part.md", dir);
+  text = must_slurp(path);
+  for (size_t k = 0; k < 6; k++) {
+    char cell[96];
+    snprintf(cell, sizeof cell, "| %.63s |", names[k]);
+    ck_assert_msg(strstr(text, cell) != NULL, "%s has no row for %s", path, names[k]);
+  }
+  free(text);
+  check_no_temporaries(dir);
+  table_free(&sum);
+
+  /* The same command gives the same bytes. */
+  run_ok("run", "billiard", "--steps", "300", "--set", "algorithms=iterative,tendency", "--out", "b");
+  static const char *const files[] = {"series-iterative.csv", "series-tendency-e0.5.csv", "snapshots-tendency.csv",
+                                      "summary.csv", "claims.part.csv"};
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+    char pa[PATH_MAX], pb[PATH_MAX];
+    size_t la, lb;
+    char *ta = slurp(wp(pa, "a/%s", files[k]), &la), *tb = slurp(wp(pb, "b/%s", files[k]), &lb);
+    ck_assert_msg(ta && tb && la == lb && !memcmp(ta, tb, la), "%s differs between two identical runs", files[k]);
+    free(ta);
+    free(tb);
+  }
+}
+END_TEST
+
+/*
+ * With the rack 3 r away from both walls the break happens in free space.
+ * Until the first wall contact the only external force is the tilt, so
+ * p(t_k) = p(0) + M g_tilt t_k (M = 11 m; the level runs: p(0)).  A wall
+ * can only act in step k if some ball comes within one step's travel of
+ * it, so the check runs while every row so far has min_wall_gap > 2 v h
+ * (v = 2 m/s bounds every speed: the kinetic energy is the cue's plus
+ * what the tilt releases, far below (2 v)^2 m / 2 in 0.3 s).  Pair impulses
+ * and forces are equal and opposite; each step rounds each of the 11
+ * momenta by a few eps |m v_i|, and sum_i m |v_i| <= sqrt(11) |p(0)| plus
+ * the tilt's share, so over 300 steps (each with an impulse sub-step or
+ * two) the drift stays below 8000 eps (|p(0)| + M g_tilt t).  The window
+ * must contain the impact (a step with an impulse), or the test proves
+ * nothing.
+ */
+START_TEST(test_billiard_momentum)
+{
+  run_ok("run", "billiard", "--steps", "300", "--set", "algorithms=iterative,tendency", "--set", "rack_gap=3", "--out",
+         "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  static const char *const algs[] = {"iterative", "tendency"};
+  char names[6][64];
+  billiard_names(algs, 2, names);
+  pathf(path, "%s/summary.csv", dir);
+  table sum = read_table(path, BIL_SUMMARY_COLUMNS, 2);
+  ck_assert_uint_eq(sum.nrows, 6);
+  const double h = 1e-3, M = 11 * BIL_MASS;
+  for (size_t k = 0; k < 6; k++) {
+    *strchr(sum.label[k], ',') = '\0';
+    table t = check_billiard_series(dir, names[k], &sum, k, 300, h);
+    check_billiard_snapshots(dir, names[k], 3, 3);
+    ck_assert_msg(tv(&t, 0, B_ACTIVE) == 18, "%s: %g active rows at the start, expected the 18 touching pairs",
+                  names[k], tv(&t, 0, B_ACTIVE));
+    const double gt = -tv(&sum, k, BL_TILT) / sqrt(2.0);
+    const double p0x = tv(&t, 0, B_PX), p0y = tv(&t, 0, B_PY);
+    ck_assert_msg(fabs(p0x + BIL_MASS * BIL_SPEED / sqrt(2.0)) <= 1e-15 && p0x == p0y, "%s: p(0) = (%.17g, %.17g)",
+                  names[k], p0x, p0y);
+    size_t r;
+    double impulses = 0;
+    for (r = 0; r < t.nrows && tv(&t, r, B_WALL) > 2 * BIL_SPEED * h; r++) {
+      double tk = tv(&t, r, B_T), tol = 8000 * DBL_EPSILON * (hypot(p0x, p0y) + M * fabs(gt) * tk);
+      double ex = p0x + M * gt * tk, ey = p0y + M * gt * tk;
+      ck_assert_msg(fabs(tv(&t, r, B_PX) - ex) <= tol && fabs(tv(&t, r, B_PY) - ey) <= tol,
+                    "%s: step %zu: p = (%.17g, %.17g), expected (%.17g, %.17g) to %.3g", names[k], r, tv(&t, r, B_PX),
+                    tv(&t, r, B_PY), ex, ey, tol);
+      impulses += tv(&t, r, B_IMPULSES);
+    }
+    ck_assert_msg(impulses > 0, "%s: no impact before the first wall contact (step %zu)", names[k], r);
+    table_free(&t);
+  }
+  table_free(&sum);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 static void add(Suite *s, const char *name, const TTest *test)
@@ -3032,6 +3332,8 @@ int main(void)
   add(s, "chain10_failure_spread", test_chain10_failure_spread);
   add(s, "corner", test_corner);
   add(s, "census", test_census);
+  add(s, "billiard_short_run", test_billiard_short_run);
+  add(s, "billiard_momentum", test_billiard_momentum);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);

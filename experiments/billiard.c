@@ -1,0 +1,653 @@
+/*
+ * billiard.c: the billiard scene of 003 (§5, figure 6): 11 balls and 77
+ * inequality constraints, handled by the scheme "contact" with each
+ * active-set algorithm.
+ *
+ * 003 (§5): "a billiard scene composed of 10 fixed balls placed in a
+ * corner and a moving ball that slides towards them.  For each ball, we
+ * define two inequality constraints according to the corner and one
+ * inequality constraint for each pair of balls based on their in-between
+ * distance.  This example is finally composed of 11 balls and 77
+ * inequality constraints."  003 gives no numbers; the choices below are
+ * this suite's.
+ *
+ * Scene.  11 equal balls of radius r (`radius`, default 0.0286 m, a pool
+ * ball) and mass m (`mass`, 0.17 kg) as particles in the plane z = 0
+ * (nothing acts along z, so they stay there).  Constraints, in this
+ * order (003's count, 2 x 11 + 55 = 77):
+ *   for each ball i:  x_i >= r    (cdyn_system_add_wall, p = (r, 0, 0), n = e_x)
+ *                     y_i >= r    (p = (0, r, 0), n = e_y)
+ *   for each pair:    |x_i - x_j| >= 2 r   (cdyn_system_add_separation)
+ * so every row's g is a gap in metres: two walls meeting at the corner
+ * (r, r) of the centres, and the balls' surface gaps.
+ *
+ * Rack.  Balls 0 .. 9 in a triangle of rows of 4, 3, 2, 1 in hexagonal
+ * packing, the row of 4 on the wall y = r starting at the corner:
+ *   row j = 0 .. 3, ball k = 0 .. 3 - j:
+ *     x = r + s + (j + 2 k) r,   y = r + s + j sqrt(3) r,
+ * s = `rack_gap` r (default 0: the rack touches both walls at ball 0 and
+ * the wall y = r along row 0).  Neighbours touch exactly (gap 0 up to
+ * rounding: 18 touching pairs).  At rest.
+ *
+ * Cue.  Ball 10 starts at (12 r, 12 r) + `cue_offset` r (1, -1)/sqrt(2)
+ * (default 0.25 r: the line of motion is shifted sideways so that the
+ * break is not symmetric about the diagonal) with velocity `speed`
+ * (-1, -1)/sqrt(2) (default 2 m/s, towards the corner).  It reaches the
+ * apex ball (row 3) after about 0.1 s.
+ *
+ * Tilt.  On a level frictionless table no force acts: the
+ * acceleration-level problem of 003 eq 6 has b = J qdd_free - d with
+ * qdd_free = 0, so only the velocity terms (curvature and Baumgarte) are
+ * left, and nearly every step only the impulse step does anything.  The
+ * table is therefore tilted towards the corner: an in-plane gravity of
+ * `tilt` (default 0.5 m/s^2) along (-1, -1)/sqrt(2), so that the racked
+ * balls press on each other and on the walls and every step's
+ * acceleration-level problem has many simultaneous active constraints,
+ * the situation 003's algorithms are about.  Under the diagonal tilt the
+ * rack is not in equilibrium (a ball of row 1 in the groove of row 0
+ * would need a pulling contact on its right), so its upper rows start to
+ * roll towards the wall x = r; they move by less than a tenth of r before
+ * the cue arrives.  The level table is run as well (the "-level" runs).
+ *
+ * Runs.  For each algorithm of `algorithms` (default iterative, platt,
+ * tendency, lcp; an algorithm the library does not register, such as lcp
+ * before it is merged, is skipped with a note) three runs of the scheme
+ * "contact" with activeset = the algorithm:
+ *   ALG          tilt, restitution = `restitution` (default 1, elastic)
+ *   ALG-e<low>   tilt, restitution = `restitution_low` (default 0.5)
+ *   ALG-level    tilt 0, restitution = `restitution`
+ * h = 1e-3 s and 3000 steps (3 s: the break, the balls' flight, their
+ * bounces off the walls and their return down the tilt).  tau = 10 h =
+ * 0.01 s (Baumgarte's time constant of 003 eq 5; `tau`, passed to the
+ * scheme as are `restitution` and the scheme's other option names).  The
+ * scheme's tolerances keep their defaults (active_tol 1e-8 m, event_tol
+ * 1e-10 m, impact_tol 1e-8 m/s, sign_tol 1e-9, max_substeps 64).
+ *
+ * A step returning a negative status ends its run (the state is restored,
+ * nothing later can be measured); CDYN_NOCONV (more than max_substeps
+ * sub-steps: a ball bouncing to rest with e < 1 makes infinitely many
+ * impacts in finite time) is counted and the run goes on.
+ *
+ * Expected (written before any run).  The iterative algorithm never ends
+ * a solve with an active row violating (it adds such rows until none
+ * is), so what it leaves is the discretisation's own error: for a handled
+ * pair sliding past each other at tangential relative speed u, one
+ * symplectic-Euler step along q + s v + s^2 qdd, with J qdd = -(Jdot v),
+ * ends at g = -h^2 u^2 / (2 d), d = 2 r (the distance's curvature u^2/d);
+ * Baumgarte's correction, which acts on violations only, balances this at
+ * a penetration of about 2 tau / h times that, 20 h^2 u^2 / (2 d) = 5 h^2
+ * u^2 / r: 6e-5 r for u = 0.1 m/s (the rack's balls rolling on each
+ * other), 6e-3 r for u = 1 m/s.  Platt's and the tendency algorithm
+ * ignore rows the tilt pushes together, which then close by about
+ * (tilt h^2) per step until they are handled.
+ *
+ * What the runs showed instead (see the report's table): the iterative
+ * algorithm never removes a row, and in the rack a handled row can only
+ * be kept by a pulling multiplier.  The apex ball, pushed by the cue,
+ * rests on two balls whose normals are 60 degrees either side of the
+ * vertical; held still, it needs a negative impulse on one of them.  So
+ * at the impact (the impulse step uses the same algorithm) and then at
+ * every acceleration-level solve under the tilt, the iterative algorithm
+ * keeps the rack rigid with pulling multipliers: the rack does not move
+ * (its balls stay put to rounding), no two balls slide on each other, and
+ * the sliding error above never arises.  The columns min_mu and
+ * min_impulse, the steps with pulls and rack_moved_over_r record this.
+ *
+ * Outputs (every number printed with %.17g, so reruns are bitwise
+ * identical; nothing here is random):
+ *   series-RUN.csv     one row per step k = 0 .. steps (up to a failure):
+ *     step, t, min_gap (signed, over all 77 rows, m; < 0: penetration),
+ *     min_wall_gap, min_pair_gap, penetration (cdyn_system_penetration:
+ *     the sum of the violations, m), px, py (momentum, kg m/s), E
+ *     (kinetic + potential of the tilt, J), status (of the step),
+ *     substeps, events, impulses, accel_solves, max_solves (the most
+ *     linear solves one active-set problem of the step needed),
+ *     max_excess (solves beyond that problem's inequality rows), handled
+ *     (rows in the handled set of the step's last acceleration solve),
+ *     active (inequality rows with g <= active_tol after the step), pulls,
+ *     violates (0/1: some solve of the step left a pulling multiplier or a
+ *     violating row).  Row 0 is the start (no step: zeros).
+ *   snapshots-RUN.csv  snap, t, ball, x, y, r, cue: the balls at the times
+ *     of `snapshots` (s; the nearest step, those within the run).
+ *   summary.csv        one row per run (see SUMMARY_COLUMNS): failure,
+ *     NOCONV steps, max penetration (total, and over r), min gap (and over
+ *     r), steps with pulls and with violations, max solves and max excess,
+ *     the most handled and active rows, events and impulses summed, the
+ *     energy at the start, its drift (end and largest |E - E0|) and the
+ *     initial kinetic energy KE0 to read it against, and |p - p_free| at
+ *     the end, p_free = p(0) + M g_tilt t.
+ *
+ * Claim billiard.iterative_handles (rule fixed before any run): on the
+ * run "iterative" (tilt, restitution = `restitution`), the measure is the
+ * largest total penetration (cdyn_system_penetration, after any step) in
+ * units of r.  holds if every step returns a status >= 0 and the measure
+ * is <= 1e-6; partly if every step returns >= 0 and it is <= 1e-3 (0.1 %
+ * of the radius: not visible); does-not-hold otherwise.  The note gives
+ * the other algorithms' and runs' numbers.  The claim is judged only when
+ * the default scheme list runs and `algorithms` holds iterative.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "experiment.h"
+
+static const exp_param params[] = {
+  {"radius", "0.0286", "ball radius r (m)"},
+  {"mass", "0.17", "mass of every ball (kg)"},
+  {"speed", "2", "speed of the cue ball towards the corner (m/s)"},
+  {"cue_offset", "0.25", "sideways offset of the cue ball's line from the diagonal (units of r)"},
+  {"rack_gap", "0", "gap between the rack and both walls (units of r, >= 0)"},
+  {"tilt", "0.5", "in-plane gravity towards the corner, along (-1,-1)/sqrt(2) (m/s^2, >= 0)"},
+  {"restitution", "1", "coefficient of restitution of the main runs (scheme option, in [0, 1])"},
+  {"restitution_low", "0.5", "coefficient of restitution of the second run per algorithm (in [0, 1])"},
+  {"tau", "0.01", "Baumgarte time constant of 003 eq 5 (scheme option, s; 10 h at the default h)"},
+  {"algorithms", "iterative,platt,tendency,lcp",
+   "active-set algorithms to run (comma separated; unregistered ones are skipped)"},
+  {"snapshots", "0,0.1,0.2,0.5,1,3", "times of the snapshot files (s, comma separated)"},
+  {NULL, NULL, NULL}};
+
+#define NBALLS 11
+#define NRACK 10
+#define NWALL (2 * NBALLS)
+#define NPAIR (NBALLS * (NBALLS - 1) / 2)
+#define NROWS (NWALL + NPAIR)
+#define MAX_ALGS 8
+#define MAX_SNAPS 32
+#define MAX_RUNS (3 * MAX_ALGS)
+
+typedef struct {
+  double r, mass, speed, offset, rack_gap, tilt, e, e_low, tau;
+  int nalg;
+  char alg[MAX_ALGS][32];
+  int nsnap;
+  double snap[MAX_SNAPS];
+} bil_params;
+
+/* Split a comma-separated list into at most max fields of len bytes. */
+static int split_list(const char *what, const char *s, char (*out)[32], int max, int *n)
+{
+  *n = 0;
+  const char *p = s;
+  while (*p) {
+    const char *c = strchr(p, ',');
+    size_t len = c ? (size_t)(c - p) : strlen(p);
+    if (len == 0 || len >= 32)
+      return cdyn_error(CDYN_EINVAL, "%s = '%s': empty or over-long item", what, s);
+    if (*n == max)
+      return cdyn_error(CDYN_EINVAL, "%s = '%s': at most %d items", what, s, max);
+    memcpy(out[*n], p, len);
+    out[*n][len] = '\0';
+    (*n)++;
+    p += len + (c ? 1 : 0);
+    if (c && !*p)
+      return cdyn_error(CDYN_EINVAL, "%s = '%s': empty item", what, s);
+  }
+  if (!*n)
+    return cdyn_error(CDYN_EINVAL, "%s is empty", what);
+  return CDYN_OK;
+}
+
+static int get_params(exp_ctx *ctx, bil_params *p)
+{
+  int rc;
+  if ((rc = exp_param_double(ctx, "radius", &p->r)) || (rc = exp_param_double(ctx, "mass", &p->mass)) ||
+      (rc = exp_param_double(ctx, "speed", &p->speed)) || (rc = exp_param_double(ctx, "cue_offset", &p->offset)) ||
+      (rc = exp_param_double(ctx, "rack_gap", &p->rack_gap)) || (rc = exp_param_double(ctx, "tilt", &p->tilt)) ||
+      (rc = exp_param_double(ctx, "restitution", &p->e)) ||
+      (rc = exp_param_double(ctx, "restitution_low", &p->e_low)) || (rc = exp_param_double(ctx, "tau", &p->tau)))
+    return rc;
+  if (!(p->r > 0))
+    return cdyn_error(CDYN_EINVAL, "radius = %g must be > 0", p->r);
+  if (!(p->mass > 0))
+    return cdyn_error(CDYN_EINVAL, "mass = %g must be > 0", p->mass);
+  if (!(p->speed >= 0))
+    return cdyn_error(CDYN_EINVAL, "speed = %g must be >= 0", p->speed);
+  if (!(fabs(p->offset) <= 2))
+    return cdyn_error(CDYN_EINVAL, "cue_offset = %g: expected |offset| <= 2 (units of r)", p->offset);
+  if (!(p->rack_gap >= 0 && p->rack_gap <= 100))
+    return cdyn_error(CDYN_EINVAL, "rack_gap = %g: expected a gap in [0, 100] (units of r)", p->rack_gap);
+  if (!(p->tilt >= 0))
+    return cdyn_error(CDYN_EINVAL, "tilt = %g must be >= 0", p->tilt);
+  if (!(p->e >= 0 && p->e <= 1))
+    return cdyn_error(CDYN_EINVAL, "restitution = %g must lie in [0, 1]", p->e);
+  if (!(p->e_low >= 0 && p->e_low <= 1))
+    return cdyn_error(CDYN_EINVAL, "restitution_low = %g must lie in [0, 1]", p->e_low);
+  if (!(p->tau >= 0))
+    return cdyn_error(CDYN_EINVAL, "tau = %g must be >= 0", p->tau);
+  if ((rc = split_list("algorithms", exp_param_string(ctx, "algorithms"), p->alg, MAX_ALGS, &p->nalg)))
+    return rc;
+  char snaps[MAX_SNAPS][32];
+  if ((rc = split_list("snapshots", exp_param_string(ctx, "snapshots"), snaps, MAX_SNAPS, &p->nsnap)))
+    return rc;
+  for (int k = 0; k < p->nsnap; k++) {
+    char *end;
+    p->snap[k] = strtod(snaps[k], &end);
+    if (end == snaps[k] || *end || !isfinite(p->snap[k]) || p->snap[k] < 0 || (k && p->snap[k] <= p->snap[k - 1]))
+      return cdyn_error(CDYN_EINVAL, "snapshots = '%s': expected increasing times >= 0",
+                        exp_param_string(ctx, "snapshots"));
+  }
+  for (int s = 0; s < ctx->nschemes; s++)
+    if (strcmp(ctx->schemes[s], "contact"))
+      return cdyn_error(CDYN_EINVAL, "billiard runs the scheme 'contact' only (its algorithms are the parameter "
+                                     "'algorithms'), not '%s'", ctx->schemes[s]);
+  return CDYN_OK;
+}
+
+/* ---- the scene ------------------------------------------------------------------ */
+
+/* Ball positions and velocities (3 NBALLS each). */
+static void start_state(const bil_params *p, double *q, double *v)
+{
+  const double r = p->r, s = p->rack_gap * r, s3 = sqrt(3.0);
+  int b = 0;
+  memset(q, 0, 3 * NBALLS * sizeof(double));
+  memset(v, 0, 3 * NBALLS * sizeof(double));
+  for (int j = 0; j < 4; j++)
+    for (int k = 0; k < 4 - j; k++, b++) {
+      q[3 * b] = r + s + (double)(j + 2 * k) * r;
+      q[3 * b + 1] = r + s + (double)j * s3 * r;
+    }
+  const double c = 1.0 / sqrt(2.0);
+  q[3 * b] = 12 * r + p->offset * r * c;
+  q[3 * b + 1] = 12 * r - p->offset * r * c;
+  v[3 * b] = -p->speed * c;
+  v[3 * b + 1] = -p->speed * c;
+}
+
+static int build(const bil_params *p, double tilt, cdyn_system **out)
+{
+  cdyn_system *sys;
+  int rc = cdyn_system_new(&sys, NBALLS);
+  if (rc)
+    return rc;
+  double q[3 * NBALLS], v[3 * NBALLS];
+  start_state(p, q, v);
+  const double c = tilt / sqrt(2.0), g[3] = {-c, -c, 0};
+  const double px[3] = {p->r, 0, 0}, nx[3] = {1, 0, 0}, py[3] = {0, p->r, 0}, ny[3] = {0, 1, 0};
+  rc = cdyn_system_set_gravity(sys, g);
+  for (size_t i = 0; i < NBALLS && !rc; i++)
+    rc = cdyn_system_set_mass(sys, i, p->mass);
+  if (!rc)
+    rc = cdyn_system_set_state(sys, q, v);
+  for (size_t i = 0; i < NBALLS && !rc; i++) {
+    rc = cdyn_system_add_wall(sys, i, px, nx, NULL);
+    if (!rc)
+      rc = cdyn_system_add_wall(sys, i, py, ny, NULL);
+  }
+  for (size_t i = 0; i < NBALLS && !rc; i++)
+    for (size_t j = i + 1; j < NBALLS && !rc; j++)
+      rc = cdyn_system_add_separation(sys, i, j, 2 * p->r, NULL);
+  if (rc) {
+    cdyn_system_free(sys);
+    return rc;
+  }
+  *out = sys;
+  return CDYN_OK;
+}
+
+/* ---- one run ------------------------------------------------------------------------ */
+
+typedef struct {
+  char name[64];
+  const char *alg;
+  double e, tilt;
+  long steps;           /* steps taken successfully */
+  int failed, status;   /* a step returned a negative status */
+  long fail_step;
+  long noconv;
+  double max_pen, min_gap;
+  long pull_steps, violate_steps;
+  unsigned max_solves, max_excess, max_handled, max_active;
+  unsigned long events, impulses;
+  double E0, dE_end, dE_max, KE0, dp_end;
+  double min_mu, min_impulse; /* most negative multiplier (N) and impulse (N s) */
+  double rack_moved;          /* largest displacement of a rack ball at the end (m) */
+} run_result;
+
+#define SERIES_COLUMNS                                                                                        \
+  "step,t,min_gap,min_wall_gap,min_pair_gap,penetration,px,py,E,status,substeps,events,impulses,accel_solves," \
+  "max_solves,max_excess,handled,active,pulls,violates,min_mu,min_impulse"
+#define NSERIES 22
+
+#define SUMMARY_COLUMNS                                                                                         \
+  "run,algorithm,restitution,tilt,steps,failed,fail_step,fail_status,noconv_steps,max_pen,max_pen_over_r,"      \
+  "min_gap,min_gap_over_r,pull_steps,violate_steps,max_solves,max_excess,max_handled,max_active,events,impulses," \
+  "E0,dE_end,dE_max,KE0,dp_end,min_mu,min_impulse,rack_moved_over_r"
+#define NSUMMARY 27
+
+static int run_one(exp_ctx *ctx, const bil_params *p, run_result *res)
+{
+  cdyn_system *sys = NULL;
+  cdyn_stepper *st = NULL;
+  exp_csv csv, snap;
+  int have_csv = 0, have_snap = 0;
+  char e_text[64];
+  snprintf(e_text, sizeof e_text, "%.17g", res->e);
+  const char *const overrides[] = {"activeset", res->alg, "restitution", e_text, NULL};
+  int rc = build(p, res->tilt, &sys);
+  if (rc)
+    return rc;
+  if ((rc = exp_stepper_with(ctx, sys, "contact", overrides, &st)))
+    goto out;
+  char buf[64];
+  if ((rc = cdyn_stepper_get(st, "active_tol", buf, sizeof buf)))
+    goto out;
+  const double active_tol = strtod(buf, NULL);
+  const long N = ctx->steps;
+  const double h = ctx->h, r = p->r;
+  const double gt[2] = {-res->tilt / sqrt(2.0), -res->tilt / sqrt(2.0)};
+  char extra[512], file[128];
+  snprintf(extra, sizeof extra,
+           "\"run\": {\"name\": \"%.63s\", \"algorithm\": \"%.31s\", \"restitution\": %.17g, \"tilt\": %.17g, "
+           "\"rows\": %d, \"walls\": %d, \"pairs\": %d}",
+           res->name, res->alg, res->e, res->tilt, NROWS, NWALL, NPAIR);
+  snprintf(file, sizeof file, "series-%.63s", res->name);
+  if ((rc = exp_csv_open(ctx, &csv, file, SERIES_COLUMNS, st, extra)))
+    goto out;
+  have_csv = 1;
+  snprintf(file, sizeof file, "snapshots-%.63s", res->name);
+  if ((rc = exp_csv_open(ctx, &snap, file, "snap,t,ball,x,y,r,cue", st, extra)))
+    goto out;
+  have_snap = 1;
+
+  double phi[NROWS], row[NSERIES], P0[3], T, V;
+  if ((rc = cdyn_system_momentum(sys, P0)) || (rc = cdyn_system_energy(sys, &T, &V)))
+    goto out;
+  res->E0 = T + V;
+  res->KE0 = T;
+  res->min_gap = INFINITY;
+  unsigned char handled[NROWS];
+  int next_snap = 0;
+  long k;
+  for (k = 0; k <= N; k++) {
+    cdyn_contact_report rep;
+    memset(&rep, 0, sizeof rep);
+    int status = CDYN_OK;
+    if (k > 0) {
+      status = cdyn_stepper_step(st, h);
+      if (status < 0) {
+        res->failed = 1;
+        res->status = status;
+        res->fail_step = k;
+        break;
+      }
+      res->noconv += status == CDYN_NOCONV;
+      if ((rc = cdyn_stepper_contact_report(st, &rep)) || (rc = cdyn_stepper_handled(st, handled)))
+        goto out;
+      res->steps = k;
+    } else {
+      memset(handled, 0, sizeof handled);
+    }
+    double pen, P[3];
+    if ((rc = cdyn_system_constraint_values(sys, phi)) || (rc = cdyn_system_penetration(sys, &pen)) ||
+        (rc = cdyn_system_momentum(sys, P)) || (rc = cdyn_system_energy(sys, &T, &V)))
+      goto out;
+    double gmin = INFINITY, gwall = INFINITY, gpair = INFINITY;
+    unsigned active = 0, nh = 0;
+    for (int i = 0; i < NROWS; i++) {
+      gmin = fmin(gmin, phi[i]);
+      if (i < NWALL)
+        gwall = fmin(gwall, phi[i]);
+      else
+        gpair = fmin(gpair, phi[i]);
+      active += phi[i] <= active_tol;
+      nh += handled[i] != 0;
+    }
+    double t = (double)k * h, E = T + V;
+    res->max_pen = fmax(res->max_pen, pen);
+    res->min_gap = fmin(res->min_gap, gmin);
+    res->pull_steps += rep.pulls != 0;
+    res->violate_steps += rep.violates != 0;
+    if (rep.max_solves > res->max_solves)
+      res->max_solves = rep.max_solves;
+    if (rep.max_excess > res->max_excess)
+      res->max_excess = rep.max_excess;
+    if (nh > res->max_handled)
+      res->max_handled = nh;
+    if (active > res->max_active)
+      res->max_active = active;
+    res->events += rep.events;
+    res->impulses += rep.impulses;
+    res->dE_end = E - res->E0;
+    res->dE_max = fmax(res->dE_max, fabs(E - res->E0));
+    double M = NBALLS * p->mass;
+    res->dp_end = hypot(P[0] - (P0[0] + M * gt[0] * t), P[1] - (P0[1] + M * gt[1] * t));
+    int c = 0;
+    row[c++] = (double)k;
+    row[c++] = t;
+    row[c++] = gmin;
+    row[c++] = gwall;
+    row[c++] = gpair;
+    row[c++] = pen;
+    row[c++] = P[0];
+    row[c++] = P[1];
+    row[c++] = E;
+    row[c++] = (double)status;
+    row[c++] = (double)rep.substeps;
+    row[c++] = (double)rep.events;
+    row[c++] = (double)rep.impulses;
+    row[c++] = (double)rep.accel_solves;
+    row[c++] = (double)rep.max_solves;
+    row[c++] = (double)rep.max_excess;
+    row[c++] = (double)nh;
+    row[c++] = (double)active;
+    row[c++] = (double)(rep.pulls != 0);
+    row[c++] = (double)(rep.violates != 0);
+    row[c++] = rep.accel.min_mu;
+    row[c++] = rep.impulse.min_mu;
+    res->min_mu = fmin(res->min_mu, rep.accel.min_mu);
+    res->min_impulse = fmin(res->min_impulse, rep.impulse.min_mu);
+    if ((rc = exp_csv_row(&csv, row, c)))
+      goto out;
+    /* The snapshot of time s is the step nearest to it. */
+    while (next_snap < p->nsnap && (long)floor(p->snap[next_snap] / h + 0.5) <= k) {
+      if ((long)floor(p->snap[next_snap] / h + 0.5) == k) {
+        const double *q = cdyn_system_positions(sys);
+        for (int b = 0; b < NBALLS && !rc; b++) {
+          double s[7] = {(double)next_snap, t, (double)b, q[3 * b], q[3 * b + 1], r, (double)(b == NRACK)};
+          rc = exp_csv_row(&snap, s, 7);
+        }
+        if (rc)
+          goto out;
+      }
+      next_snap++;
+    }
+  }
+  if (!res->failed)
+    res->fail_step = N;
+  {
+    double q0[3 * NBALLS], v0[3 * NBALLS];
+    start_state(p, q0, v0);
+    const double *q = cdyn_system_positions(sys);
+    for (int b = 0; b < NRACK; b++)
+      res->rack_moved = fmax(res->rack_moved, hypot(q[3 * b] - q0[3 * b], q[3 * b + 1] - q0[3 * b + 1]));
+  }
+out:
+  if (have_csv) {
+    int crc = exp_csv_close(&csv, rc == CDYN_OK);
+    if (!rc)
+      rc = crc;
+  }
+  if (have_snap) {
+    int crc = exp_csv_close(&snap, rc == CDYN_OK);
+    if (!rc)
+      rc = crc;
+  }
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  return rc;
+}
+
+/* ---- the experiment --------------------------------------------------------------------- */
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int run(exp_ctx *ctx)
+{
+  bil_params p;
+  int rc = get_params(ctx, &p);
+  if (rc)
+    return rc;
+  const double t_start = now();
+  static run_result res[MAX_RUNS];
+  memset(res, 0, sizeof res);
+  int nrun = 0;
+  char skipped[256] = "";
+  for (int a = 0; a < p.nalg; a++) {
+    size_t idx;
+    if (cdyn_activeset_find(p.alg[a], &idx)) {
+      printf("  billiard: the active-set algorithm '%s' is not registered in this build; skipped\n", p.alg[a]);
+      snprintf(skipped + strlen(skipped), sizeof skipped - strlen(skipped), "%s%s", *skipped ? ", " : "", p.alg[a]);
+      continue;
+    }
+    const char *name = cdyn_activeset_name(idx);
+    for (int v = 0; v < 3; v++) {
+      run_result *x = &res[nrun++];
+      x->alg = name;
+      x->e = v == 1 ? p.e_low : p.e;
+      x->tilt = v == 2 ? 0.0 : p.tilt;
+      if (v == 0)
+        snprintf(x->name, sizeof x->name, "%s", name);
+      else if (v == 1)
+        snprintf(x->name, sizeof x->name, "%s-e%g", name, p.e_low);
+      else
+        snprintf(x->name, sizeof x->name, "%s-level", name);
+    }
+  }
+  if (!nrun)
+    return cdyn_error(CDYN_EINVAL, "billiard: none of the algorithms '%s' is registered",
+                      exp_param_string(ctx, "algorithms"));
+  for (int k = 0; k < nrun && !rc; k++) {
+    const double t0 = now();
+    if ((rc = run_one(ctx, &p, &res[k])))
+      break;
+    const run_result *x = &res[k];
+    printf("  %-20s %s at step %ld; max penetration %.3e r, min gap %.3e r, max solves %u, "
+           "pull/violate steps %ld/%ld, min mu %.3e N, min impulse %.3e N s, rack moved %.3g r, dE_end %.3e J  "
+           "(%.2f s)\n",
+           x->name, x->failed ? "FAILED" : "ran", x->fail_step, x->max_pen / p.r, x->min_gap / p.r, x->max_solves,
+           x->pull_steps, x->violate_steps, x->min_mu, x->min_impulse, x->rack_moved / p.r, x->dE_end, now() - t0);
+  }
+  if (rc)
+    return rc;
+
+  exp_csv csv;
+  if ((rc = exp_csv_open(ctx, &csv, "summary", SUMMARY_COLUMNS, NULL,
+                         "\"note\": \"one row per run; steps: steps taken successfully; fail_step = steps when the run "
+                         "did not fail; max_pen: largest sum of violations (m) after a step; min_gap: smallest "
+                         "signed gap over the 77 rows (m); pull_steps, violate_steps: steps in which some solve left a "
+                         "pulling multiplier or a violating row; max_solves: most linear solves of one active-set "
+                         "problem; max_excess: most solves beyond that problem's inequality rows; events, impulses: "
+                         "summed over the run; dE_end = E(end) - E0, dE_max = max |E - E0| (J), KE0 the initial "
+                         "kinetic energy; dp_end = |p - p(0) - M g_tilt t| at the end (kg m/s)\"")))
+    return rc;
+  for (int k = 0; k < nrun && !rc; k++) {
+    const run_result *x = &res[k];
+    const char *labels[2] = {x->name, x->alg};
+    double v[NSUMMARY] = {x->e,
+                          x->tilt,
+                          (double)x->steps,
+                          (double)x->failed,
+                          (double)x->fail_step,
+                          (double)x->status,
+                          (double)x->noconv,
+                          x->max_pen,
+                          x->max_pen / p.r,
+                          x->min_gap,
+                          x->min_gap / p.r,
+                          (double)x->pull_steps,
+                          (double)x->violate_steps,
+                          (double)x->max_solves,
+                          (double)x->max_excess,
+                          (double)x->max_handled,
+                          (double)x->max_active,
+                          (double)x->events,
+                          (double)x->impulses,
+                          x->E0,
+                          x->dE_end,
+                          x->dE_max,
+                          x->KE0,
+                          x->dp_end,
+                          x->min_mu,
+                          x->min_impulse,
+                          x->rack_moved / p.r};
+    rc = exp_csv_row_labels(&csv, labels, 2, v, NSUMMARY);
+  }
+  {
+    int crc = exp_csv_close(&csv, rc == CDYN_OK);
+    if (rc || (rc = crc))
+      return rc;
+  }
+
+  exp_report(ctx,
+             "11 balls of r = %g m, m = %g kg, 77 inequality rows (22 walls, 55 pairs); cue at %g m/s; h = %g s, "
+             "%ld steps; tau = %g s; tilt %g m/s^2 towards the corner (the -level runs: 0).%s%s%s\n\n"
+             "| run | failed | NOCONV steps | max penetration / r | min gap / r | steps with pulls | steps with "
+             "violations | min mu (N) | min impulse (N s) | max solves | max excess | events | impulses | "
+             "E(end) - E0 (J) | max abs(E - E0) (J) | rack moved / r |\n"
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+             p.r, p.mass, p.speed, ctx->h, ctx->steps, p.tau, p.tilt, *skipped ? " Not registered, skipped: " : "",
+             skipped, *skipped ? "." : "");
+  for (int k = 0; k < nrun; k++) {
+    const run_result *x = &res[k];
+    char fail[64];
+    if (x->failed)
+      snprintf(fail, sizeof fail, "at step %ld (status %d)", x->fail_step, x->status);
+    else
+      snprintf(fail, sizeof fail, "no");
+    exp_report(ctx, "| %s | %s | %ld | %.3e | %.3e | %ld | %ld | %.3e | %.3e | %u | %u | %lu | %lu | %.3e | %.3e | %.3g |\n",
+               x->name, fail, x->noconv, x->max_pen / p.r, x->min_gap / p.r, x->pull_steps, x->violate_steps,
+               x->min_mu, x->min_impulse, x->max_solves, x->max_excess, x->events, x->impulses, x->dE_end, x->dE_max,
+               x->rack_moved / p.r);
+  }
+  exp_report(ctx, "\nThe initial kinetic energy is %.4g J.\n\n", res[0].KE0);
+
+  int ii = -1;
+  for (int k = 0; k < nrun; k++)
+    if (!strcmp(res[k].name, "iterative"))
+      ii = k;
+  if (ctx->claims && ii >= 0) {
+    const run_result *x = &res[ii];
+    double measured = x->max_pen / p.r;
+    int ok = !x->failed;
+    char others[2048] = "";
+    for (int k = 0; k < nrun; k++)
+      if (k != ii)
+        snprintf(others + strlen(others), sizeof others - strlen(others), "%s%.63s %.3g%s", *others ? "; " : "",
+                 res[k].name, res[k].max_pen / p.r, res[k].failed ? " (failed)" : "");
+    exp_claim(ctx, "billiard.iterative_handles", measured,
+              "largest total penetration / r of the iterative run (tilt, restitution as set): holds if every step "
+              "succeeds and <= 1e-6; partly if every step succeeds and <= 1e-3; else does-not-hold",
+              ok && measured <= 1e-6 ? "holds" : ok && measured <= 1e-3 ? "partly" : "does-not-hold",
+              "e = %g, tilt %g m/s^2, h = %g s, tau = %g s, %ld steps%s; min gap %.3g r; steps with pulls %ld, with "
+              "violations %ld; most negative multiplier %.3g N and impulse %.3g N s (the cue brings %.3g N s): "
+              "non-penetration is kept partly by pulling contacts, and the rack moved %.3g r by the end; max solves "
+              "per problem %u (max excess over its inequality rows %u); NOCONV steps %ld; max penetration / r of "
+              "the other runs: %s",
+              x->e, x->tilt, ctx->h, p.tau, x->steps, x->failed ? " (FAILED)" : "", x->min_gap / p.r, x->pull_steps,
+              x->violate_steps, x->min_mu, x->min_impulse, p.mass * p.speed, x->rack_moved / p.r, x->max_solves,
+              x->max_excess, x->noconv, others);
+  }
+  printf("  billiard: %d runs of %ld steps in %.2f s\n", nrun, ctx->steps, now() - t_start);
+  return CDYN_OK;
+}
+
+const cdyn_experiment cdyn_experiment_billiard = {
+  .name = "billiard",
+  .description = "11 balls, 77 inequality constraints: a cue ball breaks a rack in a corner (tilted table)",
+  .source = "003 fig 6",
+  .params = params,
+  .schemes = "contact",
+  .h = 1e-3,
+  .steps = 3000,
+  .run = run,
+};
