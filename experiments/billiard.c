@@ -56,8 +56,9 @@
  *   ALG          tilt, restitution = `restitution` (default 1, elastic)
  *   ALG-e<low>   tilt, restitution = `restitution_low` (default 0.5)
  *   ALG-level    tilt 0, restitution = `restitution`
- * h = 1e-3 s and 3000 steps (3 s: the break, the balls' flight, their
- * bounces off the walls and their return down the tilt).  tau = 10 h =
+ * h = 1e-3 s and 3000 steps (3 s: the break and the rack balls' bounces
+ * off the walls and each other; the cue ball, sent back at up to 2 m/s,
+ * is still climbing the tilt at the end).  tau = 10 h =
  * 0.01 s (Baumgarte's time constant of 003 eq 5; `tau`, passed to the
  * scheme as are `restitution` and the scheme's other option names).  The
  * scheme's tolerances keep their defaults (active_tol 1e-8 m, event_tol
@@ -92,6 +93,9 @@
  * (its balls stay put to rounding), no two balls slide on each other, and
  * the sliding error above never arises.  The columns min_mu and
  * min_impulse, the steps with pulls and rack_moved_over_r record this.
+ * Platt's algorithm handles every active row at a first contact, the
+ * impact included, so it holds the rack at the impact too; under the tilt
+ * it then drops the pulling rows and the rack collapses.
  *
  * Outputs (every number printed with %.17g, so reruns are bitwise
  * identical; nothing here is random):
@@ -106,7 +110,10 @@
  *     (rows in the handled set of the step's last acceleration solve),
  *     active (inequality rows with g <= active_tol after the step), pulls,
  *     violates (0/1: some solve of the step left a pulling multiplier or a
- *     violating row).  Row 0 is the start (no step: zeros).
+ *     violating row), min_mu (the smallest multiplier of the step's last
+ *     acceleration solve, N; < 0 pulls), min_impulse (the same of its
+ *     last impulse solve, N s).  Row 0 is the start: no step, so zeros
+ *     except for the state's own measures (gaps, momentum, energy, active).
  *   snapshots-RUN.csv  snap, t, ball, x, y, r, cue: the balls at the times
  *     of `snapshots` (s; the nearest step, those within the run).
  *   summary.csv        one row per run (see SUMMARY_COLUMNS): failure,
@@ -114,8 +121,10 @@
  *     r), steps with pulls and with violations, max solves and max excess,
  *     the most handled and active rows, events and impulses summed, the
  *     energy at the start, its drift (end and largest |E - E0|) and the
- *     initial kinetic energy KE0 to read it against, and |p - p_free| at
- *     the end, p_free = p(0) + M g_tilt t.
+ *     initial kinetic energy KE0 to read it against, |p - p_free| at the
+ *     end, p_free = p(0) + M g_tilt t, the most negative multiplier and
+ *     impulse, and the largest displacement of a rack ball at the end (in
+ *     units of r).
  *
  * Claim billiard.iterative_handles (rule fixed before any run): on the
  * run "iterative" (tilt, restitution = `restitution`), the measure is the
@@ -609,7 +618,26 @@ static int run(exp_ctx *ctx)
                x->min_mu, x->min_impulse, x->max_solves, x->max_excess, x->events, x->impulses, x->dE_end, x->dE_max,
                x->rack_moved / p.r);
   }
-  exp_report(ctx, "\nThe initial kinetic energy is %.4g J.\n\n", res[0].KE0);
+  exp_report(ctx, "\nThe initial kinetic energy is %.4g J.  A step counts as pulling (or violating) when some solve "
+                  "ends with a multiplier below -tol_mu (a w below -tol_w), tolerances relative to that problem's "
+                  "largest |b|; where b is itself at rounding level (the level table between impacts) the flags count "
+                  "rounding, as the min mu column shows.  For scale: one ball's weight along the tilt is m g_tilt = "
+                  "%.3g N, and the cue brings an impulse of m v = %.3g N s.\n\n",
+             res[0].KE0, p.mass * p.tilt, p.mass * p.speed);
+  for (int k = 0; k < nrun; k++)
+    if (!strcmp(res[k].name, "iterative"))
+      exp_report(ctx,
+                 "The iterative algorithm never removes a handled row.  In the rack a row it has added can be kept "
+                 "only by pulling (the apex ball, pushed by the cue, rests on two balls whose normals lie 60 degrees "
+                 "either side), so at the impact and under the tilt it holds the rack rigid: most negative impulse "
+                 "%.3g N s, most negative multiplier %.3g N, the rack moved %.3g r by the end.  It keeps every gap, "
+                 "but partly by pulling contacts, and the break does not happen.  With a restitution below one its "
+                 "energy loss is the cue's rebound from an immovable rack.  Between impacts a ball moving freely "
+                 "under the tilt loses m h^2 g_tilt^2 / 2 = %.3g J per step (symplectic Euler under a constant "
+                 "force): %.3g J over the run for the cue alone.\n\n",
+                 res[k].min_impulse, res[k].min_mu, res[k].rack_moved / p.r,
+                 0.5 * p.mass * ctx->h * ctx->h * p.tilt * p.tilt,
+                 0.5 * p.mass * ctx->h * ctx->h * p.tilt * p.tilt * (double)ctx->steps);
 
   int ii = -1;
   for (int k = 0; k < nrun; k++)

@@ -3163,14 +3163,14 @@ START_TEST(test_billiard_short_run)
   check_meta(dir, "summary", cmd, 1e-3, 300, "algorithms", "iterative,tendency");
   for (size_t k = 0; k < 6; k++) {
     char lab[160];
-    snprintf(lab, sizeof lab, "%s,%s", names[k], algs[k / 3]);
+    snprintf(lab, sizeof lab, "%.63s,%.31s", names[k], algs[k / 3]);
     ck_assert_msg(!strcmp(sum.label[k], lab), "summary.csv row %zu is %s, expected %s", k + 1, sum.label[k], lab);
     ck_assert_msg(tv(&sum, k, BL_E) == (k % 3 == 1 ? 0.5 : 1.0) && tv(&sum, k, BL_TILT) == (k % 3 == 2 ? 0 : BIL_TILT),
                   "summary.csv %s: restitution %g, tilt %g", names[k], tv(&sum, k, BL_E), tv(&sum, k, BL_TILT));
     char base[96];
-    snprintf(base, sizeof base, "series-%s", names[k]);
+    snprintf(base, sizeof base, "series-%.63s", names[k]);
     check_meta(dir, base, cmd, 1e-3, 300, "tilt", "0.5");
-    snprintf(base, sizeof base, "snapshots-%s", names[k]);
+    snprintf(base, sizeof base, "snapshots-%.63s", names[k]);
     check_meta(dir, base, cmd, 1e-3, 300, "restitution_low", "0.5");
     /* Keep only the label's run name for check_billiard_series. */
     *strchr(sum.label[k], ',') = '\0';
