@@ -206,6 +206,8 @@ static const struct {
   {"circle", 7, gen_circle, NULL},
   {"sphere", 4, gen_sphere, well_sphere},
   {"plane", 6, gen_plane, NULL},
+  /* The same parameters (a point, a normal of order one, not unit). */
+  {"halfspace", 6, gen_plane, NULL},
   {"curve", 12, gen_curve, NULL},
   {"angle", 1, gen_angle, NULL},
   {"parallel", 0, gen_none, NULL},
@@ -376,7 +378,8 @@ START_TEST(test_type_table)
                  {"plane", cdyn_constraint_plane},       {"curve", cdyn_constraint_curve},
                  {"angle", cdyn_constraint_angle},       {"parallel", cdyn_constraint_parallel},
                  {"anchor", cdyn_constraint_anchor},     {"node_triangle", cdyn_constraint_node_triangle},
-                 {"edge_edge", cdyn_constraint_edge_edge}};
+                 {"edge_edge", cdyn_constraint_edge_edge},
+                 {"halfspace", cdyn_constraint_halfspace}};
   for (size_t k = 0; k < sizeof builtin / sizeof builtin[0]; k++) {
     ck_assert_int_eq(cdyn_constraint_type_find(builtin[k].name, &t), CDYN_OK);
     ck_assert_ptr_eq(t, builtin[k].ptr);
@@ -806,6 +809,27 @@ START_TEST(test_plane_values)
 }
 END_TEST
 
+START_TEST(test_halfspace_values)
+{
+  /* The normal is not normalised: 003's corner constraint g1 = x - y is
+     p = 0, n = (1, -1, 0), so at x = (0.7, 0.2, 0.3) Phi = 0.5 and J = n;
+     with n = (0, 3, 4) and p = (1, 1, 1), x - p = (6, 1, 2): Phi = 11,
+     five times the plane's signed distance. */
+  double p[6] = {0, 0, 0, 1, -1, 0}, x[1][3] = {{0.7, 0.2, 0.3}};
+  cdyn_row r[CDYN_MAX_ROWS];
+  ck_assert_int_eq(eval_named("halfspace", p, x, NULL, 0, r), CDYN_OK);
+  NEAR(r[0].phi, 0.5);
+  NEAR(r[0].jac[0][0], 1.0);
+  NEAR(r[0].jac[0][1], -1.0);
+  NEAR(r[0].jac[0][2], 0.0);
+  NEAR(r[0].jdotv, 0.0);
+  double q[6] = {1, 1, 1, 0, 3, 4}, y[1][3] = {{7, 2, 3}};
+  ck_assert_int_eq(eval_named("halfspace", q, y, NULL, 0, r), CDYN_OK);
+  NEAR(r[0].phi, 11.0);
+  NEAR(r[0].jac[0][2], 4.0);
+}
+END_TEST
+
 START_TEST(test_curve_values)
 {
   /* f = 1 + 2 s + 3 s^2 + 0.5 sin(pi s), g = -1 + s^2 at s = x = 0.5:
@@ -1043,6 +1067,8 @@ START_TEST(test_invalid_parameters)
   expect_rejected("sphere", (double[]){0, 0, 0, -2});
   expect_rejected("plane", (double[]){1, 2, 3, 0, 0, 0});
   expect_rejected("plane", (double[]){1, 2, 3, INFINITY, 0, 0});
+  expect_rejected("halfspace", (double[]){1, 2, 3, 0, 0, 0});
+  expect_rejected("halfspace", (double[]){1, 2, 3, 0, NAN, 1});
   expect_rejected("curve", (double[]){0, 0, 0, 0, NAN, 0, 0, 0, 0, 0, 0, 0});
   expect_rejected("angle", (double[]){0});
   expect_rejected("angle", (double[]){pi});
@@ -1469,6 +1495,7 @@ static Suite *constraints_suite(void)
   tcase_add_test(tc, test_circle_values);
   tcase_add_test(tc, test_sphere_values);
   tcase_add_test(tc, test_plane_values);
+  tcase_add_test(tc, test_halfspace_values);
   tcase_add_test(tc, test_curve_values);
   tcase_add_test(tc, test_angle_values);
   tcase_add_test(tc, test_parallel_values);
