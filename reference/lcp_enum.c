@@ -20,16 +20,45 @@
  *   singular but consistent block is a solution; an inconsistent one
  *   leaves |w_H| > tol_w and is rejected.  A_HH is symmetric, so its
  *   column-major copy is itself.
- * - The subset returned is the smallest accepted one, ties broken by the
- *   lowest bitmask, so that the answer does not depend on the order of the
- *   loop; all subsets are visited, so that *accepted counts them all
- *   (1 for a definite A and a non-degenerate problem).
+ * - The subset returned is the smallest accepted one; among accepted
+ *   subsets of that size, the one with the smallest max_k |mu_k|, then
+ *   the lowest bitmask, so that the answer does not depend on the order
+ *   of the loop.  All accepted subsets solve the problem to rounding (w
+ *   is unique), but their rounding is not the same: the error of w and of
+ *   the accelerations grows with the multipliers, and a degenerate problem
+ *   can be solved both by a well-conditioned set and by one of two nearly
+ *   antiparallel walls with multipliers of 3e4 and accelerations good to
+ *   only about 1e-7 (trial 2101 of the census, seed 1, once the floor
+ *   below accepts the latter).  With *accepted wanted all subsets are
+ *   visited, so that it counts them all (1 for a definite A and a
+ *   non-degenerate problem); without, the search stops after the size of
+ *   the first accepted subset.
  * - w = A mu + b is formed from the full A in double precision, row by
  *   row.  Its tests use tol_w plus the rounding that a solution computed
  *   in floating point keeps, REF_LCP_ROUND n eps (|b_k| + sum_j |A_kj mu_j|):
  *   a problem whose solution has multipliers 1e6 times |b| / A_kk (a
  *   nearly dependent set of rows) has residuals of rounding far above a
  *   tol_w relative to |b|, and is still solved by that set.
+ * - A row k outside H has, besides that, the error that the solve's own
+ *   rounding puts into mu_H, carried to w_k.  dgelsd is normwise backward
+ *   stable: the computed mu_H solves (A_HH + E) mu_H = -(b_H + e) with
+ *   |E|_2 <= g |A_HH|_2 and |e|_2 <= g |b_H|_2, g a small multiple of
+ *   h eps.  To first order mu_H is then off by
+ *   dmu_H = -A_HH^+ (E mu_H + e), and w_k = A_kH mu_H + b_k by
+ *   A_kH dmu_H = -c_k^T (E mu_H + e), with c_k = A_HH^+ A_Hk (A_HH is
+ *   symmetric), so by at most
+ *     |c_k|_2 g (|A_HH|_2 |mu_H|_2 + |b_H|_2).
+ *   c_k are the coefficients of row k in terms of the rows of H.  When
+ *   row k nearly depends on H with large coefficients (two nearly
+ *   antiparallel walls on one particle in H and a third row through the
+ *   same particle outside it), this term is far above the rounding of the
+ *   product: in trial 2557 of the census (seed 1), the exact solution has
+ *   w_4 = 0 outside H with |c_4| ~ 3e3, and the solve leaves
+ *   w_4 = -1.7e-9, below -tol_w - the product's floor = -1.18e-9, so that
+ *   no set was accepted.  The floor of a row outside H therefore adds
+ *   this bound with g = REF_LCP_ROUND h eps; c_k comes from the same
+ *   dgelsd call (one right-hand side per row outside H) and |A_HH|_2 is
+ *   its largest singular value.
  * The cost is 2^|I| dense SVDs, fine for the small problems of tests.
  */
 #include "lcp_enum.h"
@@ -45,6 +74,7 @@
 
 typedef struct {
   double *a, *r, *sv, *work, *mu, *w;
+  double *cn; /* |c_k|_2 of the rows outside H (see the floor above) */
   lapack_int *iwork;
   size_t *rows; /* the rows of H */
   size_t *ineq; /* the inequality rows, in index order */
@@ -59,6 +89,7 @@ static void ws_free(enum_ws *e)
   free(e->work);
   free(e->mu);
   free(e->w);
+  free(e->cn);
   free(e->iwork);
   free(e->rows);
   free(e->ineq);
@@ -105,13 +136,14 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
   enum_ws e;
   memset(&e, 0, sizeof e);
   e.a = malloc(n * n * sizeof *e.a);
-  e.r = malloc(n * sizeof *e.r);
+  e.r = malloc(n * (n + 1) * sizeof *e.r);
+  e.cn = malloc(n * sizeof *e.cn);
   e.sv = malloc(n * sizeof *e.sv);
   e.mu = malloc(n * sizeof *e.mu);
   e.w = malloc(n * sizeof *e.w);
   e.rows = malloc(n * sizeof *e.rows);
   e.ineq = malloc((m ? m : 1) * sizeof *e.ineq);
-  if (!e.a || !e.r || !e.sv || !e.mu || !e.w || !e.rows || !e.ineq) {
+  if (!e.a || !e.r || !e.cn || !e.sv || !e.mu || !e.w || !e.rows || !e.ineq) {
     ws_free(&e);
     return cdyn_error(CDYN_ENOMEM, "%s: out of memory for %zu rows", fn, n);
   }
@@ -119,12 +151,13 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
     if (!(equality && equality[k]))
       e.ineq[i++] = k;
 
-  /* Workspace for the largest block (n rows); smaller blocks need less. */
+  /* Workspace for the largest block (n rows) with the most right-hand
+     sides (n, the empty H having none); smaller blocks need less. */
   {
     double q = 0;
     lapack_int iq = 0, rank = 0;
-    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, 1, e.a,
-                                          (lapack_int)n, e.r, (lapack_int)n, e.sv, REF_LCP_RCOND,
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, (lapack_int)n,
+                                          e.a, (lapack_int)n, e.r, (lapack_int)n, e.sv, REF_LCP_RCOND,
                                           &rank, &q, -1, &iq);
     if (info != 0) {
       ws_free(&e);
@@ -141,6 +174,7 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
 
   unsigned long count = 0, best = 0;
   int best_size = -1;
+  double best_mumax = 0;
   unsigned long nsub = 1ul << m;
   /*
    * Subsets in order of size, and within a size in increasing bitmask
@@ -160,7 +194,7 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
         mask = (((r ^ mask) >> 2) / c) | r;
       }
     }
-    if (!accepted && best_size >= 0)
+    if (!accepted && best_size >= 0 && size_now > best_size)
       break;
     /* H = E + the inequality rows of the mask, in index order. */
     size_t h = 0;
@@ -172,25 +206,57 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
       if (in)
         e.rows[h++] = k;
     }
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
       e.mu[k] = 0;
+      e.cn[k] = 0;
+    }
+    double anorm = 0, munorm = 0, bnorm = 0;
     if (h) {
+      /* Right-hand sides: -b_H, then A_Hk for each row k outside H (the
+         coefficients c_k of the floor above), column-major h x (1 + n - h). */
+      size_t nrhs = 1;
       for (size_t c = 0; c < h; c++) {
         for (size_t r = 0; r < h; r++)
           e.a[c * h + r] = A[e.rows[r] * n + e.rows[c]];
         e.r[c] = -b[e.rows[c]];
+        bnorm += b[e.rows[c]] * b[e.rows[c]];
+      }
+      for (size_t k = 0, c = 0; k < n; k++) {
+        if (c < h && e.rows[c] == k) {
+          c++;
+          continue;
+        }
+        for (size_t r = 0; r < h; r++)
+          e.r[nrhs * h + r] = A[e.rows[r] * n + k];
+        nrhs++;
       }
       lapack_int rank = 0;
-      lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, (lapack_int)h, (lapack_int)h, 1, e.a,
-                                            (lapack_int)h, e.r, (lapack_int)h, e.sv, REF_LCP_RCOND,
+      lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, (lapack_int)h, (lapack_int)h, (lapack_int)nrhs,
+                                            e.a, (lapack_int)h, e.r, (lapack_int)h, e.sv, REF_LCP_RCOND,
                                             &rank, e.work, e.lwork, e.iwork);
       if (info != 0) {
         ws_free(&e);
         return cdyn_error(CDYN_ESOLVE, "%s: dgelsd failed on a block of %zu rows (info %d)", fn, h,
                           (int)info);
       }
-      for (size_t c = 0; c < h; c++)
+      for (size_t c = 0; c < h; c++) {
         e.mu[e.rows[c]] = e.r[c];
+        munorm += e.r[c] * e.r[c];
+      }
+      for (size_t k = 0, c = 0, q = 1; k < n; k++) {
+        if (c < h && e.rows[c] == k) {
+          c++;
+          continue;
+        }
+        double s2 = 0;
+        for (size_t r = 0; r < h; r++)
+          s2 += e.r[q * h + r] * e.r[q * h + r];
+        e.cn[k] = sqrt(s2);
+        q++;
+      }
+      anorm = e.sv[0];
+      munorm = sqrt(munorm);
+      bnorm = sqrt(bnorm);
     }
     for (size_t k = 0; k < n; k++) {
       double acc = b[k];
@@ -212,14 +278,18 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
       if (in)
         ok = fabs(e.w[k]) <= tw && (eq || e.mu[k] >= -tol_mu);
       else
-        ok = e.w[k] >= -tw;
+        ok = e.w[k] >= -(tw + REF_LCP_ROUND * (double)h * DBL_EPSILON * e.cn[k] * (anorm * munorm + bnorm));
     }
     if (!ok)
       continue;
     count++;
     int size = popcount(mask);
-    if (best_size < 0 || size < best_size) {
+    double mumax = 0;
+    for (size_t k = 0; k < n; k++)
+      mumax = fmax(mumax, fabs(e.mu[k]));
+    if (best_size < 0 || size < best_size || (size == best_size && mumax < best_mumax)) {
       best_size = size;
+      best_mumax = mumax;
       best = mask;
       memcpy(mu, e.mu, n * sizeof *mu);
       memcpy(w, e.w, n * sizeof *w);

@@ -67,30 +67,79 @@
  *   the first term being the rank decision of cdyn_as_subsolve (dw_d is
  *   the Schur complement its Cholesky factorisation of A_{C+d} would
  *   pivot on), so that C never holds a row the next sub-solve would cut.
- * - A row of NC blocks only when dw_k < -LCP_DIR_TOL sum_j |A_kj u_j|
- *   (LCP_DIR_TOL = 1e-10): a row that depends on C has an exact dw_k = 0
- *   whose computed value is rounding noise of relative size about
- *   eps cond(A_CC), and letting that noise clamp it would make C
- *   dependent.  A row of NC whose small dw_k is ignored loses at most
- *   s 1e-10 sum_j |A_kj u_j| in the step s, and is driven again if that
- *   puts it below -tol_w.
+ * - Noise levels of the direction.  With rs = sum_j sqrt(A_jj) |u_j|
+ *   over the support C + {d} of u, a row k of NC blocks only when
+ *     dw_k < -LCP_DIR_TOL sqrt(A_kk) rs,
+ *   and a row i of C only when
+ *     sqrt(A_ii) u_i < -LCP_DIR_TOL rs
+ *   (LCP_DIR_TOL = 1e-10).  A row that depends on C has an exact
+ *   dw_k = 0, and a row of C outside the combination that d depends on
+ *   an exact u_i = 0; their computed values are rounding noise, and
+ *   letting that noise clamp a row makes C dependent, letting it release
+ *   a row undoes a clamp at a step of 0 (both cycle).  The noise is
+ *   relative to the whole of u, not to the terms that make up dw_k or to
+ *   u_i itself: the sub-solve is normwise backward stable, so every
+ *   computed u_j carries an error of about eps cond(A_CC) times the
+ *   largest (scaled) component.  A row that shares no particle with the
+ *   rows whose u_j are large has sum_j |A_kj u_j| made of that noise
+ *   alone, and a scale built from those terms calls the noise
+ *   significant (trial 7313 of the census, seed 1: a separation row
+ *   between two particles that C pins got dw_k = -1e-13 with
+ *   sum_j |A_kj u_j| of the same size, was clamped at a step of 0,
+ *   released at the next pass by a u_k = -0.12 of the now dependent C,
+ *   and so on until the pivot limit).  rs bounds every such sum, since
+ *   |A_kj| <= sqrt(A_kk A_jj) for a positive semi-definite A, and does
+ *   not vanish with the geometry.  A row of NC whose small dw_k is
+ *   ignored loses at most s 1e-10 sqrt(A_kk) rs in the step s, and is
+ *   driven again if that puts it below -tol_w; a row of C whose small
+ *   u_i is ignored can end with mu_i a little below zero, which the
+ *   final check below releases.
  * - Negative ratios (mu_i or w_i a rounding error below zero) count as a
  *   step of 0 (a degenerate pivot).
  * - Ties in the ratio test: among C and NC the lowest index of C, then of
- *   NC; d (the drive ends) wins when it reaches zero within a relative
- *   LCP_TIE = 1e-9 of the smallest of those.  In a singular problem ties
- *   are structural, not accidental: when the clamped rows span the space
- *   of the accelerations, every other w reaches zero at the same step,
- *   and rounding must not decide that d stops short of zero.
- * - A row that cannot be driven: d depends on C, no row blocks, and
- *   w_d < -tol_w.  If the drive has already moved mu_d this is Farkas'
+ *   NC; d wins (the drive ends) when it reaches zero at the smallest
+ *   step.  When another row j blocks first but the step leaves w_d
+ *   within tol_w of zero, d and j reach their bounds together: d is
+ *   clamped (w_d = 0, to within tol_w, as every algorithm of the library
+ *   treats a row), and j is released if it is in C or stays in NC at
+ *   w_j = 0.  d is independent of C (dw_d > 0), so C stays independent.
+ *   In a singular problem ties are structural, not accidental: when the
+ *   clamped rows fix the accelerations of some particles, every other
+ *   row through those particles reaches zero at the same step, and
+ *   rounding must not decide that d stops short of zero.  A relative
+ *   window on the two steps does not suffice when the rows are nearly
+ *   dependent (trial 6296 of the census, seed 1: multipliers of about
+ *   800, the two steps apart by 1.2e-9 of themselves, a row of NC clamped
+ *   with w_d = -6e-13 left over; d then depended on the new C, rounding
+ *   noise of 3e-9 in u released a row at a step of 2e11, and the drive
+ *   ended in a false "no solution").
+ * - A row that depends on C: d depends on C and no row blocks.  Then
+ *   A u = 0, so w_d = u^T b - u_C^T w_C, and at the solution of C
+ *   (w_C = 0) the exact w_d is u^T b, the value of Farkas' certificate.
+ *   Its computed value, and the w_d kept by the updates, carry the error
+ *   that the sub-solves' rounding puts into the multipliers (a
+ *   backward-stable solve with |E| <= g |A_CC| moves w_d by about
+ *   u_C^T E mu_C), carried by u: at most about
+ *     floor_d = LCP_ROUND (|C| + 1) eps sum_{i in C + d} |u_i| (|b_i| +
+ *               sum_j |A_ij mu_j|).
+ *   When the rows of C are nearly dependent (two nearly antiparallel
+ *   walls pinning a particle, multipliers of 1e3 .. 1e4), u is large and
+ *   this floor is far above tol_w, while the exact w_d of a row through
+ *   the pinned particle is 0 (trials 2691 and 7638 of the census with
+ *   seed 2 left w_d = -2e-9 and -3.5e-9 against tol_w = 1.4e-9 and
+ *   1.1e-9).  So d counts as at zero when w_d or u^T b is at least
+ *   -tol_w - floor_d:
+ *   - if mu_d = 0, d is left out of C with mu_d = 0 and marked as at
+ *     zero (LCP_ZERO): it is not driven again, and the final check does
+ *     not count it as violated, until C changes;
+ *   - if the drive has moved mu_d, d is clamped (a tie that rounding gave
+ *     to another row; the minimum-norm sub-solves allow the dependent C).
+ *   Otherwise, if the drive has already moved mu_d, this is Farkas'
  *   certificate above, and the problem has no solution.  If mu_d = 0 the
- *   dependence can be one of the rank tolerance (a nearly dependent row),
- *   which a different C may lift, so d is put aside and the other
- *   violated rows are driven first; the problem has no solution only when
- *   every violated row is put aside.  If instead w_d >= -tol_w (a tie
- *   that rounding gave to another row), d is clamped: it is at zero, and
- *   the minimum-norm sub-solves allow the dependent C.
+ *   dependence can be one of the rank tolerance (a nearly dependent
+ *   row), which a different C may lift, so d is put aside (LCP_STUCK) and
+ *   the other violated rows are driven first; the problem has no solution
+ *   only when every violated row is put aside.
  * - Updates are incremental as in Baraff (mu += s dmu, w += s dw), so a
  *   pivot costs one sub-solve of size |C| and O(n |C|) products.  When no
  *   row is left to drive, mu_C is solved once more from A_CC mu_C = -b_C
@@ -102,8 +151,10 @@
  *   number of pivot passes (and of the resumptions above) is limited to
  *   10 n + 10, far above the at most n drives of a few pivots each that
  *   the method needs (on 60000 random problems of up to 12 rows, those
- *   of tests/test_lcp.c with 12 seeds, the most was 27 passes, and never
- *   more than 2.9 n; the final check resumed pivoting once); beyond it the
+ *   of tests/test_lcp.c with 12 seeds, the most was 28 iterations, never
+ *   more than 3 k; on the 30000 problems of the active-set census with
+ *   seeds 1 to 3, at most 25 solves; in those 30000 the final check let
+ *   one row stand below -tol_w as at zero to rounding); beyond it the
  *   solve fails with CDYN_ESOLVE.
  *
  * Counting: every fdirection with |C| >= 1 is one solve, every pivot pass
@@ -113,8 +164,7 @@
  *
  * Storage: mu and w are the iterates, handled is C, ws->set holds NC and
  * the rows put aside, ws->tmp[0] dmu, ws->tmp[1] dw, ws->tmp[2] the
- * fdirection right-hand side, then the scales sum_j |A_kj u_j| (ws->tmp[3]
- * belongs to cdyn_as_solve_set).  Nothing is allocated.
+ * fdirection right-hand side (ws->tmp[3] belongs to cdyn_as_solve_set).  Nothing is allocated.
  */
 #include <float.h>
 #include <math.h>
@@ -123,18 +173,18 @@
 #include "activeset/activeset.h"
 #include "cdyn_internal.h"
 
-/* Relative size below which a component of dw on a row of NC is
-   rounding noise (see the choices above). */
+/* Relative size below which a component of dw on a row of NC, or of u
+   on a row of C, is rounding noise (see the choices above). */
 #define LCP_DIR_TOL 1e-10
-/* Relative window within which d reaching zero ties with a blocking row. */
-#define LCP_TIE 1e-9
 /* The constant of the rounding estimate of dw_d (see the choices above). */
 #define LCP_ROUND 16.0
 
 /* Values of the NC flags (ws->set). */
-enum { LCP_FREE = 0, LCP_NC = 1, LCP_STUCK = 2 };
+enum { LCP_FREE = 0, LCP_NC = 1, LCP_STUCK = 2, LCP_ZERO = 3 };
 /* drive() could not move row d (internal, positive). */
 #define LCP_DRIVE_STUCK 1
+/* drive() found d at zero to rounding, depending on C (internal). */
+#define LCP_DRIVE_ZERO 2
 
 typedef struct lcp_state {
   cdyn_as_ws *ws;
@@ -156,7 +206,9 @@ static int too_many(const lcp_state *s)
 /*
  * Drive row d (outside C, w_d < -tol_w) to zero: Baraff's drive-to-zero.
  * Returns CDYN_OK when d has joined C (or NC, at zero within tol_w),
- * LCP_DRIVE_STUCK when d depends on C and no row blocks (mu_d is then 0
+ * LCP_DRIVE_ZERO when d depends on C with w_d = 0 to rounding at the
+ * solution of C (mu_d = 0), LCP_DRIVE_STUCK when d depends on C and no
+ * row blocks (mu_d is then 0
  * again), or a negative status.
  */
 static int drive(lcp_state *s, size_t d)
@@ -179,12 +231,14 @@ static int drive(lcp_state *s, size_t d)
     s->rep->iterations++;
     if (size)
       s->rep->solves++;
-    /* dw = A u over the support C + {d} of u, and for each row the size
-       sum_j |A_kj u_j| of the terms that make it (the scale of its
-       rounding error), kept in rhs, which is no longer needed; and
-       u^T |A| u with the largest diagonal entry over the support, for
-       the test of dw_d. */
-    double *scale = rhs, quad = 0, dmax = A[d * n + d];
+    /* dw = A u over the support C + {d} of u; u^T |A| u with the
+       largest diagonal entry over the support, for the test of dw_d;
+       and the noise scale rs = sum_j sqrt(A_jj) |u_j| over the support
+       (see the choices above). */
+    double quad = 0, dmax = A[d * n + d], rs = sqrt(A[d * n + d]);
+    for (size_t i = 0; i < n; i++)
+      if (s->C[i])
+        rs += sqrt(A[i * n + i]) * fabs(u[i]);
     for (size_t k = 0; k < n; k++) {
       const double *row = A + k * n;
       double acc = row[d], sc = fabs(row[d]);
@@ -194,7 +248,6 @@ static int drive(lcp_state *s, size_t d)
           sc += fabs(row[i] * u[i]);
         }
       dw[k] = acc;
-      scale[k] = sc;
       if (k == d || s->C[k]) {
         quad += fabs(u[k]) * sc;
         if (row[k] > dmax)
@@ -203,12 +256,12 @@ static int drive(lcp_state *s, size_t d)
     }
     double dw_min = fmax(p->rank_tol * dmax, LCP_ROUND * (double)(size + 1) * DBL_EPSILON * quad);
     /* maxstep.  Among C and NC the first smallest ratio wins (C before
-       NC, lower index first); d wins against it when it reaches zero
-       within the relative window LCP_TIE of it. */
+       NC, lower index first); components of u and dw below their noise
+       levels do not block. */
     double step = INFINITY;
     size_t j = n;
     for (size_t i = 0; i < n; i++)
-      if (s->C[i] && !cdyn_as_is_eq(p, i) && u[i] < 0) {
+      if (s->C[i] && !cdyn_as_is_eq(p, i) && sqrt(A[i * n + i]) * u[i] < -LCP_DIR_TOL * rs) {
         double r = s->mu[i] > 0 ? s->mu[i] / -u[i] : 0;
         if (r < step) {
           step = r;
@@ -216,26 +269,51 @@ static int drive(lcp_state *s, size_t d)
         }
       }
     for (size_t k = 0; k < n; k++)
-      if (s->NC[k] == LCP_NC && dw[k] < -LCP_DIR_TOL * scale[k]) {
+      if (s->NC[k] == LCP_NC && dw[k] < -LCP_DIR_TOL * sqrt(A[k * n + k]) * rs) {
         double r = s->w[k] > 0 ? s->w[k] / -dw[k] : 0;
         if (r < step) {
           step = r;
           j = k;
         }
       }
+    /* d ends its drive when it reaches zero first, or when a blocking row
+       leaves it within tol_w of zero (a tie; see the choices above). */
+    int d_done = 0;
     if (dw[d] > dw_min) {
       double r = s->w[d] < 0 ? -s->w[d] / dw[d] : 0;
-      if (r <= step * (1 + LCP_TIE)) {
+      if (r <= step) {
         step = r;
         j = d;
+      } else if (s->w[d] + step * dw[d] >= -p->tol_w) {
+        d_done = 1;
       }
     } else if (j == n) {
-      /* d depends on C and nothing blocks. */
-      if (s->w[d] >= -p->tol_w) {
-        /* At zero within tol_w: an earlier pass of this drive clamped a
-           row just as d reached zero, and rounding gave that row the
-           step.  d is clamped too (C then depends on it, which the
-           minimum-norm sub-solves allow). */
+      /* d depends on C and nothing blocks: A u = 0, so
+         w_d = u^T b - u_C^T w_C, and at the solution of C (w_C = 0) the
+         exact w_d is u^T b.  Both w_d (kept by the updates) and u^T b
+         (formed afresh) carry the error that the sub-solves' rounding
+         puts into the multipliers, carried by u: at most about
+         LCP_ROUND (|C| + 1) eps sum_{i in C + d} |u_i| (|b_i| +
+         sum_j |A_ij mu_j|) (see the choices above).  d is at zero when
+         either is within tol_w and that floor of zero. */
+      double floor_d = 0, utb = 0;
+      for (size_t i = 0; i < n; i++)
+        if (s->C[i] || i == d) {
+          double sc = fabs(p->b[i]);
+          for (size_t c = 0; c < n; c++)
+            sc += fabs(A[i * n + c] * s->mu[c]);
+          floor_d += fabs(u[i]) * sc;
+          utb += u[i] * p->b[i];
+        }
+      floor_d *= LCP_ROUND * (double)(size + 1) * DBL_EPSILON;
+      int at_zero = fmax(s->w[d], utb) >= -p->tol_w - floor_d;
+      if (at_zero && s->mu[d] == 0)
+        return LCP_DRIVE_ZERO;
+      if (at_zero) {
+        /* An earlier pass of this drive clamped a row just as d reached
+           zero, and rounding gave that row the step.  d is clamped too
+           (C then depends on it, which the minimum-norm sub-solves
+           allow). */
         s->C[d] = 1;
         return CDYN_OK;
       }
@@ -264,11 +342,19 @@ static int drive(lcp_state *s, size_t d)
       s->mu[j] = 0;
       s->C[j] = 0;
       s->NC[j] = LCP_NC;
+    } else if (d_done) {
+      /* j reaches zero together with d: j stays in NC, at zero. */
+      s->w[j] = 0;
     } else {
       /* It would be violated: clamp it. */
       s->w[j] = 0;
       s->NC[j] = LCP_FREE;
       s->C[j] = 1;
+    }
+    if (d_done) {
+      s->w[d] = 0;
+      s->C[d] = 1;
+      return CDYN_OK;
     }
   }
 }
@@ -287,6 +373,8 @@ static int drive_all(lcp_state *s)
     size_t d = n, stuck = n;
     for (size_t k = 0; k < n && d == n; k++) {
       if (s->C[k] || !(s->w[k] < -p->tol_w))
+        continue;
+      if (s->NC[k] == LCP_ZERO)
         continue;
       if (s->NC[k] == LCP_STUCK) {
         if (stuck == n)
@@ -308,12 +396,13 @@ static int drive_all(lcp_state *s)
     int rc = drive(s, d);
     if (rc < 0)
       return rc;
-    if (rc == LCP_DRIVE_STUCK) {
-      s->NC[d] = LCP_STUCK;
+    if (rc == LCP_DRIVE_STUCK || rc == LCP_DRIVE_ZERO) {
+      s->NC[d] = rc == LCP_DRIVE_STUCK ? LCP_STUCK : LCP_ZERO;
       continue;
     }
+    /* C has changed: every row put aside is looked at again. */
     for (size_t k = 0; k < n; k++)
-      if (s->NC[k] == LCP_STUCK)
+      if (s->NC[k] == LCP_STUCK || s->NC[k] == LCP_ZERO)
         s->NC[k] = LCP_FREE;
   }
 }
@@ -365,10 +454,14 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
       if (handled[k] && mu[k] < -p->tol_mu) {
         handled[k] = 0;
         pulled = 1;
-      } else if (!handled[k] && w[k] < -p->tol_w) {
+      } else if (!handled[k] && w[k] < -p->tol_w && s.NC[k] != LCP_ZERO) {
         violated = 1;
       }
     }
+    if (pulled)
+      for (size_t k = 0; k < n; k++)
+        if (s.NC[k] == LCP_ZERO)
+          s.NC[k] = LCP_FREE;
     if (!pulled && !violated)
       return CDYN_OK;
     if (++s.passes > s.limit)
