@@ -61,6 +61,13 @@ int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned c
 int cdyn_as_solve_set(cdyn_as_ws *ws, const cdyn_as_problem *p, const unsigned char *S,
                       double *mu, double *w, cdyn_activeset_report *rep);
 
+/*
+ * The violation-tendency test of 003 §4.1 under the current solve: add
+ * to `handled` every row not in it with w_k < -tol_w.  Returns whether
+ * any was added.
+ */
+int cdyn_as_add_violated(const cdyn_as_problem *p, const double *w, unsigned char *handled);
+
 /* w = A mu + b. */
 void cdyn_as_residual(const cdyn_as_problem *p, const double *mu, double *w);
 

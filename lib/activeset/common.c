@@ -219,6 +219,15 @@ int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned c
   return CDYN_OK;
 }
 
+int cdyn_as_add_violated(const cdyn_as_problem *p, const double *w, unsigned char *handled)
+{
+  int added = 0;
+  for (size_t k = 0; k < p->n; k++)
+    if (!handled[k] && w[k] < -p->tol_w)
+      handled[k] = 1, added = 1;
+  return added;
+}
+
 void cdyn_as_residual(const cdyn_as_problem *p, const double *mu, double *w)
 {
   size_t n = p->n;

@@ -26,11 +26,7 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
   for (;;) {
     if ((rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
       return rc;
-    int added = 0;
-    for (size_t k = 0; k < p->n; k++)
-      if (!handled[k] && w[k] < -p->tol_w)
-        handled[k] = 1, added = 1;
-    if (!added)
+    if (!cdyn_as_add_violated(p, w, handled))
       return CDYN_OK;
   }
 }

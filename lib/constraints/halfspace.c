@@ -19,14 +19,7 @@
 
 static const char *const names[] = {"px", "py", "pz", "nx", "ny", "nz"};
 
-static int check(const double *p)
-{
-  double nn = cdyn_norm3(p + 3);
-  if (!isfinite(nn) || !(nn > 0))
-    return cdyn_error(CDYN_EINVAL, "halfspace constraint: normal (%g, %g, %g) must be finite and non-zero",
-                      p[3], p[4], p[5]);
-  return CDYN_OK;
-}
+static int check(const double *p) { return cdyn_check_normal("halfspace", p); }
 
 static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)

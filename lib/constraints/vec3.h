@@ -94,6 +94,16 @@ static inline double cdyn_norm3(const double a[3])
   return m * sqrt(b0 * b0 + b1 * b1 + b2 * b2);
 }
 
+/* A wall's or plane's parameters p[3], n[3]: n finite and non-zero. */
+static inline int cdyn_check_normal(const char *what, const double *p)
+{
+  double nn = cdyn_norm3(p + 3);
+  if (!isfinite(nn) || !(nn > 0))
+    return cdyn_error(CDYN_EINVAL, "%s constraint: normal (%g, %g, %g) must be finite and non-zero", what, p[3],
+                      p[4], p[5]);
+  return CDYN_OK;
+}
+
 /*
  * The offset of d along the unit normal of a x b, shared by node_triangle
  * (a, b the triangle's edges, d the node from its first vertex) and
