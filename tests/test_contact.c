@@ -487,6 +487,43 @@ static int nan_force(void *ctx, size_t n, double t, const double *q, const doubl
   return 0;
 }
 
+/*
+ * An inconsistent constraint set in a step: one ball pinned (equality) to
+ * two points 1 m apart, and resting on a wall.  With tau > 0 the two pins'
+ * rows share J but ask for different accelerations (Baumgarte's g / tau^2
+ * differs by 1 m / tau^2), so A_EE mu_E = -b_E has no solution: the step
+ * fails with "inconsistent constraint set" and leaves the state as it was.
+ * With tau = 0 the rows ask for the same acceleration and the step is
+ * fine (the least-squares solve of a redundant pair).
+ */
+START_TEST(test_inconsistent_set)
+{
+  cdyn_system *s;
+  cdyn_stepper *st;
+  const double p1[3] = {0, 0, 0}, p2[3] = {1, 0, 0}, o[3] = {0, 0, 0}, n[3] = {0, 1, 0}, g[3] = {0, -9.81, 0};
+  ck_assert_int_eq(cdyn_system_new(&s, 1), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(s, 0, p1, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(s, 0, p2, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_wall(s, 0, o, n, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tau", "0"), CDYN_OK);
+  ck_assert_int_ge(cdyn_stepper_step(st, 0.01), 0);
+  ck_assert_int_eq(cdyn_system_set_time(s, 0), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tau", "0.1"), CDYN_OK);
+  double q0[3], v0[3], q[3], v[3];
+  ck_assert_int_eq(cdyn_system_get_state(s, q0, v0), CDYN_OK);
+  int rc = cdyn_stepper_step(st, 0.01);
+  ck_assert_msg(rc == CDYN_EINVAL && strstr(cdyn_errmsg(), "inconsistent constraint set"), "step: %d %s", rc,
+                cdyn_errmsg());
+  ck_assert_int_eq(cdyn_system_get_state(s, q, v), CDYN_OK);
+  ck_assert_msg(!memcmp(q, q0, sizeof q) && !memcmp(v, v0, sizeof v) && cdyn_system_time(s) == 0,
+                "a failed step changed the state");
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
   double u[3];
@@ -581,6 +618,7 @@ int main(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
   tcase_add_test(tc, test_bad_input);
+  tcase_add_test(tc, test_inconsistent_set);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
