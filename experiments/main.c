@@ -1,8 +1,9 @@
 /*
  * main.c: the cdyn program.
  *
- *   cdyn list                      schemes, integrators, solvers, constraint
- *                                  types and experiments
+ *   cdyn list                      schemes, integrators, solvers, active-set
+ *                                  algorithms, constraint types and
+ *                                  experiments
  *   cdyn run EXPERIMENT [options]  run an experiment, write CSV + metadata
  *   cdyn report DIR                merge the claim verdicts found under DIR
  *                                  into DIR/claims.csv and DIR/claims.md
@@ -55,6 +56,9 @@ static int cmd_list(void)
   printf("\nlinear solvers (option solver=):\n");
   for (size_t i = 0; i < cdyn_solver_count(); i++)
     printf("  %-16s %s\n", cdyn_solver_name(i), cdyn_solver_description(i));
+  printf("\nactive-set algorithms (scheme contact, option activeset=):\n");
+  for (size_t i = 0; i < cdyn_activeset_count(); i++)
+    printf("  %-16s %s (%s)\n", cdyn_activeset_name(i), cdyn_activeset_description(i), cdyn_activeset_source(i));
   printf("\nconstraint types:\n");
   for (size_t i = 0; cdyn_constraint_types[i]; i++)
     printf("  %-16s %s\n", cdyn_constraint_types[i]->name, cdyn_constraint_types[i]->description);

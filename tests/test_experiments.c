@@ -652,6 +652,9 @@ START_TEST(test_help_and_list)
   for (size_t i = 0; i < cdyn_scheme_count(); i++)
     ck_assert_msg(listed_in(p.out, "schemes", cdyn_scheme_name(i)), "cdyn list does not list scheme %s:\n%s",
                   cdyn_scheme_name(i), p.out);
+  for (size_t i = 0; i < cdyn_activeset_count(); i++)
+    ck_assert_msg(listed_in(p.out, "active-set algorithms", cdyn_activeset_name(i)),
+                  "cdyn list does not list active-set algorithm %s:\n%s", cdyn_activeset_name(i), p.out);
   static const char *const exps[] = {"arm2-drift", "arm2-trajectory", "step-cost",   "convergence",
                                      "stability",  "bad-initial",     "bead-circle", "stiff-pendulum",
                                      "chain10-stability", "corner", "billiard", "active-set-census"};
