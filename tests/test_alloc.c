@@ -25,6 +25,7 @@
 #include <cdyn/cdyn.h>
 
 #include "activeset/activeset.h"
+#include "testutil.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CDYN_ASAN 1
@@ -236,9 +237,5 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_contact_no_allocation, 0, (int)cdyn_activeset_count());
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(s);
 }

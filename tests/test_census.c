@@ -40,6 +40,7 @@
 
 #include "contact_problems.h"
 #include "lcp_enum.h"
+#include "testutil.h"
 
 #ifndef CDYN_TEST_DATA
 #error "CDYN_TEST_DATA must name the directory tests/data"
@@ -197,9 +198,5 @@ int main(void)
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_counterexamples_replay);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(s);
 }

@@ -41,6 +41,7 @@
 #include <check.h>
 
 #include <cdyn/cdyn.h>
+#include "testutil.h"
 
 #define EPS DBL_EPSILON
 
@@ -620,9 +621,5 @@ int main(void)
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_inconsistent_set);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(s);
 }

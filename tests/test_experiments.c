@@ -3337,9 +3337,5 @@ int main(void)
   add(s, "census", test_census);
   add(s, "billiard_short_run", test_billiard_short_run);
   add(s, "billiard_momentum", test_billiard_momentum);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(s);
 }

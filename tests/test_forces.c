@@ -33,6 +33,7 @@
 #include <gsl/gsl_odeiv2.h>
 
 #include <cdyn/cdyn.h>
+#include "testutil.h"
 
 static const double G = 9.81, L = 1.1, M = 0.8, K = 40.0, R0 = 0.6, TH0 = 1.3;
 static const double AX = 1.05, AY = 0.35;
@@ -152,9 +153,5 @@ static Suite *suite(void)
 int main(void)
 {
   gsl_set_error_handler_off();
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(suite());
 }

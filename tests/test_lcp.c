@@ -33,6 +33,7 @@
 
 #include "contact_problems.h"
 #include "lcp_enum.h"
+#include "testutil.h"
 
 static const double EPS = DBL_EPSILON;
 
@@ -886,9 +887,5 @@ int main(void)
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_reference_limits);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(s);
 }

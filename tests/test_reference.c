@@ -614,24 +614,18 @@ START_TEST(test_call_errors)
   cdyn_ref_nlink_free(NULL);
   ck_assert(isnan(cdyn_ref_nlink_time(NULL)));
 
-#define EXPECT_EINVAL(call)                                                  \
-  do {                                                                       \
-    cdyn_error_clear();                                                      \
-    ck_assert_int_eq((call), CDYN_EINVAL);                                   \
-    ck_assert_str_ne(cdyn_errmsg(), "");                                     \
-  } while (0)
 
-  EXPECT_EINVAL(cdyn_ref_nlink_advance(NULL, 1.0));
-  EXPECT_EINVAL(cdyn_ref_nlink_angles(NULL, buf, buf));
-  EXPECT_EINVAL(cdyn_ref_nlink_positions(NULL, buf));
-  EXPECT_EINVAL(cdyn_ref_nlink_positions(r, NULL));
-  EXPECT_EINVAL(cdyn_ref_nlink_velocities(NULL, buf));
-  EXPECT_EINVAL(cdyn_ref_nlink_velocities(r, NULL));
-  EXPECT_EINVAL(cdyn_ref_nlink_energy(NULL, &e));
-  EXPECT_EINVAL(cdyn_ref_nlink_energy(r, NULL));
-  EXPECT_EINVAL(cdyn_ref_nlink_sample(NULL, 1, buf, buf));
-  EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 1, NULL, buf));
-  EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 1, buf, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_advance(NULL, 1.0));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_angles(NULL, buf, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_positions(NULL, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_positions(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_velocities(NULL, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_velocities(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_energy(NULL, &e));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_energy(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_sample(NULL, 1, buf, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 1, NULL, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 1, buf, NULL));
   ck_assert_int_eq(cdyn_ref_nlink_angles(r, NULL, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_ref_nlink_sample(r, 0, NULL, NULL), CDYN_OK);
 
@@ -639,18 +633,18 @@ START_TEST(test_call_errors)
   ck_assert_int_eq(cdyn_ref_nlink_advance(r, 0.0), CDYN_OK);
   advance_ok(r, 1.0);
   ck_assert_int_eq(cdyn_ref_nlink_angles(r, th0, NULL), CDYN_OK);
-  EXPECT_EINVAL(cdyn_ref_nlink_advance(r, 0.5));
-  EXPECT_EINVAL(cdyn_ref_nlink_advance(r, NAN));
-  EXPECT_EINVAL(cdyn_ref_nlink_advance(r, INFINITY));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_advance(r, 0.5));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_advance(r, NAN));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_advance(r, INFINITY));
   ck_assert_int_eq(cdyn_ref_nlink_advance(r, 1.0), CDYN_OK);
 
   /* Bad sample times are refused before anything moves. */
   const double before[2] = {0.5, 2.0}, unordered[3] = {1.5, 2.5, 2.0};
   const double nan_times[2] = {1.5, NAN};
   double rows[3 * 6];
-  EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 2, before, rows));
-  EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 3, unordered, rows));
-  EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 2, nan_times, rows));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 2, before, rows));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 3, unordered, rows));
+  TU_EXPECT_EINVAL(cdyn_ref_nlink_sample(r, 2, nan_times, rows));
   ck_assert_double_eq(cdyn_ref_nlink_time(r), 1.0);
   ck_assert_int_eq(cdyn_ref_nlink_angles(r, th1, NULL), CDYN_OK);
   for (int i = 0; i < 3; i++)
@@ -660,7 +654,6 @@ START_TEST(test_call_errors)
   advance_ok(r, 1.5);
   ck_assert_double_eq(cdyn_ref_nlink_time(r), 1.5);
   cdyn_ref_nlink_free(r);
-#undef EXPECT_EINVAL
 }
 END_TEST
 
@@ -919,16 +912,10 @@ START_TEST(test_bead_errors)
   cdyn_ref_bead *r = NULL;
   double th, om, buf[2], e;
 
-#define EXPECT_EINVAL(call)                                                  \
-  do {                                                                       \
-    cdyn_error_clear();                                                      \
-    ck_assert_int_eq((call), CDYN_EINVAL);                                   \
-    ck_assert_str_ne(cdyn_errmsg(), "");                                     \
-  } while (0)
 
-  EXPECT_EINVAL(cdyn_ref_bead_new(NULL, &good));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_new(NULL, &good));
   r = (cdyn_ref_bead *)&th;
-  EXPECT_EINVAL(cdyn_ref_bead_new(&r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_new(&r, NULL));
   ck_assert_ptr_null(r);
   for (int c = 0; c < 15; c++) {
     cdyn_ref_bead_params p = good;
@@ -959,20 +946,20 @@ START_TEST(test_bead_errors)
   r = make_bead(&good);
   cdyn_ref_bead_free(NULL);
   ck_assert(isnan(cdyn_ref_bead_time(NULL)));
-  EXPECT_EINVAL(cdyn_ref_bead_advance(NULL, 1.0));
-  EXPECT_EINVAL(cdyn_ref_bead_advance(r, NAN));
-  EXPECT_EINVAL(cdyn_ref_bead_advance(r, -0.5));
-  EXPECT_EINVAL(cdyn_ref_bead_angle(NULL, &th, &om));
-  EXPECT_EINVAL(cdyn_ref_bead_position(NULL, buf));
-  EXPECT_EINVAL(cdyn_ref_bead_position(r, NULL));
-  EXPECT_EINVAL(cdyn_ref_bead_velocity(NULL, buf));
-  EXPECT_EINVAL(cdyn_ref_bead_velocity(r, NULL));
-  EXPECT_EINVAL(cdyn_ref_bead_energy(NULL, &e));
-  EXPECT_EINVAL(cdyn_ref_bead_energy(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_advance(NULL, 1.0));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_advance(r, NAN));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_advance(r, -0.5));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_angle(NULL, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_position(NULL, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_position(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_velocity(NULL, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_velocity(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_energy(NULL, &e));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_energy(r, NULL));
   ck_assert_int_eq(cdyn_ref_bead_angle(r, NULL, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_ref_bead_advance(r, 0.0), CDYN_OK);
   ck_assert_int_eq(cdyn_ref_bead_advance(r, 0.5), CDYN_OK);
-  EXPECT_EINVAL(cdyn_ref_bead_advance(r, 0.25));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_advance(r, 0.25));
   ck_assert_double_eq(cdyn_ref_bead_time(r), 0.5);
   cdyn_ref_bead_free(r);
 
@@ -985,19 +972,18 @@ START_TEST(test_bead_errors)
   ck_assert_str_ne(cdyn_errmsg(), "");
   cdyn_ref_bead_free(r);
 
-  EXPECT_EINVAL(cdyn_ref_bead_exact(0.0, 1.0, 0.5, 1.0, &th, &om));
-  EXPECT_EINVAL(cdyn_ref_bead_exact(NAN, 1.0, 0.5, 1.0, &th, &om));
-  EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, -1.0, 0.5, 1.0, &th, &om));
-  EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, 0.5, INFINITY, &th, &om));
-  EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, M_PI, 1.0, &th, &om));
-  EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, -4.0, 1.0, &th, &om));
-  EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, NAN, 1.0, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(0.0, 1.0, 0.5, 1.0, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(NAN, 1.0, 0.5, 1.0, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, -1.0, 0.5, 1.0, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, 0.5, INFINITY, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, M_PI, 1.0, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, -4.0, 1.0, &th, &om));
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, NAN, 1.0, &th, &om));
   /* The largest double below pi: sin^2(theta0 / 2) rounds to 1. */
-  EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, nextafter(M_PI, 0), 1.0, &th,
+  TU_EXPECT_EINVAL(cdyn_ref_bead_exact(1.0, 1.0, nextafter(M_PI, 0), 1.0, &th,
                                     &om));
   ck_assert_int_eq(cdyn_ref_bead_exact(1.0, 1.0, 0.5, 1.0, NULL, NULL),
                    CDYN_OK);
-#undef EXPECT_EINVAL
 }
 END_TEST
 
@@ -1354,16 +1340,10 @@ START_TEST(test_sph_errors)
   cdyn_ref_sph *r = NULL;
   double a, buf[3], e;
 
-#define EXPECT_EINVAL(call)                                                  \
-  do {                                                                       \
-    cdyn_error_clear();                                                      \
-    ck_assert_int_eq((call), CDYN_EINVAL);                                   \
-    ck_assert_str_ne(cdyn_errmsg(), "");                                     \
-  } while (0)
 
-  EXPECT_EINVAL(cdyn_ref_sph_new(NULL, &good));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_new(NULL, &good));
   r = (cdyn_ref_sph *)&a;
-  EXPECT_EINVAL(cdyn_ref_sph_new(&r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_new(&r, NULL));
   ck_assert_ptr_null(r);
   for (int c = 0; c < 18; c++) {
     cdyn_ref_sph_params p = good;
@@ -1398,21 +1378,21 @@ START_TEST(test_sph_errors)
   r = make_sph(&good);
   cdyn_ref_sph_free(NULL);
   ck_assert(isnan(cdyn_ref_sph_time(NULL)));
-  EXPECT_EINVAL(cdyn_ref_sph_advance(NULL, 1.0));
-  EXPECT_EINVAL(cdyn_ref_sph_advance(r, INFINITY));
-  EXPECT_EINVAL(cdyn_ref_sph_advance(r, -1.0));
-  EXPECT_EINVAL(cdyn_ref_sph_angles(NULL, &a, &a, &a, &a));
-  EXPECT_EINVAL(cdyn_ref_sph_turning(NULL, &a, &a));
-  EXPECT_EINVAL(cdyn_ref_sph_position(NULL, buf));
-  EXPECT_EINVAL(cdyn_ref_sph_position(r, NULL));
-  EXPECT_EINVAL(cdyn_ref_sph_velocity(NULL, buf));
-  EXPECT_EINVAL(cdyn_ref_sph_velocity(r, NULL));
-  EXPECT_EINVAL(cdyn_ref_sph_energy(NULL, &e));
-  EXPECT_EINVAL(cdyn_ref_sph_energy(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_advance(NULL, 1.0));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_advance(r, INFINITY));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_advance(r, -1.0));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_angles(NULL, &a, &a, &a, &a));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_turning(NULL, &a, &a));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_position(NULL, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_position(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_velocity(NULL, buf));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_velocity(r, NULL));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_energy(NULL, &e));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_energy(r, NULL));
   ck_assert_int_eq(cdyn_ref_sph_angles(r, NULL, NULL, NULL, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_ref_sph_turning(r, NULL, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_ref_sph_advance(r, 0.3), CDYN_OK);
-  EXPECT_EINVAL(cdyn_ref_sph_advance(r, 0.2));
+  TU_EXPECT_EINVAL(cdyn_ref_sph_advance(r, 0.2));
   ck_assert_double_eq(cdyn_ref_sph_time(r), 0.3);
   cdyn_ref_sph_free(r);
 
@@ -1435,7 +1415,6 @@ START_TEST(test_sph_errors)
   ck_assert_double_eq(a, 0.5);
   ck_assert_double_eq(e, 1e308);
   cdyn_ref_sph_free(r);
-#undef EXPECT_EINVAL
 }
 END_TEST
 
@@ -2078,9 +2057,5 @@ static Suite *reference_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(reference_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return tu_run(reference_suite());
 }

@@ -39,6 +39,7 @@
 #include <cdyn/cdyn.h>
 
 #include "nlink.h"
+#include "testutil.h"
 
 static const double G = 9.81;
 
@@ -812,9 +813,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(suite());
 }

@@ -549,9 +549,5 @@ static Suite *solvers_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(solvers_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return tu_run(solvers_suite());
 }

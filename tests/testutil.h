@@ -9,6 +9,10 @@
  * - tu_chain: a planar chain of rigid links hanging from a pin, the system
  *   most tests are built on.
  *
+ * - tu_run: run a suite and turn its failures into the exit status.
+ * - TU_EXPECT_STATUS / TU_EXPECT_EINVAL: a call returns a given status
+ *   and leaves a message.
+ *
  * Everything is static inline, so that each test program is one file.
  */
 #ifndef CDYN_TESTUTIL_H
@@ -17,6 +21,10 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <stdlib.h>
+
+#include <check.h>
 
 #include <cdyn/cdyn.h>
 
@@ -95,4 +103,22 @@ static inline int tu_chain(cdyn_system **out, size_t links, double L,
   return rc;
 }
 
+/* Run every test of `s`; EXIT_SUCCESS when none failed. */
+static inline int tu_run(Suite *s)
+{
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* `call` returns `status` and explains itself through cdyn_errmsg(). */
+#define TU_EXPECT_STATUS(call, status)                                                                            \
+  do {                                                                                                            \
+    cdyn_error_clear();                                                                                           \
+    ck_assert_int_eq((call), (status));                                                                           \
+    ck_assert_str_ne(cdyn_errmsg(), "");                                                                          \
+  } while (0)
+#define TU_EXPECT_EINVAL(call) TU_EXPECT_STATUS(call, CDYN_EINVAL)
 #endif
