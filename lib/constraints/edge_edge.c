@@ -41,40 +41,16 @@
 
 static const char *const names[] = {"thickness"};
 
-static int check(const double *p)
-{
-  if (!isfinite(p[0]) || !(p[0] >= 0))
-    return cdyn_error(CDYN_EINVAL, "edge_edge constraint: thickness %g must be finite and >= 0", p[0]);
-  return CDYN_OK;
-}
+static int check(const double *p) { return cdyn_check_thickness("edge_edge", p); }
+
+/* a, b, d as differences of the particles (see the header). */
+static const cdyn_offset_layout layout = {{1, 3, 2}, {0, 2, 0}, "edge_edge", "the edges are parallel"};
 
 static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)
 {
   (void)t;
-  double ea[3], eb[3], d[3], fa[3], fb[3], dd[3];
-  cdyn_sub3(x[1], x[0], ea);
-  cdyn_sub3(x[3], x[2], eb);
-  cdyn_sub3(x[2], x[0], d);
-  cdyn_sub3(v[1], v[0], fa);
-  cdyn_sub3(v[3], v[2], fb);
-  cdyn_sub3(v[2], v[0], dd);
-  cdyn_normal_offset o = {0};
-  int rc = cdyn_normal_offset_eval(ea, eb, d, fa, fb, dd, "edge_edge", "the edges are parallel", &o);
-  if (rc)
-    return rc;
-  row->phi = o.phi - p[0];
-  /* Chain rule through ea = x1 - x0, eb = x3 - x2, d = x2 - x0. */
-  for (int k = 0; k < 3; k++) {
-    row->jac[0][k] = -o.dd[k] - o.da[k];
-    row->jac[1][k] = o.da[k];
-    row->jac[2][k] = o.dd[k] - o.db[k];
-    row->jac[3][k] = o.db[k];
-  }
-  row->jdotv = o.second;
-  if (!cdyn_rows_finite(row, 1, 4))
-    return cdyn_error(CDYN_ENONFINITE, "edge_edge constraint: a value is not finite");
-  return CDYN_OK;
+  return cdyn_offset_row(&layout, p[0], x, v, row);
 }
 
 const cdyn_constraint_type cdyn_ctype_edge_edge = {

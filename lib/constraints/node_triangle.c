@@ -49,40 +49,16 @@
 
 static const char *const names[] = {"thickness"};
 
-static int check(const double *p)
-{
-  if (!isfinite(p[0]) || !(p[0] >= 0))
-    return cdyn_error(CDYN_EINVAL, "node_triangle constraint: thickness %g must be finite and >= 0", p[0]);
-  return CDYN_OK;
-}
+static int check(const double *p) { return cdyn_check_thickness("node_triangle", p); }
+
+/* a, b, d as differences of the particles (see the header). */
+static const cdyn_offset_layout layout = {{2, 3, 0}, {1, 1, 1}, "node_triangle", "the triangle has no area"};
 
 static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)
 {
   (void)t;
-  double e1[3], e2[3], d[3], dd[3], f1[3], f2[3];
-  cdyn_sub3(x[2], x[1], e1);
-  cdyn_sub3(x[3], x[1], e2);
-  cdyn_sub3(x[0], x[1], d);
-  cdyn_sub3(v[0], v[1], dd);
-  cdyn_sub3(v[2], v[1], f1);
-  cdyn_sub3(v[3], v[1], f2);
-  cdyn_normal_offset o = {0};
-  int rc = cdyn_normal_offset_eval(e1, e2, d, f1, f2, dd, "node_triangle", "the triangle has no area", &o);
-  if (rc)
-    return rc;
-  row->phi = o.phi - p[0];
-  /* Chain rule through e1 = x2 - x1, e2 = x3 - x1, d = x0 - x1. */
-  for (int k = 0; k < 3; k++) {
-    row->jac[0][k] = o.dd[k];
-    row->jac[1][k] = -o.dd[k] - o.da[k] - o.db[k];
-    row->jac[2][k] = o.da[k];
-    row->jac[3][k] = o.db[k];
-  }
-  row->jdotv = o.second;
-  if (!cdyn_rows_finite(row, 1, 4))
-    return cdyn_error(CDYN_ENONFINITE, "node_triangle constraint: a value is not finite");
-  return CDYN_OK;
+  return cdyn_offset_row(&layout, p[0], x, v, row);
 }
 
 const cdyn_constraint_type cdyn_ctype_node_triangle = {

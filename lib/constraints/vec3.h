@@ -159,4 +159,52 @@ static inline int cdyn_normal_offset_eval(const double a[3], const double b[3], 
   return CDYN_OK;
 }
 
+/*
+ * A whole normal-offset constraint row (node_triangle, edge_edge): the
+ * three differences a, b, d are x[to[j]] - x[from[j]] (j = 0, 1, 2), the
+ * kernel above gives Phi + h and its gradients in a, b, d, and the chain
+ * rule through the differences gives J: +dPhi/de_j on particle to[j],
+ * -dPhi/de_j on from[j].  (Jv)_q v is the kernel's Phi''; Phi_t = phi_tt
+ * = 0.  Checks the thickness h = p[0] >= 0 too (cdyn_check_thickness).
+ */
+typedef struct cdyn_offset_layout {
+  unsigned to[3], from[3];
+  const char *what, *degenerate;
+} cdyn_offset_layout;
+
+static inline int cdyn_check_thickness(const char *what, const double *p)
+{
+  if (!isfinite(p[0]) || !(p[0] >= 0))
+    return cdyn_error(CDYN_EINVAL, "%s constraint: thickness %g must be finite and >= 0", what, p[0]);
+  return CDYN_OK;
+}
+
+static inline int cdyn_offset_row(const cdyn_offset_layout *L, double h, const double *const *x,
+                                  const double *const *v, cdyn_row *row)
+{
+  double e[3][3], f[3][3];
+  for (int j = 0; j < 3; j++) {
+    cdyn_sub3(x[L->to[j]], x[L->from[j]], e[j]);
+    cdyn_sub3(v[L->to[j]], v[L->from[j]], f[j]);
+  }
+  cdyn_normal_offset o = {0};
+  int rc = cdyn_normal_offset_eval(e[0], e[1], e[2], f[0], f[1], f[2], L->what, L->degenerate, &o);
+  if (rc)
+    return rc;
+  row->phi = o.phi - h;
+  const double *g[3] = {o.da, o.db, o.dd};
+  for (int p = 0; p < 4; p++)
+    for (int k = 0; k < 3; k++)
+      row->jac[p][k] = 0;
+  for (int j = 0; j < 3; j++)
+    for (int k = 0; k < 3; k++) {
+      row->jac[L->to[j]][k] += g[j][k];
+      row->jac[L->from[j]][k] -= g[j][k];
+    }
+  row->jdotv = o.second;
+  if (!cdyn_rows_finite(row, 1, 4))
+    return cdyn_error(CDYN_ENONFINITE, "%s constraint: a value is not finite", L->what);
+  return CDYN_OK;
+}
+
 #endif
