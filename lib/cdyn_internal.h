@@ -141,6 +141,17 @@ typedef struct cdyn_integrator_type {
 } cdyn_integrator_type;
 
 extern const cdyn_integrator_type *const cdyn_integrator_types[];
+
+/* One step of st->sys by the integrator `it` under the acceleration
+   `accel`: what every integrator-driven scheme's step is. */
+static inline int cdyn_integrate(cdyn_stepper *st, const cdyn_integrator_type *it, cdyn_accel_fn accel,
+                                 double h);
+
+/* The option entry of a scheme's integrator (field `field` of its options
+   struct `type`), and the end of an option table. */
+#define CDYN_INTEGRATOR_OPTION(type, field, def, doc)                                             \
+  {"integrator", CDYN_OPT_INTEGRATOR, offsetof(type, field), def, 0, 0, NULL, doc}
+#define CDYN_OPTIONS_END {NULL, 0, 0, NULL, 0, 0, NULL, NULL}
 int cdyn_integrator_type_find(const char *name,
                               const cdyn_integrator_type **type);
 
@@ -226,6 +237,13 @@ struct cdyn_stepper {
 
   cdyn_stats stats;
 };
+
+static inline int cdyn_integrate(cdyn_stepper *st, const cdyn_integrator_type *it, cdyn_accel_fn accel,
+                                 double h)
+{
+  cdyn_system *s = st->sys;
+  return it->step(st, accel, s->q, s->v, s->t, h, st->vec);
+}
 
 int cdyn_eval_rows(cdyn_stepper *st, const double *q, const double *v,
                    double t);

@@ -43,7 +43,7 @@ static const cdyn_option common_options[] = {
    "PCG iteration limit (0: 10 m)"},
   {"rank_tol", CDYN_OPT_DOUBLE, offsetof(cdyn_solve_opts, rank_tol), "1e-12", 0.0, 1.0, NULL,
    "relative pivot below which A is solved by least squares"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 static size_t table_len(const cdyn_option *t)
 {

@@ -33,9 +33,7 @@ static int accel(cdyn_stepper *st, const double *q, const double *v, double t, d
 
 static int step(cdyn_stepper *st, double h)
 {
-  const opts *o = st->opts;
-  cdyn_system *s = st->sys;
-  return o->integrator->step(st, accel, s->q, s->v, s->t, h, st->vec);
+  return cdyn_integrate(st, ((const opts *)st->opts)->integrator, accel, h);
 }
 
 #define OPTIONS(default_integrator)                                                          \
@@ -44,9 +42,8 @@ static int step(cdyn_stepper *st, double h)
      "damping of the constraint feedback (Phi-dd + 2 alpha Phi-d + beta^2 Phi = 0)"},        \
     {"beta", CDYN_OPT_DOUBLE, offsetof(opts, beta), "2", 0.0, 1e12, NULL,                    \
      "stiffness of the constraint feedback"},                                                \
-    {"integrator", CDYN_OPT_INTEGRATOR, offsetof(opts, integrator), default_integrator, 0, 0, \
-     NULL, "explicit integrator for (q, v)"},                                                \
-    {NULL, 0, 0, NULL, 0, 0, NULL, NULL}                                                     \
+    CDYN_INTEGRATOR_OPTION(opts, integrator, default_integrator, "explicit integrator for (q, v)"), \
+    CDYN_OPTIONS_END                                                     \
   }
 
 static const cdyn_option options_se[] = OPTIONS("symplectic-euler");

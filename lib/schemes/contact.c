@@ -99,7 +99,7 @@ static const cdyn_option options[] = {
    "relative tolerance of the sign tests on w and mu (cdyn_activeset_solve's rel_tol)"},
   {"max_substeps", CDYN_OPT_INT, offsetof(opts, max_substeps), "64", 1, 1e6, NULL,
    "sub-steps per step before event location is abandoned for the rest of it"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 typedef struct {
   cdyn_as_ws ws;

@@ -113,12 +113,12 @@ static int step(cdyn_stepper *st, double h)
 static const cdyn_option options_plain[] = {
   {"ab2", CDYN_OPT_BOOL, offsetof(opts, ab2), "off", 0, 0, NULL,
    "extrapolate the applied force by Adams-Bashforth 2, (3 F_n - F_n-1) / 2"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 static const cdyn_option options_ab2[] = {
   {"ab2", CDYN_OPT_BOOL, offsetof(opts, ab2), "on", 0, 0, NULL,
    "extrapolate the applied force by Adams-Bashforth 2, (3 F_n - F_n-1) / 2"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 const cdyn_scheme_type cdyn_scheme_improved = {
   .name = "improved",

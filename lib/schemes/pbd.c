@@ -207,7 +207,7 @@ static const cdyn_option options_pbd[] = {
    "Gauss-Seidel sweeps over the constraint rows per step"},
   {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "0", 0.0, 1e6, NULL,
    "stop the sweeps once max |Phi_r| <= tol (0: always do all of them)"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 static const cdyn_option options_xpbd[] = {
   {"iterations", CDYN_OPT_INT, offsetof(opts, iterations), "10", 1, 1e6, NULL,
@@ -216,7 +216,7 @@ static const cdyn_option options_xpbd[] = {
    "stop the sweeps once max |Phi_r + alpha lambda_r / h^2| <= tol (0: always do all of them)"},
   {"compliance", CDYN_OPT_DOUBLE, offsetof(opts, compliance), "0", 0.0, 1e12, NULL,
    "compliance alpha (inverse stiffness, m/N for a link) of every row; 0 = hard, as pbd"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 const cdyn_scheme_type cdyn_scheme_pbd = {
   .name = "pbd",

@@ -108,9 +108,7 @@ static int accel(cdyn_stepper *st, const double *q, const double *v, double t, d
 
 static int step(cdyn_stepper *st, double h)
 {
-  const opts *o = st->opts;
-  cdyn_system *s = st->sys;
-  return o->integrator->step(st, accel, s->q, s->v, s->t, h, st->vec);
+  return cdyn_integrate(st, ((const opts *)st->opts)->integrator, accel, h);
 }
 
 #define OPTIONS(default_integrator)                                                          \
@@ -119,9 +117,8 @@ static int step(cdyn_stepper *st, double h)
      "penalty stiffness, the same absolute value (N/m) for every constraint row"},          \
     {"damping", CDYN_OPT_DOUBLE, offsetof(opts, damping), "1", 0.0, 1e6, NULL,               \
      "damping ratio: row r gets c_r = 2 damping sqrt(k / (J_r W J_r^T)); 1 = critical"},    \
-    {"integrator", CDYN_OPT_INTEGRATOR, offsetof(opts, integrator), default_integrator, 0, 0, \
-     NULL, "explicit integrator for (q, v)"},                                                \
-    {NULL, 0, 0, NULL, 0, 0, NULL, NULL}                                                     \
+    CDYN_INTEGRATOR_OPTION(opts, integrator, default_integrator, "explicit integrator for (q, v)"), \
+    CDYN_OPTIONS_END                                                     \
   }
 
 static const cdyn_option options_se[] = OPTIONS("symplectic-euler");

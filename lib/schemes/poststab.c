@@ -58,7 +58,7 @@ static int step(cdyn_stepper *st, double h)
 {
   const opts *o = st->opts;
   cdyn_system *s = st->sys;
-  int rc = o->integrator->step(st, accel, s->q, s->v, s->t, h, st->vec);
+  int rc = cdyn_integrate(st, o->integrator, accel, h);
   if (rc < 0 || !st->m)
     return rc;
   int worst = rc;
@@ -89,15 +89,14 @@ static int step(cdyn_stepper *st, double h)
 }
 
 static const cdyn_option options[] = {
-  {"integrator", CDYN_OPT_INTEGRATOR, offsetof(opts, integrator), "symplectic-euler", 0, 0, NULL,
-   "explicit integrator of the unstabilised step"},
+  CDYN_INTEGRATOR_OPTION(opts, integrator, "symplectic-euler", "explicit integrator of the unstabilised step"),
   {"weighting", CDYN_OPT_CHOICE, offsetof(opts, weighting), "unit", 0, 0, weightings,
    "projection metric: unit (001 eq 18) or mass (Cline and Pai)"},
   {"project_velocity", CDYN_OPT_BOOL, offsetof(opts, project_velocity), "off", 0, 0, NULL,
    "also project velocities onto J v + Phi_t = 0"},
   {"iterations", CDYN_OPT_INT, offsetof(opts, iterations), "1", 1, 100, NULL,
    "position projections per step"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 const cdyn_scheme_type cdyn_scheme_poststab = {
   .name = "poststab",

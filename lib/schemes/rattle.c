@@ -80,7 +80,7 @@ static const cdyn_option options[] = {
    "tolerance on max |Phi_r(q+)| (a length)"},
   {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
    "position iterations (linear solves) per step"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_OPTIONS_END};
 
 const cdyn_scheme_type cdyn_scheme_rattle = {
   .name = "rattle",

@@ -63,17 +63,14 @@ static int accel(cdyn_stepper *st, const double *q, const double *v, double t, d
 
 static int step(cdyn_stepper *st, double h)
 {
-  const opts *o = st->opts;
-  cdyn_system *s = st->sys;
-  return o->integrator->step(st, accel, s->q, s->v, s->t, h, st->vec);
+  return cdyn_integrate(st, ((const opts *)st->opts)->integrator, accel, h);
 }
 
 static const cdyn_option options[] = {
   {"ks", CDYN_OPT_DOUBLE, offsetof(opts, ks), "4", 0.0, 1e24, NULL, "feedback spring constant (= beta^2)"},
   {"kd", CDYN_OPT_DOUBLE, offsetof(opts, kd), "4", 0.0, 1e12, NULL, "feedback damping constant (= 2 alpha)"},
-  {"integrator", CDYN_OPT_INTEGRATOR, offsetof(opts, integrator), "symplectic-euler", 0, 0, NULL,
-   "explicit integrator for (q, v)"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL}};
+  CDYN_INTEGRATOR_OPTION(opts, integrator, "symplectic-euler", "explicit integrator for (q, v)"),
+  CDYN_OPTIONS_END};
 
 const cdyn_scheme_type cdyn_scheme_witkin = {
   .name = "witkin",
