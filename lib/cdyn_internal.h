@@ -333,6 +333,13 @@ int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict 
  * multiplier lambda of the first half kick, v1/2 = v + (h/2) W (F -
  * J^T lambda), in st->lambda.  Uses st->vec[6..9] and st->mvec[0..2].
  */
+/* The options of shake and rattle: their position iteration. */
+typedef struct cdyn_shake_opts {
+  double tol;
+  long max_iter;
+} cdyn_shake_opts;
+extern const cdyn_option cdyn_shake_options[];
+
 int cdyn_shake_step(cdyn_stepper *st, double h, double tol, long max_iter, const char *name);
 
 /* Scratch vectors st->vec[0 .. CDYN_INTEGRATOR_NVEC) belong to the

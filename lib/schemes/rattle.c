@@ -39,10 +39,7 @@
 
 #include "cdyn_internal.h"
 
-typedef struct {
-  double tol;
-  long max_iter;
-} opts;
+typedef cdyn_shake_opts opts; /* shake's options, shared */
 
 static int step(cdyn_stepper *st, double h)
 {
@@ -75,19 +72,12 @@ static int step(cdyn_stepper *st, double h)
   return src > status ? src : status;
 }
 
-static const cdyn_option options[] = {
-  {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-10", 0.0, 1e300, NULL,
-   "tolerance on max |Phi_r(q+)| (a length)"},
-  {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
-   "position iterations (linear solves) per step"},
-  CDYN_OPTIONS_END};
-
 const cdyn_scheme_type cdyn_scheme_rattle = {
   .name = "rattle",
   .description = "RATTLE: SHAKE's positions, velocities projected onto J v + Phi_t = 0",
   .source = "Andersen 1983; Hairer, Lubich, Wanner, GNI sec. VII.1",
   .order = 2,
-  .options = options,
+  .options = cdyn_shake_options,
   .options_size = sizeof(opts),
   .step = step,
 };

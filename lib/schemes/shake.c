@@ -72,10 +72,7 @@
 
 #include "cdyn_internal.h"
 
-typedef struct {
-  double tol;
-  long max_iter;
-} opts;
+typedef cdyn_shake_opts opts;
 
 enum { V_Q0 = 6, V_V0 = 7, V_U = 8, V_JT = 9 };
 
@@ -183,7 +180,7 @@ static int step(cdyn_stepper *st, double h)
   return rc;
 }
 
-static const cdyn_option options[] = {
+const cdyn_option cdyn_shake_options[] = {
   {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-10", 0.0, 1e300, NULL,
    "tolerance on max |Phi_r(q+)| (a length)"},
   {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
@@ -195,7 +192,7 @@ const cdyn_scheme_type cdyn_scheme_shake = {
   .description = "SHAKE in velocity-Verlet form: positions on Phi = 0, velocities not projected",
   .source = "Ryckaert, Ciccotti, Berendsen 1977; Andersen 1983",
   .order = 2,
-  .options = options,
+  .options = cdyn_shake_options,
   .options_size = sizeof(opts),
   .step = step,
 };
