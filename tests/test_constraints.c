@@ -387,56 +387,63 @@ START_TEST(test_type_table)
 }
 END_TEST
 
-/* jac[p][k] = dPhi / dx_p[k]. */
-START_TEST(test_jacobian)
+/*
+ * Every registered type at NSTATES drawn states (seeded by `seed`): the
+ * rows at the sample, `base`, go to `check`, which compares them with its
+ * finite differences.
+ */
+static void each_sample(uint64_t seed, void (*check)(sample *s, const cdyn_row *base))
 {
-  uint64_t rng = UINT64_C(0x6A09E667F3BCC908);
-  for (size_t i = 0; cdyn_constraint_types[i]; i++) {
-    const cdyn_constraint_type *type = cdyn_constraint_types[i];
+  for (size_t i = 0; cdyn_constraint_types[i]; i++)
     for (int trial = 0; trial < NSTATES; trial++) {
       sample s;
-      draw_sample(type, &rng, &s);
-      cdyn_row base[CDYN_MAX_ROWS], plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
+      cdyn_row base[CDYN_MAX_ROWS];
+      draw_sample(cdyn_constraint_types[i], &seed, &s);
       eval_at(&s, s.x, s.v, s.t, base);
-      for (unsigned p = 0; p < type->nparticles; p++)
-        for (int k = 0; k < 3; k++) {
-          double xp[CDYN_MAX_PARTICLES][3], xm[CDYN_MAX_PARTICLES][3];
-          memcpy(xp, s.x, sizeof xp);
-          memcpy(xm, s.x, sizeof xm);
-          xp[p][k] += fd_h;
-          xm[p][k] -= fd_h;
-          /* The step actually taken, after rounding of x +- h. */
-          double dx = xp[p][k] - xm[p][k];
-          eval_at(&s, xp, s.v, s.t, plus);
-          eval_at(&s, xm, s.v, s.t, minus);
-          for (unsigned r = 0; r < type->rows; r++)
-            check_close("jac", &s, r, (int)p, k, (plus[r].phi - minus[r].phi) / dx,
-                        base[r].jac[p][k], fd_tol);
-        }
+      check(&s, base);
     }
-  }
+}
+
+/* jac[p][k] = dPhi / dx_p[k]. */
+static void check_jacobian(sample *s, const cdyn_row *base)
+{
+  cdyn_row plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
+  for (unsigned p = 0; p < s->type->nparticles; p++)
+    for (int k = 0; k < 3; k++) {
+      double xp[CDYN_MAX_PARTICLES][3], xm[CDYN_MAX_PARTICLES][3];
+      memcpy(xp, s->x, sizeof xp);
+      memcpy(xm, s->x, sizeof xm);
+      xp[p][k] += fd_h;
+      xm[p][k] -= fd_h;
+      /* The step actually taken, after rounding of x +- h. */
+      double dx = xp[p][k] - xm[p][k];
+      eval_at(s, xp, s->v, s->t, plus);
+      eval_at(s, xm, s->v, s->t, minus);
+      for (unsigned r = 0; r < s->type->rows; r++)
+        check_close("jac", s, r, (int)p, k, (plus[r].phi - minus[r].phi) / dx, base[r].jac[p][k], fd_tol);
+    }
+}
+
+START_TEST(test_jacobian)
+{
+  each_sample(UINT64_C(0x6A09E667F3BCC908), check_jacobian);
 }
 END_TEST
 
 /* phi_t = dPhi / dt at fixed positions. */
+static void check_phi_t(sample *s, const cdyn_row *base)
+{
+  cdyn_row plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
+  double tp = s->t + fd_h, tm = s->t - fd_h;
+  eval_at(s, s->x, s->v, tp, plus);
+  eval_at(s, s->x, s->v, tm, minus);
+  for (unsigned r = 0; r < s->type->rows; r++)
+    check_close("phi_t", s, r, -1, -1, (plus[r].phi - minus[r].phi) / (tp - tm), base[r].phi_t, fd_tol);
+}
+
 START_TEST(test_phi_t)
 {
-  uint64_t rng = UINT64_C(0xBB67AE8584CAA73B);
-  for (size_t i = 0; cdyn_constraint_types[i]; i++) {
-    const cdyn_constraint_type *type = cdyn_constraint_types[i];
-    for (int trial = 0; trial < NSTATES; trial++) {
-      sample s;
-      draw_sample(type, &rng, &s);
-      cdyn_row base[CDYN_MAX_ROWS], plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
-      double tp = s.t + fd_h, tm = s.t - fd_h;
-      eval_at(&s, s.x, s.v, s.t, base);
-      eval_at(&s, s.x, s.v, tp, plus);
-      eval_at(&s, s.x, s.v, tm, minus);
-      for (unsigned r = 0; r < type->rows; r++)
-        check_close("phi_t", &s, r, -1, -1, (plus[r].phi - minus[r].phi) / (tp - tm),
-                    base[r].phi_t, fd_tol);
-    }
-  }
+  each_sample(UINT64_C(0xBB67AE8584CAA73B), check_phi_t);
 }
 END_TEST
 
@@ -457,22 +464,17 @@ static double jv_at(const sample *s, unsigned r, double step)
 }
 
 /* jdotv = (J v)_q v = d/ds J(q + s v) v at s = 0. */
+static void check_jdotv(sample *s, const cdyn_row *base)
+{
+  for (unsigned r = 0; r < s->type->rows; r++) {
+    double fd = (jv_at(s, r, fd_h) - jv_at(s, r, -fd_h)) / (2 * fd_h);
+    check_close("jdotv", s, r, -1, -1, fd, base[r].jdotv, fd_tol);
+  }
+}
+
 START_TEST(test_jdotv)
 {
-  uint64_t rng = UINT64_C(0x3C6EF372FE94F82B);
-  for (size_t i = 0; cdyn_constraint_types[i]; i++) {
-    const cdyn_constraint_type *type = cdyn_constraint_types[i];
-    for (int trial = 0; trial < NSTATES; trial++) {
-      sample s;
-      draw_sample(type, &rng, &s);
-      cdyn_row base[CDYN_MAX_ROWS];
-      eval_at(&s, s.x, s.v, s.t, base);
-      for (unsigned r = 0; r < type->rows; r++) {
-        double fd = (jv_at(&s, r, fd_h) - jv_at(&s, r, -fd_h)) / (2 * fd_h);
-        check_close("jdotv", &s, r, -1, -1, fd, base[r].jdotv, fd_tol);
-      }
-    }
-  }
+  each_sample(UINT64_C(0x3C6EF372FE94F82B), check_jdotv);
 }
 END_TEST
 
@@ -488,28 +490,24 @@ END_TEST
  * Both are worst cases that the drawn states do not reach together, so
  * 1e-5 (1 + |reference|) holds with a margin of at least 4.
  */
-START_TEST(test_phi_tt)
+static void check_phi_tt(sample *s, const cdyn_row *base)
 {
   const double h = 1e-4, tol = 1e-5;
-  uint64_t rng = UINT64_C(0xA54FF53A5F1D36F1);
-  for (size_t i = 0; cdyn_constraint_types[i]; i++) {
-    const cdyn_constraint_type *type = cdyn_constraint_types[i];
-    for (int trial = 0; trial < NSTATES; trial++) {
-      sample s;
-      draw_sample(type, &rng, &s);
-      cdyn_row base[CDYN_MAX_ROWS], plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
-      double yp[CDYN_MAX_PARTICLES][3], ym[CDYN_MAX_PARTICLES][3];
-      shift(&s, h, yp);
-      shift(&s, -h, ym);
-      eval_at(&s, s.x, s.v, s.t, base);
-      eval_at(&s, yp, s.v, s.t + h, plus);
-      eval_at(&s, ym, s.v, s.t - h, minus);
-      for (unsigned r = 0; r < type->rows; r++) {
-        double fd = (plus[r].phi - 2 * base[r].phi + minus[r].phi) / (h * h);
-        check_close("jdotv + phi_tt", &s, r, -1, -1, fd, base[r].jdotv + base[r].phi_tt, tol);
-      }
-    }
+  cdyn_row plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
+  double yp[CDYN_MAX_PARTICLES][3], ym[CDYN_MAX_PARTICLES][3];
+  shift(s, h, yp);
+  shift(s, -h, ym);
+  eval_at(s, yp, s->v, s->t + h, plus);
+  eval_at(s, ym, s->v, s->t - h, minus);
+  for (unsigned r = 0; r < s->type->rows; r++) {
+    double fd = (plus[r].phi - 2 * base[r].phi + minus[r].phi) / (h * h);
+    check_close("jdotv + phi_tt", s, r, -1, -1, fd, base[r].jdotv + base[r].phi_tt, tol);
   }
+}
+
+START_TEST(test_phi_tt)
+{
+  each_sample(UINT64_C(0xA54FF53A5F1D36F1), check_phi_tt);
 }
 END_TEST
 
