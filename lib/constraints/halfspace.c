@@ -26,14 +26,7 @@ static int eval(const double *p, const double *const *x, const double *const *v,
 {
   (void)t;
   (void)v;
-  double d[3];
-  cdyn_sub3(x[0], p, d);
-  for (int k = 0; k < 3; k++)
-    row->jac[0][k] = p[3 + k];
-  row->phi = cdyn_dot3(row->jac[0], d);
-  if (!cdyn_rows_finite(row, 1, 1))
-    return cdyn_error(CDYN_ENONFINITE, "halfspace constraint: a value is not finite (position non-finite or beyond 1e308)");
-  return CDYN_OK;
+  return cdyn_linear_row("halfspace", p, x[0], 1.0, row);
 }
 
 const cdyn_constraint_type cdyn_ctype_halfspace = {

@@ -27,15 +27,7 @@ static int eval(const double *p, const double *const *x, const double *const *v,
 {
   (void)t;
   (void)v;
-  const double *n = p + 3;
-  double nn = cdyn_norm3(n), d[3];
-  cdyn_sub3(x[0], p, d);
-  for (int k = 0; k < 3; k++)
-    row->jac[0][k] = n[k] / nn;
-  row->phi = cdyn_dot3(row->jac[0], d);
-  if (!cdyn_rows_finite(row, 1, 1))
-    return cdyn_error(CDYN_ENONFINITE, "plane constraint: a value is not finite (position non-finite or beyond 1e308)");
-  return CDYN_OK;
+  return cdyn_linear_row("plane", p, x[0], 1.0 / cdyn_norm3(p + 3), row);
 }
 
 const cdyn_constraint_type cdyn_ctype_plane = {

@@ -94,6 +94,24 @@ static inline double cdyn_norm3(const double a[3])
   return m * sqrt(b0 * b0 + b1 * b1 + b2 * b2);
 }
 
+/*
+ * The row of a linear constraint Phi = c n.(x - p) on one particle
+ * (parameters p[3], n[3]): J = c n^T, and Phi_t, (Jv)_q v, phi_tt are 0.
+ * plane takes c = 1/|n|, halfspace c = 1.
+ */
+static inline int cdyn_linear_row(const char *what, const double *p, const double *x, double c, cdyn_row *row)
+{
+  double d[3];
+  cdyn_sub3(x, p, d);
+  for (int k = 0; k < 3; k++)
+    row->jac[0][k] = c * p[3 + k];
+  row->phi = cdyn_dot3(row->jac[0], d);
+  if (!cdyn_rows_finite(row, 1, 1))
+    return cdyn_error(CDYN_ENONFINITE, "%s constraint: a value is not finite (position non-finite or beyond 1e308)",
+                      what);
+  return CDYN_OK;
+}
+
 /* A wall's or plane's parameters p[3], n[3]: n finite and non-zero. */
 static inline int cdyn_check_normal(const char *what, const double *p)
 {
