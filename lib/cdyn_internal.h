@@ -1,11 +1,17 @@
 /*
- * cdyn_internal.h: what schemes, integrators and solvers are written
- * against.  Private to the library and its tests of internals.
+ * cdyn_internal.h: the library's private structures, and the linear
+ * solver interface.  Private to the library and its tests of internals.
+ *
+ * Schemes are written against the public cdyn/scheme.h, which states
+ * their contract; this header adds what only the library itself sees: the
+ * system and stepper structs, the option parser, the tables of registered
+ * types, and the linear solvers.
  *
  * The pieces and their order inside a step:
  *   cdyn_eval_rows     Phi, J, Phi_t, (Jv)_q v, ... at (q, v, t)
  *   cdyn_forces        F(q, v, t)
  *   cdyn_assemble      A = J D J^T in preallocated CSR storage (D = W or I)
+ *   cdyn_factor        the solver's setup for that A
  *   cdyn_solve         A x = b with the chosen linear solver type
  *   cdyn_jmul / cdyn_jtmul   J x and J^T y through the sparse rows
  */
@@ -14,23 +20,36 @@
 
 #include <stddef.h>
 
-#include <gsl/gsl_spmatrix.h>
-
 #include "cdyn/cdyn.h"
+#include "cdyn/scheme.h"
 
 /* ---- system ---------------------------------------------------------- */
+
+/* Spring id meaning "none". */
+#define CDYN_NONE ((size_t)-1)
 
 typedef struct cdyn_spring {
   size_t i, j;
   double k, c, rest;
+  int enabled;
+  size_t constraint; /* the constraint it was turned into, or CDYN_NONE */
 } cdyn_spring;
 
+/*
+ * A constraint slot.  Ids are slot indices and stay fixed; a removed
+ * constraint leaves its slot vacant (live == 0) until an add reuses it.
+ * `gen` is unique to each constraint ever added, so that a stepper can tell
+ * a slot that was removed and filled again from one that stayed.
+ */
 typedef struct cdyn_constraint {
   const cdyn_constraint_type *type;
   size_t p[CDYN_MAX_PARTICLES];
   double params[CDYN_MAX_PARAMS];
-  size_t row0; /* first row of this constraint in Phi */
+  int live;       /* the slot holds a constraint */
+  int enabled;    /* its rows are in Phi (a live constraint may be off) */
   int inequality; /* its rows are conditions Phi >= 0 (cdyn/contact.h) */
+  unsigned long gen;
+  size_t spring;  /* the spring it replaces (cdyn_system_spring_to_constraint), or CDYN_NONE */
 } cdyn_constraint;
 
 struct cdyn_system {
@@ -42,11 +61,19 @@ struct cdyn_system {
   cdyn_spring *springs;
   size_t nsprings, cap_springs;
   cdyn_constraint *cons;
-  size_t ncons, cap_cons, m;
-  size_t m_ineq; /* rows of the constraints flagged as inequalities */
+  size_t ncons;    /* slots in use: one past the highest id ever given */
+  size_t cap_cons; /* slots allocated */
+  size_t *vacant;  /* cap_cons: stack of vacant slots below ncons */
+  size_t nvacant;
+  size_t m;        /* rows of the enabled constraints */
+  size_t m_ineq;   /* of which inequality rows */
+  size_t rows_live;/* rows of the live constraints, enabled or not */
+  size_t cap_rows; /* rows a stepper sizes for: max(reserved, rows_live ever) */
+  unsigned long gen_next;
   cdyn_force_fn force_fn;
   void *force_ctx;
-  unsigned long version; /* bumped when springs or constraints change */
+  unsigned long version;       /* bumped by every change of springs or constraints */
+  unsigned long force_version; /* bumped when the applied force changes form */
 };
 
 /* Evaluate one constraint's rows at (q, v, t); v may be NULL (then zero). */
@@ -63,132 +90,77 @@ int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const doubl
 
 /* ---- options ----------------------------------------------------------- */
 
-enum cdyn_option_kind {
-  CDYN_OPT_DOUBLE,
-  CDYN_OPT_INT,
-  CDYN_OPT_BOOL,
-  CDYN_OPT_CHOICE,     /* index into `choices` */
-  CDYN_OPT_INTEGRATOR  /* const cdyn_integrator_type * */
-};
-
-typedef struct cdyn_option {
-  const char *name;
-  enum cdyn_option_kind kind;
-  size_t offset;               /* of the value inside the options struct */
-  const char *def;             /* default, as text */
-  double min, max;             /* inclusive bounds for DOUBLE and INT */
-  const char *const *choices;  /* NULL-terminated, for CHOICE */
-  const char *doc;
-} cdyn_option;
-
 /* Parse `value` for option `o` into base + o->offset. */
 int cdyn_option_parse(const cdyn_option *o, void *base, const char *value);
 int cdyn_option_format(const cdyn_option *o, const void *base, char *buf,
                        size_t len);
+/* Entries of a table (up to CDYN_OPTIONS_END); 0 for NULL. */
+size_t cdyn_option_count(const cdyn_option *table);
 
-/* ---- linear solvers ------------------------------------------------------ */
+/* ---- linear solvers (SUNDIALS' model) -------------------------------------- */
 
-typedef struct cdyn_solve_opts {
-  double pcg_tol;
-  long pcg_maxiter; /* 0: 10 m */
-  double rank_tol;
-} cdyn_solve_opts;
+/*
+ * The matrix a linear solver sees: A = J D J^T, m x m, symmetric positive
+ * semi-definite, in compressed sparse row storage of its full pattern
+ * (both triangles).  Each row's diagonal entry comes first in it, the
+ * others follow in the order of assembly, so val[rowptr[i]] is A_ii.
+ * `pattern` changes exactly when m, rowptr or col change, which is when a
+ * solver with a symbolic analysis must redo it; `apply` computes y = A x
+ * (the only access an iterative solver needs, with `diag` for a Jacobi
+ * preconditioner).
+ */
+typedef struct cdyn_matrix {
+  size_t m, nnz;
+  const int *rowptr, *col;
+  const double *val;
+  const double *diag; /* m */
+  unsigned long pattern;
+  int (*apply)(const void *ctx, const double *x, double *y);
+  const void *ctx;
+} cdyn_matrix;
 
 typedef struct cdyn_solve_info {
   unsigned long iterations;
-  double residual;  /* |A x - b| / |b| (0 when b = 0) */
+  double residual;  /* |A x - b| / |b| (0 when b = 0), the worst over the right-hand sides */
   unsigned rank;
   int fallback;     /* the least-squares path was taken */
 } cdyn_solve_info;
 
 /*
- * A linear solver for the symmetric positive semi-definite A = J D J^T.
- * `factor` sees each newly assembled A once; `solve` may then be called
- * for several right-hand sides.  Neither allocates.
+ * A linear solver type.  `alloc` sizes its state for up to mcap rows;
+ * `setup` analyses and factors (or builds the preconditioner for) the
+ * current A, redoing a symbolic analysis only when A->pattern changed;
+ * `solve` then solves A x = b for nrhs right-hand sides (blocks of m),
+ * any number of times.  Neither setup nor solve allocates.  Statuses
+ * follow cdyn/error.h: > 0 recoverable (CDYN_NOCONV), < 0 failed.
+ * `rank_tol` is the stepper's relative pivot (or eigenvalue) below which A
+ * is treated as singular; `opts` is the solver's own option struct.
  */
 typedef struct cdyn_solver_type {
   const char *name;
   const char *description;
-  int (*alloc)(void **state, size_t m);
+  int iterative;               /* sees A only through apply and diag */
+  const cdyn_option *options;  /* the solver's own options; may be NULL */
+  size_t options_size;
+  int (*alloc)(void **state, size_t mcap);
   void (*free)(void *state);
-  int (*factor)(void *state, const gsl_spmatrix *A, const cdyn_solve_opts *o,
-                cdyn_solve_info *info);
-  int (*solve)(void *state, const gsl_spmatrix *A, const double *b, double *x,
-               const cdyn_solve_opts *o, cdyn_solve_info *info);
+  int (*setup)(void *state, const cdyn_matrix *A, double rank_tol, const void *opts,
+               cdyn_solve_info *info);
+  int (*solve)(void *state, const cdyn_matrix *A, size_t nrhs, const double *b, double *x,
+               double rank_tol, const void *opts, cdyn_solve_info *info);
 } cdyn_solver_type;
 
 extern const cdyn_solver_type *const cdyn_solver_types[];
 int cdyn_solver_type_find(const char *name, const cdyn_solver_type **type);
 
-/* ---- integrators --------------------------------------------------------- */
-
-
-/* Acceleration qdd = a(q, v, t); returns a status. */
-typedef int (*cdyn_accel_fn)(cdyn_stepper *st, const double *q,
-                             const double *v, double t, double *a);
-
-/*
- * An explicit integrator for q' = v, v' = a(q, v, t): one step in place.
- * It uses st->vec[first ...] as scratch (nvec vectors of 3n).
- */
-typedef struct cdyn_integrator_type {
-  const char *name;
-  const char *description;
-  unsigned order;
-  unsigned nvec;
-  int (*step)(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
-              double t, double h, double **scratch);
-} cdyn_integrator_type;
+/* ---- integrators and schemes ------------------------------------------------ */
 
 extern const cdyn_integrator_type *const cdyn_integrator_types[];
 
-/* One step of st->sys by the integrator `it` under the acceleration
-   `accel`: what every integrator-driven scheme's step is. */
-static inline int cdyn_integrate(cdyn_stepper *st, const cdyn_integrator_type *it, cdyn_accel_fn accel,
-                                 double h);
+/* The scheme with index i: built-in ones first, then registered ones. */
+const cdyn_scheme_type *cdyn_scheme_at(size_t i);
 
-/* The option entry of a scheme's integrator (field `field` of its options
-   struct `type`), and the end of an option table. */
-#define CDYN_INTEGRATOR_OPTION(type, field, def, doc)                                             \
-  {"integrator", CDYN_OPT_INTEGRATOR, offsetof(type, field), def, 0, 0, NULL, doc}
-#define CDYN_OPTIONS_END {NULL, 0, 0, NULL, 0, 0, NULL, NULL}
-int cdyn_integrator_type_find(const char *name,
-                              const cdyn_integrator_type **type);
-
-/* ---- schemes ------------------------------------------------------------- */
-
-/*
- * A scheme advances (q, v) of st->sys from time st->sys->t by h, in place.
- * The stepper has already backed the state up and will restore it if the
- * scheme returns a negative status or leaves a non-finite state.
- */
-typedef struct cdyn_scheme_type {
-  const char *name;
-  const char *description;
-  const char *source; /* paper and equations */
-  double order;       /* expected global order in position */
-  /* Expected order when the applied force is constant (gravity alone),
-     where some schemes do better; 0 means the same as `order`. */
-  double order_constant_force;
-  const cdyn_option *options; /* terminated by a NULL name; may be NULL */
-  size_t options_size;        /* sizeof the scheme's option struct */
-  int (*step)(cdyn_stepper *st, double h);
-  void (*reset)(cdyn_stepper *st); /* may be NULL */
-  /* Enforces inequality rows (cdyn/contact.h).  The other schemes refuse
-     a system that has them: they would treat g >= 0 as g = 0. */
-  int inequalities;
-  /* Scheme-owned workspace, sized when the stepper is built (may be NULL):
-     init sets st->scheme_state, fini frees it. */
-  int (*init)(cdyn_stepper *st);
-  void (*fini)(cdyn_stepper *st);
-} cdyn_scheme_type;
-
-extern const cdyn_scheme_type *const cdyn_scheme_types[];
-
-/* ---- the stepper ---------------------------------------------------------- */
-
-#define CDYN_NVEC 12  /* scratch vectors of 3n */
-#define CDYN_NMVEC 4  /* scratch vectors of m */
+/* ---- the stepper ------------------------------------------------------------ */
 
 /* One contribution d_p J_ra,sa . J_rb,sb to the CSR entry `k` of A. */
 typedef struct cdyn_contrib {
@@ -196,157 +168,115 @@ typedef struct cdyn_contrib {
   unsigned sa, sb;
 } cdyn_contrib;
 
+/* Sparse storage of A's pattern: m + 1 row pointers and nnz columns. */
+typedef struct cdyn_csr {
+  int *rowptr; /* mcap + 1 */
+  int *col;    /* nnz_cap */
+} cdyn_csr;
 
 struct cdyn_stepper {
+  cdyn_scheme_data d;       /* what the scheme sees (cdyn_stepper_data) */
   const cdyn_scheme_type *type;
   cdyn_system *sys;
-  unsigned long version;
+  void *state;              /* the scheme's (type->alloc) */
+  void *opts;               /* the scheme's option struct */
   size_t n, m;
+  size_t mcap;              /* rows the arrays below are sized for */
+  size_t ccap;              /* constraint slots they are sized for */
+  unsigned long version, force_version; /* of the system, at the last layout */
 
-  /* constraint rows at the last evaluation */
-  cdyn_row *rows;   /* m */
-  size_t *rowpart;  /* m * CDYN_MAX_PARTICLES particle indices */
-  unsigned *rownp;  /* particles per row */
+  /* The layout of the current constraint set. */
+  cdyn_row *rows;           /* mcap */
+  size_t *rowpart;          /* mcap * CDYN_MAX_PARTICLES */
+  unsigned *rownp;          /* mcap */
+  size_t *rowcon;           /* mcap: constraint id of each row */
+  unsigned char *rowineq;   /* mcap */
+  size_t *con_row0;         /* ccap: first row of each constraint, or CDYN_NONE */
+  unsigned long *con_gen;   /* ccap: its gen when laid out */
+  long *from;               /* mcap: the last change's row map */
+  double *spare;            /* mcap: scratch of the layout */
 
-  /* A = J D J^T, pattern fixed at build time */
-  gsl_spmatrix *A;
+  /* A = J D J^T: pattern, values, and the contributions that assemble it. */
+  cdyn_csr A, A_next;       /* the pattern in use, and the one being built */
+  double *val;              /* nnz_cap */
+  double *diag;             /* mcap */
+  size_t nnz, nnz_cap;
   cdyn_contrib *contrib;
-  size_t ncontrib;
+  size_t ncontrib, contrib_cap;
+  size_t *deg;              /* n + 1: rows per particle, then their start */
+  size_t *lrow;             /* mcap * CDYN_MAX_PARTICLES: rows by particle */
+  unsigned *lslot;          /* the same: the particle's slot within the row */
+  size_t *mark;             /* mcap: stamps of the pattern's de-duplication */
+  size_t stamp;
+  unsigned long pattern;    /* bumped when the pattern changes */
+  unsigned long values;     /* bumped by each assembly */
+  unsigned long factored;   /* `values` at the last setup (0: none valid) */
+  int factor_status;        /* the status of that setup */
+  cdyn_matrix mat;          /* the view the solver gets */
 
-  /* linear solver: `solver` is in use; `solver_auto` says it was chosen
-     from m rather than named */
+  /* The linear solver: `solver` is in use; `solver_auto` says it was chosen
+     from the row capacity rather than named. */
   const cdyn_solver_type *solver;
   int solver_auto;
   void *solver_state;
-  cdyn_solve_opts so;
+  void **solver_opts;       /* one option struct per registered solver type */
+  double rank_tol;
 
-  /* work vectors */
-  double *F;               /* 3n forces */
-  double *lambda;          /* m multipliers of the last solve */
-  double *vec[CDYN_NVEC];  /* 3n scratch */
-  double *mvec[CDYN_NMVEC];/* m scratch */
-  double *ones;            /* n ones: D = I */
-  double *q0, *v0;         /* backup of the state at step start */
-
-  void *opts;              /* the scheme's options struct */
-  int have_history;        /* multistep schemes: a previous step exists */
-  double h_last;           /* size of the last successful step (valid when
-                              have_history): variable-step multistep methods */
-
-  void *scheme_state;      /* the scheme's workspace (type->init) */
+  /* Work of the stepper itself. */
+  double *F;                /* 3n forces */
+  double *lambda;           /* mcap multipliers of the last step */
+  double *q0, *v0;          /* backup of the state at step start */
 
   cdyn_stats stats;
 };
 
-static inline int cdyn_integrate(cdyn_stepper *st, const cdyn_integrator_type *it, cdyn_accel_fn accel,
-                                 double h)
-{
-  cdyn_system *s = st->sys;
-  return it->step(st, accel, s->q, s->v, s->t, h, st->vec);
-}
-
-int cdyn_eval_rows(cdyn_stepper *st, const double *q, const double *v,
-                   double t);
-int cdyn_forces(cdyn_stepper *st, const double *q, const double *v, double t,
-                double *F);
-/* A = J D J^T from the current rows; d has n per-particle weights. */
-int cdyn_assemble(cdyn_stepper *st, const double *d);
-/* Factor the assembled A, then solve A x = b (x may alias no input). */
-int cdyn_factor(cdyn_stepper *st);
-int cdyn_solve(cdyn_stepper *st, const double *b, double *x);
-/* y = J x (x: 3n, y: m) and x = J^T y, through the current rows. */
-void cdyn_jmul(const cdyn_stepper *st, const double *x, double *y);
-void cdyn_jtmul(const cdyn_stepper *st, const double *y, double *x);
-
-/*
- * The unconstrained acceleration: F(q, v, t) into st->F and a = W F.
- */
-int cdyn_free_accel(cdyn_stepper *st, const double *q, const double *v,
-                    double t, double *a);
-/*
- * Rows at (q, v, t), A = J W J^T and its factorisation: what every scheme
- * that solves with the dynamics' matrix needs first.  Does nothing when
- * there are no constraints.
- */
-int cdyn_prepare(cdyn_stepper *st, const double *q, const double *v, double t);
-
-/*
- * The constrained acceleration of 001 eqs 7-10 at (q, v, t):
- *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
- *              + 2 alpha (J v + Phi_t) + beta^2 Phi
- *   a = W (F - J^T lambda)
- * alpha = beta = 0 is the plain index-1 formulation.  Uses st->vec[11].
- */
-int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v,
-                           double t, double alpha, double beta, double *a);
-
-/*
- * Record a nonlinear iteration (Newton, SHAKE, RATTLE, PBD sweeps) in the
- * stepper's statistics: its iteration count, its final residual, and
- * whether it met its tolerance.
- */
-void cdyn_record_nonlinear(cdyn_stepper *st, unsigned iterations, double residual,
-                           int converged);
-
-/*
- * Nonlinear iterations within a step (newton, shake, rattle).  After each
- * correction a scheme measures its residual r (in units of length) and asks
- * for a verdict, given the residual rprev of the previous iterate (INFINITY
- * after the first correction):
- *   CONVERGED  r <= tol
- *   DIVERGED   r is not finite, or r >= rprev while rprev is above the
- *              rounding floor: the iteration is not contracting, so the
- *              step lies outside its region of convergence
- *   STALLED    r >= rprev with rprev at the rounding floor (tol is below
- *              what the arithmetic can resolve)
- *   LIMIT      max_iter corrections made, still contracting
- *   CONTINUE   otherwise
- * The rounding floor is 64 eps max|q_k|: Phi and the schemes' first-block
- * residuals are differences of coordinates of size |q|, each rounded at
- * eps |q|, summed over the few rows that share a particle.
- */
-enum cdyn_iter_verdict {
-  CDYN_ITER_CONTINUE,
-  CDYN_ITER_CONVERGED,
-  CDYN_ITER_LIMIT,
-  CDYN_ITER_STALLED,
-  CDYN_ITER_DIVERGED
-};
-enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q, double r,
-                                         double rprev, double tol, unsigned iterations,
-                                         long max_iter);
-/*
- * Record the iteration in the statistics (cdyn_record_nonlinear) and turn
- * the verdict into the step's status: CONVERGED gives `linear`, the worst
- * status of the linear solves (CDYN_OK or CDYN_NOCONV); LIMIT and STALLED
- * give CDYN_NOCONV, keeping the last iterate (the best: the residuals
- * decreased up to it, or stalled at rounding); DIVERGED gives
- * CDYN_EDIVERGED, and the stepper restores the state.  `name` is the
- * scheme's, for the message.
- */
-int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict verdict,
-                     unsigned iterations, double r, double rprev, double tol, int linear);
+/* layout.c: the row layout and A's pattern, built with the stepper and
+   brought up to date with the system at the start of each step. */
+int cdyn_layout_build(cdyn_stepper *st);
+int cdyn_layout_follow(cdyn_stepper *st);
+void cdyn_layout_free(cdyn_stepper *st);
+/* stepper.c: the scheme's and the solver's states again, after the row
+   capacity grew. */
+int cdyn_stepper_resize_states(cdyn_stepper *st);
 
 /*
  * The SHAKE step (lib/schemes/shake.c), which RATTLE completes with a
- * velocity projection: advances st->sys by h in place and leaves the
+ * velocity projection: advances the system by h in place and leaves the
  * multiplier lambda of the first half kick, v1/2 = v + (h/2) W (F -
- * J^T lambda), in st->lambda.  Uses st->vec[6..9] and st->mvec[0..2].
+ * J^T lambda), in d->lambda.
  */
-/* The options of shake and rattle: their position iteration. */
 typedef struct cdyn_shake_opts {
   double tol;
   long max_iter;
 } cdyn_shake_opts;
 extern const cdyn_option cdyn_shake_options[];
 
-int cdyn_shake_step(cdyn_stepper *st, double h, double tol, long max_iter, const char *name);
+typedef struct cdyn_shake_work {
+  double *q0, *v0, *u, *jt; /* 3n each */
+  double *b, *phi, *dl;     /* m each */
+  double *block;
+} cdyn_shake_work;
 
-/* Scratch vectors st->vec[0 .. CDYN_INTEGRATOR_NVEC) belong to the
-   integrator; schemes use the ones above. */
-#define CDYN_INTEGRATOR_NVEC 6
+int cdyn_shake_step(cdyn_stepper *st, const cdyn_shake_work *w, double h, double tol, long max_iter,
+                    const char *name);
 
-/* Helpers. */
-int cdyn_all_finite(const double *x, size_t len);
+/*
+ * The state of shake and rattle: the work, and the history of their
+ * multipliers.  `history` says a step of this stepper precedes; had[r]
+ * then says whether that step enforced row r; mu holds RATTLE's velocity
+ * multipliers of that step, by row.
+ */
+typedef struct cdyn_shake_state {
+  cdyn_shake_work w;
+  unsigned char *had; /* m */
+  double *mu, *spare; /* m */
+  int history;
+} cdyn_shake_state;
+
+int cdyn_shake_alloc(void **state, size_t n, size_t m);
+void cdyn_shake_free(void *state);
+void cdyn_shake_reset(void *state);
+void cdyn_shake_changed(void *state, const cdyn_stepper *st, const cdyn_set_change *c);
+void cdyn_shake_mark(cdyn_shake_state *s, size_t m);
 
 #endif

@@ -34,11 +34,12 @@ const char *cdyn_strerror(int status)
   case CDYN_ENONFINITE: return "non-finite value";
   case CDYN_EUNKNOWN: return "unknown name";
   case CDYN_EDEGENERATE: return "degenerate constraint geometry";
-  case CDYN_ESTALE: return "system changed after the stepper was built";
+  case CDYN_ESTALE: return "stale (no longer returned)";
   case CDYN_ECALLBACK: return "user callback failed";
   case CDYN_EIO: return "input/output error";
   case CDYN_ESOLVE: return "solve failed";
   case CDYN_EDIVERGED: return "iteration diverged";
+  case CDYN_EINFEASIBLE: return "infeasible constraint set";
   default: return "unknown status";
   }
 }

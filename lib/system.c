@@ -11,20 +11,22 @@
  * Constraint error: e = sum over constraints c of |Phi_c|_2 (000/001 measure
  * | |x_i - x_j| - L | per link; a pin's |x - p(t)| is the norm of its rows).
  * An inequality row (003, g >= 0) contributes its violation min(g, 0) only.
+ *
+ * Constraint sets that change.  Constraints live in slots whose index is
+ * their id.  A constraint can be switched off (its rows leave Phi, its
+ * slot stays), removed (its slot becomes vacant and a later add may take
+ * it), and a spring can be turned into a distance constraint and back.
+ * The rows of Phi are those of the enabled constraints in id order.  The
+ * system counts the rows of its live constraints (rows_live) and keeps a
+ * row capacity (cap_rows) that never shrinks, for steppers to size their
+ * workspaces once; cdyn_system_reserve raises it and the slot capacity
+ * ahead of time.  Every change bumps `version`, which steppers follow.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cdyn_internal.h"
-
-int cdyn_all_finite(const double *x, size_t len)
-{
-  for (size_t k = 0; k < len; k++)
-    if (!isfinite(x[k]))
-      return 0;
-  return 1;
-}
 
 static int finite3(const double x[3])
 {
@@ -82,6 +84,7 @@ void cdyn_system_free(cdyn_system *s)
   free(s->v);
   free(s->springs);
   free(s->cons);
+  free(s->vacant);
   free(s);
 }
 
@@ -192,6 +195,28 @@ static int grow(void **arr, size_t *cap, size_t count, size_t size)
   return CDYN_OK;
 }
 
+/* Slots (and the vacant stack beside them) for at least `need` constraints. */
+static int grow_slots(cdyn_system *s, size_t need)
+{
+  if (need <= s->cap_cons)
+    return CDYN_OK;
+  size_t ncap = s->cap_cons ? 2 * s->cap_cons : 8;
+  if (ncap < need)
+    ncap = need;
+  if (ncap > ((size_t)-1) / sizeof *s->cons)
+    return cdyn_error(CDYN_ENOMEM, "out of memory for %zu constraints", need);
+  cdyn_constraint *c = realloc(s->cons, ncap * sizeof *c);
+  if (!c)
+    return cdyn_error(CDYN_ENOMEM, "out of memory growing to %zu constraints", ncap);
+  s->cons = c;
+  size_t *v = realloc(s->vacant, ncap * sizeof *v);
+  if (!v)
+    return cdyn_error(CDYN_ENOMEM, "out of memory growing to %zu constraints", ncap);
+  s->vacant = v;
+  s->cap_cons = ncap;
+  return CDYN_OK;
+}
+
 int cdyn_system_add_spring(cdyn_system *s, size_t i, size_t j, double k,
                            double c, double rest, size_t *id)
 {
@@ -207,11 +232,12 @@ int cdyn_system_add_spring(cdyn_system *s, size_t i, size_t j, double k,
   int rc = grow((void **)&s->springs, &s->cap_springs, s->nsprings, sizeof *s->springs);
   if (rc)
     return rc;
-  s->springs[s->nsprings] = (cdyn_spring){i, j, k, c, rest};
+  s->springs[s->nsprings] = (cdyn_spring){i, j, k, c, rest, 1, CDYN_NONE};
   if (id)
     *id = s->nsprings;
   s->nsprings++;
   s->version++;
+  s->force_version++;
   return CDYN_OK;
 }
 
@@ -222,6 +248,8 @@ int cdyn_system_set_force_callback(cdyn_system *s, cdyn_force_fn fn, void *ctx)
   CHECK_SYS(s);
   s->force_fn = fn;
   s->force_ctx = ctx;
+  s->version++;
+  s->force_version++;
   return CDYN_OK;
 }
 
@@ -238,6 +266,8 @@ int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const doubl
       F[3 * i + d] = sys->mass[i] * sys->gravity[d];
   for (size_t k = 0; k < sys->nsprings; k++) {
     const cdyn_spring *sp = &sys->springs[k];
+    if (!sp->enabled)
+      continue;
     const double *xi = q + 3 * sp->i, *xj = q + 3 * sp->j;
     const double *vi = v + 3 * sp->i, *vj = v + 3 * sp->j;
     double d[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
@@ -305,21 +335,32 @@ int cdyn_system_add_constraint(cdyn_system *s, const cdyn_constraint_type *type,
     if (rc)
       return rc;
   }
-  int rc = grow((void **)&s->cons, &s->cap_cons, s->ncons, sizeof *s->cons);
-  if (rc)
-    return rc;
-  cdyn_constraint *c = &s->cons[s->ncons];
+  size_t slot;
+  if (s->nvacant) {
+    slot = s->vacant[--s->nvacant];
+  } else {
+    int rc = grow_slots(s, s->ncons + 1);
+    if (rc)
+      return rc;
+    slot = s->ncons++;
+  }
+  cdyn_constraint *c = &s->cons[slot];
   memset(c, 0, sizeof *c);
   c->type = type;
   for (unsigned a = 0; a < type->nparticles; a++)
     c->p[a] = particles[a];
   if (type->nparams)
     memcpy(c->params, params, type->nparams * sizeof(double));
-  c->row0 = s->m;
+  c->live = 1;
+  c->enabled = 1;
+  c->gen = ++s->gen_next;
+  c->spring = CDYN_NONE;
   if (id)
-    *id = s->ncons;
-  s->ncons++;
+    *id = slot;
   s->m += type->rows;
+  s->rows_live += type->rows;
+  if (s->rows_live > s->cap_rows)
+    s->cap_rows = s->rows_live;
   s->version++;
   return CDYN_OK;
 }
@@ -370,6 +411,8 @@ int cdyn_system_get_constraint(const cdyn_system *s, size_t c, const cdyn_constr
     return cdyn_error(CDYN_EINVAL, "cdyn_system_get_constraint: constraint %zu out of range (%zu constraints)",
                       c, s->ncons);
   const cdyn_constraint *con = &s->cons[c];
+  if (!con->live)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_get_constraint: constraint %zu was removed", c);
   if (type)
     *type = con->type;
   if (particles)
@@ -400,13 +443,16 @@ int cdyn_system_constraint_values(const cdyn_system *s, double *phi)
   if (!phi && s->m)
     return cdyn_error(CDYN_EINVAL, "cdyn_system_constraint_values: phi is NULL");
   cdyn_row rows[CDYN_MAX_ROWS];
+  size_t row = 0;
   for (size_t k = 0; k < s->ncons; k++) {
     const cdyn_constraint *c = &s->cons[k];
+    if (!c->live || !c->enabled)
+      continue;
     int rc = cdyn_constraint_eval(c, s->q, s->v, s->t, rows);
     if (rc)
       return rc;
     for (unsigned r = 0; r < c->type->rows; r++)
-      phi[c->row0 + r] = rows[r].phi;
+      phi[row++] = rows[r].phi;
   }
   return CDYN_OK;
 }
@@ -420,6 +466,8 @@ int cdyn_system_constraint_error(const cdyn_system *s, double *e)
   double sum = 0;
   for (size_t k = 0; k < s->ncons; k++) {
     const cdyn_constraint *c = &s->cons[k];
+    if (!c->live || !c->enabled)
+      continue;
     int rc = cdyn_constraint_eval(c, s->q, s->v, s->t, rows);
     if (rc)
       return rc;
@@ -446,6 +494,8 @@ int cdyn_system_energy(const cdyn_system *s, double *kinetic, double *potential)
   }
   for (size_t k = 0; k < s->nsprings; k++) {
     const cdyn_spring *sp = &s->springs[k];
+    if (!sp->enabled)
+      continue;
     const double *xi = s->q + 3 * sp->i, *xj = s->q + 3 * sp->j;
     double d[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
     double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -479,14 +529,18 @@ int cdyn_system_set_inequality(cdyn_system *s, size_t c, int on)
     return cdyn_error(CDYN_EINVAL, "cdyn_system_set_inequality: constraint %zu out of range (%zu constraints)",
                       c, s->ncons);
   cdyn_constraint *con = &s->cons[c];
+  if (!con->live)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_set_inequality: constraint %zu was removed", c);
   int flag = on != 0;
   if (con->inequality == flag)
     return CDYN_OK;
   con->inequality = flag;
-  if (flag)
-    s->m_ineq += con->type->rows;
-  else
-    s->m_ineq -= con->type->rows;
+  if (con->enabled) {
+    if (flag)
+      s->m_ineq += con->type->rows;
+    else
+      s->m_ineq -= con->type->rows;
+  }
   s->version++;
   return CDYN_OK;
 }
@@ -496,8 +550,8 @@ int cdyn_system_is_inequality(const cdyn_system *s, size_t c, int *on)
   CHECK_SYS(s);
   if (!on)
     return cdyn_error(CDYN_EINVAL, "cdyn_system_is_inequality: on is NULL");
-  if (c >= s->ncons)
-    return cdyn_error(CDYN_EINVAL, "cdyn_system_is_inequality: constraint %zu out of range (%zu constraints)",
+  if (c >= s->ncons || !s->cons[c].live)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_is_inequality: constraint %zu out of range or removed (%zu ids)",
                       c, s->ncons);
   *on = s->cons[c].inequality;
   return CDYN_OK;
@@ -515,6 +569,7 @@ static int add_flagged(cdyn_system *s, const cdyn_constraint_type *type, const s
     return rc;
   s->cons[c].inequality = 1;
   s->m_ineq += type->rows;
+  s->version++;
   if (id)
     *id = c;
   return CDYN_OK;
@@ -547,7 +602,7 @@ int cdyn_system_penetration(const cdyn_system *s, double *pen)
   double sum = 0;
   for (size_t k = 0; k < s->ncons; k++) {
     const cdyn_constraint *c = &s->cons[k];
-    if (!c->inequality)
+    if (!c->live || !c->enabled || !c->inequality)
       continue;
     int rc = cdyn_constraint_eval(c, s->q, s->v, s->t, rows);
     if (rc)
@@ -557,5 +612,194 @@ int cdyn_system_penetration(const cdyn_system *s, double *pen)
         sum -= rows[r].phi;
   }
   *pen = sum;
+  return CDYN_OK;
+}
+
+/* ---- constraint sets that change ------------------------------------------------ */
+
+int cdyn_system_reserve(cdyn_system *s, size_t constraints, size_t rows, size_t springs)
+{
+  CHECK_SYS(s);
+  if (constraints > (size_t)1 << 40 || rows > (size_t)1 << 40 || springs > (size_t)1 << 40)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_reserve: %zu constraints, %zu rows, %zu springs is too many",
+                      constraints, rows, springs);
+  int rc = grow_slots(s, constraints);
+  if (rc)
+    return rc;
+  if (springs > s->cap_springs) {
+    cdyn_spring *p = realloc(s->springs, springs * sizeof *p);
+    if (!p)
+      return cdyn_error(CDYN_ENOMEM, "cdyn_system_reserve: out of memory for %zu springs", springs);
+    s->springs = p;
+    s->cap_springs = springs;
+  }
+  if (rows > s->cap_rows) {
+    s->cap_rows = rows;
+    s->version++;
+  }
+  return CDYN_OK;
+}
+
+/* The constraint c, or an error naming `fn` when it is out of range or removed. */
+static int live_constraint(const cdyn_system *s, size_t c, const char *fn)
+{
+  if (c >= s->ncons)
+    return cdyn_error(CDYN_EINVAL, "%s: constraint %zu out of range (%zu ids)", fn, c, s->ncons);
+  if (!s->cons[c].live)
+    return cdyn_error(CDYN_EINVAL, "%s: constraint %zu was removed", fn, c);
+  return CDYN_OK;
+}
+
+int cdyn_system_enable_constraint(cdyn_system *s, size_t c, int on)
+{
+  CHECK_SYS(s);
+  int rc = live_constraint(s, c, __func__);
+  if (rc)
+    return rc;
+  cdyn_constraint *con = &s->cons[c];
+  int flag = on != 0;
+  if (con->enabled == flag)
+    return CDYN_OK;
+  con->enabled = flag;
+  size_t rows = con->type->rows;
+  if (flag) {
+    s->m += rows;
+    if (con->inequality)
+      s->m_ineq += rows;
+  } else {
+    s->m -= rows;
+    if (con->inequality)
+      s->m_ineq -= rows;
+  }
+  s->version++;
+  return CDYN_OK;
+}
+
+int cdyn_system_constraint_enabled(const cdyn_system *s, size_t c, int *on)
+{
+  CHECK_SYS(s);
+  if (!on)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_constraint_enabled: on is NULL");
+  int rc = live_constraint(s, c, __func__);
+  if (rc)
+    return rc;
+  *on = s->cons[c].enabled;
+  return CDYN_OK;
+}
+
+int cdyn_system_remove_constraint(cdyn_system *s, size_t c)
+{
+  CHECK_SYS(s);
+  int rc = live_constraint(s, c, __func__);
+  if (rc)
+    return rc;
+  cdyn_constraint *con = &s->cons[c];
+  if ((rc = cdyn_system_enable_constraint(s, c, 0)))
+    return rc;
+  if (con->spring != CDYN_NONE)
+    s->springs[con->spring].constraint = CDYN_NONE;
+  s->rows_live -= con->type->rows;
+  con->live = 0;
+  con->inequality = 0;
+  s->vacant[s->nvacant++] = c;
+  s->version++;
+  return CDYN_OK;
+}
+
+int cdyn_system_constraint_row(const cdyn_system *s, size_t c, size_t *row)
+{
+  CHECK_SYS(s);
+  if (!row)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_constraint_row: row is NULL");
+  int rc = live_constraint(s, c, __func__);
+  if (rc)
+    return rc;
+  if (!s->cons[c].enabled)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_constraint_row: constraint %zu is switched off", c);
+  size_t r = 0;
+  for (size_t k = 0; k < c; k++)
+    if (s->cons[k].live && s->cons[k].enabled)
+      r += s->cons[k].type->rows;
+  *row = r;
+  return CDYN_OK;
+}
+
+size_t cdyn_system_live_constraints(const cdyn_system *s)
+{
+  return s ? s->ncons - s->nvacant : 0;
+}
+
+static int spring_index(const cdyn_system *s, size_t k, const char *fn)
+{
+  if (k >= s->nsprings)
+    return cdyn_error(CDYN_EINVAL, "%s: spring %zu out of range (%zu springs)", fn, k, s->nsprings);
+  return CDYN_OK;
+}
+
+int cdyn_system_enable_spring(cdyn_system *s, size_t k, int on)
+{
+  CHECK_SYS(s);
+  int rc = spring_index(s, k, __func__);
+  if (rc)
+    return rc;
+  int flag = on != 0;
+  if (s->springs[k].enabled == flag)
+    return CDYN_OK;
+  s->springs[k].enabled = flag;
+  s->version++;
+  s->force_version++;
+  return CDYN_OK;
+}
+
+int cdyn_system_spring_enabled(const cdyn_system *s, size_t k, int *on)
+{
+  CHECK_SYS(s);
+  if (!on)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_spring_enabled: on is NULL");
+  int rc = spring_index(s, k, __func__);
+  if (rc)
+    return rc;
+  *on = s->springs[k].enabled;
+  return CDYN_OK;
+}
+
+int cdyn_system_spring_to_constraint(cdyn_system *s, size_t k, double L, size_t *id)
+{
+  CHECK_SYS(s);
+  int rc = spring_index(s, k, __func__);
+  if (rc)
+    return rc;
+  cdyn_spring *sp = &s->springs[k];
+  if (!sp->enabled || sp->constraint != CDYN_NONE)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_spring_to_constraint: spring %zu is %s", k,
+                      sp->constraint != CDYN_NONE ? "a constraint already" : "switched off");
+  size_t c;
+  if ((rc = cdyn_system_add_distance(s, sp->i, sp->j, L, &c)))
+    return rc;
+  s->cons[c].spring = k;
+  sp->constraint = c;
+  sp->enabled = 0;
+  s->force_version++;
+  if (id)
+    *id = c;
+  return CDYN_OK;
+}
+
+int cdyn_system_constraint_to_spring(cdyn_system *s, size_t c, size_t *spring)
+{
+  CHECK_SYS(s);
+  int rc = live_constraint(s, c, __func__);
+  if (rc)
+    return rc;
+  size_t k = s->cons[c].spring;
+  if (k == CDYN_NONE)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_constraint_to_spring: constraint %zu did not come from a spring",
+                      c);
+  if ((rc = cdyn_system_remove_constraint(s, c)))
+    return rc;
+  s->springs[k].enabled = 1;
+  s->force_version++;
+  if (spring)
+    *spring = k;
   return CDYN_OK;
 }

@@ -359,30 +359,120 @@ START_TEST(test_step_size_errors)
 }
 END_TEST
 
-/* Adding a constraint or spring after the stepper was built makes it stale. */
-START_TEST(test_stale_stepper)
+/*
+ * A stepper follows constraints and springs added after it was built: its
+ * next step is bitwise the step of a stepper built afresh on the changed
+ * system from the same state.  A set the scheme cannot enforce (an
+ * inequality under an equality-only scheme) fails that step with
+ * CDYN_EINVAL and leaves the state alone.
+ */
+static void step_both(cdyn_system *sys, cdyn_stepper *st, const char *scheme, const char *what)
+{
+  snapshot before, after;
+  take(sys, &before);
+  EXPECT_OK(cdyn_stepper_step(st, 0.01));
+  take(sys, &after);
+  EXPECT_OK(cdyn_system_set_state(sys, before.q, before.v));
+  EXPECT_OK(cdyn_system_set_time(sys, before.t));
+  cdyn_stepper *fresh = NULL;
+  EXPECT_OK(cdyn_stepper_new(&fresh, sys, scheme));
+  EXPECT_OK(cdyn_stepper_step(fresh, 0.01));
+  same(sys, &after, what);
+  cdyn_stepper_free(fresh);
+}
+
+START_TEST(test_stepper_follows)
 {
   cdyn_system *sys = pendulum();
   cdyn_stepper *st = NULL;
   EXPECT_OK(cdyn_stepper_new(&st, sys, "implicit"));
   EXPECT_OK(cdyn_stepper_step(st, 0.01));
-  const double x[3] = {0, 0, 0};
+  const double x[3] = {0.2, 0.1, 0}, n[3] = {0, 1, 0};
   EXPECT_OK(cdyn_system_add_pin(sys, 1, x, NULL));
-  snapshot before;
-  take(sys, &before);
-  EXPECT_ERR(CDYN_ESTALE, cdyn_stepper_step(st, 0.01));
-  same(sys, &before, "stale stepper (constraint)");
+  step_both(sys, st, "implicit", "a pin added after the build");
   cdyn_stepper_free(st);
 
   EXPECT_OK(cdyn_stepper_new(&st, sys, "baumgarte"));
   EXPECT_OK(cdyn_system_add_spring(sys, 0, 1, 5.0, 0.0, 1.0, NULL));
-  EXPECT_ERR(CDYN_ESTALE, cdyn_stepper_step(st, 0.01));
-  same(sys, &before, "stale stepper (spring)");
-  cdyn_stepper_free(st);
+  step_both(sys, st, "baumgarte", "a spring added after the build");
 
-  /* A stepper built afterwards is current again. */
+  /* An inequality row: baumgarte cannot enforce it. */
+  size_t w;
+  EXPECT_OK(cdyn_system_add_wall(sys, 1, x, n, &w));
+  snapshot before;
+  take(sys, &before);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_step(st, 0.01));
+  ck_assert_ptr_nonnull(strstr(cdyn_errmsg(), "contact"));
+  same(sys, &before, "an equality-only scheme meeting an inequality row");
+  /* Removing it makes the set enforceable again. */
+  EXPECT_OK(cdyn_system_remove_constraint(sys, w));
+  ck_assert_int_ge(cdyn_stepper_step(st, 0.01), 0);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* The calls that change a constraint set reject bad ids and arguments. */
+START_TEST(test_set_change_errors)
+{
+  cdyn_system *sys = pendulum(); /* constraints 0 (pin) and 1 (link) */
+  size_t nc = cdyn_system_constraint_count(sys), id, row;
+  int on;
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_enable_constraint(NULL, 0, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_enable_constraint(sys, nc, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_enabled(sys, 0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_enabled(sys, nc, &on));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_remove_constraint(sys, nc));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_row(sys, nc, &row));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_row(sys, 0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_reserve(NULL, 1, 1, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_reserve(sys, (size_t)1 << 41, 0, 0));
+  /* A removed id: every call naming it fails, until an add reuses it. */
+  EXPECT_OK(cdyn_system_remove_constraint(sys, 1));
+  ck_assert_uint_eq(cdyn_system_live_constraints(sys), 1);
+  ck_assert_uint_eq(cdyn_system_row_count(sys), 3);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_remove_constraint(sys, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_enable_constraint(sys, 1, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_get_constraint(sys, 1, NULL, NULL, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_inequality(sys, 1, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_is_inequality(sys, 1, &on));
+  EXPECT_OK(cdyn_system_add_distance(sys, 0, 1, 1.0, &id));
+  ck_assert_uint_eq(id, 1);
+  /* A switched-off constraint has no row. */
+  EXPECT_OK(cdyn_system_enable_constraint(sys, 0, 0));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_row(sys, 0, &row));
+  EXPECT_OK(cdyn_system_constraint_row(sys, 1, &row));
+  ck_assert_uint_eq(row, 0);
+  /* Springs: out of range, not a spring's constraint, twice a constraint. */
+  size_t k;
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_enable_spring(sys, 0, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_spring_enabled(sys, 0, &on));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_spring_to_constraint(sys, 0, 1.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_to_spring(sys, 1, NULL));
+  EXPECT_OK(cdyn_system_add_spring(sys, 0, 1, 5.0, 0.0, 1.0, &k));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_spring_to_constraint(sys, k, 0.0, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_spring_to_constraint(sys, k, NAN, NULL));
+  EXPECT_OK(cdyn_system_spring_to_constraint(sys, k, 1.0, &id));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_spring_to_constraint(sys, k, 1.0, NULL));
+  EXPECT_OK(cdyn_system_spring_enabled(sys, k, &on));
+  ck_assert_int_eq(on, 0);
+  EXPECT_OK(cdyn_system_constraint_to_spring(sys, id, &k));
+  EXPECT_OK(cdyn_system_spring_enabled(sys, k, &on));
+  ck_assert_int_eq(on, 1);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_constraint_to_spring(sys, id, NULL));
+  /* The stepper's per-constraint multipliers. */
+  cdyn_stepper *st = NULL;
+  double lam[CDYN_MAX_ROWS];
   EXPECT_OK(cdyn_stepper_new(&st, sys, "implicit"));
   ck_assert_int_ge(cdyn_stepper_step(st, 0.01), 0);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_constraint_multipliers(st, 0, lam, NULL)); /* switched off */
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_constraint_multipliers(st, 99, lam, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_constraint_multipliers(st, 1, NULL, NULL));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_constraint_multipliers(NULL, 1, lam, NULL));
+  size_t rows = 0;
+  EXPECT_OK(cdyn_stepper_constraint_multipliers(st, 1, lam, &rows));
+  ck_assert_uint_eq(rows, 1);
+  ck_assert_uint_eq(cdyn_stepper_rows(st), 1);
   cdyn_stepper_free(st);
   cdyn_system_free(sys);
 }
@@ -583,7 +673,8 @@ START_TEST(test_strerror)
 {
   const int codes[] = {CDYN_OK,        CDYN_NOCONV,    CDYN_EINVAL,      CDYN_ENOMEM,
                        CDYN_ENONFINITE, CDYN_EUNKNOWN, CDYN_EDEGENERATE, CDYN_ESTALE,
-                       CDYN_ECALLBACK, CDYN_EIO,       CDYN_ESOLVE,      CDYN_EDIVERGED};
+                       CDYN_ECALLBACK, CDYN_EIO,       CDYN_ESOLVE,      CDYN_EDIVERGED,
+                       CDYN_EINFEASIBLE};
   const size_t ncodes = sizeof codes / sizeof codes[0];
   for (size_t a = 0; a < ncodes; a++) {
     const char *s = cdyn_strerror(codes[a]);
@@ -614,6 +705,7 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_set_state_nonfinite);
   tcase_add_test(tc, test_constraint_errors);
   tcase_add_test(tc, test_spring_errors);
+  tcase_add_test(tc, test_set_change_errors);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("stepper");
@@ -626,7 +718,7 @@ static Suite *errors_suite(void)
   tc = tcase_create("step");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_step_size_errors);
-  tcase_add_test(tc, test_stale_stepper);
+  tcase_add_test(tc, test_stepper_follows);
   tcase_add_test(tc, test_callback_failure_restores);
   tcase_add_test(tc, test_nonfinite_force_restores);
   tcase_add_test(tc, test_blowup_restores_last_finite);

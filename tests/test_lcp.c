@@ -537,7 +537,7 @@ START_TEST(test_random_vs_enumeration)
     if (rc_r != CDYN_OK) {
       /* No subset is a solution: the problem has none, and lcp says so. */
       ck_assert_msg(p.k > p.d || p.has_eq, "problem %d: a definite problem without solution", t);
-      ck_assert_msg(rc_l == CDYN_EINVAL && strstr(cdyn_errmsg(), "inconsistent"),
+      ck_assert_msg(rc_l == CDYN_EINFEASIBLE && strstr(cdyn_errmsg(), "inconsistent"),
                     "problem %d (k %zu, d %zu, kind %d): the reference finds no solution, lcp returns %d (%s)",
                     t, k, p.d, t % 4, rc_l, cdyn_errmsg());
       unsolvable++;
@@ -646,7 +646,7 @@ START_TEST(test_random_vs_enumeration)
                                     NULL, &ri);
     /* Its handled set can make the equality rows unsatisfiable (it keeps
        every row it has added), which the common check reports. */
-    ck_assert_msg(rc_i == CDYN_OK || (rc_i == CDYN_EINVAL && p.has_eq), "problem %d: iterative: %s", t,
+    ck_assert_msg(rc_i == CDYN_OK || (rc_i == CDYN_EINFEASIBLE && p.has_eq), "problem %d: iterative: %s", t,
                   cdyn_errmsg());
     iter_fails += rc_i != CDYN_OK;
     iter_pulls += ri.pulls;
@@ -813,7 +813,7 @@ START_TEST(test_errors)
     const unsigned char eq[2] = {1, 1};
     cdyn_activeset_report rep;
     cdyn_error_clear();
-    expect_error(cdyn_activeset_solve(name, 2, Ai, bi, eq, NULL, 1e-9, mu, w, NULL, &rep), CDYN_EINVAL,
+    expect_error(cdyn_activeset_solve(name, 2, Ai, bi, eq, NULL, 1e-9, mu, w, NULL, &rep), CDYN_EINFEASIBLE,
                  "inconsistent equality set");
     ck_assert_msg(strstr(cdyn_errmsg(), "inconsistent constraint set"), "%s: %s", name, cdyn_errmsg());
     ck_assert_msg(fabs(w[0] + 0.5) <= 1e-15 && fabs(w[1] - 0.5) <= 1e-15, "%s: w = (%g, %g)", name, w[0], w[1]);
@@ -835,7 +835,7 @@ START_TEST(test_errors)
      accepts no subset. */
   const double Af[4] = {1, -1, -1, 1}, bf[2] = {-1, -1};
   cdyn_error_clear();
-  expect_error(cdyn_activeset_solve("lcp", 2, Af, bf, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINVAL,
+  expect_error(cdyn_activeset_solve("lcp", 2, Af, bf, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINFEASIBLE,
                "no solution");
   ck_assert(strstr(cdyn_errmsg(), "inconsistent constraint set"));
   unsigned long acc = 99;

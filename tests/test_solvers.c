@@ -73,14 +73,18 @@ static double *dense_A(const cdyn_system *sys)
   double *J = calloc(m * n3, sizeof *J), *A = calloc(m * m, sizeof *A);
   ck_assert_ptr_nonnull(J);
   ck_assert_ptr_nonnull(A);
+  size_t row0 = 0;
   for (size_t c = 0; c < sys->ncons; c++) {
     const cdyn_constraint *con = &sys->cons[c];
+    if (!con->live || !con->enabled)
+      continue;
     cdyn_row rows[CDYN_MAX_ROWS];
     ck_assert_int_eq(cdyn_constraint_eval(con, sys->q, sys->v, sys->t, rows), CDYN_OK);
     for (unsigned r = 0; r < con->type->rows; r++)
       for (unsigned s = 0; s < con->type->nparticles; s++)
         for (int k = 0; k < 3; k++)
-          J[(con->row0 + r) * n3 + 3 * con->p[s] + (size_t)k] += rows[r].jac[s][k];
+          J[(row0 + r) * n3 + 3 * con->p[s] + (size_t)k] += rows[r].jac[s][k];
+    row0 += con->type->rows;
   }
   for (size_t a = 0; a < m; a++)
     for (size_t col = 0; col < n3; col++) {
@@ -94,24 +98,30 @@ static double *dense_A(const cdyn_system *sys)
   return A;
 }
 
-/* The stepper's CSR A as a dense row-major matrix; fails on repeated entries. */
-static double *sparse_to_dense(const gsl_spmatrix *S, size_t m)
+/*
+ * The stepper's CSR A as a dense row-major matrix; fails on repeated
+ * entries, on a row whose diagonal is not its first entry, and on a
+ * diagonal that differs from the one the solver is given.
+ */
+static double *sparse_to_dense(const cdyn_matrix *S, size_t m)
 {
-  ck_assert_msg(GSL_SPMATRIX_ISCSR(S), "A is not stored as CSR");
-  ck_assert_uint_eq(S->size1, m);
-  ck_assert_uint_eq(S->size2, m);
+  ck_assert_uint_eq(S->m, m);
+  ck_assert_uint_eq((size_t)S->rowptr[m], S->nnz);
   double *A = calloc(m * m, sizeof *A);
   unsigned char *seen = calloc(m * m, 1);
   ck_assert_ptr_nonnull(A);
   ck_assert_ptr_nonnull(seen);
-  for (size_t i = 0; i < m; i++)
-    for (int k = S->p[i]; k < S->p[i + 1]; k++) {
-      size_t j = (size_t)S->i[k];
+  for (size_t i = 0; i < m; i++) {
+    ck_assert_int_eq(S->col[S->rowptr[i]], (int)i);
+    ck_assert(S->diag[i] == S->val[S->rowptr[i]]);
+    for (int k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) {
+      size_t j = (size_t)S->col[k];
       ck_assert_uint_lt(j, m);
       ck_assert_msg(!seen[i * m + j], "CSR entry (%zu, %zu) stored twice", i, j);
       seen[i * m + j] = 1;
-      A[i * m + j] = S->data[k];
+      A[i * m + j] = S->val[k];
     }
+  }
   free(seen);
   return A;
 }
@@ -164,24 +174,35 @@ static double *eigenvalues(const double *A, size_t m)
   return w;
 }
 
-static const cdyn_solve_opts opts = {.pcg_tol = 1e-12, .pcg_maxiter = 0, .rank_tol = 1e-12};
+#define RANK_TOL 1e-12
+
+/* A solver type's option struct holding its defaults. */
+static void *default_opts(const cdyn_solver_type *type)
+{
+  void *o = calloc(1, type->options_size ? type->options_size : 1);
+  ck_assert_ptr_nonnull(o);
+  for (size_t i = 0; i < cdyn_option_count(type->options); i++)
+    ck_assert_int_eq(cdyn_option_parse(&type->options[i], o, type->options[i].def), CDYN_OK);
+  return o;
+}
 
 /* Solve with a solver type through its function pointers. */
-static int solve_with(const char *name, const gsl_spmatrix *A, size_t m, const double *b,
+static int solve_with(const char *name, const cdyn_matrix *A, size_t m, const double *b,
                       double *x, cdyn_solve_info *info)
 {
   const cdyn_solver_type *type = NULL;
   ck_assert_int_eq(cdyn_solver_type_find(name, &type), CDYN_OK);
-  void *state = NULL;
+  void *state = NULL, *opts = default_opts(type);
   ck_assert_int_eq(type->alloc(&state, m), CDYN_OK);
   memset(info, 0, sizeof *info);
-  ck_assert_int_eq(type->factor(state, A, &opts, info), CDYN_OK);
+  ck_assert_int_eq(type->setup(state, A, RANK_TOL, opts, info), CDYN_OK);
   cdyn_solve_info finfo = *info;
-  int rc = type->solve(state, A, b, x, &opts, info);
-  /* The factor's verdict on rank and fallback is what the solve reports. */
+  int rc = type->solve(state, A, 1, b, x, RANK_TOL, opts, info);
+  /* The setup's verdict on rank and fallback is what the solve reports. */
   ck_assert_uint_eq(info->rank, finfo.rank);
   ck_assert_int_eq(info->fallback, finfo.fallback);
   type->free(state);
+  free(opts);
   return rc;
 }
 
@@ -212,7 +233,7 @@ START_TEST(test_assembly_matches_dense)
     cdyn_stepper *st = assembled_stepper(sys);
     size_t m = sys->m;
     ck_assert_uint_eq(m, 3 + chain_sizes[c]);
-    double *Ad = dense_A(sys), *As = sparse_to_dense(st->A, m);
+    double *Ad = dense_A(sys), *As = sparse_to_dense(&st->mat, m);
     double amax = 0, dmax = 0;
     for (size_t k = 0; k < m * m; k++) {
       amax = fmax(amax, fabs(Ad[k]));
@@ -265,7 +286,7 @@ START_TEST(test_solvers_nonsingular)
     for (size_t s = 0; s < cdyn_solver_count(); s++) {
       const char *name = cdyn_solver_name(s);
       cdyn_solve_info info;
-      int rc = solve_with(name, st->A, m, b, x, &info);
+      int rc = solve_with(name, &st->mat, m, b, x, &info);
       ck_assert_msg(rc == CDYN_OK, "%s, %zu links: status %d (%s)", name, links, rc, cdyn_errmsg());
       all_finite(x, m, name);
       ck_assert_int_eq(info.fallback, 0);
@@ -394,7 +415,7 @@ START_TEST(test_cholesky_singular_minimum_norm)
             b[i] = tu_rand(&rng);
         }
         cdyn_solve_info info;
-        int rc = solve_with("cholesky", st->A, m, b, x, &info);
+        int rc = solve_with("cholesky", &st->mat, m, b, x, &info);
         ck_assert_msg(rc == CDYN_OK, "cholesky on singular A: %d (%s)", rc, cdyn_errmsg());
         ck_assert_int_eq(info.fallback, 1);
         ck_assert_uint_eq(info.rank, m - defect);
@@ -423,7 +444,7 @@ START_TEST(test_cholesky_singular_minimum_norm)
 
       /* PCG on the consistent system (b = A y from the last pass). */
       cdyn_solve_info info;
-      int rc = solve_with("pcg", st->A, m, b, x, &info);
+      int rc = solve_with("pcg", &st->mat, m, b, x, &info);
       ck_assert_msg(rc == CDYN_OK || rc == CDYN_NOCONV, "pcg on singular A: %d (%s)", rc,
                     cdyn_errmsg());
       all_finite(x, m, "x_pcg");

@@ -83,7 +83,7 @@ static inline int cdyn_as_is_eq(const cdyn_as_problem *p, size_t k)
  * equation has no solution together with the other handled rows (b_S not
  * in the range of A_SS: two copies of a row that ask for different
  * values, or a set of inequality rows handled with them that cannot hold
- * at once).  Returns CDYN_EINVAL ("inconsistent constraint set") when some
+ * at once).  Returns CDYN_EINFEASIBLE ("inconsistent constraint set") when some
  * equality row has |w_k| > tol_w and also above the rounding floor
  *   (rank_tol + 4 n eps) (|b_k| + sum_j |A_kj mu_j|),
  * the residual a consistent system can keep from rounding and from the

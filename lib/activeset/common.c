@@ -284,7 +284,7 @@ int cdyn_as_check_equalities(const cdyn_as_problem *p, const double *mu, const d
     double floor_k = (p->rank_tol + 4.0 * (double)n * DBL_EPSILON) * scale;
     /* Written so that a NaN residual also fails. */
     if (!(fabs(w[k]) <= p->tol_w) && !(fabs(w[k]) <= floor_k))
-      return cdyn_error(CDYN_EINVAL,
+      return cdyn_error(CDYN_EINFEASIBLE,
                         "inconsistent constraint set: equality row %zu keeps w = %.6g after the solve "
                         "(tol_w = %.3g): its equation has no solution together with the other handled rows",
                         k, w[k], p->tol_w);

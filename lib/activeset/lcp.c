@@ -32,7 +32,7 @@
  * A_EE mu_E = -b_E first), never leave it, and are skipped in the ratio
  * test because their multipliers may take either sign.  An equality set
  * whose equations have no solution (b_E not in the range of A_EE) is
- * reported as CDYN_EINVAL "inconsistent constraint set" right after that
+ * reported as CDYN_EINFEASIBLE "inconsistent constraint set" right after that
  * first solve (cdyn_as_check_equalities).
  *
  * The semi-definite case (derived here; Baraff discusses the same case).
@@ -47,7 +47,7 @@
  * inequality rows of C, no blocking row in NC), then u >= 0 on the
  * inequality rows, A u = 0 and u^T b = u^T w = w_d < 0: by Farkas' lemma
  * no mu gives w >= 0, and the problem has no solution; this is reported
- * as CDYN_EINVAL "inconsistent constraint set".  A row k of NC with
+ * as CDYN_EINFEASIBLE "inconsistent constraint set".  A row k of NC with
  * dw_k != 0 does not depend on C, and d joins C only with dw_d > 0, so
  * in exact arithmetic the inequality rows of C stay independent of each
  * other and of E: A_CC is singular only through dependent equality rows,
@@ -181,10 +181,13 @@
 
 /* Values of the NC flags (ws->set). */
 enum { LCP_FREE = 0, LCP_NC = 1, LCP_STUCK = 2, LCP_ZERO = 3 };
-/* drive() could not move row d (internal, positive). */
-#define LCP_DRIVE_STUCK 1
-/* drive() found d at zero to rounding, depending on C (internal). */
-#define LCP_DRIVE_ZERO 2
+/* What drive() did with row d, besides its status (which is a cdyn status,
+   CDYN_OK or negative, never one of these). */
+enum lcp_drive {
+  LCP_DRIVE_DONE,  /* d joined C (or NC, at zero within tol_w) */
+  LCP_DRIVE_STUCK, /* d depends on C and no row blocks: it cannot move */
+  LCP_DRIVE_ZERO   /* d is at zero to rounding, depending on C */
+};
 
 typedef struct lcp_state {
   cdyn_as_ws *ws;
@@ -205,14 +208,15 @@ static int too_many(const lcp_state *s)
 
 /*
  * Drive row d (outside C, w_d < -tol_w) to zero: Baraff's drive-to-zero.
- * Returns CDYN_OK when d has joined C (or NC, at zero within tol_w),
+ * Returns CDYN_OK or a negative status; on CDYN_OK *out says
+ * LCP_DRIVE_DONE when d has joined C (or NC, at zero within tol_w),
  * LCP_DRIVE_ZERO when d depends on C with w_d = 0 to rounding at the
  * solution of C (mu_d = 0), LCP_DRIVE_STUCK when d depends on C and no
- * row blocks (mu_d is then 0
- * again), or a negative status.
+ * row blocks (mu_d is then 0 again).
  */
-static int drive(lcp_state *s, size_t d)
+static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
 {
+  *out = LCP_DRIVE_DONE;
   const cdyn_as_problem *p = s->p;
   const double *A = p->A;
   size_t n = p->n;
@@ -307,8 +311,10 @@ static int drive(lcp_state *s, size_t d)
         }
       floor_d *= LCP_ROUND * (double)(size + 1) * DBL_EPSILON;
       int at_zero = fmax(s->w[d], utb) >= -p->tol_w - floor_d;
-      if (at_zero && s->mu[d] == 0)
-        return LCP_DRIVE_ZERO;
+      if (at_zero && s->mu[d] == 0) {
+        *out = LCP_DRIVE_ZERO;
+        return CDYN_OK;
+      }
       if (at_zero) {
         /* An earlier pass of this drive clamped a row just as d reached
            zero, and rounding gave that row the step.  d is clamped too
@@ -317,9 +323,11 @@ static int drive(lcp_state *s, size_t d)
         s->C[d] = 1;
         return CDYN_OK;
       }
-      if (s->mu[d] == 0)
-        return LCP_DRIVE_STUCK;
-      return cdyn_error(CDYN_EINVAL,
+      if (s->mu[d] == 0) {
+        *out = LCP_DRIVE_STUCK;
+        return CDYN_OK;
+      }
+      return cdyn_error(CDYN_EINFEASIBLE,
                         "inconsistent constraint set: inequality row %zu (w = %.6g) cannot be brought "
                         "to w >= 0 by multipliers >= 0 (it depends on the handled rows, whose "
                         "multipliers would all grow; the contact problem has no solution)",
@@ -386,18 +394,19 @@ static int drive_all(lcp_state *s)
     if (d == n) {
       if (stuck == n)
         return CDYN_OK;
-      return cdyn_error(CDYN_EINVAL,
+      return cdyn_error(CDYN_EINFEASIBLE,
                         "inconsistent constraint set: inequality row %zu (w = %.6g) cannot be brought "
                         "to w >= 0 by multipliers >= 0 (it depends on the handled rows to the rank "
                         "tolerance; the contact problem has no solution)",
                         stuck, s->w[stuck]);
     }
     s->NC[d] = LCP_FREE;
-    int rc = drive(s, d);
+    enum lcp_drive how;
+    int rc = drive(s, d, &how);
     if (rc < 0)
       return rc;
-    if (rc == LCP_DRIVE_STUCK || rc == LCP_DRIVE_ZERO) {
-      s->NC[d] = rc == LCP_DRIVE_STUCK ? LCP_STUCK : LCP_ZERO;
+    if (how == LCP_DRIVE_STUCK || how == LCP_DRIVE_ZERO) {
+      s->NC[d] = how == LCP_DRIVE_STUCK ? LCP_STUCK : LCP_ZERO;
       continue;
     }
     /* C has changed: every row put aside is looked at again. */
@@ -434,13 +443,13 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
   }
   for (;;) {
     if ((rc = drive_all(&s))) {
-      if (rc == CDYN_EINVAL) {
+      if (rc == CDYN_EINFEASIBLE) {
         /* No solution: fill the report from the last iterate, keeping the
            message of the drive. */
         char msg[512];
         snprintf(msg, sizeof msg, "%s", cdyn_errmsg());
         cdyn_as_finish(p, mu, w, handled, rep);
-        return cdyn_error(CDYN_EINVAL, "%s", msg);
+        return cdyn_error(CDYN_EINFEASIBLE, "%s", msg);
       }
       return rc;
     }

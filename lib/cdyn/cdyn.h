@@ -5,6 +5,7 @@
  *   cdyn_system   particles, masses, forces and constraints
  *   cdyn_stepper  one scheme advancing a system step by step
  *   contact.h     inequality constraints and active-set algorithms
+ *   scheme.h      writing a scheme of one's own and registering it
  *
  * Every function returns a status (cdyn/error.h); nothing prints or aborts.
  */
@@ -16,5 +17,6 @@
 #include "cdyn/constraint.h"
 #include "cdyn/stepper.h"
 #include "cdyn/contact.h"
+#include "cdyn/scheme.h"
 
 #endif

@@ -88,7 +88,7 @@ int cdyn_activeset_find(const char *name, size_t *index);
  * Returns CDYN_OK; CDYN_EUNKNOWN for an unknown name; CDYN_EINVAL for bad
  * arguments (n, NULL pointers, rel_tol, A not symmetric or with a
  * negative diagonal); CDYN_ENONFINITE when A or b is not finite;
- * CDYN_EINVAL "inconsistent constraint set" when, with any algorithm, an
+ * CDYN_EINFEASIBLE "inconsistent constraint set" when, with any algorithm, an
  * equality row keeps |w_k| > tol_w after the final solve (its equation
  * has no solution with the other handled rows; mu, w and rep then hold
  * the least-squares result), and with "lcp" also when the rows admit no

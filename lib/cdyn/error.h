@@ -9,6 +9,13 @@
  * usable but less accurate than asked for.  This follows the sign
  * convention of SUNDIALS' linear solvers.
  *
+ * CDYN_EINFEASIBLE is fatal for the call (a step that meets it restores
+ * the state) but says something other than CDYN_EINVAL: the arguments
+ * were valid, and the contact problem they pose has no solution (an
+ * equality row that cannot hold with the others, or inequality rows that
+ * no pushing multipliers satisfy).  The remedy is in the model, not in
+ * the call: a smaller step does not help.
+ *
  * The message belonging to the most recent non-zero status is kept per
  * thread and returned by cdyn_errmsg().
  */
@@ -27,11 +34,12 @@ enum cdyn_status {
   CDYN_ENONFINITE = -3, /* a state, force or result is NaN or infinite */
   CDYN_EUNKNOWN = -4,   /* unknown scheme, solver, type or option name */
   CDYN_EDEGENERATE = -5,/* geometry where a constraint is not differentiable */
-  CDYN_ESTALE = -6,     /* system changed after a stepper was built for it */
+  CDYN_ESTALE = -6,     /* no longer returned: steppers follow changes of the system */
   CDYN_ECALLBACK = -7,  /* a user callback reported failure */
   CDYN_EIO = -8,        /* file could not be written or read */
   CDYN_ESOLVE = -9,     /* a linear or nonlinear solve failed outright */
-  CDYN_EDIVERGED = -10  /* a method's iteration diverged */
+  CDYN_EDIVERGED = -10, /* a method's iteration diverged */
+  CDYN_EINFEASIBLE = -11 /* a contact problem has no solution: the constraint set is inconsistent */
 };
 
 /* The message of the last non-zero status set in this thread ("" if none). */

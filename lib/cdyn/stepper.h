@@ -3,11 +3,20 @@
  * one on a system.
  *
  * A stepper is built once for a system and a scheme name.  It sizes every
- * workspace then, so cdyn_stepper_step() never allocates.  Options are
- * strings set by name (`alpha`, `solver`, ...): the scheme's own options
- * plus the options every stepper has:
- *   solver    auto | cholesky | pcg   (auto: cholesky for m <= 256 rows,
- *                                      pcg above)
+ * workspace then, for the system's reserved capacity, so cdyn_stepper_step()
+ * never allocates.  When the system's constraint set has changed since the
+ * last step (constraints switched, added or removed, springs turned into
+ * constraints; cdyn/system.h), the step first follows it: it lays out the
+ * new rows, updates the sparsity pattern of A (the solver redoes its
+ * analysis only when the pattern changed), moves the last multipliers to
+ * their new rows, and lets the scheme carry or drop its history (each
+ * scheme's file says which).  Only growth past the reserved capacity, or
+ * a pattern larger than any before, makes a step allocate; stats counts it.
+ *
+ * Options are strings set by name (`alpha`, `solver`, ...): the scheme's
+ * own options plus the options every stepper has:
+ *   solver    auto | cholesky | pcg   (auto: cholesky for a row capacity
+ *                                      of at most 256, pcg above)
  *   pcg_tol   relative residual at which PCG stops (default 1e-12)
  *   pcg_maxiter  iteration limit of PCG (0 = 10 m)
  *   rank_tol  relative pivot/eigenvalue below which A is treated as
@@ -52,6 +61,10 @@ typedef struct cdyn_stats {
   unsigned last_nonlinear_iterations; /* iterations of the last step */
   double last_nonlinear_residual; /* max |Phi_r| (or the scheme's residual)
                                      at the end of the last step's iteration */
+  unsigned long factorizations; /* solver setups (factorisations, preconditioners) */
+  unsigned long patterns;       /* sparsity patterns of A built (1 at the start) */
+  unsigned long set_changes;    /* steps that followed a change of the constraint set */
+  unsigned long reallocations;  /* steps that had to grow a workspace */
 } cdyn_stats;
 
 /* Build a stepper for `sys` with the scheme `scheme` (see cdyn_scheme_name). */
@@ -79,8 +92,16 @@ int cdyn_stepper_reset(cdyn_stepper *st);
 const char *cdyn_stepper_scheme(const cdyn_stepper *st);
 int cdyn_stepper_stats(const cdyn_stepper *st, cdyn_stats *stats);
 int cdyn_stepper_reset_stats(cdyn_stepper *st);
-/* The multipliers of the last solve (m values, the convention M qdd + J^T lambda = F). */
+/* Rows of the constraint set of the last step (or of the stepper's build). */
+size_t cdyn_stepper_rows(const cdyn_stepper *st);
+/* The multipliers of the last step (cdyn_stepper_rows values, the
+   convention M qdd + J^T lambda = F). */
 int cdyn_stepper_multipliers(const cdyn_stepper *st, double *lambda);
+/* The multipliers of constraint c at the last step (its rows' values, at
+   most CDYN_MAX_ROWS; *rows, may be NULL, gets their number); CDYN_EINVAL
+   if c was not in that step's set. */
+int cdyn_stepper_constraint_multipliers(const cdyn_stepper *st, size_t c, double *lambda,
+                                        size_t *rows);
 
 /* The registry of schemes, integrators and linear solvers. */
 size_t cdyn_scheme_count(void);

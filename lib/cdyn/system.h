@@ -13,8 +13,17 @@
  * (tension).
  *
  * Constraints are added by type (see cdyn/constraint.h); each constraint
- * contributes one or more rows to Phi.  Adding springs or constraints after
- * a stepper has been built for the system makes that stepper stale.
+ * contributes one or more rows to Phi.
+ *
+ * Constraint sets that change.  Between steps a caller may switch
+ * constraints off and on, remove them and add new ones, switch springs off
+ * and on, and turn a spring into a distance constraint and back.  A
+ * stepper built for the system follows every such change at its next step
+ * (cdyn/stepper.h), without being rebuilt.  Constraint ids are slots: an
+ * id stays valid until its constraint is removed, and a later add may
+ * reuse it.  The rows of Phi are those of the enabled constraints, in id
+ * order.  Reserve capacity ahead (cdyn_system_reserve) so that steppers
+ * size their workspaces once and no step allocates.
  */
 #ifndef CDYN_SYSTEM_H
 #define CDYN_SYSTEM_H
@@ -59,7 +68,8 @@ const double *cdyn_system_velocities(const cdyn_system *sys);
 
 /* Applied forces. */
 int cdyn_system_set_gravity(cdyn_system *sys, const double g[3]);
-/* k >= 0, c >= 0, rest > 0, i != j.  *id (may be NULL) gets the spring's index. */
+/* k >= 0, c >= 0, rest > 0, i != j.  *id (may be NULL) gets the spring's index.
+   A spring is on when added. */
 int cdyn_system_add_spring(cdyn_system *sys, size_t i, size_t j, double k,
                            double c, double rest, size_t *id);
 int cdyn_system_set_force_callback(cdyn_system *sys, cdyn_force_fn fn,
@@ -93,16 +103,50 @@ int cdyn_system_add_moving_pin(cdyn_system *sys, size_t i, const double p0[3],
                                const double u[3], const double a[3], double w,
                                double phi, size_t *id);
 
+/* One past the largest constraint id in use: ids run 0 .. count - 1, and
+   those of removed constraints stay vacant until an add reuses them. */
 size_t cdyn_system_constraint_count(const cdyn_system *sys);
+/* Constraints that exist (enabled or not), i.e. count less vacant ids. */
+size_t cdyn_system_live_constraints(const cdyn_system *sys);
 /*
  * Constraint c as it was added: its type, its type->nparticles particle
  * indices and its type->nparams parameters.  Any output may be NULL.
+ * CDYN_EINVAL for an id out of range or removed.
  */
 int cdyn_system_get_constraint(const cdyn_system *sys, size_t c,
                                const cdyn_constraint_type **type,
                                size_t *particles, double *params);
-/* Total number of constraint rows m. */
+/* Total number of constraint rows m (of the enabled constraints). */
 size_t cdyn_system_row_count(const cdyn_system *sys);
+
+/*
+ * Reserve room for `constraints` constraint ids, `rows` rows (of all
+ * constraints that exist at once, enabled or not) and `springs` springs,
+ * so that adding up to that many allocates nothing, and steppers built
+ * afterwards size their workspaces for them.  Never shrinks.
+ */
+int cdyn_system_reserve(cdyn_system *sys, size_t constraints, size_t rows, size_t springs);
+/* Switch constraint c on (on != 0) or off; an off constraint keeps its id
+   and its flags but has no rows. */
+int cdyn_system_enable_constraint(cdyn_system *sys, size_t c, int on);
+int cdyn_system_constraint_enabled(const cdyn_system *sys, size_t c, int *on);
+/* Remove constraint c; its id becomes vacant. */
+int cdyn_system_remove_constraint(cdyn_system *sys, size_t c);
+/* The first row of enabled constraint c in Phi (the system's current rows). */
+int cdyn_system_constraint_row(const cdyn_system *sys, size_t c, size_t *row);
+/* Switch spring k on or off (an off spring exerts no force and has no
+   energy). */
+int cdyn_system_enable_spring(cdyn_system *sys, size_t k, int on);
+int cdyn_system_spring_enabled(const cdyn_system *sys, size_t k, int *on);
+/*
+ * Turn spring k (on) into a distance constraint |x_i - x_j| = L between its
+ * particles: the spring is switched off and the constraint added, linked
+ * to it; *id (may be NULL) gets the constraint's id.  And back: remove
+ * constraint c, which came from a spring, and switch that spring on again
+ * (*spring, may be NULL, gets its index).
+ */
+int cdyn_system_spring_to_constraint(cdyn_system *sys, size_t k, double L, size_t *id);
+int cdyn_system_constraint_to_spring(cdyn_system *sys, size_t c, size_t *spring);
 
 /*
  * Measurements at the current state and time.

@@ -11,34 +11,38 @@
  *
  * Choices where the method itself is silent:
  * - Start.  With no history (the first step, after cdyn_stepper_reset,
- *   after a failed step, and after any scheme option changed:
- *   st->have_history == 0) the step is an explicit Euler step,
- *   q+ = q + h v, v+ = v + h a.  Its local error O(h^2) is made once, so
- *   the global order stays 2.
+ *   after a failed step, after any scheme option changed, and after the
+ *   constraint set changed: w->history == 0) the step is an explicit Euler
+ *   step, q+ = q + h v, v+ = v + h a.  Its local error O(h^2) is made once,
+ *   so the global order stays 2.  A change of the constraint set drops the
+ *   history because a_n-1 is the acceleration under the old set:
+ *   extrapolating across that jump would make an O(h) error in v, where
+ *   the Euler start makes O(h^2).
  * - Step-size changes are handled by the variable-step formula above, not
  *   by a restart, so a caller may vary h freely; the previous step size is
- *   st->h_last, which the stepper records after every successful step.
+ *   w->h_last, which cdyn_integrate records after every successful step.
  *   (The formula is exact for linear f whatever r is; a very large r
  *   amplifies the extrapolation, as for any multistep method.)
- * - History lives in the integrator's scratch vectors: w[1] = a_n-1 and
- *   w[2] = v_n-1, both at the start of the previous step.  Schemes must
- *   therefore leave st->vec[0 .. CDYN_INTEGRATOR_NVEC) alone between
- *   steps, and call the integrator once per step.
+ * - History lives in the integrator's work, which the scheme owns:
+ *   vec[1] = a_n-1 and vec[2] = v_n-1, both at the start of the previous
+ *   step.  A scheme calls the integrator once per step and resets the work
+ *   with its own reset.
  */
 #include "cdyn_internal.h"
 
-static int step(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
-                double t, double h, double **w)
+static int step(cdyn_stepper *st, cdyn_integrator_work *iw, cdyn_accel_fn accel, void *ctx,
+                double *q, double *v, double t, double h)
 {
+  double **w = iw->vec;
   double *a = w[0], *aprev = w[1], *vprev = w[2];
-  size_t N = 3 * st->n;
-  int rc = accel(st, q, v, t, a);
+  size_t N = 3 * cdyn_stepper_data(st)->n;
+  int rc = accel(st, ctx, q, v, t, a);
   if (rc < 0)
     return rc;
   /* Weights of f_n and f_n-1; (1, 0) is explicit Euler. */
   double c0 = 1.0, c1 = 0.0;
-  if (st->have_history) {
-    double r = h / st->h_last;
+  if (iw->history) {
+    double r = h / iw->h_last;
     c0 = 1.0 + 0.5 * r;
     c1 = -0.5 * r;
   }

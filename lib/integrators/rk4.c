@@ -10,13 +10,14 @@
  */
 #include "cdyn_internal.h"
 
-static int step(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
-                double t, double h, double **w)
+static int step(cdyn_stepper *st, cdyn_integrator_work *iw, cdyn_accel_fn accel, void *ctx,
+                double *q, double *v, double t, double h)
 {
+  double **w = iw->vec;
   double *a = w[0], *qt = w[1], *vt = w[2], *sq = w[3], *sv = w[4];
-  size_t N = 3 * st->n;
+  size_t N = 3 * cdyn_stepper_data(st)->n;
   int worst = 0;
-  int rc = accel(st, q, v, t, a);
+  int rc = accel(st, ctx, q, v, t, a);
   if (rc < 0)
     return rc;
   worst = rc;
@@ -29,7 +30,7 @@ static int step(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
   static const double c[3] = {0.5, 0.5, 1.0}; /* stage times */
   static const double wgt[3] = {2.0, 2.0, 1.0};
   for (int s = 0; s < 3; s++) {
-    rc = accel(st, qt, vt, t + c[s] * h, a);
+    rc = accel(st, ctx, qt, vt, t + c[s] * h, a);
     if (rc < 0)
       return rc;
     if (rc > worst)

@@ -5,14 +5,15 @@
  */
 #include "cdyn_internal.h"
 
-static int step(cdyn_stepper *st, cdyn_accel_fn accel, double *q, double *v,
-                double t, double h, double **w)
+static int step(cdyn_stepper *st, cdyn_integrator_work *iw, cdyn_accel_fn accel, void *ctx,
+                double *q, double *v, double t, double h)
 {
+  double **w = iw->vec;
   double *a = w[0];
-  int rc = accel(st, q, v, t, a);
+  int rc = accel(st, ctx, q, v, t, a);
   if (rc < 0)
     return rc;
-  for (size_t k = 0; k < 3 * st->n; k++) {
+  for (size_t k = 0; k < 3 * cdyn_stepper_data(st)->n; k++) {
     v[k] += h * a[k];
     q[k] += h * v[k];
   }

@@ -51,6 +51,12 @@
  * (a chattering contact: a ball bouncing to rest with e < 1 makes
  * infinitely many events in finite time).  The multipliers of the last
  * acceleration solve are kept in the library's convention, lambda = -mu.
+ *
+ * History: Platt's carried set, per row.  When the constraint set
+ * changes, a row that stays keeps its flag (cdyn_set_change.from) and a
+ * new row takes the first-contact rule (handled when active) at its first
+ * solve.  The per-step contact report is an operation of the scheme
+ * (cdyn_stepper_contact_report).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -103,9 +109,6 @@ static const cdyn_option options[] = {
 
 typedef struct {
   cdyn_as_ws ws;
-  size_t m;
-  unsigned char *ineq;   /* m: row is an inequality */
-  size_t *rowcon;        /* m: constraint of the row */
   size_t *cand;          /* m: candidate rows of the current problem */
   long *pos;             /* m: position of a row among the candidates, or -1 */
   double *Ad;            /* m*m: dense A over the candidates */
@@ -114,96 +117,115 @@ typedef struct {
   double *mufull;        /* m: mu by row */
   unsigned char *handled;/* m: the handled set of the last acceleration solve, by row */
   unsigned char *platt;  /* m: the set an algorithm carries, by row */
-  int platt_valid;
+  unsigned char *known;  /* m: platt[r] holds a carried value */
   double *g0;            /* m: g at the sub-step's start */
+  double *ja, *jv, *p;   /* m: J qdd, J v, an impulse by row */
+  double *qdd, *jt, *qt; /* 3n: acceleration, J^T x, a point on the path */
   cdyn_contact_report report;
 } state;
 
-static void fini(cdyn_stepper *st)
+static void sfree(void *p)
 {
-  state *s = st->scheme_state;
+  state *s = p;
   if (!s)
     return;
   cdyn_as_ws_free(&s->ws);
-  free(s->ineq);
-  free(s->rowcon);
   free(s->cand);
   free(s->pos);
   free(s->Ad);
   free(s->b);
-  free(s->mu);
-  free(s->w);
   free(s->eq);
   free(s->prev);
   free(s->hand);
-  free(s->mufull);
   free(s->handled);
   free(s->platt);
-  free(s->g0);
+  free(s->known);
   free(s);
-  st->scheme_state = NULL;
 }
 
-static int init(cdyn_stepper *st)
+static int alloc(void **out, size_t n, size_t m)
 {
   state *s = calloc(1, sizeof *s);
+  *out = s;
   if (!s)
     return cdyn_error(CDYN_ENOMEM, "contact: out of memory");
-  st->scheme_state = s;
-  size_t m = st->m, mm = m ? m : 1;
-  s->m = m;
+  size_t mm = m ? m : 1;
   if (mm > 65536)
     return cdyn_error(CDYN_EINVAL, "contact: %zu constraint rows is beyond the dense contact solve's limit", m);
-  s->ineq = calloc(mm, 1);
-  s->rowcon = calloc(mm, sizeof *s->rowcon);
   s->cand = calloc(mm, sizeof *s->cand);
   s->pos = calloc(mm, sizeof *s->pos);
   s->Ad = calloc(mm * mm, sizeof(double));
-  s->b = calloc(mm, sizeof(double));
-  s->mu = calloc(mm, sizeof(double));
-  s->w = calloc(mm, sizeof(double));
+  /* b, mu, w, mufull, g0, ja, jv, p (m each) and qdd, jt, qt (3n each) */
+  s->b = calloc(8 * mm + 9 * n, sizeof(double));
   s->eq = calloc(mm, 1);
   s->prev = calloc(mm, 1);
   s->hand = calloc(mm, 1);
-  s->mufull = calloc(mm, sizeof(double));
   s->handled = calloc(mm, 1);
   s->platt = calloc(mm, 1);
-  s->g0 = calloc(mm, sizeof(double));
-  if (!s->ineq || !s->rowcon || !s->cand || !s->pos || !s->Ad || !s->b || !s->mu || !s->w ||
-      !s->eq || !s->prev || !s->hand || !s->mufull || !s->handled || !s->platt || !s->g0)
+  s->known = calloc(mm, 1);
+  if (!s->cand || !s->pos || !s->Ad || !s->b || !s->eq || !s->prev || !s->hand || !s->handled || !s->platt ||
+      !s->known)
     return cdyn_error(CDYN_ENOMEM, "contact: out of memory for %zu rows", m);
-  int rc = cdyn_as_ws_alloc(&s->ws, m);
-  if (rc)
-    return rc;
-  const cdyn_system *sys = st->sys;
-  for (size_t c = 0; c < sys->ncons; c++)
-    for (unsigned r = 0; r < sys->cons[c].type->rows; r++) {
-      s->ineq[sys->cons[c].row0 + r] = (unsigned char)sys->cons[c].inequality;
-      s->rowcon[sys->cons[c].row0 + r] = c;
-    }
+  s->mu = s->b + mm;
+  s->w = s->mu + mm;
+  s->mufull = s->w + mm;
+  s->g0 = s->mufull + mm;
+  s->ja = s->g0 + mm;
+  s->jv = s->ja + mm;
+  s->p = s->jv + mm;
+  s->qdd = s->p + mm;
+  s->jt = s->qdd + 3 * n;
+  s->qt = s->jt + 3 * n;
   for (size_t r = 0; r < m; r++)
     s->pos[r] = -1;
+  return cdyn_as_ws_alloc(&s->ws, m);
+}
+
+static void reset(void *p)
+{
+  state *s = p;
+  memset(s->known, 0, s->ws.cap ? s->ws.cap : 1);
+}
+
+static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *c)
+{
+  state *s = p;
+  size_t m = cdyn_stepper_data(st)->m;
+  /* Move the carried flags to the rows' new places, through the candidate
+     flags (free between solves) as scratch. */
+  for (size_t r = 0; r < m; r++) {
+    s->eq[r] = c->from[r] >= 0 ? s->platt[c->from[r]] : 0;
+    s->prev[r] = c->from[r] >= 0 ? s->known[c->from[r]] : 0;
+  }
+  memcpy(s->platt, s->eq, m);
+  memcpy(s->known, s->prev, m);
+  memset(s->handled, 0, m);
+}
+
+static int contact_report(const void *p, cdyn_contact_report *rep)
+{
+  *rep = ((const state *)p)->report;
   return CDYN_OK;
 }
 
-static void reset(cdyn_stepper *st)
+static int handled(const void *p, size_t m, unsigned char *out)
 {
-  state *s = st->scheme_state;
-  if (s)
-    s->platt_valid = 0;
+  if (m)
+    memcpy(out, ((const state *)p)->handled, m);
+  return CDYN_OK;
 }
 
 /* Dense A over the candidates, from the assembled sparse A = J W J^T. */
 static void gather_dense(cdyn_stepper *st, state *s, size_t nc)
 {
-  const gsl_spmatrix *A = st->A;
+  const int *rp = st->A.rowptr, *col = st->A.col;
   memset(s->Ad, 0, nc * nc * sizeof(double));
   for (size_t a = 0; a < nc; a++) {
     size_t r = s->cand[a];
-    for (int k = A->p[r]; k < A->p[r + 1]; k++) {
-      long c = s->pos[A->i[k]];
+    for (int k = rp[r]; k < rp[r + 1]; k++) {
+      long c = s->pos[col[k]];
       if (c >= 0)
-        s->Ad[a * nc + (size_t)c] = A->data[k];
+        s->Ad[a * nc + (size_t)c] = st->val[k];
     }
   }
 }
@@ -224,7 +246,7 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
 {
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
   cdyn_as_problem p = {.n = nc, .A = s->Ad, .b = s->b, .equality = s->eq,
-                       .prev = type->carries_set ? s->prev : NULL, .rank_tol = st->so.rank_tol};
+                       .prev = type->carries_set ? s->prev : NULL, .rank_tol = st->rank_tol};
   cdyn_as_tolerances(&p, o->sign_tol);
   memset(r, 0, sizeof *r);
   int rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
@@ -250,25 +272,26 @@ static void add_candidate(state *s, size_t r, size_t *nc)
 /* The impulse of step 1; *did says whether there was one. */
 static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *did)
 {
+  const unsigned char *ineq = st->d.inequality;
   size_t m = st->m, nc = 0;
   const double *w = st->sys->winv;
   *did = 0;
-  double *jv = st->mvec[1];
+  double *jv = s->jv;
   cdyn_jmul(st, v, jv);
   int impact = 0;
   for (size_t r = 0; r < m && !impact; r++)
-    impact = s->ineq[r] && st->rows[r].phi <= o->active_tol &&
+    impact = ineq[r] && st->rows[r].phi <= o->active_tol &&
              jv[r] + st->rows[r].phi_t < -o->impact_tol;
   if (!impact)
     return CDYN_OK;
   for (size_t r = 0; r < m; r++)
-    if (!s->ineq[r] || st->rows[r].phi <= o->active_tol) {
+    if (!ineq[r] || st->rows[r].phi <= o->active_tol) {
       size_t a = nc;
       add_candidate(s, r, &nc);
       double gd = jv[r] + st->rows[r].phi_t; /* gdot = J v + Phi_t */
-      s->eq[a] = !s->ineq[r];
+      s->eq[a] = !ineq[r];
       s->prev[a] = 1; /* an impact is a first contact: Platt handles every row */
-      s->b[a] = gd + (s->ineq[r] && gd < -o->impact_tol ? o->restitution * gd : 0.0);
+      s->b[a] = gd + (ineq[r] && gd < -o->impact_tol ? o->restitution * gd : 0.0);
     }
   gather_dense(st, s, nc);
   cdyn_activeset_report r;
@@ -276,7 +299,7 @@ static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *di
   clear_candidates(s, nc);
   if (rc)
     return rc;
-  double *p = st->mvec[2], *jt = st->vec[CDYN_NVEC - 1];
+  double *p = s->p, *jt = s->jt;
   memset(p, 0, m * sizeof(double));
   for (size_t a = 0; a < nc; a++)
     p[s->cand[a]] = s->mu[a];
@@ -295,34 +318,37 @@ static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *di
 static int accel(cdyn_stepper *st, state *s, const opts *o, const double *q, const double *v,
                  double t, double *qdd)
 {
+  const unsigned char *ineq = st->d.inequality;
   size_t m = st->m, nc = 0;
   const double *w = st->sys->winv;
   int rc;
   if ((rc = cdyn_free_accel(st, q, v, t, qdd)))
     return rc;
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
-  if (type->carries_set && !s->platt_valid) {
+  /* Rows without a carried value take Platt's rule at a first contact. */
+  if (type->carries_set)
     for (size_t r = 0; r < m; r++)
-      s->platt[r] = s->ineq[r] && st->rows[r].phi <= o->active_tol;
-    s->platt_valid = 1;
-  }
+      if (!s->known[r]) {
+        s->platt[r] = ineq[r] && st->rows[r].phi <= o->active_tol;
+        s->known[r] = 1;
+      }
   for (size_t r = 0; r < m; r++)
-    if (!s->ineq[r] || st->rows[r].phi <= o->active_tol || (type->carries_set && s->platt[r]))
+    if (!ineq[r] || st->rows[r].phi <= o->active_tol || (type->carries_set && s->platt[r]))
       add_candidate(s, r, &nc);
   memset(s->mufull, 0, m * sizeof(double));
   memset(s->handled, 0, m);
   if (nc) {
-    double *ja = st->mvec[0], *jv = st->mvec[1];
+    double *ja = s->ja, *jv = s->jv;
     cdyn_jmul(st, qdd, ja);
     cdyn_jmul(st, v, jv);
     double c1 = o->tau > 0 ? 2.0 / o->tau : 0.0, c0 = o->tau > 0 ? 1.0 / (o->tau * o->tau) : 0.0;
     for (size_t a = 0; a < nc; a++) {
       size_t r = s->cand[a];
       const cdyn_row *row = &st->rows[r];
-      double g = s->ineq[r] ? fmin(row->phi, 0.0) : row->phi;
+      double g = ineq[r] ? fmin(row->phi, 0.0) : row->phi;
       double gd = jv[r] + row->phi_t;
       s->b[a] = ja[r] + row->jdotv + row->phi_tt + c1 * gd + c0 * g;
-      s->eq[a] = !s->ineq[r];
+      s->eq[a] = !ineq[r];
       s->prev[a] = s->platt[r];
     }
     gather_dense(st, s, nc);
@@ -337,7 +363,7 @@ static int accel(cdyn_stepper *st, state *s, const opts *o, const double *q, con
       s->handled[s->cand[a]] = s->hand[a];
     }
     clear_candidates(s, nc);
-    double *jt = st->vec[CDYN_NVEC - 1];
+    double *jt = s->jt;
     cdyn_jtmul(st, s->mufull, jt);
     for (size_t i = 0; i < st->n; i++)
       for (int d = 0; d < 3; d++)
@@ -352,14 +378,14 @@ static int accel(cdyn_stepper *st, state *s, const opts *o, const double *q, con
 }
 
 /* g of row r at q (one constraint's evaluation). */
-static int row_value(cdyn_stepper *st, state *s, size_t r, const double *q, double t, double *g)
+static int row_value(cdyn_stepper *st, size_t r, const double *q, double t, double *g)
 {
-  const cdyn_constraint *c = &st->sys->cons[s->rowcon[r]];
   cdyn_row rows[CDYN_MAX_ROWS];
-  int rc = cdyn_constraint_eval(c, q, NULL, t, rows);
+  size_t first;
+  int rc = cdyn_eval_constraint(st, r, q, NULL, t, rows, &first, NULL);
   if (rc)
     return rc;
-  *g = rows[r - c->row0].phi;
+  *g = rows[r - first].phi;
   return CDYN_OK;
 }
 
@@ -375,15 +401,15 @@ static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, co
                   const double *qdd, double t, double sub, double *sev)
 {
   size_t n3 = 3 * st->n;
-  double *qt = st->vec[CDYN_NVEC - 2];
+  double *qt = s->qt;
   *sev = sub;
   int rc;
   for (size_t r = 0; r < st->m; r++) {
-    if (!s->ineq[r] || !(s->g0[r] > o->active_tol))
+    if (!st->d.inequality[r] || !(s->g0[r] > o->active_tol))
       continue;
     double gend;
     path(n3, q, v, qdd, sub, qt);
-    if ((rc = row_value(st, s, r, qt, t + sub, &gend)))
+    if ((rc = row_value(st, r, qt, t + sub, &gend)))
       return rc;
     if (!(gend < 0))
       continue;
@@ -391,7 +417,7 @@ static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, co
     for (int it = 0; it < 200 && hi - lo > 1e-15 * sub; it++) {
       double mid = 0.5 * (lo + hi), gm;
       path(n3, q, v, qdd, mid, qt);
-      if ((rc = row_value(st, s, r, qt, t + mid, &gm)))
+      if ((rc = row_value(st, r, qt, t + mid, &gm)))
         return rc;
       if (gm < 0) {
         hi = mid;
@@ -408,14 +434,14 @@ static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, co
   return CDYN_OK;
 }
 
-static int step(cdyn_stepper *st, double h)
+static int step(cdyn_stepper *st, void *state_, double h)
 {
-  state *s = st->scheme_state;
+  state *s = state_;
   const opts *o = st->opts;
   cdyn_system *sys = st->sys;
   size_t n3 = 3 * st->n, m = st->m;
   double *q = sys->q, *v = sys->v, t = sys->t;
-  double *qdd = st->vec[6];
+  double *qdd = s->qdd;
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
   if (!(o->event_tol < o->active_tol) && o->events)
     return cdyn_error(CDYN_EINVAL, "contact: event_tol = %g must be below active_tol = %g", o->event_tol,
@@ -463,39 +489,16 @@ static int step(cdyn_stepper *st, double h)
     s->report.substeps++;
     if (type->carries_set && m) {
       for (size_t r = 0; r < m; r++) {
-        if (!s->ineq[r])
+        if (!st->d.inequality[r])
           continue;
         double g;
-        if ((rc = row_value(st, s, r, q, t, &g)))
+        if ((rc = row_value(st, r, q, t, &g)))
           return rc;
         s->platt[r] = (s->handled[r] && s->mufull[r] > 0) || g < 0;
       }
     }
   }
   return status;
-}
-
-int cdyn_stepper_contact_report(const cdyn_stepper *st, cdyn_contact_report *rep)
-{
-  if (!st || !rep)
-    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_contact_report: NULL argument");
-  if (!st->type->inequalities || !st->scheme_state)
-    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_contact_report: scheme '%s' does not handle contact",
-                      st->type->name);
-  *rep = ((const state *)st->scheme_state)->report;
-  return CDYN_OK;
-}
-
-int cdyn_stepper_handled(const cdyn_stepper *st, unsigned char *handled)
-{
-  if (!st || (!handled && st->m))
-    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_handled: NULL argument");
-  if (!st->type->inequalities || !st->scheme_state)
-    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_handled: scheme '%s' does not handle contact",
-                      st->type->name);
-  if (st->m)
-    memcpy(handled, ((const state *)st->scheme_state)->handled, st->m);
-  return CDYN_OK;
 }
 
 const cdyn_scheme_type cdyn_scheme_contact = {
@@ -505,9 +508,12 @@ const cdyn_scheme_type cdyn_scheme_contact = {
   .order = 1,
   .options = options,
   .options_size = sizeof(opts),
+  .inequalities = 1,
+  .alloc = alloc,
+  .free = sfree,
   .step = step,
   .reset = reset,
-  .inequalities = 1,
-  .init = init,
-  .fini = fini,
+  .changed = changed,
+  .contact_report = contact_report,
+  .handled = handled,
 };

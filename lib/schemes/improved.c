@@ -43,7 +43,8 @@
  * order 2; tests/test_schemes.c (gravity) and tests/test_forces.c (a
  * spring) assert them.
  */
-#include <string.h>
+#include <stddef.h>
+#include <stdlib.h>
 
 #include "cdyn_internal.h"
 
@@ -51,31 +52,58 @@ typedef struct {
   int ab2;
 } opts;
 
-/* Scratch: vec[6] holds F_n-1 for AB2; vec[7..9] are temporaries. */
-enum { V_FPREV = 6, V_A = 7, V_U = 8, V_JT = 9 };
+/*
+ * History: F_n-1 for the AB2 extrapolation (`have`: it is there).  It is
+ * the applied force alone, which does not depend on the constraints, so a
+ * change of the constraint set carries it over; a change of the springs
+ * or the force callback (another force function) drops it.
+ */
+typedef struct {
+  double *fprev, *a, *u, *jt; /* 3n */
+  double *b;                  /* m */
+  int have;
+} state;
 
-static int step(cdyn_stepper *st, double h)
+static int alloc(void **out, size_t n, size_t m)
 {
-  const opts *o = st->opts;
-  cdyn_system *s = st->sys;
-  double *q = s->q, *v = s->v, t = s->t;
-  const double *w = s->winv;
-  double *a = st->vec[V_A], *u = st->vec[V_U], *jt = st->vec[V_JT], *fprev = st->vec[V_FPREV];
-  double *b = st->mvec[0];
-  size_t n = st->n, n3 = 3 * n;
-  int rc = cdyn_forces(st, q, v, t, st->F);
+  const size_t off[] = {offsetof(state, fprev), offsetof(state, a), offsetof(state, u), offsetof(state, jt),
+                        offsetof(state, b)};
+  const size_t len[] = {3 * n, 3 * n, 3 * n, 3 * n, m};
+  return cdyn_state_alloc(out, sizeof(state), off, len, 5);
+}
+
+static void reset(void *p) { ((state *)p)->have = 0; }
+
+static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *c)
+{
+  (void)st;
+  if (c->forces)
+    reset(p);
+}
+
+static int step(cdyn_stepper *st, void *state_, double h)
+{
+  state *ws = state_;
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  const opts *o = d->opts;
+  double *q = d->q, *v = d->v, t = d->t;
+  const double *w = d->winv;
+  double *a = ws->a, *u = ws->u, *jt = ws->jt, *fprev = ws->fprev, *b = ws->b;
+  size_t n3 = 3 * d->n;
+  int rc = cdyn_forces(st, q, v, t, d->F);
   if (rc)
     return rc;
   /* a = W F (or W of the AB2-extrapolated force); keep F_n for next step. */
   for (size_t k = 0; k < n3; k++) {
-    double f = st->F[k];
-    double fe = (o->ab2 && st->have_history) ? 1.5 * f - 0.5 * fprev[k] : f;
+    double f = d->F[k];
+    double fe = (o->ab2 && ws->have) ? 1.5 * f - 0.5 * fprev[k] : f;
     a[k] = w[k / 3] * fe;
     if (o->ab2)
       fprev[k] = f;
   }
+  ws->have = o->ab2;
   int src = CDYN_OK;
-  if (!st->m) {
+  if (!d->m) {
     for (size_t k = 0; k < n3; k++) {
       double vh = v[k] + 0.5 * h * a[k];
       v[k] += h * a[k];
@@ -88,13 +116,13 @@ static int step(cdyn_stepper *st, double h)
   for (size_t k = 0; k < n3; k++)
     u[k] = 2.0 * v[k] / h + a[k];
   cdyn_jmul(st, u, b);
-  for (size_t r = 0; r < st->m; r++)
-    b[r] += 4.0 * st->rows[r].phi / (h * h) + 2.0 * st->rows[r].phi_t / h;
-  src = cdyn_solve(st, b, st->lambda);
+  for (size_t r = 0; r < d->m; r++)
+    b[r] += 4.0 * d->rows[r].phi / (h * h) + 2.0 * d->rows[r].phi_t / h;
+  src = cdyn_solve(st, b, d->lambda);
   if (src < 0)
     return src;
   /* Half step: v1/2 into u, q1/2 into jt (as scratch) for the Jacobian. */
-  cdyn_jtmul(st, st->lambda, jt);
+  cdyn_jtmul(st, d->lambda, jt);
   for (size_t k = 0; k < n3; k++)
     u[k] = v[k] + 0.5 * h * (a[k] - w[k / 3] * jt[k]);
   for (size_t k = 0; k < n3; k++)
@@ -102,14 +130,13 @@ static int step(cdyn_stepper *st, double h)
   if ((rc = cdyn_eval_rows(st, jt, u, t + 0.5 * h)))
     return rc;
   /* Full step with J(q1/2)^T lambda. */
-  cdyn_jtmul(st, st->lambda, jt);
+  cdyn_jtmul(st, d->lambda, jt);
   for (size_t k = 0; k < n3; k++) {
     v[k] += h * (a[k] - w[k / 3] * jt[k]);
     q[k] += h * u[k];
   }
   return src;
 }
-
 static const cdyn_option options_plain[] = {
   {"ab2", CDYN_OPT_BOOL, offsetof(opts, ab2), "off", 0, 0, NULL,
    "extrapolate the applied force by Adams-Bashforth 2, (3 F_n - F_n-1) / 2"},
@@ -128,7 +155,11 @@ const cdyn_scheme_type cdyn_scheme_improved = {
   .order_constant_force = 2,
   .options = options_plain,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = free,
   .step = step,
+  .reset = reset,
+  .changed = changed,
 };
 
 const cdyn_scheme_type cdyn_scheme_improved_ab2 = {
@@ -138,5 +169,9 @@ const cdyn_scheme_type cdyn_scheme_improved_ab2 = {
   .order = 2,
   .options = options_ab2,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = free,
   .step = step,
+  .reset = reset,
+  .changed = changed,
 };

@@ -71,6 +71,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "cdyn_internal.h"
 
@@ -80,75 +81,76 @@ typedef struct {
   double compliance;
 } opts;
 
-/* Scratch vectors (outside the integrator's) and m-vectors. */
-enum { V_A = 6, V_CORR = 7 };
-enum { M_LAM = 0 };
+/* Work only (no history: each step starts its multipliers at 0). */
+typedef struct {
+  double *a, *corr; /* 3n: free acceleration, sum of the corrections */
+  double *lam, *phi;/* m: XPBD's accumulated dlambda, Phi at the iterate */
+} state;
 
-/* grad Phi_r W grad Phi_r^T for a row of constraint c. */
-static double row_weight(const cdyn_system *sys, const cdyn_constraint *c, const cdyn_row *row)
+static int alloc(void **out, size_t n, size_t m)
 {
-  double d = 0;
-  for (unsigned s = 0; s < c->type->nparticles; s++) {
+  const size_t off[] = {offsetof(state, a), offsetof(state, corr), offsetof(state, lam), offsetof(state, phi)};
+  const size_t len[] = {3 * n, 3 * n, m, m};
+  return cdyn_state_alloc(out, sizeof(state), off, len, 4);
+}
+
+/* grad Phi_r W grad Phi_r^T for row r (its particles from the layout). */
+static double row_weight(const cdyn_scheme_data *d, size_t r, const cdyn_row *row)
+{
+  double w = 0;
+  for (unsigned s = 0; s < d->rownp[r]; s++) {
     const double *j = row->jac[s];
-    d += sys->winv[c->p[s]] * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
+    w += d->winv[d->rowpart[r * CDYN_MAX_PARTICLES + s]] * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
   }
-  return d;
+  return w;
 }
 
 /* Largest |Phi_r + at lambda_r| over all rows at q, time t. */
-static int residual(cdyn_stepper *st, const double *q, double t, const double *lam, double at,
-                    double *res)
+static int residual(cdyn_stepper *st, const state *ws, const double *q, double t, double at, double *res)
 {
-  const cdyn_system *sys = st->sys;
-  cdyn_row rows[CDYN_MAX_ROWS];
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  int rc = cdyn_eval_phi(st, q, t, ws->phi, NULL);
+  if (rc)
+    return rc;
   double mx = 0;
-  for (size_t k = 0; k < sys->ncons; k++) {
-    const cdyn_constraint *c = &sys->cons[k];
-    int rc = cdyn_constraint_eval(c, q, NULL, t, rows);
-    if (rc)
-      return rc;
-    for (unsigned r = 0; r < c->type->rows; r++) {
-      double e = fabs(rows[r].phi + at * lam[c->row0 + r]);
-      if (!isfinite(e))
-        return cdyn_error(CDYN_ENONFINITE, "%s: constraint %zu is not finite at t = %g", st->type->name, k, t);
-      if (e > mx)
-        mx = e;
-    }
+  for (size_t r = 0; r < d->m; r++) {
+    double e = fabs(ws->phi[r] + at * ws->lam[r]);
+    if (!isfinite(e))
+      return cdyn_error(CDYN_ENONFINITE, "%s: constraint %zu is not finite at t = %g", cdyn_stepper_scheme(st),
+                        d->rowcon[r], t);
+    if (e > mx)
+      mx = e;
   }
-  st->stats.constraint_evals++;
   *res = mx;
   return CDYN_OK;
 }
 
 /* One Gauss-Seidel sweep over all rows, moving q (and corr) in place. */
-static int sweep(cdyn_stepper *st, double *q, double *corr, double t, double *lam, double at)
+static int sweep(cdyn_stepper *st, const state *ws, double *q, double t, double at)
 {
-  const cdyn_system *sys = st->sys;
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
   cdyn_row rows[CDYN_MAX_ROWS];
-  for (size_t k = 0; k < sys->ncons; k++) {
-    const cdyn_constraint *c = &sys->cons[k];
-    for (unsigned r = 0; r < c->type->rows; r++) {
-      int rc = cdyn_constraint_eval(c, q, NULL, t, rows);
-      if (rc)
-        return rc;
-      const cdyn_row *row = &rows[r];
-      double d = row_weight(sys, c, row);
-      if (!isfinite(row->phi) || !isfinite(d))
-        return cdyn_error(CDYN_ENONFINITE, "%s: constraint %zu row %u is not finite at t = %g", st->type->name,
-                          k, r, t);
-      if (!(d > 0))
-        continue;
-      size_t i = c->row0 + r;
-      double dl = (-row->phi - at * lam[i]) / (d + at);
-      lam[i] += dl;
-      for (unsigned s = 0; s < c->type->nparticles; s++) {
-        size_t p = c->p[s];
-        double wp = sys->winv[p] * dl;
-        for (int x = 0; x < 3; x++) {
-          double dq = wp * row->jac[s][x];
-          q[3 * p + x] += dq;
-          corr[3 * p + x] += dq;
-        }
+  for (size_t i = 0; i < d->m; i++) {
+    size_t first;
+    int rc = cdyn_eval_constraint(st, i, q, NULL, t, rows, &first, NULL);
+    if (rc)
+      return rc;
+    const cdyn_row *row = &rows[i - first];
+    double w = row_weight(d, i, row);
+    if (!isfinite(row->phi) || !isfinite(w))
+      return cdyn_error(CDYN_ENONFINITE, "%s: constraint %zu row %zu is not finite at t = %g",
+                        cdyn_stepper_scheme(st), d->rowcon[i], i - first, t);
+    if (!(w > 0))
+      continue;
+    double dl = (-row->phi - at * ws->lam[i]) / (w + at);
+    ws->lam[i] += dl;
+    for (unsigned s = 0; s < d->rownp[i]; s++) {
+      size_t p = d->rowpart[i * CDYN_MAX_PARTICLES + s];
+      double wp = d->winv[p] * dl;
+      for (int x = 0; x < 3; x++) {
+        double dq = wp * row->jac[s][x];
+        q[3 * p + x] += dq;
+        ws->corr[3 * p + x] += dq;
       }
     }
   }
@@ -156,13 +158,14 @@ static int sweep(cdyn_stepper *st, double *q, double *corr, double t, double *la
   return CDYN_OK;
 }
 
-static int step(cdyn_stepper *st, double h)
+static int step(cdyn_stepper *st, void *state_, double h)
 {
-  const opts *o = st->opts;
-  cdyn_system *s = st->sys;
-  double *q = s->q, *v = s->v, t = s->t;
-  double *a = st->vec[V_A], *corr = st->vec[V_CORR], *lam = st->mvec[M_LAM];
-  size_t n3 = 3 * st->n, m = st->m;
+  const state *ws = state_;
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  const opts *o = d->opts;
+  double *q = d->q, *v = d->v, t = d->t;
+  double *a = ws->a, *corr = ws->corr, *lam = ws->lam;
+  size_t n3 = 3 * d->n, m = d->m;
   int rc;
   if ((rc = cdyn_free_accel(st, q, v, t, a)))
     return rc;
@@ -180,11 +183,11 @@ static int step(cdyn_stepper *st, double h)
   unsigned done = 0;
   int converged = 1;
   for (long it = 0; it < o->iterations; it++) {
-    if ((rc = sweep(st, q, corr, t1, lam, at)))
+    if ((rc = sweep(st, ws, q, t1, at)))
       return rc;
     done++;
     if (o->tol > 0) {
-      if ((rc = residual(st, q, t1, lam, at, &res)))
+      if ((rc = residual(st, ws, q, t1, at, &res)))
         return rc;
       if (res <= o->tol)
         break;
@@ -192,13 +195,13 @@ static int step(cdyn_stepper *st, double h)
   }
   if (o->tol > 0)
     converged = res <= o->tol;
-  else if ((rc = residual(st, q, t1, lam, at, &res)))
+  else if ((rc = residual(st, ws, q, t1, at, &res)))
     return rc;
   cdyn_record_nonlinear(st, done, res, converged);
   for (size_t k = 0; k < n3; k++)
     v[k] += corr[k] / h;
   for (size_t r = 0; r < m; r++)
-    st->lambda[r] = -lam[r] / (h * h);
+    d->lambda[r] = -lam[r] / (h * h);
   return CDYN_OK;
 }
 
@@ -225,6 +228,8 @@ const cdyn_scheme_type cdyn_scheme_pbd = {
   .order = 1,
   .options = options_pbd,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = free,
   .step = step,
 };
 
@@ -235,5 +240,7 @@ const cdyn_scheme_type cdyn_scheme_xpbd = {
   .order = 1,
   .options = options_xpbd,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = free,
   .step = step,
 };

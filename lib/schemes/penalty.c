@@ -65,6 +65,10 @@
  * Two registered names share this file, differing only in the default
  * integrator: "penalty" over symplectic Euler and "penalty-euler" over
  * explicit Euler.
+ *
+ * History: only a multistep integrator's (AB2), dropped when the
+ * constraint set changes: its last acceleration holds the penalty forces
+ * of the old set (ab2.c).
  */
 #include <math.h>
 #include <stddef.h>
@@ -76,39 +80,58 @@ typedef struct {
   const cdyn_integrator_type *integrator;
 } opts;
 
-static int accel(cdyn_stepper *st, const double *q, const double *v, double t, double *a)
+typedef struct {
+  cdyn_integrated head;
+  double *jv; /* m */
+  double *jt; /* 3n */
+} state;
+
+static int alloc(void **out, size_t n, size_t m)
 {
-  const opts *o = st->opts;
-  const double *w = st->sys->winv;
-  double *jv = st->mvec[0], *jt = st->vec[CDYN_NVEC - 1];
-  int rc;
-  if ((rc = cdyn_free_accel(st, q, v, t, a)) || !st->m)
+  int rc = cdyn_integrated_alloc(out, sizeof(state), n, m + 3 * n);
+  if (rc)
     return rc;
-  if ((rc = cdyn_eval_rows(st, q, v, t)))
-    return rc;
-  cdyn_jmul(st, v, jv);
-  for (size_t r = 0; r < st->m; r++) {
-    const cdyn_row *row = &st->rows[r];
-    /* 1 / m_r = J_r W J_r^T through the row's particles. */
-    double d = 0;
-    for (unsigned s = 0; s < st->rownp[r]; s++) {
-      const double *j = row->jac[s];
-      d += w[st->rowpart[r * CDYN_MAX_PARTICLES + s]] * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
-    }
-    /* A row with no gradient exerts no force whatever its damper. */
-    double c = d > 0 ? 2.0 * o->damping * sqrt(o->k / d) : 0.0;
-    st->lambda[r] = o->k * row->phi + c * (jv[r] + row->phi_t);
-  }
-  cdyn_jtmul(st, st->lambda, jt);
-  for (size_t i = 0; i < st->n; i++)
-    for (int c = 0; c < 3; c++)
-      a[3 * i + c] -= w[i] * jt[3 * i + c];
+  state *s = *out;
+  s->jv = s->head.block;
+  s->jt = s->jv + m;
   return CDYN_OK;
 }
 
-static int step(cdyn_stepper *st, double h)
+static int accel(cdyn_stepper *st, void *ctx, const double *q, const double *v, double t, double *a)
 {
-  return cdyn_integrate(st, ((const opts *)st->opts)->integrator, accel, h);
+  const state *s = ctx;
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  const opts *o = d->opts;
+  const double *w = d->winv;
+  int rc;
+  if ((rc = cdyn_free_accel(st, q, v, t, a)) || !d->m)
+    return rc;
+  if ((rc = cdyn_eval_rows(st, q, v, t)))
+    return rc;
+  cdyn_jmul(st, v, s->jv);
+  for (size_t r = 0; r < d->m; r++) {
+    const cdyn_row *row = &d->rows[r];
+    /* 1 / m_r = J_r W J_r^T through the row's particles. */
+    double dr = 0;
+    for (unsigned k = 0; k < d->rownp[r]; k++) {
+      const double *j = row->jac[k];
+      dr += w[d->rowpart[r * CDYN_MAX_PARTICLES + k]] * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
+    }
+    /* A row with no gradient exerts no force whatever its damper. */
+    double c = dr > 0 ? 2.0 * o->damping * sqrt(o->k / dr) : 0.0;
+    d->lambda[r] = o->k * row->phi + c * (s->jv[r] + row->phi_t);
+  }
+  cdyn_jtmul(st, d->lambda, s->jt);
+  for (size_t i = 0; i < d->n; i++)
+    for (int c = 0; c < 3; c++)
+      a[3 * i + c] -= w[i] * s->jt[3 * i + c];
+  return CDYN_OK;
+}
+
+static int step(cdyn_stepper *st, void *ctx, double h)
+{
+  const opts *o = cdyn_stepper_data(st)->opts;
+  return cdyn_integrate(st, o->integrator, &((state *)ctx)->head.iw, accel, ctx, h);
 }
 
 #define OPTIONS(default_integrator)                                                          \
@@ -131,7 +154,10 @@ const cdyn_scheme_type cdyn_scheme_penalty = {
   .order = 0,
   .options = options_se,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = cdyn_integrated_free,
   .step = step,
+  .reset = cdyn_integrated_reset,
 };
 
 const cdyn_scheme_type cdyn_scheme_penalty_euler = {
@@ -141,5 +167,8 @@ const cdyn_scheme_type cdyn_scheme_penalty_euler = {
   .order = 0,
   .options = options_euler,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = cdyn_integrated_free,
   .step = step,
+  .reset = cdyn_integrated_reset,
 };

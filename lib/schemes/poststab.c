@@ -17,6 +17,11 @@
  * With D = I a pinned particle moves like any other under the projection,
  * so pins must be constraints, not infinite masses.
  *
+ * History: only a multistep integrator's (AB2), which a change of the
+ * constraint set drops (ab2.c says why).  lambda is that of the
+ * unstabilised step's last acceleration evaluation (the projection's
+ * multipliers are displacements, not forces, and are not reported).
+ *
  * Expected order: that of the integrator (1 for symplectic Euler).
  */
 #include <stddef.h>
@@ -32,55 +37,81 @@ typedef struct {
 
 static const char *const weightings[] = {"unit", "mass", NULL};
 
-static int accel(cdyn_stepper *st, const double *q, const double *v, double t, double *a)
+typedef struct {
+  cdyn_integrated head;
+  cdyn_accel_work aw;
+  double *mu, *b;   /* m: the projection's multipliers and right-hand side */
+  double *jt;       /* 3n: D J^T mu */
+  double *ones;     /* n: D = I */
+} state;
+
+static int alloc(void **out, size_t n, size_t m)
 {
-  return cdyn_constrained_accel(st, q, v, t, 0.0, 0.0, a);
+  int rc = cdyn_integrated_alloc(out, sizeof(state), n, 4 * m + 7 * n);
+  if (rc)
+    return rc;
+  state *s = *out;
+  double *p = s->head.block;
+  s->aw = (cdyn_accel_work){.b = p, .jv = p + m, .jt = p + 2 * m};
+  s->mu = p + 2 * m + 3 * n;
+  s->b = s->mu + m;
+  s->jt = s->b + m;
+  s->ones = s->jt + 3 * n;
+  for (size_t i = 0; i < n; i++)
+    s->ones[i] = 1.0;
+  return CDYN_OK;
 }
 
-/* x <- x - sign D J^T (J D J^T)^-1 b, through the rows at the new state. */
-static int project(cdyn_stepper *st, const double *d, const double *b, double *x)
+static int accel(cdyn_stepper *st, void *ctx, const double *q, const double *v, double t, double *a)
 {
-  double *mu = st->mvec[2], *jt = st->vec[CDYN_NVEC - 2];
+  return cdyn_constrained_accel(st, q, v, t, 0.0, 0.0, a, &((const state *)ctx)->aw);
+}
+
+/* x <- x - D J^T (J D J^T)^-1 b, through the rows at the new state. */
+static int project(cdyn_stepper *st, const state *s, const double *d, const double *b, double *x)
+{
+  size_t n = cdyn_stepper_data(st)->n;
   int rc;
   if ((rc = cdyn_assemble(st, d)) || (rc = cdyn_factor(st)))
     return rc;
-  int src = cdyn_solve(st, b, mu);
+  int src = cdyn_solve(st, b, s->mu);
   if (src < 0)
     return src;
-  cdyn_jtmul(st, mu, jt);
-  for (size_t i = 0; i < st->n; i++)
+  cdyn_jtmul(st, s->mu, s->jt);
+  for (size_t i = 0; i < n; i++)
     for (int c = 0; c < 3; c++)
-      x[3 * i + c] -= d[i] * jt[3 * i + c];
+      x[3 * i + c] -= d[i] * s->jt[3 * i + c];
   return src;
 }
 
-static int step(cdyn_stepper *st, double h)
+static int step(cdyn_stepper *st, void *ctx, double h)
 {
-  const opts *o = st->opts;
-  cdyn_system *s = st->sys;
-  int rc = cdyn_integrate(st, o->integrator, accel, h);
-  if (rc < 0 || !st->m)
+  state *s = ctx;
+  const cdyn_scheme_data *dd = cdyn_stepper_data(st);
+  const opts *o = dd->opts;
+  int rc = cdyn_integrate(st, o->integrator, &s->head.iw, accel, s, h);
+  if (rc < 0 || !dd->m)
     return rc;
   int worst = rc;
-  const double *d = o->weighting ? s->winv : st->ones;
-  double t1 = s->t + h, *b = st->mvec[1];
+  const double *d = o->weighting ? dd->winv : s->ones;
+  double t1 = dd->t + h, *b = s->b;
   for (long it = 0; it < o->iterations; it++) {
-    if ((rc = cdyn_eval_rows(st, s->q, s->v, t1)))
+    if ((rc = cdyn_eval_rows(st, dd->q, dd->v, t1)))
       return rc;
-    for (size_t r = 0; r < st->m; r++)
-      b[r] = st->rows[r].phi;
-    if ((rc = project(st, d, b, s->q)) < 0)
+    for (size_t r = 0; r < dd->m; r++)
+      b[r] = dd->rows[r].phi;
+    if ((rc = project(st, s, d, b, dd->q)) < 0)
       return rc;
     if (rc > worst)
       worst = rc;
   }
   if (o->project_velocity) {
-    if ((rc = cdyn_eval_rows(st, s->q, s->v, t1)))
+    if ((rc = cdyn_eval_rows(st, dd->q, dd->v, t1)))
       return rc;
-    cdyn_jmul(st, s->v, b);
-    for (size_t r = 0; r < st->m; r++)
-      b[r] += st->rows[r].phi_t;
-    if ((rc = project(st, d, b, s->v)) < 0)
+    cdyn_jmul(st, dd->v, b);
+    for (size_t r = 0; r < dd->m; r++)
+      b[r] += dd->rows[r].phi_t;
+    if ((rc = project(st, s, d, b, dd->v)) < 0)
       return rc;
     if (rc > worst)
       worst = rc;
@@ -105,5 +136,8 @@ const cdyn_scheme_type cdyn_scheme_poststab = {
   .order = 1,
   .options = options,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = cdyn_integrated_free,
   .step = step,
+  .reset = cdyn_integrated_reset,
 };

@@ -29,9 +29,11 @@
  * tolerance).  Each lambda or mu alone is only a first-order
  * approximation of the exact multiplier; Lambda is second order.
  *
- * Scratch: those of the SHAKE step (vec[6..9], mvec[0..2]), then mvec[0]
- * for J w + Phi_t, mvec[2] for nu and vec[9] for J^T nu; mvec[3] keeps mu
- * from one step to the next (no other user of this stepper touches it).
+ * State: SHAKE's (cdyn_shake_state), whose work arrays the projection
+ * reuses (b for J w + Phi_t, dl for nu, jt for J^T nu), and mu_- by row.
+ * As for SHAKE, the rule is per row: when the constraint set changes, a
+ * row that stays keeps its mu_- (cdyn_set_change.from) and a new row
+ * starts with Lambda = lambda.  The trajectory does not depend on mu_-.
  *
  * Expected order: 2.
  */
@@ -41,34 +43,40 @@
 
 typedef cdyn_shake_opts opts; /* shake's options, shared */
 
-static int step(cdyn_stepper *st, double h)
+static int step(cdyn_stepper *st, void *state, double h)
 {
-  const opts *o = st->opts;
-  cdyn_system *s = st->sys;
-  int status = cdyn_shake_step(st, h, o->tol, o->max_iter, "rattle");
-  if (status < 0 || !st->m)
+  cdyn_shake_state *s = state;
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  const opts *o = d->opts;
+  int status = cdyn_shake_step(st, &s->w, h, o->tol, o->max_iter, "rattle");
+  if (status < 0)
     return status;
-  double *v = s->v, t1 = s->t + h, *b = st->mvec[0], *nu = st->mvec[2], *jt = st->vec[9];
-  const double *w = s->winv;
+  if (!d->m) {
+    cdyn_shake_mark(s, 0);
+    return status;
+  }
+  double *v = d->v, t1 = d->t + h, *b = s->w.b, *nu = s->w.dl, *jt = s->w.jt;
+  const double *w = d->winv;
   int rc;
-  if ((rc = cdyn_prepare(st, s->q, v, t1)))
+  if ((rc = cdyn_prepare(st, d->q, v, t1)))
     return rc;
   cdyn_jmul(st, v, b);
-  for (size_t i = 0; i < st->m; i++)
-    b[i] += st->rows[i].phi_t;
+  for (size_t i = 0; i < d->m; i++)
+    b[i] += d->rows[i].phi_t;
   int src = cdyn_solve(st, b, nu);
   if (src < 0)
     return src;
   cdyn_jtmul(st, nu, jt);
-  for (size_t k = 0; k < 3 * st->n; k++)
+  for (size_t k = 0; k < 3 * d->n; k++)
     v[k] -= w[k / 3] * jt[k];
-  /* Lambda = (lambda + mu_-) / 2 after a step of this stepper, then keep mu. */
-  double *mu = st->mvec[3];
-  for (size_t i = 0; i < st->m; i++) {
-    if (st->have_history)
-      st->lambda[i] = 0.5 * (st->lambda[i] + mu[i]);
-    mu[i] = 2.0 * nu[i] / h;
+  /* Lambda = (lambda + mu_-) / 2 on the rows the last step enforced, then
+     keep mu. */
+  for (size_t i = 0; i < d->m; i++) {
+    if (s->history && s->had[i])
+      d->lambda[i] = 0.5 * (d->lambda[i] + s->mu[i]);
+    s->mu[i] = 2.0 * nu[i] / h;
   }
+  cdyn_shake_mark(s, d->m);
   return src > status ? src : status;
 }
 
@@ -79,5 +87,9 @@ const cdyn_scheme_type cdyn_scheme_rattle = {
   .order = 2,
   .options = cdyn_shake_options,
   .options_size = sizeof(opts),
+  .alloc = cdyn_shake_alloc,
+  .free = cdyn_shake_free,
   .step = step,
+  .reset = cdyn_shake_reset,
+  .changed = cdyn_shake_changed,
 };

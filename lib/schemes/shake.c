@@ -20,7 +20,12 @@
  *   v1/2 - v-1/2 = h W F(q) - (h/2) W J(q)^T lambda,  so  Lambda = lambda / 2,
  * on every step that follows a SHAKE step; on the first step (and after
  * cdyn_stepper_reset or a failed step) the comparison with the starting
- * step above gives Lambda = lambda.  Lambda is the force multiplier of
+ * step above gives Lambda = lambda.  The rule is per row: it holds for a
+ * row that the previous step enforced, since the velocity carries that
+ * row's normal component.  When the constraint set changes, each row that
+ * stays keeps its history (cdyn_set_change.from) and a new row starts
+ * with Lambda = lambda; the positions and velocities do not depend on
+ * this history at all.  Lambda is the force multiplier of
  * the library's convention M qdd + J^T Lambda = F (it approximates the
  * exact multiplier to O(h^2)), and st->lambda holds it.  RATTLE reports
  * the same Lambda (rattle.c).
@@ -52,12 +57,13 @@
  * (cdyn_iter_verdict): CDYN_NOCONV with the last iterate at max_iter or at
  * a rounding stall, CDYN_EDIVERGED if the residual grows.
  *
- * The iterates' Phi is evaluated constraint by constraint into a local
- * block, so that st->rows keep J(q) for the whole iteration.
+ * The iterates' Phi is evaluated by cdyn_eval_phi, so that the rows keep
+ * J(q) for the whole iteration.
  *
- * Scratch: vec[6] q_n, vec[7] v_n, vec[8] v + (h/2) W F then W F(q+),
- * vec[9] J(q)^T lambda then v*; mvec[0] the first right-hand side, mvec[1]
- * Phi(q+_k), mvec[2] dlambda.  (cdyn_prepare and cdyn_solve use none.)
+ * Work (cdyn_shake_work): q_n, v_n, u = v + (h/2) W F then W F(q+),
+ * J(q)^T lambda then v*; the first right-hand side, Phi(q+_k), dlambda.
+ * The state adds, per row, whether the previous step enforced it, and
+ * RATTLE's velocity multipliers (rattle.c).
  *
  * Measured: 2 to 3 corrections per step (mean 2.9) on a single pendulum
  * at h = 0.01, 2 to 5 (mean 3.8) on a 10-link chain at h = 0.002; fitted
@@ -68,43 +74,83 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cdyn_internal.h"
 
 typedef cdyn_shake_opts opts;
 
-enum { V_Q0 = 6, V_V0 = 7, V_U = 8, V_JT = 9 };
+/* ---- the state of shake and rattle ------------------------------------------ */
 
-/* phi = Phi(q, t) without touching st->rows; returns max |phi_r| in *r. */
-static int eval_phi(cdyn_stepper *st, const double *q, const double *v, double t, double *phi,
-                    double *r)
+void cdyn_shake_free(void *p)
 {
-  const cdyn_system *sys = st->sys;
-  cdyn_row rows[CDYN_MAX_ROWS];
-  *r = 0;
-  for (size_t c = 0; c < sys->ncons; c++) {
-    const cdyn_constraint *con = &sys->cons[c];
-    int rc = cdyn_constraint_eval(con, q, v, t, rows);
-    if (rc)
-      return rc;
-    for (unsigned k = 0; k < con->type->rows; k++) {
-      phi[con->row0 + k] = rows[k].phi;
-      *r = fmax(*r, fabs(rows[k].phi));
-    }
-  }
-  st->stats.constraint_evals++;
+  cdyn_shake_state *s = p;
+  if (!s)
+    return;
+  free(s->w.block);
+  free(s->had);
+  free(s);
+}
+
+int cdyn_shake_alloc(void **out, size_t n, size_t m)
+{
+  cdyn_shake_state *s = calloc(1, sizeof *s);
+  *out = s;
+  if (!s || !(s->had = calloc(m ? m : 1, 1)) || !(s->w.block = calloc(12 * n + 5 * m + 1, sizeof(double))))
+    return cdyn_error(CDYN_ENOMEM, "shake: out of memory for n = %zu, m = %zu", n, m);
+  cdyn_shake_work *w = &s->w;
+  w->q0 = w->block;
+  w->v0 = w->q0 + 3 * n;
+  w->u = w->v0 + 3 * n;
+  w->jt = w->u + 3 * n;
+  w->b = w->jt + 3 * n;
+  w->phi = w->b + m;
+  w->dl = w->phi + m;
+  s->mu = w->dl + m;
+  s->spare = s->mu + m;
   return CDYN_OK;
 }
 
-int cdyn_shake_step(cdyn_stepper *st, double h, double tol, long max_iter, const char *name)
+void cdyn_shake_reset(void *p)
 {
-  cdyn_system *s = st->sys;
-  double *q = s->q, *v = s->v, t = s->t, t1 = t + h;
-  const double *w = s->winv;
-  double *q0 = st->vec[V_Q0], *v0 = st->vec[V_V0], *u = st->vec[V_U], *jt = st->vec[V_JT];
-  double *b = st->mvec[0], *phi = st->mvec[1], *dl = st->mvec[2], *lam = st->lambda;
-  size_t n3 = 3 * st->n, m = st->m;
+  cdyn_shake_state *s = p;
+  s->history = 0;
+}
+
+void cdyn_shake_changed(void *p, const cdyn_stepper *st, const cdyn_set_change *c)
+{
+  cdyn_shake_state *s = p;
+  size_t m = cdyn_stepper_data(st)->m;
+  if (!s->history)
+    return;
+  /* Carry each remaining row's flag and mu to its new place (the flags
+     through `spare`, as 0 and 1). */
+  for (size_t r = 0; r < m; r++)
+    s->spare[r] = c->from[r] >= 0 && s->had[c->from[r]] ? 1.0 : 0.0;
+  for (size_t r = 0; r < m; r++)
+    s->had[r] = s->spare[r] != 0.0;
+  for (size_t r = 0; r < m; r++)
+    s->spare[r] = c->from[r] >= 0 ? s->mu[c->from[r]] : 0.0;
+  memcpy(s->mu, s->spare, m * sizeof(double));
+}
+
+/* After a successful step: every row of it now has history. */
+void cdyn_shake_mark(cdyn_shake_state *s, size_t m)
+{
+  memset(s->had, 1, m);
+  s->history = 1;
+}
+
+int cdyn_shake_step(cdyn_stepper *st, const cdyn_shake_work *wk, double h, double tol, long max_iter,
+                    const char *name)
+{
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  double *q = d->q, *v = d->v, t = d->t, t1 = t + h;
+  const double *w = d->winv;
+  double *q0 = wk->q0, *v0 = wk->v0, *u = wk->u, *jt = wk->jt;
+  double *b = wk->b, *phi = wk->phi, *dl = wk->dl, *lam = d->lambda;
+  size_t n3 = 3 * d->n, m = d->m;
   int rc;
   if ((rc = cdyn_free_accel(st, q, v, t, u)))
     return rc;
@@ -123,7 +169,7 @@ int cdyn_shake_step(cdyn_stepper *st, double h, double tol, long max_iter, const
     cdyn_jmul(st, u, b);
     cdyn_jmul(st, v, dl);
     for (size_t i = 0; i < m; i++)
-      b[i] += 2.0 * st->rows[i].phi / (h * h) + 2.0 * (dl[i] + st->rows[i].phi_t) / h;
+      b[i] += 2.0 * d->rows[i].phi / (h * h) + 2.0 * (dl[i] + d->rows[i].phi_t) / h;
     /* From here on u = v + (h/2) W F, so that v1/2 = u - (h/2) W J^T lambda. */
     for (size_t k = 0; k < n3; k++)
       u[k] = v0[k] + 0.5 * h * u[k];
@@ -139,7 +185,7 @@ int cdyn_shake_step(cdyn_stepper *st, double h, double tol, long max_iter, const
         v[k] = u[k] - 0.5 * h * w[k / 3] * jt[k];
         q[k] = q0[k] + h * v[k];
       }
-      if ((rc = eval_phi(st, q, v, t1, phi, &r)))
+      if ((rc = cdyn_eval_phi(st, q, t1, phi, &r)))
         return rc;
       verdict = cdyn_iter_verdict(st, q, r, rprev, tol, it, max_iter);
       if (verdict != CDYN_ITER_CONTINUE)
@@ -169,14 +215,20 @@ int cdyn_shake_step(cdyn_stepper *st, double h, double tol, long max_iter, const
   return status;
 }
 
-static int step(cdyn_stepper *st, double h)
+static int step(cdyn_stepper *st, void *state, double h)
 {
-  const opts *o = st->opts;
-  int rc = cdyn_shake_step(st, h, o->tol, o->max_iter, "shake");
+  cdyn_shake_state *s = state;
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  const opts *o = d->opts;
+  int rc = cdyn_shake_step(st, &s->w, h, o->tol, o->max_iter, "shake");
+  if (rc < 0)
+    return rc;
   /* The Stoermer-Verlet multiplier (see the top of this file). */
-  if (rc >= 0 && st->have_history)
-    for (size_t i = 0; i < st->m; i++)
-      st->lambda[i] *= 0.5;
+  if (s->history)
+    for (size_t i = 0; i < d->m; i++)
+      if (s->had[i])
+        d->lambda[i] *= 0.5;
+  cdyn_shake_mark(s, d->m);
   return rc;
 }
 
@@ -194,5 +246,9 @@ const cdyn_scheme_type cdyn_scheme_shake = {
   .order = 2,
   .options = cdyn_shake_options,
   .options_size = sizeof(opts),
+  .alloc = cdyn_shake_alloc,
+  .free = cdyn_shake_free,
   .step = step,
+  .reset = cdyn_shake_reset,
+  .changed = cdyn_shake_changed,
 };

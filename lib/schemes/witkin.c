@@ -17,6 +17,9 @@
  * tests/test_schemes.c can show the equivalence between two
  * implementations.  An explicit integrator advances (q, v).
  *
+ * History: only a multistep integrator's (AB2), dropped when the
+ * constraint set changes (ab2.c says why).
+ *
  * Expected order: that of the integrator (1 for symplectic Euler).
  */
 #include <stddef.h>
@@ -28,42 +31,62 @@ typedef struct {
   const cdyn_integrator_type *integrator;
 } opts;
 
-static int accel(cdyn_stepper *st, const double *q, const double *v, double t, double *a)
+typedef struct {
+  cdyn_integrated head;
+  double *jwf, *jv, *rhs, *lw; /* m each */
+  double *p;                   /* 3n: J^T lambda in 002's sign */
+} state;
+
+static int alloc(void **out, size_t n, size_t m)
 {
-  const opts *o = st->opts;
-  const double *w = st->sys->winv;
-  size_t n = st->n;
+  int rc = cdyn_integrated_alloc(out, sizeof(state), n, 4 * m + 3 * n);
+  if (rc)
+    return rc;
+  state *s = *out;
+  s->jwf = s->head.block;
+  s->jv = s->jwf + m;
+  s->rhs = s->jv + m;
+  s->lw = s->rhs + m;
+  s->p = s->lw + m;
+  return CDYN_OK;
+}
+
+static int accel(cdyn_stepper *st, void *ctx, const double *q, const double *v, double t, double *a)
+{
+  const state *s = ctx;
+  const cdyn_scheme_data *d = cdyn_stepper_data(st);
+  const opts *o = d->opts;
+  const double *w = d->winv;
   int rc;
-  if ((rc = cdyn_free_accel(st, q, v, t, a)) || !st->m)
+  if ((rc = cdyn_free_accel(st, q, v, t, a)) || !d->m)
     return rc;
   if ((rc = cdyn_prepare(st, q, v, t)))
     return rc;
-  double *jwf = st->mvec[0], *jv = st->mvec[1], *rhs = st->mvec[2], *p = st->vec[10];
-  cdyn_jmul(st, a, jwf);
-  cdyn_jmul(st, v, jv);
-  for (size_t r = 0; r < st->m; r++) {
-    const cdyn_row *row = &st->rows[r];
-    double cdot = jv[r] + row->phi_t;
-    rhs[r] = -(row->jdotv + row->phi_tt) - jwf[r] - o->ks * row->phi - o->kd * cdot;
+  cdyn_jmul(st, a, s->jwf);
+  cdyn_jmul(st, v, s->jv);
+  for (size_t r = 0; r < d->m; r++) {
+    const cdyn_row *row = &d->rows[r];
+    double cdot = s->jv[r] + row->phi_t;
+    s->rhs[r] = -(row->jdotv + row->phi_tt) - s->jwf[r] - o->ks * row->phi - o->kd * cdot;
   }
-  double *lw = st->mvec[3];
-  int src = cdyn_solve(st, rhs, lw);
+  int src = cdyn_solve(st, s->rhs, s->lw);
   if (src < 0)
     return src;
   /* Report the multipliers in the library's convention (M qdd + J^T lambda
      = F), the opposite sign of 002's. */
-  for (size_t r = 0; r < st->m; r++)
-    st->lambda[r] = -lw[r];
-  cdyn_jtmul(st, lw, p);
-  for (size_t i = 0; i < n; i++)
-    for (int d = 0; d < 3; d++)
-      a[3 * i + d] += w[i] * p[3 * i + d];
+  for (size_t r = 0; r < d->m; r++)
+    d->lambda[r] = -s->lw[r];
+  cdyn_jtmul(st, s->lw, s->p);
+  for (size_t i = 0; i < d->n; i++)
+    for (int c = 0; c < 3; c++)
+      a[3 * i + c] += w[i] * s->p[3 * i + c];
   return src;
 }
 
-static int step(cdyn_stepper *st, double h)
+static int step(cdyn_stepper *st, void *ctx, double h)
 {
-  return cdyn_integrate(st, ((const opts *)st->opts)->integrator, accel, h);
+  const opts *o = cdyn_stepper_data(st)->opts;
+  return cdyn_integrate(st, o->integrator, &((state *)ctx)->head.iw, accel, ctx, h);
 }
 
 static const cdyn_option options[] = {
@@ -79,5 +102,8 @@ const cdyn_scheme_type cdyn_scheme_witkin = {
   .order = 1,
   .options = options,
   .options_size = sizeof(opts),
+  .alloc = alloc,
+  .free = cdyn_integrated_free,
   .step = step,
+  .reset = cdyn_integrated_reset,
 };

@@ -24,8 +24,8 @@
 #include "cdyn_internal.h"
 
 typedef struct {
-  size_t m;
-  double *a;     /* m*m: the factor, or the eigenvectors */
+  size_t m;      /* rows of the current A (at most mcap) */
+  double *a;     /* mcap*mcap: the factor, or the eigenvectors */
   double *w;     /* m eigenvalues */
   double *y;     /* m */
   double *work;
@@ -52,8 +52,11 @@ static int chol_alloc(void **out, size_t m)
   chol_state *s = calloc(1, sizeof *s);
   if (!s)
     return cdyn_error(CDYN_ENOMEM, "cholesky: out of memory");
-  s->m = m;
   size_t mm = m ? m : 1;
+  if (mm > 65536 || mm * mm > ((size_t)-1) / sizeof(double)) {
+    chol_free(s);
+    return cdyn_error(CDYN_EINVAL, "cholesky: %zu rows is beyond the dense solver's limit (65536)", m);
+  }
   s->a = malloc(mm * mm * sizeof(double));
   s->w = malloc(mm * sizeof(double));
   s->y = malloc(mm * sizeof(double));
@@ -78,20 +81,22 @@ static int chol_alloc(void **out, size_t m)
   return CDYN_OK;
 }
 
-static void scatter(chol_state *s, const gsl_spmatrix *A)
+/* The dense A, leading dimension m, from the sparse one. */
+static void scatter(chol_state *s, const cdyn_matrix *A)
 {
   size_t m = s->m;
   memset(s->a, 0, m * m * sizeof(double));
   for (size_t i = 0; i < m; i++)
-    for (int k = A->p[i]; k < A->p[i + 1]; k++)
-      s->a[i * m + (size_t)A->i[k]] = A->data[k];
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      s->a[i * m + (size_t)A->col[k]] = A->val[k];
 }
 
-static int chol_factor(void *p, const gsl_spmatrix *A, const cdyn_solve_opts *o,
-                       cdyn_solve_info *info)
+static int chol_setup(void *p, const cdyn_matrix *A, double rank_tol, const void *opts,
+                      cdyn_solve_info *info)
 {
+  (void)opts;
   chol_state *s = p;
-  size_t m = s->m;
+  size_t m = s->m = A->m;
   scatter(s, A);
   double dmax = 0;
   for (size_t j = 0; j < m; j++) {
@@ -106,7 +111,7 @@ static int chol_factor(void *p, const gsl_spmatrix *A, const cdyn_solve_opts *o,
       s->eig = 0;
       for (size_t j = 0; j < m; j++) {
         double piv = s->a[j * m + j];
-        if (!(piv * piv > o->rank_tol * dmax)) {
+        if (!(piv * piv > rank_tol * dmax)) {
           s->eig = 1;
           break;
         }
@@ -125,7 +130,7 @@ static int chol_factor(void *p, const gsl_spmatrix *A, const cdyn_solve_opts *o,
     for (size_t j = 0; j < m; j++)
       if (fabs(s->w[j]) > wmax)
         wmax = fabs(s->w[j]);
-    s->wtol = o->rank_tol * wmax;
+    s->wtol = rank_tol * wmax;
     s->rank = 0;
     for (size_t j = 0; j < m; j++)
       if (s->w[j] > s->wtol && wmax > 0)
@@ -137,44 +142,60 @@ static int chol_factor(void *p, const gsl_spmatrix *A, const cdyn_solve_opts *o,
   return CDYN_OK;
 }
 
-static int chol_solve(void *p, const gsl_spmatrix *A, const double *b, double *x,
-                      const cdyn_solve_opts *o, cdyn_solve_info *info)
+/* x = A^+ b for one right-hand side, by the eigen-decomposition. */
+static void eig_solve(chol_state *s, const double *b, double *x)
 {
-  (void)o;
+  size_t m = s->m;
+  /* Column j of V is s->a[j*m .. j*m + m). */
+  for (size_t j = 0; j < m; j++) {
+    const double *vj = s->a + j * m;
+    double d = 0;
+    for (size_t i = 0; i < m; i++)
+      d += vj[i] * b[i];
+    s->y[j] = (s->w[j] > s->wtol && s->rank) ? d / s->w[j] : 0.0;
+  }
+  memset(x, 0, m * sizeof(double));
+  for (size_t j = 0; j < m; j++) {
+    const double *vj = s->a + j * m;
+    for (size_t i = 0; i < m; i++)
+      x[i] += vj[i] * s->y[j];
+  }
+}
+
+static int chol_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b, double *x,
+                      double rank_tol, const void *opts, cdyn_solve_info *info)
+{
+  (void)rank_tol;
+  (void)opts;
   chol_state *s = p;
   size_t m = s->m;
   if (!s->eig) {
-    memcpy(x, b, m * sizeof(double));
-    lapack_int rc = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, 1, s->a,
+    memcpy(x, b, nrhs * m * sizeof(double));
+    lapack_int rc = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, (lapack_int)nrhs, s->a,
                                         (lapack_int)m, x, (lapack_int)m);
     if (rc != 0)
       return cdyn_error(CDYN_ESOLVE, "cholesky: dpotrs failed (info %d)", (int)rc);
   } else {
-    /* Column j of V is s->a[j*m .. j*m + m). */
-    for (size_t j = 0; j < m; j++) {
-      const double *vj = s->a + j * m;
-      double d = 0;
-      for (size_t i = 0; i < m; i++)
-        d += vj[i] * b[i];
-      s->y[j] = (s->w[j] > s->wtol && s->rank) ? d / s->w[j] : 0.0;
-    }
-    memset(x, 0, m * sizeof(double));
-    for (size_t j = 0; j < m; j++) {
-      const double *vj = s->a + j * m;
-      for (size_t i = 0; i < m; i++)
-        x[i] += vj[i] * s->y[j];
-    }
+    for (size_t j = 0; j < nrhs; j++)
+      eig_solve(s, b + j * m, x + j * m);
   }
-  /* Relative residual, through the sparse A. */
-  double rr = 0, bb = 0;
-  for (size_t i = 0; i < m; i++) {
-    double r = -b[i];
-    for (int k = A->p[i]; k < A->p[i + 1]; k++)
-      r += A->data[k] * x[A->i[k]];
-    rr += r * r;
-    bb += b[i] * b[i];
+  /* Relative residual, through the sparse A: the worst right-hand side. */
+  double worst = 0;
+  for (size_t j = 0; j < nrhs; j++) {
+    const double *bj = b + j * m, *xj = x + j * m;
+    double rr = 0, bb = 0;
+    for (size_t i = 0; i < m; i++) {
+      double r = -bj[i];
+      for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+        r += A->val[k] * xj[A->col[k]];
+      rr += r * r;
+      bb += bj[i] * bj[i];
+    }
+    double res = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+    if (res > worst)
+      worst = res;
   }
-  info->residual = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+  info->residual = worst;
   info->rank = s->rank;
   info->fallback = s->eig;
   return CDYN_OK;
@@ -183,8 +204,9 @@ static int chol_solve(void *p, const gsl_spmatrix *A, const double *b, double *x
 const cdyn_solver_type cdyn_solver_cholesky = {
   .name = "cholesky",
   .description = "dense LAPACKE Cholesky; minimum-norm least squares by eigen-decomposition when A is singular",
+  .iterative = 0,
   .alloc = chol_alloc,
   .free = chol_free,
-  .factor = chol_factor,
+  .setup = chol_setup,
   .solve = chol_solve,
 };

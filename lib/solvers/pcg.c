@@ -11,16 +11,25 @@
  * system CG still converges (to a least-squares solution); when it cannot
  * reach the tolerance it stops after maxiter (default 10 m) iterations and
  * returns CDYN_NOCONV with its best iterate, a recoverable status.
- * The product Ap is GSL's sparse gsl_spblas_dgemv on the CSR matrix.
+ * The solver sees A only through the operator A->apply (y = A x) and its
+ * diagonal A->diag, so it would work unchanged on a matrix that is never
+ * assembled.  With several right-hand sides it solves them one after the
+ * other.
+ *
+ * Options: pcg_tol (relative residual at which it stops, default 1e-12)
+ * and pcg_maxiter (iteration limit, 0: 10 m).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_spblas.h>
-#include <gsl/gsl_vector.h>
-
 #include "cdyn_internal.h"
+
+typedef struct {
+  double tol;
+  long maxiter;
+} pcg_opts;
 
 typedef struct {
   size_t m;
@@ -60,16 +69,15 @@ static int pcg_alloc(void **out, size_t m)
   return CDYN_OK;
 }
 
-static int pcg_factor(void *q, const gsl_spmatrix *A, const cdyn_solve_opts *o,
-                      cdyn_solve_info *info)
+static int pcg_setup(void *q, const cdyn_matrix *A, double rank_tol, const void *opts,
+                     cdyn_solve_info *info)
 {
-  (void)o;
+  (void)rank_tol;
+  (void)opts;
   pcg_state *s = q;
+  s->m = A->m;
   for (size_t i = 0; i < s->m; i++) {
-    double d = 0;
-    for (int k = A->p[i]; k < A->p[i + 1]; k++)
-      if ((size_t)A->i[k] == i)
-        d = A->data[k];
+    double d = A->diag[i];
     /* A zero diagonal means an empty row: leave it unscaled. */
     s->dinv[i] = d > 0 ? 1.0 / d : 1.0;
   }
@@ -86,19 +94,13 @@ static double dot(const double *a, const double *b, size_t m)
   return s;
 }
 
-static void matvec(const gsl_spmatrix *A, const double *x, double *y, size_t m)
+/* One right-hand side. */
+static int pcg_one(pcg_state *s, const cdyn_matrix *A, const double *b, double *x, const pcg_opts *o,
+                   cdyn_solve_info *info)
 {
-  gsl_vector_const_view xv = gsl_vector_const_view_array(x, m);
-  gsl_vector_view yv = gsl_vector_view_array(y, m);
-  gsl_spblas_dgemv(CblasNoTrans, 1.0, A, &xv.vector, 0.0, &yv.vector);
-}
-
-static int pcg_solve(void *q, const gsl_spmatrix *A, const double *b, double *x,
-                     const cdyn_solve_opts *o, cdyn_solve_info *info)
-{
-  pcg_state *s = q;
   size_t m = s->m;
-  unsigned long maxit = o->pcg_maxiter > 0 ? (unsigned long)o->pcg_maxiter : 10 * (unsigned long)m;
+  unsigned long maxit = o->maxiter > 0 ? (unsigned long)o->maxiter : 10 * (unsigned long)m;
+  int rc;
   memset(x, 0, m * sizeof(double));
   memcpy(s->r, b, m * sizeof(double));
   double bnorm = sqrt(dot(b, b, m));
@@ -112,8 +114,9 @@ static int pcg_solve(void *q, const gsl_spmatrix *A, const double *b, double *x,
   double rz = dot(s->r, s->z, m);
   double rnorm = bnorm;
   unsigned long it = 0;
-  while (rnorm > o->pcg_tol * bnorm && it < maxit) {
-    matvec(A, s->p, s->ap, m);
+  while (rnorm > o->tol * bnorm && it < maxit) {
+    if ((rc = A->apply(A->ctx, s->p, s->ap)))
+      return rc;
     double pap = dot(s->p, s->ap, m);
     if (!(pap > 0))
       break; /* A is singular along p: no further progress is possible. */
@@ -133,7 +136,8 @@ static int pcg_solve(void *q, const gsl_spmatrix *A, const double *b, double *x,
       s->p[i] = s->z[i] + beta * s->p[i];
   }
   /* Report the true residual rather than the recursively updated one. */
-  matvec(A, x, s->ap, m);
+  if ((rc = A->apply(A->ctx, x, s->ap)))
+    return rc;
   double rr = 0;
   for (size_t i = 0; i < m; i++)
     rr += (s->ap[i] - b[i]) * (s->ap[i] - b[i]);
@@ -141,19 +145,53 @@ static int pcg_solve(void *q, const gsl_spmatrix *A, const double *b, double *x,
   info->residual = sqrt(rr) / bnorm;
   if (!cdyn_all_finite(x, m))
     return cdyn_error(CDYN_ENONFINITE, "pcg: non-finite iterate after %lu iterations", it);
-  if (info->residual > o->pcg_tol) {
+  if (info->residual > o->tol) {
     cdyn_error(CDYN_NOCONV, "pcg: relative residual %.3g after %lu iterations (tolerance %.3g)",
-               info->residual, it, o->pcg_tol);
+               info->residual, it, o->tol);
     return CDYN_NOCONV;
   }
   return CDYN_OK;
 }
 
+static int pcg_solve(void *q, const cdyn_matrix *A, size_t nrhs, const double *b, double *x,
+                     double rank_tol, const void *opts, cdyn_solve_info *info)
+{
+  (void)rank_tol;
+  pcg_state *s = q;
+  int worst = CDYN_OK;
+  cdyn_solve_info all = {0, 0, (unsigned)s->m, 0};
+  for (size_t j = 0; j < nrhs; j++) {
+    cdyn_solve_info one = {0, 0, 0, 0};
+    int rc = pcg_one(s, A, b + j * s->m, x + j * s->m, opts, &one);
+    all.iterations += one.iterations;
+    if (one.residual > all.residual)
+      all.residual = one.residual;
+    if (rc < 0) {
+      *info = all;
+      return rc;
+    }
+    if (rc > worst)
+      worst = rc;
+  }
+  *info = all;
+  return worst;
+}
+
+static const cdyn_option options[] = {
+  {"pcg_tol", CDYN_OPT_DOUBLE, offsetof(pcg_opts, tol), "1e-12", 1e-16, 1.0, NULL,
+   "relative residual at which PCG stops"},
+  {"pcg_maxiter", CDYN_OPT_INT, offsetof(pcg_opts, maxiter), "0", 0, 1e9, NULL,
+   "PCG iteration limit (0: 10 m)"},
+  CDYN_OPTIONS_END};
+
 const cdyn_solver_type cdyn_solver_pcg = {
   .name = "pcg",
-  .description = "conjugate gradients with a Jacobi preconditioner on the sparse A (GSL spblas)",
+  .description = "conjugate gradients with a Jacobi preconditioner, through the operator y = A x",
+  .iterative = 1,
+  .options = options,
+  .options_size = sizeof(pcg_opts),
   .alloc = pcg_alloc,
   .free = pcg_free,
-  .factor = pcg_factor,
+  .setup = pcg_setup,
   .solve = pcg_solve,
 };

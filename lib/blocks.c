@@ -1,0 +1,377 @@
+/*
+ * blocks.c: the building blocks schemes are written with (cdyn/scheme.h).
+ *
+ * Assembly of A = J D J^T (D = W for the dynamics, D = I for 001's
+ * unweighted post-stabilisation) adds the contribution list of layout.c
+ * into the preallocated values, in a fixed order, so an assembly is
+ * bitwise reproducible.  The linear solver sees A through cdyn_matrix
+ * (cdyn_internal.h); cdyn_factor calls its setup once per assembly.
+ *
+ * The constrained acceleration (001 eqs 7-10, Baumgarte's stabilisation):
+ *   Phi-double-dot = J qdd + (Jv)_q v + 2 Phi_qt v + Phi_tt
+ *   asking Phi-double-dot + 2 alpha Phi-dot + beta^2 Phi = 0 with
+ *   qdd = W (F - J^T lambda) gives
+ *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
+ *              + 2 alpha (J v + Phi_t) + beta^2 Phi.
+ */
+#include <float.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdyn_internal.h"
+
+int cdyn_all_finite(const double *x, size_t len)
+{
+  for (size_t k = 0; k < len; k++)
+    if (!isfinite(x[k]))
+      return 0;
+  return 1;
+}
+
+int cdyn_state_alloc(void **state, size_t size, const size_t *offsets, const size_t *lens, size_t count)
+{
+  if (!state || (count && (!offsets || !lens)))
+    return cdyn_error(CDYN_EINVAL, "cdyn_state_alloc: NULL argument");
+  *state = NULL;
+  /* The arrays start at the first multiple of the strictest alignment. */
+  size_t a = _Alignof(max_align_t), head = (size + a - 1) / a * a, total = 0;
+  for (size_t k = 0; k < count; k++) {
+    if (offsets[k] > size || sizeof(double *) > size - offsets[k])
+      return cdyn_error(CDYN_EINVAL, "cdyn_state_alloc: field %zu at offset %zu lies outside the state", k,
+                        offsets[k]);
+    if (lens[k] > (((size_t)-1) - head) / sizeof(double) - total)
+      return cdyn_error(CDYN_ENOMEM, "cdyn_state_alloc: arrays too large");
+    total += lens[k];
+  }
+  char *s = calloc(1, head + total * sizeof(double));
+  if (!s)
+    return cdyn_error(CDYN_ENOMEM, "out of memory for a scheme state of %zu values", total);
+  double *p = (double *)(s + head);
+  for (size_t k = 0; k < count; k++) {
+    memcpy(s + offsets[k], &p, sizeof p);
+    p += lens[k];
+  }
+  *state = s;
+  return CDYN_OK;
+}
+
+/* Arrays of doubles in one zeroed block (the integrator work). */
+static int vectors_alloc(double **block, double **ptr, size_t count, size_t len)
+{
+  if (len > ((size_t)-1) / sizeof(double) / (count ? count : 1))
+    return cdyn_error(CDYN_ENOMEM, "out of memory for %zu vectors of %zu", count, len);
+  double *b = calloc(count * len > 0 ? count * len : 1, sizeof(double));
+  if (!b)
+    return cdyn_error(CDYN_ENOMEM, "out of memory for %zu vectors of %zu", count, len);
+  *block = b;
+  for (size_t k = 0; k < count; k++)
+    ptr[k] = b + k * len;
+  return CDYN_OK;
+}
+
+/* ---- rows, forces, A ---------------------------------------------------------- */
+
+int cdyn_eval_rows(cdyn_stepper *st, const double *q, const double *v, double t)
+{
+  const cdyn_system *sys = st->sys;
+  for (size_t r = 0; r < st->m;) {
+    const cdyn_constraint *con = &sys->cons[st->rowcon[r]];
+    int rc = cdyn_constraint_eval(con, q, v, t, st->rows + r);
+    if (rc)
+      return rc;
+    r += con->type->rows;
+  }
+  st->stats.constraint_evals++;
+  return CDYN_OK;
+}
+
+int cdyn_eval_phi(cdyn_stepper *st, const double *q, double t, double *phi, double *maxabs)
+{
+  const cdyn_system *sys = st->sys;
+  cdyn_row rows[CDYN_MAX_ROWS];
+  double mx = 0;
+  for (size_t r = 0; r < st->m;) {
+    const cdyn_constraint *con = &sys->cons[st->rowcon[r]];
+    int rc = cdyn_constraint_eval(con, q, NULL, t, rows);
+    if (rc)
+      return rc;
+    for (unsigned k = 0; k < con->type->rows; k++, r++) {
+      phi[r] = rows[k].phi;
+      mx = fmax(mx, fabs(rows[k].phi));
+    }
+  }
+  st->stats.constraint_evals++;
+  if (maxabs)
+    *maxabs = mx;
+  return CDYN_OK;
+}
+
+int cdyn_eval_constraint(cdyn_stepper *st, size_t r, const double *q, const double *v, double t,
+                         cdyn_row *out, size_t *first, unsigned *count)
+{
+  if (r >= st->m)
+    return cdyn_error(CDYN_EINVAL, "cdyn_eval_constraint: row %zu of %zu", r, st->m);
+  size_t c = st->rowcon[r];
+  const cdyn_constraint *con = &st->sys->cons[c];
+  if (first)
+    *first = st->con_row0[c];
+  if (count)
+    *count = con->type->rows;
+  return cdyn_constraint_eval(con, q, v, t, out);
+}
+
+int cdyn_forces(cdyn_stepper *st, const double *q, const double *v, double t, double *F)
+{
+  return cdyn_system_eval_forces(st->sys, q, v, t, F);
+}
+
+int cdyn_free_accel(cdyn_stepper *st, const double *q, const double *v, double t, double *a)
+{
+  const double *w = st->sys->winv;
+  int rc = cdyn_forces(st, q, v, t, st->F);
+  if (rc)
+    return rc;
+  for (size_t i = 0; i < st->n; i++)
+    for (int d = 0; d < 3; d++)
+      a[3 * i + d] = w[i] * st->F[3 * i + d];
+  return CDYN_OK;
+}
+
+int cdyn_assemble(cdyn_stepper *st, const double *d)
+{
+  if (!st->m)
+    return CDYN_OK;
+  double *val = st->val;
+  memset(val, 0, st->nnz * sizeof(double));
+  for (size_t k = 0; k < st->ncontrib; k++) {
+    const cdyn_contrib *c = &st->contrib[k];
+    const double *ja = st->rows[c->ra].jac[c->sa], *jb = st->rows[c->rb].jac[c->sb];
+    val[c->k] += d[c->p] * (ja[0] * jb[0] + ja[1] * jb[1] + ja[2] * jb[2]);
+  }
+  for (size_t r = 0; r < st->m; r++)
+    st->diag[r] = val[st->A.rowptr[r]];
+  st->values++;
+  st->stats.assemblies++;
+  return CDYN_OK;
+}
+
+static const void *solver_opts(const cdyn_stepper *st)
+{
+  for (size_t k = 0; cdyn_solver_types[k]; k++)
+    if (cdyn_solver_types[k] == st->solver)
+      return st->solver_opts[k];
+  return NULL;
+}
+
+int cdyn_factor(cdyn_stepper *st)
+{
+  if (!st->m)
+    return CDYN_OK;
+  if (st->factored == st->values && st->factored)
+    return st->factor_status;
+  cdyn_solve_info info = {0, 0, 0, 0};
+  int rc = st->solver->setup(st->solver_state, &st->mat, st->rank_tol, solver_opts(st), &info);
+  st->stats.factorizations++;
+  st->stats.last_rank = info.rank;
+  st->factored = rc < 0 ? 0 : st->values;
+  st->factor_status = rc;
+  return rc;
+}
+
+int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x)
+{
+  if (!st->m || !nrhs)
+    return CDYN_OK;
+  cdyn_solve_info info = {0, 0, 0, 0};
+  int rc = st->solver->solve(st->solver_state, &st->mat, nrhs, b, x, st->rank_tol, solver_opts(st), &info);
+  st->stats.solves += nrhs;
+  st->stats.iterations += info.iterations;
+  st->stats.last_residual = info.residual;
+  st->stats.last_rank = info.rank;
+  if (info.fallback)
+    st->stats.fallbacks++;
+  if (rc == CDYN_NOCONV)
+    st->stats.noconv++;
+  return rc;
+}
+
+int cdyn_solve(cdyn_stepper *st, const double *b, double *x) { return cdyn_solve_many(st, 1, b, x); }
+
+int cdyn_prepare(cdyn_stepper *st, const double *q, const double *v, double t)
+{
+  if (!st->m)
+    return CDYN_OK;
+  int rc;
+  if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, st->sys->winv)))
+    return rc;
+  return cdyn_factor(st);
+}
+
+void cdyn_jmul(const cdyn_stepper *st, const double *x, double *y)
+{
+  for (size_t r = 0; r < st->m; r++) {
+    double s = 0;
+    for (unsigned k = 0; k < st->rownp[r]; k++) {
+      const double *j = st->rows[r].jac[k];
+      const double *xp = x + 3 * st->rowpart[r * CDYN_MAX_PARTICLES + k];
+      s += j[0] * xp[0] + j[1] * xp[1] + j[2] * xp[2];
+    }
+    y[r] = s;
+  }
+}
+
+void cdyn_jtmul(const cdyn_stepper *st, const double *y, double *x)
+{
+  memset(x, 0, 3 * st->n * sizeof(double));
+  for (size_t r = 0; r < st->m; r++)
+    for (unsigned k = 0; k < st->rownp[r]; k++) {
+      const double *j = st->rows[r].jac[k];
+      double *xp = x + 3 * st->rowpart[r * CDYN_MAX_PARTICLES + k];
+      xp[0] += j[0] * y[r];
+      xp[1] += j[1] * y[r];
+      xp[2] += j[2] * y[r];
+    }
+}
+
+int cdyn_constrained_accel(cdyn_stepper *st, const double *q, const double *v, double t,
+                           double alpha, double beta, double *a, const cdyn_accel_work *work)
+{
+  const double *w = st->sys->winv;
+  int rc;
+  if ((rc = cdyn_free_accel(st, q, v, t, a)) || !st->m)
+    return rc;
+  if ((rc = cdyn_prepare(st, q, v, t)))
+    return rc;
+  double *b = work->b, *jv = work->jv, *jt = work->jt;
+  cdyn_jmul(st, a, b);
+  cdyn_jmul(st, v, jv);
+  for (size_t r = 0; r < st->m; r++) {
+    const cdyn_row *row = &st->rows[r];
+    b[r] += row->jdotv + row->phi_tt + 2 * alpha * (jv[r] + row->phi_t) + beta * beta * row->phi;
+  }
+  int src = cdyn_solve(st, b, st->lambda);
+  if (src < 0)
+    return src;
+  cdyn_jtmul(st, st->lambda, jt);
+  for (size_t i = 0; i < st->n; i++)
+    for (int d = 0; d < 3; d++)
+      a[3 * i + d] -= w[i] * jt[3 * i + d];
+  return src;
+}
+
+/* ---- integrators -------------------------------------------------------------- */
+
+int cdyn_integrator_work_alloc(cdyn_integrator_work *w, size_t n)
+{
+  if (!w)
+    return cdyn_error(CDYN_EINVAL, "cdyn_integrator_work_alloc: work is NULL");
+  memset(w, 0, sizeof *w);
+  return vectors_alloc(&w->block, w->vec, CDYN_INTEGRATOR_NVEC, 3 * n);
+}
+
+void cdyn_integrator_work_free(cdyn_integrator_work *w)
+{
+  if (!w)
+    return;
+  free(w->block);
+  memset(w, 0, sizeof *w);
+}
+
+void cdyn_integrator_work_reset(cdyn_integrator_work *w)
+{
+  if (w)
+    w->history = 0;
+}
+
+int cdyn_integrate(cdyn_stepper *st, const cdyn_integrator_type *it, cdyn_integrator_work *w,
+                   cdyn_accel_fn accel, void *ctx, double h)
+{
+  cdyn_system *s = st->sys;
+  int rc = it->step(st, w, accel, ctx, s->q, s->v, s->t, h);
+  if (rc >= 0) {
+    w->history = 1;
+    w->h_last = h;
+  }
+  return rc;
+}
+
+int cdyn_integrated_alloc(void **state, size_t size, size_t n, size_t nblock)
+{
+  if (!state || size < sizeof(cdyn_integrated))
+    return cdyn_error(CDYN_EINVAL, "cdyn_integrated_alloc: NULL state or size below its head");
+  cdyn_integrated *h = calloc(1, size);
+  *state = h;
+  if (!h || !(h->block = calloc(nblock ? nblock : 1, sizeof(double))))
+    return cdyn_error(CDYN_ENOMEM, "out of memory for a scheme state of %zu values", nblock);
+  return cdyn_integrator_work_alloc(&h->iw, n);
+}
+
+void cdyn_integrated_free(void *state)
+{
+  cdyn_integrated *h = state;
+  if (h) {
+    cdyn_integrator_work_free(&h->iw);
+    free(h->block);
+  }
+  free(h);
+}
+
+void cdyn_integrated_reset(void *state)
+{
+  if (state)
+    cdyn_integrator_work_reset(&((cdyn_integrated *)state)->iw);
+}
+
+/* ---- nonlinear iterations --------------------------------------------------------- */
+
+void cdyn_record_nonlinear(cdyn_stepper *st, unsigned iterations, double residual, int converged)
+{
+  st->stats.nonlinear_iterations += iterations;
+  st->stats.last_nonlinear_iterations = iterations;
+  st->stats.last_nonlinear_residual = residual;
+  if (!converged)
+    st->stats.nonlinear_noconv++;
+}
+
+enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q, double r,
+                                         double rprev, double tol, unsigned iterations,
+                                         long max_iter)
+{
+  if (!isfinite(r))
+    return CDYN_ITER_DIVERGED;
+  if (r <= tol)
+    return CDYN_ITER_CONVERGED;
+  if (r >= rprev) {
+    double qmax = 0;
+    for (size_t k = 0; k < 3 * st->n; k++)
+      qmax = fmax(qmax, fabs(q[k]));
+    return rprev <= 64 * DBL_EPSILON * qmax ? CDYN_ITER_STALLED : CDYN_ITER_DIVERGED;
+  }
+  if ((long)iterations >= max_iter)
+    return CDYN_ITER_LIMIT;
+  return CDYN_ITER_CONTINUE;
+}
+
+int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict verdict,
+                     unsigned iterations, double r, double rprev, double tol, int linear)
+{
+  cdyn_record_nonlinear(st, iterations, r, verdict == CDYN_ITER_CONVERGED);
+  double t = st->sys->t;
+  switch (verdict) {
+  case CDYN_ITER_CONVERGED:
+    return linear;
+  case CDYN_ITER_LIMIT:
+    return cdyn_error(CDYN_NOCONV, "%s: residual %.3g after %u iterations at t = %g (tol %.3g)", name, r,
+                      iterations, t, tol);
+  case CDYN_ITER_STALLED:
+    return cdyn_error(CDYN_NOCONV, "%s: residual stalled at %.3g, the rounding level, at t = %g (tol %.3g)",
+                      name, r, t, tol);
+  default:
+    return cdyn_error(CDYN_EDIVERGED,
+                      "%s: the iteration diverged at t = %g: residual %.3g after iteration %u, %.3g before "
+                      "(step too large for the constraint curvature?)",
+                      name, t, r, iterations, rprev);
+  }
+}
