@@ -182,6 +182,7 @@ struct cdyn_stepper {
   void *opts;               /* the scheme's option struct */
   size_t n, m;
   size_t mcap;              /* rows the arrays below are sized for */
+  size_t states_mcap;       /* rows the scheme's and solver's states are sized for */
   size_t ccap;              /* constraint slots they are sized for */
   unsigned long version, force_version; /* of the system, at the last layout */
 

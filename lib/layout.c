@@ -390,7 +390,10 @@ int cdyn_layout_follow(cdyn_stepper *st)
     if ((rc = reserve_rows(st, mcap, sys->cap_cons)))
       return rc;
     st->stats.reallocations++;
-    /* The scheme's and the solver's states are sized by the row capacity. */
+  }
+  /* The scheme's and the solver's states are sized by the row capacity
+     (again here after a failed attempt). */
+  if (st->states_mcap != st->mcap) {
     if ((rc = cdyn_stepper_resize_states(st)))
       return rc;
     fresh = 1;

@@ -222,21 +222,31 @@ void cdyn_stepper_free(cdyn_stepper *st)
 
 int cdyn_stepper_resize_states(cdyn_stepper *st)
 {
+  /* Both new states first, so that a failure leaves the old ones. */
+  void *state = NULL, *sstate = NULL;
+  const cdyn_solver_type *stype = st->solver;
   int rc;
-  if (st->type->alloc) {
-    void *state = NULL;
-    if ((rc = st->type->alloc(&state, st->n, st->mcap)) != CDYN_OK) {
-      if (state && st->type->free)
-        st->type->free(state);
-      return rc;
-    }
-    if (st->state && st->type->free)
-      st->type->free(st->state);
-    st->state = state;
+  if (st->solver_auto && (rc = cdyn_solver_type_find(st->mcap <= AUTO_DENSE_MAX_ROWS ? "cholesky" : "pcg", &stype)))
+    return rc;
+  if (st->type->alloc && (rc = st->type->alloc(&state, st->n, st->mcap)) != CDYN_OK) {
+    if (state && st->type->free)
+      st->type->free(state);
+    return rc;
   }
-  if (st->solver_auto)
-    return set_solver(st, "auto");
-  return use_solver(st, st->solver, 0);
+  if ((rc = stype->alloc(&sstate, st->mcap)) != CDYN_OK) {
+    if (state && st->type->free)
+      st->type->free(state);
+    return rc;
+  }
+  if (st->state && st->type->free)
+    st->type->free(st->state);
+  st->state = state;
+  st->solver->free(st->solver_state);
+  st->solver = stype;
+  st->solver_state = sstate;
+  st->factored = 0;
+  st->states_mcap = st->mcap;
+  return CDYN_OK;
 }
 
 int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
@@ -303,6 +313,7 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
     cdyn_stepper_free(st);
     return rc;
   }
+  st->states_mcap = st->mcap;
   *out = st;
   return CDYN_OK;
 }

@@ -28,6 +28,11 @@
  *   constant and with alternating step sizes, and its history restarts
  *   (cdyn_stepper_reset, an option change, a failed step) checked against
  *   the formula.
+ * - A scheme written outside the library (tests/ext_scheme.h: 001's
+ *   implicit scheme on the public cdyn/scheme.h), registered by main before
+ *   the suites count the schemes, goes through every loop above, and must
+ *   give the built-in "implicit" bit for bit; cdyn_scheme_register refuses
+ *   every kind of malformed type with a message.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +44,7 @@
 #include <cdyn/cdyn.h>
 
 #include "nlink.h"
+#include "ext_scheme.h"
 #include "testutil.h"
 
 static const double G = 9.81;
@@ -779,6 +785,119 @@ START_TEST(test_ab2_history)
 }
 END_TEST
 
+/* ---- schemes written outside the library ------------------------------------ */
+
+/*
+ * The scheme of tests/ext_scheme.h, registered by main, is 001's implicit
+ * scheme written against the public interface alone: it must give the
+ * library's "implicit" bit for bit, on the chain (both solvers).
+ */
+START_TEST(test_external_equals_builtin)
+{
+  for (int k = 0; k < 2; k++) {
+    const char *solver = k ? "pcg" : "cholesky";
+    double qa[33], qb[33];
+    chain_run("implicit", solver, 300, qa);
+    chain_run("ext-implicit", solver, 300, qb);
+    ck_assert_msg(!memcmp(qa, qb, sizeof qa), "ext-implicit and implicit differ with %s", solver);
+  }
+}
+END_TEST
+
+static int dummy_step(cdyn_stepper *st, void *state, double h)
+{
+  (void)st;
+  (void)state;
+  (void)h;
+  return CDYN_OK;
+}
+
+static int dummy_alloc(void **state, size_t n, size_t m)
+{
+  (void)n;
+  (void)m;
+  *state = NULL;
+  return CDYN_OK;
+}
+
+typedef struct {
+  double a;
+  long b;
+} dummy_opts;
+
+/* Registration refuses, with a message, every kind of malformed type. */
+START_TEST(test_register_errors)
+{
+  static const cdyn_option ok_opts[] = {
+    {"a", CDYN_OPT_DOUBLE, offsetof(dummy_opts, a), "1.5", 0, 10, NULL, "a"},
+    {"b", CDYN_OPT_INT, offsetof(dummy_opts, b), "3", 0, 10, NULL, "b"},
+    CDYN_OPTIONS_END};
+  static const cdyn_option bad_default[] = {
+    {"a", CDYN_OPT_DOUBLE, offsetof(dummy_opts, a), "11", 0, 10, NULL, "a"}, CDYN_OPTIONS_END};
+  static const cdyn_option outside[] = {
+    {"b", CDYN_OPT_INT, sizeof(dummy_opts), "3", 0, 10, NULL, "b"}, CDYN_OPTIONS_END};
+  static const cdyn_option clash[] = {
+    {"pcg_tol", CDYN_OPT_DOUBLE, offsetof(dummy_opts, a), "1e-9", 0, 1, NULL, "a"}, CDYN_OPTIONS_END};
+  static const cdyn_option twice[] = {
+    {"a", CDYN_OPT_DOUBLE, offsetof(dummy_opts, a), "1", 0, 10, NULL, "a"},
+    {"a", CDYN_OPT_DOUBLE, offsetof(dummy_opts, a), "1", 0, 10, NULL, "a"},
+    CDYN_OPTIONS_END};
+  static const cdyn_option nochoices[] = {
+    {"c", CDYN_OPT_CHOICE, offsetof(dummy_opts, b), "x", 0, 0, NULL, "c"}, CDYN_OPTIONS_END};
+  const cdyn_scheme_type base = {.name = "dummy", .description = "test", .source = "test", .order = 1,
+                                 .options = ok_opts, .options_size = sizeof(dummy_opts), .step = dummy_step};
+  cdyn_scheme_type t;
+  TU_EXPECT_EINVAL(cdyn_scheme_register(NULL));
+#define BAD(field, value)                                                                                         \
+  do {                                                                                                            \
+    t = base;                                                                                                     \
+    t.field = value;                                                                                              \
+    TU_EXPECT_EINVAL(cdyn_scheme_register(&t));                                                                   \
+  } while (0)
+  BAD(name, NULL);
+  BAD(name, "");
+  BAD(name, "has space");
+  BAD(name, "implicit"); /* taken */
+  BAD(name, "ext-implicit");
+  BAD(step, NULL);
+  BAD(alloc, dummy_alloc); /* alloc without free */
+  BAD(description, NULL);
+  BAD(order, NAN);
+  BAD(order, -1);
+  BAD(options_size, 0);
+  BAD(options, bad_default);
+  BAD(options, outside);
+  BAD(options, clash);
+  BAD(options, twice);
+  BAD(options, nochoices);
+#undef BAD
+  size_t before = cdyn_scheme_count(), idx;
+  /* A good one registers once, and then runs like any other. */
+  static cdyn_scheme_type good;
+  good = base;
+  good.name = "dummy-good";
+  ck_assert_int_eq(cdyn_scheme_register(&good), CDYN_OK);
+  ck_assert_uint_eq(cdyn_scheme_count(), before + 1);
+  ck_assert_int_eq(cdyn_scheme_find("dummy-good", &idx), CDYN_OK);
+  ck_assert_str_eq(cdyn_scheme_name(idx), "dummy-good");
+  TU_EXPECT_EINVAL(cdyn_scheme_register(&good));
+  cdyn_system *s = chain10();
+  cdyn_stepper *st;
+  char buf[32];
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "dummy-good"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_get(st, "a", buf, sizeof buf), CDYN_OK);
+  ck_assert_str_eq(buf, "1.5");
+  ck_assert_int_eq(cdyn_stepper_set(st, "b", "7"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "b", "11"), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_stepper_step(st, 0.01), CDYN_OK);
+  /* No contact report for a scheme without one. */
+  cdyn_contact_report rep;
+  TU_EXPECT_EINVAL(cdyn_stepper_contact_report(st, &rep));
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("schemes");
@@ -801,6 +920,8 @@ static Suite *suite(void)
   tcase_add_loop_test(tc, test_conformance, 0, ns);
   tcase_add_test(tc, test_first_step_at_rest_agrees);
   tcase_add_test(tc, test_witkin_equals_baumgarte);
+  tcase_add_test(tc, test_external_equals_builtin);
+  tcase_add_test(tc, test_register_errors);
   suite_add_tcase(s, tc);
   tc = tcase_create("ab2");
   tcase_set_timeout(tc, 300);
@@ -813,5 +934,10 @@ static Suite *suite(void)
 
 int main(void)
 {
+  /* A scheme from outside the library, before the suites count them. */
+  if (ext_register() != CDYN_OK) {
+    fprintf(stderr, "ext_register: %s\n", cdyn_errmsg());
+    return EXIT_FAILURE;
+  }
   return tu_run(suite());
 }
