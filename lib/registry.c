@@ -13,42 +13,42 @@
 #include "cdyn_internal.h"
 
 /* Each constraint type is an object, with a public pointer to it. */
-#define CDYN_CONSTRAINT(id)                                                   \
+#define CDYN_CONSTRAINT(id, file)                                                   \
   extern const cdyn_constraint_type cdyn_ctype_##id;                          \
   const cdyn_constraint_type *const cdyn_constraint_##id = &cdyn_ctype_##id;
 #include "constraints/constraints.def"
 #undef CDYN_CONSTRAINT
 
 const cdyn_constraint_type *const cdyn_constraint_types[] = {
-#define CDYN_CONSTRAINT(id) &cdyn_ctype_##id,
+#define CDYN_CONSTRAINT(id, file) &cdyn_ctype_##id,
 #include "constraints/constraints.def"
 #undef CDYN_CONSTRAINT
   NULL};
 
-#define CDYN_SOLVER(id) extern const cdyn_solver_type cdyn_solver_##id;
+#define CDYN_SOLVER(id, file) extern const cdyn_solver_type cdyn_solver_##id;
 #include "solvers/solvers.def"
 #undef CDYN_SOLVER
-#define CDYN_INTEGRATOR(id) extern const cdyn_integrator_type cdyn_integrator_##id;
+#define CDYN_INTEGRATOR(id, file) extern const cdyn_integrator_type cdyn_integrator_##id;
 #include "integrators/integrators.def"
 #undef CDYN_INTEGRATOR
-#define CDYN_SCHEME(id) extern const cdyn_scheme_type cdyn_scheme_##id;
+#define CDYN_SCHEME(id, file) extern const cdyn_scheme_type cdyn_scheme_##id;
 #include "schemes/schemes.def"
 #undef CDYN_SCHEME
 
 const cdyn_solver_type *const cdyn_solver_types[] = {
-#define CDYN_SOLVER(id) &cdyn_solver_##id,
+#define CDYN_SOLVER(id, file) &cdyn_solver_##id,
 #include "solvers/solvers.def"
 #undef CDYN_SOLVER
   NULL};
 
 const cdyn_integrator_type *const cdyn_integrator_types[] = {
-#define CDYN_INTEGRATOR(id) &cdyn_integrator_##id,
+#define CDYN_INTEGRATOR(id, file) &cdyn_integrator_##id,
 #include "integrators/integrators.def"
 #undef CDYN_INTEGRATOR
   NULL};
 
 const cdyn_scheme_type *const cdyn_scheme_types[] = {
-#define CDYN_SCHEME(id) &cdyn_scheme_##id,
+#define CDYN_SCHEME(id, file) &cdyn_scheme_##id,
 #include "schemes/schemes.def"
 #undef CDYN_SCHEME
   NULL};

@@ -22,12 +22,12 @@
 #include "activeset/activeset.h"
 #include "cdyn_internal.h"
 
-#define CDYN_ACTIVESET(id) extern const cdyn_activeset_type cdyn_activeset_##id;
+#define CDYN_ACTIVESET(id, file) extern const cdyn_activeset_type cdyn_activeset_##id;
 #include "activeset/activesets.def"
 #undef CDYN_ACTIVESET
 
 const cdyn_activeset_type *const cdyn_activeset_types[] = {
-#define CDYN_ACTIVESET(id) &cdyn_activeset_##id,
+#define CDYN_ACTIVESET(id, file) &cdyn_activeset_##id,
 #include "activeset/activesets.def"
 #undef CDYN_ACTIVESET
   NULL};

@@ -66,7 +66,7 @@
 #include "cdyn_internal.h"
 
 static const char *const algorithms[] = {
-#define CDYN_ACTIVESET(id) #id,
+#define CDYN_ACTIVESET(id, file) #id,
 #include "activeset/activesets.def"
 #undef CDYN_ACTIVESET
   NULL};
