@@ -3,9 +3,25 @@
  * solver interface.  Private to the library and its tests of internals.
  *
  * Schemes are written against the public cdyn/scheme.h, which states
- * their contract; this header adds what only the library itself sees: the
- * system and stepper structs, the option parser, the tables of registered
- * types, and the linear solvers.
+ * their contract in full; this header adds what only the library itself
+ * sees: the system and stepper structs, the option parser, the tables of
+ * registered types, and the linear solvers.
+ *
+ * The scheme-writer's contract, in short (cdyn/scheme.h has the rest):
+ *   - state: alloc(&state, n, mcap) sizes every work array once; step
+ *     never allocates; history lives in the state and reset forgets it;
+ *     changed(state, st, change) carries it across a change of the
+ *     constraint set (change->from: each row's old row, or -1), or NULL to
+ *     reset.
+ *   - lambda: the step writes d->lambda (cdyn_stepper_data) as force
+ *     multipliers in the library's convention M qdd + J^T lambda = F.
+ *   - failure: a negative status with a message; the stepper restores q, v
+ *     and t and calls reset, so the step itself restores nothing.
+ *   - building blocks: cdyn_free_accel, cdyn_forces, cdyn_eval_rows,
+ *     cdyn_eval_phi, cdyn_eval_constraint, cdyn_prepare, cdyn_assemble,
+ *     cdyn_factor, cdyn_solve(_many), cdyn_jmul, cdyn_jtmul,
+ *     cdyn_constrained_accel, cdyn_integrate, cdyn_iter_verdict,
+ *     cdyn_iter_finish; each takes its work arrays as arguments.
  *
  * The pieces and their order inside a step:
  *   cdyn_eval_rows     Phi, J, Phi_t, (Jv)_q v, ... at (q, v, t)
