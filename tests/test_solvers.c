@@ -14,6 +14,9 @@
  *   (compared with LAPACKE_dgelsd), PCG must return a finite solution of a
  *   consistent system, and every scheme must still step.
  * - A system without constraints (m = 0) must step with every scheme.
+ * - The solver interface: several right-hand sides at once, one setup per
+ *   assembly, the pattern counter, and the factorisation reuse of SHAKE
+ *   and RATTLE against Newton's refactoring.
  */
 #include <math.h>
 #include <stdint.h>
@@ -541,6 +544,103 @@ START_TEST(test_no_constraints)
 }
 END_TEST
 
+/* ---- the solver interface --------------------------------------------------------- */
+
+/*
+ * Every registered solver type through its interface: several right-hand
+ * sides in one solve, each solved as well as alone (residual 1e-10, as
+ * above); setups counted by the stepper, once per assembly, however many
+ * times cdyn_factor is called; the pattern counter the solver sees changes
+ * when the pattern does (a link switched off) and not otherwise (the same
+ * link removed and added again, a fresh assembly).
+ */
+START_TEST(test_solver_interface)
+{
+  const char *name = cdyn_solver_name((size_t)_i);
+  uint64_t rng = UINT64_C(0x5BE0CD19137E2179);
+  cdyn_system *sys = random_chain(50, &rng);
+  cdyn_stepper *st = assembled_stepper(sys);
+  ck_assert_int_eq(cdyn_stepper_set(st, "solver", name), CDYN_OK);
+  size_t m = sys->m;
+  enum { NRHS = 3 };
+  double *Ad = dense_A(sys), *b = malloc(NRHS * m * sizeof *b), *x = malloc(NRHS * m * sizeof *x);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_ptr_nonnull(x);
+  for (size_t i = 0; i < NRHS * m; i++)
+    b[i] = tu_rand(&rng);
+  cdyn_stats s0, s1;
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s0), CDYN_OK);
+  ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+  ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+  ck_assert_int_eq(cdyn_solve_many(st, NRHS, b, x), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s1), CDYN_OK);
+  ck_assert_uint_eq(s1.factorizations - s0.factorizations, 1);
+  ck_assert_uint_eq(s1.solves - s0.solves, NRHS);
+  for (int j = 0; j < NRHS; j++) {
+    double res = rel_residual(Ad, x + j * m, b + j * m, m);
+    ck_assert_msg(res <= 1e-10, "%s: right-hand side %d of %d: relative residual %.3g", name, j, NRHS, res);
+  }
+  ck_assert_int_eq(cdyn_assemble(st, sys->winv), CDYN_OK);
+  ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s0), CDYN_OK);
+  ck_assert_uint_eq(s0.factorizations - s1.factorizations, 1);
+  /* The pattern counter. */
+  unsigned long p0 = st->mat.pattern;
+  ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  ck_assert_uint_eq(st->mat.pattern, p0);
+  ck_assert_int_eq(cdyn_system_enable_constraint(sys, 7, 0), CDYN_OK);
+  ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  ck_assert_uint_ne(st->mat.pattern, p0);
+  ck_assert_uint_eq(st->mat.m, m - 1);
+  unsigned long p1 = st->mat.pattern;
+  size_t id;
+  ck_assert_int_eq(cdyn_system_remove_constraint(sys, 20), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 19, 20, 0.7, &id), CDYN_OK);
+  ck_assert_uint_eq(id, 20);
+  ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  ck_assert_uint_eq(st->mat.pattern, p1);
+  free(Ad);
+  free(b);
+  free(x);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * Reuse of a factorisation where it is valid: SHAKE solves its every
+ * position correction with A(q) of the step's start, one setup per step
+ * however many iterations; RATTLE adds one for A(q+) of its velocity
+ * projection; Newton's simplified iteration refactors A at each iterate,
+ * one setup per linear solve.
+ */
+START_TEST(test_factorisation_reuse)
+{
+  static const char *const names[] = {"shake", "rattle", "newton"};
+  for (int k = 0; k < 3; k++) {
+    uint64_t rng = UINT64_C(0x6A09E667F3BCC908);
+    cdyn_system *sys = random_chain(10, &rng);
+    cdyn_stepper *st;
+    ck_assert_int_eq(cdyn_stepper_new(&st, sys, names[k]), CDYN_OK);
+    for (int i = 0; i < 20; i++)
+      ck_assert_int_ge(cdyn_stepper_step(st, 2e-3), 0);
+    cdyn_stats s;
+    ck_assert_int_eq(cdyn_stepper_stats(st, &s), CDYN_OK);
+    if (k == 0) {
+      ck_assert_uint_eq(s.factorizations, s.steps);
+      ck_assert_uint_ge(s.solves, 2 * s.steps);
+    } else if (k == 1) {
+      ck_assert_uint_eq(s.factorizations, 2 * s.steps);
+      ck_assert_uint_ge(s.solves, 3 * s.steps);
+    } else {
+      ck_assert_uint_eq(s.factorizations, s.solves);
+    }
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
 static Suite *solvers_suite(void)
 {
   Suite *s = suite_create("solvers");
@@ -553,6 +653,8 @@ static Suite *solvers_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_solvers_nonsingular);
   tcase_add_test(tc, test_auto_solver_choice);
+  tcase_add_loop_test(tc, test_solver_interface, 0, (int)cdyn_solver_count());
+  tcase_add_test(tc, test_factorisation_reuse);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("singular");
