@@ -297,24 +297,22 @@ int cdyn_integrate(cdyn_stepper *st, const cdyn_integrator_type *it, cdyn_integr
   return rc;
 }
 
-int cdyn_integrated_alloc(void **state, size_t size, size_t n, size_t nblock)
+int cdyn_integrated_alloc(void **state, size_t size, size_t n, const size_t *offsets, const size_t *lens,
+                          size_t count)
 {
   if (!state || size < sizeof(cdyn_integrated))
     return cdyn_error(CDYN_EINVAL, "cdyn_integrated_alloc: NULL state or size below its head");
-  cdyn_integrated *h = calloc(1, size);
-  *state = h;
-  if (!h || !(h->block = calloc(nblock ? nblock : 1, sizeof(double))))
-    return cdyn_error(CDYN_ENOMEM, "out of memory for a scheme state of %zu values", nblock);
-  return cdyn_integrator_work_alloc(&h->iw, n);
+  int rc = cdyn_state_alloc(state, size, offsets, lens, count);
+  if (rc)
+    return rc;
+  return cdyn_integrator_work_alloc(&((cdyn_integrated *)*state)->iw, n);
 }
 
 void cdyn_integrated_free(void *state)
 {
   cdyn_integrated *h = state;
-  if (h) {
+  if (h)
     cdyn_integrator_work_free(&h->iw);
-    free(h->block);
-  }
   free(h);
 }
 

@@ -283,16 +283,17 @@ int cdyn_integrate(cdyn_stepper *st, const cdyn_integrator_type *it, cdyn_integr
 
 /*
  * The state of an integrator-driven scheme starts with this head (its
- * first member): the integrator's work and a block of nblock doubles for
- * the scheme's own arrays.  cdyn_integrated_alloc allocates a zeroed
- * state of `size` bytes with its head filled in; cdyn_integrated_free and
- * cdyn_integrated_reset are then the scheme's free and reset.
+ * first member): the integrator's work.  cdyn_integrated_alloc allocates
+ * the state as cdyn_state_alloc does (a struct of `size` bytes and its
+ * arrays of doubles at offsets[k], lens[k] values each) and the head's
+ * work for n particles; cdyn_integrated_free and cdyn_integrated_reset are
+ * then the scheme's free and reset.
  */
 typedef struct cdyn_integrated {
   cdyn_integrator_work iw;
-  double *block;
 } cdyn_integrated;
-int cdyn_integrated_alloc(void **state, size_t size, size_t n, size_t nblock);
+int cdyn_integrated_alloc(void **state, size_t size, size_t n, const size_t *offsets, const size_t *lens,
+                          size_t count);
 void cdyn_integrated_free(void *state);
 void cdyn_integrated_reset(void *state);
 

@@ -37,13 +37,9 @@ typedef struct {
 
 static int alloc(void **out, size_t n, size_t m)
 {
-  int rc = cdyn_integrated_alloc(out, sizeof(state), n, 2 * m + 3 * n);
-  if (rc)
-    return rc;
-  state *s = *out;
-  double *b = s->head.block;
-  s->aw = (cdyn_accel_work){.b = b, .jv = b + m, .jt = b + 2 * m};
-  return CDYN_OK;
+  const size_t off[] = {offsetof(state, aw.b), offsetof(state, aw.jv), offsetof(state, aw.jt)};
+  const size_t len[] = {m, m, 3 * n};
+  return cdyn_integrated_alloc(out, sizeof(state), n, off, len, 3);
 }
 
 static int accel(cdyn_stepper *st, void *ctx, const double *q, const double *v, double t, double *a)

@@ -88,13 +88,9 @@ typedef struct {
 
 static int alloc(void **out, size_t n, size_t m)
 {
-  int rc = cdyn_integrated_alloc(out, sizeof(state), n, m + 3 * n);
-  if (rc)
-    return rc;
-  state *s = *out;
-  s->jv = s->head.block;
-  s->jt = s->jv + m;
-  return CDYN_OK;
+  const size_t off[] = {offsetof(state, jv), offsetof(state, jt)};
+  const size_t len[] = {m, 3 * n};
+  return cdyn_integrated_alloc(out, sizeof(state), n, off, len, 2);
 }
 
 static int accel(cdyn_stepper *st, void *ctx, const double *q, const double *v, double t, double *a)

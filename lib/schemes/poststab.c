@@ -47,16 +47,14 @@ typedef struct {
 
 static int alloc(void **out, size_t n, size_t m)
 {
-  int rc = cdyn_integrated_alloc(out, sizeof(state), n, 4 * m + 7 * n);
+  const size_t off[] = {offsetof(state, aw.b), offsetof(state, aw.jv), offsetof(state, aw.jt),
+                        offsetof(state, mu),   offsetof(state, b),     offsetof(state, jt),
+                        offsetof(state, ones)};
+  const size_t len[] = {m, m, 3 * n, m, m, 3 * n, n};
+  int rc = cdyn_integrated_alloc(out, sizeof(state), n, off, len, 7);
   if (rc)
     return rc;
-  state *s = *out;
-  double *p = s->head.block;
-  s->aw = (cdyn_accel_work){.b = p, .jv = p + m, .jt = p + 2 * m};
-  s->mu = p + 2 * m + 3 * n;
-  s->b = s->mu + m;
-  s->jt = s->b + m;
-  s->ones = s->jt + 3 * n;
+  const state *s = *out;
   for (size_t i = 0; i < n; i++)
     s->ones[i] = 1.0;
   return CDYN_OK;

@@ -39,16 +39,10 @@ typedef struct {
 
 static int alloc(void **out, size_t n, size_t m)
 {
-  int rc = cdyn_integrated_alloc(out, sizeof(state), n, 4 * m + 3 * n);
-  if (rc)
-    return rc;
-  state *s = *out;
-  s->jwf = s->head.block;
-  s->jv = s->jwf + m;
-  s->rhs = s->jv + m;
-  s->lw = s->rhs + m;
-  s->p = s->lw + m;
-  return CDYN_OK;
+  const size_t off[] = {offsetof(state, jwf), offsetof(state, jv), offsetof(state, rhs), offsetof(state, lw),
+                        offsetof(state, p)};
+  const size_t len[] = {m, m, m, m, 3 * n};
+  return cdyn_integrated_alloc(out, sizeof(state), n, off, len, 5);
 }
 
 static int accel(cdyn_stepper *st, void *ctx, const double *q, const double *v, double t, double *a)
