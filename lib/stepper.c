@@ -287,7 +287,7 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
   }
   if (!ok) {
     cdyn_stepper_free(st);
-    return cdyn_error(CDYN_ENOMEM, "cdyn_stepper_new: out of memory for n = %zu", st->n);
+    return cdyn_error(CDYN_ENOMEM, "cdyn_stepper_new: out of memory for n = %zu", sys->n);
   }
   st->d = (cdyn_scheme_data){.n = st->n, .q = sys->q, .v = sys->v, .t = sys->t, .mass = sys->mass,
                              .winv = sys->winv, .F = st->F, .opts = st->opts};

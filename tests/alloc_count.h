@@ -13,13 +13,20 @@
  * Under AddressSanitizer the sanitizer owns malloc and the program cannot
  * replace it.  Counting still works, through the sanitizer's allocation
  * hook (installed by ta_init); failing does not, and ta_can_fail says so,
- * so that a test of allocation failures skips (TU_SKIP) rather than
+ * so that a test of allocation failures skips (tu_skip) rather than
  * passing without having run.
+ *
+ * Under valgrind the program's allocator is used only with
+ * --soname-synonyms=somalloc=nouserintercepts (as `make check-valgrind`
+ * runs it); otherwise valgrind replaces it and nothing would be counted.
+ * ta_init therefore checks that an allocation is counted, and ta_works
+ * says whether it was: a program that cannot count must skip, not pass.
  */
 #ifndef CDYN_ALLOC_COUNT_H
 #define CDYN_ALLOC_COUNT_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TA_ASAN 1
@@ -32,6 +39,7 @@
 static volatile int ta_armed;
 static volatile long ta_count;
 static volatile long ta_fail_at; /* fail the k-th armed allocation (0: never) */
+static int ta_works;             /* set by ta_init: an allocation was counted */
 
 #ifdef TA_ASAN
 int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
@@ -47,7 +55,7 @@ static void ta_hook(const volatile void *p, size_t n)
 
 static const int ta_can_fail = 0;
 
-static void ta_init(void) { __sanitizer_install_malloc_and_free_hooks(ta_hook, NULL); }
+static void ta_install(void) { __sanitizer_install_malloc_and_free_hooks(ta_hook, NULL); }
 #else
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -55,7 +63,7 @@ extern void *__libc_realloc(void *, size_t);
 
 static const int ta_can_fail = 1;
 
-static void ta_init(void) {}
+static void ta_install(void) {}
 
 /* Count an armed call; 1 if it is the one to fail. */
 static int ta_fails(void)
@@ -71,6 +79,20 @@ void *calloc(size_t a, size_t b) { return ta_fails() ? NULL : __libc_calloc(a, b
 
 void *realloc(void *p, size_t n) { return ta_fails() ? NULL : __libc_realloc(p, n); }
 #endif
+
+/* Install the counting, and check that it counts: ta_works. */
+static void ta_init(void)
+{
+  void *(*volatile get)(size_t) = malloc; /* a call the compiler cannot remove */
+  ta_install();
+  ta_count = 0;
+  ta_armed = 1;
+  void *p = get(24);
+  ta_armed = 0;
+  free(p);
+  ta_works = ta_count == 1;
+  ta_count = 0;
+}
 
 /* Start counting from zero; fail the k-th allocation (k = 0: none). */
 static inline void ta_arm(long fail_at)
