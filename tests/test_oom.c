@@ -236,7 +236,7 @@ int main(void)
     return tu_skip("AddressSanitizer owns malloc: allocations cannot be made to fail");
   ta_init();
   if (!ta_works)
-    return tu_skip("allocations cannot be counted here (valgrind without --soname-synonyms=somalloc=nouserintercepts?)");
+    return tu_skip("allocations cannot be counted here (under valgrind, the program's allocator needs --soname-synonyms=somalloc=nouserintercepts)");
   if (ext_register() != CDYN_OK)
     return EXIT_FAILURE;
   Suite *s = suite_create("oom");

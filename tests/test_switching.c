@@ -569,7 +569,7 @@ int main(void)
 {
   ta_init();
   if (!ta_works)
-    return tu_skip("allocations cannot be counted here (valgrind without --soname-synonyms=somalloc=nouserintercepts?)");
+    return tu_skip("allocations cannot be counted here (under valgrind, the program's allocator needs --soname-synonyms=somalloc=nouserintercepts)");
   if (ext_register() != CDYN_OK) {
     fprintf(stderr, "ext_register: %s\n", cdyn_errmsg());
     return EXIT_FAILURE;
