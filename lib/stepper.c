@@ -58,46 +58,62 @@ static size_t solver_type_count(void)
 }
 
 /*
- * Option i: 0 is "solver", then each solver type's table, then the common
- * table, then the scheme's.  *base gets the struct the option lives in,
- * *scheme whether it is the scheme's.
+ * Option i of a stepper of scheme `type`: 0 is "solver" (no table entry),
+ * then each solver type's table, then the common table, then the
+ * scheme's.  *where gets the struct the option lives in: -1 the common
+ * options, k >= 0 solver type k's, and SCHEME_OPTS the scheme's.
  */
-static const cdyn_option *option_at(const cdyn_stepper *st, size_t i, void **base, int *scheme)
+#define SCHEME_OPTS (-2)
+static const cdyn_option *option_entry(const cdyn_scheme_type *type, size_t i, long *where)
 {
-  *scheme = 0;
   if (i == 0)
     return NULL;
   i--;
   for (size_t k = 0; cdyn_solver_types[k]; k++) {
     size_t c = cdyn_option_count(cdyn_solver_types[k]->options);
     if (i < c) {
-      *base = st->solver_opts[k];
+      *where = (long)k;
       return &cdyn_solver_types[k]->options[i];
     }
     i -= c;
   }
   if (i < cdyn_option_count(common_options)) {
-    *base = (void *)&st->rank_tol;
+    *where = -1;
     return &common_options[i];
   }
   i -= cdyn_option_count(common_options);
-  if (i < cdyn_option_count(st->type->options)) {
-    *base = st->opts;
-    *scheme = 1;
-    return &st->type->options[i];
+  if (i < cdyn_option_count(type->options)) {
+    *where = SCHEME_OPTS;
+    return &type->options[i];
   }
   return NULL;
 }
 
-size_t cdyn_stepper_option_count(const cdyn_stepper *st)
+static size_t option_total(const cdyn_scheme_type *type)
 {
-  if (!st)
-    return 0;
-  size_t c = 1 + cdyn_option_count(common_options) + cdyn_option_count(st->type->options);
+  size_t c = 1 + cdyn_option_count(common_options) + cdyn_option_count(type->options);
   for (size_t k = 0; cdyn_solver_types[k]; k++)
     c += cdyn_option_count(cdyn_solver_types[k]->options);
   return c;
 }
+
+static const char *const SOLVER_DOC =
+  "linear solver: auto (cholesky up to 256 rows of capacity, pcg above) or a solver name";
+
+/* The same, with the struct it lives in within stepper st (*scheme: it is
+   the scheme's own). */
+static const cdyn_option *option_at(const cdyn_stepper *st, size_t i, void **base, int *scheme)
+{
+  long where = 0;
+  const cdyn_option *o = option_entry(st->type, i, &where);
+  *scheme = where == SCHEME_OPTS;
+  *base = NULL;
+  if (o)
+    *base = where == SCHEME_OPTS ? st->opts : where < 0 ? (void *)&st->rank_tol : st->solver_opts[where];
+  return o;
+}
+
+size_t cdyn_stepper_option_count(const cdyn_stepper *st) { return st ? option_total(st->type) : 0; }
 
 const char *cdyn_stepper_option_name(const cdyn_stepper *st, size_t i)
 {
@@ -116,11 +132,36 @@ const char *cdyn_stepper_option_doc(const cdyn_stepper *st, size_t i)
   if (!st)
     return NULL;
   if (i == 0)
-    return "linear solver: auto (cholesky up to 256 rows of capacity, pcg above) or a solver name";
+    return SOLVER_DOC;
   void *base;
   int scheme;
   const cdyn_option *o = option_at(st, i, &base, &scheme);
   return o ? o->doc : NULL;
+}
+
+size_t cdyn_scheme_option_count(size_t i)
+{
+  const cdyn_scheme_type *t = cdyn_scheme_at(i);
+  return t ? option_total(t) : 0;
+}
+
+int cdyn_scheme_option(size_t i, size_t k, const char **name, const char **def, const char **doc)
+{
+  const cdyn_scheme_type *t = cdyn_scheme_at(i);
+  if (!t)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scheme_option: no scheme %zu (there are %zu)", i, cdyn_scheme_count());
+  if (k >= option_total(t))
+    return cdyn_error(CDYN_EINVAL, "cdyn_scheme_option: scheme '%s' has %zu options, not %zu", t->name,
+                      option_total(t), k + 1);
+  long where;
+  const cdyn_option *o = option_entry(t, k, &where);
+  if (name)
+    *name = o ? o->name : "solver";
+  if (def)
+    *def = o ? o->def : "auto";
+  if (doc)
+    *doc = o ? o->doc : SOLVER_DOC;
+  return CDYN_OK;
 }
 
 static int use_solver(cdyn_stepper *st, const cdyn_solver_type *type, int is_auto)

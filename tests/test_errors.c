@@ -334,6 +334,55 @@ START_TEST(test_option_errors)
 }
 END_TEST
 
+/*
+ * The options of a scheme type (cdyn_scheme_option) are those of a
+ * stepper of it, in the same order, with the docs the stepper gives and
+ * the defaults a fresh stepper holds (formatted as the stepper formats
+ * them once parsed).
+ */
+START_TEST(test_scheme_options_by_type)
+{
+  cdyn_system *sys = pendulum();
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    cdyn_stepper *st = NULL, *probe = NULL;
+    EXPECT_OK(cdyn_stepper_new(&st, sys, cdyn_scheme_name(i)));
+    ck_assert_uint_eq(cdyn_scheme_option_count(i), cdyn_stepper_option_count(st));
+    for (size_t k = 0; k < cdyn_scheme_option_count(i); k++) {
+      const char *name, *def, *doc;
+      EXPECT_OK(cdyn_scheme_option(i, k, &name, &def, &doc));
+      ck_assert_str_eq(name, cdyn_stepper_option_name(st, k));
+      ck_assert_str_eq(doc, cdyn_stepper_option_doc(st, k));
+      /* Setting the default on a second stepper gives the first's value. */
+      char a[128], b[128];
+      EXPECT_OK(cdyn_stepper_new(&probe, sys, cdyn_scheme_name(i)));
+      EXPECT_OK(cdyn_stepper_set(probe, name, def));
+      EXPECT_OK(cdyn_stepper_get(probe, name, a, sizeof a));
+      EXPECT_OK(cdyn_stepper_get(st, name, b, sizeof b));
+      ck_assert_str_eq(a, b);
+      cdyn_stepper_free(probe);
+      EXPECT_OK(cdyn_scheme_option(i, k, NULL, NULL, NULL));
+    }
+    EXPECT_ERR(CDYN_EINVAL, cdyn_scheme_option(i, cdyn_scheme_option_count(i), NULL, NULL, NULL));
+    cdyn_stepper_free(st);
+    /* The flag says whether a stepper accepts a system with a wall. */
+    cdyn_system *walled = pendulum();
+    const double p[3] = {0, -5, 0}, nrm[3] = {0, 1, 0};
+    EXPECT_OK(cdyn_system_add_wall(walled, 1, p, nrm, NULL));
+    int rc = cdyn_stepper_new(&st, walled, cdyn_scheme_name(i));
+    ck_assert_int_eq(cdyn_scheme_inequalities(i), rc == CDYN_OK);
+    if (rc == CDYN_OK)
+      cdyn_stepper_free(st);
+    else
+      ck_assert_int_eq(rc, CDYN_EINVAL);
+    cdyn_system_free(walled);
+  }
+  EXPECT_ERR(CDYN_EINVAL, cdyn_scheme_option(cdyn_scheme_count(), 0, NULL, NULL, NULL));
+  ck_assert_uint_eq(cdyn_scheme_option_count(cdyn_scheme_count()), 0);
+  ck_assert_int_eq(cdyn_scheme_inequalities(cdyn_scheme_count()), 0);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 /* ---- step ------------------------------------------------------------------------------ */
 
 /* Every scheme rejects a step size that is not finite and > 0, untouched. */
@@ -712,6 +761,7 @@ static Suite *errors_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_stepper_new_errors);
   tcase_add_test(tc, test_option_errors);
+  tcase_add_test(tc, test_scheme_options_by_type);
   tcase_add_test(tc, test_query_errors);
   suite_add_tcase(s, tc);
 

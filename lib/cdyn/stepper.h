@@ -116,6 +116,17 @@ double cdyn_scheme_order(size_t i);
 double cdyn_scheme_order_constant_force(size_t i);
 /* Index of a scheme by name, or CDYN_EUNKNOWN. */
 int cdyn_scheme_find(const char *name, size_t *index);
+/* Does scheme i enforce inequality rows (cdyn/contact.h)?  The others
+   refuse a system that has them. */
+int cdyn_scheme_inequalities(size_t i);
+/*
+ * The options a stepper of scheme i has (those of cdyn_stepper_option_*,
+ * in the same order), without building one: their number, and the name,
+ * default value (as text) and one-line description of option k (any of
+ * the three pointers may be NULL).  CDYN_EINVAL for an index out of range.
+ */
+size_t cdyn_scheme_option_count(size_t i);
+int cdyn_scheme_option(size_t i, size_t k, const char **name, const char **def, const char **doc);
 
 size_t cdyn_integrator_count(void);
 const char *cdyn_integrator_name(size_t i);
