@@ -51,33 +51,37 @@
 #include "nlink.h"
 #include "problems.h"
 
+#define MAX_LEVELS 16
+#define POS EXP_OPEN_MIN | EXP_OPEN_MAX /* (0, inf) */
+
 static const exp_param params_improved[] = {
-  {"links", "5", "number of links"},
-  {"length", "1", "length of every link (m)"},
-  {"g", "9.81", "gravity (m/s^2), along -y"},
-  {"h_coarse", "0.1", "the larger of the two panel step sizes (the smaller is --h); also the coarsest h of the order study"},
-  {"mass_light", "1", "the lighter mass of the panels (kg)"},
-  {"mass_heavy", "50", "the heavier mass of the panels (kg)"},
-  {"order_T", "1", "order study: time at which errors are measured (s)"},
-  {"order_levels", "8", "order study: number of step sizes h_coarse 2^-k"},
-  {"diverge_frac", "1", "a panel run has diverged (and stops) when e_n exceeds this fraction of the arm's length"},
-  {"solver", "auto", "linear solver"},
-  {NULL, NULL, NULL}};
+  {"links", "5", EXP_INT, 1, EXP_ARM_MAX, 0, "number of links"},
+  {"length", "1", EXP_REAL, 0, INFINITY, POS, "length of every link (m)"},
+  {"g", "9.81", EXP_REAL, 0, INFINITY, POS, "gravity (m/s^2), along -y"},
+  {"h_coarse", "0.1", EXP_REAL, 0, INFINITY, POS,
+   "the larger of the two panel step sizes (the smaller is --h); also the coarsest h of the order study"},
+  {"mass_light", "1", EXP_REAL, 0, INFINITY, POS, "the lighter mass of the panels (kg)"},
+  {"mass_heavy", "50", EXP_REAL, 0, INFINITY, POS, "the heavier mass of the panels (kg)"},
+  {"order_T", "1", EXP_REAL, 0, INFINITY, POS, "order study: time at which errors are measured (s)"},
+  {"order_levels", "8", EXP_INT, 2, MAX_LEVELS, 0, "order study: number of step sizes h_coarse 2^-k"},
+  {"diverge_frac", "1", EXP_REAL, 0, INFINITY, POS,
+   "a panel run has diverged (and stops) when e_n exceeds this fraction of the arm's length"},
+  EXP_PARAMS_END};
 
 static const exp_param params_baumgarte[] = {
-  {"links", "5", "number of links"},
-  {"length", "1", "length of every link (m)"},
-  {"g", "9.81", "gravity (m/s^2), along -y"},
-  {"mass", "1", "mass of every node (kg)"},
-  {"alpha", "2", "Baumgarte damping alpha of the main run (critically damped with beta)"},
-  {"beta", "2", "Baumgarte stiffness beta of the main run"},
-  {"err_frac", "0.1", "sweep: unstable when e_n exceeds this fraction of the arm's length"},
-  {"energy_frac", "0.1", "sweep: unstable when the energy gains this fraction of the releasable energy"},
-  {"h_coarse", "0.1", "order study: the coarsest h"},
-  {"order_T", "1", "order study: time at which errors are measured (s)"},
-  {"order_levels", "8", "order study: number of step sizes h_coarse 2^-k"},
-  {"solver", "auto", "linear solver"},
-  {NULL, NULL, NULL}};
+  {"links", "5", EXP_INT, 1, EXP_ARM_MAX, 0, "number of links"},
+  {"length", "1", EXP_REAL, 0, INFINITY, POS, "length of every link (m)"},
+  {"g", "9.81", EXP_REAL, 0, INFINITY, POS, "gravity (m/s^2), along -y"},
+  {"mass", "1", EXP_REAL, 0, INFINITY, POS, "mass of every node (kg)"},
+  {"alpha", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "Baumgarte damping alpha of the main run (critically damped with beta)"},
+  {"beta", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "Baumgarte stiffness beta of the main run"},
+  {"err_frac", "0.1", EXP_REAL, 0, INFINITY, POS, "sweep: unstable when e_n exceeds this fraction of the arm's length"},
+  {"energy_frac", "0.1", EXP_REAL, 0, INFINITY, POS,
+   "sweep: unstable when the energy gains this fraction of the releasable energy"},
+  {"h_coarse", "0.1", EXP_REAL, 0, INFINITY, POS, "order study: the coarsest h"},
+  {"order_T", "1", EXP_REAL, 0, INFINITY, POS, "order study: time at which errors are measured (s)"},
+  {"order_levels", "8", EXP_INT, 2, MAX_LEVELS, 0, "order study: number of step sizes h_coarse 2^-k"},
+  EXP_PARAMS_END};
 
 #define MAX_LEVELS 16
 
@@ -89,30 +93,20 @@ typedef struct {
 
 static int get_common(exp_ctx *ctx, common_params *p)
 {
-  double links, levels;
-  int rc;
   memset(p, 0, sizeof *p);
-  if ((rc = exp_param_double(ctx, "links", &links)) || (rc = exp_param_double(ctx, "length", &p->arm.length)) ||
-      (rc = exp_param_double(ctx, "g", &p->arm.g)) || (rc = exp_param_double(ctx, "h_coarse", &p->h_coarse)) ||
-      (rc = exp_param_double(ctx, "order_T", &p->order_T)) ||
-      (rc = exp_param_double(ctx, "order_levels", &levels)))
-    return rc;
-  if (links < 1 || links > EXP_ARM_MAX || links != floor(links))
-    return cdyn_error(CDYN_EINVAL, "links = %g: expected an integer in [1, %d]", links, EXP_ARM_MAX);
-  if (levels < 2 || levels > MAX_LEVELS || levels != floor(levels))
-    return cdyn_error(CDYN_EINVAL, "order_levels = %g: expected an integer in [2, %d]", levels, MAX_LEVELS);
-  if (!(p->h_coarse > 0))
-    return cdyn_error(CDYN_EINVAL, "h_coarse = %g must be > 0", p->h_coarse);
-  if (!(p->order_T >= p->h_coarse) || p->order_T / (p->h_coarse * ldexp(1.0, -(int)levels)) > 1e8)
+  exp_param_double(ctx, "length", &p->arm.length);
+  exp_param_double(ctx, "g", &p->arm.g);
+  exp_param_double(ctx, "h_coarse", &p->h_coarse);
+  exp_param_double(ctx, "order_T", &p->order_T);
+  int levels = (int)exp_param_long(ctx, "order_levels");
+  if (!(p->order_T >= p->h_coarse) || p->order_T / (p->h_coarse * ldexp(1.0, -levels)) > 1e8)
     return cdyn_error(CDYN_EINVAL, "order_T = %g must be at least h_coarse = %g and at most 1e8 steps of the finest h",
                       p->order_T, p->h_coarse);
-  if (!(p->arm.g > 0))
-    return cdyn_error(CDYN_EINVAL, "g = %g must be > 0 (the arm falls under gravity)", p->arm.g);
   if (ctx->steps > 10000000)
     return cdyn_error(CDYN_EINVAL, "--steps %ld: at most 1e7", ctx->steps);
-  p->arm.links = (size_t)links;
+  p->arm.links = (size_t)exp_param_long(ctx, "links");
   p->arm.mass = 1;
-  p->levels = (int)levels;
+  p->levels = levels;
   return CDYN_OK;
 }
 
@@ -132,92 +126,73 @@ typedef struct {
 /* The per-step columns of a run's CSV. */
 #define RUN_COLUMNS "step,t,e,e_sum,x_end,y_end,E"
 
-/*
- * Run `scheme` (with --set values, then `ov`, NULL-terminated name/value
- * pairs) on arm `a` for `steps` steps of h.  `csv` (may be NULL) gets one
- * row per step; `traj` (may be NULL) 3n positions per step, steps + 1
- * rows.  The run stops at a failed step and, when e_lim or gain_lim is
- * finite, at the first step that exceeds it.  qend/vend (may be NULL)
- * receive the final state.  Returns non-zero only when the run cannot be
- * set up or written; a failed step is a measurement (r->status).
- */
-static int run_arm(exp_ctx *ctx, const exp_arm *a, const char *scheme, const char *const *ov, double h, long steps,
-                   double e_lim, double gain_lim, exp_csv *csv, double *traj, arm_run *r, double *qend,
-                   double *vend)
+typedef struct {
+  const exp_arm *a;
+  exp_csv *csv;
+  double *traj;
+  arm_run *r;
+  long tail_from, tail_n;
+} arm5_obs;
+
+static int observe_arm(void *ov, const exp_state *s)
 {
-  cdyn_system *sys = NULL;
-  cdyn_stepper *st = NULL;
+  arm5_obs *o = ov;
+  arm_run *r = o->r;
+  size_t n = o->a->links + 1;
+  long k = s->k;
+  if (k > 0)
+    r->e_sum += s->e;
+  if (k >= o->tail_from && k > 0) {
+    r->e_tail += s->e;
+    o->tail_n++;
+  }
+  const double *q = cdyn_system_positions(s->sys);
+  if (o->traj)
+    memcpy(o->traj + (size_t)k * 3 * n, q, 3 * n * sizeof(double));
+  if (o->csv) {
+    double row[7] = {(double)k, s->t, s->e, r->e_sum, q[3 * (n - 1)], q[3 * (n - 1) + 1], s->E};
+    return exp_csv_row(o->csv, row, 7);
+  }
+  return 0;
+}
+
+static int build_arm5(const void *a, cdyn_system **out) { return exp_arm_build(a, out); }
+
+/*
+ * Run `run` (its options, then `ov`, NULL-terminated name/value pairs) on
+ * arm `a` for `steps` steps of h.  `csv` (may be NULL) gets one row per
+ * step; `traj` (may be NULL) 3n positions per step, steps + 1 rows.  The
+ * run stops at a failed step and, when e_lim or gain_lim is finite, at the
+ * first step that exceeds it.  qend (may be NULL) receives the final
+ * positions.  Returns non-zero only when the run cannot be set up or
+ * written; a failed step is a measurement (r->status).
+ */
+static int run_arm(exp_ctx *ctx, const exp_arm *a, const exp_runspec *run, const char *const *ov, double h, long steps,
+                   double e_lim, double gain_lim, exp_csv *csv, double *traj, arm_run *r, double *qend)
+{
   memset(r, 0, sizeof *r);
-  int rc = exp_arm_build(a, &sys);
+  /* the last tenth, at least the last step */
+  long tail_n_want = steps >= 10 ? steps / 10 : 1;
+  arm5_obs o = {a, csv, traj, r, steps - tail_n_want + 1, 0};
+  exp_limits lim = {e_lim, gain_lim};
+  exp_outcome out;
+  int rc = exp_run(ctx, run, ov, build_arm5, a, h, steps, &lim, observe_arm, &o, &out, qend, NULL);
   if (rc)
     return rc;
-  if ((rc = exp_stepper_with(ctx, sys, scheme, ov, &st)))
-    goto out;
-  size_t n = a->links + 1;
-  long tail_n_want = steps >= 10 ? steps / 10 : 1, tail_from = steps - tail_n_want + 1; /* the last tenth, at least the last step */
-  long tail_n = 0;
-  double T, V, e;
-  r->fail_step = steps + 1;
-  for (long k = 0; k <= steps; k++) {
-    if (k > 0) {
-      int src = cdyn_stepper_step(st, h);
-      if (src < 0) {
-        r->status = src;
-        r->unstable = 1;
-        r->fail_step = k;
-        break;
-      }
-    }
-    /* A state that has run away (finite, but beyond what the constraint
-       types evaluate) ends the run like a failed step. */
-    int mrc = cdyn_system_energy(sys, &T, &V);
-    if (!mrc)
-      mrc = cdyn_system_constraint_error(sys, &e);
-    if (mrc) {
-      r->status = mrc;
-      r->unstable = 1;
-      r->fail_step = k;
-      break;
-    }
-    if (k == 0)
-      r->E0 = T + V;
-    r->steps = k;
-    r->e_end = e;
-    r->e_max = fmax(r->e_max, e);
-    if (k > 0)
-      r->e_sum += e;
-    if (k >= tail_from && k > 0) {
-      r->e_tail += e;
-      tail_n++;
-    }
-    double gain = T + V - r->E0;
-    if (gain > r->gain_max)
-      r->gain_max = gain;
-    const double *q = cdyn_system_positions(sys);
-    if (traj)
-      memcpy(traj + (size_t)k * 3 * n, q, 3 * n * sizeof(double));
-    if (csv) {
-      double row[7] = {(double)k, (double)k * h, e, r->e_sum, q[3 * (n - 1)], q[3 * (n - 1) + 1], T + V};
-      if ((rc = exp_csv_row(csv, row, 7)))
-        goto out;
-    }
-    if (!(e <= e_lim) || !(gain <= gain_lim)) {
-      r->unstable = 1;
-      r->fail_step = k;
-      break;
-    }
-  }
-  r->e_tail = tail_n ? r->e_tail / (double)tail_n : NAN;
-  if (qend || vend)
-    rc = cdyn_system_get_state(sys, qend, vend);
-out:
-  cdyn_stepper_free(st);
-  cdyn_system_free(sys);
-  return rc;
+  r->status = out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE ? out.status : CDYN_OK;
+  r->unstable = out.end != EXP_END_COMPLETED;
+  r->fail_step = r->unstable ? out.end_step : steps + 1;
+  r->steps = out.steps;
+  r->e_end = out.eend;
+  r->e_max = out.emax;
+  r->E0 = out.E0;
+  r->gain_max = out.gain_max;
+  r->e_tail = o.tail_n ? r->e_tail / (double)o.tail_n : NAN;
+  return CDYN_OK;
 }
 
 /* A run written to NAME.csv (RUN_COLUMNS). */
-static int run_to_csv(exp_ctx *ctx, const exp_arm *a, const char *name, const char *scheme, const char *const *ov,
+static int run_to_csv(exp_ctx *ctx, const exp_arm *a, const char *name, const exp_runspec *run, const char *const *ov,
                       double h, long steps, double e_lim, double *traj, arm_run *r)
 {
   exp_csv csv;
@@ -225,11 +200,11 @@ static int run_to_csv(exp_ctx *ctx, const exp_arm *a, const char *name, const ch
   snprintf(extra, sizeof extra,
            "\"run\": {\"name\": \"%s\", \"scheme\": \"%s\", \"h\": %.17g, \"steps\": %ld, \"links\": %zu, "
            "\"mass\": %.17g, \"end_mass\": %.17g}",
-           name, scheme, h, steps, a->links, a->mass, a->end_mass > 0 ? a->end_mass : a->mass);
+           name, run->scheme, h, steps, a->links, a->mass, a->end_mass > 0 ? a->end_mass : a->mass);
   int rc = exp_csv_open(ctx, &csv, name, RUN_COLUMNS, NULL, extra);
   if (rc)
     return rc;
-  rc = run_arm(ctx, a, scheme, ov, h, steps, e_lim, INFINITY, &csv, traj, r, NULL, NULL);
+  rc = run_arm(ctx, a, run, ov, h, steps, e_lim, INFINITY, &csv, traj, r, NULL);
   int crc = exp_csv_close(&csv, rc == CDYN_OK);
   return rc ? rc : crc;
 }
@@ -275,13 +250,13 @@ static int order_study(exp_ctx *ctx, const common_params *p, double slope[][2])
              "the runs that completed with error above 1e-10:\n\n| scheme | slope of e_n | slope of the trajectory "
              "error | trajectory error at the finest h |\n|---|---|---|---|\n",
              p->order_T, p->h_coarse, p->levels - 1);
-  for (int s = 0; s < ctx->nschemes && !rc; s++) {
+  for (int s = 0; s < ctx->nruns && !rc; s++) {
     for (int k = 0; k < p->levels && !rc; k++) {
       hs[k] = p->h_coarse * ldexp(1.0, -k);
       long steps = lround(p->order_T / hs[k]);
       hs[k] = p->order_T / (double)steps; /* land on order_T exactly */
       arm_run r;
-      if ((rc = run_arm(ctx, &a, ctx->schemes[s], NULL, hs[k], steps, INFINITY, INFINITY, NULL, NULL, &r, q, NULL)))
+      if ((rc = run_arm(ctx, &a, &ctx->runs[s], NULL, hs[k], steps, INFINITY, INFINITY, NULL, NULL, &r, q)))
         break;
       int done = r.status == CDYN_OK && r.steps == steps;
       ec[k] = done ? r.e_end : NAN;
@@ -289,14 +264,14 @@ static int order_study(exp_ctx *ctx, const common_params *p, double slope[][2])
       ok[k] = done && ec[k] > 1e-10;
       okp[k] = done && ep[k] > 1e-10;
       double row[5] = {hs[k], (double)steps, (double)done, ec[k], ep[k]};
-      rc = exp_csv_row_labeled(&csv, ctx->schemes[s], row, 5);
+      rc = exp_csv_row_labeled(&csv, ctx->runs[s].name, row, 5);
     }
     if (rc)
       break;
     int used;
     slope[s][0] = exp_fit_slope(hs, ec, ok, p->levels, &used);
     slope[s][1] = exp_fit_slope(hs, ep, okp, p->levels, &used);
-    exp_report(ctx, "| %s | %.2f | %.2f | %.3g |\n", ctx->schemes[s], slope[s][0], slope[s][1], ep[p->levels - 1]);
+    exp_report(ctx, "| %s | %.2f | %.2f | %.3g |\n", ctx->runs[s].name, slope[s][0], slope[s][1], ep[p->levels - 1]);
   }
   exp_report(ctx, "\n");
   int crc = exp_csv_close(&csv, rc == CDYN_OK);
@@ -322,18 +297,11 @@ static int run_improved(exp_ctx *ctx)
   common_params p;
   double mass[NM], hh[NH], diverge;
   int rc = get_common(ctx, &p);
-  if (rc || (rc = exp_param_double(ctx, "mass_light", &mass[0])) ||
-      (rc = exp_param_double(ctx, "mass_heavy", &mass[1])) || (rc = exp_param_double(ctx, "diverge_frac", &diverge)))
+  if (rc)
     return rc;
-  if (!(mass[0] > 0) || !(mass[1] > 0))
-    return cdyn_error(CDYN_EINVAL, "mass_light = %g and mass_heavy = %g must be > 0", mass[0], mass[1]);
-  if (!(mass[1] > mass[0]))
-    return cdyn_error(CDYN_EINVAL, "mass_heavy = %g must be above mass_light = %g", mass[1], mass[0]);
-  if (!(p.h_coarse >= 2 * ctx->h))
-    return cdyn_error(CDYN_EINVAL, "h_coarse = %g must be at least twice --h %g (the panels' two step sizes)",
-                      p.h_coarse, ctx->h);
-  if (!(diverge > 0))
-    return cdyn_error(CDYN_EINVAL, "diverge_frac = %g must be > 0", diverge);
+  exp_param_double(ctx, "mass_light", &mass[0]);
+  exp_param_double(ctx, "mass_heavy", &mass[1]);
+  exp_param_double(ctx, "diverge_frac", &diverge);
   hh[0] = ctx->h;
   hh[1] = p.h_coarse;
   double duration = (double)ctx->steps * ctx->h, e_lim = diverge * (double)p.arm.links * p.arm.length;
@@ -346,12 +314,12 @@ static int run_improved(exp_ctx *ctx)
   size_t n = p.arm.links + 1, rowlen = (size_t)(steps[0] + 1) * 3 * n;
   /* Trajectories of every scheme on the uniform arm at --h, light and
      heavy, for the invariance check: traj + (im * nschemes + s) * rowlen. */
-  double *traj = malloc((size_t)(NM * ctx->nschemes) * rowlen * sizeof(double));
+  double *traj = malloc((size_t)(NM * ctx->nruns) * rowlen * sizeof(double));
   if (!traj)
     return cdyn_error(CDYN_ENOMEM, "out of memory");
   /* mean[v][ih][im][s]: mean e_n (inf: diverged); when[...]: the step it diverged at. */
-  static double mean[NVAR][NH][NM][EXP_MAX_SCHEMES], invariance[EXP_MAX_SCHEMES], inv1s[EXP_MAX_SCHEMES];
-  static long when[NVAR][NH][NM][EXP_MAX_SCHEMES];
+  static double mean[NVAR][NH][NM][EXP_MAX_RUNS], invariance[EXP_MAX_RUNS], inv1s[EXP_MAX_RUNS];
+  static long when[NVAR][NH][NM][EXP_MAX_RUNS];
   exp_csv panels;
   char extra[640];
   snprintf(extra, sizeof extra,
@@ -362,31 +330,31 @@ static int run_improved(exp_ctx *ctx)
   if ((rc = exp_csv_open(ctx, &panels, "panels",
                          "variant,scheme,h,mass,steps,diverged,fail_step,e_sum,e_mean,ratio_implicit", NULL, extra)))
     goto out;
-  int ii = exp_scheme_index(ctx, "implicit");
+  int ii = exp_run_index(ctx, "implicit");
   for (int v = 0; v < NVAR && !rc; v++)
     for (int ih = 0; ih < NH && !rc; ih++)
       for (int im = 0; im < NM && !rc; im++) {
         exp_arm a = p.arm;
         a.mass = v == 0 ? mass[im] : 1.0;
         a.end_mass = v == 0 ? 0.0 : mass[im];
-        arm_run r[EXP_MAX_SCHEMES];
-        for (int s = 0; s < ctx->nschemes && !rc; s++) {
+        arm_run r[EXP_MAX_RUNS];
+        for (int s = 0; s < ctx->nruns && !rc; s++) {
           char name[256];
-          snprintf(name, sizeof name, "%s-h%g-m%g-%s", variants[v], hh[ih], mass[im], ctx->schemes[s]);
-          double *tr = v == 0 && ih == 0 ? traj + (size_t)(im * ctx->nschemes + s) * rowlen : NULL;
-          if ((rc = run_to_csv(ctx, &a, name, ctx->schemes[s], NULL, hh[ih], steps[ih], e_lim, tr, &r[s])))
+          snprintf(name, sizeof name, "%s-h%g-m%g-%s", variants[v], hh[ih], mass[im], ctx->runs[s].name);
+          double *tr = v == 0 && ih == 0 ? traj + (size_t)(im * ctx->nruns + s) * rowlen : NULL;
+          if ((rc = run_to_csv(ctx, &a, name, &ctx->runs[s], NULL, hh[ih], steps[ih], e_lim, tr, &r[s])))
             break;
           mean[v][ih][im][s] = run_mean(&r[s]);
           when[v][ih][im][s] = r[s].unstable ? r[s].fail_step : -1;
           printf("  %-36s steps = %-5ld mean e_n = %.3e%s\n", name, steps[ih], r[s].e_sum / (double)r[s].steps,
                  r[s].unstable ? "  DIVERGED" : "");
         }
-        for (int s = 0; s < ctx->nschemes && !rc; s++) {
+        for (int s = 0; s < ctx->nruns && !rc; s++) {
           double row[8] = {hh[ih], mass[im], (double)steps[ih], (double)r[s].unstable, (double)r[s].fail_step,
                            r[s].e_sum, r[s].unstable ? NAN : mean[v][ih][im][s],
                            ii >= 0 && !r[s].unstable && !r[ii].unstable ? mean[v][ih][im][ii] / mean[v][ih][im][s]
                                                                         : NAN};
-          const char *labels[2] = {variants[v], ctx->schemes[s]};
+          const char *labels[2] = {variants[v], ctx->runs[s].name};
           rc = exp_csv_row_labels(&panels, labels, 2, row, 8);
         }
       }
@@ -396,8 +364,8 @@ static int run_improved(exp_ctx *ctx)
       goto out;
   }
   /* Mass invariance: the uniform light and heavy runs of each scheme at --h. */
-  for (int s = 0; s < ctx->nschemes; s++) {
-    const double *t0 = traj + (size_t)s * rowlen, *t1 = traj + (size_t)(ctx->nschemes + s) * rowlen;
+  for (int s = 0; s < ctx->nruns; s++) {
+    const double *t0 = traj + (size_t)s * rowlen, *t1 = traj + (size_t)(ctx->nruns + s) * rowlen;
     long last = when[0][0][0][s] >= 0 || when[0][0][1][s] >= 0 ? -1 : steps[0];
     invariance[s] = inv1s[s] = NAN;
     if (last < 0)
@@ -419,9 +387,9 @@ static int run_improved(exp_ctx *ctx)
              mass[0], mass[1], hh[0]);
     if ((rc = exp_csv_open(ctx, &inv, "mass-invariance", "scheme,h,first_second,whole_run", NULL, ex)))
       goto out;
-    for (int s = 0; s < ctx->nschemes && !rc; s++) {
+    for (int s = 0; s < ctx->nruns && !rc; s++) {
       double row[3] = {hh[0], inv1s[s], invariance[s]};
-      rc = exp_csv_row_labeled(&inv, ctx->schemes[s], row, 3);
+      rc = exp_csv_row_labeled(&inv, ctx->runs[s].name, row, 3);
     }
     int crc = exp_csv_close(&inv, rc == CDYN_OK);
     if (rc || (rc = crc))
@@ -436,8 +404,8 @@ static int run_improved(exp_ctx *ctx)
   for (int v = 0; v < NVAR; v++)
     for (int ih = 0; ih < NH; ih++)
       for (int im = 0; im < NM; im++)
-        for (int s = 0; s < ctx->nschemes; s++) {
-          exp_report(ctx, "| %s | %g | %g | %s | ", variants[v], hh[ih], mass[im], ctx->schemes[s]);
+        for (int s = 0; s < ctx->nruns; s++) {
+          exp_report(ctx, "| %s | %g | %g | %s | ", variants[v], hh[ih], mass[im], ctx->runs[s].name);
           if (when[v][ih][im][s] >= 0)
             exp_report(ctx, "diverged at step %ld |", when[v][ih][im][s]);
           else
@@ -452,23 +420,25 @@ static int run_improved(exp_ctx *ctx)
              "(m) between the two runs' nodes at h = %g, over the first second and over the whole run:\n\n"
              "| scheme | first 1 s | whole run |\n|---|---|---|\n",
              mass[0], mass[1], hh[0]);
-  for (int s = 0; s < ctx->nschemes; s++)
-    exp_report(ctx, "| %s | %.3g | %.3g |\n", ctx->schemes[s], inv1s[s], invariance[s]);
+  for (int s = 0; s < ctx->nruns; s++)
+    exp_report(ctx, "| %s | %.3g | %.3g |\n", ctx->runs[s].name, inv1s[s], invariance[s]);
   exp_report(ctx, "\n");
-  static double slope[EXP_MAX_SCHEMES][2];
+  static double slope[EXP_MAX_RUNS][2];
   if ((rc = order_study(ctx, &p, slope)))
     goto out;
   /* Claims, on the uniform reading (000: "mass (1 and 50 unit)"). */
-  int iv = exp_scheme_index(ctx, "improved"), ia = exp_scheme_index(ctx, "improved-ab2");
-  if (ctx->claims && ii >= 0 && iv >= 0) {
+  int iv = exp_run_index(ctx, "improved"), ia = exp_run_index(ctx, "improved-ab2");
+  if (exp_claim_ready(ctx, "arm5.improved_2x")) {
     double r[NH][NM], ra[NH][NM], rh[NH][NM];
+    static const char *const panel[NH][NM] = {{"fine_light", "fine_heavy"}, {"coarse_light", "coarse_heavy"}};
+    const exp_claim_def *c2x = exp_claim_find("arm5.improved_2x");
     int npass = 0;
     for (int ih = 0; ih < NH; ih++)
       for (int im = 0; im < NM; im++) {
         r[ih][im] = err_ratio(mean[0][ih][im][ii], mean[0][ih][im][iv]);
         ra[ih][im] = ia >= 0 ? err_ratio(mean[0][ih][im][ii], mean[0][ih][im][ia]) : NAN;
         rh[ih][im] = err_ratio(mean[1][ih][im][ii], mean[1][ih][im][iv]);
-        npass += r[ih][im] >= 1.5;
+        npass += exp_holds_test(c2x, panel[ih][im], r[ih][im]);
       }
     /* Each panel as "ratio", or which of the two diverged and when. */
     char txt[3][NH * NM][96];
@@ -482,22 +452,27 @@ static int run_improved(exp_ctx *ctx)
           if (wi >= 0 && ws >= 0)
             snprintf(t, 96, "both diverged (steps %ld, %ld)", wi, ws);
           else if (ws >= 0)
-            snprintf(t, 96, "%s diverged at step %ld", ctx->schemes[ss[j]], ws);
+            snprintf(t, 96, "%s diverged at step %ld", ctx->runs[ss[j]].name, ws);
           else if (wi >= 0)
             snprintf(t, 96, "implicit diverged at step %ld", wi);
           else
             snprintf(t, 96, "%.3g", rr[j]);
         }
       }
-    exp_claim(ctx, "arm5.improved_2x", npass,
-              "panels (of 4, uniform masses) where mean e_n implicit/improved >= 1.5 (a diverged run's mean is "
-              "infinite; a panel where both diverged does not count): holds 4, partly 1-3",
-              npass == 4 ? "holds" : npass > 0 ? "partly" : "does-not-hold",
-              "implicit/improved at (h, m) = (%g, %g) %s, (%g, %g) %s, (%g, %g) %s, (%g, %g) %s; improved-ab2: %s, %s, "
-              "%s, %s; heavy free end: %s, %s, %s, %s; over %g s",
-              hh[0], mass[0], txt[0][0], hh[0], mass[1], txt[0][1], hh[1], mass[0], txt[0][2], hh[1], mass[1],
-              txt[0][3], txt[1][0], txt[1][1], txt[1][2], txt[1][3], txt[2][0], txt[2][1], txt[2][2], txt[2][3],
-              duration);
+    rc = exp_judge(ctx, "arm5.improved_2x",
+                   (exp_value[]){{"fine_light", r[0][0]},
+                                 {"fine_heavy", r[0][1]},
+                                 {"coarse_light", r[1][0]},
+                                 {"coarse_heavy", r[1][1]},
+                                 {"panels", npass}},
+                   5,
+                   "implicit/improved at (h, m) = (%g, %g) %s, (%g, %g) %s, (%g, %g) %s, (%g, %g) %s; improved-ab2: "
+                   "%s, %s, %s, %s; heavy free end: %s, %s, %s, %s; over %g s",
+                   hh[0], mass[0], txt[0][0], hh[0], mass[1], txt[0][1], hh[1], mass[0], txt[0][2], hh[1], mass[1],
+                   txt[0][3], txt[1][0], txt[1][1], txt[1][2], txt[1][3], txt[2][0], txt[2][1], txt[2][2], txt[2][3],
+                   duration);
+  }
+  if (!rc && exp_claim_ready(ctx, "arm5.error_grows_with_h_and_mass")) {
     /* Growth with h (mean e_n, so the step counts do not matter) and with
        mass, for implicit and improved; a pair where both runs diverged
        says nothing and is left out. */
@@ -527,16 +502,16 @@ static int run_improved(exp_ctx *ctx)
       }
     }
     /* A direction with no usable pair (every pair diverged) shows no growth. */
-    int grows_h = nh_used > 0 && gh_min >= 1.1, grows_m = nm_used > 0 && gm_min >= 1.1;
-    exp_claim(ctx, "arm5.error_grows_with_h_and_mass", gm_min,
-              "mean e_n ratios heavy/light mass and coarse/fine h for implicit and improved, uniform masses (a "
-              "diverged run's mean is infinite; pairs where both diverged are left out): holds if every ratio >= 1.1 "
-              "in both directions, partly in one",
-              grows_h && grows_m ? "holds" : grows_h || grows_m ? "partly" : "does-not-hold",
-              "growth with h: smallest ratio %.3g (%s); growth with mass (uniform masses, where the motion does not "
-              "depend on it): %.10g .. %.10g (%s); with a heavy free end instead: %.3g .. %.3g (inf: the heavy run diverged)",
-              gh_min, grows_h ? "grows" : "does not grow", gm_min, gm_max, grows_m ? "grows" : "does not grow",
-              gv_min, gv_max);
+    double with_h = nh_used ? gh_min : NAN, with_m = nm_used ? gm_min : NAN;
+    const exp_claim_def *cg = exp_claim_find("arm5.error_grows_with_h_and_mass");
+    int grows_h = exp_holds_test(cg, "with_h", with_h), grows_m = exp_holds_test(cg, "with_mass", with_m);
+    rc = exp_judge(ctx, "arm5.error_grows_with_h_and_mass", (exp_value[]){{"with_h", with_h}, {"with_mass", with_m}},
+                   2,
+                   "growth with h: smallest ratio %.3g (%s); growth with mass (uniform masses, where the motion does "
+                   "not depend on it): %.10g .. %.10g (%s); with a heavy free end instead: %.3g .. %.3g (inf: the "
+                   "heavy run diverged)",
+                   gh_min, grows_h ? "grows" : "does not grow", gm_min, gm_max, grows_m ? "grows" : "does not grow",
+                   gv_min, gv_max);
   }
 out:
   free(traj);
@@ -554,21 +529,19 @@ static int run_baumgarte(exp_ctx *ctx)
   common_params p;
   double err_frac, energy_frac;
   int rc = get_common(ctx, &p);
-  if (rc || (rc = exp_param_double(ctx, "mass", &p.arm.mass)) ||
-      (rc = exp_param_double(ctx, "err_frac", &err_frac)) ||
-      (rc = exp_param_double(ctx, "energy_frac", &energy_frac)))
+  if (rc)
     return rc;
-  if (!(err_frac > 0) || !(energy_frac > 0))
-    return cdyn_error(CDYN_EINVAL, "err_frac = %g and energy_frac = %g must be > 0", err_frac, energy_frac);
-  if (ctx->steps < 10)
-    return cdyn_error(CDYN_EINVAL, "steps = %ld: at least 10", ctx->steps);
+  exp_param_double(ctx, "mass", &p.arm.mass);
+  exp_param_double(ctx, "err_frac", &err_frac);
+  exp_param_double(ctx, "energy_frac", &energy_frac);
+  const exp_runspec bg = exp_run_or_plain(ctx, "baumgarte");
   /* Main runs: every scheme with its options (alpha, beta from the parameters). */
-  static arm_run main_run[EXP_MAX_SCHEMES];
-  for (int s = 0; s < ctx->nschemes && !rc; s++) {
-    rc = run_to_csv(ctx, &p.arm, ctx->schemes[s], ctx->schemes[s], NULL, ctx->h, ctx->steps, INFINITY, NULL,
+  static arm_run main_run[EXP_MAX_RUNS];
+  for (int s = 0; s < ctx->nruns && !rc; s++) {
+    rc = run_to_csv(ctx, &p.arm, ctx->runs[s].name, &ctx->runs[s], NULL, ctx->h, ctx->steps, INFINITY, NULL,
                     &main_run[s]);
     if (!rc)
-      printf("  %-12s h = %g steps = %ld mean e_n = %.3e\n", ctx->schemes[s], ctx->h, ctx->steps,
+      printf("  %-12s h = %g steps = %ld mean e_n = %.3e\n", ctx->runs[s].name, ctx->h, ctx->steps,
              main_run[s].e_sum / (double)ctx->steps);
   }
   if (rc)
@@ -597,8 +570,8 @@ static int run_baumgarte(exp_ctx *ctx)
       snprintf(bs, sizeof bs, "%.17g", sweep_value(ib));
       const char *ov[] = {"alpha", as, "beta", bs, NULL};
       arm_run r;
-      if ((rc = run_arm(ctx, &p.arm, "baumgarte", ov, ctx->h, ctx->steps, err_frac * length,
-                        energy_frac * releasable, NULL, NULL, &r, NULL, NULL)))
+      if ((rc = run_arm(ctx, &p.arm, &bg, ov, ctx->h, ctx->steps, err_frac * length, energy_frac * releasable, NULL,
+                        NULL, &r, NULL)))
         break;
       stable[ia][ib] = !r.unstable;
       etail[ia][ib] = r.unstable ? NAN : r.e_tail;
@@ -612,7 +585,7 @@ static int run_baumgarte(exp_ctx *ctx)
     if (rc || (rc = crc))
       return rc;
   }
-  int nst = 0, nbeat = 0, ii = exp_scheme_index(ctx, "implicit"), ib = exp_scheme_index(ctx, "baumgarte");
+  int nst = 0, nbeat = 0, ii = exp_run_index(ctx, "implicit"), ib = exp_run_index(ctx, "baumgarte");
   double emin = INFINITY, emax = 0, amin = NAN, bmin = NAN;
   for (int a = 0; a < NSWEEP; a++)
     for (int b = 0; b < NSWEEP; b++)
@@ -630,36 +603,65 @@ static int run_baumgarte(exp_ctx *ctx)
   exp_report(ctx,
              "Mean e_n over %ld steps of h = %g:\n\n| scheme | mean e_n | mean e_n over the last tenth |\n|---|---|---|\n",
              ctx->steps, ctx->h);
-  for (int s = 0; s < ctx->nschemes; s++)
-    exp_report(ctx, "| %s | %.3e | %.3e |\n", ctx->schemes[s], main_run[s].e_sum / (double)ctx->steps,
+  for (int s = 0; s < ctx->nruns; s++)
+    exp_report(ctx, "| %s | %.3e | %.3e |\n", ctx->runs[s].name, main_run[s].e_sum / (double)ctx->steps,
                main_run[s].e_tail);
   exp_report(ctx,
              "\nBaumgarte's alpha-beta sweep (%d x %d values, 0 and 2^-2 .. 2^8): %d stable; among them the mean "
              "e_n over the last tenth ranges from %.3g (alpha = %g, beta = %g) to %.3g.\n\n",
              NSWEEP, NSWEEP, nst, emin, amin, bmin, emax);
-  static double slope[EXP_MAX_SCHEMES][2];
+  static double slope[EXP_MAX_RUNS][2];
   if ((rc = order_study(ctx, &p, slope)))
     return rc;
-  if (ctx->claims && ii >= 0 && ib >= 0) {
+  if (exp_claim_ready(ctx, "arm5.implicit_beats_baumgarte")) {
     /* A main run that stopped early has no mean over the run: infinite. */
     double mi = main_run[ii].steps == ctx->steps ? main_run[ii].e_sum / (double)ctx->steps : INFINITY,
            mb = main_run[ib].steps == ctx->steps ? main_run[ib].e_sum / (double)ctx->steps : INFINITY;
-    double ratio = mi / mb, spread = emax / emin;
-    int below = ratio < 1, sensitive = nst >= 2 && spread >= 10;
-    char threshold[256];
-    snprintf(threshold, sizeof threshold,
-             "mean e_n implicit/Baumgarte (alpha = %s, beta = %s) < 1, and max/min of Baumgarte's error over the "
-             "stable sweep >= 10: holds both, partly one",
-             exp_param_string(ctx, "alpha"), exp_param_string(ctx, "beta"));
-    exp_claim(ctx, "arm5.implicit_beats_baumgarte", ratio, threshold,
-              below && sensitive ? "holds" : below || sensitive ? "partly" : "does-not-hold",
-              "mean e_n implicit %.3g, Baumgarte %.3g at h = %g; sweep: %d of %d (alpha, beta) stable, error "
-              "after %g s from %.3g to %.3g (ratio %.3g), implicit's (%.3g) below Baumgarte's at %d of the %d "
-              "stable points",
-              mi, mb, ctx->h, nst, NSWEEP * NSWEEP, (double)ctx->steps * ctx->h, emin, emax, spread,
-              main_run[ii].e_tail, nbeat, nst);
+    double ratio = mi / mb, spread = nst >= 2 ? emax / emin : NAN;
+    return exp_judge(ctx, "arm5.implicit_beats_baumgarte", (exp_value[]){{"ratio", ratio}, {"spread", spread}}, 2,
+                     "Baumgarte's alpha = %s, beta = %s; mean e_n implicit %.3g, Baumgarte %.3g at h = %g; sweep: %d of "
+                     "%d (alpha, beta) stable, error after %g s from %.3g to %.3g (ratio %.3g), implicit's (%.3g) "
+                     "below Baumgarte's at %d of the %d stable points",
+                     exp_param_string(ctx, "alpha"), exp_param_string(ctx, "beta"), mi, mb, ctx->h, nst,
+                     NSWEEP * NSWEEP, (double)ctx->steps * ctx->h, emin, emax, emax / emin, main_run[ii].e_tail,
+                     nbeat, nst);
   }
   return CDYN_OK;
+}
+
+/* What can be checked before anything is written. */
+static int check_common(exp_ctx *ctx)
+{
+  common_params p;
+  return get_common(ctx, &p);
+}
+
+static int check_improved(exp_ctx *ctx)
+{
+  double light, heavy, h_coarse;
+  int rc = check_common(ctx);
+  if (rc)
+    return rc;
+  exp_param_double(ctx, "mass_light", &light);
+  exp_param_double(ctx, "mass_heavy", &heavy);
+  exp_param_double(ctx, "h_coarse", &h_coarse);
+  if (!(heavy > light))
+    return cdyn_error(CDYN_EINVAL, "mass_heavy = %g must be above mass_light = %g", heavy, light);
+  if (!(h_coarse >= 2 * ctx->h))
+    return cdyn_error(CDYN_EINVAL, "h_coarse = %g must be at least twice --h %g (the panels' two step sizes)",
+                      h_coarse, ctx->h);
+  double duration = (double)ctx->steps * ctx->h;
+  if (lround(duration / h_coarse) < 10 || lround(duration / ctx->h) < 10)
+    return cdyn_error(CDYN_EINVAL, "the run (%g s) must be at least 10 steps of h = %g", duration, h_coarse);
+  return CDYN_OK;
+}
+
+static int check_baumgarte(exp_ctx *ctx)
+{
+  int rc = check_common(ctx);
+  if (!rc && ctx->steps < 10)
+    return cdyn_error(CDYN_EINVAL, "--steps %ld: at least 10 (the sweep averages over the last tenth)", ctx->steps);
+  return rc;
 }
 
 const cdyn_experiment cdyn_experiment_arm5_improved = {
@@ -667,6 +669,7 @@ const cdyn_experiment cdyn_experiment_arm5_improved = {
   .description = "5-link arm: improved midpoint vs first-order implicit, h x mass panels, and the order study",
   .source = "000 fig 2-3",
   .params = params_improved,
+  .check = check_improved,
   .schemes = "implicit,improved,improved-ab2",
   .h = 0.01,
   .steps = 1000,
@@ -678,6 +681,7 @@ const cdyn_experiment cdyn_experiment_arm5_baumgarte = {
   .description = "5-link arm: explicit Baumgarte vs implicit, an alpha-beta sweep, and the order study",
   .source = "000 fig 4",
   .params = params_baumgarte,
+  .check = check_baumgarte,
   .schemes = "baumgarte,implicit",
   .h = 0.01,
   .steps = 1000,

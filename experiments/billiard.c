@@ -145,33 +145,32 @@
 #include "experiment.h"
 
 static const exp_param params[] = {
-  {"radius", "0.0286", "ball radius r (m)"},
-  {"mass", "0.17", "mass of every ball (kg)"},
-  {"speed", "2", "speed of the cue ball towards the corner (m/s)"},
-  {"cue_offset", "0.25", "sideways offset of the cue ball's line from the diagonal (units of r)"},
-  {"rack_gap", "0", "gap between the rack and both walls (units of r, >= 0)"},
-  {"tilt", "0.5", "in-plane gravity towards the corner, along (-1,-1)/sqrt(2) (m/s^2, >= 0)"},
-  {"restitution", "1", "coefficient of restitution of the main runs (scheme option, in [0, 1])"},
-  {"restitution_low", "0.5", "coefficient of restitution of the second run per algorithm (in [0, 1])"},
-  {"tau", "0.01", "Baumgarte time constant of 003 eq 5 (scheme option, s; 10 h at the default h)"},
-  {"algorithms", "iterative,platt,tendency,lcp",
-   "active-set algorithms to run (comma separated; unregistered ones are skipped)"},
-  {"snapshots", "0,0.1,0.2,0.5,1,3", "times of the snapshot files (s, comma separated)"},
-  {NULL, NULL, NULL}};
+  {"radius", "0.0286", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "ball radius r (m)"},
+  {"mass", "0.17", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "mass of every ball (kg)"},
+  {"speed", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "speed of the cue ball towards the corner (m/s)"},
+  {"cue_offset", "0.25", EXP_REAL, -2, 2, 0, "sideways offset of the cue ball's line from the diagonal (units of r)"},
+  {"rack_gap", "0", EXP_REAL, 0, 100, 0, "gap between the rack and both walls (units of r)"},
+  {"tilt", "0.5", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX,
+   "in-plane gravity towards the corner, along (-1,-1)/sqrt(2) (m/s^2)"},
+  {"restitution", "1", EXP_REAL, 0, 1, 0, "coefficient of restitution of the main runs (scheme option)"},
+  {"restitution_low", "0.5", EXP_REAL, 0, 1, 0, "coefficient of restitution of the second run per algorithm"},
+  {"tau", "0.01", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX,
+   "Baumgarte time constant of 003 eq 5 (scheme option, s; 10 h at the default h)"},
+  {"algorithms", "iterative,platt,tendency,lcp", EXP_TEXT, 0, 0, 0,
+   "active-set algorithms, each a run of the scheme contact (comma separated)"},
+  {"snapshots", "0,0.1,0.2,0.5,1,3", EXP_TEXT, 0, 0, 0, "times of the snapshot files (s, comma separated)"},
+  EXP_PARAMS_END};
 
 #define NBALLS 11
 #define NRACK 10
 #define NWALL (2 * NBALLS)
 #define NPAIR (NBALLS * (NBALLS - 1) / 2)
 #define NROWS (NWALL + NPAIR)
-#define MAX_ALGS 8
 #define MAX_SNAPS 32
-#define MAX_RUNS (3 * MAX_ALGS)
+#define MAX_RUNS (3 * EXP_MAX_RUNS)
 
 typedef struct {
   double r, mass, speed, offset, rack_gap, tilt, e, e_low, tau;
-  int nalg;
-  char alg[MAX_ALGS][32];
   int nsnap;
   double snap[MAX_SNAPS];
 } bil_params;
@@ -202,35 +201,18 @@ static int split_list(const char *what, const char *s, char (*out)[32], int max,
 
 static int get_params(exp_ctx *ctx, bil_params *p)
 {
-  int rc;
-  if ((rc = exp_param_double(ctx, "radius", &p->r)) || (rc = exp_param_double(ctx, "mass", &p->mass)) ||
-      (rc = exp_param_double(ctx, "speed", &p->speed)) || (rc = exp_param_double(ctx, "cue_offset", &p->offset)) ||
-      (rc = exp_param_double(ctx, "rack_gap", &p->rack_gap)) || (rc = exp_param_double(ctx, "tilt", &p->tilt)) ||
-      (rc = exp_param_double(ctx, "restitution", &p->e)) ||
-      (rc = exp_param_double(ctx, "restitution_low", &p->e_low)) || (rc = exp_param_double(ctx, "tau", &p->tau)))
-    return rc;
-  if (!(p->r > 0))
-    return cdyn_error(CDYN_EINVAL, "radius = %g must be > 0", p->r);
-  if (!(p->mass > 0))
-    return cdyn_error(CDYN_EINVAL, "mass = %g must be > 0", p->mass);
-  if (!(p->speed >= 0))
-    return cdyn_error(CDYN_EINVAL, "speed = %g must be >= 0", p->speed);
-  if (!(fabs(p->offset) <= 2))
-    return cdyn_error(CDYN_EINVAL, "cue_offset = %g: expected |offset| <= 2 (units of r)", p->offset);
-  if (!(p->rack_gap >= 0 && p->rack_gap <= 100))
-    return cdyn_error(CDYN_EINVAL, "rack_gap = %g: expected a gap in [0, 100] (units of r)", p->rack_gap);
-  if (!(p->tilt >= 0))
-    return cdyn_error(CDYN_EINVAL, "tilt = %g must be >= 0", p->tilt);
-  if (!(p->e >= 0 && p->e <= 1))
-    return cdyn_error(CDYN_EINVAL, "restitution = %g must lie in [0, 1]", p->e);
-  if (!(p->e_low >= 0 && p->e_low <= 1))
-    return cdyn_error(CDYN_EINVAL, "restitution_low = %g must lie in [0, 1]", p->e_low);
-  if (!(p->tau >= 0))
-    return cdyn_error(CDYN_EINVAL, "tau = %g must be >= 0", p->tau);
-  if ((rc = split_list("algorithms", exp_param_string(ctx, "algorithms"), p->alg, MAX_ALGS, &p->nalg)))
-    return rc;
+  exp_param_double(ctx, "radius", &p->r);
+  exp_param_double(ctx, "mass", &p->mass);
+  exp_param_double(ctx, "speed", &p->speed);
+  exp_param_double(ctx, "cue_offset", &p->offset);
+  exp_param_double(ctx, "rack_gap", &p->rack_gap);
+  exp_param_double(ctx, "tilt", &p->tilt);
+  exp_param_double(ctx, "restitution", &p->e);
+  exp_param_double(ctx, "restitution_low", &p->e_low);
+  exp_param_double(ctx, "tau", &p->tau);
   char snaps[MAX_SNAPS][32];
-  if ((rc = split_list("snapshots", exp_param_string(ctx, "snapshots"), snaps, MAX_SNAPS, &p->nsnap)))
+  int rc = split_list("snapshots", exp_param_string(ctx, "snapshots"), snaps, MAX_SNAPS, &p->nsnap);
+  if (rc)
     return rc;
   for (int k = 0; k < p->nsnap; k++) {
     char *end;
@@ -239,11 +221,13 @@ static int get_params(exp_ctx *ctx, bil_params *p)
       return cdyn_error(CDYN_EINVAL, "snapshots = '%s': expected increasing times >= 0",
                         exp_param_string(ctx, "snapshots"));
   }
-  for (int s = 0; s < ctx->nschemes; s++)
-    if (strcmp(ctx->schemes[s], "contact"))
-      return cdyn_error(CDYN_EINVAL, "billiard runs the scheme 'contact' only (its algorithms are the parameter "
-                                     "'algorithms'), not '%s'", ctx->schemes[s]);
   return CDYN_OK;
+}
+
+static int check(exp_ctx *ctx)
+{
+  bil_params p;
+  return get_params(ctx, &p);
 }
 
 /* ---- the scene ------------------------------------------------------------------ */
@@ -302,7 +286,8 @@ static int build(const bil_params *p, double tilt, cdyn_system **out)
 
 typedef struct {
   char name[64];
-  const char *alg;
+  const char *alg;          /* the run's name (an algorithm, or a scheme) */
+  const exp_runspec *run;
   double e, tilt;
   long steps;           /* steps taken successfully */
   int failed, status;   /* a step returned a negative status */
@@ -328,6 +313,119 @@ typedef struct {
   "E0,dE_end,dE_max,KE0,dp_end,min_mu,min_impulse,rack_moved_over_r"
 #define NSUMMARY 27
 
+/* The scene of one run: the parameters and the tilt. */
+typedef struct {
+  const bil_params *p;
+  double tilt;
+} scene;
+
+static int build_scene(const void *sv, cdyn_system **out)
+{
+  const scene *sc = sv;
+  return build(sc->p, sc->tilt, out);
+}
+
+typedef struct {
+  const bil_params *p;
+  run_result *res;
+  exp_csv *csv, *snap;
+  double active_tol, P0[3], gt[2], h;
+  int next_snap;
+} bil_obs;
+
+static int observe(void *ov, const exp_state *s)
+{
+  bil_obs *o = ov;
+  const bil_params *p = o->p;
+  run_result *res = o->res;
+  cdyn_contact_report rep;
+  unsigned char handled[NROWS];
+  memset(&rep, 0, sizeof rep);
+  memset(handled, 0, sizeof handled);
+  int rc;
+  long k = s->k;
+  if (k > 0) {
+    res->noconv += s->status == CDYN_NOCONV;
+    if ((rc = exp_contact_info(s->st, NROWS, &rep, handled)))
+      return rc;
+  }
+  double phi[NROWS], row[NSERIES], pen, P[3];
+  if ((rc = cdyn_system_constraint_values(s->sys, phi)) || (rc = cdyn_system_penetration(s->sys, &pen)) ||
+      (rc = cdyn_system_momentum(s->sys, P)))
+    return rc;
+  double gmin = INFINITY, gwall = INFINITY, gpair = INFINITY;
+  unsigned active = 0, nh = 0;
+  for (int i = 0; i < NROWS; i++) {
+    gmin = fmin(gmin, phi[i]);
+    if (i < NWALL)
+      gwall = fmin(gwall, phi[i]);
+    else
+      gpair = fmin(gpair, phi[i]);
+    active += phi[i] <= o->active_tol;
+    nh += handled[i] != 0;
+  }
+  double t = s->t, E = s->E;
+  res->max_pen = fmax(res->max_pen, pen);
+  res->min_gap = fmin(res->min_gap, gmin);
+  res->pull_steps += rep.pulls != 0;
+  res->violate_steps += rep.violates != 0;
+  if (rep.max_solves > res->max_solves)
+    res->max_solves = rep.max_solves;
+  if (rep.max_excess > res->max_excess)
+    res->max_excess = rep.max_excess;
+  if (nh > res->max_handled)
+    res->max_handled = nh;
+  if (active > res->max_active)
+    res->max_active = active;
+  res->events += rep.events;
+  res->impulses += rep.impulses;
+  res->dE_end = E - res->E0;
+  res->dE_max = fmax(res->dE_max, fabs(E - res->E0));
+  double M = NBALLS * p->mass;
+  res->dp_end = hypot(P[0] - (o->P0[0] + M * o->gt[0] * t), P[1] - (o->P0[1] + M * o->gt[1] * t));
+  int c = 0;
+  row[c++] = (double)k;
+  row[c++] = t;
+  row[c++] = gmin;
+  row[c++] = gwall;
+  row[c++] = gpair;
+  row[c++] = pen;
+  row[c++] = P[0];
+  row[c++] = P[1];
+  row[c++] = E;
+  row[c++] = (double)s->status;
+  row[c++] = (double)rep.substeps;
+  row[c++] = (double)rep.events;
+  row[c++] = (double)rep.impulses;
+  row[c++] = (double)rep.accel_solves;
+  row[c++] = (double)rep.max_solves;
+  row[c++] = (double)rep.max_excess;
+  row[c++] = (double)nh;
+  row[c++] = (double)active;
+  row[c++] = (double)(rep.pulls != 0);
+  row[c++] = (double)(rep.violates != 0);
+  row[c++] = rep.accel.min_mu;
+  row[c++] = rep.impulse.min_mu;
+  res->min_mu = fmin(res->min_mu, rep.accel.min_mu);
+  res->min_impulse = fmin(res->min_impulse, rep.impulse.min_mu);
+  if ((rc = exp_csv_row(o->csv, row, c)))
+    return rc;
+  /* The snapshot of time s is the step nearest to it. */
+  while (o->next_snap < p->nsnap && (long)floor(p->snap[o->next_snap] / o->h + 0.5) <= k) {
+    if ((long)floor(p->snap[o->next_snap] / o->h + 0.5) == k) {
+      const double *q = cdyn_system_positions(s->sys);
+      for (int b = 0; b < NBALLS && !rc; b++) {
+        double sn[7] = {(double)o->next_snap, t, (double)b, q[3 * b], q[3 * b + 1], p->r, (double)(b == NRACK)};
+        rc = exp_csv_row(o->snap, sn, 7);
+      }
+      if (rc)
+        return rc;
+    }
+    o->next_snap++;
+  }
+  return CDYN_OK;
+}
+
 static int run_one(exp_ctx *ctx, const bil_params *p, run_result *res)
 {
   cdyn_system *sys = NULL;
@@ -336,138 +434,58 @@ static int run_one(exp_ctx *ctx, const bil_params *p, run_result *res)
   int have_csv = 0, have_snap = 0;
   char e_text[64];
   snprintf(e_text, sizeof e_text, "%.17g", res->e);
-  const char *const overrides[] = {"activeset", res->alg, "restitution", e_text, NULL};
-  int rc = build(p, res->tilt, &sys);
+  const char *const extra[] = {"restitution", e_text, NULL};
+  scene sc = {p, res->tilt};
+  int rc = build_scene(&sc, &sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper_with(ctx, sys, "contact", overrides, &st)))
+  if ((rc = exp_stepper_run(ctx, sys, res->run, exp_scheme_has_option(res->run->scheme, "restitution") ? extra : NULL,
+                            &st)))
     goto out;
-  char buf[64];
-  if ((rc = cdyn_stepper_get(st, "active_tol", buf, sizeof buf)))
+  char buf[64] = "1e-8";
+  if (exp_scheme_has_option(res->run->scheme, "active_tol") && (rc = cdyn_stepper_get(st, "active_tol", buf, sizeof buf)))
     goto out;
-  const double active_tol = strtod(buf, NULL);
   const long N = ctx->steps;
-  const double h = ctx->h, r = p->r;
-  const double gt[2] = {-res->tilt / sqrt(2.0), -res->tilt / sqrt(2.0)};
-  char extra[512], file[128];
-  snprintf(extra, sizeof extra,
+  const double h = ctx->h;
+  char meta[512], file[128];
+  snprintf(meta, sizeof meta,
            "\"run\": {\"name\": \"%.63s\", \"algorithm\": \"%.31s\", \"restitution\": %.17g, \"tilt\": %.17g, "
            "\"rows\": %d, \"walls\": %d, \"pairs\": %d}",
            res->name, res->alg, res->e, res->tilt, NROWS, NWALL, NPAIR);
   snprintf(file, sizeof file, "series-%.63s", res->name);
-  if ((rc = exp_csv_open(ctx, &csv, file, SERIES_COLUMNS, st, extra)))
+  if ((rc = exp_csv_open(ctx, &csv, file, SERIES_COLUMNS, st, meta)))
     goto out;
   have_csv = 1;
   snprintf(file, sizeof file, "snapshots-%.63s", res->name);
-  if ((rc = exp_csv_open(ctx, &snap, file, "snap,t,ball,x,y,r,cue", st, extra)))
+  if ((rc = exp_csv_open(ctx, &snap, file, "snap,t,ball,x,y,r,cue", st, meta)))
     goto out;
   have_snap = 1;
-
-  double phi[NROWS], row[NSERIES], P0[3], T, V;
-  if ((rc = cdyn_system_momentum(sys, P0)) || (rc = cdyn_system_energy(sys, &T, &V)))
+  bil_obs o;
+  memset(&o, 0, sizeof o);
+  o.p = p;
+  o.res = res;
+  o.csv = &csv;
+  o.snap = &snap;
+  o.active_tol = strtod(buf, NULL);
+  o.gt[0] = o.gt[1] = -res->tilt / sqrt(2.0);
+  o.h = h;
+  double T, V;
+  if ((rc = cdyn_system_momentum(sys, o.P0)) || (rc = cdyn_system_energy(sys, &T, &V)))
     goto out;
   res->E0 = T + V;
   res->KE0 = T;
   res->min_gap = INFINITY;
-  unsigned char handled[NROWS];
-  int next_snap = 0;
-  long k;
-  for (k = 0; k <= N; k++) {
-    cdyn_contact_report rep;
-    memset(&rep, 0, sizeof rep);
-    int status = CDYN_OK;
-    if (k > 0) {
-      status = cdyn_stepper_step(st, h);
-      if (status < 0) {
-        res->failed = 1;
-        res->status = status;
-        res->fail_step = k;
-        break;
-      }
-      res->noconv += status == CDYN_NOCONV;
-      if ((rc = cdyn_stepper_contact_report(st, &rep)) || (rc = cdyn_stepper_handled(st, handled)))
-        goto out;
-      res->steps = k;
-    } else {
-      memset(handled, 0, sizeof handled);
-    }
-    double pen, P[3];
-    if ((rc = cdyn_system_constraint_values(sys, phi)) || (rc = cdyn_system_penetration(sys, &pen)) ||
-        (rc = cdyn_system_momentum(sys, P)) || (rc = cdyn_system_energy(sys, &T, &V)))
-      goto out;
-    double gmin = INFINITY, gwall = INFINITY, gpair = INFINITY;
-    unsigned active = 0, nh = 0;
-    for (int i = 0; i < NROWS; i++) {
-      gmin = fmin(gmin, phi[i]);
-      if (i < NWALL)
-        gwall = fmin(gwall, phi[i]);
-      else
-        gpair = fmin(gpair, phi[i]);
-      active += phi[i] <= active_tol;
-      nh += handled[i] != 0;
-    }
-    double t = (double)k * h, E = T + V;
-    res->max_pen = fmax(res->max_pen, pen);
-    res->min_gap = fmin(res->min_gap, gmin);
-    res->pull_steps += rep.pulls != 0;
-    res->violate_steps += rep.violates != 0;
-    if (rep.max_solves > res->max_solves)
-      res->max_solves = rep.max_solves;
-    if (rep.max_excess > res->max_excess)
-      res->max_excess = rep.max_excess;
-    if (nh > res->max_handled)
-      res->max_handled = nh;
-    if (active > res->max_active)
-      res->max_active = active;
-    res->events += rep.events;
-    res->impulses += rep.impulses;
-    res->dE_end = E - res->E0;
-    res->dE_max = fmax(res->dE_max, fabs(E - res->E0));
-    double M = NBALLS * p->mass;
-    res->dp_end = hypot(P[0] - (P0[0] + M * gt[0] * t), P[1] - (P0[1] + M * gt[1] * t));
-    int c = 0;
-    row[c++] = (double)k;
-    row[c++] = t;
-    row[c++] = gmin;
-    row[c++] = gwall;
-    row[c++] = gpair;
-    row[c++] = pen;
-    row[c++] = P[0];
-    row[c++] = P[1];
-    row[c++] = E;
-    row[c++] = (double)status;
-    row[c++] = (double)rep.substeps;
-    row[c++] = (double)rep.events;
-    row[c++] = (double)rep.impulses;
-    row[c++] = (double)rep.accel_solves;
-    row[c++] = (double)rep.max_solves;
-    row[c++] = (double)rep.max_excess;
-    row[c++] = (double)nh;
-    row[c++] = (double)active;
-    row[c++] = (double)(rep.pulls != 0);
-    row[c++] = (double)(rep.violates != 0);
-    row[c++] = rep.accel.min_mu;
-    row[c++] = rep.impulse.min_mu;
-    res->min_mu = fmin(res->min_mu, rep.accel.min_mu);
-    res->min_impulse = fmin(res->min_impulse, rep.impulse.min_mu);
-    if ((rc = exp_csv_row(&csv, row, c)))
-      goto out;
-    /* The snapshot of time s is the step nearest to it. */
-    while (next_snap < p->nsnap && (long)floor(p->snap[next_snap] / h + 0.5) <= k) {
-      if ((long)floor(p->snap[next_snap] / h + 0.5) == k) {
-        const double *q = cdyn_system_positions(sys);
-        for (int b = 0; b < NBALLS && !rc; b++) {
-          double s[7] = {(double)next_snap, t, (double)b, q[3 * b], q[3 * b + 1], r, (double)(b == NRACK)};
-          rc = exp_csv_row(&snap, s, 7);
-        }
-        if (rc)
-          goto out;
-      }
-      next_snap++;
-    }
-  }
-  if (!res->failed)
+  exp_outcome out;
+  if ((rc = exp_simulate(sys, st, h, N, NULL, observe, &o, &out)))
+    goto out;
+  res->steps = out.steps;
+  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE) {
+    res->failed = 1;
+    res->status = out.status;
+    res->fail_step = out.end_step;
+  } else {
     res->fail_step = N;
+  }
   {
     double q0[3 * NBALLS], v0[3 * NBALLS];
     start_state(p, q0, v0);
@@ -510,18 +528,12 @@ static int run(exp_ctx *ctx)
   static run_result res[MAX_RUNS];
   memset(res, 0, sizeof res);
   int nrun = 0;
-  char skipped[256] = "";
-  for (int a = 0; a < p.nalg; a++) {
-    size_t idx;
-    if (cdyn_activeset_find(p.alg[a], &idx)) {
-      printf("  billiard: the active-set algorithm '%s' is not registered in this build; skipped\n", p.alg[a]);
-      snprintf(skipped + strlen(skipped), sizeof skipped - strlen(skipped), "%s%s", *skipped ? ", " : "", p.alg[a]);
-      continue;
-    }
-    const char *name = cdyn_activeset_name(idx);
+  for (int a = 0; a < ctx->nruns; a++) {
+    const char *name = ctx->runs[a].name;
     for (int v = 0; v < 3; v++) {
       run_result *x = &res[nrun++];
       x->alg = name;
+      x->run = &ctx->runs[a];
       x->e = v == 1 ? p.e_low : p.e;
       x->tilt = v == 2 ? 0.0 : p.tilt;
       if (v == 0)
@@ -532,13 +544,12 @@ static int run(exp_ctx *ctx)
         snprintf(x->name, sizeof x->name, "%s-level", name);
     }
   }
-  if (!nrun)
-    return cdyn_error(CDYN_EINVAL, "billiard: none of the algorithms '%s' is registered",
-                      exp_param_string(ctx, "algorithms"));
+  const char *skipped = ctx->skipped;
   for (int k = 0; k < nrun && !rc; k++) {
     const double t0 = now();
     if ((rc = run_one(ctx, &p, &res[k])))
       break;
+    exp_progress(ctx, "billiard", k + 1, nrun);
     const run_result *x = &res[k];
     printf("  %-20s %s at step %ld; max penetration %.3e r, min gap %.3e r, max solves %u, "
            "pull/violate steps %ld/%ld, min mu %.3e N, min impulse %.3e N s, rack moved %.3g r, dE_end %.3e J  "
@@ -604,7 +615,7 @@ static int run(exp_ctx *ctx)
              "violations | min mu (N) | min impulse (N s) | max solves | max excess | events | impulses | "
              "E(end) - E0 (J) | max abs(E - E0) (J) | rack moved / r |\n"
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-             p.r, p.mass, p.speed, ctx->h, ctx->steps, p.tau, p.tilt, *skipped ? " Not registered, skipped: " : "",
+             p.r, p.mass, p.speed, ctx->h, ctx->steps, p.tau, p.tilt, *skipped ? " Skipped: " : "",
              skipped, *skipped ? "." : "");
   for (int k = 0; k < nrun; k++) {
     const run_result *x = &res[k];
@@ -643,30 +654,26 @@ static int run(exp_ctx *ctx)
   for (int k = 0; k < nrun; k++)
     if (!strcmp(res[k].name, "iterative"))
       ii = k;
-  if (ctx->claims && ii >= 0) {
+  if (exp_claim_ready(ctx, "billiard.iterative_handles")) {
     const run_result *x = &res[ii];
-    double measured = x->max_pen / p.r;
-    int ok = !x->failed;
     char others[2048] = "";
     for (int k = 0; k < nrun; k++)
       if (k != ii)
         snprintf(others + strlen(others), sizeof others - strlen(others), "%s%.63s %.3g%s", *others ? "; " : "",
                  res[k].name, res[k].max_pen / p.r, res[k].failed ? " (failed)" : "");
-    exp_claim(ctx, "billiard.iterative_handles", measured,
-              "largest total penetration / r of the iterative run (tilt, restitution as set): holds if every step "
-              "succeeds and <= 1e-6; partly if every step succeeds and <= 1e-3; else does-not-hold",
-              ok && measured <= 1e-6 ? "holds" : ok && measured <= 1e-3 ? "partly" : "does-not-hold",
-              "e = %g, tilt %g m/s^2, h = %g s, tau = %g s, %ld steps%s; min gap %.3g r; steps with pulls %ld, with "
-              "violations %ld; most negative multiplier %.3g N and impulse %.3g N s (the cue brings %.3g N s): "
-              "non-penetration is kept partly by pulling contacts, and the rack moved %.3g r by the end; max solves "
-              "per problem %u (max excess over its inequality rows %u); NOCONV steps %ld; max penetration / r of "
-              "the other runs: %s",
-              x->e, x->tilt, ctx->h, p.tau, x->steps, x->failed ? " (FAILED)" : "", x->min_gap / p.r, x->pull_steps,
-              x->violate_steps, x->min_mu, x->min_impulse, p.mass * p.speed, x->rack_moved / p.r, x->max_solves,
-              x->max_excess, x->noconv, others);
+    rc = exp_judge(ctx, "billiard.iterative_handles",
+                   (exp_value[]){{"failures", (double)x->failed}, {"penetration", x->max_pen / p.r}}, 2,
+                   "e = %g, tilt %g m/s^2, h = %g s, tau = %g s, %ld steps%s; min gap %.3g r; steps with pulls %ld, "
+                   "with violations %ld; most negative multiplier %.3g N and impulse %.3g N s (the cue brings %.3g N "
+                   "s): non-penetration is kept partly by pulling contacts, and the rack moved %.3g r by the end; max "
+                   "solves per problem %u (max excess over its inequality rows %u); NOCONV steps %ld; max penetration "
+                   "/ r of the other runs: %s",
+                   x->e, x->tilt, ctx->h, p.tau, x->steps, x->failed ? " (FAILED)" : "", x->min_gap / p.r,
+                   x->pull_steps, x->violate_steps, x->min_mu, x->min_impulse, p.mass * p.speed, x->rack_moved / p.r,
+                   x->max_solves, x->max_excess, x->noconv, others);
   }
   printf("  billiard: %d runs of %ld steps in %.2f s\n", nrun, ctx->steps, now() - t_start);
-  return CDYN_OK;
+  return rc;
 }
 
 const cdyn_experiment cdyn_experiment_billiard = {
@@ -674,7 +681,10 @@ const cdyn_experiment cdyn_experiment_billiard = {
   .description = "11 balls, 77 inequality constraints: a cue ball breaks a rack in a corner (tilted table)",
   .source = "003 fig 6",
   .params = params,
-  .schemes = "contact",
+  .check = check,
+  .schemes = "",
+  .inequalities = 1,
+  .algorithm_param = "algorithms",
   .h = 1e-3,
   .steps = 3000,
   .run = run,

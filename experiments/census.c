@@ -56,11 +56,19 @@
 #include "lcp_enum.h"
 
 static const exp_param params[] = {
-  {"problems", "10000", "number of random contact configurations"},
-  {"seed", "1", "seed of the gsl mt19937 stream"},
-  {"min_rows", "2", "fewest constraints of a configuration"},
-  {"max_rows", "12", "most constraints of a configuration (<= 16, the enumeration's limit)"},
-  {NULL, NULL, NULL}};
+  {"problems", "10000", EXP_INT, 1, 1e8, 0, "number of random contact configurations"},
+  {"seed", "1", EXP_INT, 0, 4294967295.0, 0, "seed of the gsl mt19937 stream"},
+  {"min_rows", "2", EXP_INT, 1, CP_MAXK, 0, "fewest constraints of a configuration"},
+  {"max_rows", "12", EXP_INT, 1, CP_MAXK, 0, "most constraints of a configuration (the enumeration's limit is 16)"},
+  EXP_PARAMS_END};
+
+static int check(exp_ctx *ctx)
+{
+  if (exp_param_long(ctx, "min_rows") > exp_param_long(ctx, "max_rows"))
+    return cdyn_error(CDYN_EINVAL, "min_rows = %ld must not exceed max_rows = %ld", exp_param_long(ctx, "min_rows"),
+                      exp_param_long(ctx, "max_rows"));
+  return CDYN_OK;
+}
 
 #define NALG 4
 static const char *const algs[NALG] = {"platt", "tendency", "iterative", "lcp"};
@@ -74,20 +82,11 @@ typedef struct {
 
 static int run(exp_ctx *ctx)
 {
-  double np_d, seed_d, kmin_d, kmax_d;
   int rc;
-  if ((rc = exp_param_double(ctx, "problems", &np_d)) || (rc = exp_param_double(ctx, "seed", &seed_d)) ||
-      (rc = exp_param_double(ctx, "min_rows", &kmin_d)) || (rc = exp_param_double(ctx, "max_rows", &kmax_d)))
-    return rc;
-  if (!(np_d >= 1 && np_d <= 1e8 && np_d == floor(np_d)))
-    return cdyn_error(CDYN_EINVAL, "problems = %g: expected a whole number in 1 .. 1e8", np_d);
-  if (!(seed_d >= 0 && seed_d <= 4294967295.0 && seed_d == floor(seed_d)))
-    return cdyn_error(CDYN_EINVAL, "seed = %g: expected a whole number in 0 .. 2^32 - 1", seed_d);
-  if (!(kmin_d >= 1 && kmax_d <= CP_MAXK && kmin_d <= kmax_d && kmin_d == floor(kmin_d) && kmax_d == floor(kmax_d)))
-    return cdyn_error(CDYN_EINVAL, "min_rows = %g, max_rows = %g: expected whole numbers 1 <= min_rows <= max_rows <= %d",
-                      kmin_d, kmax_d, CP_MAXK);
-  unsigned long N = (unsigned long)np_d;
-  size_t kmin = (size_t)kmin_d, kmax = (size_t)kmax_d;
+  unsigned long N = (unsigned long)exp_param_long(ctx, "problems");
+  double seed_d;
+  exp_param_double(ctx, "seed", &seed_d);
+  size_t kmin = (size_t)exp_param_long(ctx, "min_rows"), kmax = (size_t)exp_param_long(ctx, "max_rows");
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   if (!r)
     return cdyn_error(CDYN_ENOMEM, "active-set-census: out of memory for the generator");
@@ -107,6 +106,7 @@ static int run(exp_ctx *ctx)
   have_cx = rc == CDYN_OK;
   cp_problem p;
   for (unsigned long t = 0; t < N && !rc; t++) {
+    exp_progress(ctx, "active-set-census", (long)t + 1, (long)N);
     cp_generate(r, kmin, kmax, &p);
     size_t k = p.k, nq = p.d * p.np;
     double mu_ref[CP_MAXK], w_ref[CP_MAXK], a_ref[3 * CP_MAXP], wf[3 * CP_MAXP];
@@ -225,18 +225,14 @@ static int run(exp_ctx *ctx)
              ncounter);
   printf("  iterative: %lu of %lu exact, %lu penetrate, %lu pull, at most %u solves; lcp: %lu exact\n",
          tot[2].exact, tot[2].problems, tot[2].penetrates, tot[2].pulls, tot[2].max_solves, tot[3].exact);
-  if (ctx->claims)
-    exp_claim(ctx, "iterative.terminates", (double)tot[2].excess,
-              "problems on which the iterative algorithm made more non-empty solves than its k inequality rows: "
-              "holds if none",
-              tot[2].excess == 0 && tot[2].failed == 0 ? "holds" : "does-not-hold",
-              "%lu random problems with 2-12 constraints: at most %u solves, %.2f on average; but it returns the "
-              "exact solution on %.2f %% (penetrates on %lu, pulls on %lu); the LCP solver is exact on %lu, "
+  return exp_judge(ctx, "iterative.terminates",
+                   (exp_value[]){{"excess", (double)tot[2].excess}, {"failed", (double)tot[2].failed}}, 2,
+                   "%lu random problems with %zu-%zu constraints: at most %u solves, %.2f on average; but it returns "
+                   "the exact solution on %.2f %% (penetrates on %lu, pulls on %lu); the LCP solver is exact on %lu, "
               "disagrees on %lu",
-              tot[2].problems, tot[2].max_solves, (double)tot[2].solves_sum / (double)(tot[2].problems ? tot[2].problems : 1),
+                   tot[2].problems, kmin, kmax, tot[2].max_solves, (double)tot[2].solves_sum / (double)(tot[2].problems ? tot[2].problems : 1),
               100.0 * (double)tot[2].exact / (double)(tot[2].problems ? tot[2].problems : 1), tot[2].penetrates,
-              tot[2].pulls, tot[3].exact, lcp_disagree);
-  return CDYN_OK;
+                   tot[2].pulls, tot[3].exact, lcp_disagree);
 }
 
 const cdyn_experiment cdyn_experiment_active_set_census = {
@@ -244,7 +240,8 @@ const cdyn_experiment cdyn_experiment_active_set_census = {
   .description = "random small contact problems: how often each active-set algorithm is exact",
   .source = "beyond 003",
   .params = params,
-  .schemes = "contact",
+  .check = check,
+  .schemes = NULL,
   .h = 0.01,
   .steps = 1,
   .run = run,

@@ -120,21 +120,30 @@
 
 #include "experiment.h"
 
+/* Largest number of trials: bounds the memory of the per-run records. */
+#define MAX_TRIALS 100000
+
 static const exp_param params[] = {
-  {"sawtooth", "45", "saw-tooth angle phi of the links against the x axis (degrees, in (0, 90))"},
-  {"trials", "20", "perturbed starts besides the exact saw tooth (integer >= 0; seeds 1 .. trials)"},
-  {"perturb", "1e-3", "largest rotation of each interior node about its neighbours' axis (rad, >= 0)"},
-  {"fail_tol", "0.1", "a run fails when e_n exceeds this (m; 0.1 = 1 % of the chain's length)"},
-  {"alpha", "2", "Baumgarte damping alpha (critically damped with beta)"},
-  {"beta", "2", "Baumgarte stiffness beta"},
-  {NULL, NULL, NULL}};
+  {"sawtooth", "45", EXP_REAL, 0, 90, EXP_OPEN_MIN | EXP_OPEN_MAX,
+   "saw-tooth angle phi of the links against the x axis (degrees)"},
+  {"trials", "20", EXP_INT, 0, MAX_TRIALS, 0, "perturbed starts besides the exact saw tooth (seeds 1 .. trials)"},
+  {"perturb", "1e-3", EXP_REAL, 0, 1, 0, "largest rotation of each interior node about its neighbours' axis (rad)"},
+  {"fail_tol", "0.1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX,
+   "a run fails when e_n exceeds this (m; 0.1 = 1 % of the chain's length)"},
+  {"alpha", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "Baumgarte damping alpha (critically damped with beta)"},
+  {"beta", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "Baumgarte stiffness beta"},
+  EXP_PARAMS_END};
+
+/* Post-stabilisation with Cline and Pai's mass weighting, beside 001's
+   unit weighting. */
+static const char *const mass_weighting[] = {"weighting", "mass", NULL};
+static const exp_companion companions[] = {
+  {"poststab-mass", "poststab", mass_weighting, "post-stabilisation with the mass-weighted projection"},
+  {NULL, NULL, NULL, NULL}};
 
 #define LINKS 10
 #define NODES (LINKS + 1)
 static const double L = 1.0, MASS = 1.0, G = 9.81;
-
-/* Largest number of trials: bounds the memory of the per-run records. */
-#define MAX_TRIALS 100000
 
 /* Steps before the failure at which e_n is recorded ("suddenly"). */
 #define BEFORE 100
@@ -147,24 +156,20 @@ typedef struct {
 
 static int get_params(exp_ctx *ctx, chain_params *p)
 {
-  double deg, trials;
-  int rc;
-  if ((rc = exp_param_double(ctx, "sawtooth", &deg)) || (rc = exp_param_double(ctx, "trials", &trials)) ||
-      (rc = exp_param_double(ctx, "perturb", &p->eps)) || (rc = exp_param_double(ctx, "fail_tol", &p->fail_tol)))
-    return rc;
-  if (!(deg > 0 && deg < 90))
-    return cdyn_error(CDYN_EINVAL, "sawtooth = %g: the saw-tooth angle must lie in (0, 90) degrees", deg);
-  if (!(trials >= 0 && trials <= MAX_TRIALS && trials == floor(trials)))
-    return cdyn_error(CDYN_EINVAL, "trials = %g: expected an integer in [0, %d]", trials, MAX_TRIALS);
-  if (!(p->eps >= 0 && p->eps <= 1))
-    return cdyn_error(CDYN_EINVAL, "perturb = %g: expected an angle in [0, 1] rad", p->eps);
-  if (!(p->fail_tol > 0))
-    return cdyn_error(CDYN_EINVAL, "fail_tol = %g must be > 0", p->fail_tol);
+  double deg;
+  exp_param_double(ctx, "sawtooth", &deg);
+  exp_param_double(ctx, "perturb", &p->eps);
+  exp_param_double(ctx, "fail_tol", &p->fail_tol);
+  p->phi = deg * acos(-1.0) / 180.0;
+  p->trials = exp_param_long(ctx, "trials");
+  return CDYN_OK;
+}
+
+static int check(exp_ctx *ctx)
+{
   if (ctx->steps < 4)
     return cdyn_error(CDYN_EINVAL, "--steps %ld: chain10-stability compares the first and last quarters of a "
                                    "run, so it needs --steps >= 4", ctx->steps);
-  p->phi = deg * acos(-1.0) / 180.0;
-  p->trials = (long)trials;
   return CDYN_OK;
 }
 
@@ -258,24 +263,29 @@ static double mean(const double *x, long from, long to)
   return to > from ? s / (double)(to - from) : NAN;
 }
 
-static int state_finite(const cdyn_system *sys)
+typedef struct {
+  exp_csv *csv; /* NULL: no per-step file */
+  double *e;
+} chain_obs;
+
+static int observe(void *ov, const exp_state *s)
 {
-  const double *q = cdyn_system_positions(sys), *v = cdyn_system_velocities(sys);
-  for (int i = 0; i < 3 * NODES; i++)
-    if (!isfinite(q[i]) || !isfinite(v[i]))
-      return 0;
-  return 1;
+  chain_obs *o = ov;
+  o->e[s->k] = s->e;
+  if (!o->csv)
+    return 0;
+  double row[4] = {(double)s->k, s->t, s->e, s->E};
+  return exp_csv_row(o->csv, row, 4);
 }
 
 /*
- * Run `scheme` (with `overrides`, a NULL-terminated list of option name,
- * value pairs, may be NULL) from `q0` for ctx->steps steps.  e receives
- * e_n of steps 0 .. res->last.  With `name` (may be NULL) every such step
- * is written to NAME.csv as step,t,e,E.  qend (3 NODES, may be NULL) gets
- * the last positions.
+ * Run `run` from `q0` for ctx->steps steps.  e receives e_n of steps 0 ..
+ * res->last.  With `name` (may be NULL) every such step is written to
+ * NAME.csv as step,t,e,E.  qend (3 NODES, may be NULL) gets the last
+ * positions.
  */
-static int run_chain(exp_ctx *ctx, const chain_params *p, const char *name, const char *scheme,
-                     const char *const *overrides, const double *q0, double *e, run_result *res, double *qend)
+static int run_chain(exp_ctx *ctx, const chain_params *p, const char *name, const exp_runspec *run, const double *q0,
+                     double *e, run_result *res, double *qend)
 {
   cdyn_system *sys = NULL;
   cdyn_stepper *st = NULL;
@@ -285,7 +295,7 @@ static int run_chain(exp_ctx *ctx, const chain_params *p, const char *name, cons
   int rc = build_chain(p, q0, &sys);
   if (rc)
     return rc;
-  if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))
+  if ((rc = exp_stepper_run(ctx, sys, run, NULL, &st)))
     goto out;
   const long N = ctx->steps;
   const double h = ctx->h;
@@ -297,52 +307,27 @@ static int run_chain(exp_ctx *ctx, const chain_params *p, const char *name, cons
       goto out;
     have_csv = 1;
   }
-  double T, V;
-  if ((rc = cdyn_system_constraint_error(sys, &e[0])) || (rc = cdyn_system_energy(sys, &T, &V)))
+  chain_obs o = {have_csv ? &csv : NULL, e};
+  exp_limits lim = {p->fail_tol, INFINITY};
+  exp_outcome out;
+  if ((rc = exp_simulate(sys, st, h, N, &lim, observe, &o, &out)))
     goto out;
+  if (out.end == EXP_END_NONFINITE && out.end_step == 0) {
+    rc = out.status; /* the start itself cannot be measured */
+    goto out;
+  }
   res->e0 = res->emax = e[0];
-  res->E0 = res->Eend = T + V;
-  if (have_csv) {
-    double row[4] = {0, 0, e[0], T + V};
-    if ((rc = exp_csv_row(&csv, row, 4)))
-      goto out;
-  }
-  long k;
-  for (k = 1; k <= N; k++) {
-    int src = cdyn_stepper_step(st, h);
-    if (src < 0) {
-      res->cause = CAUSE_STATUS;
-      res->status = src;
-      break;
-    }
-    if (src == CDYN_NOCONV)
-      res->noconv++;
-    int mrc = state_finite(sys) ? CDYN_OK : CDYN_ENONFINITE;
-    if (!mrc)
-      mrc = cdyn_system_constraint_error(sys, &e[k]);
-    if (!mrc)
-      mrc = cdyn_system_energy(sys, &T, &V);
-    if (!mrc && !(isfinite(e[k]) && isfinite(T + V)))
-      mrc = CDYN_ENONFINITE;
-    if (mrc) {
-      res->cause = CAUSE_NONFINITE;
-      res->status = mrc;
-      break;
-    }
-    res->Eend = T + V;
-    if (have_csv) {
-      double row[4] = {(double)k, (double)k * h, e[k], T + V};
-      if ((rc = exp_csv_row(&csv, row, 4)))
-        goto out;
-    }
-    if (e[k] > p->fail_tol) {
-      res->cause = CAUSE_TOL;
-      break;
-    }
-  }
-  res->failed = k <= N;
-  res->fail_step = res->failed ? k : N;
-  res->last = res->cause == CAUSE_TOL || !res->failed ? res->fail_step : k - 1;
+  res->E0 = out.E0;
+  res->Eend = out.Eend;
+  res->noconv = out.noconv;
+  res->status = out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE ? out.status : CDYN_OK;
+  res->cause = out.end == EXP_END_FAILED_STEP   ? CAUSE_STATUS
+               : out.end == EXP_END_NONFINITE   ? CAUSE_NONFINITE
+               : out.end == EXP_END_ERROR_LIMIT ? CAUSE_TOL
+                                                : CAUSE_NONE;
+  res->failed = res->cause != CAUSE_NONE;
+  res->fail_step = res->failed ? out.end_step : N;
+  res->last = res->cause == CAUSE_TOL || !res->failed ? res->fail_step : res->fail_step - 1;
   /* What came before the failure (for a survivor: the whole run). */
   long before_end = res->failed ? res->fail_step : N + 1; /* exclusive */
   for (long j = 0; j < before_end; j++)
@@ -433,7 +418,6 @@ static double now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#define MAX_RUNS (EXP_MAX_SCHEMES + 1)
 
 static int run(exp_ctx *ctx)
 {
@@ -444,22 +428,13 @@ static int run(exp_ctx *ctx)
   const double t_start = now();
   const long N = ctx->steps, ntr = p.trials + 1;
 
-  /* The run names: the schemes, then the mass-weighted post-stabilisation
-     when the default list runs (as arm2-drift adds its context run). */
-  static const char *const mass_weighting[] = {"weighting", "mass", NULL};
-  const char *names[MAX_RUNS], *schemes[MAX_RUNS];
-  const char *const *overrides[MAX_RUNS];
-  int nrun = 0;
-  for (int s = 0; s < ctx->nschemes; s++) {
-    names[nrun] = schemes[nrun] = ctx->schemes[s];
-    overrides[nrun++] = NULL;
-  }
-  if (!ctx->schemes_given) {
-    names[nrun] = "poststab-mass";
-    schemes[nrun] = "poststab";
-    overrides[nrun++] = mass_weighting;
-  }
-  int ip = exp_scheme_index(ctx, "poststab"), imass = ctx->schemes_given ? -1 : nrun - 1;
+  /* The runs: the schemes, then the mass-weighted post-stabilisation
+     (a companion run, so after poststab, which it is compared with). */
+  const int nrun = ctx->nruns;
+  const char *names[EXP_MAX_RUNS];
+  for (int r = 0; r < nrun; r++)
+    names[r] = ctx->runs[r].name;
+  int ip = exp_run_index(ctx, "poststab"), imass = exp_run_index(ctx, "poststab-mass");
 
   double *e = malloc((size_t)(N + 1) * sizeof(double));
   double *starts = malloc((size_t)ntr * 3 * NODES * sizeof(double));
@@ -502,7 +477,8 @@ static int run(exp_ctx *ctx)
       run_result *rr = &res[r * ntr + t];
       double *q = starts + t * 3 * NODES;
       /* The unperturbed run also writes its e_n per step (001 fig. 4). */
-      rc = run_chain(ctx, &p, t == 0 ? names[r] : NULL, schemes[r], overrides[r], q, e, rr, qend);
+      rc = run_chain(ctx, &p, t == 0 ? names[r] : NULL, &ctx->runs[r], q, e, rr, qend);
+      exp_progress(ctx, "chain10-stability", r * ntr + t + 1, nrun * ntr);
       if (rc)
         break;
       if (r == ip && ehist) {
@@ -554,7 +530,7 @@ static int run(exp_ctx *ctx)
   }
 
   /* summary.csv */
-  run_summary sum[MAX_RUNS];
+  static run_summary sum[EXP_MAX_RUNS];
   for (int r = 0; r < nrun; r++)
     summarise(res + r * ntr, ntr, work, &sum[r]);
   if ((rc = exp_csv_open(ctx, &csv, "summary",
@@ -640,45 +616,41 @@ static int run(exp_ctx *ctx)
   exp_report(ctx, "\n");
 
   /* The claims. */
-  int ii = exp_scheme_index(ctx, "implicit");
-  if (ctx->claims && ip >= 0 && ii >= 0) {
-    const run_summary *sp = &sum[ip], *si = &sum[ii];
+  int ii = exp_run_index(ctx, "implicit");
+  if (exp_claim_ready(ctx, "chain10.poststab_fails")) {
+    const run_summary *sp = &sum[ip];
     double frac = (double)sp->failed / (double)sp->runs;
-    int in_band = sp->failed && sp->median >= 650 && sp->median <= 2600;
+    const run_summary *sm = imass >= 0 ? &sum[imass] : NULL;
+    rc = exp_judge(ctx, "chain10.poststab_fails",
+                   (exp_value[]){{"failed_fraction", frac}, {"median_fail_step", sp->failed ? sp->median : NAN}}, 2,
+                   "%ld of %ld runs fail (fail_tol = %g m); failure step min/q1/median/q3/max "
+                   "%.0f/%.0f/%.0f/%.0f/%.0f; exact start: %s at step %ld; median e_n 100 steps before failure %.3g; "
+                   "mass weighting: %ld of %ld fail, median step %.0f, %ld of %ld runs bitwise identical to unit "
+                   "weighting; median energy at the end %.4g J (E(0) = %.4g J)",
+                   sp->failed, sp->runs, p.fail_tol, sp->min, sp->q1, sp->median, sp->q3, sp->max,
+                   res[ip * ntr].failed ? "fails" : "survives", res[ip * ntr].fail_step, sp->e_before_median,
+                   sm ? sm->failed : -1L, sm ? sm->runs : -1L, sm ? sm->median : NAN, identical, ntr,
+                   sp->Eend_median, res[ip * ntr].E0);
+  }
+  if (!rc && exp_claim_ready(ctx, "chain10.implicit_stable")) {
+    const run_summary *sp = ip >= 0 ? &sum[ip] : NULL, *si = &sum[ii];
     char others[1024] = "";
     for (int r = 0; r < nrun; r++)
       if (r != ip && r != ii)
         snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s %ld/%ld", *others ? ", " : "",
                  names[r], sum[r].failed, sum[r].runs);
-    const run_summary *sm = imass >= 0 ? &sum[imass] : NULL;
-    exp_claim(ctx, "chain10.poststab_fails", frac,
-              "fraction of runs (exact start + trials) in which poststab (unit weighting) fails: holds if >= 0.5 and "
-              "the median failure step is in 650..2600 (1300 within x2); partly if any run fails",
-              frac >= 0.5 && in_band ? "holds" : sp->failed ? "partly" : "does-not-hold",
-              "%ld of %ld runs fail (fail_tol = %g m); failure step min/q1/median/q3/max %.0f/%.0f/%.0f/%.0f/%.0f; "
-              "exact start: %s at step %ld; median e_n 100 steps before failure %.3g; mass weighting: %ld of %ld "
-              "fail, median step %.0f, %ld of %ld runs bitwise identical to unit weighting; median energy at the end "
-              "%.4g J (E(0) = %.4g J)",
-              sp->failed, sp->runs, p.fail_tol, sp->min, sp->q1, sp->median, sp->q3, sp->max,
-              res[ip * ntr].failed ? "fails" : "survives", res[ip * ntr].fail_step, sp->e_before_median,
-              sm ? sm->failed : -1L, sm ? sm->runs : -1L, sm ? sm->median : NAN, identical, ntr, sp->Eend_median,
-              res[ip * ntr].E0);
-
     double r0 = res[ii * ntr].ratio;
     for (long t = 1; t < ntr; t++)
       work[t - 1] = res[ii * ntr + t].ratio;
     double rmed = median_finite(work, ntr - 1);
     /* A failed run has no ratio; the measure is then undefined (NaN). */
     double measured = ntr == 1 ? r0 : isnan(r0) || isnan(rmed) ? NAN : fmax(r0, rmed);
-    int decreases = r0 < 1 && (ntr == 1 || rmed < 1);
-    exp_claim(ctx, "chain10.implicit_stable", measured,
-              "last/first-quarter mean e_n of implicit, the larger of the exact start's and the trials' median: "
-              "holds if < 1 and implicit never fails; partly if it never fails; does-not-hold if it fails",
-              si->failed ? "does-not-hold" : decreases ? "holds" : "partly",
-              "implicit fails in %ld of %ld runs; ratio exact start %.3g, trials' median %.3g; mean e_n before "
-              "failure: implicit %.3g, poststab %.3g; median energy at the end %.4g J (E(0) = %.4g J); failures of the "
-              "other runs: %s",
-              si->failed, si->runs, r0, rmed, si->e_mean, sp->e_mean, si->Eend_median, res[ii * ntr].E0, others);
+    rc = exp_judge(ctx, "chain10.implicit_stable", (exp_value[]){{"failures", si->failed}, {"decay", measured}}, 2,
+                   "implicit fails in %ld of %ld runs; ratio exact start %.3g, trials' median %.3g; mean e_n before "
+                   "failure: implicit %.3g, poststab %.3g; median energy at the end %.4g J (E(0) = %.4g J); failures "
+                   "of the other runs: %s",
+                   si->failed, si->runs, r0, rmed, si->e_mean, sp ? sp->e_mean : NAN, si->Eend_median,
+                   res[ii * ntr].E0, others);
   }
   printf("  chain10-stability: %d x %ld runs of %ld steps in %.2f s\n", nrun, ntr, N, now() - t_start);
 
@@ -697,7 +669,9 @@ const cdyn_experiment cdyn_experiment_chain10_stability = {
   .description = "10-link saw-tooth chain, both ends pinned: failure step of every scheme over perturbed starts",
   .source = "001 fig 4",
   .params = params,
+  .check = check,
   .schemes = "baumgarte,poststab,implicit,improved,rattle",
+  .companions = companions,
   .h = 0.001,
   .steps = 10000,
   .run = run,

@@ -1,19 +1,25 @@
 /*
- * claims.c: the papers' claims, the experiment registry, and the claims
- * report.
+ * claims.c: the experiment registry, and the claims report.
  *
- * `cdyn report DIR` reads DIR/<experiment>/claims.part.csv for every
- * registered experiment and writes, in the order of the list below,
+ * `cdyn report DIR` looks at every directory under DIR that holds a complete
+ * run (its run.meta.json, written last by `cdyn run`, names the
+ * experiment: "run_of"), whatever the directory is called, and writes,
+ * in the order of the claims table (claimdefs.c),
  *   DIR/claims.csv  id,experiment,measured,threshold,verdict,note
- *   DIR/claims.md   the same as a table, each claim's wording, and the
- *                   experiments' report fragments (report.part.md)
- * A claim no experiment has judged yet is listed as not-run.
+ *   DIR/claims.md   the same as a table, each claim's wording, rule,
+ *                   sub-measures and the reason for its thresholds, and
+ *                   the experiments' report fragments (report.part.md)
+ * A claim no run has judged is listed as not-run.  Two runs of the same
+ * experiment under DIR are an error: the report could not say which one
+ * it shows.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "experiment.h"
 
@@ -26,58 +32,6 @@ const cdyn_experiment *const cdyn_experiments[] = {
 #include "experiments.def"
 #undef CDYN_EXPERIMENT
   NULL};
-
-typedef struct {
-  const char *id, *paper, *text;
-} claim_def;
-
-static const claim_def claims[] = {
-  {"arm2.baumgarte_grows", "001 fig 2",
-   "On the 2-link arm (h = 0.05, 1460 steps) Baumgarte's per-step constraint error grows as the run proceeds."},
-  {"arm2.poststab_to_zero", "001 fig 2", "Post-stabilization's per-step error converges to about zero."},
-  {"arm2.implicit_tight", "001 fig 2",
-   "Implicit enforcement keeps a tight error bound: a little above post-stabilization, well below Baumgarte."},
-  {"arm2.implicit_tracks_reference", "001 fig 3",
-   "Implicit's y-trajectory of the second node overlaps the reduced-coordinate reference over the run."},
-  {"arm2.poststab_deviates", "001 fig 3", "Post-stabilization's trajectory deviates from the reference early."},
-  {"chain10.poststab_fails", "001 fig 4",
-   "10-link saw-tooth chain, both ends fixed, h = 0.001: post-stabilization holds, then fails suddenly (around step 1300)."},
-  {"chain10.implicit_stable", "001 fig 4",
-   "Implicit stays stable with comparable error that decreases slowly over time."},
-  {"implicit.large_steps", "001 sec III",
-   "Implicit enforcement stays stable at step sizes where explicit Baumgarte does not."},
-  {"implicit.bad_initial", "001 sec III",
-   "Implicit enforcement converges quickly, without oscillation, from a state that violates Phi = 0 and Phi-dot = 0."},
-  {"implicit.same_cost", "001 sec III", "Implicit costs the same per step as Baumgarte (same matrix)."},
-  {"arm5.improved_2x", "000 fig 3",
-   "The improved midpoint scheme is about 2x more accurate than first-order implicit, for h in {0.01, 0.1} and mass in {1, 50}."},
-  {"arm5.error_grows_with_h_and_mass", "000 fig 3",
-   "The accumulated error grows with the step size and with the mass."},
-  {"arm5.implicit_beats_baumgarte", "000 fig 4",
-   "Implicit's error is below Baumgarte's; Baumgarte's depends strongly on alpha and beta."},
-  {"improved.small_extra_cost", "000 sec 5", "The improved scheme costs little more than first-order implicit."},
-  {"corner.platt_crosses", "003 fig 2, 4, 5",
-   "With f = (2, -1), Platt's algorithm lets the particle cross y = 0: error below 1e-5 at m = 2, larger at m = 3."},
-  {"corner.tendency_fixes_case1", "003 sec 4.1", "The violation-tendency algorithm handles f = (2, -1)."},
-  {"corner.tendency_fails_case2", "003 fig 3",
-   "The violation-tendency algorithm fails for f = (-1, -2): the particle crosses g1."},
-  {"corner.iterative_exact", "003 sec 5", "The iterative algorithm keeps the error below 1e-8 in every corner case."},
-  {"billiard.iterative_handles", "003 fig 6",
-   "With 11 balls and 77 inequality constraints the iterative algorithm handles all simultaneous contacts: no penetration."},
-  {"iterative.terminates", "003 sec 4.2", "The iterative algorithm terminates after at most n solves."},
-  {"bead.drift_without_feedback", "002", "On a circle without feedback, the bead drifts off."},
-  {"bead.feedback_holds", "002", "With spring-and-damper feedback (ks, kd) the bead stays on the circle."},
-  {"spring.stiff_needs_small_h", "004",
-   "An explicit stiff-spring pendulum is stable only for h = O(sqrt(m/k)); the constrained pendulum is not limited so."},
-  {"pbd.soft_with_few_iterations", "004", "Position-based dynamics with too few iterations makes constraints look soft."},
-  {"cloth.elongation_bounded", "000 fig 1, 001 fig 6",
-   "With constraints on over-stretched springs the cloth stays within 10 % elongation and stable; with springs alone it over-stretches."},
-  {"cloth.contact_no_penetration", "001 fig 5",
-   "Non-penetration constraints hold the cloth against heavy balls with no visible penetration, and release it on time."},
-  {"cloth.constraints_cheaper", "001 sec V-B",
-   "Constraining only over-stretched springs is substantially cheaper per step than a global implicit integrator on all springs."},
-};
-#define NCLAIMS (sizeof claims / sizeof claims[0])
 
 #define NFIELDS 6
 typedef struct {
@@ -136,15 +90,126 @@ static int close_tmp(FILE *f, const char *dir, const char *name, const char *tmp
   return CDYN_OK;
 }
 
+/* The experiment a run directory holds, from its run.meta.json ("run_of"),
+   into name; 0 when the directory holds no complete run. */
+static int run_of(const char *dir, char *name, size_t len)
+{
+  char path[8300];
+  snprintf(path, sizeof path, "%s/run.meta.json", dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  char buf[512];
+  int found = 0;
+  while (!found && fgets(buf, sizeof buf, f)) {
+    const char *p = strstr(buf, "\"run_of\": \"");
+    if (!p)
+      continue;
+    p += strlen("\"run_of\": \"");
+    size_t n = strcspn(p, "\"\\");
+    if (p[n] == '"' && n < len) {
+      memcpy(name, p, n);
+      name[n] = '\0';
+      found = 1;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The run directories under dir, by experiment (indices of cdyn_experiments). */
+static int find_runs(const char *dir, char **run_dir, size_t nexp)
+{
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cdyn report: cannot read %s: %s\n", dir, strerror(errno));
+    return CDYN_EIO;
+  }
+  char *names[4096];
+  size_t n = 0;
+  struct dirent *ent;
+  while ((ent = readdir(d)) && n < 4096)
+    if (ent->d_name[0] != '.')
+      names[n++] = strdup(ent->d_name);
+  closedir(d);
+  qsort(names, n, sizeof names[0], cmp_str);
+  int rc = CDYN_OK;
+  for (size_t k = 0; k < n; k++) {
+    char sub[8192], exp[256];
+    struct stat sb;
+    if (!names[k]) {
+      rc = CDYN_ENOMEM;
+      continue;
+    }
+    snprintf(sub, sizeof sub, "%s/%s", dir, names[k]);
+    if (stat(sub, &sb) || !S_ISDIR(sb.st_mode) || !run_of(sub, exp, sizeof exp))
+      continue;
+    size_t e = 0;
+    while (e < nexp && strcmp(cdyn_experiments[e]->name, exp))
+      e++;
+    if (e == nexp) {
+      fprintf(stderr, "cdyn report: %s is a run of '%s', which this cdyn does not know\n", sub, exp);
+      rc = CDYN_EIO;
+    } else if (run_dir[e]) {
+      fprintf(stderr, "cdyn report: two runs of %s under %s: %s and %s\n", exp, dir, run_dir[e], sub);
+      rc = CDYN_EIO;
+    } else if (!(run_dir[e] = strdup(sub))) {
+      rc = CDYN_ENOMEM;
+    }
+  }
+  for (size_t k = 0; k < n; k++)
+    free(names[k]);
+  return rc;
+}
+
+static void md_test(FILE *md, const exp_test *t, const exp_test *holds)
+{
+  if (t->cmp == EXP_SAME)
+    t = holds;
+  switch (t->cmp) {
+  case EXP_LE:
+    fprintf(md, "<= %g", t->a);
+    break;
+  case EXP_LT:
+    fprintf(md, "< %g", t->a);
+    break;
+  case EXP_GE:
+    fprintf(md, ">= %g", t->a);
+    break;
+  case EXP_GT:
+    fprintf(md, "> %g", t->a);
+    break;
+  case EXP_IN:
+    fprintf(md, "in [%g, %g]", t->a, t->b);
+    break;
+  default:
+    fprintf(md, "-");
+  }
+}
+
 int exp_write_report(const char *dir)
 {
-  static row found[NCLAIMS];
-  static char *lines[NCLAIMS];
-  memset(found, 0, sizeof found);
-  int rc = CDYN_OK;
-  for (size_t e = 0; cdyn_experiments[e]; e++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s/claims.part.csv", dir, cdyn_experiments[e]->name);
+  size_t nexp = 0;
+  while (cdyn_experiments[nexp])
+    nexp++;
+  char **run_dir = calloc(nexp, sizeof *run_dir);
+  row *found = calloc(exp_nclaims, sizeof *found);
+  char **lines = calloc(exp_nclaims, sizeof *lines);
+  if (!run_dir || !found || !lines) {
+    free(run_dir);
+    free(found);
+    free(lines);
+    fprintf(stderr, "cdyn report: out of memory\n");
+    return CDYN_ENOMEM;
+  }
+  int rc = find_runs(dir, run_dir, nexp);
+  for (size_t e = 0; e < nexp; e++) {
+    if (!run_dir[e])
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/claims.part.csv", run_dir[e]);
     FILE *f = fopen(path, "r");
     if (!f)
       continue;
@@ -158,16 +223,14 @@ int exp_write_report(const char *dir)
         rc = CDYN_EIO;
         continue;
       }
-      size_t k;
-      for (k = 0; k < NCLAIMS; k++)
-        if (!strcmp(claims[k].id, r.f[0]))
-          break;
-      if (k == NCLAIMS) {
+      const exp_claim_def *c = exp_claim_find(r.f[0]);
+      if (!c) {
         fprintf(stderr, "cdyn report: %s: unknown claim id '%s'\n", path, r.f[0]);
         free(copy);
         rc = CDYN_EIO;
         continue;
       }
+      size_t k = (size_t)(c - exp_claim_defs);
       free(lines[k]);
       lines[k] = copy;
       found[k] = r;
@@ -182,20 +245,29 @@ int exp_write_report(const char *dir)
       fclose(csv);
       remove(tmp_csv);
     }
-    return CDYN_EIO;
+    rc = CDYN_EIO;
+    goto out;
   }
   int counts[4] = {0, 0, 0, 0};
-  static const char *const verdicts[4] = {"holds", "partly", "does-not-hold", "not-run"};
   fprintf(csv, "id,experiment,measured,threshold,verdict,note\n");
   fprintf(md, "# cdyn claims report\n\n"
               "Generated by `cdyn report` (cdyn %s) from the experiments' verdicts.\n"
-              "Each verdict is computed in code from the measured number against a\n"
-              "threshold fixed before the measurement; see each experiment's notes.\n\n"
+              "Each verdict is computed in code from the measured sub-measures against a\n"
+              "rule fixed before the measurement (experiments/claimdefs.c); the rules, the\n"
+              "sub-measures and the reasons for the thresholds follow the table.\n\n"
               "| claim | paper | verdict | measured | threshold | note |\n"
               "|---|---|---|---|---|---|\n",
           cdyn_version());
-  for (size_t k = 0; k < NCLAIMS; k++) {
-    const char *exp = "", *meas = "", *thr = "", *ver = "not-run", *note = "no experiment has measured this claim yet";
+  for (size_t k = 0; k < exp_nclaims; k++) {
+    const exp_claim_def *c = &exp_claim_defs[k];
+    const char *exp = "", *meas = "", *thr = "", *ver = "not-run",
+               *note = c->experiment ? "its experiment was not run" : "no experiment measures this claim yet";
+    char rule[1024] = "";
+    if (c->experiment) {
+      exp_rule_text(c, rule, sizeof rule);
+      thr = rule;
+      exp = c->experiment;
+    }
     if (found[k].f[0]) {
       exp = found[k].f[1];
       meas = found[k].f[2];
@@ -204,29 +276,45 @@ int exp_write_report(const char *dir)
       note = found[k].f[5];
     }
     for (int v = 0; v < 4; v++)
-      counts[v] += !strcmp(ver, verdicts[v]);
-    exp_csv_field(csv, claims[k].id);
-    fputc(',', csv);
-    exp_csv_field(csv, exp);
-    fputc(',', csv);
-    exp_csv_field(csv, meas);
-    fputc(',', csv);
-    exp_csv_field(csv, thr);
-    fputc(',', csv);
-    exp_csv_field(csv, ver);
-    fputc(',', csv);
-    exp_csv_field(csv, note);
+      counts[v] += !strcmp(ver, exp_verdict_name((enum exp_verdict)v));
+    const char *fields[NFIELDS] = {c->id, exp, meas, thr, ver, note};
+    for (int j = 0; j < NFIELDS; j++) {
+      if (j)
+        fputc(',', csv);
+      exp_csv_field(csv, fields[j]);
+    }
     fputc('\n', csv);
-    fprintf(md, "| `%s` | %s | **%s** | %s | %s | %s |\n", claims[k].id, claims[k].paper, ver, meas, thr,
-            note);
+    fprintf(md, "| `%s` | %s | **%s** | %s | %s | %s |\n", c->id, c->source, ver, meas, thr, note);
   }
-  fprintf(md, "\n%d hold, %d partly, %d do not hold, %d not run.\n\n## The claims\n\n", counts[0],
+  fprintf(md, "\n%d hold, %d partly, %d do not hold, %d not run.\n\n## The claims and their rules\n\n", counts[0],
           counts[1], counts[2], counts[3]);
-  for (size_t k = 0; k < NCLAIMS; k++)
-    fprintf(md, "- `%s` (%s): %s\n", claims[k].id, claims[k].paper, claims[k].text);
-  for (size_t e = 0; cdyn_experiments[e]; e++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s/report.part.md", dir, cdyn_experiments[e]->name);
+  for (size_t k = 0; k < exp_nclaims; k++) {
+    const exp_claim_def *c = &exp_claim_defs[k];
+    fprintf(md, "### `%s` (%s)\n\n%s\n\n", c->id, c->source, c->text);
+    size_t ns = exp_claim_nsub(c);
+    if (!ns) {
+      fprintf(md, "No experiment measures it yet.\n\n");
+      continue;
+    }
+    fprintf(md, "Experiment `%s`, runs %s.  Holds when every holds test passes; partly when %s of the partly "
+                "tests pass%s.\n\n| sub-measure | unit | meaning | holds | partly |\n|---|---|---|---|---|\n",
+            c->experiment, c->runs, c->partly_any ? "any" : "all", c->measured ? "" : "");
+    for (size_t j = 0; j < ns; j++) {
+      const exp_submeasure *s = &c->m[j];
+      fprintf(md, "| `%s`%s | %s | %s | ", s->name, strcmp(s->name, c->measured) ? "" : " (measured)", s->unit,
+              s->meaning);
+      md_test(md, &s->holds, &s->holds);
+      fprintf(md, " | ");
+      md_test(md, &s->partly, &s->holds);
+      fprintf(md, " |\n");
+    }
+    fprintf(md, "\nWhy these thresholds: %s.\n\n", c->reason);
+  }
+  for (size_t e = 0; e < nexp; e++) {
+    if (!run_dir[e])
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/report.part.md", run_dir[e]);
     FILE *f = fopen(path, "r");
     if (!f)
       continue;
@@ -237,15 +325,21 @@ int exp_write_report(const char *dir)
       fwrite(buf, 1, nread, md);
     fclose(f);
   }
-  for (size_t k = 0; k < NCLAIMS; k++) {
-    free(lines[k]);
-    lines[k] = NULL;
-  }
   int r1 = close_tmp(csv, dir, "claims.csv", tmp_csv);
   int r2 = close_tmp(md, dir, "claims.md", tmp_md);
   if (r1 || r2)
-    return CDYN_EIO;
-  printf("%d hold, %d partly, %d do not hold, %d not run\n", counts[0], counts[1], counts[2], counts[3]);
-  printf("claims: %s/claims.csv and %s/claims.md\n", dir, dir);
+    rc = CDYN_EIO;
+  else {
+    printf("%d hold, %d partly, %d do not hold, %d not run\n", counts[0], counts[1], counts[2], counts[3]);
+    printf("claims: %s/claims.csv and %s/claims.md\n", dir, dir);
+  }
+out:
+  for (size_t k = 0; k < exp_nclaims; k++)
+    free(lines[k]);
+  for (size_t e = 0; e < nexp; e++)
+    free(run_dir[e]);
+  free(run_dir);
+  free(found);
+  free(lines);
   return rc;
 }

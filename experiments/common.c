@@ -1,6 +1,7 @@
 /*
- * common.c: what every experiment shares: parameters, atomic CSV output
- * with a metadata record, claim verdicts and report fragments.
+ * common.c: what every experiment shares: its parameters, atomic CSV
+ * output with a metadata record, claim verdicts, report fragments and
+ * progress lines.
  *
  * Numbers are printed with %.17g, which round-trips doubles, so the same
  * command on the same build gives bitwise-identical files.
@@ -12,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "build-info.h"
 #include "experiment.h"
 
 const cdyn_experiment *exp_find(const char *name)
@@ -30,52 +33,81 @@ int exp_fail(int status, const char *what)
   return status;
 }
 
-static const exp_param *find_param(const cdyn_experiment *e, const char *name)
+/* ---- parameters ------------------------------------------------------------------- */
+
+static int param_index(const cdyn_experiment *e, const char *name)
 {
-  for (const exp_param *p = e->params; p && p->name; p++)
-    if (!strcmp(p->name, name))
-      return p;
-  return NULL;
+  for (int k = 0; e->params && e->params[k].name; k++)
+    if (!strcmp(e->params[k].name, name))
+      return k;
+  return -1;
+}
+
+void exp_param_range(const exp_param *p, char *buf, size_t len)
+{
+  if (p->kind == EXP_TEXT) {
+    snprintf(buf, len, "text");
+    return;
+  }
+  snprintf(buf, len, "%s%s%g, %g%s", p->kind == EXP_INT ? "integer " : "", p->open & EXP_OPEN_MIN ? "(" : "[",
+           p->min, p->max, p->open & EXP_OPEN_MAX ? ")" : "]");
+}
+
+int exp_param_check(const exp_param *p, const char *text, double *value)
+{
+  *value = NAN;
+  if (p->kind == EXP_TEXT)
+    return CDYN_OK;
+  char *end;
+  errno = 0;
+  double x = strtod(text, &end);
+  if (end == text || *end || errno == ERANGE || !isfinite(x))
+    return cdyn_error(CDYN_EINVAL, "parameter %s = '%s' is not a finite number", p->name, text);
+  char range[96];
+  exp_param_range(p, range, sizeof range);
+  if (p->kind == EXP_INT && x != floor(x))
+    return cdyn_error(CDYN_EINVAL, "parameter %s = '%s': expected an integer in %s", p->name, text, range + 8);
+  int lo = p->open & EXP_OPEN_MIN ? x > p->min : x >= p->min;
+  int hi = p->open & EXP_OPEN_MAX ? x < p->max : x <= p->max;
+  if (!lo || !hi)
+    return cdyn_error(CDYN_EINVAL, "parameter %s = '%s' is outside its range %s", p->name, text, range);
+  *value = x;
+  return CDYN_OK;
 }
 
 const char *exp_param_string(const exp_ctx *ctx, const char *name)
 {
-  for (int k = ctx->nsets - 1; k >= 0; k--)
-    if (!strcmp(ctx->set_key[k], name))
-      return ctx->set_val[k];
-  const exp_param *p = find_param(ctx->exp, name);
-  return p ? p->def : NULL;
+  int k = param_index(ctx->exp, name);
+  return k < 0 ? NULL : ctx->param_text[k] ? ctx->param_text[k] : ctx->exp->params[k].def;
 }
 
 int exp_param_double(const exp_ctx *ctx, const char *name, double *out)
 {
-  const char *s = exp_param_string(ctx, name);
-  if (!s)
+  int k = param_index(ctx->exp, name);
+  if (k < 0)
     return cdyn_error(CDYN_EUNKNOWN, "experiment %s has no parameter '%s'", ctx->exp->name, name);
-  char *end;
-  errno = 0;
-  double x = strtod(s, &end);
-  if (end == s || *end || errno == ERANGE || !isfinite(x))
-    return cdyn_error(CDYN_EINVAL, "parameter %s = '%s' is not a finite number", name, s);
-  *out = x;
+  if (ctx->exp->params[k].kind == EXP_TEXT)
+    return cdyn_error(CDYN_EINVAL, "parameter %s of %s is text, not a number", name, ctx->exp->name);
+  *out = ctx->param_value[k];
   return CDYN_OK;
 }
 
-int exp_stepper_with(exp_ctx *ctx, cdyn_system *sys, const char *scheme, const char *const *overrides,
-                     cdyn_stepper **out)
+long exp_param_long(const exp_ctx *ctx, const char *name)
 {
-  cdyn_stepper *st;
-  int rc = exp_stepper(ctx, sys, scheme, &st);
-  if (rc)
-    return rc;
-  for (const char *const *o = overrides; o && *o; o += 2)
-    if ((rc = cdyn_stepper_set(st, o[0], o[1]))) {
-      cdyn_stepper_free(st);
-      return rc;
-    }
-  *out = st;
-  return CDYN_OK;
+  double x = 0;
+  exp_param_double(ctx, name, &x);
+  return (long)x;
 }
+
+int exp_run_index(const exp_ctx *ctx, const char *name)
+{
+  for (int k = 0; k < ctx->nruns; k++)
+    if (!strcmp(ctx->runs[k].name, name))
+      return k;
+  return -1;
+}
+
+/* ---- helpers ----------------------------------------------------------------------- */
 
 double exp_max_dist(const double *a, const double *b, size_t n)
 {
@@ -88,33 +120,41 @@ double exp_max_dist(const double *a, const double *b, size_t n)
   return m;
 }
 
-int exp_scheme_index(const exp_ctx *ctx, const char *scheme)
+double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
 {
-  for (int k = 0; k < ctx->nschemes; k++)
-    if (!strcmp(ctx->schemes[k], scheme))
-      return k;
-  return -1;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    if (ok && !ok[k])
+      continue;
+    double lx = log(x[k]), ly = log(y[k]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+    m++;
+  }
+  *used = m;
+  if (m < 2)
+    return NAN;
+  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
 }
 
-int exp_stepper(exp_ctx *ctx, cdyn_system *sys, const char *scheme, cdyn_stepper **out)
+const char *exp_build_commit(void) { return CDYN_BUILD_COMMIT; }
+const char *exp_build_modified(void) { return CDYN_BUILD_MODIFIED; }
+const char *exp_build_compiler(void)
 {
-  cdyn_stepper *st;
-  int rc = cdyn_stepper_new(&st, sys, scheme);
-  if (rc)
-    return rc;
-  /* Experiment parameters that are also options of this scheme (alpha,
-     beta, solver, ...) are passed on to it. */
-  for (size_t i = 0; i < cdyn_stepper_option_count(st); i++) {
-    const char *name = cdyn_stepper_option_name(st, i);
-    const char *val = exp_param_string(ctx, name);
-    if (val && (rc = cdyn_stepper_set(st, name, val)) != CDYN_OK) {
-      cdyn_stepper_free(st);
-      return rc;
-    }
-  }
-  *out = st;
-  return CDYN_OK;
+#if defined(__clang__)
+  return "clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "gcc " __VERSION__;
+#else
+  return "unknown";
+#endif
 }
+const char *exp_build_cflags(void) { return CDYN_BUILD_CFLAGS; }
+
+/* ---- metadata ------------------------------------------------------------------------ */
 
 /* Write s as a JSON string. */
 static void json_str(FILE *f, const char *s)
@@ -132,27 +172,32 @@ static void json_str(FILE *f, const char *s)
   fputc('"', f);
 }
 
-static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns,
-                      const cdyn_stepper *st, const char *extra)
+static const char *role_name(enum exp_role r)
 {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/%s.meta.json", ctx->outdir, csvname);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
-  fprintf(f, "{\n  \"file\": ");
-  json_str(f, csvname);
-  fprintf(f, ",\n  \"program\": \"cdyn\",\n  \"version\": ");
+  return r == EXP_PAPER ? "paper" : r == EXP_EXTRA ? "extra" : "companion";
+}
+
+/* The fields every metadata record shares (program, build, command, the
+   experiment's parameters and the run's schemes), after "{\n". */
+static void meta_common(FILE *f, const exp_ctx *ctx)
+{
+  fprintf(f, "  \"program\": \"cdyn\",\n  \"version\": ");
   json_str(f, cdyn_version());
-  fprintf(f, ",\n  \"command\": ");
+  fprintf(f, ",\n  \"build\": {\"commit\": ");
+  json_str(f, exp_build_commit());
+  fprintf(f, ", \"modified\": ");
+  json_str(f, exp_build_modified());
+  fprintf(f, ", \"compiler\": ");
+  json_str(f, exp_build_compiler());
+  fprintf(f, ", \"cflags\": ");
+  json_str(f, exp_build_cflags());
+  fprintf(f, "},\n  \"command\": ");
   json_str(f, ctx->command);
   fprintf(f, ",\n  \"experiment\": ");
   json_str(f, ctx->exp->name);
   fprintf(f, ",\n  \"source\": ");
   json_str(f, ctx->exp->source);
-  fprintf(f, ",\n  \"h\": %.17g,\n  \"steps\": %ld,\n  \"columns\": ", ctx->h, ctx->steps);
-  json_str(f, columns);
+  fprintf(f, ",\n  \"h\": %.17g,\n  \"steps\": %ld", ctx->h, ctx->steps);
   fprintf(f, ",\n  \"params\": {");
   int first = 1;
   for (const exp_param *p = ctx->exp->params; p && p->name; p++) {
@@ -162,7 +207,91 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns,
     json_str(f, exp_param_string(ctx, p->name));
     first = 0;
   }
-  fprintf(f, "\n  }");
+  fprintf(f, "\n  },\n  \"runs\": [");
+  for (int k = 0; k < ctx->nruns; k++) {
+    const exp_runspec *r = &ctx->runs[k];
+    fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+    json_str(f, r->name);
+    fprintf(f, ", \"scheme\": ");
+    json_str(f, r->scheme);
+    fprintf(f, ", \"role\": \"%s\", \"options\": {", role_name(r->role));
+    for (const char *const *o = r->overrides; o && *o; o += 2) {
+      fprintf(f, "%s", o == r->overrides ? "" : ", ");
+      json_str(f, o[0]);
+      fprintf(f, ": ");
+      json_str(f, o[1]);
+    }
+    fprintf(f, "}}");
+  }
+  fprintf(f, "\n  ],\n  \"set\": {");
+  for (int k = 0; k < ctx->nsets; k++) {
+    char key[512];
+    snprintf(key, sizeof key, "%s%s%s", ctx->sets[k].scheme ? ctx->sets[k].scheme : "",
+             ctx->sets[k].scheme ? "." : "", ctx->sets[k].key);
+    fprintf(f, "%s", k ? ", " : "");
+    json_str(f, key);
+    fprintf(f, ": ");
+    json_str(f, ctx->sets[k].value);
+  }
+  fprintf(f, "}");
+}
+
+static int close_renamed(FILE *f, const char *tmp, const char *path)
+{
+  if (ferror(f) | fclose(f)) {
+    remove(tmp);
+    return cdyn_error(CDYN_EIO, "error writing %s", tmp);
+  }
+  if (rename(tmp, path)) {
+    int e = errno;
+    remove(tmp);
+    return cdyn_error(CDYN_EIO, "cannot rename %s: %s", tmp, strerror(e));
+  }
+  return CDYN_OK;
+}
+
+static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, const cdyn_stepper *st,
+                      const char *extra)
+{
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/%s.meta.json", ctx->outdir, csvname);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
+  fprintf(f, "{\n  \"file\": ");
+  json_str(f, csvname);
+  fprintf(f, ",\n");
+  meta_common(f, ctx);
+  fprintf(f, ",\n  \"columns\": ");
+  json_str(f, columns);
+  fprintf(f, ",\n  \"column_info\": [");
+  const char *c = columns;
+  for (int k = 0; *c; k++) {
+    size_t len = strcspn(c, ",");
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), c);
+    const char *meaning = NULL, *unit = exp_column_unit(ctx->exp->name, csvname, name, &meaning);
+    fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+    json_str(f, name);
+    fprintf(f, ", \"unit\": ");
+    json_str(f, unit ? unit : "");
+    /* A pattern's '#' stands for the column's own number (x# of x3). */
+    char text[512];
+    const char *hash = meaning ? strchr(meaning, '#') : NULL;
+    if (hash) {
+      size_t d = strcspn(name, "0123456789"), nd = strspn(name + d, "0123456789");
+      snprintf(text, sizeof text, "%.*s%.*s%s", (int)(hash - meaning), meaning, (int)nd, name + d, hash + 1);
+      meaning = text;
+    }
+    fprintf(f, ", \"meaning\": ");
+    json_str(f, meaning ? meaning : "");
+    fprintf(f, "}");
+    c += len;
+    if (*c == ',')
+      c++;
+  }
+  fprintf(f, "\n  ]");
   if (st) {
     fprintf(f, ",\n  \"scheme\": ");
     json_str(f, cdyn_stepper_scheme(st));
@@ -182,23 +311,50 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns,
   if (extra && *extra)
     fprintf(f, ",\n  %s", extra);
   fprintf(f, "\n}\n");
-  if (ferror(f) | fclose(f)) {
-    remove(tmp);
-    return cdyn_error(CDYN_EIO, "error writing %s", tmp);
-  }
-  if (rename(tmp, path)) {
-    remove(tmp);
-    return cdyn_error(CDYN_EIO, "cannot rename %s: %s", tmp, strerror(errno));
-  }
-  return CDYN_OK;
+  return close_renamed(f, tmp, path);
 }
 
-int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *columns,
-                 const cdyn_stepper *st, const char *extra)
+/* The record of the whole run, run.meta.json, by which `cdyn report`
+   finds the run (main.c writes it when the run is complete). */
+int exp_write_run_meta(exp_ctx *ctx)
+{
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/run.meta.json", ctx->outdir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
+  fprintf(f, "{\n  \"run_of\": ");
+  json_str(f, ctx->exp->name);
+  fprintf(f, ",\n");
+  meta_common(f, ctx);
+  fprintf(f, ",\n  \"skipped\": ");
+  json_str(f, ctx->skipped);
+  fprintf(f, ",\n  \"claims\": \"claims.part.csv\",\n  \"complete\": true\n}\n");
+  return close_renamed(f, tmp, path);
+}
+
+/* ---- CSV ------------------------------------------------------------------------------- */
+
+int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *columns, const cdyn_stepper *st,
+                 const char *extra)
 {
   memset(csv, 0, sizeof *csv);
   csv->ctx = ctx;
   csv->stepper = st;
+  /* Every column is documented (columns.c) before anything is written. */
+  const char *c = columns;
+  while (*c) {
+    size_t len = strcspn(c, ",");
+    char col[128];
+    snprintf(col, sizeof col, "%.*s", (int)(len < sizeof col ? len : sizeof col - 1), c);
+    if (!exp_column_unit(ctx->exp->name, name, col, NULL))
+      return cdyn_error(CDYN_EINVAL, "%s.csv of %s: column '%s' has no unit and meaning in experiments/columns.c",
+                        name, ctx->exp->name, col);
+    c += len;
+    if (*c == ',')
+      c++;
+  }
   csv->name = strdup(name);
   csv->columns = strdup(columns);
   csv->extra = strdup(extra ? extra : "");
@@ -216,8 +372,8 @@ int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *colum
   }
   fprintf(csv->f, "%s\n", columns);
   csv->ncol = 1;
-  for (const char *c = columns; *c; c++)
-    csv->ncol += *c == ',';
+  for (const char *p = columns; *p; p++)
+    csv->ncol += *p == ',';
   return CDYN_OK;
 }
 
@@ -230,17 +386,7 @@ static void put_number(FILE *f, double x)
 
 int exp_csv_row(exp_csv *csv, const double *v, int n)
 {
-  if (n != csv->ncol) {
-    csv->failed = 1;
-    return cdyn_error(CDYN_EINVAL, "%s: row of %d values for %d columns", csv->path, n, csv->ncol);
-  }
-  for (int k = 0; k < n; k++) {
-    if (k)
-      fputc(',', csv->f);
-    put_number(csv->f, v[k]);
-  }
-  fputc('\n', csv->f);
-  return CDYN_OK;
+  return exp_csv_row_labels(csv, NULL, 0, v, n);
 }
 
 int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const double *v, int n)
@@ -318,23 +464,47 @@ void exp_csv_field(FILE *f, const char *s)
   fputc('"', f);
 }
 
-int exp_claim(exp_ctx *ctx, const char *id, double measured, const char *threshold,
-              const char *verdict, const char *fmt, ...)
+/* ---- claims ---------------------------------------------------------------------------- */
+
+static const exp_claim_def *own_claim(const exp_ctx *ctx, const char *id, size_t *index)
 {
-  if (!ctx->claims)
-    return CDYN_OK;
-  char note[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(note, sizeof note, fmt, ap);
-  va_end(ap);
-  char num[64];
-  snprintf(num, sizeof num, "%.6g", measured);
-  exp_csv_field(ctx->claims, id);
+  const exp_claim_def *c = exp_claim_find(id);
+  if (!c || !c->experiment || strcmp(c->experiment, ctx->exp->name))
+    return NULL;
+  *index = (size_t)(c - exp_claim_defs);
+  return c;
+}
+
+int exp_claim_ready(const exp_ctx *ctx, const char *id)
+{
+  size_t idx;
+  const exp_claim_def *c = own_claim(ctx, id, &idx);
+  if (!c || !ctx->claims)
+    return 0;
+  for (const char *r = c->runs; r && *r;) {
+    size_t len = strcspn(r, ",");
+    int found = 0;
+    for (int k = 0; k < ctx->nruns; k++)
+      if (strlen(ctx->runs[k].name) == len && !strncmp(ctx->runs[k].name, r, len))
+        found = 1;
+    if (!found)
+      return 0;
+    r += len;
+    if (*r == ',')
+      r++;
+  }
+  return 1;
+}
+
+static int claim_row(exp_ctx *ctx, size_t idx, const char *measured, const char *threshold, const char *verdict,
+                     const char *note)
+{
+  const exp_claim_def *c = &exp_claim_defs[idx];
+  exp_csv_field(ctx->claims, c->id);
   fputc(',', ctx->claims);
   exp_csv_field(ctx->claims, ctx->exp->name);
   fputc(',', ctx->claims);
-  exp_csv_field(ctx->claims, num);
+  exp_csv_field(ctx->claims, measured);
   fputc(',', ctx->claims);
   exp_csv_field(ctx->claims, threshold);
   fputc(',', ctx->claims);
@@ -342,44 +512,118 @@ int exp_claim(exp_ctx *ctx, const char *id, double measured, const char *thresho
   fputc(',', ctx->claims);
   exp_csv_field(ctx->claims, note);
   fputc('\n', ctx->claims);
-  printf("claim %-34s %-14s measured %s (%s)\n", id, verdict, num, threshold);
+  ctx->judged[idx] = 1;
+  printf("claim %-34s %-14s measured %s (%s)\n", c->id, verdict, measured, threshold);
   return CDYN_OK;
 }
+
+/* The run's --set values that reach the runs claim c needs, as text
+   ("" when none do): a verdict on modified runs says so. */
+static void sets_note(const exp_ctx *ctx, const exp_claim_def *c, char *buf, size_t len)
+{
+  buf[0] = '\0';
+  for (int k = 0; k < ctx->nsets; k++) {
+    const exp_set *s = &ctx->sets[k];
+    int reaches = !s->scheme;
+    for (int r = 0; r < ctx->nruns && !reaches; r++) {
+      const char *rn = ctx->runs[r].name;
+      size_t rl = strlen(rn);
+      const char *p = c->runs;
+      while (p && *p) {
+        size_t l = strcspn(p, ",");
+        if (l == rl && !strncmp(p, rn, l) &&
+            (!strcmp(s->scheme, rn) || !strcmp(s->scheme, ctx->runs[r].scheme)))
+          reaches = 1;
+        p += l;
+        if (*p == ',')
+          p++;
+      }
+    }
+    if (reaches) {
+      size_t used = strlen(buf);
+      snprintf(buf + used, len - used, "%s%s%s%s=%s", used ? ", " : "; with --set ", s->scheme ? s->scheme : "",
+               s->scheme ? "." : "", s->key, s->value);
+    }
+  }
+}
+
+int exp_judge(exp_ctx *ctx, const char *id, const exp_value *v, size_t n, const char *fmt, ...)
+{
+  size_t idx;
+  const exp_claim_def *c = own_claim(ctx, id, &idx);
+  if (!c)
+    return cdyn_error(CDYN_EINVAL, "claim %s is not a claim of experiment %s", id, ctx->exp->name);
+  if (!ctx->claims)
+    return CDYN_OK;
+  enum exp_verdict verdict;
+  double measured = NAN;
+  int rc = exp_verdict(c, v, n, &verdict, &measured);
+  if (rc)
+    return rc;
+  char note[2048], num[64], rule[1024], sets[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(note, sizeof note, fmt, ap);
+  va_end(ap);
+  sets_note(ctx, c, sets, sizeof sets);
+  if (*sets && strlen(note) + strlen(sets) < sizeof note)
+    strcat(note, sets);
+  snprintf(num, sizeof num, "%.6g", measured);
+  exp_rule_text(c, rule, sizeof rule);
+  return claim_row(ctx, idx, num, rule, exp_verdict_name(verdict), note);
+}
+
+int exp_claim_not_run(exp_ctx *ctx, const char *id, const char *reason)
+{
+  size_t idx;
+  const exp_claim_def *c = own_claim(ctx, id, &idx);
+  if (!c)
+    return cdyn_error(CDYN_EINVAL, "claim %s is not a claim of experiment %s", id, ctx->exp->name);
+  if (!ctx->claims || ctx->judged[idx])
+    return CDYN_OK;
+  char rule[1024];
+  exp_rule_text(c, rule, sizeof rule);
+  return claim_row(ctx, idx, "", rule, "not-run", reason);
+}
+
+/* ---- report fragments and progress ------------------------------------------------------- */
 
 int exp_report(exp_ctx *ctx, const char *fmt, ...)
 {
   char path[4096];
   snprintf(path, sizeof path, "%s/report.part.md", ctx->outdir);
   FILE *f = fopen(path, "a");
-  if (!f)
+  if (!f) {
+    ctx->failed_io = 1;
     return cdyn_error(CDYN_EIO, "cannot write %s: %s", path, strerror(errno));
+  }
   va_list ap;
   va_start(ap, fmt);
   vfprintf(f, fmt, ap);
   va_end(ap);
-  if (ferror(f) | fclose(f))
+  if (ferror(f) | fclose(f)) {
+    ctx->failed_io = 1;
     return cdyn_error(CDYN_EIO, "error writing %s", path);
+  }
   return CDYN_OK;
 }
 
-/* Least-squares slope of log y against log x over the points with ok[k]
-   (ok may be NULL: all); *used gets their number, NaN below two. */
-double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
+static double now(void)
 {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int m = 0;
-  for (int k = 0; k < n; k++) {
-    if (ok && !ok[k])
-      continue;
-    double lx = log(x[k]), ly = log(y[k]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-    m++;
-  }
-  *used = m;
-  if (m < 2)
-    return NAN;
-  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void exp_progress(exp_ctx *ctx, const char *what, long done, long total)
+{
+  if (!isatty(STDERR_FILENO))
+    return;
+  double t = now();
+  if (done < total && t - ctx->progress_last < 0.25)
+    return;
+  ctx->progress_last = t;
+  fprintf(stderr, "\r  %s: %ld / %ld (%.0f %%)%s", what, done, total,
+          total > 0 ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
+  fflush(stderr);
 }

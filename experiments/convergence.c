@@ -34,10 +34,11 @@
 #include "problems.h"
 
 static const exp_param params[] = {
-  {"n0", "25", "steps over T of the coarsest run"},
-  {"levels", "7", "number of step sizes (each half the previous)"},
-  {"floor", "1e-10", "position errors below this are left out of the fit (reference and rounding level)"},
-  {NULL, NULL, NULL}};
+  {"n0", "25", EXP_INT, 1, 1e6, 0, "steps over T of the coarsest run"},
+  {"levels", "7", EXP_INT, 2, 12, 0, "number of step sizes (each half the previous)"},
+  {"floor", "1e-10", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX,
+   "position errors below this are left out of the fit (reference and rounding level)"},
+  EXP_PARAMS_END};
 
 #define NPROB 3
 #define MAX_LEVELS 12
@@ -53,28 +54,20 @@ typedef struct {
 
 static int run(exp_ctx *ctx)
 {
-  double n0d, levd, floor_err;
+  double floor_err;
   int rc;
-  if ((rc = exp_param_double(ctx, "n0", &n0d)) || (rc = exp_param_double(ctx, "levels", &levd)) ||
-      (rc = exp_param_double(ctx, "floor", &floor_err)))
-    return rc;
-  if (!(n0d >= 1 && n0d <= 1e6 && n0d == floor(n0d)))
-    return cdyn_error(CDYN_EINVAL, "n0 = %g: expected an integer in [1, 1e6]", n0d);
-  if (!(levd >= 2 && levd <= MAX_LEVELS && levd == floor(levd)))
-    return cdyn_error(CDYN_EINVAL, "levels = %g: expected an integer in [2, %d]", levd, MAX_LEVELS);
-  if (!(floor_err >= 0))
-    return cdyn_error(CDYN_EINVAL, "floor = %g must be >= 0", floor_err);
-  long n0 = (long)n0d;
-  int levels = (int)levd;
+  exp_param_double(ctx, "floor", &floor_err);
+  long n0 = exp_param_long(ctx, "n0");
+  int levels = (int)exp_param_long(ctx, "levels");
   exp_csv csv, ocsv;
   if ((rc = exp_csv_open(ctx, &csv, "convergence",
                          "scheme,problem,h,steps,status,pos_err,vel_err,e_max,e_end,drift,max_energy_err", NULL,
                          "\"note\": \"errors at the problem's end time T against its reference; drift and "
                          "max_energy_err relative to m g L; status 0 or the cdyn status of the failed step\"")))
     return rc;
-  static order_row orow[EXP_MAX_SCHEMES][NPROB];
+  static order_row orow[EXP_MAX_RUNS][NPROB];
   double q[3 * MAX_N], v[3 * MAX_N], qr[3 * MAX_N], vr[3 * MAX_N];
-  for (int s = 0; s < ctx->nschemes && !rc; s++)
+  for (int s = 0; s < ctx->nruns && !rc; s++)
     for (int pi = 0; pi < NPROB && !rc; pi++) {
       const exp_problem *p = problems[pi];
       double hs[MAX_LEVELS], err[MAX_LEVELS], emax[MAX_LEVELS], drift[MAX_LEVELS];
@@ -84,8 +77,8 @@ static int run(exp_ctx *ctx)
       for (int k = 0; k < levels && !rc; k++) {
         long N = n0 << k;
         double h = p->T / (double)N;
-        exp_run r;
-        if ((rc = exp_problem_run(ctx, p, ctx->schemes[s], NULL, h, N, 0.1 * p->length,
+        exp_problem_result r;
+        if ((rc = exp_problem_run(ctx, p, &ctx->runs[s], NULL, h, N, 0.1 * p->length,
                                    0.1 * p->energy_range, &r, q, v)))
           break;
         /* A run that fails a step or breaks the stability rules of
@@ -100,7 +93,7 @@ static int run(exp_ctx *ctx)
         ok[k] = done && err[k] > floor_err;
         double row[9] = {h, (double)N, (double)r.status, err[k], done ? exp_max_dist(v, vr, p->n) : NAN,
                          emax[k], done ? r.eend : NAN, drift[k], done ? r.dEmax / p->energy_scale : NAN};
-        const char *labels[2] = {ctx->schemes[s], p->name};
+        const char *labels[2] = {ctx->runs[s].name, p->name};
         rc = exp_csv_row_labels(&csv, labels, 2, row, 9);
       }
       if (rc)
@@ -118,7 +111,7 @@ static int run(exp_ctx *ctx)
       o->err_fine = err[levels - 1];
       o->emax_fine = emax[levels - 1];
       o->drift_fine = drift[levels - 1];
-      printf("  %-16s %-9s fitted order %6.3f (local %6.3f, %d points)  err %.3e .. %.3e\n", ctx->schemes[s],
+      printf("  %-16s %-9s fitted order %6.3f (local %6.3f, %d points)  err %.3e .. %.3e\n", ctx->runs[s].name,
              p->name, o->fitted, o->local, o->used, o->err_coarse, o->err_fine);
     }
   int crc = exp_csv_close(&csv, rc == CDYN_OK);
@@ -130,12 +123,12 @@ static int run(exp_ctx *ctx)
                          "e_max_fine,drift_fine",
                          NULL, "\"note\": \"fitted_order: least-squares slope of log pos_err against log h\"")))
     return rc;
-  for (int s = 0; s < ctx->nschemes && !rc; s++) {
+  for (int s = 0; s < ctx->nruns && !rc; s++) {
     size_t idx;
-    cdyn_scheme_find(ctx->schemes[s], &idx);
+    cdyn_scheme_find(ctx->runs[s].scheme, &idx);
     for (int pi = 0; pi < NPROB && !rc; pi++) {
       const order_row *o = &orow[s][pi];
-      const char *labels[2] = {ctx->schemes[s], problems[pi]->name};
+      const char *labels[2] = {ctx->runs[s].name, problems[pi]->name};
       double row[9] = {cdyn_scheme_order(idx), cdyn_scheme_order_constant_force(idx), o->fitted, o->local,
                        (double)o->used, o->err_coarse, o->err_fine, o->emax_fine, o->drift_fine};
       rc = exp_csv_row_labels(&ocsv, labels, 2, row, 9);
@@ -151,14 +144,14 @@ static int run(exp_ctx *ctx)
              "| scheme | declared | pendulum | double | bead | e_n max (pendulum) | drift (pendulum) |\n"
              "|---|---|---|---|---|---|---|\n",
              levels, n0, n0 << (levels - 1));
-  for (int s = 0; s < ctx->nschemes; s++) {
+  for (int s = 0; s < ctx->nruns; s++) {
     size_t idx;
-    cdyn_scheme_find(ctx->schemes[s], &idx);
+    cdyn_scheme_find(ctx->runs[s].scheme, &idx);
     if (cdyn_scheme_order_constant_force(idx) != cdyn_scheme_order(idx))
-      exp_report(ctx, "| %s | %g (%g with constant force) |", ctx->schemes[s], cdyn_scheme_order(idx),
+      exp_report(ctx, "| %s | %g (%g with constant force) |", ctx->runs[s].name, cdyn_scheme_order(idx),
                  cdyn_scheme_order_constant_force(idx));
     else
-      exp_report(ctx, "| %s | %g |", ctx->schemes[s], cdyn_scheme_order(idx));
+      exp_report(ctx, "| %s | %g |", ctx->runs[s].name, cdyn_scheme_order(idx));
     for (int pi = 0; pi < NPROB; pi++)
       exp_report(ctx, " %.2f |", orow[s][pi].fitted);
     exp_report(ctx, " %.2e | %.2e |\n", orow[s][0].emax_fine, orow[s][0].drift_fine);

@@ -1,13 +1,21 @@
 /*
  * experiment.h: experiments as type objects, and what they share.
  *
- * An experiment declares its parameters (name, default, meaning), its
- * default step size, step count and schemes, and a run function.  The
- * `cdyn run` command fills a context from the command line; the run
- * function writes its CSV files through exp_csv_* (each file is written
- * under a temporary name and renamed when complete, and gets a
- * FILE.meta.json beside it with every parameter, the version and the
- * command), and records claim verdicts with exp_claim.
+ * An experiment declares its parameters (a table: name, default, range,
+ * integer or real, one line of documentation), the paper's schemes, its
+ * companion runs (a scheme with fixed options, such as Baumgarte without
+ * feedback), its default step size and step count (0: it chooses its
+ * own, and --h or --steps is refused), and a run function.  `cdyn run`
+ * validates everything against those tables before anything is written,
+ * fills a context, and calls the run function, which
+ *   - runs each of the context's runs (exp_ctx.runs: the paper's schemes
+ *     or those given, any extra schemes, then the companions) through the
+ *     one runner, exp_simulate, with an observer for its own measures;
+ *   - writes its CSV files through exp_csv_* (each written under a
+ *     temporary name and renamed when complete, with FILE.meta.json beside
+ *     it: every parameter, scheme option, column meaning and unit, the
+ *     version, the build and the command);
+ *   - judges its claims (claims.h: the rules are data) with exp_judge.
  *
  * Adding an experiment is one file defining a `const cdyn_experiment` and
  * one line in experiments.def.
@@ -19,49 +27,232 @@
 
 #include <cdyn/cdyn.h>
 
-#define EXP_MAX_SCHEMES 32
-#define EXP_MAX_SETS 32
+#include "claims.h"
+
+#define EXP_MAX_RUNS 64
+#define EXP_MAX_SETS 64
+#define EXP_MAX_PARAMS 24
+
+/* ---- parameters ---------------------------------------------------------------------- */
+
+enum exp_param_kind {
+  EXP_REAL, /* a finite number within the range */
+  EXP_INT,  /* an integer within the range */
+  EXP_TEXT  /* text, checked where it is used (a solver name, a list) */
+};
+
+/* Bits of exp_param.open: the range excludes its lower or upper bound. */
+#define EXP_OPEN_MIN 1
+#define EXP_OPEN_MAX 2
 
 typedef struct exp_param {
   const char *name;
   const char *def;
+  enum exp_param_kind kind;
+  double min, max; /* the range, for EXP_REAL and EXP_INT */
+  int open;        /* EXP_OPEN_MIN | EXP_OPEN_MAX */
   const char *doc;
 } exp_param;
+
+#define EXP_PARAMS_END {NULL, NULL, EXP_REAL, 0, 0, 0, NULL}
+
+/* ---- runs ------------------------------------------------------------------------------ */
+
+/*
+ * A companion run: `scheme` with fixed options, under its own name, part
+ * of the experiment whatever schemes are asked for (Baumgarte without
+ * feedback beside Baumgarte, say).
+ */
+typedef struct exp_companion {
+  const char *name, *scheme;
+  const char *const *overrides; /* NULL-terminated option name, value pairs; may be NULL */
+  const char *doc;
+} exp_companion;
+
+enum exp_role {
+  EXP_PAPER,    /* one of the experiment's own schemes (or one --scheme named) */
+  EXP_EXTRA,    /* added by --extra-schemes */
+  EXP_COMPANION /* a companion run */
+};
+
+typedef struct exp_runspec {
+  const char *name;              /* the run's name: its scheme's, or the companion's */
+  const char *scheme;
+  const char *const *overrides;  /* NULL-terminated option name, value pairs; may be NULL */
+  enum exp_role role;
+} exp_runspec;
 
 typedef struct exp_ctx exp_ctx;
 
 typedef struct cdyn_experiment {
   const char *name;
   const char *description;
-  const char *source;       /* paper and figure */
-  const exp_param *params;  /* terminated by a NULL name */
-  const char *schemes;      /* default schemes, comma separated */
-  double h;                 /* default step size */
-  long steps;               /* default number of steps */
+  const char *source;            /* paper and figure */
+  const exp_param *params;       /* ends with EXP_PARAMS_END */
+  /* Checks across parameters (and --h, --steps) that their table cannot
+     state, before anything is written; may be NULL. */
+  int (*check)(exp_ctx *ctx);
+  /* The paper's schemes, comma separated, or "all" (every registered
+     scheme); NULL: the experiment runs no schemes (it studies the
+     active-set algorithms directly). */
+  const char *schemes;
+  const exp_companion *companions; /* ends with a NULL name; may be NULL */
+  /* Runs only schemes that enforce inequality rows; others given to it
+     are skipped, with the reason in the log and the report. */
+  int inequalities;
+  /* The name of a text parameter listing active-set algorithms (NULL:
+     none): each becomes a companion run of the scheme "contact" under the
+     algorithm's name, with activeset = the algorithm. */
+  const char *algorithm_param;
+  double h;                      /* default step size; 0: --h is refused */
+  long steps;                    /* default step count; 0: --steps is refused */
   int (*run)(exp_ctx *ctx);
 } cdyn_experiment;
+
+/* A --set of a scheme option: `scheme` NULL for every run whose scheme has it. */
+typedef struct exp_set {
+  const char *scheme, *key, *value;
+} exp_set;
 
 struct exp_ctx {
   const cdyn_experiment *exp;
   const char *outdir;
   double h;
   long steps;
-  int nschemes;
-  const char *schemes[EXP_MAX_SCHEMES];
-  int schemes_given; /* --scheme restricted the run: claims are not judged */
+  exp_runspec runs[EXP_MAX_RUNS];
+  int nruns;
+  /* The experiment's parameters, parsed and checked: text and value. */
+  const char *param_text[EXP_MAX_PARAMS];
+  double param_value[EXP_MAX_PARAMS];
+  /* Scheme options from --set, in the order given. */
+  exp_set sets[EXP_MAX_SETS];
   int nsets;
-  const char *set_key[EXP_MAX_SETS], *set_val[EXP_MAX_SETS];
-  const char *command; /* the command line, for metadata */
-  FILE *claims;        /* claims.part.csv, open while running */
+  char skipped[1024];   /* schemes given but not run, with the reason */
+  char alg_names[EXP_MAX_RUNS][32];            /* the algorithm runs' names */
+  const char *alg_overrides[EXP_MAX_RUNS][3]; /* and their activeset = NAME */
+  const char *command;  /* the command line, for metadata */
+  FILE *claims;         /* claims.part.csv, open while running */
   char claims_tmp[4096];
+  unsigned char judged[256]; /* by index into exp_claim_defs */
+  int failed_io;        /* a report fragment could not be written */
+  double progress_last; /* time of the last progress line */
 };
 
 extern const cdyn_experiment *const cdyn_experiments[];
 const cdyn_experiment *exp_find(const char *name);
 
-/* A parameter's value (--set, else its default); CDYN_EINVAL if unparsable. */
+/* A parameter's value, checked against its table entry when the run
+   started (so these never fail for a name in the table). */
 int exp_param_double(const exp_ctx *ctx, const char *name, double *out);
+long exp_param_long(const exp_ctx *ctx, const char *name);
 const char *exp_param_string(const exp_ctx *ctx, const char *name);
+/* Parse and check `text` as a value of p: CDYN_EINVAL with a message. */
+int exp_param_check(const exp_param *p, const char *text, double *value);
+/* The range of p as text: "[1, 100]", "(0, inf)", ... */
+void exp_param_range(const exp_param *p, char *buf, size_t len);
+
+/* The index of run `name` in ctx->runs, or -1. */
+int exp_run_index(const exp_ctx *ctx, const char *name);
+
+/* ---- the runner ----------------------------------------------------------------------- */
+
+/* Limits that end a run; INFINITY for none. */
+typedef struct exp_limits {
+  double e_max;    /* e_n above this (or NaN) ends the run */
+  double gain_max; /* E - E(0) above this (or NaN) ends the run */
+} exp_limits;
+
+extern const exp_limits exp_no_limits;
+
+/* Why a run ended. */
+enum exp_end {
+  EXP_END_COMPLETED,   /* every step was taken */
+  EXP_END_FAILED_STEP, /* a step returned a negative status (status) */
+  EXP_END_NONFINITE,   /* e_n or E could not be measured, or is not finite */
+  EXP_END_ERROR_LIMIT, /* e_n exceeded e_max */
+  EXP_END_ENERGY_GAIN, /* E - E(0) exceeded gain_max */
+  EXP_END_OBSERVER     /* the observer stopped the run */
+};
+
+/* What the observer sees after step k (k = 0: the start). */
+typedef struct exp_state {
+  long k;
+  double t;        /* k h */
+  double e;        /* constraint error e_n (cdyn_system_constraint_error) */
+  double T, V, E;  /* kinetic, potential and total energy */
+  cdyn_system *sys;
+  cdyn_stepper *st;
+  int status;      /* the step's status (CDYN_OK or CDYN_NOCONV; 0 at k = 0) */
+} exp_state;
+
+/* Called after every measured step, including the one that breaks a
+   limit: 0 goes on, > 0 ends the run (EXP_END_OBSERVER), < 0 is an error
+   that ends it and is returned. */
+typedef int (*exp_observer)(void *octx, const exp_state *s);
+
+typedef struct exp_outcome {
+  enum exp_end end;
+  int status;            /* the failed step's status, or the measurement's */
+  long steps;            /* steps completed and measured */
+  long end_step;         /* the step at which the run ended (steps + 1 for a failed step; steps if completed) */
+  unsigned long noconv;  /* steps that returned CDYN_NOCONV */
+  double e0, emax, eend; /* e_n: at the start, largest, at the end */
+  double E0, Eend;       /* total energy at the start and at the end */
+  double dEmax;          /* largest |E - E(0)| */
+  double gain_max;       /* largest E - E(0) (0 if it never rose) */
+} exp_outcome;
+
+/*
+ * Step `st` (a stepper of `sys`) `steps` times by h, measuring e_n and E
+ * after each step and ending the run by the rules every experiment
+ * shares: a failed step, a state whose error or energy cannot be measured
+ * or is not finite, e_n above lim->e_max, E - E(0) above lim->gain_max
+ * (lim may be NULL: no limits).  `obs` (may be NULL) sees k = 0 and every
+ * measured step.  Returns non-zero only for an observer's error: how the
+ * run ended is a measurement, in *out.
+ */
+int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,
+                 void *octx, exp_outcome *out);
+
+/* A function that builds a run's system. */
+typedef int (*exp_builder)(const void *bctx, cdyn_system **out);
+
+/*
+ * Build the system, a stepper for run `run` (exp_stepper_run), simulate,
+ * copy the final state into q and v (3n each, may be NULL), free both.
+ * `extra` (may be NULL) are option name/value pairs applied last (a
+ * sweep's alpha and beta, a study's k).
+ */
+int exp_run(exp_ctx *ctx, const exp_runspec *run, const char *const *extra, exp_builder build, const void *bctx,
+            double h, long steps, const exp_limits *lim, exp_observer obs, void *octx, exp_outcome *out, double *q,
+            double *v);
+
+/*
+ * A stepper for `run` on sys, its options set in this order: the
+ * experiment's parameters that are options of the scheme (alpha, ks,
+ * ...), the run's --set values (unqualified, then SCHEME.KEY), the
+ * companion's fixed options, then `extra` (may be NULL).  On failure
+ * nothing is left allocated.
+ */
+int exp_stepper_run(exp_ctx *ctx, cdyn_system *sys, const exp_runspec *run, const char *const *extra,
+                    cdyn_stepper **out);
+
+/* Does `scheme` (registered) have option `key`? */
+int exp_scheme_has_option(const char *scheme, const char *key);
+
+/*
+ * The contact report and the handled set (m flags) of st's last step;
+ * zeros (and NaN multipliers) for a scheme that keeps no such report.
+ */
+int exp_contact_info(const cdyn_stepper *st, size_t m, cdyn_contact_report *rep, unsigned char *handled);
+
+/* A run of `scheme` under its own name, for experiment-internal runs. */
+exp_runspec exp_plain_run(const char *scheme);
+/* The run named `name` of ctx (with its --set options) if there is one,
+   else exp_plain_run(name): for a study of one scheme's options. */
+exp_runspec exp_run_or_plain(const exp_ctx *ctx, const char *name);
+
+/* ---- output --------------------------------------------------------------------------- */
 
 /* A CSV file being written: rows go to a temporary file until close. */
 typedef struct exp_csv {
@@ -77,13 +268,14 @@ typedef struct exp_csv {
 } exp_csv;
 
 /*
- * Open outdir/NAME.csv with the header `columns` (comma separated).
- * `scheme`, when not NULL, is the stepper whose options go into the
- * metadata; `extra` (may be NULL) is a JSON fragment of further fields
- * ("\"key\": value, ...").  The stepper must outlive exp_csv_close.
+ * Open outdir/NAME.csv with the header `columns` (comma separated; every
+ * column needs an entry in columns.c, its unit and meaning, or the CSV is
+ * refused).  `scheme`, when not NULL, is the stepper whose options go
+ * into the metadata; `extra` (may be NULL) is a JSON fragment of further
+ * fields ("\"key\": value, ...").  The stepper must outlive exp_csv_close.
  */
-int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *columns,
-                 const cdyn_stepper *scheme, const char *extra);
+int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *columns, const cdyn_stepper *scheme,
+                 const char *extra);
 int exp_csv_row(exp_csv *csv, const double *values, int n);
 /* A row whose first field is text (a label), then numbers. */
 int exp_csv_row_labeled(exp_csv *csv, const char *label, const double *values, int n);
@@ -92,13 +284,14 @@ int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const do
 /* Finish: rename into place on success; remove the temporary file if !ok. */
 int exp_csv_close(exp_csv *csv, int ok);
 
-/* Record a claim verdict: verdict is one of holds, partly, does-not-hold. */
-int exp_claim(exp_ctx *ctx, const char *id, double measured, const char *threshold,
-              const char *verdict, const char *note_fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 6, 7)))
-#endif
-  ;
+/* Write one CSV field, quoted when it holds a comma, quote or newline. */
+void exp_csv_field(FILE *f, const char *s);
+
+/*
+ * The unit and meaning of column `column` of file `file` (without .csv)
+ * of `experiment` (columns.c); NULL when it has none.
+ */
+const char *exp_column_unit(const char *experiment, const char *file, const char *column, const char **meaning);
 
 /* Append a Markdown fragment to the report (outdir/report.part.md). */
 int exp_report(exp_ctx *ctx, const char *fmt, ...)
@@ -107,22 +300,34 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
 #endif
   ;
 
-/* Build a stepper for `scheme`, applying the --set values that name its options. */
-int exp_stepper(exp_ctx *ctx, cdyn_system *sys, const char *scheme, cdyn_stepper **out);
+/* Progress of a long run on stderr, when stderr is a terminal (at most a
+   few lines a second); done == total ends the line. */
+void exp_progress(exp_ctx *ctx, const char *what, long done, long total);
 
-/* exp_stepper, then the NULL-terminated option name/value pairs `overrides`
-   (may be NULL); on failure nothing is left allocated. */
-int exp_stepper_with(exp_ctx *ctx, cdyn_system *sys, const char *scheme, const char *const *overrides,
-                     cdyn_stepper **out);
+/* ---- claims --------------------------------------------------------------------------- */
+
+/* Are the runs claim `id` needs all in this run?  (If not, the claim is
+   reported as not-run with that reason.) */
+int exp_claim_ready(const exp_ctx *ctx, const char *id);
+
+/*
+ * Judge claim `id` (claims.h) on the sub-measures v[0 .. n-1] and record
+ * its verdict, the measured value, the rule's text and a note (printf
+ * style) in claims.part.csv.  Nothing when the run does not judge claims.
+ */
+int exp_judge(exp_ctx *ctx, const char *id, const exp_value *v, size_t n, const char *note_fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 5, 6)))
+#endif
+  ;
+
+/* Record claim `id` as not-run, with the reason (a run too short, ...). */
+int exp_claim_not_run(exp_ctx *ctx, const char *id, const char *reason);
+
+/* ---- helpers ---------------------------------------------------------------------------- */
 
 /* The largest distance between corresponding particles of two 3n-vectors. */
 double exp_max_dist(const double *a, const double *b, size_t n);
-
-/* Position of `scheme` in the run's list (default or --scheme), or -1. */
-int exp_scheme_index(const exp_ctx *ctx, const char *scheme);
-
-/* Write one CSV field, quoted when it holds a comma, quote or newline. */
-void exp_csv_field(FILE *f, const char *s);
 
 /* Least-squares slope of log y against log x over the points with ok[k]
    (ok may be NULL: all); *used gets their number; NaN below two points. */
@@ -131,7 +336,18 @@ double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int
 /* Print a message for a failed cdyn call and return its status. */
 int exp_fail(int status, const char *what);
 
-/* Claims report: merge DIR/<experiment>/claims.part.csv into DIR/claims.csv and claims.md. */
+/* Write outdir/run.meta.json, the record of a complete run. */
+int exp_write_run_meta(exp_ctx *ctx);
+
+/* Claims report: merge the claims.part.csv of every run found under DIR
+   (by its run.meta.json) into DIR/claims.csv and claims.md. */
 int exp_write_report(const char *dir);
+
+/* The build: git commit (or "unknown"), whether the tree was modified,
+   the compiler and its flags (build-info.h, written by make). */
+const char *exp_build_commit(void);
+const char *exp_build_modified(void);
+const char *exp_build_compiler(void);
+const char *exp_build_cflags(void);
 
 #endif

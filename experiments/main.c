@@ -1,20 +1,42 @@
 /*
  * main.c: the cdyn program.
  *
- *   cdyn list                      schemes, integrators, solvers, active-set
+ *   cdyn list [NAME]               schemes (with their options),
+ *                                  integrators, solvers, active-set
  *                                  algorithms, constraint types and
- *                                  experiments
+ *                                  experiments; or one scheme or
+ *                                  experiment in full
  *   cdyn run EXPERIMENT [options]  run an experiment, write CSV + metadata
- *   cdyn report DIR                merge the claim verdicts found under DIR
- *                                  into DIR/claims.csv and DIR/claims.md
+ *                                  and its claims' verdicts
+ *   cdyn report DIR                merge the claim verdicts of the runs
+ *                                  found under DIR into DIR/claims.csv and
+ *                                  DIR/claims.md
+ *   cdyn palette                   the figures' line styles (gnuplot)
+ *
+ * Everything `cdyn run` is given is checked before anything is written:
+ * the experiment's parameters against their table, scheme options on a
+ * scratch stepper of each scheme, the output directory.  A run that fails
+ * removes what it wrote.
+ *
+ * BLAS threads.  libcdyn's matrices are small (a few hundred rows at
+ * most per dense solve), where OpenBLAS's threads cost far more than they
+ * save, and where a threaded reduction can change the last bits of a
+ * result.  The program therefore asks OpenBLAS for one thread
+ * (openblas_set_num_threads, looked up at run time so that any BLAS
+ * works), whatever OPENBLAS_NUM_THREADS says.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -23,34 +45,155 @@
 static void usage(FILE *f)
 {
   fprintf(f,
-          "usage: cdyn list\n"
-          "       cdyn run EXPERIMENT [--scheme NAME[,NAME...]|all] [--h STEP] [--steps N]\n"
-          "                           [--out DIR] [--set key=value ...]\n"
+          "usage: cdyn list [SCHEME|EXPERIMENT]\n"
+          "       cdyn run EXPERIMENT [--scheme LIST] [--extra-schemes LIST] [--h STEP] [--steps N]\n"
+          "                           [--set KEY=VALUE ...] [--out DIR] [--force]\n"
+          "       cdyn run EXPERIMENT --help\n"
           "       cdyn report DIR\n"
+          "       cdyn palette\n"
           "       cdyn --help | --version\n"
           "\n"
-          "run      runs EXPERIMENT with its default schemes, step size, step count and\n"
-          "         parameters (see `cdyn list`), or those given.  It writes one CSV per\n"
-          "         run into DIR (default: ./EXPERIMENT), each with FILE.meta.json holding\n"
-          "         every parameter, the version and the command.  With the default\n"
-          "         schemes it also judges the experiment's claims (claims.part.csv).\n"
-          "report   merges the claims.part.csv files under DIR/*/ into DIR/claims.csv\n"
-          "         and the readable DIR/claims.md.\n");
+          "run      runs EXPERIMENT's own schemes (the paper's), or those --scheme names\n"
+          "         (LIST: comma-separated names, or all), plus --extra-schemes, plus its\n"
+          "         companion runs; writes one CSV per run into DIR (default ./EXPERIMENT;\n"
+          "         it must be empty or absent, unless --force, which clears a directory\n"
+          "         holding only cdyn output), each with FILE.meta.json, and judges the\n"
+          "         claims whose runs it has (claims.part.csv).\n"
+          "         --set KEY=VALUE sets an experiment parameter, or a scheme option of\n"
+          "         every run whose scheme has it; --set SCHEME.KEY=VALUE one scheme's\n"
+          "         (or one run's) option.  `cdyn run EXPERIMENT --help` lists them.\n"
+          "report   merges the claims.part.csv of every run under DIR/*/ (found by its\n"
+          "         run.meta.json) into DIR/claims.csv and the readable DIR/claims.md.\n"
+          "palette  prints the gnuplot definitions of the line style of every scheme and\n"
+          "         companion run, one distinct style each (paper_figs/ loads them).\n");
 }
 
-static int cmd_list(void)
+/* ---- list ------------------------------------------------------------------------------- */
+
+static void print_order(size_t i, char *buf, size_t len)
 {
-  printf("schemes (--scheme):\n");
+  if (cdyn_scheme_order_constant_force(i) != cdyn_scheme_order(i))
+    snprintf(buf, len, "%g (%g const F)", cdyn_scheme_order(i), cdyn_scheme_order_constant_force(i));
+  else
+    snprintf(buf, len, "%g", cdyn_scheme_order(i));
+}
+
+/* Does every registered scheme have an option named `name` (solver,
+   pcg_tol, ...: the stepper's own)? */
+static int shared_option(const char *name)
+{
+  for (size_t j = 0; j < cdyn_scheme_count(); j++) {
+    int has = 0;
+    for (size_t m = 0; m < cdyn_scheme_option_count(j) && !has; m++) {
+      const char *o;
+      cdyn_scheme_option(j, m, &o, NULL, NULL);
+      has = !strcmp(o, name);
+    }
+    if (!has)
+      return 0;
+  }
+  return 1;
+}
+
+/* Options of scheme i; `all`: also those every scheme has (solver, ...). */
+static void print_scheme_options(size_t i, int all, const char *indent)
+{
+  size_t nown = 0;
+  for (size_t k = 0; k < cdyn_scheme_option_count(i); k++) {
+    const char *name, *def, *doc;
+    cdyn_scheme_option(i, k, &name, &def, &doc);
+    int own = !shared_option(name);
+    if (!all && !own)
+      continue;
+    nown += own;
+    printf("%s%-14s = %-18s %s\n", indent, name, def, doc);
+  }
+  if (!all && !nown)
+    printf("%s(no options of its own)\n", indent);
+}
+
+static void print_experiment(const cdyn_experiment *e)
+{
+  printf("%s: %s  [%s]\n", e->name, e->description, e->source);
+  if (e->schemes)
+    printf("  schemes: %s\n", e->schemes);
+  else
+    printf("  schemes: none (it studies the active-set algorithms directly)\n");
+  if (e->inequalities)
+    printf("  runs only schemes that enforce inequality rows\n");
+  for (const exp_companion *c = e->companions; c && c->name; c++) {
+    printf("  companion run %s: %s", c->name, c->scheme);
+    for (const char *const *o = c->overrides; o && *o; o += 2)
+      printf(" %s=%s", o[0], o[1]);
+    printf("  (%s)\n", c->doc);
+  }
+  if (e->h > 0)
+    printf("  --h %g (default)\n", e->h);
+  else
+    printf("  --h: not used (the experiment chooses its step sizes)\n");
+  if (e->steps > 0)
+    printf("  --steps %ld (default)\n", e->steps);
+  else
+    printf("  --steps: not used\n");
+  printf("  parameters (--set NAME=VALUE):\n");
+  for (const exp_param *p = e->params; p && p->name; p++) {
+    char range[96];
+    exp_param_range(p, range, sizeof range);
+    printf("    %-14s = %-8s %-24s %s\n", p->name, p->def, range, p->doc);
+  }
+  if (!e->params || !e->params[0].name)
+    printf("    (none)\n");
+  printf("  claims:");
+  int any = 0;
+  for (size_t k = 0; k < exp_nclaims; k++)
+    if (exp_claim_defs[k].experiment && !strcmp(exp_claim_defs[k].experiment, e->name)) {
+      printf("%s %s", any ? "," : "", exp_claim_defs[k].id);
+      any = 1;
+    }
+  printf("%s\n", any ? "" : " none");
+  printf("  scheme options: --set KEY=VALUE (every scheme with KEY) or --set SCHEME.KEY=VALUE;\n"
+         "  `cdyn list SCHEME` lists a scheme's options.\n");
+}
+
+static int cmd_list(const char *what)
+{
+  if (what) {
+    size_t idx;
+    if (!cdyn_scheme_find(what, &idx)) {
+      char ord[64];
+      print_order(idx, ord, sizeof ord);
+      printf("%s: %s  [%s]\n  order %s%s\n  options (--set %s.KEY=VALUE):\n", what, cdyn_scheme_description(idx),
+             cdyn_scheme_source(idx), ord, cdyn_scheme_inequalities(idx) ? "; enforces inequality rows" : "", what);
+      print_scheme_options(idx, 1, "    ");
+      return 0;
+    }
+    const cdyn_experiment *e = exp_find(what);
+    if (e) {
+      print_experiment(e);
+      return 0;
+    }
+    fprintf(stderr, "cdyn list: '%s' is neither a scheme nor an experiment (cdyn list shows them)\n", what);
+    return 2;
+  }
+  printf("schemes (--scheme; `cdyn list SCHEME` for all its options):\n");
   for (size_t i = 0; i < cdyn_scheme_count(); i++) {
     char ord[64];
-    if (cdyn_scheme_order_constant_force(i) != cdyn_scheme_order(i))
-      snprintf(ord, sizeof ord, "%g (%g const F)", cdyn_scheme_order(i), cdyn_scheme_order_constant_force(i));
-    else
-      snprintf(ord, sizeof ord, "%g", cdyn_scheme_order(i));
+    print_order(i, ord, sizeof ord);
     printf("  %-16s order %-14s %s  [%s]\n", cdyn_scheme_name(i), ord, cdyn_scheme_description(i),
            cdyn_scheme_source(i));
+    print_scheme_options(i, 0, "      ");
   }
-  printf("\nintegrators (option integrator=):\n");
+  printf("  every scheme also has: ");
+  int first = 1;
+  for (size_t k = 0; cdyn_scheme_count() && k < cdyn_scheme_option_count(0); k++) {
+    const char *name;
+    cdyn_scheme_option(0, k, &name, NULL, NULL);
+    if (shared_option(name)) {
+      printf("%s%s", first ? "" : ", ", name);
+      first = 0;
+    }
+  }
+  printf("\n\nintegrators (option integrator=):\n");
   for (size_t i = 0; i < cdyn_integrator_count(); i++)
     printf("  %-16s %s\n", cdyn_integrator_name(i), cdyn_integrator_description(i));
   printf("\nlinear solvers (option solver=):\n");
@@ -62,60 +205,442 @@ static int cmd_list(void)
   printf("\nconstraint types:\n");
   for (size_t i = 0; cdyn_constraint_types[i]; i++)
     printf("  %-16s %s\n", cdyn_constraint_types[i]->name, cdyn_constraint_types[i]->description);
-  printf("\nexperiments (cdyn run NAME):\n");
+  printf("\nexperiments (cdyn run NAME; `cdyn list NAME` or `cdyn run NAME --help` for its parameters):\n");
   for (size_t i = 0; cdyn_experiments[i]; i++) {
     const cdyn_experiment *e = cdyn_experiments[i];
-    printf("  %-16s %s  [%s]\n", e->name, e->description, e->source);
-    printf("  %-16s   defaults: h = %g, steps = %ld, schemes = %s\n", "", e->h, e->steps, e->schemes);
-    for (const exp_param *p = e->params; p && p->name; p++)
-      printf("  %-16s   --set %s=%s  %s\n", "", p->name, p->def, p->doc);
+    printf("  %-18s %s  [%s]\n", e->name, e->description, e->source);
   }
   return 0;
 }
 
-static int parse_schemes(exp_ctx *ctx, char *list)
+/* ---- palette ------------------------------------------------------------------------------ */
+
+/*
+ * The line style of every name a figure can show: the registered schemes
+ * in registry order, then the companion runs of every experiment.  Name
+ * i gets colour i mod 9 of a palette of nine distinct colours and dash
+ * type (i / 9) mod 3 + 1 (solid, dashed, dash-dot), and point type
+ * (i mod 13) + 1: 27 names before a colour and dash repeat, each with its
+ * own point type up to 13.  Grey and black are not in the palette: they
+ * are the references' and the thresholds'.
+ */
+static int cmd_palette(void)
 {
-  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-    size_t idx;
+  static const char *const colours[9] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                         "#8c564b", "#e377c2", "#bcbd22", "#17becf"};
+  const char *names[256];
+  size_t n = 0;
+  for (size_t i = 0; i < cdyn_scheme_count() && n < 256; i++)
+    names[n++] = cdyn_scheme_name(i);
+  for (size_t e = 0; cdyn_experiments[e]; e++)
+    for (const exp_companion *c = cdyn_experiments[e]->companions; c && c->name; c++) {
+      int dup = 0;
+      for (size_t k = 0; k < n; k++)
+        dup |= !strcmp(names[k], c->name);
+      if (!dup && n < 256)
+        names[n++] = c->name;
+    }
+  printf("# The figures' line styles, written by `cdyn palette` (cdyn %s): one per\n"
+         "# scheme and companion run, so that a name looks the same in every figure\n"
+         "# and no two names alike.  pal_index(NAME) is its position in PAL_NAMES\n"
+         "# (0: not a known name); pal_colour, pal_dash and pal_point give its style.\n",
+         cdyn_version());
+  printf("PAL_NAMES = \"");
+  for (size_t k = 0; k < n; k++)
+    printf("%s%s", k ? " " : "", names[k]);
+  printf("\"\nPAL_COLOURS = \"");
+  for (size_t k = 0; k < n; k++)
+    printf("%s%s", k ? " " : "", colours[k % 9]);
+  printf("\"\nPAL_DASHES = \"");
+  for (size_t k = 0; k < n; k++)
+    printf("%s%zu", k ? " " : "", (k / 9) % 3 + 1);
+  printf("\"\nPAL_POINTS = \"");
+  for (size_t k = 0; k < n; k++)
+    printf("%s%zu", k ? " " : "", k % 13 + 1);
+  printf("\"\n");
+  return 0;
+}
+
+/* ---- run ---------------------------------------------------------------------------------- */
+
+/* Ask OpenBLAS (if that is the BLAS) for one thread; see the header. */
+static void blas_one_thread(void)
+{
+  void (*set)(int);
+  *(void **)&set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (set)
+    set(1);
+}
+
+static int add_run(exp_ctx *c, const char *name, const char *scheme, const char *const *overrides, enum exp_role role)
+{
+  if (exp_run_index(c, name) >= 0)
+    return 0;
+  size_t idx;
+  if (cdyn_scheme_find(scheme, &idx)) {
+    fprintf(stderr, "cdyn run: unknown scheme '%s' (cdyn list shows them)\n", scheme);
+    return 2;
+  }
+  if (c->exp->inequalities && !cdyn_scheme_inequalities(idx)) {
+    size_t used = strlen(c->skipped);
+    snprintf(c->skipped + used, sizeof c->skipped - used, "%s%s (it does not enforce inequality rows)",
+             used ? "; " : "", scheme);
+    return 0;
+  }
+  if (c->nruns == EXP_MAX_RUNS) {
+    fprintf(stderr, "cdyn run: at most %d runs\n", EXP_MAX_RUNS);
+    return 2;
+  }
+  exp_runspec *r = &c->runs[c->nruns++];
+  r->name = cdyn_scheme_name(idx) && !strcmp(name, scheme) ? cdyn_scheme_name(idx) : name;
+  r->scheme = cdyn_scheme_name(idx);
+  r->overrides = overrides;
+  r->role = role;
+  return 0;
+}
+
+/* Add the schemes of a list ("a,b c", or "all") with `role`. */
+static int add_scheme_list(exp_ctx *c, const char *list, enum exp_role role, const char *what)
+{
+  size_t len = strlen(list);
+  if (len > 4096) {
+    fprintf(stderr, "cdyn run: %s: the list is longer than 4096 characters\n", what);
+    return 2;
+  }
+  char buf[4097];
+  memcpy(buf, list, len + 1);
+  int any = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    int rc;
+    any = 1;
     if (!strcmp(tok, "all")) {
-      /* Every registered scheme, in registry order. */
-      for (size_t i = 0; i < cdyn_scheme_count(); i++) {
-        if (ctx->nschemes == EXP_MAX_SCHEMES) {
-          fprintf(stderr, "cdyn: at most %d schemes\n", EXP_MAX_SCHEMES);
-          return CDYN_EINVAL;
-        }
-        ctx->schemes[ctx->nschemes++] = cdyn_scheme_name(i);
-      }
+      for (size_t i = 0; i < cdyn_scheme_count(); i++)
+        if ((rc = add_run(c, cdyn_scheme_name(i), cdyn_scheme_name(i), NULL, role)))
+          return rc;
       continue;
     }
-    if (cdyn_scheme_find(tok, &idx))
-      return exp_fail(CDYN_EUNKNOWN, "--scheme");
-    if (ctx->nschemes == EXP_MAX_SCHEMES) {
-      fprintf(stderr, "cdyn: at most %d schemes\n", EXP_MAX_SCHEMES);
-      return CDYN_EINVAL;
+    size_t idx;
+    if (cdyn_scheme_find(tok, &idx)) {
+      fprintf(stderr, "cdyn run: %s: unknown scheme '%s' (cdyn list shows them)\n", what, tok);
+      return 2;
     }
-    ctx->schemes[ctx->nschemes++] = cdyn_scheme_name(idx);
+    if ((rc = add_run(c, cdyn_scheme_name(idx), cdyn_scheme_name(idx), NULL, role)))
+      return rc;
   }
-  return CDYN_OK;
-}
-
-static int make_dir(const char *path)
-{
-  if (mkdir(path, 0777) && errno != EEXIST) {
-    fprintf(stderr, "cdyn: cannot create %s: %s\n", path, strerror(errno));
-    return CDYN_EIO;
+  if (!any && role != EXP_EXTRA) {
+    fprintf(stderr, "cdyn run: %s: no scheme named\n", what);
+    return 2;
   }
-  return CDYN_OK;
+  return 0;
 }
 
-static void free_sets(exp_ctx *ctx)
+/* One run of the scheme "contact" per active-set algorithm of `list`
+   (comma separated), named by the algorithm. */
+static int add_algorithm_runs(exp_ctx *c, const char *list)
 {
-  for (int k = 0; k < ctx->nsets; k++)
-    free((char *)ctx->set_key[k]);
-  ctx->nsets = 0;
+  const char *p = list;
+  int n = 0;
+  while (*p) {
+    size_t len = strcspn(p, ",");
+    char name[32];
+    size_t idx;
+    if (len == 0 || len >= sizeof name) {
+      fprintf(stderr, "cdyn run: %s = '%s': empty or over-long item\n", c->exp->algorithm_param, list);
+      return 2;
+    }
+    memcpy(name, p, len);
+    name[len] = '\0';
+    if (cdyn_activeset_find(name, &idx)) {
+      fprintf(stderr, "cdyn run: %s: unknown active-set algorithm '%s' (cdyn list shows them)\n",
+              c->exp->algorithm_param, name);
+      return 2;
+    }
+    if (n == EXP_MAX_RUNS) {
+      fprintf(stderr, "cdyn run: at most %d algorithms\n", EXP_MAX_RUNS);
+      return 2;
+    }
+    snprintf(c->alg_names[n], sizeof c->alg_names[n], "%s", cdyn_activeset_name(idx));
+    c->alg_overrides[n][0] = "activeset";
+    c->alg_overrides[n][1] = c->alg_names[n];
+    c->alg_overrides[n][2] = NULL;
+    int rc = add_run(c, c->alg_names[n], "contact", c->alg_overrides[n], EXP_COMPANION);
+    if (rc)
+      return rc;
+    n++;
+    p += len;
+    if (*p == ',' && !*++p) {
+      fprintf(stderr, "cdyn run: %s = '%s': empty item\n", c->exp->algorithm_param, list);
+      return 2;
+    }
+  }
+  if (!n) {
+    fprintf(stderr, "cdyn run: %s is empty\n", c->exp->algorithm_param);
+    return 2;
+  }
+  return 0;
 }
 
-static int cmd_run_body(exp_ctx *c, int argc, char **argv, const char *command)
+/* A scratch system every scheme can build a stepper for (two particles,
+   one link), to check scheme options before the run. */
+static int scratch_stepper(const char *scheme, cdyn_system **sys, cdyn_stepper **st)
+{
+  double x1[3] = {1, 0, 0};
+  int rc = cdyn_system_new(sys, 2);
+  if (!rc)
+    rc = cdyn_system_set_position(*sys, 1, x1);
+  if (!rc)
+    rc = cdyn_system_add_distance(*sys, 0, 1, 1.0, NULL);
+  if (!rc)
+    rc = cdyn_stepper_new(st, *sys, scheme);
+  if (rc) {
+    cdyn_system_free(*sys);
+    *sys = NULL;
+  }
+  return rc;
+}
+
+/* Check a --set of a scheme option on a scratch stepper of the scheme. */
+static int check_scheme_set(const char *scheme, const char *key, const char *value)
+{
+  cdyn_system *sys;
+  cdyn_stepper *st;
+  if (scratch_stepper(scheme, &sys, &st))
+    return exp_fail(CDYN_EINVAL, scheme);
+  int rc = cdyn_stepper_set(st, key, value);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  if (rc) {
+    fprintf(stderr, "cdyn run: --set %s.%s=%s: %s\n", scheme, key, value, cdyn_errmsg());
+    return 2;
+  }
+  return 0;
+}
+
+static int param_of(const exp_ctx *c, const char *key)
+{
+  for (int j = 0; c->exp->params && c->exp->params[j].name; j++)
+    if (!strcmp(c->exp->params[j].name, key))
+      return j;
+  return -1;
+}
+
+/* The --set arguments that are experiment parameters (keys[k] = values[k]). */
+static int resolve_params(exp_ctx *c, char **keys, char **values, int n)
+{
+  for (int k = 0; k < n; k++) {
+    int p = param_of(c, keys[k]);
+    if (p < 0)
+      continue;
+    if (exp_param_check(&c->exp->params[p], values[k], &c->param_value[p])) {
+      fprintf(stderr, "cdyn run: --set %s=%s: %s\n", keys[k], values[k], cdyn_errmsg());
+      return 2;
+    }
+    c->param_text[p] = values[k];
+  }
+  return 0;
+}
+
+/* The other --set arguments: scheme options, checked on scratch steppers. */
+static int resolve_sets(exp_ctx *c, char **keys, char **values, int n)
+{
+  for (int k = 0; k < n; k++) {
+    const char *key = keys[k], *val = values[k];
+    const char *dot = strchr(key, '.');
+    if (!dot) {
+      if (param_of(c, key) >= 0)
+        continue;
+      int any = 0;
+      for (int r = 0; r < c->nruns; r++)
+        if (exp_scheme_has_option(c->runs[r].scheme, key)) {
+          any = 1;
+          if (check_scheme_set(c->runs[r].scheme, key, val))
+            return 2;
+        }
+      if (!any) {
+        fprintf(stderr,
+                "cdyn run: --set %s: experiment %s has no parameter '%s', and no scheme of the run has such an "
+                "option.\n  Its parameters: ",
+                key, c->exp->name, key);
+        for (const exp_param *p2 = c->exp->params; p2 && p2->name; p2++)
+          fprintf(stderr, "%s%s", p2 == c->exp->params ? "" : ", ", p2->name);
+        fprintf(stderr, "%s\n  (cdyn run %s --help lists them, cdyn list SCHEME a scheme's options)\n",
+                c->exp->params && c->exp->params[0].name ? "" : "none", c->exp->name);
+        return 2;
+      }
+      if (c->nsets == EXP_MAX_SETS) {
+        fprintf(stderr, "cdyn run: at most %d scheme options\n", EXP_MAX_SETS);
+        return 2;
+      }
+      c->sets[c->nsets++] = (exp_set){NULL, key, val};
+      continue;
+    }
+    /* SCHEME.KEY or RUN.KEY */
+    char prefix[256];
+    size_t pl = (size_t)(dot - key);
+    if (pl == 0 || pl >= sizeof prefix || !dot[1]) {
+      fprintf(stderr, "cdyn run: --set %s: expected SCHEME.KEY=VALUE\n", key);
+      return 2;
+    }
+    memcpy(prefix, key, pl);
+    prefix[pl] = '\0';
+    const char *scheme = NULL, *opt = dot + 1;
+    for (int r = 0; r < c->nruns; r++)
+      if (!strcmp(c->runs[r].name, prefix) || !strcmp(c->runs[r].scheme, prefix)) {
+        scheme = c->runs[r].scheme;
+        if (!exp_scheme_has_option(scheme, opt)) {
+          fprintf(stderr, "cdyn run: --set %s: scheme %s has no option '%s' (cdyn list %s lists them)\n", key,
+                  scheme, opt, scheme);
+          return 2;
+        }
+        if (check_scheme_set(scheme, opt, val))
+          return 2;
+      }
+    if (!scheme) {
+      size_t idx;
+      fprintf(stderr, "cdyn run: --set %s: %s %s not in this run of %s (its runs:", key, prefix,
+              cdyn_scheme_find(prefix, &idx) ? "is not a scheme or run, and is" : "is a scheme, but", c->exp->name);
+      for (int r = 0; r < c->nruns; r++)
+        fprintf(stderr, " %s", c->runs[r].name);
+      fprintf(stderr, ")\n");
+      return 2;
+    }
+    if (c->nsets == EXP_MAX_SETS) {
+      fprintf(stderr, "cdyn run: at most %d scheme options\n", EXP_MAX_SETS);
+      return 2;
+    }
+    /* The prefix is kept as given (a scheme or a run name). */
+    c->sets[c->nsets++] = (exp_set){strndup(key, pl), opt, val};
+    if (!c->sets[c->nsets - 1].scheme)
+      return 1;
+  }
+  return 0;
+}
+
+/* Is `name` a file a cdyn run (or make figures) writes? */
+static int cdyn_output_name(const char *name)
+{
+  static const char *const suffixes[] = {".csv", ".json", ".md", ".tmp", ".log"};
+  if (!strcmp(name, "done"))
+    return 1;
+  size_t n = strlen(name);
+  for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+    size_t s = strlen(suffixes[k]);
+    if (n > s && !strcmp(name + n - s, suffixes[k]))
+      return 1;
+  }
+  return 0;
+}
+
+/*
+ * Remove the entries of dir, all of which must be regular files a cdyn
+ * run writes (`check_only`: only check that).  Returns 0, or 1 with a
+ * message naming the first entry that is not.
+ */
+static int clear_dir(const char *dir, int check_only, const char *why)
+{
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cdyn run: cannot read %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  struct dirent *ent;
+  int rc = 0;
+  while ((ent = readdir(d))) {
+    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, ".."))
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    struct stat sb;
+    if (lstat(path, &sb) || !S_ISREG(sb.st_mode) || !cdyn_output_name(ent->d_name)) {
+      if (why)
+        fprintf(stderr, "cdyn run: %s holds %s, which no cdyn run writes: %s\n", dir, ent->d_name, why);
+      rc = 1;
+      break;
+    }
+    if (!check_only && remove(path)) {
+      fprintf(stderr, "cdyn run: cannot remove %s: %s\n", path, strerror(errno));
+      rc = 1;
+      break;
+    }
+  }
+  closedir(d);
+  return rc;
+}
+
+static int dir_empty(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  struct dirent *ent;
+  int empty = 1;
+  while ((ent = readdir(d)))
+    if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
+      empty = 0;
+  closedir(d);
+  return empty;
+}
+
+/* Make the output directory ready: absent (created), empty, or cleared
+   with --force.  *created says whether it was made here. */
+static int prepare_outdir(const char *dir, int force, int *created)
+{
+  *created = 0;
+  struct stat sb;
+  if (stat(dir, &sb)) {
+    if (errno != ENOENT || mkdir(dir, 0777)) {
+      fprintf(stderr, "cdyn run: cannot create %s: %s\n", dir, strerror(errno));
+      return 1;
+    }
+    *created = 1;
+    return 0;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "cdyn run: %s exists and is not a directory\n", dir);
+    return 1;
+  }
+  if (dir_empty(dir))
+    return 0;
+  if (!force) {
+    fprintf(stderr, "cdyn run: %s is not empty; choose another --out, or add --force to clear it\n", dir);
+    return 1;
+  }
+  if (clear_dir(dir, 1, "--force clears only a directory of cdyn output; remove it yourself"))
+    return 1;
+  return clear_dir(dir, 0, NULL);
+}
+
+typedef struct {
+  char **keys, **values;
+  int nsets;
+  const char *scheme_list, *extra_list;
+  int force, help;
+  int h_given, steps_given;
+} run_args;
+
+static int parse_number_args(exp_ctx *c, const char *a, const char *val)
+{
+  char *end;
+  errno = 0;
+  if (!strcmp(a, "--h")) {
+    c->h = strtod(val, &end);
+    if (end == val || *end || errno == ERANGE || !isfinite(c->h) || !(c->h > 0)) {
+      fprintf(stderr, "cdyn run: --h %s: the step must be a finite number > 0\n", val);
+      return 2;
+    }
+    return 0;
+  }
+  long s = strtol(val, &end, 10);
+  if (end == val || *end || errno == ERANGE || s < 1 || s > 100000000L) {
+    fprintf(stderr, "cdyn run: --steps %s: expected an integer in [1, 1e8]\n", val);
+    return 2;
+  }
+  c->steps = s;
+  return 0;
+}
+
+static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const char *command)
 {
   if (argc < 1) {
     fprintf(stderr, "cdyn run: which experiment? (cdyn list shows them)\n");
@@ -130,119 +655,179 @@ static int cmd_run_body(exp_ctx *c, int argc, char **argv, const char *command)
   c->steps = c->exp->steps;
   c->outdir = c->exp->name;
   c->command = command;
-  static char schemebuf[1024];
   for (int k = 1; k < argc; k++) {
     const char *a = argv[k];
     const char *val = k + 1 < argc ? argv[k + 1] : NULL;
-    if (!strcmp(a, "--scheme") && val) {
-      snprintf(schemebuf, sizeof schemebuf, "%s", val);
-      if (parse_schemes(c, schemebuf))
-        return 2;
-      c->schemes_given = 1;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      ra->help = 1;
+    } else if (!strcmp(a, "--force")) {
+      ra->force = 1;
+    } else if (!val) {
+      fprintf(stderr, "cdyn run: unknown or incomplete option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else if (!strcmp(a, "--scheme")) {
+      ra->scheme_list = val;
       k++;
-    } else if (!strcmp(a, "--h") && val) {
-      char *end;
-      c->h = strtod(val, &end);
-      if (*end || !isfinite(c->h) || !(c->h > 0)) {
-        fprintf(stderr, "cdyn run: --h %s: the step must be a finite number > 0\n", val);
+    } else if (!strcmp(a, "--extra-schemes")) {
+      ra->extra_list = val;
+      k++;
+    } else if (!strcmp(a, "--h") || !strcmp(a, "--steps")) {
+      if (!strcmp(a, "--h") ? c->exp->h <= 0 : c->exp->steps <= 0) {
+        fprintf(stderr, "cdyn run: %s does not use %s (it chooses its own; see cdyn run %s --help)\n", c->exp->name,
+                a, c->exp->name);
         return 2;
       }
+      if (parse_number_args(c, a, val))
+        return 2;
       k++;
-    } else if (!strcmp(a, "--steps") && val) {
-      char *end;
-      c->steps = strtol(val, &end, 10);
-      if (*end || c->steps < 1) {
-        fprintf(stderr, "cdyn run: --steps %s: expected an integer >= 1\n", val);
+    } else if (!strcmp(a, "--out")) {
+      if (!*val) {
+        fprintf(stderr, "cdyn run: --out: empty directory name\n");
         return 2;
       }
-      k++;
-    } else if (!strcmp(a, "--out") && val) {
       c->outdir = val;
       k++;
-    } else if (!strcmp(a, "--set") && val) {
+    } else if (!strcmp(a, "--set")) {
       const char *eq = strchr(val, '=');
       if (!eq || eq == val) {
-        fprintf(stderr, "cdyn run: --set %s: expected key=value\n", val);
-        return 2;
-      }
-      if (c->nsets == EXP_MAX_SETS) {
-        fprintf(stderr, "cdyn run: at most %d --set options\n", EXP_MAX_SETS);
+        fprintf(stderr, "cdyn run: --set %s: expected KEY=VALUE\n", val);
         return 2;
       }
       char *key = strndup(val, (size_t)(eq - val));
       if (!key)
         return 1;
-      int known = 0;
-      for (const exp_param *p = c->exp->params; p && p->name; p++)
-        known |= !strcmp(p->name, key);
-      if (!known) {
-        fprintf(stderr, "cdyn run: experiment %s has no parameter '%s'; its parameters are:\n",
-                c->exp->name, key);
-        for (const exp_param *p = c->exp->params; p && p->name; p++)
-          fprintf(stderr, "  %s (default %s): %s\n", p->name, p->def, p->doc);
-        free(key);
-        return 2;
-      }
-      c->set_key[c->nsets] = key;
-      c->set_val[c->nsets++] = eq + 1;
+      ra->keys[ra->nsets] = key;
+      ra->values[ra->nsets++] = (char *)(eq + 1);
       k++;
     } else {
-      fprintf(stderr, "cdyn run: unknown or incomplete option '%s'\n", a);
+      fprintf(stderr, "cdyn run: unknown option '%s'\n", a);
       usage(stderr);
       return 2;
     }
   }
-  if (!c->nschemes) {
-    static char defbuf[1024];
-    snprintf(defbuf, sizeof defbuf, "%s", c->exp->schemes);
-    if (parse_schemes(c, defbuf))
-      return 2;
+  if (ra->help) {
+    print_experiment(c->exp);
+    return -1;
   }
-  if (make_dir(c->outdir))
-    return 1;
-  char claims_path[4096];
-  snprintf(claims_path, sizeof claims_path, "%s/claims.part.csv", c->outdir);
-  snprintf(c->claims_tmp, sizeof c->claims_tmp, "%s/.claims.part.csv.tmp", c->outdir);
-  remove(claims_path);
-  char report_path[4096];
-  snprintf(report_path, sizeof report_path, "%s/report.part.md", c->outdir);
-  remove(report_path);
-  if (!c->schemes_given) {
-    c->claims = fopen(c->claims_tmp, "w");
-    if (!c->claims) {
-      fprintf(stderr, "cdyn: cannot write %s: %s\n", c->claims_tmp, strerror(errno));
+  /* The parameters' defaults, checked against their own table. */
+  for (int p = 0; c->exp->params && c->exp->params[p].name; p++)
+    if (exp_param_check(&c->exp->params[p], c->exp->params[p].def, &c->param_value[p])) {
+      fprintf(stderr, "cdyn run: %s: default of %s: %s\n", c->exp->name, c->exp->params[p].name, cdyn_errmsg());
       return 1;
     }
+  int rc;
+  if ((rc = resolve_params(c, ra->keys, ra->values, ra->nsets)))
+    return rc;
+  /* The runs. */
+  if (!c->exp->schemes) {
+    if (ra->scheme_list) {
+      fprintf(stderr, "cdyn run: %s runs no schemes (it studies the active-set algorithms directly)\n",
+              c->exp->name);
+      return 2;
+    }
+    if (ra->extra_list && *ra->extra_list)
+      snprintf(c->skipped, sizeof c->skipped, "%s (this experiment runs no schemes)", ra->extra_list);
+  } else {
+    /* An experiment whose own runs are all companions has an empty list. */
+    if ((ra->scheme_list || *c->exp->schemes) &&
+        (rc = add_scheme_list(c, ra->scheme_list ? ra->scheme_list : c->exp->schemes, EXP_PAPER, "--scheme")))
+      return rc;
+    if (ra->extra_list && (rc = add_scheme_list(c, ra->extra_list, EXP_EXTRA, "--extra-schemes")))
+      return rc;
   }
-  int rc = c->exp->run(c);
-  if (c->claims) {
-    int bad = ferror(c->claims) | fclose(c->claims);
-    if (rc || bad || rename(c->claims_tmp, claims_path))
-      remove(c->claims_tmp);
+  for (const exp_companion *cp = c->exp->companions; cp && cp->name; cp++)
+    if ((rc = add_run(c, cp->name, cp->scheme, cp->overrides, EXP_COMPANION)))
+      return rc;
+  if (c->exp->algorithm_param && (rc = add_algorithm_runs(c, exp_param_string(c, c->exp->algorithm_param))))
+    return rc;
+  if (*c->skipped)
+    printf("%s: skipped %s\n", c->exp->name, c->skipped);
+  if ((rc = resolve_sets(c, ra->keys, ra->values, ra->nsets)))
+    return rc;
+  if (c->exp->check && c->exp->check(c)) {
+    fprintf(stderr, "cdyn run: %s: %s\n", c->exp->name, cdyn_errmsg());
+    return 2;
   }
+  /* Everything is checked: now the directory. */
+  int created;
+  if (prepare_outdir(c->outdir, ra->force, &created))
+    return 1;
+  char claims_path[8192], report_path[8192];
+  snprintf(claims_path, sizeof claims_path, "%s/claims.part.csv", c->outdir);
+  snprintf(c->claims_tmp, sizeof c->claims_tmp, "%s/.claims.part.csv.tmp", c->outdir);
+  snprintf(report_path, sizeof report_path, "%s/report.part.md", c->outdir);
+  c->claims = fopen(c->claims_tmp, "w");
+  if (!c->claims) {
+    fprintf(stderr, "cdyn: cannot write %s: %s\n", c->claims_tmp, strerror(errno));
+    if (created)
+      rmdir(c->outdir);
+    return 1;
+  }
+  rc = c->exp->run(c);
+  /* The experiment's claims it did not judge: not-run, with the reason. */
+  for (size_t k = 0; !rc && k < exp_nclaims; k++) {
+    const exp_claim_def *d = &exp_claim_defs[k];
+    if (!d->experiment || strcmp(d->experiment, c->exp->name) || c->judged[k])
+      continue;
+    char reason[512];
+    if (!exp_claim_ready(c, d->id))
+      snprintf(reason, sizeof reason, "needs the runs %s, which this run did not all include", d->runs);
+    else
+      snprintf(reason, sizeof reason, "the run did not judge it");
+    rc = exp_claim_not_run(c, d->id, reason);
+  }
+  int bad = ferror(c->claims) | fclose(c->claims);
+  c->claims = NULL;
+  if (!rc && (bad || rename(c->claims_tmp, claims_path)))
+    rc = cdyn_error(CDYN_EIO, "cannot write %s", claims_path);
+  if (!rc && c->failed_io)
+    rc = cdyn_error(CDYN_EIO, "cannot write %s", report_path);
+  if (!rc)
+    rc = exp_write_run_meta(c);
   if (rc) {
-    remove(report_path);
     exp_fail(rc, c->exp->name);
+    /* Leave nothing that looks finished: what this run wrote goes. */
+    clear_dir(c->outdir, 0, NULL);
+    if (created)
+      rmdir(c->outdir);
     return 1;
   }
   printf("%s: results in %s/\n", c->exp->name, c->outdir);
   return 0;
 }
 
-/* The --set keys are copied while parsing; free them on every path. */
 static int cmd_run(int argc, char **argv, const char *command)
 {
-  exp_ctx ctx;
+  static exp_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  int rc = cmd_run_body(&ctx, argc, argv, command);
-  free_sets(&ctx);
-  return rc;
+  char *keys[EXP_MAX_SETS * 2], *values[EXP_MAX_SETS * 2];
+  run_args ra;
+  memset(&ra, 0, sizeof ra);
+  ra.keys = keys;
+  ra.values = values;
+  int nset_args = 0;
+  for (int k = 1; k < argc; k++)
+    nset_args += !strcmp(argv[k], "--set");
+  int rc;
+  if (nset_args > EXP_MAX_SETS) {
+    fprintf(stderr, "cdyn run: at most %d --set options\n", EXP_MAX_SETS);
+    rc = 2;
+  } else {
+    rc = cmd_run_body(&ctx, &ra, argc, argv, command);
+  }
+  for (int k = 0; k < ra.nsets; k++)
+    free(ra.keys[k]);
+  for (int k = 0; k < ctx.nsets; k++)
+    free((char *)ctx.sets[k].scheme);
+  return rc < 0 ? 0 : rc;
 }
 
 int main(int argc, char **argv)
 {
   /* Report GSL errors as status codes rather than aborting. */
   gsl_set_error_handler_off();
+  blas_one_thread();
   if (argc < 2) {
     usage(stderr);
     return 2;
@@ -266,12 +851,15 @@ int main(int argc, char **argv)
     usage(stdout);
     rc = 0;
   } else if (!strcmp(cmd, "--version")) {
-    printf("cdyn %s\n", cdyn_version());
+    printf("cdyn %s (commit %s%s)\n", cdyn_version(), exp_build_commit(),
+           !strcmp(exp_build_modified(), "yes") ? ", modified" : "");
     rc = 0;
   } else if (!strcmp(cmd, "list")) {
-    rc = cmd_list();
+    rc = argc > 3 ? (usage(stderr), 2) : cmd_list(argc == 3 ? argv[2] : NULL);
   } else if (!strcmp(cmd, "run")) {
     rc = cmd_run(argc - 2, argv + 2, command);
+  } else if (!strcmp(cmd, "palette")) {
+    rc = cmd_palette();
   } else if (!strcmp(cmd, "report")) {
     if (argc != 3) {
       fprintf(stderr, "usage: cdyn report DIR\n");

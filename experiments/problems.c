@@ -247,56 +247,29 @@ const exp_problem exp_problem_bead = {
 
 /* ---- running a problem ------------------------------------------------------------------- */
 
-int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const char *scheme, const char *const *overrides,
-                    double h, long steps, double emax_stop, double dE_stop, exp_run *r, double *q, double *v)
+static int build_problem(const void *pv, cdyn_system **out)
 {
-  cdyn_system *sys = NULL;
-  cdyn_stepper *st = NULL;
+  const exp_problem *p = pv;
+  return p->build(out);
+}
+
+int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const exp_runspec *run, const char *const *extra, double h,
+                    long steps, double emax_stop, double dE_stop, exp_problem_result *r, double *q, double *v)
+{
   memset(r, 0, sizeof *r);
-  int rc = p->build(&sys);
+  exp_limits lim = {emax_stop, dE_stop};
+  exp_outcome o;
+  int rc = exp_run(ctx, run, extra, build_problem, p, h, steps, &lim, NULL, NULL, &o, q, v);
   if (rc)
     return rc;
-  if ((rc = exp_stepper_with(ctx, sys, scheme, overrides, &st)))
-    goto out;
-  double T, V;
-  if ((rc = cdyn_system_energy(sys, &T, &V)) || (rc = cdyn_system_constraint_error(sys, &r->emax)))
-    goto out;
-  r->E0 = r->Eend = T + V;
-  r->eend = r->emax;
-  for (long k = 1; k <= steps; k++) {
-    int src = cdyn_stepper_step(st, h);
-    if (src < 0) {
-      r->status = src;
-      break;
-    }
-    if (src == CDYN_NOCONV)
-      r->noconv++;
-    double e;
-    /* A state that has run away (finite, but beyond what the constraint
-       types can evaluate) ends the run like a failed step. */
-    int mrc = cdyn_system_energy(sys, &T, &V);
-    if (!mrc)
-      mrc = cdyn_system_constraint_error(sys, &e);
-    if (mrc) {
-      r->status = mrc;
-      break;
-    }
-    r->steps = k;
-    r->eend = e;
-    r->Eend = T + V;
-    if (e > r->emax)
-      r->emax = e;
-    if (fabs(r->Eend - r->E0) > r->dEmax)
-      r->dEmax = fabs(r->Eend - r->E0);
-    if (!(e <= emax_stop) || !(r->Eend - r->E0 <= dE_stop)) {
-      r->stopped = 1;
-      break;
-    }
-  }
-  if (q || v)
-    rc = cdyn_system_get_state(sys, q, v);
-out:
-  cdyn_stepper_free(st);
-  cdyn_system_free(sys);
-  return rc;
+  r->status = o.end == EXP_END_FAILED_STEP || o.end == EXP_END_NONFINITE ? o.status : CDYN_OK;
+  r->stopped = o.end == EXP_END_ERROR_LIMIT || o.end == EXP_END_ENERGY_GAIN;
+  r->steps = o.steps;
+  r->noconv = o.noconv;
+  r->emax = o.emax;
+  r->eend = o.eend;
+  r->E0 = o.E0;
+  r->Eend = o.Eend;
+  r->dEmax = o.dEmax;
+  return CDYN_OK;
 }

@@ -39,7 +39,7 @@ typedef struct exp_problem {
 } exp_problem;
 
 /* What one run of a problem measured. */
-typedef struct exp_run {
+typedef struct exp_problem_result {
   int status;           /* CDYN_OK, or the status of the step that failed */
   long steps;           /* steps completed */
   int stopped;          /* a limit below was exceeded (the run stopped there) */
@@ -47,7 +47,7 @@ typedef struct exp_run {
   double emax, eend;    /* constraint error e_n: largest, and at the end */
   double E0, Eend;      /* total energy at the start and at the end */
   double dEmax;         /* largest |E - E0| */
-} exp_run;
+} exp_problem_result;
 
 typedef struct exp_ctx exp_ctx;
 
@@ -75,18 +75,18 @@ int exp_arm_reference(const exp_arm *a, struct cdyn_ref_nlink **out);
 int exp_arm_reference_state(const struct cdyn_ref_nlink *r, size_t links, double *q, double *v);
 
 /*
- * Run `scheme` (with the run's --set values, then `overrides`, a
+ * Run `run` (its options as exp_stepper_run sets them, then `extra`, a
  * NULL-terminated list of option name/value pairs, may be NULL) on
- * problem `p` for `steps` steps of h.  The run stops early, with
- * r->stopped set, when e_n exceeds emax_stop or E - E0 exceeds dE_stop
- * (pass INFINITY for no limit).  A step that fails ends the run with
- * r->status set; that is a measurement, not an error of this function,
- * which returns non-zero only when the problem cannot be built.  q and v
- * (3n each, may be NULL) receive the final state.
+ * problem `p` for `steps` steps of h, through the runner (exp_simulate).
+ * The run stops early, with r->stopped set, when e_n exceeds emax_stop or
+ * E - E0 exceeds dE_stop (pass INFINITY for no limit).  A step that fails
+ * (or a state that cannot be measured) ends the run with r->status set;
+ * that is a measurement, not an error of this function, which returns
+ * non-zero only when the problem cannot be built.  q and v (3n each, may
+ * be NULL) receive the final state.
  */
-int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const char *scheme,
-                    const char *const *overrides, double h, long steps, double emax_stop,
-                    double dE_stop, exp_run *r, double *q, double *v);
+int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const struct exp_runspec *run, const char *const *extra,
+                    double h, long steps, double emax_stop, double dE_stop, exp_problem_result *r, double *q, double *v);
 
 /*
  * The largest stable step size of `scheme` on `p` (stability.c, which
@@ -97,9 +97,9 @@ int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const char *scheme,
  * energy_gain,noconv.
  */
 struct exp_csv;
-int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const char *scheme,
-                         const char *const *overrides, double err_frac, double energy_frac,
-                         struct exp_csv *log, double *h_stable, double *h_unstable);
+int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const struct exp_runspec *run, const char *const *extra,
+                         double err_frac, double energy_frac, struct exp_csv *log, double *h_stable,
+                         double *h_unstable);
 
 /* 002's bead on the unit circle (x-y plane, centre 0) at rest at angle
    theta0 from the downward vertical, gravity 9.81 along -y. */

@@ -1,0 +1,209 @@
+/*
+ * runner.c: the one step loop of the experiments, and the steppers of
+ * their runs.
+ *
+ * exp_simulate steps a system and ends the run by the rules the suite
+ * uses everywhere (experiment.h): a failed step, a state whose constraint
+ * error or energy cannot be measured or is not finite, a constraint error
+ * above a limit, an energy gain above a limit.  An experiment's own
+ * measures come from an observer called after every measured step.  The
+ * time of step k is k h, as every experiment's CSV writes it.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "experiment.h"
+
+const exp_limits exp_no_limits = {INFINITY, INFINITY};
+
+int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,
+                 void *octx, exp_outcome *out)
+{
+  memset(out, 0, sizeof *out);
+  if (!lim)
+    lim = &exp_no_limits;
+  out->end = EXP_END_COMPLETED;
+  exp_state s;
+  memset(&s, 0, sizeof s);
+  s.sys = sys;
+  s.st = st;
+  for (long k = 0; k <= steps; k++) {
+    s.k = k;
+    s.t = (double)k * h;
+    s.status = CDYN_OK;
+    if (k > 0) {
+      int src = cdyn_stepper_step(st, h);
+      if (src < 0) {
+        out->end = EXP_END_FAILED_STEP;
+        out->status = src;
+        out->end_step = k;
+        return CDYN_OK;
+      }
+      if (src == CDYN_NOCONV)
+        out->noconv++;
+      s.status = src;
+    }
+    /* A state that has run away (finite, but beyond what the constraint
+       types or the energy can evaluate) ends the run like a failed step. */
+    int mrc = cdyn_system_energy(sys, &s.T, &s.V);
+    if (!mrc)
+      mrc = cdyn_system_constraint_error(sys, &s.e);
+    s.E = s.T + s.V;
+    if (!mrc && !(isfinite(s.e) && isfinite(s.E)))
+      mrc = CDYN_ENONFINITE;
+    if (mrc) {
+      out->end = EXP_END_NONFINITE;
+      out->status = mrc;
+      out->end_step = k;
+      return CDYN_OK;
+    }
+    if (k == 0) {
+      out->e0 = out->emax = s.e;
+      out->E0 = s.E;
+    }
+    out->steps = k;
+    out->end_step = k;
+    out->eend = s.e;
+    out->Eend = s.E;
+    if (s.e > out->emax)
+      out->emax = s.e;
+    double gain = s.E - out->E0;
+    if (fabs(gain) > out->dEmax)
+      out->dEmax = fabs(gain);
+    if (gain > out->gain_max)
+      out->gain_max = gain;
+    if (obs) {
+      int orc = obs(octx, &s);
+      if (orc < 0)
+        return orc;
+      if (orc > 0) {
+        out->end = EXP_END_OBSERVER;
+        return CDYN_OK;
+      }
+    }
+    if (!(s.e <= lim->e_max)) {
+      out->end = EXP_END_ERROR_LIMIT;
+      return CDYN_OK;
+    }
+    if (!(gain <= lim->gain_max)) {
+      out->end = EXP_END_ENERGY_GAIN;
+      return CDYN_OK;
+    }
+  }
+  return CDYN_OK;
+}
+
+exp_runspec exp_plain_run(const char *scheme)
+{
+  exp_runspec r = {scheme, scheme, NULL, EXP_PAPER};
+  return r;
+}
+
+exp_runspec exp_run_or_plain(const exp_ctx *ctx, const char *name)
+{
+  int k = exp_run_index(ctx, name);
+  return k >= 0 ? ctx->runs[k] : exp_plain_run(name);
+}
+
+int exp_scheme_has_option(const char *scheme, const char *key)
+{
+  size_t idx;
+  if (cdyn_scheme_find(scheme, &idx)) {
+    cdyn_error_clear();
+    return 0;
+  }
+  for (size_t k = 0; k < cdyn_scheme_option_count(idx); k++) {
+    const char *name;
+    cdyn_scheme_option(idx, k, &name, NULL, NULL);
+    if (!strcmp(name, key))
+      return 1;
+  }
+  return 0;
+}
+
+int exp_contact_info(const cdyn_stepper *st, size_t m, cdyn_contact_report *rep, unsigned char *handled)
+{
+  /* A scheme without contact reports (cdyn_stepper_contact_report fails
+     only for such a scheme) reads as zeros, its multipliers as NaN. */
+  if (cdyn_stepper_contact_report(st, rep) || cdyn_stepper_handled(st, handled)) {
+    cdyn_error_clear();
+    memset(rep, 0, sizeof *rep);
+    memset(handled, 0, m);
+    rep->accel.min_mu = rep->impulse.min_mu = NAN;
+  }
+  return CDYN_OK;
+}
+
+/* Does stepper st have option `key`? */
+static int has_option(const cdyn_stepper *st, const char *key)
+{
+  for (size_t i = 0; i < cdyn_stepper_option_count(st); i++)
+    if (!strcmp(cdyn_stepper_option_name(st, i), key))
+      return 1;
+  return 0;
+}
+
+static int set_pairs(cdyn_stepper *st, const char *const *pairs)
+{
+  int rc;
+  for (const char *const *o = pairs; o && *o; o += 2)
+    if ((rc = cdyn_stepper_set(st, o[0], o[1])))
+      return rc;
+  return CDYN_OK;
+}
+
+int exp_stepper_run(exp_ctx *ctx, cdyn_system *sys, const exp_runspec *run, const char *const *extra,
+                    cdyn_stepper **out)
+{
+  cdyn_stepper *st;
+  int rc = cdyn_stepper_new(&st, sys, run->scheme);
+  if (rc)
+    return rc;
+  /* The experiment's parameters that are also options of this scheme
+     (alpha, beta, ks, ...) are passed on to it. */
+  for (size_t i = 0; i < cdyn_stepper_option_count(st) && !rc; i++) {
+    const char *name = cdyn_stepper_option_name(st, i);
+    const char *val = exp_param_string(ctx, name);
+    if (val)
+      rc = cdyn_stepper_set(st, name, val);
+  }
+  /* --set KEY=VALUE for every scheme that has KEY, then SCHEME.KEY or
+     RUN.KEY for this run. */
+  for (int pass = 0; pass < 2 && !rc; pass++)
+    for (int k = 0; k < ctx->nsets && !rc; k++) {
+      const exp_set *s = &ctx->sets[k];
+      if (pass == 0 && !s->scheme && has_option(st, s->key))
+        rc = cdyn_stepper_set(st, s->key, s->value);
+      if (pass == 1 && s->scheme && (!strcmp(s->scheme, run->scheme) || !strcmp(s->scheme, run->name)))
+        rc = cdyn_stepper_set(st, s->key, s->value);
+    }
+  if (!rc)
+    rc = set_pairs(st, run->overrides);
+  if (!rc)
+    rc = set_pairs(st, extra);
+  if (rc) {
+    cdyn_stepper_free(st);
+    return rc;
+  }
+  *out = st;
+  return CDYN_OK;
+}
+
+int exp_run(exp_ctx *ctx, const exp_runspec *run, const char *const *extra, exp_builder build, const void *bctx,
+            double h, long steps, const exp_limits *lim, exp_observer obs, void *octx, exp_outcome *out, double *q,
+            double *v)
+{
+  cdyn_system *sys = NULL;
+  cdyn_stepper *st = NULL;
+  memset(out, 0, sizeof *out);
+  int rc = build(bctx, &sys);
+  if (rc)
+    return rc;
+  if (!(rc = exp_stepper_run(ctx, sys, run, extra, &st)))
+    rc = exp_simulate(sys, st, h, steps, lim, obs, octx, out);
+  if (!rc && (q || v))
+    rc = cdyn_system_get_state(sys, q, v);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  return rc;
+}
