@@ -193,7 +193,7 @@ const exp_claim_def exp_claim_defs[] = {
    "O(sqrt(m/k)) is a slope of -1/2, within the grid's 19 % steps over five decades; \"not limited\" is an order of "
    "magnitude larger step"},
   {"pbd.soft_with_few_iterations", "stiff-pendulum", "004",
-   "Position-based dynamics with too few iterations makes constraints look soft.", "pbd", "stretch", 0,
+   "Position-based dynamics with too few iterations makes constraints look soft.", "", "stretch", 0,
    {{"increases", "steps", "times the stretch grows from one sweep count to the next (K = 1 .. 100)", T_LE(0),
      T_SAME},
     {"stretch", "1", "stretch e_n / length of the hanging chain with one sweep", T_GE(1e-2), T_GE(1e-3)}},

@@ -237,6 +237,9 @@ int exp_write_report(const char *dir)
     }
     fclose(f);
   }
+  /* A report that would misstate the runs is not written at all. */
+  if (rc)
+    goto out;
   char tmp_csv[4200], tmp_md[4200];
   FILE *csv = open_tmp(dir, "claims.csv", tmp_csv, sizeof tmp_csv);
   FILE *md = csv ? open_tmp(dir, "claims.md", tmp_md, sizeof tmp_md) : NULL;

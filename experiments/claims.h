@@ -64,7 +64,8 @@ typedef struct exp_claim_def {
   const char *experiment; /* the experiment that judges it; NULL: none yet */
   const char *source;     /* paper and figure or section */
   const char *text;       /* what the paper says */
-  const char *runs;       /* comma-separated runs (scheme or companion names) it needs */
+  const char *runs;       /* comma-separated runs (scheme or companion names) it needs; "": none (the
+                             experiment runs its own study whatever runs are asked for) */
   const char *measured;   /* the sub-measure reported as claims.csv's "measured" */
   int partly_any;         /* partly: any (1) or all (0) of the partly tests */
   exp_submeasure m[EXP_MAX_SUBMEASURES];

@@ -207,7 +207,8 @@ typedef struct exp_outcome {
  * after each step and ending the run by the rules every experiment
  * shares: a failed step, a state whose error or energy cannot be measured
  * or is not finite, e_n above lim->e_max, E - E(0) above lim->gain_max
- * (lim may be NULL: no limits).  `obs` (may be NULL) sees k = 0 and every
+ * after a step (lim may be NULL: no limits; the start is not judged by
+ * them).  `obs` (may be NULL) sees k = 0 and every
  * measured step.  Returns non-zero only for an observer's error: how the
  * run ended is a measurement, in *out.
  */

@@ -282,6 +282,11 @@ static int add_run(exp_ctx *c, const char *name, const char *scheme, const char 
     return 2;
   }
   if (c->exp->inequalities && !cdyn_scheme_inequalities(idx)) {
+    if (role == EXP_PAPER) {
+      fprintf(stderr, "cdyn run: %s runs only schemes that enforce inequality rows; %s does not enforce inequality "
+                      "rows\n", c->exp->name, scheme);
+      return 2;
+    }
     size_t used = strlen(c->skipped);
     snprintf(c->skipped + used, sizeof c->skipped - used, "%s%s (it does not enforce inequality rows)",
              used ? "; " : "", scheme);

@@ -81,11 +81,13 @@ int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const
         return CDYN_OK;
       }
     }
-    if (!(s.e <= lim->e_max)) {
+    /* The limits judge what the steps did: a start outside them (a
+       violated initial state) is still where the run starts. */
+    if (k > 0 && !(s.e <= lim->e_max)) {
       out->end = EXP_END_ERROR_LIMIT;
       return CDYN_OK;
     }
-    if (!(gain <= lim->gain_max)) {
+    if (k > 0 && !(gain <= lim->gain_max)) {
       out->end = EXP_END_ENERGY_GAIN;
       return CDYN_OK;
     }

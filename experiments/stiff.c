@@ -221,18 +221,24 @@ static int run(exp_ctx *ctx)
                          "\"note\": \"hanging 10-link chain, h = 0.01, mean e_n / length over the last of 5 s\"")))
     return rc;
   int have_pbd = 0;
+  /* The study is part of the experiment whatever schemes run: pbd and
+     xpbd with their --set options when they are runs, else their
+     defaults. */
   for (int s = 0; s < 2 && !rc; s++) {
-    int ir = exp_run_index(ctx, pbd_schemes[s]);
-    if (ir < 0)
+    size_t idx;
+    if (cdyn_scheme_find(pbd_schemes[s], &idx)) {
+      cdyn_error_clear();
       continue;
+    }
     if (s == 0)
       have_pbd = 1;
+    const exp_runspec run = exp_run_or_plain(ctx, pbd_schemes[s]);
     for (int j = 0; j < NITER && !rc; j++) {
       char kb[16];
       snprintf(kb, sizeof kb, "%d", iters[j]);
       const char *const ov[] = {"iterations", kb, NULL};
       int status;
-      rc = chain_stretch(ctx, &ctx->runs[ir], ov, &stretch[s][j], &status);
+      rc = chain_stretch(ctx, &run, ov, &stretch[s][j], &status);
       if (!rc) {
         double row[3] = {(double)iters[j], stretch[s][j], (double)status};
         rc = exp_csv_row_labeled(&pcsv, pbd_schemes[s], row, 3);
