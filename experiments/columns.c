@@ -46,6 +46,11 @@ static const column_def defs[] = {
   {NULL, NULL, "stable", "1", "1 if the run kept the stability rules (experiments/stability.c), else 0"},
   {NULL, NULL, "energy_gain", "J", "E - E(0) at the end of the probe"},
 
+  /* runs.csv, every experiment's */
+  {NULL, "runs", "run", "", "run name: a scheme, or a companion run (a scheme with fixed options)"},
+  {NULL, "runs", "scheme", "", "the scheme it runs"},
+  {NULL, "runs", "role", "", "paper (the experiment's own or --scheme's), extra (--extra-schemes) or companion"},
+
   /* arm2-trajectory */
   {"arm2-trajectory", NULL, "y_ref", "m", "y of the last node in the reduced-coordinate reference at t"},
   {"arm2-trajectory", NULL, "dev", "m", "y of the last node minus y_ref"},

@@ -334,6 +334,22 @@ int exp_write_run_meta(exp_ctx *ctx)
   return close_renamed(f, tmp, path);
 }
 
+/* runs.csv: the run names, their schemes and roles, for the figures
+   (which draw every run) and for the reader. */
+int exp_write_runs(exp_ctx *ctx)
+{
+  exp_csv csv;
+  int rc = exp_csv_open(ctx, &csv, "runs", "run,scheme,role", NULL,
+                        "\"note\": \"one row per run, in the order run: the paper's (or --scheme's) schemes, "
+                        "--extra-schemes, then the companion runs\"");
+  for (int k = 0; k < ctx->nruns && !rc; k++) {
+    const char *labels[3] = {ctx->runs[k].name, ctx->runs[k].scheme, role_name(ctx->runs[k].role)};
+    rc = exp_csv_row_labels(&csv, labels, 3, NULL, 0);
+  }
+  int crc = exp_csv_close(&csv, rc == CDYN_OK);
+  return rc ? rc : crc;
+}
+
 /* ---- CSV ------------------------------------------------------------------------------- */
 
 int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *columns, const cdyn_stepper *st,

@@ -337,6 +337,9 @@ double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int
 /* Print a message for a failed cdyn call and return its status. */
 int exp_fail(int status, const char *what);
 
+/* Write outdir/runs.csv: run,scheme,role of every run. */
+int exp_write_runs(exp_ctx *ctx);
+
 /* Write outdir/run.meta.json, the record of a complete run. */
 int exp_write_run_meta(exp_ctx *ctx);
 

@@ -769,7 +769,9 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
       rmdir(c->outdir);
     return 1;
   }
-  rc = c->exp->run(c);
+  rc = exp_write_runs(c);
+  if (!rc)
+    rc = c->exp->run(c);
   /* The experiment's claims it did not judge: not-run, with the reason. */
   for (size_t k = 0; !rc && k < exp_nclaims; k++) {
     const exp_claim_def *d = &exp_claim_defs[k];
