@@ -16,25 +16,47 @@ EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence stability bad-ini
 	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
 	active-set-census
 EXP_STAMPS = $(EXPERIMENTS:%=$(FIGDIR)/%/done)
-PLOTS = $(FIGDIR)/fig2-arm2-error $(FIGDIR)/fig3-arm2-trajectory $(FIGDIR)/arm2-tracking \
-	$(FIGDIR)/convergence $(FIGDIR)/stability $(FIGDIR)/bad-initial $(FIGDIR)/bead-circle \
-	$(FIGDIR)/stiff-pendulum $(FIGDIR)/pbd-stretch $(FIGDIR)/arm5-improved \
-	$(FIGDIR)/arm5-improved-heavy-end $(FIGDIR)/arm5-improved-order $(FIGDIR)/fig4-arm5-baumgarte \
-	$(FIGDIR)/arm5-baumgarte-sweep $(FIGDIR)/arm5-baumgarte-order $(FIGDIR)/fig4-chain10-error \
-	$(FIGDIR)/chain10-survival $(FIGDIR)/fig45-corner-platt $(FIGDIR)/fig3-corner-tendency \
-	$(FIGDIR)/corner-platt-h $(FIGDIR)/billiard-snapshots $(FIGDIR)/billiard-gap \
-	$(FIGDIR)/billiard-momentum-energy $(FIGDIR)/billiard-iterations
-GP_FILES = paper_figs/common.gp paper_figs/fig2-arm2-error.gp \
-	paper_figs/fig3-arm2-trajectory.gp paper_figs/arm2-tracking.gp \
-	paper_figs/convergence.gp paper_figs/stability.gp paper_figs/bad-initial.gp \
-	paper_figs/bead-circle.gp paper_figs/stiff-pendulum.gp paper_figs/pbd-stretch.gp \
-	paper_figs/arm5-panels.gp paper_figs/arm5-improved.gp paper_figs/arm5-improved-heavy-end.gp \
-	paper_figs/arm5-order.gp paper_figs/arm5-improved-order.gp paper_figs/arm5-baumgarte-order.gp \
-	paper_figs/fig4-arm5-baumgarte.gp paper_figs/arm5-baumgarte-sweep.gp \
-	paper_figs/fig4-chain10-error.gp paper_figs/chain10-survival.gp \
-	paper_figs/fig45-corner-platt.gp paper_figs/fig3-corner-tendency.gp paper_figs/corner-platt-h.gp \
-	paper_figs/billiard-snapshots.gp paper_figs/billiard-gap.gp \
-	paper_figs/billiard-momentum-energy.gp paper_figs/billiard-iterations.gp
+
+# The figures, one PLOT:EXPERIMENT pair each: paper_figs/PLOT.gp draws
+# figures/PLOT.pdf, PLOT.png and latex/PLOT.tex from the output of
+# `cdyn run EXPERIMENT` (figures/EXPERIMENT/).  PLOTS, the plot scripts
+# and each plot's dependency line below are derived from this list, so a
+# new figure is one pair here plus its script; a new experiment also goes
+# into EXPERIMENTS, which the claims report depends on.
+FIGURES = \
+	fig2-arm2-error:arm2-drift \
+	fig3-arm2-trajectory:arm2-trajectory \
+	arm2-tracking:arm2-trajectory \
+	convergence:convergence \
+	stability:stability \
+	bad-initial:bad-initial \
+	bead-circle:bead-circle \
+	stiff-pendulum:stiff-pendulum \
+	pbd-stretch:stiff-pendulum \
+	arm5-improved:arm5-improved \
+	arm5-improved-heavy-end:arm5-improved \
+	arm5-improved-order:arm5-improved \
+	fig4-arm5-baumgarte:arm5-baumgarte \
+	arm5-baumgarte-sweep:arm5-baumgarte \
+	arm5-baumgarte-order:arm5-baumgarte \
+	fig4-chain10-error:chain10-stability \
+	chain10-survival:chain10-stability \
+	fig45-corner-platt:corner \
+	fig3-corner-tendency:corner \
+	corner-platt-h:corner \
+	billiard-snapshots:billiard \
+	billiard-gap:billiard \
+	billiard-momentum-energy:billiard \
+	billiard-iterations:billiard
+# Scripts that the plot scripts load, not plots themselves.
+GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp
+
+# fig_plot and fig_experiment PAIR: the two halves of a PLOT:EXPERIMENT pair.
+fig_plot = $(word 1,$(subst :, ,$(1)))
+fig_experiment = $(word 2,$(subst :, ,$(1)))
+PLOT_NAMES = $(foreach f,$(FIGURES),$(call fig_plot,$(f)))
+PLOTS = $(PLOT_NAMES:%=$(FIGDIR)/%)
+GP_FILES = $(GP_INCLUDES) $(PLOT_NAMES:%=paper_figs/%.gp)
 
 $(FIGDIR)/%/done: cdyn$(EXEEXT)
 	@rm -rf $(FIGDIR)/$*.tmp $(FIGDIR)/$*
@@ -46,30 +68,12 @@ $(FIGDIR)/%/done: cdyn$(EXEEXT)
 plot = $(GNUPLOT) -c $(top_srcdir)/paper_figs/$(2).gp $(top_srcdir)/paper_figs $(FIGDIR) $(3) $(1).tmp.$(4) \
 	&& mv $(1).tmp.$(4) $(1).$(4)
 
-$(FIGDIR)/fig2-arm2-error.pdf: $(FIGDIR)/arm2-drift/done $(GP_FILES)
-$(FIGDIR)/fig3-arm2-trajectory.pdf: $(FIGDIR)/arm2-trajectory/done $(GP_FILES)
-$(FIGDIR)/arm2-tracking.pdf: $(FIGDIR)/arm2-trajectory/done $(GP_FILES)
-$(FIGDIR)/convergence.pdf: $(FIGDIR)/convergence/done $(GP_FILES)
-$(FIGDIR)/stability.pdf: $(FIGDIR)/stability/done $(GP_FILES)
-$(FIGDIR)/bad-initial.pdf: $(FIGDIR)/bad-initial/done $(GP_FILES)
-$(FIGDIR)/bead-circle.pdf: $(FIGDIR)/bead-circle/done $(GP_FILES)
-$(FIGDIR)/stiff-pendulum.pdf: $(FIGDIR)/stiff-pendulum/done $(GP_FILES)
-$(FIGDIR)/pbd-stretch.pdf: $(FIGDIR)/stiff-pendulum/done $(GP_FILES)
-$(FIGDIR)/arm5-improved.pdf: $(FIGDIR)/arm5-improved/done $(GP_FILES)
-$(FIGDIR)/arm5-improved-heavy-end.pdf: $(FIGDIR)/arm5-improved/done $(GP_FILES)
-$(FIGDIR)/arm5-improved-order.pdf: $(FIGDIR)/arm5-improved/done $(GP_FILES)
-$(FIGDIR)/fig4-arm5-baumgarte.pdf: $(FIGDIR)/arm5-baumgarte/done $(GP_FILES)
-$(FIGDIR)/arm5-baumgarte-sweep.pdf: $(FIGDIR)/arm5-baumgarte/done $(GP_FILES)
-$(FIGDIR)/arm5-baumgarte-order.pdf: $(FIGDIR)/arm5-baumgarte/done $(GP_FILES)
-$(FIGDIR)/fig4-chain10-error.pdf: $(FIGDIR)/chain10-stability/done $(GP_FILES)
-$(FIGDIR)/chain10-survival.pdf: $(FIGDIR)/chain10-stability/done $(GP_FILES)
-$(FIGDIR)/fig45-corner-platt.pdf: $(FIGDIR)/corner/done $(GP_FILES)
-$(FIGDIR)/fig3-corner-tendency.pdf: $(FIGDIR)/corner/done $(GP_FILES)
-$(FIGDIR)/corner-platt-h.pdf: $(FIGDIR)/corner/done $(GP_FILES)
-$(FIGDIR)/billiard-snapshots.pdf: $(FIGDIR)/billiard/done $(GP_FILES)
-$(FIGDIR)/billiard-gap.pdf: $(FIGDIR)/billiard/done $(GP_FILES)
-$(FIGDIR)/billiard-momentum-energy.pdf: $(FIGDIR)/billiard/done $(GP_FILES)
-$(FIGDIR)/billiard-iterations.pdf: $(FIGDIR)/billiard/done $(GP_FILES)
+# Each plot is drawn again when its experiment has run again or when its
+# script or a script it loads has changed:
+#   $(FIGDIR)/PLOT.pdf: $(FIGDIR)/EXPERIMENT/done paper_figs/PLOT.gp $(GP_INCLUDES)
+fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf: $(FIGDIR)/$(call fig_experiment,$(1))/done \
+	paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES)
+$(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
 
 $(FIGDIR)/%.pdf:
 	$(AM_V_GEN)$(call plot,$(FIGDIR)/$*,$*,pdf,pdf) && $(call plot,$(FIGDIR)/$*,$*,png,png)
