@@ -4,6 +4,11 @@
 # relative to the top directory.
 TESTS_LIBS = lib/libcdyn.la reference/libcdynref.la $(CHECK_LIBS) $(DEPS_LIBS)
 TESTS_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+# Check is needed for `make check` only: without it (configure says so),
+# the library, cdyn and `make install` build, and `make check` stops with
+# the remedy instead of building or running any test.  check-am makes
+# check_SCRIPTS before it runs the tests, and this one's rule fails.
+if HAVE_CHECK
 check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_reference tests/test_errors tests/test_experiments tests/test_alloc \
 	tests/test_forces \
@@ -15,6 +20,13 @@ check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_contact \
 	tests/test_switching \
 	tests/test_oom
+else !HAVE_CHECK
+check_SCRIPTS = tests/check-not-found
+tests/check-not-found:
+	@echo "make check needs Check (>= 0.11), which ./configure did not find." >&2
+	@echo "On Debian: apt-get install check, then re-run ./configure." >&2
+	@exit 1
+endif !HAVE_CHECK
 noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h
 tests_test_constraints_SOURCES = tests/test_constraints.c
 tests_test_constraints_CFLAGS = $(TESTS_CFLAGS)
