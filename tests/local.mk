@@ -4,10 +4,10 @@
 # relative to the top directory.
 TESTS_LIBS = lib/libcdyn.la reference/libcdynref.la $(CHECK_LIBS) $(DEPS_LIBS)
 TESTS_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-# Check is needed for `make check` only: without it (configure says so),
-# the library, cdyn and `make install` build, and `make check` stops with
-# the remedy instead of building or running any test.  check-am makes
-# check_SCRIPTS before it runs the tests, and this one's rule fails.
+# Check is needed for `make check` only.  Without it (configure warns), the
+# library and cdyn build and install, and `make check` stops with the
+# remedy before it builds or runs any test: check-am makes check_SCRIPTS
+# before it runs the tests, and this one's rule fails.
 if HAVE_CHECK
 check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_reference tests/test_errors tests/test_experiments tests/test_alloc \
