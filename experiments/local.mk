@@ -1,0 +1,25 @@
+# experiments/local.mk: the cdyn program, which runs the experiments and
+# writes the claims report (`make figures` runs it: paper_figs/local.mk).
+# Included by the top Makefile.am; paths are relative to the top directory.
+bin_PROGRAMS = cdyn
+cdyn_SOURCES = experiments/main.c experiments/experiment.h experiments/common.c \
+	experiments/experiments.def experiments/claims.c experiments/claims.h experiments/claimdefs.c \
+	experiments/runner.c experiments/columns.c experiments/arm2.c \
+	experiments/cost.c experiments/problems.h experiments/problems.c \
+	experiments/convergence.c experiments/stability.c experiments/badinit.c \
+	experiments/beadcircle.c experiments/stiff.c experiments/arm5.c experiments/chain10.c \
+	experiments/corner.c experiments/census.c \
+	experiments/contact_problems.h experiments/contact_problems.c experiments/billiard.c
+cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
+nodist_cdyn_SOURCES = build-info.h
+
+# The build's provenance for every metadata record: the git commit, whether
+# the tree was modified, and the compiler flags.  Rewritten at every make,
+# but replaced only when it changed, so an unchanged tree rebuilds nothing.
+build-info.h: FORCE
+	@$(SHELL) $(srcdir)/build-aux/build-info.sh $(srcdir) '$(CFLAGS)' > $@.tmp && \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
+BUILT_SOURCES += build-info.h
+DISTCLEANFILES = build-info.h
+EXTRA_DIST += build-aux/build-info.sh

@@ -1,0 +1,39 @@
+# lib/local.mk: libcdyn, its installed headers and cdyn.pc, and the check
+# that lib/types.am (the type objects' sources) is current.  Included by
+# the top Makefile.am; paths are relative to the top directory.
+lib_LTLIBRARIES = lib/libcdyn.la
+cdynincludedir = $(includedir)/cdyn
+cdyninclude_HEADERS = lib/cdyn/cdyn.h lib/cdyn/error.h lib/cdyn/system.h \
+	lib/cdyn/constraint.h lib/cdyn/stepper.h lib/cdyn/contact.h lib/cdyn/scheme.h
+# The type objects' sources come from their tables (lib/*/*.def) through
+# lib/types.am, which ./autogen.sh writes: adding a constraint type, solver,
+# integrator, scheme or active-set algorithm is one file plus one table line.
+include $(srcdir)/lib/types.am
+lib_libcdyn_la_SOURCES = lib/cdyn_internal.h lib/error.c lib/system.c \
+	lib/options.c lib/stepper.c lib/layout.c lib/blocks.c lib/registry.c \
+	lib/constraints/constraints.def lib/constraints/vec3.h \
+	lib/solvers/solvers.def lib/integrators/integrators.def lib/schemes/schemes.def \
+	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/common.c \
+	$(TYPE_SOURCES)
+# libcdyn itself uses LAPACKE and BLAS only (its sparse storage is its own,
+# so no GSL error handler can abort the caller's process); GSL serves the
+# references, the experiments and the tests.
+LIB_LIBS = $(LAPACKE_LIBS) $(BLAS_LIBS) $(LIBM)
+lib_libcdyn_la_LIBADD = $(LIB_LIBS)
+lib_libcdyn_la_LDFLAGS = -version-info $(CDYN_LT_VERSION) -no-undefined
+pkgconfig_DATA = cdyn.pc
+
+# lib/types.am must list what the tables name: a table edited without
+# re-running ./autogen.sh stops the build here, with the remedy.
+TYPE_TABLES = $(srcdir)/lib/constraints/constraints.def $(srcdir)/lib/solvers/solvers.def \
+	$(srcdir)/lib/integrators/integrators.def $(srcdir)/lib/schemes/schemes.def \
+	$(srcdir)/lib/activeset/activesets.def
+BUILT_SOURCES = check-types-am
+check-types-am:
+	@$(SHELL) $(srcdir)/build-aux/types-am.sh $(srcdir) > types.am.now && \
+	if cmp -s types.am.now $(srcdir)/lib/types.am; then rm -f types.am.now; else \
+	  rm -f types.am.now; \
+	  echo "lib/types.am does not list the sources the tables lib/*/*.def name:" >&2; \
+	  echo "run ./autogen.sh (then ./configure) to regenerate it." >&2; exit 1; fi
+
+EXTRA_DIST += build-aux/types-am.sh

@@ -1,0 +1,136 @@
+# paper_figs/local.mk: `make figures` (every experiment of the cdyn program,
+# its figures drawn by the gnuplot scripts here as PDF, PNG and LaTeX, and
+# the claims report), `make check-latex-figures` and `make latex-figures`.
+# Included by the top Makefile.am; paths are relative to the top directory.
+#
+# `make figures` runs every experiment (independent ones in parallel under
+# make -j), draws the figures with gnuplot and writes claims.csv and
+# claims.md, all under figures/ in the build tree.  Each experiment writes
+# into a temporary directory that is renamed when it is complete, and each
+# plot into a temporary file renamed on success, so an interrupted run
+# leaves nothing that looks finished.  Each plot is drawn three times: PDF
+# and PNG beside its data, and for LaTeX papers (cairolatex) in latex/.
+FIGDIR = figures
+RUN_CDYN = OPENBLAS_NUM_THREADS=1 ./cdyn$(EXEEXT)
+EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence stability bad-initial \
+	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
+	active-set-census
+EXP_STAMPS = $(EXPERIMENTS:%=$(FIGDIR)/%/done)
+
+# The figures, one PLOT:EXPERIMENT pair each: paper_figs/PLOT.gp draws
+# figures/PLOT.pdf, PLOT.png and latex/PLOT.tex from the output of
+# `cdyn run EXPERIMENT` (figures/EXPERIMENT/).  PLOTS, the plot scripts
+# and each plot's dependency line below are derived from this list, so a
+# new figure is one pair here plus its script; a new experiment also goes
+# into EXPERIMENTS, which the claims report depends on.
+FIGURES = \
+	fig2-arm2-error:arm2-drift \
+	fig3-arm2-trajectory:arm2-trajectory \
+	arm2-tracking:arm2-trajectory \
+	convergence:convergence \
+	stability:stability \
+	bad-initial:bad-initial \
+	bead-circle:bead-circle \
+	stiff-pendulum:stiff-pendulum \
+	pbd-stretch:stiff-pendulum \
+	arm5-improved:arm5-improved \
+	arm5-improved-heavy-end:arm5-improved \
+	arm5-improved-order:arm5-improved \
+	fig4-arm5-baumgarte:arm5-baumgarte \
+	arm5-baumgarte-sweep:arm5-baumgarte \
+	arm5-baumgarte-order:arm5-baumgarte \
+	fig4-chain10-error:chain10-stability \
+	chain10-survival:chain10-stability \
+	fig45-corner-platt:corner \
+	fig3-corner-tendency:corner \
+	corner-platt-h:corner \
+	billiard-snapshots:billiard \
+	billiard-gap:billiard \
+	billiard-momentum-energy:billiard \
+	billiard-iterations:billiard
+# Scripts that the plot scripts load, not plots themselves.
+GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp
+
+# fig_plot and fig_experiment PAIR: the two halves of a PLOT:EXPERIMENT pair.
+fig_plot = $(word 1,$(subst :, ,$(1)))
+fig_experiment = $(word 2,$(subst :, ,$(1)))
+PLOT_NAMES = $(foreach f,$(FIGURES),$(call fig_plot,$(f)))
+PLOTS = $(PLOT_NAMES:%=$(FIGDIR)/%)
+GP_FILES = $(GP_INCLUDES) $(PLOT_NAMES:%=paper_figs/%.gp)
+
+$(FIGDIR)/%/done: cdyn$(EXEEXT)
+	@rm -rf $(FIGDIR)/$*.tmp $(FIGDIR)/$*
+	@$(MKDIR_P) $(FIGDIR)
+	$(AM_V_GEN)$(RUN_CDYN) run $* --out $(FIGDIR)/$*.tmp > $(FIGDIR)/$*.log
+	@mv $(FIGDIR)/$*.tmp $(FIGDIR)/$* && touch $@
+
+# plot NAME SCRIPT TERMINAL EXT: draw into NAME.tmp.EXT, then rename.
+plot = $(GNUPLOT) -c $(top_srcdir)/paper_figs/$(2).gp $(top_srcdir)/paper_figs $(FIGDIR) $(3) $(1).tmp.$(4) \
+	&& mv $(1).tmp.$(4) $(1).$(4)
+
+# Each plot is drawn again when its experiment has run again or when its
+# script or a script it loads has changed:
+#   $(FIGDIR)/PLOT.pdf: $(FIGDIR)/EXPERIMENT/done paper_figs/PLOT.gp $(GP_INCLUDES)
+fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf: $(FIGDIR)/$(call fig_experiment,$(1))/done \
+	paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES)
+$(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
+
+$(FIGDIR)/%.pdf:
+	$(AM_V_GEN)$(call plot,$(FIGDIR)/$*,$*,pdf,pdf) && $(call plot,$(FIGDIR)/$*,$*,png,png)
+
+# The LaTeX version of each plot.  gnuplot's cairolatex terminal writes
+# NAME.tex and the graphics NAME.pdf, which NAME.tex includes by the path
+# given to `set output` less its extension.  gnuplot runs inside a
+# temporary directory, so that this path is the bare NAME (a paper finds
+# the file through \graphicspath or from its own directory), and is given
+# absolute paths to the script and the data.  The .tex is moved into place
+# last: it is the target, so an interrupted run leaves no .tex, and a run
+# after it draws the figure again.  Depending on the PDF figure gives each
+# LaTeX figure the same data dependencies without a line of its own.
+LATEXDIR = $(FIGDIR)/latex
+PLOTS_TEX = $(PLOTS:$(FIGDIR)/%=$(LATEXDIR)/%.tex)
+
+$(LATEXDIR)/%.tex: $(FIGDIR)/%.pdf
+	@rm -rf $(LATEXDIR)/$*.tmp
+	@$(MKDIR_P) $(LATEXDIR)/$*.tmp
+	$(AM_V_GEN)cd $(LATEXDIR)/$*.tmp && $(GNUPLOT) -c $(abs_top_srcdir)/paper_figs/$*.gp \
+	  $(abs_top_srcdir)/paper_figs $(abs_builddir)/$(FIGDIR) cairolatex $*.tex
+	@mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf && mv $(LATEXDIR)/$*.tmp/$*.tex $@ \
+	  && rmdir $(LATEXDIR)/$*.tmp
+
+# step-cost measures wall-clock time, so it runs alone, after the other
+# experiments and plots, not beside them under make -j.
+$(FIGDIR)/step-cost/done: $(filter-out $(FIGDIR)/step-cost/done,$(EXP_STAMPS)) $(PLOTS:%=%.pdf) \
+	$(PLOTS_TEX)
+
+$(FIGDIR)/claims.csv: $(EXP_STAMPS)
+	$(AM_V_GEN)$(RUN_CDYN) report $(FIGDIR) > $(FIGDIR)/report.log
+
+if HAVE_GNUPLOT
+figures: $(PLOTS:%=%.pdf) $(PLOTS_TEX) $(FIGDIR)/claims.csv
+	@echo ""
+	@echo "Figures (PDF and PNG), their data (CSV + .meta.json) and the claims report are in:"
+	@echo "  $(abs_builddir)/$(FIGDIR)/"
+	@echo "  for LaTeX papers (NAME.tex + NAME.pdf): $(abs_builddir)/$(LATEXDIR)/"
+	@echo "  claims: $(abs_builddir)/$(FIGDIR)/claims.csv and claims.md"
+
+# `make check-latex-figures`: draw the LaTeX figures if needed and compile
+# each in a minimal document with pdflatex (paper_figs/check-latex.sh).
+# Without pdflatex it says so and succeeds, before running any experiment.
+check-latex-figures:
+	@if command -v "$${PDFLATEX:-pdflatex}" >/dev/null 2>&1; then \
+	  $(MAKE) $(AM_MAKEFLAGS) --no-print-directory latex-figures || exit 1; \
+	fi; \
+	$(SHELL) $(top_srcdir)/paper_figs/check-latex.sh $(LATEXDIR)
+
+# The empty recipe keeps make quiet when every LaTeX figure is up to date.
+latex-figures: $(PLOTS_TEX)
+	@:
+else
+figures check-latex-figures latex-figures:
+	@echo "make $@ needs gnuplot, which configure did not find." >&2
+	@echo "On Debian: apt-get install gnuplot-nox, then re-run ./configure." >&2
+	@exit 1
+endif
+
+EXTRA_DIST += $(GP_FILES) paper_figs/check-latex.sh
