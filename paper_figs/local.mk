@@ -11,7 +11,23 @@
 # leaves nothing that looks finished.  Each plot is drawn three times: PDF
 # and PNG beside its data, and for LaTeX papers (cairolatex) in latex/.
 FIGDIR = figures
-RUN_CDYN = OPENBLAS_NUM_THREADS=1 ./cdyn$(EXEEXT)
+# The program asks OpenBLAS for one thread itself (experiments/main.c).
+RUN_CDYN = ./cdyn$(EXEEXT)
+
+# `make figures EXTRA_SCHEMES="mine other"` runs those schemes in every
+# experiment beside its own (cdyn run --extra-schemes).  The stamp holds
+# the value of the last run and changes only with it, so changing the list
+# runs the experiments again and leaving it alone does not.
+EXTRA_SCHEMES =
+$(FIGDIR)/extra-schemes: FORCE
+	@$(MKDIR_P) $(FIGDIR)
+	@echo '$(EXTRA_SCHEMES)' > $@.tmp && if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+# The line style of every scheme and companion run, one palette for every
+# figure (cdyn palette), loaded by paper_figs/common.gp.
+$(FIGDIR)/palette.gp: cdyn$(EXEEXT)
+	@$(MKDIR_P) $(FIGDIR)
+	$(AM_V_GEN)$(RUN_CDYN) palette > $@.tmp && mv $@.tmp $@
 EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence stability bad-initial \
 	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
 	active-set-census
@@ -58,10 +74,11 @@ PLOT_NAMES = $(foreach f,$(FIGURES),$(call fig_plot,$(f)))
 PLOTS = $(PLOT_NAMES:%=$(FIGDIR)/%)
 GP_FILES = $(GP_INCLUDES) $(PLOT_NAMES:%=paper_figs/%.gp)
 
-$(FIGDIR)/%/done: cdyn$(EXEEXT)
+$(FIGDIR)/%/done: cdyn$(EXEEXT) $(FIGDIR)/extra-schemes
 	@rm -rf $(FIGDIR)/$*.tmp $(FIGDIR)/$*
 	@$(MKDIR_P) $(FIGDIR)
-	$(AM_V_GEN)$(RUN_CDYN) run $* --out $(FIGDIR)/$*.tmp > $(FIGDIR)/$*.log
+	$(AM_V_GEN)$(RUN_CDYN) run $* --out $(FIGDIR)/$*.tmp \
+	  $(if $(strip $(EXTRA_SCHEMES)),--extra-schemes '$(strip $(EXTRA_SCHEMES))') > $(FIGDIR)/$*.log
 	@mv $(FIGDIR)/$*.tmp $(FIGDIR)/$* && touch $@
 
 # plot NAME SCRIPT TERMINAL EXT: draw into NAME.tmp.EXT, then rename.
@@ -72,7 +89,7 @@ plot = $(GNUPLOT) -c $(top_srcdir)/paper_figs/$(2).gp $(top_srcdir)/paper_figs $
 # script or a script it loads has changed:
 #   $(FIGDIR)/PLOT.pdf: $(FIGDIR)/EXPERIMENT/done paper_figs/PLOT.gp $(GP_INCLUDES)
 fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf: $(FIGDIR)/$(call fig_experiment,$(1))/done \
-	paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES)
+	paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES) $(FIGDIR)/palette.gp
 $(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
 
 $(FIGDIR)/%.pdf:
