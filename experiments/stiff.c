@@ -80,21 +80,6 @@ static const exp_problem spring_pendulum = {
   .reference = NULL,
 };
 
-/* Does `scheme` have option `key`?  (A penalty scheme has "k".) */
-static int has_option(const char *scheme, const char *key)
-{
-  size_t idx;
-  if (cdyn_scheme_find(scheme, &idx))
-    return 0;
-  for (size_t k = 0; k < cdyn_scheme_option_count(idx); k++) {
-    const char *name;
-    cdyn_scheme_option(idx, k, &name, NULL, NULL);
-    if (!strcmp(name, key))
-      return 1;
-  }
-  return 0;
-}
-
 #define NK 6
 #define NITER 7
 
@@ -183,7 +168,7 @@ static int run(exp_ctx *ctx)
   for (int s = 0; s < ctx->nruns && !rc; s++) {
     const exp_runspec *run = &ctx->runs[s];
     const char *sc = run->name;
-    penalty[s] = has_option(run->scheme, "k");
+    penalty[s] = exp_scheme_has_option(run->scheme, "k"); /* a penalty scheme has k */
     if (penalty[s]) {
       for (int j = 0; j < NK && !rc; j++) {
         char kbuf[32];

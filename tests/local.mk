@@ -2,8 +2,13 @@
 # runs them in parallel), run through automake's TAP driver by `make check`,
 # and `make check-valgrind`.  Included by the top Makefile.am; paths are
 # relative to the top directory.
+# Every test program links the library, the references and Check (LDADD
+# is the default of every program without its own _LDADD: cdyn has one),
+# and is built from tests/NAME.c unless it lists its sources.
 TESTS_LIBS = lib/libcdyn.la reference/libcdynref.la $(CHECK_LIBS) $(DEPS_LIBS)
-TESTS_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+LDADD = $(TESTS_LIBS)
+AM_CFLAGS += $(CHECK_CFLAGS)
+TEST_DATA_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 # Check is needed for `make check` only.  Without it (configure warns), the
 # library and cdyn build and install, and `make check` stops with the
 # remedy before it builds or runs any test: check-am makes check_SCRIPTS
@@ -28,57 +33,12 @@ tests/check-not-found:
 	@exit 1
 endif !HAVE_CHECK
 noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h
-tests_test_constraints_SOURCES = tests/test_constraints.c
-tests_test_constraints_CFLAGS = $(TESTS_CFLAGS)
-tests_test_constraints_LDADD = $(TESTS_LIBS)
-tests_test_solvers_SOURCES = tests/test_solvers.c
-tests_test_solvers_CFLAGS = $(TESTS_CFLAGS)
-tests_test_solvers_LDADD = $(TESTS_LIBS)
-tests_test_schemes_SOURCES = tests/test_schemes.c
-tests_test_schemes_CFLAGS = $(TESTS_CFLAGS)
-tests_test_schemes_LDADD = $(TESTS_LIBS)
-tests_test_reference_SOURCES = tests/test_reference.c
-tests_test_reference_CFLAGS = $(TESTS_CFLAGS)
-tests_test_reference_LDADD = $(TESTS_LIBS)
-tests_test_errors_SOURCES = tests/test_errors.c
-tests_test_errors_CFLAGS = $(TESTS_CFLAGS)
-tests_test_errors_LDADD = $(TESTS_LIBS)
 tests_test_experiments_SOURCES = tests/test_experiments.c experiments/claimdefs.c experiments/claims.h
-tests_test_experiments_CFLAGS = $(TESTS_CFLAGS)
-tests_test_experiments_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
-tests_test_experiments_LDADD = $(TESTS_LIBS)
-tests_test_experiments_DEPENDENCIES = cdyn$(EXEEXT)
-tests_test_alloc_SOURCES = tests/test_alloc.c
-tests_test_alloc_CFLAGS = $(TESTS_CFLAGS)
-tests_test_alloc_LDADD = $(TESTS_LIBS)
-tests_test_forces_SOURCES = tests/test_forces.c
-tests_test_forces_CFLAGS = $(TESTS_CFLAGS)
-tests_test_forces_LDADD = $(TESTS_LIBS)
-tests_test_soft_SOURCES = tests/test_soft.c
-tests_test_soft_CFLAGS = $(TESTS_CFLAGS)
-tests_test_soft_LDADD = $(TESTS_LIBS)
-tests_test_nonlinear_SOURCES = tests/test_nonlinear.c
-tests_test_nonlinear_CFLAGS = $(TESTS_CFLAGS)
-tests_test_nonlinear_LDADD = $(TESTS_LIBS)
-tests_test_arms_SOURCES = tests/test_arms.c
-tests_test_arms_CFLAGS = $(TESTS_CFLAGS)
-tests_test_arms_LDADD = $(TESTS_LIBS)
+tests_test_experiments_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
+tests_test_experiments_DEPENDENCIES = cdyn$(EXEEXT) lib/libcdyn.la reference/libcdynref.la
 tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c
-tests_test_census_CFLAGS = $(TESTS_CFLAGS)
-tests_test_census_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
-tests_test_census_LDADD = $(TESTS_LIBS)
+tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
-tests_test_lcp_CFLAGS = $(TESTS_CFLAGS)
-tests_test_lcp_LDADD = $(TESTS_LIBS)
-tests_test_contact_SOURCES = tests/test_contact.c
-tests_test_contact_CFLAGS = $(TESTS_CFLAGS)
-tests_test_contact_LDADD = $(TESTS_LIBS)
-tests_test_switching_SOURCES = tests/test_switching.c
-tests_test_switching_CFLAGS = $(TESTS_CFLAGS)
-tests_test_switching_LDADD = $(TESTS_LIBS)
-tests_test_oom_SOURCES = tests/test_oom.c
-tests_test_oom_CFLAGS = $(TESTS_CFLAGS)
-tests_test_oom_LDADD = $(TESTS_LIBS)
 
 TESTS = $(check_PROGRAMS)
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
