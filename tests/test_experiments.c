@@ -851,12 +851,27 @@ START_TEST(test_drift_short_run)
     table_free(&t);
     check_meta(dir, runs[k], "cdyn run arm2-drift --steps 40 --out a", 0.05, 40, "alpha", "2");
   }
+  /* A file per run, runs.csv and the claims; each CSV with its record, and
+     run.meta.json. */
   dirlist l = list_dir(dir);
-  ck_assert_uint_eq(count_suffix(&l, ".csv"), nr + 1);
-  ck_assert_uint_eq(count_suffix(&l, ".meta.json"), nr + 1);
+  ck_assert_uint_eq(count_suffix(&l, ".csv"), nr + 2);
+  ck_assert_uint_eq(count_suffix(&l, ".meta.json"), nr + 2);
   dirlist_free(&l);
   check_no_temporaries(dir);
   ck_assert_uint_eq(check_claims_part(dir, "arm2-drift"), 3);
+  /* runs.csv lists the same runs, with their schemes and roles. */
+  pathf(path, "%s/runs.csv", dir);
+  char *rtext = must_slurp(path), *rl[64];
+  size_t nl = split_lines(path, rtext, rl, 64);
+  ck_assert_msg(nl == nr + 1 && !strcmp(rl[0], "run,scheme,role"), "%s: %zu lines", path, nl);
+  for (size_t k = 0; k < nr; k++) {
+    char *f[4];
+    ck_assert_int_eq(split_csv(rl[k + 1], f, 4), 3);
+    ck_assert_str_eq(f[0], runs[k]);
+    ck_assert_str_eq(f[1], strcmp(runs[k], "baumgarte-a0b0") ? runs[k] : "baumgarte");
+    ck_assert_str_eq(f[2], strcmp(runs[k], "baumgarte-a0b0") ? "paper" : "companion");
+  }
+  free(rtext);
 
   pathf(path, "%s/claims.part.csv", dir);
   char *text = must_slurp(path);
@@ -1288,6 +1303,44 @@ START_TEST(test_out_dir)
   p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", "mine/notes.txt");
   ck_assert_msg(p.status == 1 && strstr(p.err, "not a directory"), "--out a file: %d %s", p.status, p.err);
   proc_free(&p);
+}
+END_TEST
+
+/*
+ * The program pins OpenBLAS to one thread itself: the same command gives
+ * the same bytes whatever OPENBLAS_NUM_THREADS says (billiard solves many
+ * small dense problems, where a threaded BLAS would change the last bits).
+ */
+START_TEST(test_blas_threads)
+{
+  const char *old = getenv("OPENBLAS_NUM_THREADS");
+  char saved[32];
+  snprintf(saved, sizeof saved, "%s", old ? old : "1");
+  setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  run_ok("run", "billiard", "--steps", "200", "--set", "algorithms=lcp,iterative", "--out", "a");
+  setenv("OPENBLAS_NUM_THREADS", "2", 1);
+  run_ok("run", "billiard", "--steps", "200", "--set", "algorithms=lcp,iterative", "--out", "b");
+  unsetenv("OPENBLAS_NUM_THREADS");
+  run_ok("run", "billiard", "--steps", "200", "--set", "algorithms=lcp,iterative", "--out", "c");
+  setenv("OPENBLAS_NUM_THREADS", saved, 1);
+  dirlist la = list_dir(wp((char[PATH_MAX]){0}, "a"));
+  size_t ncsv = 0;
+  for (size_t k = 0; k < la.n; k++) {
+    if (!has_suffix(la.name[k], ".csv"))
+      continue;
+    ncsv++;
+    for (int other = 0; other < 2; other++) {
+      char pa[PATH_MAX], pb[PATH_MAX];
+      size_t na, nb;
+      char *a = slurp(wp(pa, "a/%s", la.name[k]), &na), *b = slurp(wp(pb, "%s/%s", other ? "c" : "b", la.name[k]), &nb);
+      ck_assert_msg(a && b && na == nb && !memcmp(a, b, na), "%s differs with OPENBLAS_NUM_THREADS %s", la.name[k],
+                    other ? "unset" : "2");
+      free(a);
+      free(b);
+    }
+  }
+  ck_assert_uint_ge(ncsv, 8);
+  dirlist_free(&la);
 }
 END_TEST
 
@@ -1997,8 +2050,8 @@ START_TEST(test_bead_circle)
   char run_list[64][64];
   size_t nr;
   read_runs(dir, run_list, 64, &nr);
-  ck_assert_msg(nr == 3 && ncsv == nr + nks + 1, "%s: %zu CSV files, expected the %zu runs, %zu sweep runs and the claims",
-                dir, ncsv, nr, nks);
+  ck_assert_msg(nr == 3 && ncsv == nr + nks + 2,
+                "%s: %zu CSV files, expected the %zu runs, %zu sweep runs, runs.csv and the claims", dir, ncsv, nr, nks);
   check_claims_part(dir, "bead-circle");
 
   /*
@@ -2849,9 +2902,10 @@ START_TEST(test_chain10_default_run)
     names[r] = run_names[r];
   const size_t ip = name_index(names, NR, "poststab"), im = name_index(names, NR, "poststab-mass");
   dirlist l = list_dir(dir);
-  /* A file per run, starts, failures, summary, survival and the claims. */
-  ck_assert_uint_eq(count_suffix(&l, ".csv"), NR + 5);
-  ck_assert_uint_eq(count_suffix(&l, ".meta.json"), NR + 5);
+  /* A file per run, starts, failures, summary, survival, runs.csv and the
+     claims; each CSV with its record, and run.meta.json. */
+  ck_assert_uint_eq(count_suffix(&l, ".csv"), NR + 6);
+  ck_assert_uint_eq(count_suffix(&l, ".meta.json"), NR + 6);
   dirlist_free(&l);
   const char *cmd = "cdyn run chain10-stability --steps 400 --set trials=2 --set fail_tol=1e-6 --out a";
   check_meta(dir, "failures", cmd, 0.001, 400, "fail_tol", "1e-6");
@@ -3564,6 +3618,7 @@ int main(void)
   add(s, "trajectory_short_run", test_trajectory_short_run);
   add(s, "bad_input", test_bad_input);
   add(s, "out_dir", test_out_dir);
+  add(s, "blas_threads", test_blas_threads);
   add(s, "arm5_improved", test_arm5_improved);
   add(s, "arm5_improved_diverging", test_arm5_improved_diverging);
   add(s, "arm5_baumgarte", test_arm5_baumgarte);
