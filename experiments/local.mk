@@ -21,5 +21,8 @@ build-info.h: FORCE
 	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
 BUILT_SOURCES += build-info.h
+# BUILT_SOURCES serve `make`, `make check` and `make install`; `make
+# figures` builds cdyn directly, so its objects name the header too.
+$(cdyn_OBJECTS): build-info.h
 DISTCLEANFILES = build-info.h
 EXTRA_DIST += build-aux/build-info.sh
