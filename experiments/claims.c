@@ -23,12 +23,12 @@
 
 #include "experiment.h"
 
-#define CDYN_EXPERIMENT(id) extern const cdyn_experiment cdyn_experiment_##id;
+#define CDYN_EXPERIMENT(id, file) extern const cdyn_experiment cdyn_experiment_##id;
 #include "experiments.def"
 #undef CDYN_EXPERIMENT
 
 const cdyn_experiment *const cdyn_experiments[] = {
-#define CDYN_EXPERIMENT(id) &cdyn_experiment_##id,
+#define CDYN_EXPERIMENT(id, file) &cdyn_experiment_##id,
 #include "experiments.def"
 #undef CDYN_EXPERIMENT
   NULL};

@@ -2,14 +2,12 @@
 # writes the claims report (`make figures` runs it: paper_figs/local.mk).
 # Included by the top Makefile.am; paths are relative to the top directory.
 bin_PROGRAMS = cdyn
+# The experiments' files come from experiments/experiments.def (through
+# lib/types.am, which ./autogen.sh writes); the rest is the framework.
 cdyn_SOURCES = experiments/main.c experiments/experiment.h experiments/common.c \
 	experiments/experiments.def experiments/claims.c experiments/claims.h experiments/claimdefs.c \
-	experiments/runner.c experiments/columns.c experiments/arm2.c \
-	experiments/cost.c experiments/problems.h experiments/problems.c \
-	experiments/convergence.c experiments/stability.c experiments/badinit.c \
-	experiments/beadcircle.c experiments/stiff.c experiments/arm5.c experiments/chain10.c \
-	experiments/corner.c experiments/census.c \
-	experiments/contact_problems.h experiments/contact_problems.c experiments/billiard.c
+	experiments/runner.c experiments/columns.c experiments/problems.h experiments/problems.c \
+	experiments/contact_problems.h experiments/contact_problems.c $(EXPERIMENT_SOURCES)
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
 nodist_cdyn_SOURCES = build-info.h
 

@@ -23,17 +23,20 @@ lib_libcdyn_la_LIBADD = $(LIB_LIBS)
 lib_libcdyn_la_LDFLAGS = -version-info $(CDYN_LT_VERSION) -no-undefined
 pkgconfig_DATA = cdyn.pc
 
-# lib/types.am must list what the tables name: a table edited without
-# re-running ./autogen.sh stops the build here, with the remedy.
-TYPE_TABLES = $(srcdir)/lib/constraints/constraints.def $(srcdir)/lib/solvers/solvers.def \
-	$(srcdir)/lib/integrators/integrators.def $(srcdir)/lib/schemes/schemes.def \
-	$(srcdir)/lib/activeset/activesets.def
+# lib/types.am must list what the tables name (lib/*/*.def and
+# experiments/experiments.def): a table edited without re-running
+# ./autogen.sh stops the build here, with the remedy.  BUILT_SOURCES runs
+# the check for make, make check and make install; the order-only
+# prerequisite runs it before any object of the library or of cdyn is
+# compiled (make figures), without making them out of date.
 BUILT_SOURCES = check-types-am
+$(lib_libcdyn_la_OBJECTS) $(cdyn_OBJECTS): | check-types-am
 check-types-am:
 	@$(SHELL) $(srcdir)/build-aux/types-am.sh $(srcdir) > types.am.now && \
 	if cmp -s types.am.now $(srcdir)/lib/types.am; then rm -f types.am.now; else \
 	  rm -f types.am.now; \
-	  echo "lib/types.am does not list the sources the tables lib/*/*.def name:" >&2; \
-	  echo "run ./autogen.sh (then ./configure) to regenerate it." >&2; exit 1; fi
+	  echo "lib/types.am does not list the sources the tables lib/*/*.def and" >&2; \
+	  echo "experiments/experiments.def name: run ./autogen.sh (then ./configure) to regenerate it." >&2; \
+	  exit 1; fi
 
 EXTRA_DIST += build-aux/types-am.sh
