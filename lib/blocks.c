@@ -172,7 +172,7 @@ int cdyn_factor(cdyn_stepper *st)
   if (st->factored == st->values && st->factored)
     return st->factor_status;
   cdyn_solve_info info = {0, 0, 0, 0};
-  int rc = st->solver->setup(st->solver_state, &st->mat, st->rank_tol, solver_opts(st), &info);
+  int rc = st->solver->setup(st->solver_state, &st->mat, st->common.rank_tol, solver_opts(st), &info);
   st->stats.factorizations++;
   st->stats.last_rank = info.rank;
   st->factored = rc < 0 ? 0 : st->values;
@@ -185,7 +185,7 @@ int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x)
   if (!st->m || !nrhs)
     return CDYN_OK;
   cdyn_solve_info info = {0, 0, 0, 0};
-  int rc = st->solver->solve(st->solver_state, &st->mat, nrhs, b, x, st->rank_tol, solver_opts(st), &info);
+  int rc = st->solver->solve(st->solver_state, &st->mat, nrhs, b, x, st->common.rank_tol, solver_opts(st), &info);
   st->stats.solves += nrhs;
   st->stats.iterations += info.iterations;
   st->stats.last_residual = info.residual;

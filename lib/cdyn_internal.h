@@ -178,6 +178,12 @@ const cdyn_scheme_type *cdyn_scheme_at(size_t i);
 
 /* ---- the stepper ------------------------------------------------------------ */
 
+/* The options every stepper has besides "solver" and the solvers' own. */
+typedef struct cdyn_common_opts {
+  double rank_tol;  /* relative pivot below which A is solved by least squares */
+  double max_error; /* a step whose constraint error exceeds it fails (0: no guard) */
+} cdyn_common_opts;
+
 /* One contribution d_p J_ra,sa . J_rb,sb to the CSR entry `k` of A. */
 typedef struct cdyn_contrib {
   size_t k, ra, rb, p;
@@ -237,12 +243,13 @@ struct cdyn_stepper {
   int solver_auto;
   void *solver_state;
   void **solver_opts;       /* one option struct per registered solver type */
-  double rank_tol;
+  cdyn_common_opts common;  /* rank_tol, max_error: the options every stepper has */
 
   /* Work of the stepper itself. */
   double *F;                /* 3n forces */
   double *lambda;           /* mcap multipliers of the last step */
   double *q0, *v0;          /* backup of the state at step start */
+  double *lambda0;          /* mcap: the multipliers at step start, restored with the state */
 
   cdyn_stats stats;
 };

@@ -77,6 +77,7 @@ void cdyn_layout_free(cdyn_stepper *st)
   free(st->from);
   free(st->spare);
   free(st->lambda);
+  free(st->lambda0);
   free(st->diag);
   free(st->mark);
   free(st->lrow);
@@ -109,6 +110,7 @@ static int reserve_rows(cdyn_stepper *st, size_t mcap, size_t ccap)
       (rc = resize(&st->rownp, om, mcap, sizeof(unsigned))) || (rc = resize(&st->rowcon, om, mcap, sizeof(size_t))) ||
       (rc = resize(&st->rowineq, om, mcap, 1)) || (rc = resize(&st->from, om, mcap, sizeof(long))) ||
       (rc = resize(&st->spare, om, mcap, sizeof(double))) || (rc = resize(&st->lambda, om, mcap, sizeof(double))) ||
+      (rc = resize(&st->lambda0, om, mcap, sizeof(double))) ||
       (rc = resize(&st->diag, om, mcap, sizeof(double))) || (rc = resize(&st->mark, om, mcap, sizeof(size_t))) ||
       (rc = resize(&st->lrow, om * P, mcap * P, sizeof(size_t))) ||
       (rc = resize(&st->lslot, om * P, mcap * P, sizeof(unsigned))) ||

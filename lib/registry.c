@@ -162,7 +162,7 @@ int cdyn_scheme_find(const char *name, size_t *index)
 /* The names every stepper has besides its scheme's options. */
 static int stepper_option_name(const char *name)
 {
-  if (!strcmp(name, "solver") || !strcmp(name, "rank_tol"))
+  if (!strcmp(name, "solver") || !strcmp(name, "rank_tol") || !strcmp(name, "max_error"))
     return 1;
   for (size_t k = 0; cdyn_solver_types[k]; k++)
     for (size_t i = 0; i < cdyn_option_count(cdyn_solver_types[k]->options); i++)

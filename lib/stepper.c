@@ -15,7 +15,8 @@
  *
  * Options are text set by name: "solver", each solver type's own options
  * (pcg_tol and pcg_maxiter of pcg), the common rank_tol (used by the
- * dense solver and the active-set sub-solves), then the scheme's.  Setting
+ * dense solver and the active-set sub-solves) and max_error (the
+ * divergence guard), then the scheme's.  Setting
  * a scheme option resets the scheme's history: the equations that history
  * was computed for have changed.
  */
@@ -37,8 +38,11 @@ const char *cdyn_version(void) { return PACKAGE_VERSION; }
 /* ---- options ----------------------------------------------------------------- */
 
 static const cdyn_option common_options[] = {
-  {"rank_tol", CDYN_OPT_DOUBLE, 0, "1e-12", 0.0, 1.0, NULL,
+  {"rank_tol", CDYN_OPT_DOUBLE, offsetof(cdyn_common_opts, rank_tol), "1e-12", 0.0, 1.0, NULL,
    "relative pivot below which A is solved by least squares"},
+  {"max_error", CDYN_OPT_DOUBLE, offsetof(cdyn_common_opts, max_error), "0", 0.0, 1e300, NULL,
+   "divergence guard: a step after which the constraint error e_n (m) exceeds it fails with CDYN_EDIVERGED, the "
+   "state restored (0: off)"},
   CDYN_OPTIONS_END};
 
 size_t cdyn_option_count(const cdyn_option *t)
@@ -109,7 +113,7 @@ static const cdyn_option *option_at(const cdyn_stepper *st, size_t i, void **bas
   *scheme = where == SCHEME_OPTS;
   *base = NULL;
   if (o)
-    *base = where == SCHEME_OPTS ? st->opts : where < 0 ? (void *)&st->rank_tol : st->solver_opts[where];
+    *base = where == SCHEME_OPTS ? st->opts : where < 0 ? (void *)&st->common : st->solver_opts[where];
   return o;
 }
 
@@ -453,17 +457,40 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
     return rc;
   memcpy(st->q0, sys->q, n3 * sizeof(double));
   memcpy(st->v0, sys->v, n3 * sizeof(double));
+  memcpy(st->lambda0, st->lambda, st->m * sizeof(double));
   double t0 = sys->t;
   st->d.t = t0;
   rc = st->type->step(st, st->state, h);
+  /* A success means a usable result: a finite state and finite
+     multipliers, and, with the divergence guard on, a constraint error
+     within it. */
   if (rc >= 0 && (!cdyn_all_finite(sys->q, n3) || !cdyn_all_finite(sys->v, n3)))
     rc = cdyn_error(CDYN_ENONFINITE,
                     "scheme %s: the state became non-finite in the step from t = %g with h = %g "
                     "(unstable at this step size?)",
                     st->type->name, t0, h);
+  if (rc >= 0 && !cdyn_all_finite(st->lambda, st->m))
+    rc = cdyn_error(CDYN_ENONFINITE,
+                    "scheme %s: the multipliers became non-finite in the step from t = %g with h = %g (a force "
+                    "beyond the range of doubles)",
+                    st->type->name, t0, h);
+  if (rc >= 0 && st->common.max_error > 0) {
+    double e;
+    sys->t = t0 + h; /* the constraints at the end of the step */
+    int erc = cdyn_system_constraint_error(sys, &e);
+    sys->t = t0;
+    if (erc < 0)
+      rc = erc;
+    else if (!(e <= st->common.max_error))
+      rc = cdyn_error(CDYN_EDIVERGED,
+                      "scheme %s: the constraint error after the step from t = %g with h = %g is %g, above "
+                      "max_error = %g (the state is restored)",
+                      st->type->name, t0, h, e, st->common.max_error);
+  }
   if (rc < 0) {
     memcpy(sys->q, st->q0, n3 * sizeof(double));
     memcpy(sys->v, st->v0, n3 * sizeof(double));
+    memcpy(st->lambda, st->lambda0, st->m * sizeof(double));
     sys->t = t0;
     /* History written during the failed step is not to be trusted. */
     if (st->type->reset)

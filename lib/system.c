@@ -104,9 +104,10 @@ int cdyn_system_set_mass(cdyn_system *s, size_t i, double mass)
 {
   CHECK_SYS(s);
   CHECK_INDEX(s, i);
-  if (!isfinite(mass) || !(mass > 0))
+  if (!isfinite(mass) || !(mass > 0) || !isfinite(1.0 / mass))
     return cdyn_error(CDYN_EINVAL,
-                      "cdyn_system_set_mass: mass of particle %zu is %g; it must be finite and > 0",
+                      "cdyn_system_set_mass: mass of particle %zu is %g; it must be finite and > 0, with a finite "
+                      "inverse",
                       i, mass);
   s->mass[i] = mass;
   s->winv[i] = 1.0 / mass;
@@ -454,6 +455,8 @@ int cdyn_system_constraint_values(const cdyn_system *s, double *phi)
     for (unsigned r = 0; r < c->type->rows; r++)
       phi[row++] = rows[r].phi;
   }
+  if (!cdyn_all_finite(phi, row))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_system_constraint_values: a value overflowed at t = %g", s->t);
   return CDYN_OK;
 }
 
@@ -479,6 +482,8 @@ int cdyn_system_constraint_error(const cdyn_system *s, double *e)
     }
     sum += sqrt(ss);
   }
+  if (!isfinite(sum))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_system_constraint_error: the error overflowed at t = %g", s->t);
   *e = sum;
   return CDYN_OK;
 }
@@ -501,6 +506,9 @@ int cdyn_system_energy(const cdyn_system *s, double *kinetic, double *potential)
     double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     V += 0.5 * sp->k * (r - sp->rest) * (r - sp->rest);
   }
+  if (!isfinite(T) || !isfinite(V))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_system_energy: the energy overflowed at t = %g (T = %g, V = %g)", s->t,
+                      T, V);
   if (kinetic)
     *kinetic = T;
   if (potential)
@@ -513,10 +521,13 @@ int cdyn_system_momentum(const cdyn_system *s, double p[3])
   CHECK_SYS(s);
   if (!p)
     return cdyn_error(CDYN_EINVAL, "cdyn_system_momentum: p is NULL");
-  p[0] = p[1] = p[2] = 0;
+  double P[3] = {0, 0, 0};
   for (size_t i = 0; i < s->n; i++)
     for (int d = 0; d < 3; d++)
-      p[d] += s->mass[i] * s->v[3 * i + d];
+      P[d] += s->mass[i] * s->v[3 * i + d];
+  if (!cdyn_all_finite(P, 3))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_system_momentum: the momentum overflowed at t = %g", s->t);
+  memcpy(p, P, sizeof P);
   return CDYN_OK;
 }
 
@@ -611,6 +622,8 @@ int cdyn_system_penetration(const cdyn_system *s, double *pen)
       if (rows[r].phi < 0)
         sum -= rows[r].phi;
   }
+  if (!isfinite(sum))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_system_penetration: the penetration overflowed at t = %g", s->t);
   *pen = sum;
   return CDYN_OK;
 }

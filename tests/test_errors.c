@@ -743,6 +743,133 @@ START_TEST(test_strerror)
 }
 END_TEST
 
+/* ---- a success status means a usable result ------------------------------------------ */
+
+/*
+ * XPBD reports lambda = -sum(dlambda) / h^2: a pin that moves by 1e300 m
+ * and a tiny step overflow it while the positions stay finite.  The step
+ * must fail, with the state and the previous multipliers restored.
+ */
+START_TEST(test_nonfinite_multiplier_fails)
+{
+  cdyn_system *sys = NULL;
+  const double p0[3] = {0, 0, 0}, u[3] = {0, 0, 0}, a[3] = {1e300, 0, 0};
+  EXPECT_OK(cdyn_system_new(&sys, 1));
+  EXPECT_OK(cdyn_system_add_moving_pin(sys, 0, p0, u, a, 1.0, 0.0, NULL));
+  cdyn_stepper *st = NULL;
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "xpbd"));
+  double q0[3], v0[3], q1[3], v1[3], l0[3] = {1, 2, 3}, l1[3];
+  EXPECT_OK(cdyn_system_get_state(sys, q0, v0));
+  EXPECT_OK(cdyn_stepper_multipliers(st, l0));
+  int rc = cdyn_stepper_step(st, 1e-10);
+  ck_assert_msg(rc == CDYN_ENONFINITE, "xpbd with an overflowing multiplier returned %d (%s)", rc, cdyn_errmsg());
+  ck_assert_msg(strstr(cdyn_errmsg(), "multipliers") != NULL, "message: %s", cdyn_errmsg());
+  EXPECT_OK(cdyn_system_get_state(sys, q1, v1));
+  EXPECT_OK(cdyn_stepper_multipliers(st, l1));
+  ck_assert(!memcmp(q0, q1, sizeof q0) && !memcmp(v0, v1, sizeof v0) && !memcmp(l0, l1, sizeof l0));
+  ck_assert_double_eq(cdyn_system_time(sys), 0.0);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* A finite but indefinite A with entries near 1e300: refused, not solved
+   into w = -inf with a success status, by every algorithm. */
+START_TEST(test_activeset_indefinite)
+{
+  const double A[4] = {1e300, -1.7e300, -1.7e300, 1e300}, b[2] = {-1, -1};
+  double mu[2], w[2];
+  for (size_t k = 0; k < cdyn_activeset_count(); k++) {
+    int rc = cdyn_activeset_solve(cdyn_activeset_name(k), 2, A, b, NULL, NULL, 1e-9, mu, w, NULL, NULL);
+    ck_assert_msg(rc == CDYN_EINVAL && strstr(cdyn_errmsg(), "positive semi-definite"), "%s: %d (%s)",
+                  cdyn_activeset_name(k), rc, cdyn_errmsg());
+  }
+  /* Positive semi-definite but so large that the multipliers overflow:
+     a status that says so, never success. */
+  const double B[1] = {1e-300}, c[1] = {-1e300};
+  for (size_t k = 0; k < cdyn_activeset_count(); k++) {
+    int rc = cdyn_activeset_solve(cdyn_activeset_name(k), 1, B, c, NULL, NULL, 1e-9, mu, w, NULL, NULL);
+    ck_assert_msg(rc < 0 || (isfinite(mu[0]) && isfinite(w[0])), "%s: %d with mu = %g, w = %g",
+                  cdyn_activeset_name(k), rc, mu[0], w[0]);
+  }
+}
+END_TEST
+
+/* Masses whose inverse is not finite; measures that overflow. */
+START_TEST(test_overflowing_measures)
+{
+  cdyn_system *sys = pendulum();
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_mass(sys, 1, 1e-310));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_set_mass(sys, 1, 4.9e-324));
+  const double far[3] = {1e150, 0, 0}, fast[3] = {1e200, 0, 0};
+  EXPECT_OK(cdyn_system_set_position(sys, 1, far));
+  EXPECT_OK(cdyn_system_set_velocity(sys, 1, fast));
+  double T = -1, V = -1, e = -1, p[3] = {-1, -1, -1}, phi[4];
+  EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_energy(sys, &T, &V));
+  ck_assert(T == -1 && V == -1); /* nothing written */
+  EXPECT_OK(cdyn_system_constraint_error(sys, &e)); /* |x| - L = 1e150 is finite */
+  EXPECT_OK(cdyn_system_constraint_values(sys, phi));
+  const double huge_v[3] = {1.5e308, 1.5e308, 0};
+  EXPECT_OK(cdyn_system_set_velocity(sys, 1, huge_v));
+  EXPECT_OK(cdyn_system_set_mass(sys, 1, 2.0));
+  EXPECT_ERR(CDYN_ENONFINITE, cdyn_system_momentum(sys, p));
+  ck_assert(p[0] == -1 && p[1] == -1 && p[2] == -1);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * The divergence guard: penalty-euler on a pendulum at h = 0.01 is
+ * unstable (explicit Euler on a stiff spring) and, unguarded, returns 0
+ * at every step while its error grows without bound.  With max_error set,
+ * the first step whose error exceeds it fails with CDYN_EDIVERGED and the
+ * state of the step before.
+ */
+START_TEST(test_divergence_guard)
+{
+  cdyn_system *a = pendulum(), *b = pendulum();
+  cdyn_stepper *sa = NULL, *sb = NULL;
+  EXPECT_OK(cdyn_stepper_new(&sa, a, "penalty-euler"));
+  EXPECT_OK(cdyn_stepper_new(&sb, b, "penalty-euler"));
+  EXPECT_OK(cdyn_stepper_set(sb, "max_error", "0.5"));
+  char buf[64];
+  EXPECT_OK(cdyn_stepper_get(sb, "max_error", buf, sizeof buf));
+  ck_assert_double_eq(strtod(buf, NULL), 0.5);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(sb, "max_error", "-1"));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_set(sb, "max_error", "nan"));
+  int k, rb = 0;
+  double ea = 0, qb[6], vb[6], qa[6], va[6];
+  for (k = 1; k <= 1000; k++) {
+    ck_assert_int_eq(cdyn_stepper_step(sa, 0.01), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_constraint_error(a, &ea), CDYN_OK);
+    EXPECT_OK(cdyn_system_get_state(b, qb, vb));
+    rb = cdyn_stepper_step(sb, 0.01);
+    if (rb)
+      break;
+    /* Guarded or not, the same arithmetic until the guard trips. */
+    EXPECT_OK(cdyn_system_get_state(a, qa, va));
+    EXPECT_OK(cdyn_system_get_state(b, qb, vb));
+    ck_assert(!memcmp(qa, qb, sizeof qa) && !memcmp(va, vb, sizeof va));
+  }
+  ck_assert_msg(rb == CDYN_EDIVERGED && ea > 0.5, "guard: step %d returned %d (unguarded e_n = %g)", k, rb, ea);
+  ck_assert_msg(strstr(cdyn_errmsg(), "max_error") != NULL, "message: %s", cdyn_errmsg());
+  double q1[6], v1[6];
+  EXPECT_OK(cdyn_system_get_state(b, q1, v1));
+  ck_assert(!memcmp(q1, qb, sizeof q1) && !memcmp(v1, vb, sizeof v1));
+  ck_assert_double_eq_tol(cdyn_system_time(b), 0.01 * (k - 1), 1e-12);
+  /* Unguarded, it runs on: 100 orders of magnitude later it still says 0. */
+  for (; k <= 2000 && ea < 1e100; k++) {
+    ck_assert_int_eq(cdyn_stepper_step(sa, 0.01), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_constraint_error(a, &ea), CDYN_OK);
+  }
+  ck_assert_msg(ea >= 1e100, "penalty-euler's error reached only %g", ea);
+  cdyn_stepper_free(sa);
+  cdyn_stepper_free(sb);
+  cdyn_system_free(a);
+  cdyn_system_free(b);
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
   Suite *s = suite_create("errors");
@@ -773,6 +900,10 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_nonfinite_force_restores);
   tcase_add_test(tc, test_blowup_restores_last_finite);
   tcase_add_test(tc, test_overflow_in_update_restores);
+  tcase_add_test(tc, test_nonfinite_multiplier_fails);
+  tcase_add_test(tc, test_activeset_indefinite);
+  tcase_add_test(tc, test_overflowing_measures);
+  tcase_add_test(tc, test_divergence_guard);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("messages");

@@ -352,10 +352,18 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
          more than 1e-12 of itself, but not of sqrt(A_ii A_jj), which
          bounds it for a positive semi-definite A. */
       double d = fabs(A[i * n + j] - A[j * n + i]);
-      double s = fabs(A[i * n + j]) + fabs(A[j * n + i]) + sqrt(A[i * n + i] * A[j * n + j]);
+      double g = sqrt(A[i * n + i]) * sqrt(A[j * n + j]); /* no overflow for entries up to 1e308 */
+      double s = fabs(A[i * n + j]) + fabs(A[j * n + i]) + g;
       if (d > 1e-12 * s)
         return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: A is not symmetric (A[%zu][%zu] = %g, A[%zu][%zu] = %g)",
                           i, j, A[i * n + j], j, i, A[j * n + i]);
+      /* Every 2 x 2 principal minor of a positive semi-definite A is >= 0:
+         |A_ij| <= sqrt(A_ii A_jj), up to the rounding of forming it. */
+      if (fabs(A[i * n + j]) > g * (1 + 1e-12) + 1e-300)
+        return cdyn_error(CDYN_EINVAL,
+                          "cdyn_activeset_solve: A is not positive semi-definite (|A[%zu][%zu]| = %g > "
+                          "sqrt(A[%zu][%zu] A[%zu][%zu]) = %g)",
+                          i, j, fabs(A[i * n + j]), i, i, j, j, g);
     }
   }
   cdyn_as_ws ws;
@@ -373,6 +381,13 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
   cdyn_activeset_report r;
   memset(&r, 0, sizeof r);
   rc = type->solve(&ws, &p, mu, w, h, &r);
+  /* A success means usable numbers: a solve that overflowed (A badly
+     scaled, or indefinite beyond what the 2 x 2 test sees) says so. */
+  if (rc >= 0 && (!cdyn_all_finite(mu, n) || !cdyn_all_finite(w, n)))
+    rc = cdyn_error(CDYN_ENONFINITE,
+                    "cdyn_activeset_solve (%s): the multipliers or w are not finite: A is badly scaled or not "
+                    "positive semi-definite",
+                    name);
   if (rc >= 0) {
     /* Every algorithm's equality rows are checked here, so an inconsistent
        set is an error whichever algorithm was asked (the report is still

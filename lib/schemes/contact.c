@@ -246,7 +246,7 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
 {
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
   cdyn_as_problem p = {.n = nc, .A = s->Ad, .b = s->b, .equality = s->eq,
-                       .prev = type->carries_set ? s->prev : NULL, .rank_tol = st->rank_tol};
+                       .prev = type->carries_set ? s->prev : NULL, .rank_tol = st->common.rank_tol};
   cdyn_as_tolerances(&p, o->sign_tol);
   memset(r, 0, sizeof *r);
   int rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
