@@ -352,6 +352,10 @@ enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q
   return CDYN_ITER_CONTINUE;
 }
 
+/* A linear solve leaving more than this relative residual did not solve its
+   system: a consistent one, singular or not, is solved to rounding. */
+#define INCONSISTENT_RESIDUAL 1e-6
+
 int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict verdict,
                      unsigned iterations, double r, double rprev, double tol, int linear)
 {
@@ -367,6 +371,17 @@ int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict 
     return cdyn_error(CDYN_NOCONV, "%s: residual stalled at %.3g, the rounding level, at t = %g (tol %.3g)",
                       name, r, t, tol);
   default:
+    /* A residual that does not fall although the last linear solve left
+       part of its right-hand side unsolved (a least-squares solve of a
+       singular A, relative residual well above rounding) is not a step too
+       large: the linearised constraints have no solution, as when a
+       particle is pinned at two points, and no step size helps. */
+    if (st->stats.last_residual > INCONSISTENT_RESIDUAL)
+      return cdyn_error(CDYN_EINFEASIBLE,
+                        "%s: the constraints are inconsistent at t = %g: the linearised system has no solution (its "
+                        "least-squares solve leaves %.3g of the right-hand side), so the residual %.3g cannot be "
+                        "reduced at any step size",
+                        name, t, st->stats.last_residual, r);
     return cdyn_error(CDYN_EDIVERGED,
                       "%s: the iteration diverged at t = %g: residual %.3g after iteration %u, %.3g before "
                       "(step too large for the constraint curvature?)",

@@ -870,6 +870,48 @@ START_TEST(test_divergence_guard)
 }
 END_TEST
 
+/*
+ * A particle pinned at two points: no position satisfies both.  The
+ * schemes that iterate on Phi(q+) = 0 cannot reduce the residual at any
+ * step size, and must say the constraints are inconsistent, not that the
+ * step is too large.
+ */
+START_TEST(test_inconsistent_constraints_named)
+{
+  static const char *const iterating[] = {"newton", "shake", "rattle"};
+  static const double hs[] = {1e-2, 1e-6};
+  for (size_t s = 0; s < 3; s++)
+    for (size_t k = 0; k < 2; k++) {
+      cdyn_system *sys = NULL;
+      const double p1[3] = {0, 0, 0}, p2[3] = {0.3, 0, 0};
+      EXPECT_OK(cdyn_system_new(&sys, 1));
+      EXPECT_OK(cdyn_system_add_pin(sys, 0, p1, NULL));
+      EXPECT_OK(cdyn_system_add_pin(sys, 0, p2, NULL));
+      cdyn_stepper *st = NULL;
+      EXPECT_OK(cdyn_stepper_new(&st, sys, iterating[s]));
+      int rc = cdyn_stepper_step(st, hs[k]);
+      ck_assert_msg(rc == CDYN_EINFEASIBLE && strstr(cdyn_errmsg(), "inconsistent") &&
+                      !strstr(cdyn_errmsg(), "too large"),
+                    "%s at h = %g: %d (%s)", iterating[s], hs[k], rc, cdyn_errmsg());
+      cdyn_stepper_free(st);
+      cdyn_system_free(sys);
+    }
+  /* A consistent set with a redundant row (the same pin twice) still steps. */
+  for (size_t s = 0; s < 3; s++) {
+    cdyn_system *sys = NULL;
+    const double p1[3] = {0, 0, 0};
+    EXPECT_OK(cdyn_system_new(&sys, 1));
+    EXPECT_OK(cdyn_system_add_pin(sys, 0, p1, NULL));
+    EXPECT_OK(cdyn_system_add_pin(sys, 0, p1, NULL));
+    cdyn_stepper *st = NULL;
+    EXPECT_OK(cdyn_stepper_new(&st, sys, iterating[s]));
+    ck_assert_msg(cdyn_stepper_step(st, 1e-2) >= 0, "%s with a redundant pin: %s", iterating[s], cdyn_errmsg());
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
   Suite *s = suite_create("errors");
@@ -904,6 +946,7 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_activeset_indefinite);
   tcase_add_test(tc, test_overflowing_measures);
   tcase_add_test(tc, test_divergence_guard);
+  tcase_add_test(tc, test_inconsistent_constraints_named);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("messages");

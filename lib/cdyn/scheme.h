@@ -337,7 +337,10 @@ enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q
  * the step's status: CONVERGED gives `linear`, the worst status of the
  * linear solves (CDYN_OK or CDYN_NOCONV); LIMIT and STALLED give
  * CDYN_NOCONV, keeping the last iterate; DIVERGED gives CDYN_EDIVERGED,
- * and the stepper restores the state.  `name` is the scheme's.
+ * and the stepper restores the state, unless the last linear solve left
+ * more than 1e-6 of its right-hand side unsolved: the constraints are
+ * then inconsistent (no step size helps), and the status is
+ * CDYN_EINFEASIBLE.  `name` is the scheme's.
  */
 int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict verdict,
                      unsigned iterations, double r, double rprev, double tol, int linear);
