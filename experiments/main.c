@@ -691,6 +691,12 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
         fprintf(stderr, "cdyn run: --out: empty directory name\n");
         return 2;
       }
+      /* Every file's path is DIR/NAME, NAME under 200 bytes: within
+         PATH_MAX (4096) and the program's buffers. */
+      if (strlen(val) > 3000) {
+        fprintf(stderr, "cdyn run: --out: a directory path of %zu bytes is too long (at most 3000)\n", strlen(val));
+        return 2;
+      }
       c->outdir = val;
       k++;
     } else if (!strcmp(a, "--set")) {
@@ -870,6 +876,9 @@ int main(int argc, char **argv)
   } else if (!strcmp(cmd, "report")) {
     if (argc != 3) {
       fprintf(stderr, "usage: cdyn report DIR\n");
+      rc = 2;
+    } else if (strlen(argv[2]) > 3000) {
+      fprintf(stderr, "cdyn report: a directory path of %zu bytes is too long (at most 3000)\n", strlen(argv[2]));
       rc = 2;
     } else {
       rc = exp_write_report(argv[2]) ? 1 : 0;

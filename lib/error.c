@@ -6,21 +6,40 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cdyn/error.h"
 
-static _Thread_local char errbuf[512];
+/* Long enough for a path of PATH_MAX (4096) and the reason after it. */
+#define ERRBUF 6144
+static _Thread_local char errbuf[ERRBUF];
 
 const char *cdyn_errmsg(void) { return errbuf; }
 
 void cdyn_error_clear(void) { errbuf[0] = '\0'; }
 
+/* Keep this much of the end of a message too long for the buffer: the
+   reason comes last ("cannot write PATH: File name too long"). */
+#define TAIL 512
+
 int cdyn_error(int status, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+  int n = vsnprintf(errbuf, sizeof errbuf, fmt, ap);
   va_end(ap);
+  if (n >= (int)sizeof errbuf) {
+    /* Too long: keep its head and its end, joined by " ... ". */
+    static _Thread_local char whole[4 * ERRBUF];
+    va_start(ap, fmt);
+    int m = vsnprintf(whole, sizeof whole, fmt, ap);
+    va_end(ap);
+    size_t len = m < (int)sizeof whole ? (size_t)m : sizeof whole - 1;
+    size_t head = sizeof errbuf - TAIL - 6;
+    memcpy(errbuf + head, " ... ", 5);
+    memcpy(errbuf + head + 5, whole + len - TAIL, TAIL);
+    errbuf[head + 5 + TAIL] = '\0';
+  }
   return status;
 }
 

@@ -912,6 +912,22 @@ START_TEST(test_inconsistent_constraints_named)
 }
 END_TEST
 
+/* A message longer than the buffer keeps its end, where the reason is. */
+START_TEST(test_long_message_keeps_reason)
+{
+  static char path[9000];
+  memset(path, 'd', sizeof path - 1);
+  path[sizeof path - 1] = '\0';
+  ck_assert_int_eq(cdyn_error(CDYN_EIO, "cannot write %s: %s", path, "File name too long"), CDYN_EIO);
+  const char *msg = cdyn_errmsg();
+  size_t n = strlen(msg);
+  ck_assert_msg(n > 4000 && n < 8192, "message of %zu bytes", n);
+  ck_assert_msg(!strncmp(msg, "cannot write ddd", 16), "head: %.40s", msg);
+  ck_assert_msg(!strcmp(msg + n - 20, ": File name too long"), "the reason was cut: ...%s", msg + n - 40);
+  ck_assert_msg(strstr(msg, " ... ") != NULL, "no mark where the middle was cut");
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
   Suite *s = suite_create("errors");
@@ -952,6 +968,7 @@ static Suite *errors_suite(void)
   tc = tcase_create("messages");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_strerror);
+  tcase_add_test(tc, test_long_message_keeps_reason);
   suite_add_tcase(s, tc);
   return s;
 }

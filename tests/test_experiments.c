@@ -1299,6 +1299,19 @@ START_TEST(test_out_dir)
   ck_assert_msg(p.status == 1 && strstr(p.err, "notes.txt"), "--force into mine: %d %s", p.status, p.err);
   proc_free(&p);
   ck_assert_msg(exists(path), "--force removed %s", path);
+  /* A directory name the file system refuses: its reason is said. */
+  char longname[320];
+  memset(longname, 'n', 300);
+  longname[300] = '\0';
+  p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", longname);
+  ck_assert_msg(p.status == 1 && strstr(p.err, "File name too long"), "--out of 300 bytes: %d %s", p.status, p.err);
+  proc_free(&p);
+  char toolong[3100];
+  memset(toolong, 'x', 3050);
+  toolong[3050] = '\0';
+  p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", toolong);
+  ck_assert_msg(p.status == 2 && strstr(p.err, "too long"), "--out of 3050 bytes: %d %s", p.status, p.err);
+  proc_free(&p);
   /* --out into a file is refused. */
   p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", "mine/notes.txt");
   ck_assert_msg(p.status == 1 && strstr(p.err, "not a directory"), "--out a file: %d %s", p.status, p.err);
