@@ -188,6 +188,8 @@ static int grow(void **arr, size_t *cap, size_t count, size_t size)
   if (count < *cap)
     return CDYN_OK;
   size_t ncap = *cap ? 2 * *cap : 8;
+  if (ncap < *cap || ncap > ((size_t)-1) / size)
+    return cdyn_error(CDYN_ENOMEM, "out of memory growing beyond %zu entries", *cap);
   void *p = realloc(*arr, ncap * size);
   if (!p)
     return cdyn_error(CDYN_ENOMEM, "out of memory growing to %zu entries", ncap);

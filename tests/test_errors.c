@@ -97,6 +97,16 @@ START_TEST(test_system_new_errors)
   cdyn_system *sys = (cdyn_system *)&sys; /* any non-NULL value */
   EXPECT_ERR(CDYN_EINVAL, cdyn_system_new(&sys, 0));
   ck_assert_ptr_null(sys);
+  /* Sizes whose arrays overflow size_t are refused, not wrapped. */
+  sys = (cdyn_system *)&sys;
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_new(&sys, SIZE_MAX));
+  ck_assert_ptr_null(sys);
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_new(&sys, SIZE_MAX / 24 + 1));
+  EXPECT_OK(cdyn_system_new(&sys, 2));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_reserve(sys, SIZE_MAX, 1, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_reserve(sys, 1, SIZE_MAX / 2, 1));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_system_reserve(sys, 1, 1, (size_t)1 << 62));
+  cdyn_system_free(sys);
   EXPECT_ERR(CDYN_EINVAL, cdyn_system_new(NULL, 3));
   /* NULL is accepted by the destructors, as by free(). */
   cdyn_system_free(NULL);

@@ -1249,6 +1249,15 @@ static const bad_case bad_cases[] = {
    "o64"},
   {{"run", "chain10-stability", "--set", "tol=-1", "--out", "o65", NULL}, "--set rattle.tol=-1", "o65"},
   {{"run", "arm2-drift", "--set", ".tol=1", "--out", "o66", NULL}, "expected SCHEME.KEY=VALUE", "o66"},
+  /* Integers at and beyond the range of long, and numbers as text: refused,
+     never clamped or overflowed into an allocation. */
+  {{"run", "arm2-drift", "--steps", "9223372036854775807", "--out", "o67", NULL}, "--steps", "o67"},
+  {{"run", "arm2-drift", "--steps", "99999999999999999999", "--out", "o68", NULL}, "--steps", "o68"},
+  {{"run", "chain10-stability", "--steps", "1e20", "--out", "o69", NULL}, "--steps", "o69"},
+  {{"run", "arm2-drift", "--h", "1e400", "--out", "o70", NULL}, "--h", "o70"},
+  {{"run", "convergence", "--set", "n0=1e20", "--out", "o71", NULL}, "n0 = '1e20'", "o71"},
+  {{"run", "chain10-stability", "--set", "trials=9223372036854775807", "--out", "o72", NULL}, "trials", "o72"},
+  {{"run", "arm2-drift", "--steps", "-5", "--out", "o73", NULL}, "--steps", "o73"},
 };
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
