@@ -78,13 +78,15 @@ static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t len)
   return f;
 }
 
-static int close_tmp(FILE *f, const char *dir, const char *name, const char *tmp)
+/* Close a temporary file; 0, or CDYN_EIO with a message (and the file removed). */
+static int close_tmp(FILE *f, const char *tmp)
 {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (ferror(f) | fclose(f) || rename(tmp, path)) {
+  errno = 0;
+  int bad = ferror(f);
+  bad |= fclose(f);
+  if (bad) {
+    fprintf(stderr, "cdyn report: error writing %s: %s\n", tmp, errno ? strerror(errno) : "write error");
     remove(tmp);
-    fprintf(stderr, "cdyn report: cannot write %s\n", path);
     return CDYN_EIO;
   }
   return CDYN_OK;
@@ -328,11 +330,28 @@ int exp_write_report(const char *dir)
       fwrite(buf, 1, nread, md);
     fclose(f);
   }
-  int r1 = close_tmp(csv, dir, "claims.csv", tmp_csv);
-  int r2 = close_tmp(md, dir, "claims.md", tmp_md);
-  if (r1 || r2)
+  /* Both complete, or neither in place: claims.csv goes first, and comes
+     out again if claims.md cannot follow it. */
+  char path_csv[4200], path_md[4200];
+  snprintf(path_csv, sizeof path_csv, "%s/claims.csv", dir);
+  snprintf(path_md, sizeof path_md, "%s/claims.md", dir);
+  int r1 = close_tmp(csv, tmp_csv);
+  int r2 = close_tmp(md, tmp_md);
+  if (r1 || r2) {
+    remove(tmp_csv);
+    remove(tmp_md);
     rc = CDYN_EIO;
-  else {
+  } else if (rename(tmp_csv, path_csv)) {
+    fprintf(stderr, "cdyn report: cannot write %s: %s\n", path_csv, strerror(errno));
+    remove(tmp_csv);
+    remove(tmp_md);
+    rc = CDYN_EIO;
+  } else if (rename(tmp_md, path_md)) {
+    fprintf(stderr, "cdyn report: cannot write %s: %s\n", path_md, strerror(errno));
+    remove(tmp_md);
+    remove(path_csv);
+    rc = CDYN_EIO;
+  } else {
     printf("%d hold, %d partly, %d do not hold, %d not run\n", counts[0], counts[1], counts[2], counts[3]);
     printf("claims: %s/claims.csv and %s/claims.md\n", dir, dir);
   }

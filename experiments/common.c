@@ -236,11 +236,24 @@ static void meta_common(FILE *f, const exp_ctx *ctx)
   fprintf(f, "}");
 }
 
+/* Close f; a write error (ferror, or fclose flushing to a full disk) is
+   an error naming the file and the reason. */
+static int close_checked(FILE *f, const char *path)
+{
+  errno = 0;
+  int bad = ferror(f);
+  bad |= fclose(f);
+  if (bad)
+    return cdyn_error(CDYN_EIO, "error writing %s: %s", path, errno ? strerror(errno) : "write error");
+  return CDYN_OK;
+}
+
 static int close_renamed(FILE *f, const char *tmp, const char *path)
 {
-  if (ferror(f) | fclose(f)) {
+  int rc = close_checked(f, tmp);
+  if (rc) {
     remove(tmp);
-    return cdyn_error(CDYN_EIO, "error writing %s", tmp);
+    return rc;
   }
   if (rename(tmp, path)) {
     int e = errno;
@@ -444,12 +457,13 @@ int exp_csv_close(exp_csv *csv, int ok)
     csv_release(csv);
     return CDYN_OK;
   }
-  int bad = ferror(csv->f);
-  bad |= fclose(csv->f);
+  int rc = close_checked(csv->f, csv->tmp);
   csv->f = NULL;
-  int rc = CDYN_OK;
-  if (!ok || bad || csv->failed) {
-    rc = ok ? cdyn_error(CDYN_EIO, "error writing %s", csv->path) : CDYN_OK;
+  if (!ok || rc || csv->failed) {
+    if (!ok)
+      rc = CDYN_OK; /* the caller's error is the one to report */
+    else if (!rc)
+      rc = cdyn_error(CDYN_EIO, "error writing %s", csv->path);
   } else if ((rc = write_meta(csv->ctx, csv->name, csv->columns, csv->stepper, csv->extra)) == CDYN_OK) {
     if (rename(csv->tmp, csv->path) == 0) {
       csv_release(csv);
@@ -608,20 +622,25 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
 {
   char path[4096];
   snprintf(path, sizeof path, "%s/report.part.md", ctx->outdir);
+  if (ctx->failed_io)
+    return CDYN_EIO; /* the first failure is the one reported */
   FILE *f = fopen(path, "a");
   if (!f) {
     ctx->failed_io = 1;
-    return cdyn_error(CDYN_EIO, "cannot write %s: %s", path, strerror(errno));
+    int rc = cdyn_error(CDYN_EIO, "cannot write %s: %s", path, strerror(errno));
+    snprintf(ctx->io_error, sizeof ctx->io_error, "%s", cdyn_errmsg());
+    return rc;
   }
   va_list ap;
   va_start(ap, fmt);
   vfprintf(f, fmt, ap);
   va_end(ap);
-  if (ferror(f) | fclose(f)) {
+  int rc = close_checked(f, path);
+  if (rc) {
     ctx->failed_io = 1;
-    return cdyn_error(CDYN_EIO, "error writing %s", path);
+    snprintf(ctx->io_error, sizeof ctx->io_error, "%s", cdyn_errmsg());
   }
-  return CDYN_OK;
+  return rc;
 }
 
 static double now(void)

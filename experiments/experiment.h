@@ -135,6 +135,7 @@ struct exp_ctx {
   char claims_tmp[4096];
   unsigned char judged[256]; /* by index into exp_claim_defs */
   int failed_io;        /* a report fragment could not be written */
+  char io_error[1024];  /* and why (its message) */
   double progress_last; /* time of the last progress line */
 };
 

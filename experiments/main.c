@@ -764,10 +764,9 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
   int created;
   if (prepare_outdir(c->outdir, ra->force, &created))
     return 1;
-  char claims_path[8192], report_path[8192];
+  char claims_path[8192];
   snprintf(claims_path, sizeof claims_path, "%s/claims.part.csv", c->outdir);
   snprintf(c->claims_tmp, sizeof c->claims_tmp, "%s/.claims.part.csv.tmp", c->outdir);
-  snprintf(report_path, sizeof report_path, "%s/report.part.md", c->outdir);
   c->claims = fopen(c->claims_tmp, "w");
   if (!c->claims) {
     fprintf(stderr, "cdyn: cannot write %s: %s\n", c->claims_tmp, strerror(errno));
@@ -790,12 +789,16 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
       snprintf(reason, sizeof reason, "the run did not judge it");
     rc = exp_claim_not_run(c, d->id, reason);
   }
-  int bad = ferror(c->claims) | fclose(c->claims);
+  errno = 0;
+  int bad = ferror(c->claims);
+  bad |= fclose(c->claims);
   c->claims = NULL;
-  if (!rc && (bad || rename(c->claims_tmp, claims_path)))
-    rc = cdyn_error(CDYN_EIO, "cannot write %s", claims_path);
+  if (!rc && bad)
+    rc = cdyn_error(CDYN_EIO, "error writing %s: %s", c->claims_tmp, errno ? strerror(errno) : "write error");
+  if (!rc && rename(c->claims_tmp, claims_path))
+    rc = cdyn_error(CDYN_EIO, "cannot rename %s: %s", c->claims_tmp, strerror(errno));
   if (!rc && c->failed_io)
-    rc = cdyn_error(CDYN_EIO, "cannot write %s", report_path);
+    rc = cdyn_error(CDYN_EIO, "%s", c->io_error);
   if (!rc)
     rc = exp_write_run_meta(c);
   if (rc) {

@@ -40,11 +40,19 @@ tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c
 tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
 
+# A write that fails on demand, preloaded into the cdyn program by
+# test_experiments (tests/failwrite.c); built for make check only.
+check_LTLIBRARIES = tests/libfailwrite.la
+tests_libfailwrite_la_SOURCES = tests/failwrite.c
+tests_libfailwrite_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests
+tests_libfailwrite_la_LIBADD = $(DL_LIBS)
+
 TESTS = $(check_PROGRAMS)
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
-	CDYN_PROGRAM='$(abs_top_builddir)/cdyn$(EXEEXT)'; export CDYN_PROGRAM;
+	CDYN_PROGRAM='$(abs_top_builddir)/cdyn$(EXEEXT)'; export CDYN_PROGRAM; \
+	CDYN_FAILWRITE='$(abs_top_builddir)/tests/.libs/libfailwrite.so'; export CDYN_FAILWRITE;
 
 # `make check-valgrind`: the suite under valgrind's memcheck.  The
 # synonym lets the test programs' own counting allocator

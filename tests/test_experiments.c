@@ -154,6 +154,9 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
   return remove(path) ? -1 : 0;
 }
 
+/* Remove a directory tree (what a test made inside its work directory). */
+static void remove_tree(const char *path) { nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
 static void teardown(void)
 {
   /* FTW_DEPTH: a directory's entries go before the directory itself;
@@ -1363,6 +1366,101 @@ START_TEST(test_blas_threads)
   }
   ck_assert_uint_ge(ncsv, 8);
   dirlist_free(&la);
+}
+END_TEST
+
+/*
+ * No lost output.  The cdyn program runs with a write (or a rename) of its
+ * files failing, as on a full disk, for every k-th one in turn
+ * (tests/failwrite.c, preloaded).  Every such run must exit non-zero with
+ * a message and leave nothing behind (the directory it created is gone);
+ * the first k past the run's last write must be a complete run.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FAILWRITE_CAN_RUN 0 /* AddressSanitizer must be the first library loaded */
+#else
+#define FAILWRITE_CAN_RUN 1
+#endif
+
+static void failing_writes(const char *var, const char *experiment)
+{
+  const char *lib = getenv("CDYN_FAILWRITE");
+  long k;
+  for (k = 1; k <= 2000; k++) {
+    char n[32], dir[PATH_MAX];
+    snprintf(n, sizeof n, "%ld", k);
+    setenv("LD_PRELOAD", lib, 1);
+    setenv(var, n, 1);
+    proc p = run_cdyn("run", experiment, "--steps", "8", "--out", "w");
+    unsetenv("LD_PRELOAD");
+    unsetenv(var);
+    wp(dir, "w");
+    if (p.status == 0) {
+      /* Past the last one: a complete run, which a later k repeats. */
+      ck_assert_msg(k > 1, "%s: %s=1 did not fail the run", experiment, var);
+      char path[PATH_MAX];
+      pathf(path, "%s/run.meta.json", dir);
+      ck_assert_msg(exists(path), "%s: exit 0 without run.meta.json", experiment);
+      proc_free(&p);
+      break;
+    }
+    ck_assert_msg(p.status == 1 && strstr(p.err, "No space left on device"),
+                  "%s, %s=%ld: exit %d, stderr:\n%s", experiment, var, k, p.status, p.err);
+    ck_assert_msg(!exists(dir), "%s, %s=%ld: a failed run left %s behind", experiment, var, k, dir);
+    proc_free(&p);
+  }
+  ck_assert_msg(k > 3 && k <= 2000, "%s: %ld %s calls in a run?", experiment, k - 1, var);
+  printf("# %s: each of %ld %s calls failed in turn\n", experiment, k - 1, var);
+  char dir[PATH_MAX];
+  remove_tree(wp(dir, "w"));
+}
+
+/* The report: every failure leaves neither claims.csv nor claims.md. */
+static void failing_report(const char *var)
+{
+  const char *lib = getenv("CDYN_FAILWRITE");
+  long k;
+  char dir[PATH_MAX], csv[PATH_MAX], md[PATH_MAX];
+  wp(dir, "rep");
+  pathf(csv, "%s/claims.csv", dir);
+  pathf(md, "%s/claims.md", dir);
+  for (k = 1; k <= 50; k++) {
+    char n[32];
+    snprintf(n, sizeof n, "%ld", k);
+    setenv("LD_PRELOAD", lib, 1);
+    setenv(var, n, 1);
+    proc p = run_cdyn("report", "rep");
+    unsetenv("LD_PRELOAD");
+    unsetenv(var);
+    if (p.status == 0) {
+      ck_assert_msg(exists(csv) && exists(md), "report exit 0 without its files");
+      proc_free(&p);
+      break;
+    }
+    ck_assert_msg(p.status == 1 && strstr(p.err, "No space left on device"), "report %s=%ld: %d %s", var, k,
+                  p.status, p.err);
+    ck_assert_msg(!exists(csv) && !exists(md), "report %s=%ld: a failed report left a file behind", var, k);
+    check_no_temporaries(dir);
+    proc_free(&p);
+  }
+  ck_assert_msg(k > 1 && k <= 50, "report: %ld %s calls?", k - 1, var);
+  remove(csv);
+  remove(md);
+}
+
+START_TEST(test_failed_writes)
+{
+  char rep[PATH_MAX];
+  ck_assert_int_eq(mkdir(wp(rep, "rep"), 0777), 0);
+  run_ok("run", "arm2-drift", "--steps", "8", "--out", "rep/a");
+  failing_report("FAILOPEN_AT");
+  failing_report("FAILCLOSE_AT");
+  failing_report("FAILRENAME_AT");
+  static const char *const ops[] = {"FAILOPEN_AT", "FAILCLOSE_AT", "FAILRENAME_AT"};
+  for (int k = 0; k < 3; k++) {
+    failing_writes(ops[k], "arm2-drift");
+    failing_writes(ops[k], "bead-circle");
+  }
 }
 END_TEST
 
@@ -3641,6 +3739,14 @@ int main(void)
   add(s, "bad_input", test_bad_input);
   add(s, "out_dir", test_out_dir);
   add(s, "blas_threads", test_blas_threads);
+  /* A test that cannot run here is not added, and says why (it must not
+     count as passed). */
+  const char *fw = getenv("CDYN_FAILWRITE");
+  if (FAILWRITE_CAN_RUN && fw && !access(fw, R_OK))
+    add(s, "failed_writes", test_failed_writes);
+  else
+    printf("# SKIP failed_writes: %s\n", FAILWRITE_CAN_RUN ? "no libfailwrite.so (a build without shared libraries)"
+                                                            : "AddressSanitizer must be the first library loaded");
   add(s, "arm5_improved", test_arm5_improved);
   add(s, "arm5_improved_diverging", test_arm5_improved_diverging);
   add(s, "arm5_baumgarte", test_arm5_baumgarte);
