@@ -337,8 +337,11 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
     return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: n = %zu rows (1 .. 4096)", n);
   if (!A || !b || !mu || !w)
     return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: A, b, mu and w must not be NULL");
-  if (!(rel_tol > 0 && rel_tol < 1))
-    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: rel_tol = %g must lie in (0, 1)", rel_tol);
+  /* A sign tolerance is a rounding allowance: above 1e-3 of the problem's
+     scale it would call non-zero values zero and break the exact solver's
+     pivoting (a fuzzed problem at rel_tol = 0.5 left w = -2 tol_w). */
+  if (!(rel_tol > 0 && rel_tol <= 1e-3))
+    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: rel_tol = %g must lie in (0, 1e-3]", rel_tol);
   if (!cdyn_all_finite(A, n * n) || !cdyn_all_finite(b, n))
     return cdyn_error(CDYN_ENONFINITE, "cdyn_activeset_solve: A or b is not finite");
   for (size_t i = 0; i < n; i++) {
@@ -375,12 +378,58 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
       free(h);
     return rc;
   }
-  cdyn_as_problem p = {.n = n, .A = A, .b = b, .equality = equality, .prev = prev,
+  /*
+   * A problem of extreme scale (entries beyond 2^+-400, where the
+   * algorithms' products and noise estimates would overflow or underflow)
+   * is solved scaled by powers of two, which are exact: A' = A / 2^ka,
+   * b' = b / 2^kb give mu = 2^(kb - ka) mu' and w = 2^kb w'.  Problems
+   * within that range are solved as they are, bit for bit as before.
+   */
+  double amax = 0, bmax = 0;
+  for (size_t i = 0; i < n; i++) {
+    amax = fmax(amax, A[i * n + i]);
+    bmax = fmax(bmax, fabs(b[i]));
+  }
+  int ka = 0, kb = 0;
+  if (amax > 0 && (amax > 0x1p400 || amax < 0x1p-400))
+    frexp(amax, &ka);
+  if (bmax > 0 && (bmax > 0x1p400 || bmax < 0x1p-400))
+    frexp(bmax, &kb);
+  double *As = NULL, *bs = NULL;
+  if (ka || kb) {
+    As = malloc(n * n * sizeof(double));
+    bs = malloc(n * sizeof(double));
+    if (!As || !bs) {
+      free(As);
+      free(bs);
+      cdyn_as_ws_free(&ws);
+      if (!handled)
+        free(h);
+      return cdyn_error(CDYN_ENOMEM, "cdyn_activeset_solve: out of memory");
+    }
+    for (size_t k = 0; k < n * n; k++)
+      As[k] = ldexp(A[k], -ka);
+    for (size_t k = 0; k < n; k++)
+      bs[k] = ldexp(b[k], -kb);
+  }
+  cdyn_as_problem p = {.n = n, .A = As ? As : A, .b = bs ? bs : b, .equality = equality, .prev = prev,
                        .rank_tol = 1e-12};
   cdyn_as_tolerances(&p, rel_tol);
   cdyn_activeset_report r;
   memset(&r, 0, sizeof r);
   rc = type->solve(&ws, &p, mu, w, h, &r);
+  if (As) {
+    for (size_t k = 0; k < n; k++) {
+      mu[k] = ldexp(mu[k], kb - ka);
+      w[k] = ldexp(w[k], kb);
+    }
+    free(As);
+    free(bs);
+    /* The report's tolerances and extremes, of the problem as given. */
+    p.A = A;
+    p.b = b;
+    cdyn_as_tolerances(&p, rel_tol);
+  }
   /* A success means usable numbers: a solve that overflowed (A badly
      scaled, or indefinite beyond what the 2 x 2 test sees) says so. */
   if (rc >= 0 && (!cdyn_all_finite(mu, n) || !cdyn_all_finite(w, n)))

@@ -156,6 +156,10 @@
  *   seeds 1 to 3, at most 25 solves; in those 30000 the final check let
  *   one row stand below -tol_w as at zero to rounding); beyond it the
  *   solve fails with CDYN_ESOLVE.
+ * - A row left below -tol_w as at zero to rounding (LCP_ZERO) makes the
+ *   result recoverable, CDYN_NOCONV, not exact: a fuzzed problem of nearly
+ *   antiparallel rows left w = -26 against tol_w = 1.6e-8, inside the
+ *   rounding floor of its multipliers but far from what rel_tol asks.
  *
  * Counting: every fdirection with |C| >= 1 is one solve, every pivot pass
  * one iteration; the first solve of the equality rows (when there are
@@ -471,8 +475,38 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
       for (size_t k = 0; k < n; k++)
         if (s.NC[k] == LCP_ZERO)
           s.NC[k] = LCP_FREE;
-    if (!pulled && !violated)
+    /* The clamped rows' equations must hold: w_k = 0 to tol_w and the
+       rounding of the final solve.  Nearly dependent clamped rows with
+       incompatible b (two nearly parallel walls at different offsets)
+       leave the least-squares solve a residual instead, far above it: the
+       solver has not found a solution, and may not exist one. */
+    if (!pulled)
+      for (size_t k = 0; k < n; k++) {
+        if (!handled[k] || cdyn_as_is_eq(p, k))
+          continue;
+        double sc = fabs(p->b[k]);
+        for (size_t j = 0; j < n; j++)
+          sc += fabs(p->A[k * n + j] * mu[j]);
+        if (fabs(w[k]) > p->tol_w + LCP_ROUND * (double)n * DBL_EPSILON * sc)
+          return cdyn_error(CDYN_ESOLVE,
+                            "active set lcp: the handled row %zu is left at w = %.6g, not 0: the handled rows are "
+                            "nearly dependent and their equations cannot all hold (the contact problem may have "
+                            "no solution)",
+                            k, w[k]);
+      }
+    if (!pulled && !violated) {
+      /* A row judged at zero to the rounding of nearly dependent rows may
+         stand below -tol_w: within what the problem's conditioning lets
+         the solves resolve, but not what rel_tol asked.  The result is
+         then recoverable, not exact, and says so. */
+      for (size_t k = 0; k < n; k++)
+        if (!handled[k] && !cdyn_as_is_eq(p, k) && s.NC[k] == LCP_ZERO && w[k] < -p->tol_w)
+          return cdyn_error(CDYN_NOCONV,
+                            "active set lcp: row %zu is left at w = %.6g, below -tol_w = %.3g but within the "
+                            "rounding of nearly dependent rows; the result is less accurate than rel_tol asks",
+                            k, w[k], -p->tol_w);
       return CDYN_OK;
+    }
     if (++s.passes > s.limit)
       return too_many(&s);
     if (pulled && (rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))

@@ -101,7 +101,7 @@ static const cdyn_option options[] = {
    "a located activation leaves 0 <= g <= event_tol; must be below active_tol"},
   {"impact_tol", CDYN_OPT_DOUBLE, offsetof(opts, impact_tol), "1e-8", 0, 1e300, NULL,
    "an active row approaching faster than this (units of g per second) is an impact"},
-  {"sign_tol", CDYN_OPT_DOUBLE, offsetof(opts, sign_tol), "1e-9", 1e-16, 0.5, NULL,
+  {"sign_tol", CDYN_OPT_DOUBLE, offsetof(opts, sign_tol), "1e-9", 1e-16, 1e-3, NULL,
    "relative tolerance of the sign tests on w and mu (cdyn_activeset_solve's rel_tol)"},
   {"max_substeps", CDYN_OPT_INT, offsetof(opts, max_substeps), "64", 1, 1e6, NULL,
    "sub-steps per step before event location is abandoned for the rest of it"},
