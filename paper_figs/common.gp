@@ -140,5 +140,5 @@ run_label(exp, r) = nm(r).run_opts(exp, r)
 # FIG_H must include KEY_H(ROWS) inches for it.
 KEY_ROW = 0.145
 KEY_H(rows) = rows * KEY_ROW + 0.1
-key_below(rows, cols) = sprintf("set key at screen 0.5, screen %g center top horizontal maxcols %d maxrows %d; " . \
+key_below(rows, cols) = sprintf("set key at screen 0.5, screen %g center top vertical maxcols %d maxrows %d; " . \
   "set bmargin at screen %g", (KEY_H(rows) + 0.02) / FIG_H, cols, rows, (KEY_H(rows) + 0.48) / FIG_H)
