@@ -142,3 +142,25 @@ KEY_ROW = 0.145
 KEY_H(rows) = rows * KEY_ROW + 0.1
 key_below(rows, cols) = sprintf("set key at screen 0.5, screen %g center top vertical maxcols %d maxrows %d; " . \
   "set bmargin at screen %g", (KEY_H(rows) + 0.02) / FIG_H, cols, rows, (KEY_H(rows) + 0.48) / FIG_H)
+# Runs whose curves coincide: coinc(FILE, KEY, COL, RUNS, TOL) compares,
+# for each run of RUNS (in the first column of FILE) with each earlier one
+# that coincides with none before it, the column COL at every key (KEY: an
+# awk expression naming a point, e.g. "$2" for h); two runs coincide when
+# they have the same points and |a - b| <= TOL max(|a|, |b|) at each.  It
+# returns "RUN=EARLIER=SYM ..." (SYM "=" when within 1e-6, else "~"), for
+# co_entry(RUN) (0: none), co_with(RUN) and co_label(RUN) to read from
+# CO = coinc(...).  A figure draws such a run so that the earlier one
+# shows through (symbols only, or dotted) and says so in its key.
+coinc(f, key, col, grp, tol) = system("awk -F, -v col=".sprintf("%d", col)." -v tol=".sprintf("%g", tol)." -v grp='".grp."' 'BEGIN { n = split(grp, g, \" \") }" . \
+  " NR > 1 { k = ".key."; v[$1 SUBSEP k] = $col; pts[k] = 1 }" . \
+  " END { for (i = 2; i <= n; i++) { for (j = 1; j < i; j++) { if (g[j] in root) continue; m = 0; ok = 1; np = 0;" . \
+  "  for (k in pts) { ia = ((g[i] SUBSEP k) in v); ib = ((g[j] SUBSEP k) in v); if (ia != ib) { ok = 0; break } if (!ia) continue;" . \
+  "   a = v[g[i] SUBSEP k]; b = v[g[j] SUBSEP k]; if ((a == \"nan\") != (b == \"nan\")) { ok = 0; break } if (a == \"nan\") continue;" . \
+  "   np++; a = a + 0; b = b + 0; d = a - b; if (d < 0) d = -d; if (a < 0) a = -a; if (b < 0) b = -b; s = (a > b ? a : b);" . \
+  "   if (s > 0 && d / s > m) m = d / s }" . \
+  "  if (ok && np > 0 && m <= tol) { root[g[i]] = 1; printf \"%s=%s=%s \", g[i], g[j], (m <= 1e-6 ? \"=\" : \"~\"); break } } } }' '".f."'")
+CO = ""
+co_entry(r) = sum [k = 1:words(CO)] (strstrt(word(CO, k), r."=") == 1 ? k : 0)
+co_with(r) = co_entry(r) > 0 ? word(CO, co_entry(r))[strlen(r) + 2:strlen(word(CO, co_entry(r))) - 2] : ""
+co_sym(r) = co_entry(r) > 0 ? word(CO, co_entry(r))[strlen(word(CO, co_entry(r))):] : ""
+co_label(r) = co_entry(r) > 0 ? nm(r)." ".(co_sym(r) eq "=" ? "=" : lab("≈", '$\approx$'))." ".nm(co_with(r)) : nm(r)
