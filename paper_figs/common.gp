@@ -164,3 +164,16 @@ co_entry(r) = sum [k = 1:words(CO)] (strstrt(word(CO, k), r."=") == 1 ? k : 0)
 co_with(r) = co_entry(r) > 0 ? word(CO, co_entry(r))[strlen(r) + 2:strlen(word(CO, co_entry(r))) - 2] : ""
 co_sym(r) = co_entry(r) > 0 ? word(CO, co_entry(r))[strlen(word(CO, co_entry(r))):] : ""
 co_label(r) = co_entry(r) > 0 ? nm(r)." ".(co_sym(r) eq "=" ? "=" : lab("≈", '$\approx$'))." ".nm(co_with(r)) : nm(r)
+# The same for runs in files of their own, PRE.RUN.POST, compared in the
+# column named COL row by row: two runs coincide when they have the same
+# rows and |a - b| <= TOL max |v| over both runs at each.  Returns the
+# "RUN=EARLIER=SYM ..." of coinc().
+coinc_files(pre, post, grp, col, tol) = system("set -- ".grp."; out=; roots=; i=0; for a; do i=$((i+1)); j=0; " . \
+  "for b; do j=$((j+1)); [ $j -ge $i ] && break; case \" $roots \" in *\" $b \"*) continue;; esac; " . \
+  "s=$(awk -F, -v col='".col."' -v tol=".sprintf("%g", tol)." 'FNR == 1 { for (k = 1; k <= NF; k++) if ($k == col) c = k; next }" . \
+  " NR == FNR { v[FNR] = $c + 0; n = FNR; m = (v[FNR] < 0 ? -v[FNR] : v[FNR]) > m ? (v[FNR] < 0 ? -v[FNR] : v[FNR]) : m; next }" . \
+  " { w = $c + 0; if (!(FNR in v)) { bad = 1; exit } d = w - v[FNR]; if (d < 0) d = -d; if (d > dm) dm = d;" . \
+  "   a = (w < 0 ? -w : w); if (a > m) m = a; last = FNR }" . \
+  " END { if (bad || last != n) exit; if (dm <= tol * m) print (dm <= 1e-6 * m ? \"=\" : \"~\") }' " . \
+  "'".pre."'\"$b\"'".post."' '".pre."'\"$a\"'".post."'); " . \
+  "if [ -n \"$s\" ]; then out=\"$out $a=$b=$s\"; roots=\"$roots $a\"; break; fi; done; done; printf '%s' \"$out\"")
