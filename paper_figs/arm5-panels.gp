@@ -5,7 +5,7 @@
 # h and mass, all on the same time axis.  The caller sets VARIANT
 # ("uniform" or "heavy-end") and VTITLE.  A run that diverged (panels.csv:
 # diverged, fail_step; e_n above the arm's length or a failed step) stops
-# there, marked with a cross.  Runs whose e_n coincide in a panel (the same
+# there, marked with a cross on its last row.  Runs whose e_n coincide in a panel (the same
 # divergence step and sum of e_n within 1e-6, panels.csv) are drawn
 # dotted over the earlier one.
 E = D."/arm5-improved/"
@@ -22,6 +22,10 @@ FAILS = system("awk -F, -v v='".VARIANT."' 'NR > 1 && $1 == v && $6 == 1 { print
 fail_key(h, m, s) = h."/".m."/".s."="
 fail_at(h, m, s) = sum [k = 1:words(FAILS)] (strstrt(word(FAILS, k), fail_key(h, m, s)) == 1 ? \
   int(word(FAILS, k)[strlen(fail_key(h, m, s)) + 1:]) : 0)
+# A diverged run's cross sits on its last row: the step that diverged, or
+# the one before a step that failed (and was not written); an e_n of 0
+# (a failed first step) at the bottom of the axis.
+last_step(h, m, s) = fail_at(h, m, s) > 0 ? int(system("tail -n 1 '".run(h, m, s)."' | cut -d, -f1")) : -1
 # Runs whose e_n coincides with an earlier run's in a panel (the same
 # divergence step and sum of e_n within 1e-6), as "h/m/RUN" words.
 SAME = system("awk -F, -v v='".VARIANT."' 'NR > 1 && $1 == v { k = $3 + 0 \"/\" $4 + 0; " . \
@@ -43,8 +47,14 @@ NPAN = words(HS) * words(MS)
 TEND = real(system("awk -F, -v v='".VARIANT."' 'NR > 1 && $1 == v && $3 * $5 > t { t = $3 * $5 } END { printf \"%.17g\", t }' '".P."'"))
 set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')
-set yrange [1e-7:10]
-set ytics 100
+# The y range: from the smallest positive e_n after the first step of any
+# run of this variant (a third of it, at most 1e-7) to above the
+# divergence threshold.
+ELO = real(system("awk -F, 'FNR > 2 && $3 + 0 > 0 && (m == \"\" || $3 + 0 < m) { m = $3 + 0 } END { printf \"%.17g\", m }' ".E.VARIANT."-h*-m*-*.csv"))
+ELO = (ELO / 3 < 1e-7 ? ELO / 3 : 1e-7)
+set yrange [ELO:10]
+YT = (log10(10 / ELO) > 24 ? 1e8 : log10(10 / ELO) > 12 ? 1e4 : 100)
+set ytics YT
 set xlabel lab("t (s)", '$t$ (s)')
 set xrange [0:TEND]
 # Layout: the panels, then one key for all below them.
@@ -54,13 +64,13 @@ PB = (0.145 * KROWS + 0.15 + 0.45) / FIG_H
 PT = 1 - 0.55 / FIG_H
 NH = words(HS); NM = words(MS)
 PH = (PT - PB - (NH - 1) * 0.7 / FIG_H) / NH
-LM = 0.09; PW = (0.98 - LM - (NM - 1) * 0.06) / NM
+LM = 0.1; PW = (0.98 - LM - (NM - 1) * 0.08) / NM
 set multiplot title VTITLE
 do for [ih = 1:NH] {
   do for [im = 1:NM] {
     H = word(HS, ih); M = word(MS, im)
-    set lmargin at screen LM + (im - 1) * (PW + 0.06)
-    set rmargin at screen LM + (im - 1) * (PW + 0.06) + PW
+    set lmargin at screen LM + (im - 1) * (PW + 0.08)
+    set rmargin at screen LM + (im - 1) * (PW + 0.08) + PW
     set tmargin at screen PT - (ih - 1) * (PH + 0.7 / FIG_H)
     set bmargin at screen PT - (ih - 1) * (PH + 0.7 / FIG_H) - PH
     set title sprintf(lab("h = %s s, mass %s kg", '$h = %s$~s, mass %s~kg'), H, M) offset 0, -0.6
@@ -76,9 +86,10 @@ do for [ih = 1:NH] {
            lc rgb pal_colour(word(RUNS, i)) dt dash_of(H, M, word(RUNS, i)) \
            lw lw_of(H, M, word(RUNS, i)) title small(entry(word(RUNS, i))), \
          for [i = 1:words(RUNS)] run(H, M, word(RUNS, i)) \
-           using (fail_at(H, M, word(RUNS, i)) > 0 && column("step") == fail_at(H, M, word(RUNS, i)) ? column("t") : NaN):"e" \
+           using (fail_at(H, M, word(RUNS, i)) > 0 && column("step") == last_step(H, M, word(RUNS, i)) ? column("t") : NaN) \
+           :(column("e") > ELO ? column("e") : ELO) \
            with points pt 2 ps 1.5 lw 2 lc rgb "#000000" notitle, \
-         keyentry with points pt 2 ps 1.5 lw 2 lc rgb "#000000" title (words(FAILS) > 0 ? small("diverged (the run stops)") : "")
+         keyentry with points pt 2 ps 1.5 lw 2 lc rgb "#000000" title (words(FAILS) > 0 ? small("diverged or a step failed (the run stops)") : "")
   }
 }
 unset multiplot
