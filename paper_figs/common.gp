@@ -177,3 +177,9 @@ coinc_files(pre, post, grp, col, tol) = system("set -- ".grp."; out=; roots=; i=
   " END { if (bad || last != n) exit; if (dm <= tol * m) print (dm <= 1e-6 * m ? \"=\" : \"~\") }' " . \
   "'".pre."'\"$b\"'".post."' '".pre."'\"$a\"'".post."'); " . \
   "if [ -n \"$s\" ]; then out=\"$out $a=$b=$s\"; roots=\"$roots $a\"; break; fi; done; done; printf '%s' \"$out\"")
+# The smallest and largest positive value of the column named COL over
+# the rows of the files FILES (a space-separated list): "LO HI"; and the
+# step of log-axis tics that labels at most about six decades of LO..HI.
+pos_range(files, col) = system("awk -F, -v col='".col."' 'FNR == 1 { c = 0; for (k = 1; k <= NF; k++) if ($k == col) c = k; next }" . \
+  " c && $c + 0 > 0 { v = $c + 0; if (lo == \"\" || v < lo) lo = v; if (v > hi) hi = v } END { printf \"%.17g %.17g\", lo, hi }' ".files)
+log_step(lo, hi) = 10 ** (log10(hi / lo) > 28 ? 8 : log10(hi / lo) > 14 ? 4 : log10(hi / lo) > 7 ? 2 : 1)

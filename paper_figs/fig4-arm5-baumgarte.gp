@@ -19,7 +19,10 @@ set xlabel "step"
 set ylabel lab("e_n (m)", '$e_n$ (m)')
 set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')
-set ytics 100
+FILES = ""
+do for [i = 1:NR] { FILES = FILES." '".E.word(RUNS, i).".csv'" }
+YR = pos_range(FILES, "e")
+set ytics log_step(real(word(YR, 1)), real(word(YR, 2)))
 set xrange [0:*]
 set autoscale xfix
 eval key_below(NR, 1)

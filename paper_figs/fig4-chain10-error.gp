@@ -40,7 +40,10 @@ set xlabel "step"
 set ylabel lab("e_n (m)", '$e_n$ (m)')
 set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')
-set ytics 1e4
+FILES = ""
+do for [i = 1:words(RUNS)] { FILES = FILES." '".E.word(RUNS, i).".csv'" }
+YR = pos_range(FILES, "e")
+set ytics log_step(real(word(YR, 1)), FT * 4)
 set xrange [0:STEPS]
 set yrange [*:FT * 4]
 eval key_below(KROWS, 2)
