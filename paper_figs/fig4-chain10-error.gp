@@ -45,7 +45,7 @@ do for [i = 1:words(RUNS)] { FILES = FILES." '".E.word(RUNS, i).".csv'" }
 YR = pos_range(FILES, "e")
 set ytics log_step(real(word(YR, 1)), FT * 4)
 set xrange [0:STEPS]
-set yrange [*:FT * 4]
+set yrange [real(word(YR, 1)) / 2:FT * 4]
 eval key_below(KROWS, 2)
 set key Left reverse nobox samplen 2 width -6
 plot for [i = 1:words(RUNS)] E.word(RUNS, i).".csv" using "step":"e" with lines \
