@@ -27,9 +27,9 @@ set offsets 0, 0, graph 0.08, graph 0.08
 eval key_below(int((NK + 1) / 2), 2)
 censored(c) = column("tracked_all") == 1 ? c : NaN
 plot for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) ? $2 : NaN):"t_track" with linespoints \
-       lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW pt pal_point(word(RUNS, i)) ps 1.0 \
+       lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW pt pal_point(word(RUNS, i)) ps 1.0 * PSC \
        title small(nm(word(RUNS, i))), \
      F using (censored($2)):(column("t_track")):(0):(column("t_track")) with vectors head filled size screen 0.015, 25 \
        lc rgb "#000000" lw 1 notitle, \
-     F using (censored($2)):(column("t_track")) with points pt 6 ps 1.4 lc rgb "#000000" \
+     F using (censored($2)):(column("t_track")) with points pt 6 ps 1.4 * PSC lc rgb "#000000" \
        title (NCENS > 0 ? small("tracked the whole run (lower bound)") : "")

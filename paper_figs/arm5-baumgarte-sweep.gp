@@ -28,5 +28,5 @@ set bmargin at screen (KEY_H(1) + 0.62) / FIG_H
 set rmargin at screen 0.8
 set datafile missing "__none__"
 plot F using 1:2:($5 > 0 ? $7 : NaN) with image notitle, \
-     F using ($5 > 0 ? NaN : $1):2 with points pt 2 ps 1.0 lc rgb "#555555" \
+     F using ($5 > 0 ? NaN : $1):2 with points pt 2 ps 1.0 * PSC lc rgb "#555555" \
        title small("unstable (broke a stability rule)")

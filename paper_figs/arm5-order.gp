@@ -51,9 +51,9 @@ do for [p = 1:2] {
   }
   plot for [i = 1:words(RUNS)] F using (strcol(1) eq word(RUNS, i) && column("completed") == 1 && co_entry(word(RUNS, i)) == 0 ? $2 : NaN):COL \
          with linespoints lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW \
-         pt pal_point(word(RUNS, i)) ps 0.8 title (co_entry(word(RUNS, i)) == 0 ? small(co_label(word(RUNS, i))) : ""), \
+         pt pal_point(word(RUNS, i)) ps 0.8 * PSC title (co_entry(word(RUNS, i)) == 0 ? small(co_label(word(RUNS, i))) : ""), \
        for [i = 1:words(RUNS)] F using (strcol(1) eq word(RUNS, i) && column("completed") == 1 && co_entry(word(RUNS, i)) > 0 ? $2 : NaN):COL \
-         with points lc rgb pal_colour(word(RUNS, i)) pt pal_point(word(RUNS, i)) ps 1.3 lw 1.2 \
+         with points lc rgb pal_colour(word(RUNS, i)) pt pal_point(word(RUNS, i)) ps 1.3 * PSC lw 1.2 \
          title (co_entry(word(RUNS, i)) > 0 ? small(co_label(word(RUNS, i))) : ""), \
        for [o = 1:2] A * (x / HMAX) ** o with lines ls 4 title (o == 1 ? small("reference slopes 1 and 2") : "")
 }

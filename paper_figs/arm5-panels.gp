@@ -88,8 +88,8 @@ do for [ih = 1:NH] {
          for [i = 1:words(RUNS)] run(H, M, word(RUNS, i)) \
            using (fail_at(H, M, word(RUNS, i)) > 0 && column("step") == last_step(H, M, word(RUNS, i)) ? column("t") : NaN) \
            :(column("e") > ELO ? column("e") : ELO) \
-           with points pt 2 ps 1.5 lw 2 lc rgb "#000000" notitle, \
-         keyentry with points pt 2 ps 1.5 lw 2 lc rgb "#000000" title (words(FAILS) > 0 ? small("diverged or a step failed (the run stops)") : "")
+           with points pt 2 ps 1.5 * PSC lw 2 lc rgb "#000000" notitle, \
+         keyentry with points pt 2 ps 1.5 * PSC lw 2 lc rgb "#000000" title (words(FAILS) > 0 ? small("diverged or a step failed (the run stops)") : "")
   }
 }
 unset multiplot

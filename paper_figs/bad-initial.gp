@@ -90,7 +90,7 @@ do for [p = 1:3] {
          lc rgb pal_colour(word(GRP, i)) dt dash_of(word(GRP, i)) \
          lw (co_entry(word(GRP, i)) > 0 ? 2.2 : PAL_LW) title small(entry(word(GRP, i))), \
        TMPF using (in_list(strcol(1), GRP) && in_list(strcol(1), FAILED) ? $3 : NaN):5 \
-         with points pt 2 ps 1.6 lw 2 lc rgb "#000000" \
+         with points pt 2 ps 1.6 * PSC lw 2 lc rgb "#000000" \
          title (NF > 0 ? small("step failed") : ""), \
        1e-2 with lines ls 4 title small(lab("10^{-2} (settled)", '$10^{-2}$ (settled)'))
   }

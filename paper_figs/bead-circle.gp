@@ -73,16 +73,16 @@ set xlabel "largest error over the run" offset 0, 0.3
 set key at screen 0.6, screen (0.145 * 3 + 0.06) / FIG_H left top vertical maxrows 4 Left reverse nobox
 clip(v) = v <= 0 ? FLOOR : v > CEIL ? CEIL : v
 plot for [i = 1:NR] '+' using (LAST[i] < STEPS ? NaN : clip(RMAX[i])):(i - 0.15) every ::0::0 \
-       with points pt (RMAX[i] > 0 ? 7 : 6) ps 1.0 lc rgb pal_colour(word(RUNS, i)) notitle, \
+       with points pt (RMAX[i] > 0 ? 7 : 6) ps 1.0 * PSC lc rgb pal_colour(word(RUNS, i)) notitle, \
      for [i = 1:NR] '+' using (LAST[i] < STEPS ? NaN : clip(AMAX[i])):(i + 0.15) every ::0::0 \
-       with points pt (AMAX[i] > 0 ? 5 : 4) ps 1.0 lc rgb pal_colour(word(RUNS, i)) notitle, \
+       with points pt (AMAX[i] > 0 ? 5 : 4) ps 1.0 * PSC lc rgb pal_colour(word(RUNS, i)) notitle, \
      for [i = 1:NR] '+' using (LAST[i] < STEPS ? CEIL : NaN):(i) every ::0::0 \
-       with points pt 2 ps 1.3 lw 2 lc rgb pal_colour(word(RUNS, i)) notitle, \
-     keyentry with points pt 7 ps 1.0 lc rgb "#000000" title small(lab("largest |r - 1| (m)", 'largest $|r - 1|$ (m)')), \
-     keyentry with points pt 5 ps 1.0 lc rgb "#000000" \
+       with points pt 2 ps 1.3 * PSC lw 2 lc rgb pal_colour(word(RUNS, i)) notitle, \
+     keyentry with points pt 7 ps 1.0 * PSC lc rgb "#000000" title small(lab("largest |r - 1| (m)", 'largest $|r - 1|$ (m)')), \
+     keyentry with points pt 5 ps 1.0 * PSC lc rgb "#000000" \
        title small(lab("largest |{/Symbol q} - {/Symbol q}_{ref}| (rad)", 'largest $|\theta - \theta_{\mathrm{ref}}|$ (rad)')), \
-     keyentry with points pt 6 ps 1.0 lc rgb "#000000" \
+     keyentry with points pt 6 ps 1.0 * PSC lc rgb "#000000" \
        title (NZERO > 0 ? small(sprintf(lab("|r - 1| = 0 (drawn at 10^{%d})", '$|r - 1| = 0$ (drawn at $10^{%d}$)'), int(log10(FLOOR)))) : ""), \
-     keyentry with points pt 2 ps 1.3 lw 2 lc rgb "#000000" \
+     keyentry with points pt 2 ps 1.3 * PSC lw 2 lc rgb "#000000" \
        title (NDIV > 0 ? small("diverged (the run stops)") : "")
 unset multiplot

@@ -30,11 +30,11 @@ eval key_below(1, 2)
 set key nobox Left reverse width -4 samplen 1
 col(s) = pal_colour(s)
 plot for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && column("failed") == 1 ? column("fail_step") : NaN):(y(strcol(1), column("trial"))) \
-       with points pt 2 ps 0.9 lw 1.5 lc rgb pal_colour(word(RUNS, i)) notitle, \
+       with points pt 2 ps 0.9 * PSC lw 1.5 lc rgb pal_colour(word(RUNS, i)) notitle, \
      for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && column("failed") == 0 ? column("fail_step") : NaN):(y(strcol(1), column("trial"))) \
-       with points pt 6 ps 0.8 lc rgb pal_colour(word(RUNS, i)) notitle, \
+       with points pt 6 ps 0.8 * PSC lc rgb pal_colour(word(RUNS, i)) notitle, \
      for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && column("failed") == 0 && column("trial") == 0 ? column("fail_step") : NaN):(idx(strcol(1))):(STEPS * 0.045):(0) \
        with vectors head filled size screen 0.008, 25 lc rgb pal_colour(word(RUNS, i)) lw 1.2 notitle, \
-     NaN with points pt 2 ps 0.9 lw 1.5 lc rgb "#000000" \
+     NaN with points pt 2 ps 0.9 * PSC lw 1.5 lc rgb "#000000" \
        title small(lab("failed (e_n > fail\\_tol, failed or non-finite step)", 'failed ($e_n >$ fail\_tol, failed or non-finite step)')), \
-     NaN with points pt 6 ps 0.8 lc rgb "#000000" title small("survived the whole run (failure step a lower bound)")
+     NaN with points pt 6 ps 0.8 * PSC lc rgb "#000000" title small("survived the whole run (failure step a lower bound)")

@@ -36,6 +36,11 @@ if (TERM_NAME eq "pdf") {
   }
 }
 set output OUT_NAME
+# Symbols: pdfcairo and cairolatex draw a point of size 1 about 2.4 times
+# as large (against the figure) as pngcairo does; every point size is
+# written `ps SIZE * PSC`, which evens them out.
+PSC = (TERM_NAME eq "png" ? 1.0 : 0.45)
+set pointsize PSC
 # Labels: cairolatex hands every string to LaTeX, where gnuplot's enhanced
 # markup ("e_n", "{/Symbol a}") is an error or prints literally.  A script
 # writes each label that holds markup as lab(ENHANCED, LATEX): the first

@@ -40,8 +40,9 @@ PAL_X = pal_use(RUNS)
 # The column drawn, and its absolute value.
 if (QTY eq "drift") {
   COL = 10
-  YLAB = lab("|E(T) - E(0)| / (m g L)", '$|E(T) - E(0)| / (m g L)$')
-  TTL = lab("Energy drift at T = 1 s against h", 'Energy drift at $T = 1$~s against $h$')
+  YLAB = lab("|{/Symbol D}E| / (m g L)", '$|\Delta E| / (m g L)$')
+  TTL = lab("Energy drift {/Symbol D}E = E(T) - E(0) at T = 1 s against h", \
+            'Energy drift $\Delta E = E(T) - E(0)$ at $T = 1$~s against $h$')
 } else {
   COL = 6
   YLAB = lab("max_i |x_i - x_i^{ref}| (m)", '$\max_i |x_i - x_i^{\mathrm{ref}}|$ (m)')
@@ -131,9 +132,9 @@ do for [g = 1:2] {
       }
       plot for [i = 1:words(GRP)] F using (strcol(2) eq P && strcol(1) eq word(GRP, i) && co_entry(word(GRP, i)) == 0 ? $3 : NaN):(abs(column(COL))) \
              with linespoints lc rgb pal_colour(word(GRP, i)) dt pal_dash(word(GRP, i)) lw PAL_LW \
-             pt pal_point(word(GRP, i)) ps 0.7 notitle, \
+             pt pal_point(word(GRP, i)) ps 0.7 * PSC notitle, \
            for [i = 1:words(GRP)] F using (strcol(2) eq P && strcol(1) eq word(GRP, i) && co_entry(word(GRP, i)) > 0 ? $3 : NaN):(abs(column(COL))) \
-             with points lc rgb pal_colour(word(GRP, i)) pt pal_point(word(GRP, i)) ps 1.1 notitle, \
+             with points lc rgb pal_colour(word(GRP, i)) pt pal_point(word(GRP, i)) ps 1.1 * PSC notitle, \
            for [s = 1:words(SLOPES)] AY * (x / AH) ** real(word(SLOPES, s)) with lines ls 4 notitle
       unset label
     }
@@ -145,12 +146,14 @@ do for [g = 1:2] {
     unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid
     unset logscale
     set xrange [0:1]; set yrange [0:1]
-    set key at graph 0, graph 1 left top vertical Left reverse title small(GNAME) left maxrows 99 nobox samplen 1.6
+    set label 1 small(GNAME) at graph 0, graph 1 left offset 0.5, -0.2
+    set key at graph 0, graph 1 - 0.18 / PH left top vertical Left reverse maxrows 99 nobox samplen 1.6
     plot for [i = 1:words(GRP)] NaN with linespoints lc rgb pal_colour(word(GRP, i)) dt pal_dash(word(GRP, i)) lw PAL_LW \
-           pt pal_point(word(GRP, i)) ps 0.7 title (co_entry(word(GRP, i)) == 0 ? small(entry(word(GRP, i))) : ""), \
-         for [i = 1:words(GRP)] NaN with points lc rgb pal_colour(word(GRP, i)) pt pal_point(word(GRP, i)) ps 1.1 \
+           pt pal_point(word(GRP, i)) ps 0.7 * PSC title (co_entry(word(GRP, i)) == 0 ? small(entry(word(GRP, i))) : ""), \
+         for [i = 1:words(GRP)] NaN with points lc rgb pal_colour(word(GRP, i)) pt pal_point(word(GRP, i)) ps 1.1 * PSC \
            title (co_entry(word(GRP, i)) > 0 ? small(entry(word(GRP, i))) : ""), \
          NaN with lines ls 4 title small(g == 1 ? "slope 1" : "slopes 2, 4")
+    unset label 1
     set border; set tics; set grid
     set logscale xy
     set xrange [HMIN / 1.6:HMAX * 1.6]

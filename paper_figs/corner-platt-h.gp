@@ -19,6 +19,6 @@ set offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08
 set ytics 100
 eval key_below(3, 1)
 set key nobox Left reverse
-plot F using "h":"pen_g2_m2" with linespoints lc rgb pal_colour("platt") dt 1 lw PAL_LW pt 7 ps 0.8 title small("platt, m = 2"), \
-     F using "h":"pen_g2_m3" with linespoints lc rgb pal_colour("platt") dt 2 lw PAL_LW pt 6 ps 0.9 title small("platt, m = 3"), \
+plot F using "h":"pen_g2_m2" with linespoints lc rgb pal_colour("platt") dt 1 lw PAL_LW pt 7 ps 0.8 * PSC title small("platt, m = 2"), \
+     F using "h":"pen_g2_m3" with linespoints lc rgb pal_colour("platt") dt 2 lw PAL_LW pt 6 ps 0.9 * PSC title small("platt, m = 3"), \
      1e-5 with lines ls 4 title small(lab("10^{-5} m (003's bound at m = 2)", '$10^{-5}$~m (003'."'".'s bound at $m = 2$)'))

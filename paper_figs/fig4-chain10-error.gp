@@ -52,7 +52,7 @@ plot for [i = 1:words(RUNS)] E.word(RUNS, i).".csv" using "step":"e" with lines 
        lc rgb pal_colour(word(RUNS, i)) dt dash_of(word(RUNS, i)) lw lw_of(word(RUNS, i)) title small(entry(word(RUNS, i))), \
      for [i = 1:words(RUNS)] E.word(RUNS, i).".csv" \
        using ((fail_step(word(RUNS, i)) > 0 && column("step") == fail_step(word(RUNS, i))) ? column("step") : NaN):"e" \
-       with points pt 2 ps 1.6 lw 2 lc rgb "#000000" notitle, \
-     NaN with points pt 2 ps 1.6 lw 2 lc rgb "#000000" \
+       with points pt 2 ps 1.6 * PSC lw 2 lc rgb "#000000" notitle, \
+     NaN with points pt 2 ps 1.6 * PSC lw 2 lc rgb "#000000" \
        title (NFAIL > 0 ? small(lab("run fails (e_n > fail\\_tol)", 'run fails ($e_n >$ fail\_tol)')) : ""), \
      FT with lines ls 4 title small(lab(sprintf("fail\\_tol = %g m", FT), sprintf('fail\_tol $= %g$~m', FT)))

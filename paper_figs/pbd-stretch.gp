@@ -21,8 +21,8 @@ set autoscale fix
 set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06
 set key top right nobox Left reverse
 plot for [i = 1:words(S)] F using (strcol(1) eq word(S, i) && co_entry(word(S, i)) == 0 ? $2 : NaN):3 with linespoints \
-       lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW pt pal_point(word(S, i)) ps 0.9 \
+       lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW pt pal_point(word(S, i)) ps 0.9 * PSC \
        title (co_entry(word(S, i)) == 0 ? small(co_label(word(S, i))) : ""), \
      for [i = 1:words(S)] F using (strcol(1) eq word(S, i) && co_entry(word(S, i)) > 0 ? $2 : NaN):3 with points \
-       lc rgb pal_colour(word(S, i)) pt pal_point(word(S, i)) ps 1.4 lw 1.2 \
+       lc rgb pal_colour(word(S, i)) pt pal_point(word(S, i)) ps 1.4 * PSC lw 1.2 \
        title (co_entry(word(S, i)) > 0 ? small(co_label(word(S, i))) : "")

@@ -41,7 +41,7 @@ set datafile missing "__none__"
 OFF = 0.17
 plot for [p = 0:1] for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && !isnan(3 + 2 * p) && !isnan(4 + 2 * p) ? column(3 + 2 * p) : NaN):(row(strcol(1)) + (p ? OFF : -OFF)) \
        :(column(3 + 2 * p)):(isnan(4 + 2 * p) ? column(3 + 2 * p) : column(4 + 2 * p)) \
-       with xerrorbars lc rgb pal_colour(word(RUNS, i)) lw 1.2 pt (p ? 5 : 7) ps 0.8 notitle, \
+       with xerrorbars lc rgb pal_colour(word(RUNS, i)) lw 1.2 pt (p ? 5 : 7) ps 0.8 * PSC notitle, \
      for [p = 0:1] for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && !isnan(3 + 2 * p) && isnan(4 + 2 * p) ? column(3 + 2 * p) : NaN) \
        :(row(strcol(1)) + (p ? OFF : -OFF)):(column(3 + 2 * p) * 0.9):(0) \
        with vectors head filled size screen 0.012, 25 lc rgb pal_colour(word(RUNS, i)) lw 1.2 notitle, \
@@ -50,12 +50,12 @@ plot for [p = 0:1] for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && !isnan(
        with vectors head filled size screen 0.012, 25 lc rgb pal_colour(word(RUNS, i)) lw 1.2 notitle, \
      for [p = 0:1] for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && (isnan(3 + 2 * p) || isnan(4 + 2 * p)) \
        ? (isnan(3 + 2 * p) ? column(4 + 2 * p) : column(3 + 2 * p)) : NaN):(row(strcol(1)) + (p ? OFF : -OFF)) \
-       with points pt (p ? 4 : 6) ps 1.1 lw 1.2 lc rgb pal_colour(word(RUNS, i)) notitle, \
-     keyentry with xerrorbars pt 7 ps 0.8 lc rgb "#000000" \
+       with points pt (p ? 4 : 6) ps 1.1 * PSC lw 1.2 lc rgb pal_colour(word(RUNS, i)) notitle, \
+     keyentry with xerrorbars pt 7 ps 0.8 * PSC lc rgb "#000000" \
        title small(lab("single pendulum: h_{max} to h_{fail}", 'single pendulum: $h_{\max}$ to $h_{\mathrm{fail}}$')), \
-     keyentry with xerrorbars pt 5 ps 0.8 lc rgb "#000000" \
+     keyentry with xerrorbars pt 5 ps 0.8 * PSC lc rgb "#000000" \
        title small(lab("10-link arm: h_{max} to h_{fail}", '10-link arm: $h_{\max}$ to $h_{\mathrm{fail}}$')), \
-     keyentry with points pt 6 ps 1.1 lw 1.2 lc rgb "#000000" \
+     keyentry with points pt 6 ps 1.1 * PSC lw 1.2 lc rgb "#000000" \
        title (NCENS > 0 ? small("stable over the whole grid (lower bound)") : ""), \
-     keyentry with points pt 4 ps 1.1 lw 1.2 lc rgb "#000000" \
+     keyentry with points pt 4 ps 1.1 * PSC lw 1.2 lc rgb "#000000" \
        title (NUNST > 0 ? small(sprintf("unstable down to %g s (upper bound)", HBOT)) : "")

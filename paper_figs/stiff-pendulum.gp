@@ -43,13 +43,13 @@ set xrange [5e2:2e8]
 set key at graph 0.98, graph 0.98 right top nobox Left reverse width -4
 plot 2*sqrt(1/x) with lines ls 5 title small(lab("2 sqrt(m/k)", '$2\sqrt{m/k}$')), \
      for [i = 1:words(SP)] P using (strcol(1) eq word(SP, i) && !isnan(3) ? $2 : NaN):3 with linespoints \
-       lc rgb pal_colour(word(SP, i)) dt pal_dash(word(SP, i)) lw PAL_LW pt pal_point(word(SP, i)) ps 0.9 \
+       lc rgb pal_colour(word(SP, i)) dt pal_dash(word(SP, i)) lw PAL_LW pt pal_point(word(SP, i)) ps 0.9 * PSC \
        title small(nm(word(SP, i))), \
      for [i = 1:words(SP)] P using (strcol(1) eq word(SP, i) && isnan(3) ? $2 : NaN):4:(0):(-column(4) * 0.45) \
        with vectors head filled size screen 0.01, 25 lc rgb pal_colour(word(SP, i)) lw 1.2 notitle, \
      for [i = 1:words(SP)] P using (strcol(1) eq word(SP, i) && isnan(3) ? $2 : NaN):4 with points \
-       pt 6 ps 1.1 lw 1.2 lc rgb pal_colour(word(SP, i)) notitle, \
-     keyentry with points pt 6 ps 1.1 lw 1.2 lc rgb "#000000" \
+       pt 6 ps 1.1 * PSC lw 1.2 lc rgb pal_colour(word(SP, i)) notitle, \
+     keyentry with points pt 6 ps 1.1 * PSC lw 1.2 lc rgb "#000000" \
        title (NUP > 0 ? small("no stable h on the grid (upper bound)") : "")
 # Right: the constraint runs, one column each.
 set lmargin at screen 0.6
@@ -67,13 +67,13 @@ set bmargin at screen 1.05 / FIG_H
 set key at graph 0.03, graph 0.03 left bottom nobox Left reverse width 0
 col(i) = i
 plot for [i = 1:NC] C using (strcol(1) eq word(SC, i) && !isnan(3) ? i : NaN):2:2:(isnan(3) ? $2 : $3) \
-       with yerrorbars lc rgb pal_colour(word(SC, i)) lw 1.2 pt 7 ps 0.8 notitle, \
+       with yerrorbars lc rgb pal_colour(word(SC, i)) lw 1.2 pt 7 ps 0.8 * PSC notitle, \
      for [i = 1:NC] C using (strcol(1) eq word(SC, i) && isnan(3) ? i : NaN):2:(0):(column(2) * 0.9) \
        with vectors head filled size screen 0.01, 25 lc rgb pal_colour(word(SC, i)) lw 1.2 notitle, \
      for [i = 1:NC] C using (strcol(1) eq word(SC, i) && isnan(3) ? i : NaN):2 \
-       with points pt 6 ps 1.1 lw 1.2 lc rgb pal_colour(word(SC, i)) notitle, \
-     keyentry with yerrorbars pt 7 ps 0.8 lc rgb "#000000" \
+       with points pt 6 ps 1.1 * PSC lw 1.2 lc rgb pal_colour(word(SC, i)) notitle, \
+     keyentry with yerrorbars pt 7 ps 0.8 * PSC lc rgb "#000000" \
        title small(lab("h_{max} to h_{fail}", '$h_{\max}$ to $h_{\mathrm{fail}}$')), \
-     keyentry with points pt 6 ps 1.1 lw 1.2 lc rgb "#000000" \
+     keyentry with points pt 6 ps 1.1 * PSC lw 1.2 lc rgb "#000000" \
        title (NCENS > 0 ? small("stable on the grid (lower bound)") : "")
 unset multiplot
