@@ -4,12 +4,11 @@
 # broke the stability rules (a failed step, e_n above 10 % of the arm's
 # length, or an energy gain above 10 % of the releasable energy).
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
-FIG_W = 6.0; FIG_H = 5.0
+FIG_W = 3.4; FIG_H = 3.5
 load ARG1."/common.gp"
 F = D."/arm5-baumgarte/sweep.csv"
 H = system("awk -F, 'NR == 3 { printf \"%g\", $2 }' '".D."/arm5-baumgarte/baumgarte.csv'")
-set title lab("Baumgarte on the 5-link arm, h = ".H.": error over the last tenth of the run\n(x: unstable run)", \
-              "Baumgarte on the 5-link arm, $h = ".H."$: error over the last tenth of the run ($\\times$: unstable run)")
+set title lab("Baumgarte on the 5-link arm, h = ".H." s", "Baumgarte on the 5-link arm, $h = ".H."$~s")
 set xlabel lab("{/Symbol a}", "$\\alpha$")
 set ylabel lab("{/Symbol b}", "$\\beta$")
 # Cells are indexed; the tics carry the values 0, 2^-2 .. 2^8.
@@ -20,9 +19,14 @@ set yrange [-0.5:11.5]
 set grid noxtics noytics
 set logscale cb
 set format cb lab("10^{%L}", "$10^{%L}$")
-set cblabel lab("mean e_n, last tenth (m)", "mean $e_n$, last tenth (m)")
+set cblabel lab("mean e_n over the last tenth (m)", "mean $e_n$ over the last tenth (m)") offset -0.5, 0
+set xtics rotate by 90 right
 set palette rgb 33,13,10
-set key off
+eval key_below(1, 1)
+set key nobox Left reverse
+set bmargin at screen (KEY_H(1) + 0.62) / FIG_H
+set rmargin at screen 0.8
 set datafile missing "__none__"
 plot F using 1:2:($5 > 0 ? $7 : NaN) with image notitle, \
-     F using ($5 > 0 ? NaN : $1):2 with points pt 2 ps 1.2 lc rgb "#555555" title "unstable"
+     F using ($5 > 0 ? NaN : $1):2 with points pt 2 ps 1.0 * PSC lc rgb "#555555" \
+       title small("unstable (broke a stability rule)")

@@ -1,33 +1,42 @@
 # The billiard scene (003 fig. 6) on the tilted table with the main
-# restitution: the active-set work of each step, one colour per
-# algorithm.  Top: the most linear solves one active-set problem of the
-# step needed (iterative: one per pass that added rows; Platt and the
-# tendency algorithm: one).  Bottom: the inequality rows active after the
-# step (g <= active_tol, dashed) and the rows in the handled set of the
-# step's last acceleration-level solve (solid).
+# restitution: the active-set work of each step, one line per run of the
+# billiard experiment (runs.csv).  Top: the most linear solves one
+# active-set problem of the step needed (iterative: one per pass that
+# added rows; Platt and the tendency algorithm: one).  Middle: the rows in
+# the handled set of the step's last acceleration-level solve.  Bottom:
+# the inequality rows active after the step (g <= active_tol).  Runs that
+# coincide in a panel (row by row) are drawn dotted over the earlier one,
+# and the panel's key says so.
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
-FIG_W = 6.5; FIG_H = 5.2
-load ARG1."/common.gp"
 E = D."/billiard/"
-S = E."summary.csv"
-RUNS = system(sprintf("awk -F, 'NR > 1 && $1 == $2 { printf \"%%s \", $1 }' '%s'", S))
-col(s) = s eq "iterative" ? "#d62728" : s eq "platt" ? "#1f77b4" : s eq "tendency" ? "#2ca02c" : s eq "lcp" ? "#9467bd" : "#7f7f7f"
-set multiplot layout 2, 1 title lab("Billiard (003 fig. 6), tilted table: active-set work per step", \
-                                    'Billiard (003 fig.~6), tilted table: active-set work per step')
-set ylabel "linear solves (most in one problem)"
+RUNS = system("awk -F, 'NR > 1 { printf \"%s \", $1 }' '".E."runs.csv'")
+FIG_W = 7.0; FIG_H = 5.6
+load ARG1."/common.gp"
+PAL_X = pal_use(RUNS)
+s(r) = E."series-".r.".csv"
+NROWS = int(system("awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k ~ /^g/) n++ } END { print n + 0 }' '".E."snapshots-".word(RUNS, 1).".csv'"))
+dash_of(r) = co_entry(r) > 0 ? 3 : pal_dash(r)
+lw_of(r) = co_entry(r) > 0 ? 2.6 : PAL_LW
+set multiplot layout 3, 1 title "Billiard, tilted table: active-set work per step" margins 0.1, 0.72, 0.08, 0.93 spacing 0, 0.06
+set format x ""
+set key at screen 0.73, graph 1 left top nobox Left reverse
 set yrange [0:*]
 set offsets 0, 0, 0.5, 0
-set ytics 1
-set key top right font KEY_SMALL
-plot for [i = 1:words(RUNS)] E."series-".word(RUNS, i).".csv" using "t":"max_solves" with steps \
-       lc rgb col(word(RUNS, i)) lw 1.5 title small(word(RUNS, i))
-set xlabel lab("t (s)", '$t$ (s)')
-set ylabel "inequality rows (of 77)"
+set ytics 2
+set ylabel "linear solves\n(most in one problem)"
+CO = coinc_files(E."series-", ".csv", RUNS, "max_solves", 0)
+plot for [i = 1:words(RUNS)] s(word(RUNS, i)) using "t":"max_solves" with steps \
+       lc rgb pal_colour(word(RUNS, i)) dt dash_of(word(RUNS, i)) lw lw_of(word(RUNS, i)) title small(co_label(word(RUNS, i)))
 set ytics autofreq
-set offsets 0, 0, 0, 0
-set key top right font KEY_SMALL maxrows 4
-plot for [i = 1:words(RUNS)] E."series-".word(RUNS, i).".csv" using "t":"handled" with steps \
-       lc rgb col(word(RUNS, i)) lw 1.5 title small(word(RUNS, i)." handled"), \
-     for [i = 1:words(RUNS)] E."series-".word(RUNS, i).".csv" using "t":"active" with steps \
-       lc rgb col(word(RUNS, i)) lw 1.2 dt 2 title small(word(RUNS, i)." active")
+set offsets 0, 0, 1, 0
+set ylabel "handled rows"
+CO = coinc_files(E."series-", ".csv", RUNS, "handled", 0)
+plot for [i = 1:words(RUNS)] s(word(RUNS, i)) using "t":"handled" with steps \
+       lc rgb pal_colour(word(RUNS, i)) dt dash_of(word(RUNS, i)) lw lw_of(word(RUNS, i)) title small(co_label(word(RUNS, i)))
+set xlabel lab("t (s)", '$t$ (s)') offset 0, 0.3
+set format x "%g"
+set ylabel "active rows"
+CO = coinc_files(E."series-", ".csv", RUNS, "active", 0)
+plot for [i = 1:words(RUNS)] s(word(RUNS, i)) using "t":"active" with steps \
+       lc rgb pal_colour(word(RUNS, i)) dt dash_of(word(RUNS, i)) lw lw_of(word(RUNS, i)) title small(co_label(word(RUNS, i)))
 unset multiplot

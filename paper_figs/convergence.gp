@@ -1,36 +1,163 @@
-# Convergence of every scheme against the references: position error at
-# T = 1 s (top) and energy drift |E(T) - E(0)| / (m g L) (bottom) against
-# the step size, for the pendulum, the double pendulum and the bead on a
-# circle.  Reference slopes 1, 2 and 4 in grey.
-D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
-FIG_W = 11.0; FIG_H = 6.5
-load ARG1."/common.gp"
-F = D."/convergence/convergence.csv"
-S = schemes_of(F)
-PROBS = "pendulum double bead"
-TITLES = "'single pendulum' 'double pendulum (001 arm)' 'bead on a circle (002)'"
-set logscale xy
-set format x lab("10^{%L}", "$10^{%L}$")
-set format y lab("10^{%L}", "$10^{%L}$")
-set xlabel lab("h (s)", '$h$ (s)')
-set key off
-set multiplot layout 2,3 title lab("Convergence at T = 1 s against the references", \
-  'Convergence at $T = 1$~s against the references')
-do for [p = 1:3] {
-  P = word(PROBS, p)
-  set title word(TITLES, p)
-  set ylabel (p == 1 ? lab("max_i |x_i - x_i^{ref}| (m)", '$\max_i |x_i - x_i^{\mathrm{ref}}|$ (m)') : "")
-  if (p == 3) { set key outside right top vertical font KEY_SMALL spacing 0.9 }
-  plot for [i = 1:words(S)] F using (strcol(2) eq P && strcol(1) eq word(S, i) ? $3 : NaN):6 \
-         with linespoints lt i pt (i % 13) + 1 ps 0.6 title small(word(S, i)), \
-       0.3*x with lines ls 4 notitle, 0.3*x**2 with lines ls 4 notitle, 3*x**4 with lines ls 4 notitle
-  set key off
+# Convergence of every run of the convergence experiment against the
+# references, at T = 1 s against the step size: one column per problem
+# (single pendulum, double pendulum, bead on a circle), one row per group
+# of schemes by their declared order under a constant force
+# (orders.csv: first order or lower, second order and higher), with
+# reference slopes of each row's orders in grey.  Drawn for the position
+# error (this figure) or, when a wrapper sets QTY = "drift" first, the
+# energy drift |E(T) - E(0)| / (m g L) (convergence-energy.gp).
+#
+# Runs whose curves coincide (within 5 % at every h, in every problem) are
+# said to in the key ("witkin (= baumgarte)": equal to 1e-6; "≈": within
+# 5 %), and the later one is drawn as symbols only on the earlier one's
+# line, so that neither hides the other.
+# `load` does not pass ARG1..ARG4 on: the wrapper sets FIGSRC, D,
+# TERM_NAME and OUT_NAME itself.
+if (!exists("QTY")) { QTY = "pos"; FIGSRC = ARG1; D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4 }
+E = D."/convergence/"
+F = E."convergence.csv"
+O = E."orders.csv"
+RUNS = system("awk -F, 'NR > 1 { printf \"%s \", $1 }' '".E."runs.csv'")
+# Each run's declared order under a constant force (column 4 of orders.csv).
+ORD = system("awk -F, 'NR > 1 && $2 == \"pendulum\" { printf \"%s=%s \", $1, $4 }' '".O."'")
+ord_of(r) = sum [k = 1:words(ORD)] (strstrt(word(ORD, k), r."=") == 1 && strlen(word(ORD, k)) > strlen(r) + 1 \
+                                     ? real(word(ORD, k)[strlen(r) + 2:]) : 0)
+G1 = ""; G2 = ""
+do for [i = 1:words(RUNS)] {
+  R = word(RUNS, i)
+  if (ord_of(R) >= 2) { G2 = G2.R." " } else { G1 = G1.R." " }
 }
-do for [p = 1:3] {
-  P = word(PROBS, p)
-  set title ""
-  set ylabel (p == 1 ? lab("|E(T) - E(0)| / (m g L)", '$|E(T) - E(0)| / (m g L)$') : "")
-  plot for [i = 1:words(S)] F using (strcol(2) eq P && strcol(1) eq word(S, i) ? $3 : NaN):(abs($10)) \
-         with linespoints lt i pt (i % 13) + 1 ps 0.6 notitle
+NG1 = words(G1); NG2 = words(G2)
+NROW = (NG1 > 0) + (NG2 > 0)
+ROWMAX = (NG1 > NG2 ? NG1 : NG2)
+# Height: every row's panels 1.45 in, or as tall as the longest key.
+PH = (ROWMAX * 0.145 + 0.3 > 1.45 ? ROWMAX * 0.145 + 0.3 : 1.45)
+RGAP = 0.12
+FIG_W = 7.0
+FIG_H = 0.5 + NROW * PH + (NROW - 1) * RGAP + 0.45
+load FIGSRC."/common.gp"
+PAL_X = pal_use(RUNS)
+# The column drawn, and its absolute value.
+if (QTY eq "drift") {
+  COL = 10
+  YLAB = lab("|{/Symbol D}E| / (m g L)", '$|\Delta E| / (m g L)$')
+  TTL = lab("Energy drift {/Symbol D}E = E(T) - E(0) at T = 1 s against h", \
+            'Energy drift $\Delta E = E(T) - E(0)$ at $T = 1$~s against $h$')
+} else {
+  COL = 6
+  YLAB = lab("max_i |x_i - x_i^{ref}| (m)", '$\max_i |x_i - x_i^{\mathrm{ref}}|$ (m)')
+  TTL = lab("Position error at T = 1 s against h", 'Position error at $T = 1$~s against $h$')
+}
+# Coinciding runs within a group: "RUN=EARLIER=SYM ...", SYM "=" (relative
+# difference below 1e-6 everywhere) or "~" (below 5 %).
+coinc(col, grp) = system("awk -F, -v col=".col." -v grp='".grp."' '" . \
+  "BEGIN { n = split(grp, g, \" \") } NR > 1 { v[$1 SUBSEP $2 SUBSEP $3] = $col; key[$2 SUBSEP $3] = 1 }" . \
+  " END { for (i = 2; i <= n; i++) { for (j = 1; j < i; j++) { if (g[j] in root) continue; m = 0; ok = 1;" . \
+  "  for (k in key) { a = v[g[i] SUBSEP k]; b = v[g[j] SUBSEP k]; an = (a == \"nan\" || a == \"\"); bn = (b == \"nan\" || b == \"\");" . \
+  "   if (an != bn) { ok = 0; break } if (an) continue; a = a + 0; b = b + 0; if (a < 0) a = -a; if (b < 0) b = -b;" . \
+  "   d = a - b; if (d < 0) d = -d; s = (a > b ? a : b); if (s > 0 && d / s > m) m = d / s }" . \
+  "  if (ok && m < 0.05) { root[g[i]] = 1; printf \"%s=%s=%s \", g[i], g[j], (m < 1e-6 ? \"=\" : \"~\"); break } } } }' '".F."'")
+C1 = coinc(COL, G1)
+C2 = coinc(COL, G2)
+CO = C1." ".C2
+# The entry of r in CO ("" if none), the run it coincides with, its sign.
+co_entry(r) = sum [k = 1:words(CO)] (strstrt(word(CO, k), r."=") == 1 ? k : 0)
+co_with(r) = co_entry(r) > 0 ? word(CO, co_entry(r))[strlen(r) + 2:strlen(word(CO, co_entry(r))) - 2] : ""
+co_sym(r) = co_entry(r) > 0 ? word(CO, co_entry(r))[strlen(word(CO, co_entry(r))):] : ""
+co_sign(r) = co_sym(r) eq "=" ? "=" : lab("≈", '$\approx$')
+entry(r) = co_entry(r) > 0 ? nm(r)." ".co_sign(r)." ".nm(co_with(r)) : nm(r)
+PROBS = "pendulum double bead"
+TITLES = "'single pendulum' 'double pendulum (2-link arm)' 'bead on a circle'"
+# Reference slopes: through a point below the lowest curve of a panel at
+# its largest h, a quarter of that value.
+anchor(col, p, grp) = system("awk -F, -v col=".col." -v p='".p."' -v grp='".grp."' 'BEGIN { n = split(grp, g, \" \"); for (i = 1; i <= n; i++) in_g[g[i]] = 1 }" . \
+  " NR > 1 && $2 == p && ($1 in in_g) && $col != \"nan\" { h = $3 + 0; y = $col + 0; if (y < 0) y = -y; if (y <= 0) next;" . \
+  "  if (h > hm + 1e-12) { hm = h; ym = y } else if (h > hm - 1e-12 && y < ym) ym = y }" . \
+  " END { printf \"%.17g %.17g\", hm, ym }' '".F."'")
+# The range of a group's values over the three problems: "MIN MAX".
+yrange_of(col, grp) = system("awk -F, -v col=".col." -v grp='".grp."' 'BEGIN { n = split(grp, g, \" \"); for (i = 1; i <= n; i++) in_g[g[i]] = 1 }" . \
+  " NR > 1 && ($1 in in_g) && $col != \"nan\" { y = $col + 0; if (y < 0) y = -y; if (y <= 0) next;" . \
+  "  if (lo == \"\" || y < lo) lo = y; if (y > hi) hi = y } END { printf \"%.17g %.17g\", lo, hi }' '".F."'")
+HMIN = real(system("awk -F, 'NR > 1 && (m == \"\" || $3 + 0 < m) { m = $3 + 0 } END { printf \"%.17g\", m }' '".F."'"))
+HMAX = real(system("awk -F, 'NR > 1 && $3 + 0 > m { m = $3 + 0 } END { printf \"%.17g\", m }' '".F."'"))
+set logscale xy
+set xrange [HMIN / 1.6:HMAX * 1.6]
+set format x lab("10^{%L}", '$10^{%L}$')
+set format y lab("10^{%L}", '$10^{%L}$')
+set mxtics 10
+# Panel geometry (screen fractions): three panels sharing each row's y
+# range, then the row's key in a panel of its own, as tall as the row (a
+# key beside a plot is cut to the plot's height).
+LM = 0.08; PW = 0.198; GAP = 0.018
+KEYX = LM + 3 * PW + 2 * GAP + 0.012
+TOP = 1 - 0.5 / FIG_H
+set multiplot title TTL
+row = 0
+do for [g = 1:2] {
+  GRP = (g == 1 ? G1 : G2)
+  if (words(GRP) > 0) {
+    row = row + 1
+    RTOP = TOP - (row - 1) * (PH + RGAP) / FIG_H
+    RBOT = RTOP - PH / FIG_H
+    YR = yrange_of(COL, GRP)
+    YLO = real(word(YR, 1)) / 3; YHI = real(word(YR, 2)) * 3
+    DEC = log10(YHI / YLO)
+    set yrange [YLO:YHI]
+    set ytics 10 ** (DEC > 10 ? 4 : DEC > 5 ? 2 : 1)
+    SLOPES = (g == 1 ? "1" : "2 4")
+    GNAME = (g == 1 ? lab("order ≤ 1", 'order $\le 1$') : lab("order ≥ 2", 'order $\ge 2$'))
+    set key off
+    do for [p = 1:3] {
+      P = word(PROBS, p)
+      set lmargin at screen LM + (p - 1) * (PW + GAP)
+      set rmargin at screen LM + (p - 1) * (PW + GAP) + PW
+      set tmargin at screen RTOP
+      set bmargin at screen RBOT
+      set format y (p == 1 ? lab("10^{%L}", '$10^{%L}$') : "")
+      set title (row == 1 ? word(TITLES, p) : "") offset 0, -0.5
+      set xlabel (row == NROW ? lab("h (s)", '$h$ (s)') : "") offset 0, 0.4
+      set format x (row == NROW ? lab("10^{%L}", '$10^{%L}$') : "")
+      set ylabel (p == 1 ? YLAB : "") offset 1, 0
+      A = anchor(COL, P, GRP)
+      AH = real(word(A, 1)); AY = real(word(A, 2)) / 3
+      unset label
+      # Each slope's label sits on its line, at the smallest h where the
+      # line is inside the panel.
+      do for [s = 1:words(SLOPES)] {
+        OS = real(word(SLOPES, s))
+        XL = AH * (YLO * 2.5 / AY) ** (1.0 / OS)
+        XL = (XL > HMIN * 1.15 ? XL : HMIN * 1.15)
+        set label s sprintf("%d", OS) at XL, AY * (XL / AH) ** OS center offset 0, 0.6 \
+          textcolor rgb "#555555" font fsz(8)
+      }
+      plot for [i = 1:words(GRP)] F using (strcol(2) eq P && strcol(1) eq word(GRP, i) && co_entry(word(GRP, i)) == 0 ? $3 : NaN):(abs(column(COL))) \
+             with linespoints lc rgb pal_colour(word(GRP, i)) dt pal_dash(word(GRP, i)) lw PAL_LW \
+             pt pal_point(word(GRP, i)) ps 0.7 * PSC notitle, \
+           for [i = 1:words(GRP)] F using (strcol(2) eq P && strcol(1) eq word(GRP, i) && co_entry(word(GRP, i)) > 0 ? $3 : NaN):(abs(column(COL))) \
+             with points lc rgb pal_colour(word(GRP, i)) pt pal_point(word(GRP, i)) ps 1.1 * PSC notitle, \
+           for [s = 1:words(SLOPES)] AY * (x / AH) ** real(word(SLOPES, s)) with lines ls 4 notitle
+      unset label
+    }
+    # The row's key.
+    set lmargin at screen KEYX
+    set rmargin at screen 0.995
+    set tmargin at screen RTOP
+    set bmargin at screen RBOT
+    unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid
+    unset logscale
+    set xrange [0:1]; set yrange [0:1]
+    set label 1 small(GNAME) at graph 0, graph 1 left offset 0.5, -0.2
+    set key at graph 0, graph 1 - 0.18 / PH left top vertical Left reverse maxrows 99 nobox samplen 1.6
+    plot for [i = 1:words(GRP)] NaN with linespoints lc rgb pal_colour(word(GRP, i)) dt pal_dash(word(GRP, i)) lw PAL_LW \
+           pt pal_point(word(GRP, i)) ps 0.7 * PSC title (co_entry(word(GRP, i)) == 0 ? small(entry(word(GRP, i))) : ""), \
+         for [i = 1:words(GRP)] NaN with points lc rgb pal_colour(word(GRP, i)) pt pal_point(word(GRP, i)) ps 1.1 * PSC \
+           title (co_entry(word(GRP, i)) > 0 ? small(entry(word(GRP, i))) : ""), \
+         NaN with lines ls 4 title small(g == 1 ? "slope 1" : "slopes 2, 4")
+    unset label 1
+    set border; set tics; set grid
+    set logscale xy
+    set xrange [HMIN / 1.6:HMAX * 1.6]
+    set mxtics 10
+  }
 }
 unset multiplot

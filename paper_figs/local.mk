@@ -44,6 +44,7 @@ FIGURES = \
 	fig3-arm2-trajectory:arm2-trajectory \
 	arm2-tracking:arm2-trajectory \
 	convergence:convergence \
+	convergence-energy:convergence \
 	stability:stability \
 	bad-initial:bad-initial \
 	bead-circle:bead-circle \

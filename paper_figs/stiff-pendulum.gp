@@ -1,25 +1,79 @@
-# 004's stiff pendulum: the largest stable step of the pendulum as a spring
-# of stiffness k (penalty schemes) against k, with the linear oscillator's
-# limit 2 sqrt(m/k) for symplectic Euler, and the constraint schemes'
-# largest stable step (independent of k) as horizontal lines.
+# 004's stiff pendulum.  Left: the largest stable step of the pendulum as
+# a spring of stiffness k against k, one line per penalty run
+# (stiff-spring.csv), with the linear oscillator's limit 2 sqrt(m/k) for
+# symplectic Euler in black.  Right, on the same h axis: the largest
+# stable step of every run that keeps the pendulum as a constraint
+# (stiff-constraint.csv; independent of k).  Each bar runs from h_max to
+# the first unstable grid point.  Censored points: stable over the whole
+# grid (h_fail nan) is an open symbol with an arrow up (h_max a lower
+# bound); unstable down to the grid's bottom (h_max nan) an open symbol
+# at h_fail with an arrow down (an upper bound).
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
-FIG_W = 6.5; FIG_H = 4.2
+FIG_W = 7.0; FIG_H = 3.9
 load ARG1."/common.gp"
 E = D."/stiff-pendulum/"
 P = E."stiff-spring.csv"
 C = E."stiff-constraint.csv"
 SP = schemes_of(P)
-set title "Pendulum as a stiff spring vs as a constraint (004)"
-set logscale xy
-set format x lab("10^{%L}", "$10^{%L}$")
-set format y lab("10^{%L}", "$10^{%L}$")
-set xlabel lab("k (N/m)", '$k$ (N/m)')
+SC = schemes_of(C)
+PAL_X = pal_use(SP." ".SC)
+NC = words(SC)
+# "nan" is read as a number, not as missing, so that such rows stay; a
+# column holding it is tested as a string (NaN fails every comparison).
+set datafile missing "__none__"
+isnan(c) = strcol(c) eq "nan"
+NCENS = int(system("awk -F, 'FNR > 1 && $3 == \"nan\" { n++ } END { print n + 0 }' '".C."'"))
+NUP = int(system("awk -F, 'NR > 1 && $3 == \"nan\" { n++ } END { print n + 0 }' '".P."'"))
+HLO = 3e-5; HHI = 2
+set multiplot title "Pendulum as a stiff spring and as a constraint"
+set logscale y
+set format y lab("10^{%L}", '$10^{%L}$')
+set yrange [HLO:HHI]
 set ylabel lab("largest stable h (s)", 'largest stable $h$ (s)')
+# Left: the penalty runs against k.
+set lmargin at screen 0.1
+set rmargin at screen 0.53
+set tmargin at screen 1 - 0.45 / FIG_H
+set bmargin at screen 1.05 / FIG_H
+set title "penalty springs against k" offset 0, -0.4
+set logscale x
+set format x lab("10^{%L}", '$10^{%L}$')
+set xlabel lab("k (N/m)", '$k$ (N/m)') offset 0, 0.3
 set xrange [5e2:2e8]
-set key outside right top vertical font KEY_SMALL
-hcon(s) = real(system(sprintf("awk -F, '$1 == \"%s\" { print $2 }' '%s'", s, C)))
+set key at graph 0.98, graph 0.98 right top nobox Left reverse width -4
 plot 2*sqrt(1/x) with lines ls 5 title small(lab("2 sqrt(m/k)", '$2\sqrt{m/k}$')), \
-     for [i = 1:words(SP)] P using (strcol(1) eq word(SP, i) ? $2 : NaN):3 with linespoints lt i pt 7 title small(word(SP, i)), \
-     hcon("implicit") with lines ls 3 title small("implicit (constraint)"), \
-     hcon("baumgarte") with lines ls 1 dt 2 title small("baumgarte (constraint)"), \
-     hcon("rattle") with lines ls 2 dt 3 title small("rattle (constraint)")
+     for [i = 1:words(SP)] P using (strcol(1) eq word(SP, i) && !isnan(3) ? $2 : NaN):3 with linespoints \
+       lc rgb pal_colour(word(SP, i)) dt pal_dash(word(SP, i)) lw PAL_LW pt pal_point(word(SP, i)) ps 0.9 * PSC \
+       title small(nm(word(SP, i))), \
+     for [i = 1:words(SP)] P using (strcol(1) eq word(SP, i) && isnan(3) ? $2 : NaN):4:(0):(-column(4) * 0.45) \
+       with vectors head filled size screen 0.01, 25 lc rgb pal_colour(word(SP, i)) lw 1.2 notitle, \
+     for [i = 1:words(SP)] P using (strcol(1) eq word(SP, i) && isnan(3) ? $2 : NaN):4 with points \
+       pt 6 ps 1.1 * PSC lw 1.2 lc rgb pal_colour(word(SP, i)) notitle, \
+     keyentry with points pt 6 ps 1.1 * PSC lw 1.2 lc rgb "#000000" \
+       title (NUP > 0 ? small("no stable h on the grid (upper bound)") : "")
+# Right: the constraint runs, one column each.
+set lmargin at screen 0.6
+set rmargin at screen 0.98
+set title "constraints (any k)"
+unset logscale x
+set xrange [0.3:NC + 0.7]
+set xtics () rotate by 90 right scale 0
+do for [i = 1:NC] { set xtics add (nm(word(SC, i)) i) }
+set format y ""
+unset ylabel
+unset xlabel
+set grid ytics noxtics
+set bmargin at screen 1.05 / FIG_H
+set key at graph 0.03, graph 0.03 left bottom nobox Left reverse width 0
+col(i) = i
+plot for [i = 1:NC] C using (strcol(1) eq word(SC, i) && !isnan(3) ? i : NaN):2:2:(isnan(3) ? $2 : $3) \
+       with yerrorbars lc rgb pal_colour(word(SC, i)) lw 1.2 pt 7 ps 0.8 * PSC notitle, \
+     for [i = 1:NC] C using (strcol(1) eq word(SC, i) && isnan(3) ? i : NaN):2:(0):(column(2) * 0.9) \
+       with vectors head filled size screen 0.01, 25 lc rgb pal_colour(word(SC, i)) lw 1.2 notitle, \
+     for [i = 1:NC] C using (strcol(1) eq word(SC, i) && isnan(3) ? i : NaN):2 \
+       with points pt 6 ps 1.1 * PSC lw 1.2 lc rgb pal_colour(word(SC, i)) notitle, \
+     keyentry with yerrorbars pt 7 ps 0.8 * PSC lc rgb "#000000" \
+       title small(lab("h_{max} to h_{fail}", '$h_{\max}$ to $h_{\mathrm{fail}}$')), \
+     keyentry with points pt 6 ps 1.1 * PSC lw 1.2 lc rgb "#000000" \
+       title (NCENS > 0 ? small("stable on the grid (lower bound)") : "")
+unset multiplot
