@@ -197,7 +197,12 @@ static void meta_common(FILE *f, const exp_ctx *ctx)
   json_str(f, ctx->exp->name);
   fprintf(f, ",\n  \"source\": ");
   json_str(f, ctx->exp->source);
-  fprintf(f, ",\n  \"h\": %.17g,\n  \"steps\": %ld", ctx->h, ctx->steps);
+  /* An experiment that chooses its own step sizes (h = 0 in its record)
+     says so with null; its files name their h in their columns or note. */
+  if (ctx->h > 0)
+    fprintf(f, ",\n  \"h\": %.17g,\n  \"steps\": %ld", ctx->h, ctx->steps);
+  else
+    fprintf(f, ",\n  \"h\": null,\n  \"steps\": null");
   fprintf(f, ",\n  \"params\": {");
   int first = 1;
   for (const exp_param *p = ctx->exp->params; p && p->name; p++) {

@@ -203,6 +203,7 @@ static int run(exp_ctx *ctx)
   static const char *const pbd_schemes[] = {"pbd", "xpbd"};
   double stretch[2][NITER];
   if ((rc = exp_csv_open(ctx, &pcsv, "pbd-stretch", "scheme,iterations,stretch,status", NULL,
+                         "\"run\": {\"h\": 0.01, \"steps\": 500}, "
                          "\"note\": \"hanging 10-link chain, h = 0.01, mean e_n / length over the last of 5 s\"")))
     return rc;
   int have_pbd = 0;

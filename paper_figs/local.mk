@@ -92,6 +92,8 @@ plot = $(GNUPLOT) -c $(top_srcdir)/paper_figs/$(2).gp $(top_srcdir)/paper_figs $
 fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf: $(FIGDIR)/$(call fig_experiment,$(1))/done \
 	paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES) $(FIGDIR)/palette.gp
 $(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
+# A plot script that loads another plot's script depends on it too.
+$(FIGDIR)/convergence-energy.pdf: paper_figs/convergence.gp
 
 $(FIGDIR)/%.pdf:
 	$(AM_V_GEN)$(call plot,$(FIGDIR)/$*,$*,pdf,pdf) && $(call plot,$(FIGDIR)/$*,$*,png,png)

@@ -7,6 +7,7 @@
  * a stale stepper, a failing or non-finite user force, or a scheme that
  * blows up, must restore the state and time exactly.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -805,6 +806,58 @@ START_TEST(test_activeset_indefinite)
 }
 END_TEST
 
+/*
+ * Problems at the ends of the double range are solved equilibrated by
+ * powers of two (cdyn_activeset_solve): the same answers as the problem at
+ * unit scale, to rounding.  A diagonal spanning 1e308 to 1e-13 once left
+ * the small row subnormal and its multiplier 0.996 instead of 1, with a
+ * success status.
+ */
+START_TEST(test_activeset_extreme_scale)
+{
+  const double A[4] = {DBL_MAX, 0, 0, 1e-13}, b[2] = {0, -1e-13};
+  double mu[3], w[3], ref_mu[3], ref_w[3];
+  unsigned char hd[3], ref_hd[3];
+  for (size_t k = 0; k < cdyn_activeset_count(); k++) {
+    const char *name = cdyn_activeset_name(k);
+    EXPECT_OK(cdyn_activeset_solve(name, 2, A, b, NULL, NULL, 1e-9, mu, w, NULL, NULL));
+    /* mu_2 = -b_2 / A_22 = 1: each of its two roundings is half an ulp. */
+    ck_assert_msg(fabs(mu[1] - 1) <= 4 * DBL_EPSILON && fabs(mu[0]) <= DBL_MIN, "%s: mu = (%.17g, %.17g)", name,
+                  mu[0], mu[1]);
+  }
+  /* Three contacts of a point in the plane, A = J J^T with rows (1, 0),
+     (0, 1), (1, 1)/sqrt 2, and b pulling the point into all three: at
+     unit scale and scaled by 2^600 and 2^-600 (A and b alike, so mu is
+     the same and w scales with b), every algorithm gives the same
+     handled rows and multipliers to rounding. */
+  const double r2 = 1 / sqrt(2.0);
+  const double A3[9] = {1, 0, r2, 0, 1, r2, r2, r2, 1}, b3[3] = {-1, -0.25, -0.5};
+  for (size_t k = 0; k < cdyn_activeset_count(); k++) {
+    const char *name = cdyn_activeset_name(k);
+    int rc0 = cdyn_activeset_solve(name, 3, A3, b3, NULL, NULL, 1e-9, ref_mu, ref_w, ref_hd, NULL);
+    ck_assert_msg(rc0 >= 0, "%s: %d (%s)", name, rc0, cdyn_errmsg());
+    for (int e = -600; e <= 600; e += 1200) {
+      double As[9], bs[3];
+      for (int i = 0; i < 9; i++)
+        As[i] = ldexp(A3[i], e);
+      for (int i = 0; i < 3; i++)
+        bs[i] = ldexp(b3[i], e);
+      int rc = cdyn_activeset_solve(name, 3, As, bs, NULL, NULL, 1e-9, mu, w, hd, NULL);
+      ck_assert_msg(rc == rc0, "%s at 2^%d: status %d against %d at unit scale (%s)", name, e, rc, rc0,
+                    cdyn_errmsg());
+      for (int i = 0; i < 3; i++) {
+        ck_assert_msg(hd[i] == ref_hd[i], "%s at 2^%d: row %d handled %d against %d", name, e, i, hd[i], ref_hd[i]);
+        /* The multipliers are O(1) and A's condition number is below 10. */
+        ck_assert_msg(fabs(mu[i] - ref_mu[i]) <= 64 * DBL_EPSILON, "%s at 2^%d: mu_%d = %.17g against %.17g", name,
+                      e, i, mu[i], ref_mu[i]);
+        ck_assert_msg(fabs(ldexp(w[i], -e) - ref_w[i]) <= 64 * DBL_EPSILON, "%s at 2^%d: w_%d / 2^%d = %.17g against %.17g",
+                      name, e, i, e, ldexp(w[i], -e), ref_w[i]);
+      }
+    }
+  }
+}
+END_TEST
+
 /* Masses whose inverse is not finite; measures that overflow. */
 START_TEST(test_overflowing_measures)
 {
@@ -970,6 +1023,7 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_overflow_in_update_restores);
   tcase_add_test(tc, test_nonfinite_multiplier_fails);
   tcase_add_test(tc, test_activeset_indefinite);
+  tcase_add_test(tc, test_activeset_extreme_scale);
   tcase_add_test(tc, test_overflowing_measures);
   tcase_add_test(tc, test_divergence_guard);
   tcase_add_test(tc, test_inconsistent_constraints_named);

@@ -658,8 +658,9 @@ static int json_has_string(const char *json, const char *key, const char *value)
 }
 
 /*
- * Check DIR/NAME.meta.json: the version, the exact command, h, steps, and
- * the experiment parameter `param` = `value` inside "params" (the scheme
+ * Check DIR/NAME.meta.json: the version, the exact command, h and steps
+ * (h = 0: both null, the experiment chooses them per run), and the
+ * experiment parameter `param` = `value` inside "params" (the scheme
  * options may hold a field of the same name, so the search is bounded;
  * `param` NULL for an experiment without parameters).
  */
@@ -673,10 +674,16 @@ static void check_meta(const char *dir, const char *name, const char *command, d
                 cdyn_version());
   ck_assert_msg(json_has_string(json, "command", command), "%s: no \"command\": \"%s\":\n%s", path, command,
                 json);
-  ck_assert_msg(json_number(path, json, "h") == h, "%s: h is %.17g, expected %.17g", path,
-                json_number(path, json, "h"), h);
-  ck_assert_msg(json_number(path, json, "steps") == (double)steps, "%s: steps is %g, expected %ld", path,
-                json_number(path, json, "steps"), steps);
+  if (h == 0) {
+    /* An experiment that chooses its step sizes per run says null. */
+    ck_assert_msg(strstr(json, "\n  \"h\": null,\n  \"steps\": null,") != NULL, "%s: h and steps are not null:\n%s",
+                  path, json);
+  } else {
+    ck_assert_msg(json_number(path, json, "h") == h, "%s: h is %.17g, expected %.17g", path,
+                  json_number(path, json, "h"), h);
+    ck_assert_msg(json_number(path, json, "steps") == (double)steps, "%s: steps is %g, expected %ld", path,
+                  json_number(path, json, "steps"), steps);
+  }
   char *params = strstr(json, "\"params\": {");
   ck_assert_msg(params != NULL, "%s: no \"params\"", path);
   if (!param) {
@@ -1750,7 +1757,7 @@ START_TEST(test_convergence_restricted)
   char dir[PATH_MAX], path[PATH_MAX], opath[PATH_MAX];
   wp(dir, "a");
   check_no_temporaries(dir);
-  /* The experiment has no step size or count of its own: 0 in the metadata. */
+  /* The experiment has no step size or count of its own: null in the metadata. */
   check_meta(dir, "convergence", cmd, 0, 0, "levels", "4");
   check_meta(dir, "orders", cmd, 0, 0, "n0", "40");
   /* Claims whose runs did not all run are listed as not run. */

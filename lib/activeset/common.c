@@ -379,38 +379,61 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
     return rc;
   }
   /*
-   * A problem of extreme scale (entries beyond 2^+-400, where the
-   * algorithms' products and noise estimates would overflow or underflow)
-   * is solved scaled by powers of two, which are exact: A' = A / 2^ka,
-   * b' = b / 2^kb give mu = 2^(kb - ka) mu' and w = 2^kb w'.  Problems
-   * within that range are solved as they are, bit for bit as before.
+   * A problem of extreme scale (a diagonal entry of A or the largest |b_k|
+   * beyond 2^+-400, where the algorithms' products and noise estimates
+   * would overflow or underflow) is solved equilibrated by powers of two,
+   * which are exact: with D = diag(2^c_k), c_k = -floor(e_k / 2) for
+   * A_kk = m 2^e_k (0 for a zero row), and s = 2^-kb normalising max |D b|,
+   *   A' = D A D,  b' = s D b   give   mu = D mu' / s,  w = D^-1 w' / s.
+   * Every A'_kk lies in [1/2, 2) and, A being semi-definite, every
+   * |A'_jk| below 2; the signs of mu and w are those of mu' and w'.  (One
+   * common factor for A is not enough: a diagonal spanning more than the
+   * double range, 1e308 beside 1e-13, left the small rows subnormal and
+   * their multipliers wrong in the third digit.)  Problems within that
+   * range are solved as they are, bit for bit as before.
    */
-  double amax = 0, bmax = 0;
+  int extreme = 0;
+  double bmax = 0;
   for (size_t i = 0; i < n; i++) {
-    amax = fmax(amax, A[i * n + i]);
+    double d = A[i * n + i];
+    if (d > 0 && (d > 0x1p400 || d < 0x1p-400))
+      extreme = 1;
     bmax = fmax(bmax, fabs(b[i]));
   }
-  int ka = 0, kb = 0;
-  if (amax > 0 && (amax > 0x1p400 || amax < 0x1p-400))
-    frexp(amax, &ka);
   if (bmax > 0 && (bmax > 0x1p400 || bmax < 0x1p-400))
-    frexp(bmax, &kb);
+    extreme = 1;
   double *As = NULL, *bs = NULL;
-  if (ka || kb) {
+  int *c = NULL, kb = 0;
+  if (extreme) {
     As = malloc(n * n * sizeof(double));
     bs = malloc(n * sizeof(double));
-    if (!As || !bs) {
+    c = malloc(n * sizeof(int));
+    if (!As || !bs || !c) {
       free(As);
       free(bs);
+      free(c);
       cdyn_as_ws_free(&ws);
       if (!handled)
         free(h);
       return cdyn_error(CDYN_ENOMEM, "cdyn_activeset_solve: out of memory");
     }
-    for (size_t k = 0; k < n * n; k++)
-      As[k] = ldexp(A[k], -ka);
-    for (size_t k = 0; k < n; k++)
-      bs[k] = ldexp(b[k], -kb);
+    double dbmax = 0;
+    for (size_t i = 0; i < n; i++) {
+      int e = 0;
+      c[i] = 0;
+      if (A[i * n + i] > 0) {
+        frexp(A[i * n + i], &e);
+        c[i] = -(int)floor(e / 2.0);
+      }
+      dbmax = fmax(dbmax, ldexp(fabs(b[i]), c[i]));
+    }
+    if (dbmax > 0)
+      frexp(dbmax, &kb);
+    for (size_t i = 0; i < n; i++) {
+      for (size_t j = 0; j < n; j++)
+        As[i * n + j] = ldexp(A[i * n + j], c[i] + c[j]);
+      bs[i] = ldexp(b[i], c[i] - kb);
+    }
   }
   cdyn_as_problem p = {.n = n, .A = As ? As : A, .b = bs ? bs : b, .equality = equality, .prev = prev,
                        .rank_tol = 1e-12};
@@ -420,11 +443,12 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
   rc = type->solve(&ws, &p, mu, w, h, &r);
   if (As) {
     for (size_t k = 0; k < n; k++) {
-      mu[k] = ldexp(mu[k], kb - ka);
-      w[k] = ldexp(w[k], kb);
+      mu[k] = ldexp(mu[k], c[k] + kb);
+      w[k] = ldexp(w[k], kb - c[k]);
     }
     free(As);
     free(bs);
+    free(c);
     /* The report's tolerances and extremes, of the problem as given. */
     p.A = A;
     p.b = b;

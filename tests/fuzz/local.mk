@@ -19,7 +19,7 @@ FUZZ_ENV = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS
 	OPENBLAS_NUM_THREADS=1
 
 if HAVE_CLANG
-tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h $(FUZZ_LIB_C) lib/types.am
+tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h $(FUZZ_LIB_C) $(srcdir)/lib/types.am
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_GEN)$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/lib -I$(top_builddir) -I$(srcdir)/tests/fuzz \
 	  $(LAPACKE_CFLAGS) $(BLAS_CFLAGS) -o $@ $< $(FUZZ_LIB_C) $(LAPACKE_LIBS) $(BLAS_LIBS) -lm
