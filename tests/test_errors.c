@@ -825,6 +825,20 @@ START_TEST(test_activeset_extreme_scale)
     ck_assert_msg(fabs(mu[1] - 1) <= 4 * DBL_EPSILON && fabs(mu[0]) <= DBL_MIN, "%s: mu = (%.17g, %.17g)", name,
                   mu[0], mu[1]);
   }
+  /* The sign tests stay those of the problem as given (tol_w = 1e-9
+     max |b_k| = 1.8e299): a row at w = -1e300 is violated and handled,
+     though equilibrated it is 1e-10 of the largest |b'_k|. */
+  const double A2[4] = {4, 0, 0, 4096}, b2[2] = {DBL_MAX, -1e300};
+  for (size_t k = 0; k < cdyn_activeset_count(); k++) {
+    const char *name = cdyn_activeset_name(k);
+    EXPECT_OK(cdyn_activeset_solve(name, 2, A2, b2, NULL, NULL, 1e-9, mu, w, NULL, NULL));
+    /* Platt, without a carried set, handles every row at a first contact
+       and so pulls on row 1 (mu_1 = -b_1 / 4); the others leave it. */
+    double mu1 = strcmp(name, "platt") ? 0 : -DBL_MAX / 4;
+    ck_assert_msg(fabs(mu[0] - mu1) <= 4 * DBL_EPSILON * fabs(mu1) && fabs(mu[1] / (1e300 / 4096) - 1) <= 4 * DBL_EPSILON &&
+                      w[1] >= -1e-9 * DBL_MAX,
+                  "%s: mu = (%.17g, %.17g), w_2 = %g", name, mu[0], mu[1], w[1]);
+  }
   /* Three contacts of a point in the plane, A = J J^T with rows (1, 0),
      (0, 1), (1, 1)/sqrt 2, and b pulling the point into all three: at
      unit scale and scaled by 2^600 and 2^-600 (A and b alike, so mu is

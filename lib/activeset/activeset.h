@@ -26,8 +26,24 @@ typedef struct cdyn_as_problem {
   const unsigned char *equality; /* n flags, or NULL: no equality rows */
   const unsigned char *prev;     /* n flags carried from the last solve, or NULL */
   double tol_w, tol_mu;          /* sign tolerances (absolute) */
+  const double *tw, *tm;         /* per-row tolerances replacing them, or NULL (see below) */
   double rank_tol;               /* relative eigenvalue cut-off of the sub-solves */
 } cdyn_as_problem;
+
+/*
+ * The sign tolerances of row k: tol_w and tol_mu, or the row's own when
+ * the problem carries them (an equilibrated problem, whose row k is the
+ * given one scaled: its tolerances are the given problem's, scaled alike,
+ * so that every sign decision is the one the given problem asks for).
+ */
+static inline double cdyn_as_tol_w(const struct cdyn_as_problem *p, size_t k)
+{
+  return p->tw ? p->tw[k] : p->tol_w;
+}
+static inline double cdyn_as_tol_mu(const struct cdyn_as_problem *p, size_t k)
+{
+  return p->tm ? p->tm[k] : p->tol_mu;
+}
 
 /* Workspace for problems of up to `cap` rows. */
 typedef struct cdyn_as_ws {

@@ -223,7 +223,7 @@ int cdyn_as_add_violated(const cdyn_as_problem *p, const double *w, unsigned cha
 {
   int added = 0;
   for (size_t k = 0; k < p->n; k++)
-    if (!handled[k] && w[k] < -p->tol_w)
+    if (!handled[k] && w[k] < -cdyn_as_tol_w(p, k))
       handled[k] = 1, added = 1;
   return added;
 }
@@ -283,11 +283,11 @@ int cdyn_as_check_equalities(const cdyn_as_problem *p, const double *mu, const d
       scale += fabs(p->A[k * n + j] * mu[j]);
     double floor_k = (p->rank_tol + 4.0 * (double)n * DBL_EPSILON) * scale;
     /* Written so that a NaN residual also fails. */
-    if (!(fabs(w[k]) <= p->tol_w) && !(fabs(w[k]) <= floor_k))
+    if (!(fabs(w[k]) <= cdyn_as_tol_w(p, k)) && !(fabs(w[k]) <= floor_k))
       return cdyn_error(CDYN_EINFEASIBLE,
                         "inconsistent constraint set: equality row %zu keeps w = %.6g after the solve "
                         "(tol_w = %.3g): its equation has no solution together with the other handled rows",
-                        k, w[k], p->tol_w);
+                        k, w[k], cdyn_as_tol_w(p, k));
   }
   return CDYN_OK;
 }
@@ -312,9 +312,9 @@ int cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
     if (first || w[k] < rep->min_w)
       rep->min_w = w[k];
     first = 0;
-    if (handled[k] && mu[k] < -p->tol_mu)
+    if (handled[k] && mu[k] < -cdyn_as_tol_mu(p, k))
       rep->pulls = 1;
-    if (w[k] < -p->tol_w)
+    if (w[k] < -cdyn_as_tol_w(p, k))
       rep->violates = 1;
   }
   return cdyn_as_check_equalities(p, mu, w);
@@ -386,11 +386,15 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
    * A_kk = m 2^e_k (0 for a zero row), and s = 2^-kb normalising max |D b|,
    *   A' = D A D,  b' = s D b   give   mu = D mu' / s,  w = D^-1 w' / s.
    * Every A'_kk lies in [1/2, 2) and, A being semi-definite, every
-   * |A'_jk| below 2; the signs of mu and w are those of mu' and w'.  (One
-   * common factor for A is not enough: a diagonal spanning more than the
-   * double range, 1e308 beside 1e-13, left the small rows subnormal and
-   * their multipliers wrong in the third digit.)  Problems within that
-   * range are solved as they are, bit for bit as before.
+   * |A'_jk| below 2; the signs of mu and w are those of mu' and w'.  The
+   * sign tolerances stay those of the given problem, carried row by row:
+   * w_k < -tol_w is w'_k < -tol_w 2^(c_k - kb), and mu_k < -tol_mu is
+   * mu'_k < -tol_mu 2^(-c_k - kb).  (One common factor for A is not
+   * enough: a diagonal spanning more than the double range, 1e308 beside
+   * 1e-13, left the small rows subnormal and their multipliers wrong in
+   * the third digit.  Nor are the equilibrated rows' own tolerances: they
+   * let a row with w = -1e300 pass against tol_w = 1.8e299.)  Problems
+   * within that range are solved as they are, bit for bit as before.
    */
   int extreme = 0;
   double bmax = 0;
@@ -402,15 +406,19 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
   }
   if (bmax > 0 && (bmax > 0x1p400 || bmax < 0x1p-400))
     extreme = 1;
-  double *As = NULL, *bs = NULL;
+  double *As = NULL, *bs = NULL, *tw = NULL, *tm = NULL;
   int *c = NULL, kb = 0;
   if (extreme) {
     As = malloc(n * n * sizeof(double));
     bs = malloc(n * sizeof(double));
+    tw = malloc(n * sizeof(double));
+    tm = malloc(n * sizeof(double));
     c = malloc(n * sizeof(int));
-    if (!As || !bs || !c) {
+    if (!As || !bs || !tw || !tm || !c) {
       free(As);
       free(bs);
+      free(tw);
+      free(tm);
       free(c);
       cdyn_as_ws_free(&ws);
       if (!handled)
@@ -435,9 +443,18 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
       bs[i] = ldexp(b[i], c[i] - kb);
     }
   }
-  cdyn_as_problem p = {.n = n, .A = As ? As : A, .b = bs ? bs : b, .equality = equality, .prev = prev,
-                       .rank_tol = 1e-12};
+  cdyn_as_problem p = {.n = n, .A = A, .b = b, .equality = equality, .prev = prev, .rank_tol = 1e-12};
   cdyn_as_tolerances(&p, rel_tol);
+  if (extreme) {
+    for (size_t i = 0; i < n; i++) {
+      tw[i] = ldexp(p.tol_w, c[i] - kb);
+      tm[i] = ldexp(p.tol_mu, -c[i] - kb);
+    }
+    p.A = As;
+    p.b = bs;
+    p.tw = tw;
+    p.tm = tm;
+  }
   cdyn_activeset_report r;
   memset(&r, 0, sizeof r);
   rc = type->solve(&ws, &p, mu, w, h, &r);
@@ -448,11 +465,13 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
     }
     free(As);
     free(bs);
+    free(tw);
+    free(tm);
     free(c);
-    /* The report's tolerances and extremes, of the problem as given. */
+    /* The report's extremes and the equality check, of the problem as given. */
     p.A = A;
     p.b = b;
-    cdyn_as_tolerances(&p, rel_tol);
+    p.tw = p.tm = NULL;
   }
   /* A success means usable numbers: a solve that overflowed (A badly
      scaled, or indefinite beyond what the 2 x 2 test sees) says so. */

@@ -292,7 +292,7 @@ static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
       if (r <= step) {
         step = r;
         j = d;
-      } else if (s->w[d] + step * dw[d] >= -p->tol_w) {
+      } else if (s->w[d] + step * dw[d] >= -cdyn_as_tol_w(p, d)) {
         d_done = 1;
       }
     } else if (j == n) {
@@ -314,7 +314,7 @@ static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
           utb += u[i] * p->b[i];
         }
       floor_d *= LCP_ROUND * (double)(size + 1) * DBL_EPSILON;
-      int at_zero = fmax(s->w[d], utb) >= -p->tol_w - floor_d;
+      int at_zero = fmax(s->w[d], utb) >= -cdyn_as_tol_w(p, d) - floor_d;
       if (at_zero && s->mu[d] == 0) {
         *out = LCP_DRIVE_ZERO;
         return CDYN_OK;
@@ -384,7 +384,7 @@ static int drive_all(lcp_state *s)
   for (;;) {
     size_t d = n, stuck = n;
     for (size_t k = 0; k < n && d == n; k++) {
-      if (s->C[k] || !(s->w[k] < -p->tol_w))
+      if (s->C[k] || !(s->w[k] < -cdyn_as_tol_w(p, k)))
         continue;
       if (s->NC[k] == LCP_ZERO)
         continue;
@@ -464,10 +464,10 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
     for (size_t k = 0; k < n; k++) {
       if (cdyn_as_is_eq(p, k))
         continue;
-      if (handled[k] && mu[k] < -p->tol_mu) {
+      if (handled[k] && mu[k] < -cdyn_as_tol_mu(p, k)) {
         handled[k] = 0;
         pulled = 1;
-      } else if (!handled[k] && w[k] < -p->tol_w && s.NC[k] != LCP_ZERO) {
+      } else if (!handled[k] && w[k] < -cdyn_as_tol_w(p, k) && s.NC[k] != LCP_ZERO) {
         violated = 1;
       }
     }
@@ -487,7 +487,7 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
         double sc = fabs(p->b[k]);
         for (size_t j = 0; j < n; j++)
           sc += fabs(p->A[k * n + j] * mu[j]);
-        if (fabs(w[k]) > p->tol_w + LCP_ROUND * (double)n * DBL_EPSILON * sc)
+        if (fabs(w[k]) > cdyn_as_tol_w(p, k) + LCP_ROUND * (double)n * DBL_EPSILON * sc)
           return cdyn_error(CDYN_ESOLVE,
                             "active set lcp: the handled row %zu is left at w = %.6g, not 0: the handled rows are "
                             "nearly dependent and their equations cannot all hold (the contact problem may have "
@@ -500,11 +500,11 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
          the solves resolve, but not what rel_tol asked.  The result is
          then recoverable, not exact, and says so. */
       for (size_t k = 0; k < n; k++)
-        if (!handled[k] && !cdyn_as_is_eq(p, k) && s.NC[k] == LCP_ZERO && w[k] < -p->tol_w)
+        if (!handled[k] && !cdyn_as_is_eq(p, k) && s.NC[k] == LCP_ZERO && w[k] < -cdyn_as_tol_w(p, k))
           return cdyn_error(CDYN_NOCONV,
                             "active set lcp: row %zu is left at w = %.6g, below -tol_w = %.3g but within the "
                             "rounding of nearly dependent rows; the result is less accurate than rel_tol asks",
-                            k, w[k], -p->tol_w);
+                            k, w[k], -cdyn_as_tol_w(p, k));
       return CDYN_OK;
     }
     if (++s.passes > s.limit)
