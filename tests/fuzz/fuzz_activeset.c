@@ -41,7 +41,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  fuzz_input in = {data, size, 0};
+  fuzz_input in = {.data = data, .size = size};
   size_t alg = fuzz_byte(&in) % cdyn_activeset_count();
   size_t n = 1 + fuzz_byte(&in) % MAXN;
   double A[MAXN * MAXN], b[MAXN], mu[MAXN], w[MAXN];

@@ -166,7 +166,7 @@ static cdyn_system *build(fuzz_input *in)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  fuzz_input in = {data, size, 0};
+  fuzz_input in = {.data = data, .size = size};
   fuzz_alloc_install();
   cdyn_system *s = build(&in);
   if (!s)

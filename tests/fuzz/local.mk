@@ -6,14 +6,14 @@
 # says so and succeeds), compiling the library's sources into each with
 # libFuzzer's coverage and AddressSanitizer and UndefinedBehaviorSanitizer.
 # `make fuzz-smoke` runs each over its committed seed corpus and then for a
-# fixed number of new inputs (FUZZ_RUNS, default 20000; a fixed seed), as
+# fixed number of inputs in all (FUZZ_RUNS, default 100000; a fixed seed), as
 # CI does; `make fuzz-run FUZZ_SECONDS=600` runs each for that long, adding
 # what it finds to a corpus in the build tree.
 FUZZ_HARNESSES = tests/fuzz/fuzz_api tests/fuzz/fuzz_activeset
-FUZZ_RUNS = 20000
+FUZZ_RUNS = 100000
 FUZZ_SECONDS = 60
-FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_C = $(addprefix $(srcdir)/,$(filter %.c,$(lib_libcdyn_la_SOURCES)))
 FUZZ_ENV = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	OPENBLAS_NUM_THREADS=1
@@ -26,8 +26,9 @@ tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h $(FUZZ_LIB_C)
 
 fuzz: $(FUZZ_HARNESSES)
 
-# Each harness over its seed corpus, then FUZZ_RUNS new inputs from seed 1;
-# a crash, a leak, a sanitizer report or a broken check fails it.
+# Each harness over its seed corpus, then new inputs from seed 1 up to
+# FUZZ_RUNS in all; a crash, a leak, a sanitizer report or a broken check
+# fails it.
 fuzz-smoke: $(FUZZ_HARNESSES)
 	@for h in $(FUZZ_HARNESSES); do \
 	  name=$${h##*/}; corpus=$(srcdir)/tests/fuzz/corpus/$${name#fuzz_}; \
