@@ -121,6 +121,7 @@ typedef struct {
   double e_sum;     /* sum of e_n, n = 1 .. steps */
   double e_tail;    /* mean e_n over the last tenth of the steps */
   double e_end, e_max, E0, gain_max;
+  double e_fail;    /* e_n after the step refused at e_lim (NaN if none) */
 } arm_run;
 
 /* The per-step columns of a run's CSV. */
@@ -163,8 +164,11 @@ static int build_arm5(const void *a, cdyn_system **out) { return exp_arm_build(a
  * arm `a` for `steps` steps of h.  `csv` (may be NULL) gets one row per
  * step; `traj` (may be NULL) 3n positions per step, steps + 1 rows.  The
  * run stops at a failed step and, when e_lim or gain_lim is finite, at the
- * first step that exceeds it.  qend (may be NULL) receives the final
- * positions.  Returns non-zero only when the run cannot be set up or
+ * first step that exceeds it; fail_step is that step.  Neither a failed
+ * step nor one beyond e_lim (which the stepper's divergence guard refuses,
+ * the state restored) is written: the last row is the last state within
+ * the rules.  (A step beyond gain_lim, the runner's own rule, is.)  qend
+ * (may be NULL) receives the final positions.  Returns non-zero only when the run cannot be set up or
  * written; a failed step is a measurement (r->status).
  */
 static int run_arm(exp_ctx *ctx, const exp_arm *a, const exp_runspec *run, const char *const *ov, double h, long steps,
@@ -179,7 +183,8 @@ static int run_arm(exp_ctx *ctx, const exp_arm *a, const exp_runspec *run, const
   int rc = exp_run(ctx, run, ov, build_arm5, a, h, steps, &lim, observe_arm, &o, &out, qend, NULL);
   if (rc)
     return rc;
-  r->status = out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE ? out.status : CDYN_OK;
+  r->status = out.status;
+  r->e_fail = out.e_fail;
   r->unstable = out.end != EXP_END_COMPLETED;
   r->fail_step = r->unstable ? out.end_step : steps + 1;
   r->steps = out.steps;
@@ -325,10 +330,12 @@ static int run_improved(exp_ctx *ctx)
   snprintf(extra, sizeof extra,
            "\"note\": \"one row per panel run; a run diverged when e_n exceeded %.17g m or a step failed; "
            "e_mean is nan for a diverged run; ratio_implicit = e_mean(implicit) / e_mean(scheme) in the same panel, nan when "
-           "either diverged\"",
+           "either diverged; e_fail = e_n after the step that crossed the limit, refused by the stepper's divergence "
+           "guard and so in no run file (nan if none)\"",
            e_lim);
   if ((rc = exp_csv_open(ctx, &panels, "panels",
-                         "variant,scheme,h,mass,steps,diverged,fail_step,e_sum,e_mean,ratio_implicit", NULL, extra)))
+                         "variant,scheme,h,mass,steps,diverged,fail_step,e_sum,e_mean,ratio_implicit,e_fail", NULL,
+                         extra)))
     goto out;
   int ii = exp_run_index(ctx, "implicit");
   for (int v = 0; v < NVAR && !rc; v++)
@@ -350,12 +357,13 @@ static int run_improved(exp_ctx *ctx)
                  r[s].unstable ? "  DIVERGED" : "");
         }
         for (int s = 0; s < ctx->nruns && !rc; s++) {
-          double row[8] = {hh[ih], mass[im], (double)steps[ih], (double)r[s].unstable, (double)r[s].fail_step,
+          double row[9] = {hh[ih], mass[im], (double)steps[ih], (double)r[s].unstable, (double)r[s].fail_step,
                            r[s].e_sum, r[s].unstable ? NAN : mean[v][ih][im][s],
                            ii >= 0 && !r[s].unstable && !r[ii].unstable ? mean[v][ih][im][ii] / mean[v][ih][im][s]
-                                                                        : NAN};
+                                                                        : NAN,
+                           r[s].e_fail};
           const char *labels[2] = {variants[v], ctx->runs[s].name};
-          rc = exp_csv_row_labels(&panels, labels, 2, row, 8);
+          rc = exp_csv_row_labels(&panels, labels, 2, row, 9);
         }
       }
   {
@@ -557,9 +565,10 @@ static int run_baumgarte(exp_ctx *ctx)
   snprintf(extra, sizeof extra,
            "\"sweep\": {\"values\": \"0, 2^-2 .. 2^8\", \"e_limit\": %.17g, \"gain_limit\": %.17g, \"note\": "
            "\"e_tail: mean e_n over the last tenth of the run; stable 0 marks a failed step or a limit exceeded "
-           "(fail_step)\"}",
+           "(fail_step); e_fail: e_n after the step that exceeded e_limit, refused by the divergence guard\"}",
            err_frac * length, energy_frac * releasable);
-  if ((rc = exp_csv_open(ctx, &sw, "sweep", "ia,ib,alpha,beta,stable,fail_step,e_tail,e_mean,e_max,gain_max", NULL, extra)))
+  if ((rc = exp_csv_open(ctx, &sw, "sweep", "ia,ib,alpha,beta,stable,fail_step,e_tail,e_mean,e_max,gain_max,e_fail", NULL,
+                         extra)))
     return rc;
   static double etail[NSWEEP][NSWEEP];
   static int stable[NSWEEP][NSWEEP];
@@ -575,10 +584,10 @@ static int run_baumgarte(exp_ctx *ctx)
         break;
       stable[ia][ib] = !r.unstable;
       etail[ia][ib] = r.unstable ? NAN : r.e_tail;
-      double row[10] = {(double)ia, (double)ib, sweep_value(ia), sweep_value(ib), (double)stable[ia][ib],
+      double row[11] = {(double)ia, (double)ib, sweep_value(ia), sweep_value(ib), (double)stable[ia][ib],
                         (double)r.fail_step, etail[ia][ib], r.unstable ? NAN : r.e_sum / (double)ctx->steps,
-                        r.e_max, r.gain_max};
-      rc = exp_csv_row(&sw, row, 10);
+                        r.e_max, r.gain_max, r.e_fail};
+      rc = exp_csv_row(&sw, row, 11);
     }
   {
     int crc = exp_csv_close(&sw, rc == CDYN_OK);

@@ -57,16 +57,18 @@
  * state is not finite or cannot be measured (cause 2), or
  *   e_n = sum over constraints ||Phi_c||     (cdyn_system_constraint_error:
  *          | |x_i - x_j| - L | per link, |x - p| per pin)
- * exceeds `fail_tol` (cause 3; default 0.1 m, 1 % of the chain's 10 m).
- * The run stops there.  A step returning CDYN_NOCONV (an iteration that
+ * exceeds `fail_tol` (cause 3; default 0.1 m, 1 % of the chain's 10 m;
+ * the stepper's divergence guard refuses that step, status
+ * CDYN_EDIVERGED, and e_fail records its e_n).  The run stops there.  A step returning CDYN_NOCONV (an iteration that
  * stopped before its tolerance) is counted, not a failure.  A run that
  * survives has failed = 0 and fail_step = steps.
  *
  * Outputs:
  *   RUN.csv       step,t,e,E of the unperturbed run of each run name
- *                 (001 fig. 4), every step up to the failure (the step at
- *                 which e_n exceeded fail_tol included; a step that failed
- *                 or left a non-finite state is not written)
+ *                 (001 fig. 4), every step before the failure (the step
+ *                 that fails is not written: a failed step, a non-finite
+ *                 state, or e_n above fail_tol, which the stepper's
+ *                 divergence guard refuses with the state restored)
  *   failures.csv  one row per run and trial: failed, fail_step, cause,
  *                 status, e_0, the largest e_n before the failure, e_n
  *                 100 steps before it and 1 step before it (NaN where the
@@ -252,6 +254,7 @@ typedef struct {
   long last;      /* last step whose e_n is in the history */
   double e0, emax, e_before, e_prev, e_mean, ratio;
   double E0, Eend; /* total energy at the start and at the last measured step */
+  double e_fail;   /* e_n after the step refused at fail_tol (NaN if none) */
   unsigned long noconv;
 } run_result;
 
@@ -320,14 +323,15 @@ static int run_chain(exp_ctx *ctx, const chain_params *p, const char *name, cons
   res->E0 = out.E0;
   res->Eend = out.Eend;
   res->noconv = out.noconv;
-  res->status = out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE ? out.status : CDYN_OK;
+  res->status = out.status;
+  res->e_fail = out.e_fail;
   res->cause = out.end == EXP_END_FAILED_STEP   ? CAUSE_STATUS
                : out.end == EXP_END_NONFINITE   ? CAUSE_NONFINITE
                : out.end == EXP_END_ERROR_LIMIT ? CAUSE_TOL
                                                 : CAUSE_NONE;
   res->failed = res->cause != CAUSE_NONE;
   res->fail_step = res->failed ? out.end_step : N;
-  res->last = res->cause == CAUSE_TOL || !res->failed ? res->fail_step : res->fail_step - 1;
+  res->last = out.steps; /* the last measured step: a failed or guarded step is not one */
   /* What came before the failure (for a survivor: the whole run). */
   long before_end = res->failed ? res->fail_step : N + 1; /* exclusive */
   for (long j = 0; j < before_end; j++)
@@ -507,21 +511,23 @@ static int run(exp_ctx *ctx)
   /* failures.csv */
   if ((rc = exp_csv_open(ctx, &csv, "failures",
                          "scheme,trial,failed,fail_step,cause,status,e0,e_max,e_before,e_prev,e_mean,ratio,noconv,"
-                         "E0,E_end",
+                         "E0,E_end,e_fail",
                          NULL,
                          "\"note\": \"fail_step = steps for a survivor (failed = 0); cause 0 none, 1 negative step "
                          "status, 2 non-finite or unmeasurable state, 3 e_n > fail_tol; e_max and e_mean over the "
                          "steps before the failure (e_mean from step 1); e_before = e_n 100 steps and e_prev 1 step "
                          "before the failure (nan if none); ratio = mean e_n over the last / first quarter, "
-                         "survivors only; E0 and E_end: total energy at the start and at the last measured step\"")))
+                         "survivors only; E0 and E_end: total energy at the start and at the last measured step; e_fail: e_n "
+                         "after the step that exceeded fail_tol, refused by the stepper's divergence guard (status "
+                         "-10) and so in no run file (nan for other runs)\"")))
     goto out;
   for (int r = 0; r < nrun && !rc; r++)
     for (long t = 0; t < ntr && !rc; t++) {
       const run_result *x = &res[r * ntr + t];
-      double row[14] = {(double)t, (double)x->failed, (double)x->fail_step, (double)x->cause, (double)x->status,
+      double row[15] = {(double)t, (double)x->failed, (double)x->fail_step, (double)x->cause, (double)x->status,
                         x->e0,     x->emax,           x->e_before,          x->e_prev,         x->e_mean,
-                        x->ratio,  (double)x->noconv, x->E0,                x->Eend};
-      rc = exp_csv_row_labeled(&csv, names[r], row, 14);
+                        x->ratio,  (double)x->noconv, x->E0,                x->Eend,           x->e_fail};
+      rc = exp_csv_row_labeled(&csv, names[r], row, 15);
     }
   {
     int crc = exp_csv_close(&csv, rc == CDYN_OK);

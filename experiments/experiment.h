@@ -195,12 +195,14 @@ typedef struct exp_outcome {
   enum exp_end end;
   int status;            /* the failed step's status, or the measurement's */
   long steps;            /* steps completed and measured */
-  long end_step;         /* the step at which the run ended (steps + 1 for a failed step; steps if completed) */
+  long end_step;         /* the step at which the run ended (steps + 1 for a failed or refused step) */
   unsigned long noconv;  /* steps that returned CDYN_NOCONV */
   double e0, emax, eend; /* e_n: at the start, largest, at the end */
   double E0, Eend;       /* total energy at the start and at the end */
   double dEmax;          /* largest |E - E(0)| */
   double gain_max;       /* largest E - E(0) (0 if it never rose) */
+  double e_fail;         /* EXP_END_ERROR_LIMIT: e_n after the step that crossed it (the
+                            divergence guard refused that step, so no row shows it); NaN otherwise */
 } exp_outcome;
 
 /*
@@ -209,8 +211,9 @@ typedef struct exp_outcome {
  * shares: a failed step, a state whose error or energy cannot be measured
  * or is not finite, e_n above lim->e_max, E - E(0) above lim->gain_max
  * after a step (lim may be NULL: no limits; the start is not judged by
- * them).  `obs` (may be NULL) sees k = 0 and every
- * measured step.  Returns non-zero only for an observer's error: how the
+ * them).  The error limit is the stepper's divergence guard (max_error),
+ * so the step beyond it is refused, its state never measured.  `obs` (may
+ * be NULL) sees k = 0 and every measured step.  Returns non-zero only for an observer's error: how the
  * run ended is a measurement, in *out.
  */
 int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,

@@ -262,7 +262,7 @@ int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const exp_runspec *run, 
   int rc = exp_run(ctx, run, extra, build_problem, p, h, steps, &lim, NULL, NULL, &o, q, v);
   if (rc)
     return rc;
-  r->status = o.end == EXP_END_FAILED_STEP || o.end == EXP_END_NONFINITE ? o.status : CDYN_OK;
+  r->status = o.status; /* a failed step's, an unmeasurable state's, or the guard's CDYN_EDIVERGED */
   r->stopped = o.end == EXP_END_ERROR_LIMIT || o.end == EXP_END_ENERGY_GAIN;
   r->steps = o.steps;
   r->noconv = o.noconv;

@@ -40,7 +40,7 @@ typedef struct exp_problem {
 
 /* What one run of a problem measured. */
 typedef struct exp_problem_result {
-  int status;           /* CDYN_OK, or the status of the step that failed */
+  int status;           /* CDYN_OK, or the status of the step that failed (CDYN_EDIVERGED: the error limit) */
   long steps;           /* steps completed */
   int stopped;          /* a limit below was exceeded (the run stopped there) */
   unsigned long noconv; /* steps that returned CDYN_NOCONV */

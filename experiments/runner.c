@@ -8,21 +8,30 @@
  * above a limit, an energy gain above a limit.  An experiment's own
  * measures come from an observer called after every measured step.  The
  * time of step k is k h, as every experiment's CSV writes it.
+ *
+ * The error limit is the library's divergence guard: the stepper's
+ * max_error is set to e_max for the run (or kept, when the run's own
+ * --set value is tighter), so the step that crosses it fails with
+ * CDYN_EDIVERGED and its state restored, and the run's last row is the
+ * last state within the limit, as after any failed step.  The runner's
+ * own test of e_n after each step stays behind it, for a limit the guard
+ * cannot take (e_max <= 0 or above 1e300).  The energy-gain limit is the
+ * runner's alone.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiment.h"
 
 const exp_limits exp_no_limits = {INFINITY, INFINITY};
 
-int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,
-                 void *octx, exp_outcome *out)
+/* The step loop of exp_simulate; guarded0 is the stepper's count of
+   guarded steps before the run. */
+static int simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim,
+                    unsigned long guarded0, exp_observer obs, void *octx, exp_outcome *out)
 {
-  memset(out, 0, sizeof *out);
-  if (!lim)
-    lim = &exp_no_limits;
-  out->end = EXP_END_COMPLETED;
   exp_state s;
   memset(&s, 0, sizeof s);
   s.sys = sys;
@@ -34,7 +43,11 @@ int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const
     if (k > 0) {
       int src = cdyn_stepper_step(st, h);
       if (src < 0) {
-        out->end = EXP_END_FAILED_STEP;
+        cdyn_stats stats;
+        int guarded = src == CDYN_EDIVERGED && !cdyn_stepper_stats(st, &stats) && stats.guarded > guarded0;
+        out->end = guarded ? EXP_END_ERROR_LIMIT : EXP_END_FAILED_STEP;
+        if (guarded)
+          out->e_fail = stats.last_guarded_error;
         out->status = src;
         out->end_step = k;
         return CDYN_OK;
@@ -85,6 +98,7 @@ int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const
        violated initial state) is still where the run starts. */
     if (k > 0 && !(s.e <= lim->e_max)) {
       out->end = EXP_END_ERROR_LIMIT;
+      out->e_fail = s.e;
       return CDYN_OK;
     }
     if (k > 0 && !(gain <= lim->gain_max)) {
@@ -93,6 +107,45 @@ int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const
     }
   }
   return CDYN_OK;
+}
+
+int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,
+                 void *octx, exp_outcome *out)
+{
+  memset(out, 0, sizeof *out);
+  if (!lim)
+    lim = &exp_no_limits;
+  out->end = EXP_END_COMPLETED;
+  out->e_fail = NAN;
+  /* The error limit as the stepper's divergence guard (see above), when
+     the guard can take it (max_error lies in [0, 1e300]). */
+  char saved[64] = "";
+  int guard = 0, rc;
+  unsigned long guarded0 = 0;
+  if (lim->e_max > 0 && lim->e_max <= 1e300) {
+    char val[64];
+    if ((rc = cdyn_stepper_get(st, "max_error", saved, sizeof saved)))
+      return rc;
+    double cur = strtod(saved, NULL);
+    if (!(cur > 0 && cur <= lim->e_max)) {
+      snprintf(val, sizeof val, "%.17g", lim->e_max);
+      if ((rc = cdyn_stepper_set(st, "max_error", val)))
+        return rc;
+      guard = 1;
+    }
+    cdyn_stats stats;
+    if ((rc = cdyn_stepper_stats(st, &stats)))
+      return rc;
+    guarded0 = stats.guarded;
+  }
+  rc = simulate(sys, st, h, steps, lim, guarded0, obs, octx, out);
+  /* The stepper's own max_error again, whatever the run did. */
+  if (guard) {
+    int grc = cdyn_stepper_set(st, "max_error", saved);
+    if (!rc)
+      rc = grc;
+  }
+  return rc;
 }
 
 exp_runspec exp_plain_run(const char *scheme)

@@ -481,11 +481,14 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
     sys->t = t0;
     if (erc < 0)
       rc = erc;
-    else if (!(e <= st->common.max_error))
+    else if (!(e <= st->common.max_error)) {
+      st->stats.guarded++;
+      st->stats.last_guarded_error = e;
       rc = cdyn_error(CDYN_EDIVERGED,
                       "scheme %s: the constraint error after the step from t = %g with h = %g is %g, above "
                       "max_error = %g (the state is restored)",
                       st->type->name, t0, h, e, st->common.max_error);
+    }
   }
   if (rc < 0) {
     memcpy(sys->q, st->q0, n3 * sizeof(double));

@@ -930,6 +930,15 @@ START_TEST(test_divergence_guard)
   }
   ck_assert_msg(rb == CDYN_EDIVERGED && ea > 0.5, "guard: step %d returned %d (unguarded e_n = %g)", k, rb, ea);
   ck_assert_msg(strstr(cdyn_errmsg(), "max_error") != NULL, "message: %s", cdyn_errmsg());
+  /* Counted as guarded (the unguarded stepper counts none), not as a step. */
+  cdyn_stats sta, stb;
+  EXPECT_OK(cdyn_stepper_stats(sa, &sta));
+  EXPECT_OK(cdyn_stepper_stats(sb, &stb));
+  ck_assert_msg(stb.guarded == 1 && sta.guarded == 0 && stb.steps == (unsigned long)(k - 1),
+                "guarded %lu and %lu, steps %lu after %d", stb.guarded, sta.guarded, stb.steps, k);
+  /* The refused step's error is the unguarded run's, bit for bit. */
+  ck_assert_msg(stb.last_guarded_error == ea, "last_guarded_error %.17g, the unguarded step's %.17g",
+                stb.last_guarded_error, ea);
   double q1[6], v1[6];
   EXPECT_OK(cdyn_system_get_state(b, q1, v1));
   ck_assert(!memcmp(q1, qb, sizeof q1) && !memcmp(v1, vb, sizeof v1));

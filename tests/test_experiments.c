@@ -1880,7 +1880,10 @@ END_TEST
 /* stability.c's probe, through the public API: an arm of `links` 1 m
    links and 1 kg nodes pinned at the origin, released at rest from
    horizontal (problems.h's pendulum-h and chain10), run under the rules
-   until it completes or breaks one. */
+   until it completes or breaks one.  The step that takes e_n beyond the
+   limit is refused (the runner's divergence guard: CDYN_EDIVERGED), so
+   the run's measures are those of the state before it; a step beyond the
+   energy limit is kept and ends the run. */
 typedef struct {
   int stable, status;
   long steps;
@@ -1909,13 +1912,17 @@ static probe_result probe_arm(const char *scheme, size_t links, double h, const 
       p.status = rc;
       break;
     }
-    p.noconv += rc == CDYN_NOCONV;
     ck_assert_int_eq(cdyn_system_energy(sys, &T, &V), CDYN_OK);
     ck_assert_int_eq(cdyn_system_constraint_error(sys, &e), CDYN_OK);
+    if (!(e <= ru->e_limit)) {
+      p.status = CDYN_EDIVERGED;
+      break;
+    }
+    p.noconv += rc == CDYN_NOCONV;
     p.steps = k;
     p.gain = T + V - E0;
     p.e_max = fmax(p.e_max, e);
-    stopped = !(e <= ru->e_limit) || !(p.gain <= ru->dE_limit);
+    stopped = !(p.gain <= ru->dE_limit);
   }
   p.stable = !p.status && !stopped && !p.noconv && p.steps == N;
   cdyn_stepper_free(st);
@@ -2403,7 +2410,7 @@ static void check_arm5_improved(long fine)
   check_no_temporaries(dir);
   check_meta(dir, "panels", cmd, 0.01, fine, "mass_heavy", "50");
   pathf(path, "%s/panels.csv", dir);
-  table pn = read_table_nan(path, "variant,scheme,h,mass,steps,diverged,fail_step,e_sum,e_mean,ratio_implicit", 2);
+  table pn = read_table_nan(path, "variant,scheme,h,mass,steps,diverged,fail_step,e_sum,e_mean,ratio_implicit,e_fail", 2);
   static const char *const sch[] = {"implicit", "improved", "improved-ab2"};
   ck_assert_msg(pn.nrows == 24, "%s: %zu rows, expected 2 variants x 2 h x 2 masses x 3 schemes", path, pn.nrows);
   /* 5 m: the arm's length, where a run counts as diverged. */
@@ -2426,11 +2433,19 @@ static void check_arm5_improved(long fine)
           pathf(rpath, "%s/%s.csv", dir, name);
           table run = read_table(rpath, A5_RUN, 0);
           size_t last = run.nrows - 1;
-          int diverged = tv(&run, last, A5_E) > e_lim;
-          /* A run stops at the step whose e_n exceeds the limit, or runs to the end. */
-          ck_assert_msg(diverged ? last <= (size_t)steps : last == (size_t)steps, "%s: %zu steps", rpath, last);
-          ck_assert_msg(tv(&pn, r, 5) == diverged, "%s: diverged %g, but the run's last e_n is %g", path,
-                        tv(&pn, r, 5), tv(&run, last, A5_E));
+          /* A run stops before the step that fails or whose e_n exceeds
+             the limit (refused by the divergence guard, its e_n in
+             e_fail), or runs to the end; every row is within the limit. */
+          int diverged = last < (size_t)steps;
+          double e_fail = tv(&pn, r, 10);
+          ck_assert_msg(last <= (size_t)steps && tv(&run, last, A5_E) <= e_lim, "%s: %zu steps, the last at e_n = %g",
+                        rpath, last, tv(&run, last, A5_E));
+          ck_assert_msg(tv(&pn, r, 5) == diverged &&
+                          tv(&pn, r, 6) == (diverged ? (double)last + 1 : (double)steps + 1),
+                        "%s: diverged %g at step %g, but the run has %zu steps of %ld", path, tv(&pn, r, 5),
+                        tv(&pn, r, 6), last, steps);
+          ck_assert_msg(isnan(e_fail) || (diverged && e_fail > e_lim), "%s: row %zu: e_fail %g (diverged %d)", path,
+                        r + 1, e_fail, diverged);
           ck_assert_msg(fabs(tv(&pn, r, 7) - tv(&run, last, A5_ESUM)) <= 1e-15 * tv(&pn, r, 7),
                         "%s: e_sum %.17g, the run's %.17g", path, tv(&pn, r, 7), tv(&run, last, A5_ESUM));
           mean[r] = diverged ? INFINITY : a5_mean(&run);
@@ -2587,7 +2602,7 @@ START_TEST(test_arm5_baumgarte)
      stability.c on the 5-link 1 kg arm: e_n <= 0.1 x 5 m, energy gain <=
      0.1 x m g L (1 + .. + 5) = 0.1 x 15 x 9.81 J. */
   pathf(path, "%s/sweep.csv", dir);
-  table sw = read_table_nan(path, "ia,ib,alpha,beta,stable,fail_step,e_tail,e_mean,e_max,gain_max", 0);
+  table sw = read_table_nan(path, "ia,ib,alpha,beta,stable,fail_step,e_tail,e_mean,e_max,gain_max,e_fail", 0);
   ck_assert_msg(sw.nrows == 144, "%s: %zu rows", path, sw.nrows);
   const double e_lim = 0.5, gain_lim = 0.1 * 15 * G;
   double emin = INFINITY, emax = 0;
@@ -2598,9 +2613,9 @@ START_TEST(test_arm5_baumgarte)
     ck_assert_msg(tv(&sw, r, 0) == ia && tv(&sw, r, 1) == ib && tv(&sw, r, 2) == a && tv(&sw, r, 3) == b,
                   "%s: row %zu: alpha %g beta %g, expected %g %g", path, r + 1, tv(&sw, r, 2), tv(&sw, r, 3), a, b);
     int stable = tv(&sw, r, 4) == 1;
-    double fs = tv(&sw, r, 5), emx = tv(&sw, r, 8), gmx = tv(&sw, r, 9);
+    double fs = tv(&sw, r, 5), emx = tv(&sw, r, 8), gmx = tv(&sw, r, 9), efail = tv(&sw, r, 10);
     if (stable) {
-      ck_assert_msg(fs == 201 && emx <= e_lim && gmx <= gain_lim && isfinite(tv(&sw, r, 6)),
+      ck_assert_msg(fs == 201 && emx <= e_lim && gmx <= gain_lim && isfinite(tv(&sw, r, 6)) && isnan(efail),
                     "%s: row %zu stable with fail_step %g, e_max %g, gain %g", path, r + 1, fs, emx, gmx);
       nst++;
       emin = fmin(emin, tv(&sw, r, 6));
@@ -2609,9 +2624,10 @@ START_TEST(test_arm5_baumgarte)
       ck_assert_msg(tv(&sw, r, 4) == 0 && fs >= 1 && fs <= 200 && isnan(tv(&sw, r, 6)),
                     "%s: row %zu: stable %g, fail_step %g, e_tail %g", path, r + 1, tv(&sw, r, 4), fs, tv(&sw, r, 6));
       /* Stopped for a reason: a limit exceeded (or a failed step, which
-         leaves both below; none of those at this h). */
-      ck_assert_msg(emx > e_lim || gmx > gain_lim, "%s: row %zu unstable with e_max %g, gain %g", path, r + 1, emx,
-                    gmx);
+         leaves both below; none of those at this h).  The step beyond
+         e_lim is refused, so e_max stays within it and e_fail holds it. */
+      ck_assert_msg(emx <= e_lim && (efail > e_lim || gmx > gain_lim),
+                    "%s: row %zu unstable with e_max %g, e_fail %g, gain %g", path, r + 1, emx, efail, gmx);
     }
     /* The sweep's (2, 2) is the main run: the same mean, and e_tail the
        mean over its last tenth, steps 181 .. 200. */
@@ -2641,9 +2657,9 @@ END_TEST
 
 #define C10_NODES 11
 #define C10_FAIL_COLUMNS                                                                                           \
-  "scheme,trial,failed,fail_step,cause,status,e0,e_max,e_before,e_prev,e_mean,ratio,noconv,E0,E_end"
+  "scheme,trial,failed,fail_step,cause,status,e0,e_max,e_before,e_prev,e_mean,ratio,noconv,E0,E_end,e_fail"
 enum { F_TRIAL = 1, F_FAILED, F_STEP, F_CAUSE, F_STATUS, F_E0, F_EMAX, F_EBEFORE, F_EPREV, F_EMEAN, F_RATIO, F_NOCONV,
-       F_ENERGY0, F_ENERGY_END };
+       F_ENERGY0, F_ENERGY_END, F_EFAIL };
 #define C10_SUMMARY_COLUMNS                                                                                        \
   "scheme,runs,failed,fail_min,fail_q1,fail_median,fail_q3,fail_max,e_mean,e_before_median,noconv,"                 \
   "identical_to_poststab,E_end_median"
@@ -2790,9 +2806,10 @@ END_TEST
 /*
  * One run name's unperturbed file RUN.csv (step,t,e,E) against its row of
  * failures.csv (trial 0), recomputing the failure rule: the run fails at
- * the first step k >= 1 with e_k > fail_tol; such a step is the file's
- * last row.  (Failed or non-finite steps, the other causes, are not
- * provoked by these short runs: the file then has exactly the rows
+ * the first step k >= 1 with e_k > fail_tol.  The divergence guard
+ * refuses that step (status CDYN_EDIVERGED), so the file holds the rows
+ * before it, every one within fail_tol, and e_fail the refused step's e_n.
+ * (Failed or non-finite steps, causes 1 and 2, likewise leave the rows
  * before the failure.)  Returns the file's e column (caller frees).
  */
 static double *check_chain10_run(const char *dir, const char *name, const table *f, size_t row, long steps,
@@ -2804,29 +2821,27 @@ static double *check_chain10_run(const char *dir, const char *name, const table 
   ck_assert_msg(t.nrows >= 1 && t.nrows <= (size_t)steps + 1, "%s: %zu rows for %ld steps", path, t.nrows, steps);
   double *e = malloc(t.nrows * sizeof *e);
   ck_assert_ptr_nonnull(e);
-  long first = -1;
   for (size_t k = 0; k < t.nrows; k++) {
     ck_assert_msg(tv(&t, k, 0) == (double)k && fabs(tv(&t, k, 1) - 0.001 * (double)k) <= 1e-15 * (double)k,
                   "%s: row %zu: step %g, t %.17g", path, k + 1, tv(&t, k, 0), tv(&t, k, 1));
     e[k] = tv(&t, k, 2);
-    ck_assert_msg(e[k] >= 0, "%s: step %zu: e = %g", path, k, e[k]);
-    if (k >= 1 && first < 0 && e[k] > fail_tol)
-      first = (long)k;
+    ck_assert_msg(e[k] >= 0 && (k == 0 || e[k] <= fail_tol), "%s: step %zu: e = %g (fail_tol %g)", path, k, e[k],
+                  fail_tol);
   }
   ck_assert_msg(!strcmp(f->label[row], name) && tv(f, row, F_TRIAL) == 0, "failures.csv row %zu is %s trial %g",
                 row + 1, f->label[row], tv(f, row, F_TRIAL));
   double failed = tv(f, row, F_FAILED), step = tv(f, row, F_STEP), cause = tv(f, row, F_CAUSE);
-  if (first >= 0) {
-    ck_assert_msg(failed == 1 && step == (double)first && cause == 3 && t.nrows == (size_t)first + 1,
-                  "%s: e_n first exceeds %g at step %ld (the file's last row of %zu), but failures.csv says failed "
-                  "%g at step %g, cause %g",
-                  path, fail_tol, first, t.nrows, failed, step, cause);
-  } else if (t.nrows == (size_t)steps + 1) {
-    ck_assert_msg(failed == 0 && step == (double)steps && cause == 0 && tv(f, row, F_STATUS) == 0,
+  double status = tv(f, row, F_STATUS), efail = tv(f, row, F_EFAIL);
+  if (t.nrows == (size_t)steps + 1) {
+    ck_assert_msg(failed == 0 && step == (double)steps && cause == 0 && status == 0 && isnan(efail),
                   "%s: survives all %ld steps, but failures.csv says failed %g at step %g, cause %g", path, steps,
                   failed, step, cause);
+  } else if (cause == 3) {
+    ck_assert_msg(failed == 1 && step == (double)t.nrows && status == CDYN_EDIVERGED && efail > fail_tol,
+                  "%s: stops after %zu rows; failures.csv: failed %g at %g, status %g, e_fail %g (fail_tol %g)", path,
+                  t.nrows, failed, step, status, efail, fail_tol);
   } else {
-    ck_assert_msg(failed == 1 && step == (double)t.nrows && (cause == 1 || cause == 2) && tv(f, row, F_STATUS) < 0,
+    ck_assert_msg(failed == 1 && step == (double)t.nrows && (cause == 1 || cause == 2) && status < 0 && isnan(efail),
                   "%s: stops after %zu rows without exceeding fail_tol; failures.csv: failed %g at %g, cause %g", path,
                   t.nrows, failed, step, cause);
   }
@@ -3124,7 +3139,8 @@ END_TEST
  * error grows from the start) records e_n per step; a fail_tol just below
  * e_n at step 150 must then fail the same run at the first step whose e_n
  * exceeds it (the dynamics are the same up to there, so the file must
- * repeat the first run's rows); a fail_tol below every e_n after the
+ * repeat the first run's rows before that step, and e_fail its e_n, bit
+ * for bit: the divergence guard measures the same state); a fail_tol below every e_n after the
  * start fails it at step 1.  And implicit cannot fail a 300-step run at
  * the default 0.1 m: each of its steps is one linearised Newton step on
  * Phi(q+) = 0, which leaves per link the remainder of the linearisation,
@@ -3164,8 +3180,11 @@ START_TEST(test_chain10_failure_detection)
   ck_assert_msg(tv(&f, 0, F_FAILED) == 1 && tv(&f, 0, F_STEP) == (double)expect && tv(&f, 0, F_CAUSE) == 3,
                 "fail_tol %.17g: failed %g at step %g, cause %g; expected step %ld", T, tv(&f, 0, F_FAILED),
                 tv(&f, 0, F_STEP), tv(&f, 0, F_CAUSE), expect);
-  ck_assert_msg(n2 == (size_t)expect + 1 && !memcmp(e1, e2, n2 * sizeof(double)),
-                "the stopped run does not repeat the first run's e_n up to its failure");
+  /* The rows before the refused step, and that step's e_n in e_fail. */
+  ck_assert_msg(n2 == (size_t)expect && !memcmp(e1, e2, n2 * sizeof(double)) && tv(&f, 0, F_EFAIL) == e1[expect],
+                "the stopped run does not repeat the first run's e_n up to its failure (%zu rows, e_fail %.17g against "
+                "%.17g)",
+                n2, tv(&f, 0, F_EFAIL), e1[expect]);
   table_free(&f);
   free(e2);
 
@@ -3191,6 +3210,29 @@ START_TEST(test_chain10_failure_detection)
                   "implicit trial %zu: failed %g at step %g, e_max %g (bound 4e-3)", r, tv(&f, r, F_FAILED),
                   tv(&f, r, F_STEP), tv(&f, r, F_EMAX));
   table_free(&f);
+
+  /* A run's own divergence guard, tighter than fail_tol, stays: implicit
+     with max_error = 1e-12 m fails at its first step whose e_n exceeds
+     it (cause 3), as with fail_tol = 1e-12 m. */
+  run_ok("run", "chain10-stability", "--scheme", "implicit", "--steps", "300", "--set", "trials=0", "--set",
+         "implicit.max_error=1e-12", "--out", "e");
+  run_ok("run", "chain10-stability", "--scheme", "implicit", "--steps", "300", "--set", "trials=0", "--set",
+         "fail_tol=1e-12", "--out", "g");
+  table fe, fg;
+  wp(dir, "e");
+  pathf(path, "%s/failures.csv", dir);
+  fe = read_table_nan(path, C10_FAIL_COLUMNS, 1);
+  wp(dir, "g");
+  pathf(path, "%s/failures.csv", dir);
+  fg = read_table_nan(path, C10_FAIL_COLUMNS, 1);
+  ck_assert_msg(tv(&fe, 0, F_FAILED) == 1 && tv(&fe, 0, F_CAUSE) == 3 && tv(&fe, 0, F_STEP) < 300 &&
+                  tv(&fe, 0, F_STEP) == tv(&fg, 0, F_STEP) && tv(&fe, 0, F_EFAIL) == tv(&fg, 0, F_EFAIL) &&
+                  tv(&fe, 0, F_EFAIL) > 1e-12,
+                "max_error = 1e-12: failed %g at step %g, cause %g, e_fail %g; fail_tol = 1e-12: step %g, e_fail %g",
+                tv(&fe, 0, F_FAILED), tv(&fe, 0, F_STEP), tv(&fe, 0, F_CAUSE), tv(&fe, 0, F_EFAIL), tv(&fg, 0, F_STEP),
+                tv(&fg, 0, F_EFAIL));
+  table_free(&fe);
+  table_free(&fg);
 }
 END_TEST
 

@@ -65,6 +65,8 @@ typedef struct cdyn_stats {
   unsigned long patterns;       /* sparsity patterns of A built (1 at the start) */
   unsigned long set_changes;    /* steps that followed a change of the constraint set */
   unsigned long reallocations;  /* steps that had to grow a workspace */
+  unsigned long guarded;        /* steps refused by the divergence guard max_error */
+  double last_guarded_error;    /* e_n after the last step it refused (the state was not kept) */
 } cdyn_stats;
 
 /* Build a stepper for `sys` with the scheme `scheme` (see cdyn_scheme_name). */
@@ -73,7 +75,7 @@ void cdyn_stepper_free(cdyn_stepper *st);
 
 /* Set an option from its text form; CDYN_EUNKNOWN for an unknown key.
    Setting one of the scheme's own options (not solver, pcg_tol,
-   pcg_maxiter, rank_tol) also forgets multistep history, as
+   pcg_maxiter, rank_tol, max_error) also forgets multistep history, as
    cdyn_stepper_reset does. */
 int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value);
 /* Current value of an option as text. */
@@ -84,7 +86,14 @@ size_t cdyn_stepper_option_count(const cdyn_stepper *st);
 const char *cdyn_stepper_option_name(const cdyn_stepper *st, size_t i);
 const char *cdyn_stepper_option_doc(const cdyn_stepper *st, size_t i);
 
-/* Advance the system by one step of size h > 0. */
+/* Advance the system by one step of size h > 0.  Returns 0, a positive
+   recoverable status (CDYN_NOCONV: a less accurate step, taken), or a
+   negative one with the positions, velocities, time and multipliers as
+   they were before the step.  A non-negative status always means a finite
+   state and finite multipliers (else CDYN_ENONFINITE).  With the option
+   max_error > 0 (the divergence guard; 0, off, by default) it also means
+   a constraint error e_n <= max_error after the step: a step beyond it
+   fails with CDYN_EDIVERGED and is counted in cdyn_stats.guarded. */
 int cdyn_stepper_step(cdyn_stepper *st, double h);
 /* Forget multistep history (after the state was changed from outside). */
 int cdyn_stepper_reset(cdyn_stepper *st);
