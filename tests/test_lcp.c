@@ -778,6 +778,84 @@ static void expect_error(int rc, int expected, const char *what)
   ck_assert_msg(cdyn_errmsg()[0] != '\0', "%s: no message", what);
 }
 
+/*
+ * Two problems from the fuzz harness (tests/fuzz/fuzz_activeset.c: A =
+ * J W J^T of random rows, nearly dependent here), on which lcp once
+ * returned CDYN_OK with a result that is not a solution.  The reference
+ * enumeration, at the same tolerances, accepts no handled set on either:
+ *   - 8 rows, 5 equality rows, four of them copies: the handled rows'
+ *     equations cannot all hold; lcp left one at w = 3.5e-3 against tol_w
+ *     = 1.1e-11.  Now CDYN_ESOLVE, naming the row.
+ *   - 6 rows of scale 1e4 with coefficients cancelling to 1e-7: a row
+ *     judged at zero to the rounding of the nearly dependent rows stood
+ *     at w = -21 against tol_w = 1.6e-8.  Now CDYN_NOCONV: the result is
+ *     usable (finite, w = A mu + b) but less accurate than rel_tol asks.
+ */
+START_TEST(test_degenerate_statuses)
+{
+  const double a1 = 5080.0899217236793, a2 = -5074.6027242250502, a3 = -5080.2449584960932,
+               a4 = 4152.5125003287103, a5 = -5076.551366995368, b2 = 5069.1229357388574,
+               b3 = 5074.7575935363775, b4 = -4146.9969945497578, b5 = 5071.0638893127443, c3 = 5080.4000000000005,
+               c4 = -4152.6392288208008, c5 = 5076.7062957763674, d4 = 4110.4279072968293, d5 = -4152.4661991582252,
+               e5 = 5073.0358124716213;
+  const double A1[64] = {a1, a2, a3, a3, a3, a3, a4, a5, /**/ a2, b2, b3, b3, b3, b3, b4, b5,
+                         a3, b3, c3, c3, c3, c3, c4, c5, /**/ a3, b3, c3, c3, c3, c3, c4, c5,
+                         a3, b3, c3, c3, c3, c3, c4, c5, /**/ a3, b3, c3, c3, c3, c3, c4, c5,
+                         a4, b4, c4, c4, c4, c4, d4, d5, /**/ a5, b5, c5, c5, c5, c5, d5, e5};
+  const double b1[8] = {0, 0, 0, 0, 0, 0, -10.60400390625, -10.60400390625};
+  const unsigned char eq1[8] = {1, 1, 1, 1, 0, 1, 0, 0};
+  const double A2[36] = {12325.647667729856, -12325.522280931473, -12326.023828124999, 4108.2984489798546,
+                         12295.554836118221, -4213.874133217334, /**/
+                         -12325.522280931473, 12325.39693622589, 12325.8984375, -4108.9253906249996,
+                         -12295.428530931473, 4214.4729186058048, /**/
+                         -12326.023828124999, 12325.8984375, 12326.400000000001, -4108.423828125, -12295.930078125,
+                         4214.0027343750007, /**/
+                         4108.2984489798555, -4108.9253906249996, -4108.423828125, 12325.647675383092,
+                         4078.2064974904069, -11917.133552491665, /**/
+                         12295.554836118223, -12295.428530931473, -12295.930078125, 4078.2064974904065,
+                         12265.664815270902, -4184.6887841105463, /**/
+                         -4213.8741332173349, 4214.4729186058048, 4214.0027343750007, -11917.133552491665,
+                         -4184.6887841105463, 11528.83001972437};
+  const double b2v[6] = {0, -16, -10.60400390625, 0, 0, 0};
+  struct {
+    size_t n;
+    const double *A, *b;
+    const unsigned char *eq;
+    double rel_tol;
+    int status;
+    const char *says;
+  } cases[2] = {{8, A1, b1, eq1, 1e-12, CDYN_ESOLVE, "cannot all hold"},
+                {6, A2, b2v, NULL, 1e-9, CDYN_NOCONV, "less accurate than rel_tol asks"}};
+  for (int c = 0; c < 2; c++) {
+    size_t n = cases[c].n;
+    double mu[8], w[8], bmax = 0, amax = 0;
+    unsigned long acc = 1;
+    for (size_t i = 0; i < n; i++) {
+      bmax = fmax(bmax, fabs(cases[c].b[i]));
+      amax = fmax(amax, cases[c].A[i * n + i]);
+    }
+    double tol_w = cases[c].rel_tol * bmax;
+    ck_assert_int_eq(ref_lcp_enumerate(n, cases[c].A, cases[c].b, cases[c].eq, tol_w, tol_w / amax, mu, w, NULL, &acc),
+                     CDYN_ESOLVE);
+    ck_assert_msg(acc == 0, "case %d: the reference accepts %lu sets", c, acc);
+    int rc = cdyn_activeset_solve("lcp", n, cases[c].A, cases[c].b, cases[c].eq, NULL, cases[c].rel_tol, mu, w, NULL,
+                                  NULL);
+    ck_assert_msg(rc == cases[c].status && strstr(cdyn_errmsg(), cases[c].says), "case %d: status %d (%s)", c, rc,
+                  cdyn_errmsg());
+    if (rc > 0) /* a recoverable status: the numbers are usable */
+      for (size_t i = 0; i < n; i++) {
+        long double r = cases[c].b[i], s = fabs(cases[c].b[i]);
+        for (size_t j = 0; j < n; j++) {
+          r += (long double)cases[c].A[i * n + j] * mu[j];
+          s += fabsl((long double)cases[c].A[i * n + j] * mu[j]);
+        }
+        ck_assert_msg(isfinite(mu[i]) && fabsl(w[i] - r) <= 8 * (double)n * DBL_EPSILON * s,
+                      "case %d, row %zu: mu %g, w %.17g against A mu + b = %.17Lg", c, i, mu[i], w[i], r);
+      }
+  }
+}
+END_TEST
+
 START_TEST(test_errors)
 {
   const double A[4] = {2, -1, -1, 1}, b[2] = {1, -2};
@@ -796,11 +874,11 @@ START_TEST(test_errors)
                  "negative diagonal");
     cdyn_error_clear();
     expect_error(cdyn_activeset_solve(name, 0, A, b, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINVAL, "n = 0");
-    const double bad_tol[5] = {0, 1, -1e-9, 2, NAN};
-    for (int i = 0; i < 5; i++) {
+    const double bad_tol[7] = {0, 1, -1e-9, 2, NAN, 0.5, 1.0001e-3};
+    for (int i = 0; i < 7; i++) {
       cdyn_error_clear();
       expect_error(cdyn_activeset_solve(name, 2, A, b, NULL, NULL, bad_tol[i], mu, w, NULL, NULL), CDYN_EINVAL,
-                   "rel_tol outside (0, 1)");
+                   "rel_tol outside (0, 1e-3]");
     }
     cdyn_error_clear();
     expect_error(cdyn_activeset_solve(name, 2, A, b, NULL, NULL, 1e-9, NULL, w, NULL, NULL), CDYN_EINVAL,
@@ -885,6 +963,7 @@ int main(void)
   tcase_add_test(tc, test_random_vs_enumeration);
   tcase_add_test(tc, test_census_regressions);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_degenerate_statuses);
   tcase_add_test(tc, test_reference_limits);
   suite_add_tcase(s, tc);
   return tu_run(s);

@@ -446,6 +446,32 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
   cdyn_as_problem p = {.n = n, .A = A, .b = b, .equality = equality, .prev = prev, .rank_tol = 1e-12};
   cdyn_as_tolerances(&p, rel_tol);
   if (extreme) {
+    /* A row whose scaled tolerance would fall below 2^-1000 has its sign
+       tests near or below the subnormal range: its rows span more than
+       doubles can decide together, equilibrated or not (a diagonal from
+       4.9e-324 to 1.8e308 left a row's w wrong in the first digit). */
+    for (size_t i = 0; i < n; i++)
+      if (ilogb(p.tol_w) + c[i] - kb < -1000) {
+        double dmin = INFINITY, dmax = 0;
+        for (size_t k = 0; k < n; k++)
+          if (A[k * n + k] > 0) {
+            dmin = fmin(dmin, A[k * n + k]);
+            dmax = fmax(dmax, A[k * n + k]);
+          }
+        free(As);
+        free(bs);
+        free(tw);
+        free(tm);
+        free(c);
+        cdyn_as_ws_free(&ws);
+        if (!handled)
+          free(h);
+        return cdyn_error(CDYN_EINVAL,
+                          "cdyn_activeset_solve: the rows span more than double precision can solve together (A's "
+                          "diagonal from %g to %g, |b| up to %g; row %zu's sign test would fall below 2^-1000): "
+                          "rescale the problem",
+                          dmin, dmax, bmax, i);
+      }
     for (size_t i = 0; i < n; i++) {
       tw[i] = ldexp(p.tol_w, c[i] - kb);
       tm[i] = ldexp(p.tol_mu, -c[i] - kb);
@@ -459,9 +485,16 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
   memset(&r, 0, sizeof r);
   rc = type->solve(&ws, &p, mu, w, h, &r);
   if (As) {
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++)
       mu[k] = ldexp(mu[k], c[k] + kb);
-      w[k] = ldexp(w[k], kb - c[k]);
+    /* w = A mu + b of the problem as given, in long double, whose range
+       holds every product: a row whose scaled b' fell below the normal
+       range would otherwise bring back only the digits it kept. */
+    for (size_t i = 0; i < n; i++) {
+      long double acc = b[i];
+      for (size_t j = 0; j < n; j++)
+        acc += (long double)A[i * n + j] * (long double)mu[j];
+      w[i] = (double)acc;
     }
     free(As);
     free(bs);

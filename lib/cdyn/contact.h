@@ -85,15 +85,25 @@ int cdyn_activeset_find(const char *name, size_t *index);
  * Outputs (any may be NULL except mu and w): mu, w (n each), handled (n
  * flags), rep.  Allocates its workspace; a stepper's step does not.
  *
- * Returns CDYN_OK; CDYN_EUNKNOWN for an unknown name; CDYN_EINVAL for bad
- * arguments (n, NULL pointers, rel_tol, A not symmetric or with a
- * negative diagonal); CDYN_ENONFINITE when A or b is not finite;
- * CDYN_EINFEASIBLE "inconsistent constraint set" when, with any algorithm, an
- * equality row keeps |w_k| > tol_w after the final solve (its equation
- * has no solution with the other handled rows; mu, w and rep then hold
- * the least-squares result), and with "lcp" also when the rows admit no
- * solution at all (mu, w and rep then hold its last iterate); CDYN_ESOLVE
- * when "lcp" exceeds its limit of 10 n + 10 pivot passes.
+ * A problem with a diagonal entry of A or max |b_k| beyond 2^+-400 is
+ * solved equilibrated by powers of two (exact; the sign tests stay those
+ * above), and w recomputed from A and b as given.
+ *
+ * Returns CDYN_OK (mu and w finite); CDYN_EUNKNOWN for an unknown name;
+ * CDYN_EINVAL for bad arguments (n, NULL pointers, rel_tol, A not
+ * symmetric, with a negative diagonal or failing the 2 x 2 semi-definite
+ * test A_jk^2 <= A_jj A_kk, rows spanning more than doubles can decide
+ * together even equilibrated); CDYN_ENONFINITE when A or b is not finite
+ * or mu or w overflow; CDYN_EINFEASIBLE "inconsistent constraint set"
+ * when, with any algorithm, an equality row keeps |w_k| > tol_w after the
+ * final solve (its equation has no solution with the other handled rows;
+ * mu, w and rep then hold the least-squares result), and with "lcp" also
+ * when the rows admit no solution at all (mu, w and rep then hold its
+ * last iterate).  "lcp" alone: CDYN_ESOLVE when it exceeds its limit of
+ * 10 n + 10 pivot passes or ends with handled rows whose equations do not
+ * hold (nearly dependent rows with incompatible b); CDYN_NOCONV
+ * (recoverable: mu and w usable, less accurate than rel_tol asks) when a
+ * row is left below -tol_w within the rounding of nearly dependent rows.
  */
 int cdyn_activeset_solve(const char *name, size_t n, const double *A, const double *b,
                          const unsigned char *equality, const unsigned char *prev,
