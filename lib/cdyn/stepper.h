@@ -93,7 +93,10 @@ const char *cdyn_stepper_option_doc(const cdyn_stepper *st, size_t i);
    state and finite multipliers (else CDYN_ENONFINITE).  With the option
    max_error > 0 (the divergence guard; 0, off, by default) it also means
    a constraint error e_n <= max_error after the step: a step beyond it
-   fails with CDYN_EDIVERGED and is counted in cdyn_stats.guarded. */
+   fails with CDYN_EDIVERGED and is counted in cdyn_stats.guarded.
+   Inconsistent constraints (Phi(q) = 0 without a solution) give
+   CDYN_EINFEASIBLE with newton, shake and rattle; the other schemes
+   cannot tell (each says so in its source) and return 0. */
 int cdyn_stepper_step(cdyn_stepper *st, double h);
 /* Forget multistep history (after the state was changed from outside). */
 int cdyn_stepper_reset(cdyn_stepper *st);

@@ -20,6 +20,11 @@
  * constraint set drops (ab2.c says why).  lambda is that of the last
  * acceleration evaluation: at the start of the step for the one-stage
  * integrators, at t + h for RK4's last stage.
+ *
+ * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
+ * pinned at two points) are not detected: the step takes the
+ * least-squares solution of its linear system and returns success.
+ * newton, shake and rattle report them (CDYN_EINFEASIBLE).
  */
 #include <stddef.h>
 

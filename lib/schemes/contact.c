@@ -57,6 +57,13 @@
  * new row takes the first-contact rule (handled when active) at its first
  * solve.  The per-step contact report is an operation of the scheme
  * (cdyn_stepper_contact_report).
+ *
+ * Inconsistent constraints are detected only at the acceleration level:
+ * equality rows whose accelerations cannot all hold with the rows handled
+ * with them fail the step with CDYN_EINFEASIBLE.  Positions that cannot
+ * all satisfy Phi(q) = 0 (a particle pinned at two points) with
+ * consistent acceleration rows are not: the step returns success.
+ * newton, shake and rattle report those (CDYN_EINFEASIBLE).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -15,6 +15,11 @@
  * set needs nothing.
  *
  * Expected order: 1.
+ *
+ * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
+ * pinned at two points) are not detected: the step takes the
+ * least-squares solution of its linear system and returns success.
+ * newton, shake and rattle report them (CDYN_EINFEASIBLE).
  */
 #include <stddef.h>
 #include <stdlib.h>

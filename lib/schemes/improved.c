@@ -42,6 +42,11 @@
  * So improved declares order 1 (2 with a constant force) and improved-ab2
  * order 2; tests/test_schemes.c (gravity) and tests/test_forces.c (a
  * spring) assert them.
+ *
+ * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
+ * pinned at two points) are not detected: the step takes the
+ * least-squares solution of its linear system and returns success.
+ * newton, shake and rattle report them (CDYN_EINFEASIBLE).
  */
 #include <stddef.h>
 #include <stdlib.h>

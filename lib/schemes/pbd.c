@@ -68,6 +68,11 @@
  * Two registered names share this file: "pbd" (no compliance) and "xpbd"
  * (option `compliance`, default 0, in which case it computes exactly what
  * "pbd" computes).
+ *
+ * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
+ * pinned at two points) are not detected: each sweep ends on the last
+ * constraint it projects and the step returns success.  newton, shake and
+ * rattle report them (CDYN_EINFEASIBLE).
  */
 #include <math.h>
 #include <stddef.h>

@@ -69,6 +69,11 @@
  * History: only a multistep integrator's (AB2), dropped when the
  * constraint set changes: its last acceleration holds the penalty forces
  * of the old set (ab2.c).
+ *
+ * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
+ * pinned at two points) are not detected: their springs pull against
+ * each other and the step returns success.  newton, shake and rattle
+ * report them (CDYN_EINFEASIBLE).
  */
 #include <math.h>
 #include <stddef.h>

@@ -23,6 +23,11 @@
  * multipliers are displacements, not forces, and are not reported).
  *
  * Expected order: that of the integrator (1 for symplectic Euler).
+ *
+ * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
+ * pinned at two points) are not detected: the step takes the
+ * least-squares solution of its linear system and returns success.
+ * newton, shake and rattle report them (CDYN_EINFEASIBLE).
  */
 #include <stddef.h>
 

@@ -21,6 +21,11 @@
  * constraint set changes (ab2.c says why).
  *
  * Expected order: that of the integrator (1 for symplectic Euler).
+ *
+ * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
+ * pinned at two points) are not detected: the step takes the
+ * least-squares solution of its linear system and returns success.
+ * newton, shake and rattle report them (CDYN_EINFEASIBLE).
  */
 #include <stddef.h>
 
