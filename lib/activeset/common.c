@@ -322,6 +322,101 @@ int cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
 
 /* ---- the public one-shot solve ------------------------------------------------ */
 
+/* The equilibrated copy of a problem of extreme scale (see
+   cdyn_activeset_solve): A' = D A D, b' = s D b with D = diag(2^c_k),
+   s = 2^-kb, and each row's sign tolerances. */
+typedef struct {
+  double *A, *b, *tw, *tm;
+  int *c, kb;
+} equilibrated;
+
+static void equilibrated_free(equilibrated *e)
+{
+  free(e->A);
+  free(e->b);
+  free(e->tw);
+  free(e->tm);
+  free(e->c);
+  memset(e, 0, sizeof *e);
+}
+
+/* Build the equilibrated copy of *p (whose tolerances are set) and point
+   *p at it; CDYN_EINVAL, nothing kept, when its rows span more than
+   doubles can decide together. */
+static int equilibrate(equilibrated *e, cdyn_as_problem *p)
+{
+  size_t n = p->n;
+  const double *A = p->A, *b = p->b;
+  e->A = malloc(n * n * sizeof(double));
+  e->b = malloc(n * sizeof(double));
+  e->tw = malloc(n * sizeof(double));
+  e->tm = malloc(n * sizeof(double));
+  e->c = malloc(n * sizeof(int));
+  if (!e->A || !e->b || !e->tw || !e->tm || !e->c) {
+    equilibrated_free(e);
+    return cdyn_error(CDYN_ENOMEM, "cdyn_activeset_solve: out of memory");
+  }
+  double dbmax = 0, dmin = INFINITY, dmax = 0, bmax = 0;
+  for (size_t i = 0; i < n; i++) {
+    int ex = 0;
+    e->c[i] = 0;
+    if (A[i * n + i] > 0) {
+      frexp(A[i * n + i], &ex);
+      e->c[i] = -(int)floor(ex / 2.0);
+      dmin = fmin(dmin, A[i * n + i]);
+      dmax = fmax(dmax, A[i * n + i]);
+    }
+    dbmax = fmax(dbmax, ldexp(fabs(b[i]), e->c[i]));
+    bmax = fmax(bmax, fabs(b[i]));
+  }
+  e->kb = 0;
+  if (dbmax > 0)
+    frexp(dbmax, &e->kb);
+  /* A row whose scaled tolerance would fall below 2^-1000 has its sign
+     tests near or below the subnormal range: its rows span more than
+     doubles can decide together, equilibrated or not (a diagonal from
+     4.9e-324 to 1.8e308 left a row's w wrong in the first digit). */
+  for (size_t i = 0; i < n; i++)
+    if (ilogb(p->tol_w) + e->c[i] - e->kb < -1000) {
+      equilibrated_free(e);
+      return cdyn_error(CDYN_EINVAL,
+                        "cdyn_activeset_solve: the rows span more than double precision can solve together (A's "
+                        "diagonal from %g to %g, |b| up to %g; row %zu's sign test would fall below 2^-1000): "
+                        "rescale the problem",
+                        dmin, dmax, bmax, i);
+    }
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < n; j++)
+      e->A[i * n + j] = ldexp(A[i * n + j], e->c[i] + e->c[j]);
+    e->b[i] = ldexp(b[i], e->c[i] - e->kb);
+    e->tw[i] = ldexp(p->tol_w, e->c[i] - e->kb);
+    e->tm[i] = ldexp(p->tol_mu, -e->c[i] - e->kb);
+  }
+  p->A = e->A;
+  p->b = e->b;
+  p->tw = e->tw;
+  p->tm = e->tm;
+  return CDYN_OK;
+}
+
+/* mu of the problem as given (*p, pointed back at it) from the solve's
+   mu', and w = A mu + b recomputed in long double, whose range holds every
+   product (a row whose b' fell below the normal range would otherwise
+   bring back only the digits it kept); frees the copy. */
+static void unscale(equilibrated *e, const cdyn_as_problem *p, double *mu, double *w)
+{
+  size_t n = p->n;
+  for (size_t k = 0; k < n; k++)
+    mu[k] = ldexp(mu[k], e->c[k] + e->kb);
+  for (size_t i = 0; i < n; i++) {
+    long double acc = p->b[i];
+    for (size_t j = 0; j < n; j++)
+      acc += (long double)p->A[i * n + j] * (long double)mu[j];
+    w[i] = (double)acc;
+  }
+  equilibrated_free(e);
+}
+
 int cdyn_activeset_solve(const char *name, size_t n, const double *A, const double *b,
                          const unsigned char *equality, const unsigned char *prev,
                          double rel_tol, double *mu, double *w, unsigned char *handled,
@@ -406,105 +501,24 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
   }
   if (bmax > 0 && (bmax > 0x1p400 || bmax < 0x1p-400))
     extreme = 1;
-  double *As = NULL, *bs = NULL, *tw = NULL, *tm = NULL;
-  int *c = NULL, kb = 0;
-  if (extreme) {
-    As = malloc(n * n * sizeof(double));
-    bs = malloc(n * sizeof(double));
-    tw = malloc(n * sizeof(double));
-    tm = malloc(n * sizeof(double));
-    c = malloc(n * sizeof(int));
-    if (!As || !bs || !tw || !tm || !c) {
-      free(As);
-      free(bs);
-      free(tw);
-      free(tm);
-      free(c);
-      cdyn_as_ws_free(&ws);
-      if (!handled)
-        free(h);
-      return cdyn_error(CDYN_ENOMEM, "cdyn_activeset_solve: out of memory");
-    }
-    double dbmax = 0;
-    for (size_t i = 0; i < n; i++) {
-      int e = 0;
-      c[i] = 0;
-      if (A[i * n + i] > 0) {
-        frexp(A[i * n + i], &e);
-        c[i] = -(int)floor(e / 2.0);
-      }
-      dbmax = fmax(dbmax, ldexp(fabs(b[i]), c[i]));
-    }
-    if (dbmax > 0)
-      frexp(dbmax, &kb);
-    for (size_t i = 0; i < n; i++) {
-      for (size_t j = 0; j < n; j++)
-        As[i * n + j] = ldexp(A[i * n + j], c[i] + c[j]);
-      bs[i] = ldexp(b[i], c[i] - kb);
-    }
-  }
   cdyn_as_problem p = {.n = n, .A = A, .b = b, .equality = equality, .prev = prev, .rank_tol = 1e-12};
   cdyn_as_tolerances(&p, rel_tol);
-  if (extreme) {
-    /* A row whose scaled tolerance would fall below 2^-1000 has its sign
-       tests near or below the subnormal range: its rows span more than
-       doubles can decide together, equilibrated or not (a diagonal from
-       4.9e-324 to 1.8e308 left a row's w wrong in the first digit). */
-    for (size_t i = 0; i < n; i++)
-      if (ilogb(p.tol_w) + c[i] - kb < -1000) {
-        double dmin = INFINITY, dmax = 0;
-        for (size_t k = 0; k < n; k++)
-          if (A[k * n + k] > 0) {
-            dmin = fmin(dmin, A[k * n + k]);
-            dmax = fmax(dmax, A[k * n + k]);
-          }
-        free(As);
-        free(bs);
-        free(tw);
-        free(tm);
-        free(c);
-        cdyn_as_ws_free(&ws);
-        if (!handled)
-          free(h);
-        return cdyn_error(CDYN_EINVAL,
-                          "cdyn_activeset_solve: the rows span more than double precision can solve together (A's "
-                          "diagonal from %g to %g, |b| up to %g; row %zu's sign test would fall below 2^-1000): "
-                          "rescale the problem",
-                          dmin, dmax, bmax, i);
-      }
-    for (size_t i = 0; i < n; i++) {
-      tw[i] = ldexp(p.tol_w, c[i] - kb);
-      tm[i] = ldexp(p.tol_mu, -c[i] - kb);
-    }
-    p.A = As;
-    p.b = bs;
-    p.tw = tw;
-    p.tm = tm;
+  equilibrated eq = {0};
+  if (extreme && (rc = equilibrate(&eq, &p))) {
+    cdyn_as_ws_free(&ws);
+    if (!handled)
+      free(h);
+    return rc;
   }
   cdyn_activeset_report r;
   memset(&r, 0, sizeof r);
   rc = type->solve(&ws, &p, mu, w, h, &r);
-  if (As) {
-    for (size_t k = 0; k < n; k++)
-      mu[k] = ldexp(mu[k], c[k] + kb);
-    /* w = A mu + b of the problem as given, in long double, whose range
-       holds every product: a row whose scaled b' fell below the normal
-       range would otherwise bring back only the digits it kept. */
-    for (size_t i = 0; i < n; i++) {
-      long double acc = b[i];
-      for (size_t j = 0; j < n; j++)
-        acc += (long double)A[i * n + j] * (long double)mu[j];
-      w[i] = (double)acc;
-    }
-    free(As);
-    free(bs);
-    free(tw);
-    free(tm);
-    free(c);
+  if (extreme) {
     /* The report's extremes and the equality check, of the problem as given. */
     p.A = A;
     p.b = b;
     p.tw = p.tm = NULL;
+    unscale(&eq, &p, mu, w);
   }
   /* A success means usable numbers: a solve that overflowed (A badly
      scaled, or indefinite beyond what the 2 x 2 test sees) says so. */
