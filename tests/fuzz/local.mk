@@ -28,15 +28,18 @@ fuzz: $(FUZZ_HARNESSES)
 
 # Each harness over its seed corpus, then new inputs from seed 1 up to
 # FUZZ_RUNS in all; a crash, a leak, a sanitizer report or a broken check
-# fails it.
+# fails it.  What it finds goes into tests/fuzz/work-smoke-NAME in the
+# build tree (libFuzzer adds to the first corpus directory it is given),
+# never into the source tree.
 fuzz-smoke: $(FUZZ_HARNESSES)
 	@for h in $(FUZZ_HARNESSES); do \
 	  name=$${h##*/}; corpus=$(srcdir)/tests/fuzz/corpus/$${name#fuzz_}; \
+	  work=tests/fuzz/work-smoke-$${name#fuzz_}; rm -rf $$work; $(MKDIR_P) $$work; \
 	  echo "$$h: $(FUZZ_RUNS) runs from the corpus $$corpus"; \
 	  log=$$h-smoke.log; \
 	  if $(FUZZ_ENV) ./$$h -runs=$(FUZZ_RUNS) -seed=1 -max_len=512 -timeout=20 -rss_limit_mb=2048 \
-	      -print_final_stats=1 -artifact_prefix=tests/fuzz/ $$corpus >$$log 2>&1; then tail -n 14 $$log; \
-	  else cat $$log; echo "FAIL: $$h (log: $$log)" >&2; exit 1; fi; \
+	      -print_final_stats=1 -artifact_prefix=$$work/ $$work $$corpus >$$log 2>&1; then tail -n 14 $$log; \
+	  else cat $$log; echo "FAIL: $$h (log: $$log; the input in $$work)" >&2; exit 1; fi; \
 	done
 
 fuzz-run: $(FUZZ_HARNESSES)
