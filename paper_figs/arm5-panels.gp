@@ -22,9 +22,9 @@ FAILS = system("awk -F, -v v='".VARIANT."' 'NR > 1 && $1 == v && $6 == 1 { print
 fail_key(h, m, s) = h."/".m."/".s."="
 fail_at(h, m, s) = sum [k = 1:words(FAILS)] (strstrt(word(FAILS, k), fail_key(h, m, s)) == 1 ? \
   int(word(FAILS, k)[strlen(fail_key(h, m, s)) + 1:]) : 0)
-# A diverged run's cross sits on its last row: the step that diverged, or
-# the one before a step that failed (and was not written); an e_n of 0
-# (a failed first step) at the bottom of the axis.
+# A diverged run's cross sits on its last row, the step before the one
+# that failed or that the divergence guard refused (neither is written);
+# an e_n of 0 (a failed first step) at the bottom of the axis.
 last_step(h, m, s) = fail_at(h, m, s) > 0 ? int(system("tail -n 1 '".run(h, m, s)."' | cut -d, -f1")) : -1
 # Runs whose e_n coincides with an earlier run's in a panel (the same
 # divergence step and sum of e_n within 1e-6), as "h/m/RUN" words.

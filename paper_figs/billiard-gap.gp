@@ -14,7 +14,7 @@ PAL_X = pal_use(RUNS)
 R = real(system(sprintf("awk -F, 'NR == 2 { print $6 }' '%s'", E."snapshots-".word(RUNS, 1).".csv")))
 s(r) = E."series-".r.".csv"
 FLOOR = 1e-18
-set multiplot layout 2, 1 title "Billiard, tilted table: gaps and penetration" margins 0.1, 0.8, 0.1, 0.92 spacing 0, 0.08
+set multiplot layout 2, 1 title "Billiard, tilted table: gaps and penetration" margins 0.13, 0.8, 0.1, 0.92 spacing 0, 0.08
 set ylabel lab("min_k g_k / r", '$\min_k g_k / r$')
 set key at screen 0.81, graph 1 left top nobox Left reverse
 set format y "%g"
@@ -34,5 +34,6 @@ plot for [i = 1:words(RUNS)] s(word(RUNS, i)) \
        lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW notitle, \
      1e-6 with lines ls 4 title small(lab("10^{-6} r", '$10^{-6}\,r$')), \
      1e-3 with lines ls 9 title small(lab("10^{-3} r", '$10^{-3}\,r$')), \
-     keyentry with lines lc rgb "#ffffff" title small(lab("no penetration: drawn at 10^{-18} r", 'no penetration: at $10^{-18}\,r$'))
+     keyentry with lines lc rgb "#ffffff" title small("no penetration:"), \
+     keyentry with lines lc rgb "#ffffff" title small(lab("drawn at 10^{-18} r", 'drawn at $10^{-18}\,r$'))
 unset multiplot

@@ -67,7 +67,7 @@ co_sym(r) = co_entry(r) > 0 ? word(CO, co_entry(r))[strlen(word(CO, co_entry(r))
 co_sign(r) = co_sym(r) eq "=" ? "=" : lab("≈", '$\approx$')
 entry(r) = co_entry(r) > 0 ? nm(r)." ".co_sign(r)." ".nm(co_with(r)) : nm(r)
 PROBS = "pendulum double bead"
-TITLES = "'single pendulum' 'double pendulum (2-link arm)' 'bead on a circle'"
+TITLES = "'single pendulum' 'double pendulum' 'bead on a circle'"
 # Reference slopes: through a point below the lowest curve of a panel at
 # its largest h, a quarter of that value.
 anchor(col, p, grp) = system("awk -F, -v col=".col." -v p='".p."' -v grp='".grp."' 'BEGIN { n = split(grp, g, \" \"); for (i = 1; i <= n; i++) in_g[g[i]] = 1 }" . \
@@ -88,7 +88,7 @@ set mxtics 10
 # Panel geometry (screen fractions): three panels sharing each row's y
 # range, then the row's key in a panel of its own, as tall as the row (a
 # key beside a plot is cut to the plot's height).
-LM = 0.08; PW = 0.198; GAP = 0.018
+LM = 0.09; PW = 0.1947; GAP = 0.018
 KEYX = LM + 3 * PW + 2 * GAP + 0.012
 TOP = 1 - 0.5 / FIG_H
 set multiplot title TTL

@@ -16,7 +16,7 @@ PAL_X = pal_use(RUNS)
 f(m, a) = sprintf("%scorner-f1-m%s-%s.csv", E, m, a)
 dash_of(r) = co_entry(r) > 0 ? 3 : pal_dash(r)
 lw_of(r) = co_entry(r) > 0 ? 2.6 : PAL_LW
-set multiplot layout 2, 2 title "Particle in the corner, f = (2, -1)" margins 0.09, 0.98, 0.09, 0.9 spacing 0.1, 0.15
+set multiplot layout 2, 2 title "Particle in the corner, f = (2, -1)" margins 0.11, 0.98, 0.09, 0.9 spacing 0.12, 0.15
 set xlabel lab("t (s)", '$t$ (s)') offset 0, 0.4
 set key bottom right nobox Left reverse
 set format y "%g"
