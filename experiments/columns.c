@@ -161,6 +161,14 @@ static const column_def defs[] = {
   {"convergence", "orders", "drift_fine", "1", "drift at the finest h"},
 
   /* stability and stiff-pendulum */
+  /* chain-scale-stability */
+  {"chain-scale-stability", NULL, "links", "1", "number of links N of the hanging chain"},
+  {"chain-scale-stability", NULL, "stretch_max", "1",
+   "largest relative link stretch ||x_i - x_j| - l| / l of the probe (the step that crossed the limit included)"},
+  {"chain-scale-stability", "chain-scale-map", "omega", "rad/s",
+   "omega_N = sqrt(N g / l), the scale of the chain's fastest transverse modes"},
+  {"chain-scale-stability", "chain-scale-map", "h_max_omega", "1", "h_max omega_N"},
+
   {"stability", "stability", "index", "1", "position of the scheme in the run's list"},
   {"stability", "stability", "pendulum_h_max", "s", "largest stable h, single pendulum from horizontal"},
   {"stability", "stability", "pendulum_h_fail", "s", "first unstable h above it"},

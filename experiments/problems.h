@@ -101,6 +101,19 @@ int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const struct exp_ru
                          double err_frac, double energy_frac, struct exp_csv *log, double *h_stable,
                          double *h_unstable);
 
+/*
+ * The search of exp_largest_stable_h for any probe: `probe(pctx, h,
+ * &stable)` runs at h and judges it (non-zero return: an error, which
+ * ends the search).  The search starts at grid point j_start (h =
+ * exp_stable_grid_h(j_start); exp_largest_stable_h starts at 0, h =
+ * 1e-3), goes down until a stable h, then up until the first unstable
+ * one; the results are as exp_largest_stable_h's.
+ */
+typedef int (*exp_stable_probe)(void *pctx, double h, int *stable);
+int exp_stable_search(exp_stable_probe probe, void *pctx, int j_start, double *h_stable, double *h_unstable);
+/* Point j of the search's grid: 1e-3 2^(j/4), j from -13 to 36. */
+double exp_stable_grid_h(int j);
+
 /* 002's bead on the unit circle (x-y plane, centre 0) at rest at angle
    theta0 from the downward vertical, gravity 9.81 along -y. */
 int exp_bead_build(double theta0, cdyn_system **out);

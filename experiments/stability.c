@@ -22,7 +22,9 @@
  * stable one before that first failure: a scheme that would be stable
  * again at some larger h is not credited with it.
  *
- * exp_largest_stable_h is shared with the stiff-pendulum experiment.
+ * exp_largest_stable_h is shared with the stiff-pendulum experiment, and
+ * the search itself (exp_stable_search, any probe, any start on the grid)
+ * with chain-scale-stability.
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,38 +43,50 @@ static const exp_param params[] = {
 #define J_MIN (-13)
 #define J_MAX 36
 
-static double grid_h(int j) { return 1e-3 * pow(2.0, j / 4.0); }
+double exp_stable_grid_h(int j) { return 1e-3 * pow(2.0, j / 4.0); }
+static double grid_h(int j) { return exp_stable_grid_h(j); }
+
+/* The state of one search of a problem of problems.h. */
+typedef struct {
+  exp_ctx *ctx;
+  const exp_problem *p;
+  const exp_runspec *run;
+  const char *const *extra;
+  double err_frac, energy_frac;
+  exp_csv *log;
+} problem_probe;
 
 /* One probe: run to p->T at h and judge it. */
-static int probe(exp_ctx *ctx, const exp_problem *p, const exp_runspec *run, const char *const *extra, double h,
-                 double err_frac, double energy_frac, exp_csv *log, int *stable)
+static int probe(void *pctx, double h, int *stable)
 {
+  problem_probe *pp = pctx;
+  const exp_problem *p = pp->p;
   long N = (long)ceil(p->T / h - 1e-9);
   exp_problem_result r;
-  double emax_stop = err_frac * p->length, dE_stop = energy_frac * p->energy_range;
-  int rc = exp_problem_run(ctx, p, run, extra, h, N, emax_stop, dE_stop, &r, NULL, NULL);
+  double emax_stop = pp->err_frac * p->length, dE_stop = pp->energy_frac * p->energy_range;
+  int rc = exp_problem_run(pp->ctx, p, pp->run, pp->extra, h, N, emax_stop, dE_stop, &r, NULL, NULL);
   if (rc)
     return rc;
   *stable = r.status == CDYN_OK && !r.stopped && r.noconv == 0 && r.steps == N;
-  if (log) {
-    const char *labels[2] = {run->name, p->name};
+  if (pp->log) {
+    const char *labels[2] = {pp->run->name, p->name};
     double row[7] = {h, (double)*stable, (double)r.status, (double)r.steps, r.emax, r.Eend - r.E0,
                      (double)r.noconv};
-    rc = exp_csv_row_labels(log, labels, 2, row, 7);
+    rc = exp_csv_row_labels(pp->log, labels, 2, row, 7);
   }
   return rc;
 }
 
-int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const exp_runspec *run, const char *const *extra,
-                         double err_frac, double energy_frac, exp_csv *log, double *h_stable,
-                         double *h_unstable)
+int exp_stable_search(exp_stable_probe probe_h, void *pctx, int j_start, double *h_stable, double *h_unstable)
 {
-  int j = 0, stable, rc;
-  if ((rc = probe(ctx, p, run, extra, grid_h(j), err_frac, energy_frac, log, &stable)))
+  int j = j_start < J_MIN ? J_MIN : j_start > J_MAX ? J_MAX : j_start, stable, rc;
+  if ((rc = probe_h(pctx, grid_h(j), &stable)))
     return rc;
+  int went_down = 0;
   while (!stable && j > J_MIN) {
     j--;
-    if ((rc = probe(ctx, p, run, extra, grid_h(j), err_frac, energy_frac, log, &stable)))
+    went_down = 1;
+    if ((rc = probe_h(pctx, grid_h(j), &stable)))
       return rc;
   }
   if (!stable) {
@@ -81,13 +95,13 @@ int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const exp_runspec *
     return CDYN_OK;
   }
   /* Going down ended at the first stable h; going up, the first failure. */
-  if (j < 0) {
+  if (went_down) {
     *h_stable = grid_h(j);
     *h_unstable = grid_h(j + 1);
     return CDYN_OK;
   }
   while (j < J_MAX) {
-    if ((rc = probe(ctx, p, run, extra, grid_h(j + 1), err_frac, energy_frac, log, &stable)))
+    if ((rc = probe_h(pctx, grid_h(j + 1), &stable)))
       return rc;
     if (!stable)
       break;
@@ -96,6 +110,14 @@ int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const exp_runspec *
   *h_stable = grid_h(j);
   *h_unstable = j < J_MAX ? grid_h(j + 1) : NAN;
   return CDYN_OK;
+}
+
+int exp_largest_stable_h(exp_ctx *ctx, const exp_problem *p, const exp_runspec *run, const char *const *extra,
+                         double err_frac, double energy_frac, exp_csv *log, double *h_stable,
+                         double *h_unstable)
+{
+  problem_probe pp = {ctx, p, run, extra, err_frac, energy_frac, log};
+  return exp_stable_search(probe, &pp, 0, h_stable, h_unstable);
 }
 
 #define NPROB 2

@@ -30,7 +30,7 @@ $(FIGDIR)/palette.gp: cdyn$(EXEEXT)
 	$(AM_V_GEN)$(RUN_CDYN) palette > $@.tmp && mv $@.tmp $@
 EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence stability bad-initial \
 	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
-	active-set-census
+	active-set-census chain-scale-stability
 EXP_STAMPS = $(EXPERIMENTS:%=$(FIGDIR)/%/done)
 
 # The figures, one PLOT:EXPERIMENT pair each: paper_figs/PLOT.gp draws
@@ -64,7 +64,8 @@ FIGURES = \
 	billiard-snapshots:billiard \
 	billiard-gap:billiard \
 	billiard-momentum-energy:billiard \
-	billiard-iterations:billiard
+	billiard-iterations:billiard \
+	chain-scale-stability:chain-scale-stability
 # Scripts that the plot scripts load, not plots themselves.
 GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp
 

@@ -1194,6 +1194,11 @@ static const bad_case bad_cases[] = {
   {{"run", "arm2-drift", "--steps", "5", "--set", "alpha=abc", "--out", "o8", NULL}, "alpha = 'abc'", "o8"},
   {{"run", "arm2-drift", "--steps", "5", "--set", "mass=-1", "--out", "o9", NULL}, "mass = '-1'", "o9"},
   {{"run", "arm2-drift", "--steps", "5", "--set", "links=0", "--out", "o10", NULL}, "links = '0'", "o10"},
+  {{"run", "chain-scale-stability", "--set", "links_min=20", "--set", "links_max=10", "--out", "o10b", NULL},
+   "links_min = 20 is above links_max", "o10b"},
+  {{"run", "chain-scale-stability", "--set", "links_min=1", "--set", "links_max=100000", "--out", "o10c", NULL},
+   "more than 16 sizes", "o10c"},
+  {{"run", "chain-scale-stability", "--h", "0.01", "--out", "o10d", NULL}, "--h", "o10d"},
   /* Without its value --out must not fall back to ./arm2-drift. */
   {{"run", "arm2-drift", "--steps", "5", "--out", NULL}, "--out", "arm2-drift"},
   {{"run", "convergence", "--set", "levels=1", "--out", "o11", NULL}, "levels = '1'", "o11"},

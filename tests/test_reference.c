@@ -47,6 +47,7 @@
 #include <gsl/gsl_sf_ellint.h>
 
 #include "bead.h"
+#include "chain_be.h"
 #include "cdyn/cdyn.h"
 #include "kkt.h"
 #include "nlink.h"
@@ -1988,6 +1989,149 @@ START_TEST(test_kkt_errors)
 }
 END_TEST
 
+
+/*
+ * reference/chain_be.c against the library's newton scheme: both solve
+ * the fully implicit step (lib/schemes/newton.c's equations) of a hanging
+ * chain, chain_be by full Newton on the banded KKT system, newton by the
+ * simplified iteration on A = J W J^T through the stepper.  They share no
+ * code.  At a step where newton's iteration converges (h omega_N = 0.18
+ * for N = 10 links of 5 cm), each solves to 1e-12 m, so a step's results
+ * differ by about that much; the motion is stable and damped, so the
+ * differences add at most: 250 steps give 2.5e-10 m, and the test allows
+ * 1e-9 m.
+ */
+#define CBE_LINKS 10
+static void chain_state(size_t links, double l, double kick, double *q, double *v)
+{
+  for (size_t i = 0; i <= links; i++) {
+    q[3 * i] = 0;
+    q[3 * i + 1] = -(double)i * l;
+    q[3 * i + 2] = 0;
+    v[3 * i] = i ? kick : 0;
+    v[3 * i + 1] = v[3 * i + 2] = 0;
+  }
+}
+
+START_TEST(test_chain_be_against_newton)
+{
+  const size_t N = CBE_LINKS, n = N + 1;
+  const double l = 0.05, h = 0.004, g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
+  double q[3 * (CBE_LINKS + 1)], v[3 * (CBE_LINKS + 1)];
+  chain_state(N, l, 0.05, q, v);
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, n), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_int_eq(cdyn_system_set_position(sys, i, q + 3 * i), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_velocity(sys, i, v + 3 * i), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_mass(sys, i, 1.0), CDYN_OK);
+  }
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, o, NULL), CDYN_OK);
+  for (size_t i = 0; i < N; i++)
+    ck_assert_int_eq(cdyn_system_add_distance(sys, i, i + 1, l, NULL), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "newton"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "max_iter", "200"), CDYN_OK);
+  cdyn_ref_chain_be *c;
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, N, l, 1.0, g, q, v), CDYN_OK);
+  double worst = 0;
+  int its, itmax = 0;
+  for (int k = 0; k < 250; k++) {
+    ck_assert_int_eq(cdyn_stepper_step(st, h), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_chain_be_step(c, h, 1e-12 / l, 50, &its), CDYN_OK);
+    if (its > itmax)
+      itmax = its;
+    const double *a = cdyn_system_positions(sys), *b = cdyn_ref_chain_be_q(c);
+    for (size_t i = 0; i < 3 * n; i++)
+      worst = fmax(worst, fabs(a[i] - b[i]));
+  }
+  /* The chain has moved: the comparison is not of two states at rest. */
+  ck_assert_double_gt(fabs(cdyn_ref_chain_be_q(c)[3 * N]), 1e-3);
+  ck_assert_double_le(worst, 1e-9);
+  /* Full Newton converges quadratically: a handful of iterations. */
+  ck_assert_int_le(itmax, 6);
+  cdyn_ref_chain_be_free(c);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * At h = 0.1 (h omega_N = 2.8 for N = 40: every library scheme is
+ * unstable there, chain-scale-stability) the fully implicit step stays
+ * on the constraints to its tolerance, converges in few iterations and
+ * does not gain energy over 10 s: the kick's 0.1 J is damped out.
+ */
+START_TEST(test_chain_be_large_step)
+{
+  enum { N = 40 };
+  const double l = 0.05, h = 0.1, g[3] = {0, -9.81, 0};
+  static double q[3 * (N + 1)], v[3 * (N + 1)];
+  chain_state(N, l, 0.05, q, v);
+  cdyn_ref_chain_be *c;
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, N, l, 1.0, g, q, v), CDYN_OK);
+  double E0 = cdyn_ref_chain_be_energy(c), Emax = E0;
+  int its, itmax = 0;
+  for (int k = 0; k < 100; k++) {
+    ck_assert_int_eq(cdyn_ref_chain_be_step(c, h, 1e-10, 50, &its), CDYN_OK);
+    itmax = its > itmax ? its : itmax;
+    Emax = fmax(Emax, cdyn_ref_chain_be_energy(c));
+    const double *x = cdyn_ref_chain_be_q(c);
+    for (int i = 0; i < N; i++) {
+      const double *a = x + 3 * i, *b = a + 3;
+      double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+      ck_assert_double_le(fabs(d - l), 1e-10 * l);
+    }
+  }
+  ck_assert_double_le(Emax, E0 + 1e-9);
+  ck_assert_double_lt(cdyn_ref_chain_be_energy(c) - E0, -0.5 * 0.5 * N * 0.05 * 0.05);
+  ck_assert_int_le(itmax, 10);
+  cdyn_ref_chain_be_free(c);
+}
+END_TEST
+
+START_TEST(test_chain_be_errors)
+{
+  const double g[3] = {0, -9.81, 0}, bad[3] = {0, NAN, 0};
+  double q[6] = {0, 0, 0, 0, -1, 0}, v[6] = {0, 0, 0, 1, 0, 0}; /* swinging */
+  cdyn_ref_chain_be *c = (cdyn_ref_chain_be *)1;
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 0, 1, 1, g, q, v), CDYN_EINVAL);
+  ck_assert_ptr_null(c);
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 1, 0, 1, g, q, v), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 1, 1, -1, g, q, v), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 1, 1, 1, bad, q, v), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 1, 1, 1, g, NULL, v), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_new(NULL, 1, 1, 1, g, q, v), CDYN_EINVAL);
+  q[4] = INFINITY;
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 1, 1, 1, g, q, v), CDYN_EINVAL);
+  q[4] = -1;
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 1, 1, 1, g, q, v), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, 0, 1e-10, 10, NULL), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, NAN, 1e-10, 10, NULL), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, 0.01, 0, 10, NULL), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, 0.01, 0.1, 10, NULL), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, 0.01, 1e-10, 0, NULL), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(NULL, 0.01, 1e-10, 10, NULL), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, 0.01, 1e-12, 20, NULL), CDYN_OK);
+  cdyn_ref_chain_be_free(c);
+  /* A bending 2-link chain: one iteration cannot reach 1e-14 from the
+     prediction (for one link it can: the radial projection is exact), so
+     NOCONV with the state kept. */
+  double q2[9] = {0, 0, 0, 0, -1, 0, 0, -2, 0}, v2[9] = {0, 0, 0, 1, 0, 0, -1, 0, 0};
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, 2, 1, 1, g, q2, v2), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, 0.2, 1e-14, 1, NULL), CDYN_NOCONV);
+  for (int i = 0; i < 9; i++)
+    ck_assert_double_eq(cdyn_ref_chain_be_q(c)[i], q2[i]);
+  int its;
+  ck_assert_int_eq(cdyn_ref_chain_be_step(c, 0.2, 1e-14, 30, &its), CDYN_OK);
+  ck_assert_int_ge(its, 2);
+  cdyn_ref_chain_be_free(c);
+  cdyn_ref_chain_be_free(NULL);
+}
+END_TEST
+
 static Suite *reference_suite(void)
 {
   Suite *s = suite_create("reference_nlink");
@@ -2051,6 +2195,13 @@ static Suite *reference_suite(void)
   tcase_add_test(tc, test_kkt_against_library);
   tcase_add_test(tc, test_kkt_redundant_rows);
   tcase_add_test(tc, test_kkt_errors);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("chain_be");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_chain_be_against_newton);
+  tcase_add_test(tc, test_chain_be_large_step);
+  tcase_add_test(tc, test_chain_be_errors);
   suite_add_tcase(s, tc);
   return s;
 }
