@@ -14,13 +14,22 @@
  *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
  *              + 2 alpha (J v + Phi_t) + beta^2 Phi.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <float.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cdyn_internal.h"
+
+double cdyn_clock(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 int cdyn_all_finite(const double *x, size_t len)
 {
@@ -143,6 +152,7 @@ int cdyn_assemble(cdyn_stepper *st, const double *d)
 {
   if (!st->m)
     return CDYN_OK;
+  double t0 = cdyn_clock();
   double *val = st->val;
   memset(val, 0, st->nnz * sizeof(double));
   for (size_t k = 0; k < st->ncontrib; k++) {
@@ -154,6 +164,7 @@ int cdyn_assemble(cdyn_stepper *st, const double *d)
     st->diag[r] = val[st->A.rowptr[r]];
   st->values++;
   st->stats.assemblies++;
+  st->stats.time_assembly += cdyn_clock() - t0;
   return CDYN_OK;
 }
 
@@ -171,9 +182,12 @@ int cdyn_factor(cdyn_stepper *st)
     return CDYN_OK;
   if (st->factored == st->values && st->factored)
     return st->factor_status;
-  cdyn_solve_info info = {0, 0, 0, 0};
+  cdyn_solve_info info = {0};
+  double t0 = cdyn_clock();
   int rc = st->solver->setup(st->solver_state, &st->mat, st->common.rank_tol, solver_opts(st), &info);
+  st->stats.time_factor += cdyn_clock() - t0;
   st->stats.factorizations++;
+  st->stats.analyses += info.analyses;
   st->stats.last_rank = info.rank;
   st->factored = rc < 0 ? 0 : st->values;
   st->factor_status = rc;
@@ -184,8 +198,10 @@ int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x)
 {
   if (!st->m || !nrhs)
     return CDYN_OK;
-  cdyn_solve_info info = {0, 0, 0, 0};
+  cdyn_solve_info info = {0};
+  double t0 = cdyn_clock();
   int rc = st->solver->solve(st->solver_state, &st->mat, nrhs, b, x, st->common.rank_tol, solver_opts(st), &info);
+  st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves += nrhs;
   st->stats.iterations += info.iterations;
   st->stats.last_residual = info.residual;

@@ -104,6 +104,9 @@ int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
 int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const double *v,
                             double t, double *F);
 
+/* Seconds on a monotonic clock (the time split of cdyn_stats). */
+double cdyn_clock(void);
+
 /* ---- options ----------------------------------------------------------- */
 
 /* Parse `value` for option `o` into base + o->offset. */
@@ -140,6 +143,7 @@ typedef struct cdyn_solve_info {
   double residual;  /* |A x - b| / |b| (0 when b = 0), the worst over the right-hand sides */
   unsigned rank;
   int fallback;     /* the least-squares path was taken */
+  unsigned long analyses; /* symbolic analyses done by this call (a new pattern) */
 } cdyn_solve_info;
 
 /*
@@ -147,7 +151,9 @@ typedef struct cdyn_solve_info {
  * `setup` analyses and factors (or builds the preconditioner for) the
  * current A, redoing a symbolic analysis only when A->pattern changed;
  * `solve` then solves A x = b for nrhs right-hand sides (blocks of m),
- * any number of times.  Neither setup nor solve allocates.  Statuses
+ * any number of times.  Neither setup nor solve allocates, except for
+ * the symbolic analysis of a pattern the solver has not seen before
+ * (reported in info->analyses).  Statuses
  * follow cdyn/error.h: > 0 recoverable (CDYN_NOCONV), < 0 failed.
  * `rank_tol` is the stepper's relative pivot (or eigenvalue) below which A
  * is treated as singular; `opts` is the solver's own option struct.

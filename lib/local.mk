@@ -15,10 +15,10 @@ lib_libcdyn_la_SOURCES = lib/cdyn_internal.h lib/error.c lib/system.c \
 	lib/solvers/solvers.def lib/integrators/integrators.def lib/schemes/schemes.def \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/common.c \
 	$(TYPE_SOURCES)
-# libcdyn itself uses LAPACKE and BLAS only (its sparse storage is its own,
-# so no GSL error handler can abort the caller's process); GSL serves the
-# references, the experiments and the tests.
-LIB_LIBS = $(LAPACKE_LIBS) $(BLAS_LIBS) $(LIBM)
+# libcdyn itself uses CHOLMOD, LAPACKE and BLAS only (its sparse storage
+# is its own, so no GSL error handler can abort the caller's process); GSL
+# serves the references, the experiments and the tests.
+LIB_LIBS = $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(LIBM)
 lib_libcdyn_la_LIBADD = $(LIB_LIBS)
 lib_libcdyn_la_LDFLAGS = -version-info $(CDYN_LT_VERSION) -no-undefined
 pkgconfig_DATA = cdyn.pc

@@ -62,11 +62,17 @@ typedef struct cdyn_stats {
   double last_nonlinear_residual; /* max |Phi_r| (or the scheme's residual)
                                      at the end of the last step's iteration */
   unsigned long factorizations; /* solver setups (factorisations, preconditioners) */
+  unsigned long analyses;       /* symbolic analyses of a sparse direct solver (a pattern
+                                   it had not seen; these allocate) */
   unsigned long patterns;       /* sparsity patterns of A built (1 at the start) */
   unsigned long set_changes;    /* steps that followed a change of the constraint set */
   unsigned long reallocations;  /* steps that had to grow a workspace */
   unsigned long guarded;        /* steps refused by the divergence guard max_error */
   double last_guarded_error;    /* e_n after the last step it refused (the state was not kept) */
+  /* Where the linear algebra's time goes, in seconds (a monotonic clock):
+     assembling A, setting up the solver (analysis, factorisation or
+     preconditioner), and solving. */
+  double time_assembly, time_factor, time_solve;
 } cdyn_stats;
 
 /* Build a stepper for `sys` with the scheme `scheme` (see cdyn_scheme_name). */

@@ -159,9 +159,9 @@ static int pcg_solve(void *q, const cdyn_matrix *A, size_t nrhs, const double *b
   (void)rank_tol;
   pcg_state *s = q;
   int worst = CDYN_OK;
-  cdyn_solve_info all = {0, 0, (unsigned)s->m, 0};
+  cdyn_solve_info all = {.rank = (unsigned)s->m};
   for (size_t j = 0; j < nrhs; j++) {
-    cdyn_solve_info one = {0, 0, 0, 0};
+    cdyn_solve_info one = {0};
     int rc = pcg_one(s, A, b + j * s->m, x + j * s->m, opts, &one);
     all.iterations += one.iterations;
     if (one.residual > all.residual)

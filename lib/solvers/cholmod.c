@@ -1,0 +1,484 @@
+/*
+ * cholmod.c: sparse Cholesky solve of A x = b, A = J D J^T symmetric
+ * positive semi-definite, with CHOLMOD (SuiteSparse; Chen, Davis, Hager,
+ * Rajamanickam, ACM TOMS 35(3), 2008).
+ *
+ *   P A P^T = L L^T  (supernodal)  or  L D L^T  (simplicial),
+ *   x = P^T L^-T L^-1 P b,
+ * with P a fill-reducing ordering (AMD, postordered) of A's pattern.
+ * CHOLMOD picks the supernodal or the simplicial factorisation from the
+ * analysis (supernodal where the factor has dense enough columns to pay
+ * for BLAS-3 blocks: Common->supernodal = CHOLMOD_AUTO).
+ *
+ * One analysis per pattern, none per step.  The symbolic analysis is done
+ * when A->pattern changes and the new pattern has not been analysed
+ * before (the solver keeps the last CACHE analyses, so a constraint set
+ * that switches back and forth does not analyse again).  CHOLMOD's
+ * numeric factorisation copies a permuted A on every call (and so
+ * allocates) unless the factor's ordering is the natural one; so the
+ * analysis is done twice: once on A to get P, then on the permuted
+ * pattern P A P^T with the natural ordering.  Each step then scatters A's
+ * values into P A P^T's storage through a precomputed map and factors it
+ * in place: neither setup nor solve allocates once a pattern has been
+ * seen (an analysis allocates the factor and CHOLMOD's solve workspace).
+ *
+ * Singular A (redundant constraints).  A is taken as singular when the
+ * factorisation meets a non-positive pivot (CHOLMOD_NOT_POSDEF) or a
+ * pivot d_j (L_jj^2, or D_jj) below rank_tol * max_j A_jj: the test of
+ * the dense solver (cholesky.c).  Then the factor is of A + delta I,
+ * delta = sqrt(rank_tol) max_j A_jj, and x is the limit of
+ *   x_0 = 0,  x_(k+1) = x_k + M (b - A x_k),
+ *   M = (A + delta I)^-1 A (A + delta I)^-1,
+ * which is the minimum-norm least-squares solution A^+ b: in A's
+ * eigenbasis M multiplies eigenvalue sigma's component by
+ * sigma / (sigma + delta)^2, so x_k never has a component in A's null
+ * space, and a range component converges at the rate 2 delta / sigma.
+ * The iteration stops when a correction is below 1e-15 |x| or after
+ * MAXREF corrections; the residual reported says how far it got.
+ * Components with sigma between rank_tol max A_jj (the dense solver's
+ * cut) and about delta converge slowly: they are the ill-conditioned part
+ * that the two solvers treat differently.  The rank reported is the
+ * number of pivots of A + delta I above 10 delta.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#ifdef HAVE_SUITESPARSE_CHOLMOD_H
+#include <suitesparse/cholmod.h>
+#else
+#include <cholmod.h>
+#endif
+
+#include "cdyn_internal.h"
+
+/* Patterns whose analyses are kept. */
+#define CACHE 8
+/* Corrections of the least-squares iteration. */
+#define MAXREF 60
+
+/* The analysis of one pattern. */
+typedef struct {
+  size_t m, nnz;
+  int *rowptr, *col;     /* the pattern of A, as given (m + 1, nnz) */
+  int *perm;             /* m: row i of P A P^T is row perm[i] of A */
+  int *pp, *pi;          /* P A P^T, both triangles, sorted columns */
+  double *px;
+  int *map;              /* nnz: A's entry k is P A P^T's entry map[k] */
+  cholmod_factor *L;
+  cholmod_dense *X, *Y, *E; /* CHOLMOD's solve workspace for one column */
+  unsigned long used;    /* for evicting the least recently used */
+} analysis;
+
+typedef struct {
+  cholmod_common c;
+  int started;
+  size_t mcap;
+  analysis cache[CACHE];
+  analysis *cur;
+  unsigned long pattern; /* A->pattern at the last setup */
+  int have_pattern;
+  unsigned long clock;
+  double *t, *u, *r, *dx; /* mcap each */
+  double delta;          /* 0, or the shift of the least-squares path */
+  unsigned rank;
+} chm_state;
+
+static void analysis_free(chm_state *s, analysis *a)
+{
+  free(a->rowptr);
+  free(a->col);
+  free(a->perm);
+  free(a->pp);
+  free(a->pi);
+  free(a->px);
+  free(a->map);
+  if (a->L)
+    cholmod_free_factor(&a->L, &s->c);
+  if (a->X)
+    cholmod_free_dense(&a->X, &s->c);
+  if (a->Y)
+    cholmod_free_dense(&a->Y, &s->c);
+  if (a->E)
+    cholmod_free_dense(&a->E, &s->c);
+  memset(a, 0, sizeof *a);
+}
+
+static void chm_free(void *p)
+{
+  chm_state *s = p;
+  if (!s)
+    return;
+  if (s->started) {
+    for (int k = 0; k < CACHE; k++)
+      analysis_free(s, &s->cache[k]);
+    cholmod_finish(&s->c);
+  }
+  free(s->t);
+  free(s->u);
+  free(s->r);
+  free(s->dx);
+  free(s);
+}
+
+static int chm_alloc(void **out, size_t m)
+{
+  chm_state *s = calloc(1, sizeof *s);
+  if (!s)
+    return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory");
+  if (m > (size_t)0x3fffffff) {
+    free(s);
+    return cdyn_error(CDYN_EINVAL, "cholmod: %zu rows is beyond CHOLMOD's int interface", m);
+  }
+  size_t mm = m ? m : 1;
+  s->mcap = m;
+  s->t = malloc(mm * sizeof(double));
+  s->u = malloc(mm * sizeof(double));
+  s->r = malloc(mm * sizeof(double));
+  s->dx = malloc(mm * sizeof(double));
+  if (!s->t || !s->u || !s->r || !s->dx || !cholmod_start(&s->c)) {
+    chm_free(s);
+    return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory for m = %zu", m);
+  }
+  s->started = 1;
+  s->c.print = 0;         /* statuses are reported through cdyn_error */
+  s->c.error_handler = NULL;
+  s->c.final_asis = 1;    /* keep the factor as computed: no conversion, no allocation */
+  s->c.supernodal = CHOLMOD_AUTO;
+  *out = s;
+  return CDYN_OK;
+}
+
+static int same_pattern(const analysis *a, const cdyn_matrix *A)
+{
+  return a->rowptr && a->m == A->m && a->nnz == A->nnz &&
+         !memcmp(a->rowptr, A->rowptr, (A->m + 1) * sizeof(int)) &&
+         !memcmp(a->col, A->col, A->nnz * sizeof(int));
+}
+
+/* A cholmod_sparse header over the pattern (and values) of a CSR matrix
+   holding both triangles; for a symmetric matrix, CSR is also CSC. */
+static cholmod_sparse wrap(size_t m, size_t nnz, int *p, int *i, double *x, int stype, int sorted)
+{
+  cholmod_sparse S;
+  memset(&S, 0, sizeof S);
+  S.nrow = S.ncol = m;
+  S.nzmax = nnz;
+  S.p = p;
+  S.i = i;
+  S.x = x;
+  S.stype = stype;
+  S.itype = CHOLMOD_INT;
+  S.xtype = x ? CHOLMOD_REAL : CHOLMOD_PATTERN;
+  S.dtype = CHOLMOD_DOUBLE;
+  S.sorted = sorted;
+  S.packed = 1;
+  return S;
+}
+
+static int chm_status(chm_state *s, const char *what)
+{
+  int st = s->c.status;
+  if (st == CHOLMOD_OUT_OF_MEMORY)
+    return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory in %s", what);
+  return cdyn_error(CDYN_ESOLVE, "cholmod: %s failed (CHOLMOD status %d)", what, st);
+}
+
+/* Analyse A's pattern into `a` (freed first). */
+static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A)
+{
+  analysis_free(s, a);
+  size_t m = A->m, nnz = A->nnz;
+  a->m = m;
+  a->nnz = nnz;
+  a->rowptr = malloc((m + 1) * sizeof(int));
+  a->col = malloc((nnz ? nnz : 1) * sizeof(int));
+  a->perm = malloc(m * sizeof(int));
+  a->pp = malloc((m + 1) * sizeof(int));
+  a->pi = malloc((nnz ? nnz : 1) * sizeof(int));
+  a->px = calloc(nnz ? nnz : 1, sizeof(double));
+  a->map = malloc((nnz ? nnz : 1) * sizeof(int));
+  int *inv = malloc(m * sizeof(int));
+  if (!a->rowptr || !a->col || !a->perm || !a->pp || !a->pi || !a->px || !a->map || !inv) {
+    free(inv);
+    analysis_free(s, a);
+    return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory for the analysis of %zu rows", m);
+  }
+  memcpy(a->rowptr, A->rowptr, (m + 1) * sizeof(int));
+  memcpy(a->col, A->col, nnz * sizeof(int));
+
+  /* The fill-reducing ordering: AMD, postordered. */
+  cholmod_sparse S = wrap(m, nnz, a->rowptr, a->col, NULL, 1, 0);
+  s->c.nmethods = 1;
+  s->c.method[0].ordering = CHOLMOD_AMD;
+  s->c.postorder = 1;
+  cholmod_factor *L0 = cholmod_analyze(&S, &s->c);
+  if (!L0) {
+    free(inv);
+    int rc = chm_status(s, "the ordering (cholmod_analyze)");
+    analysis_free(s, a);
+    return rc;
+  }
+  memcpy(a->perm, L0->Perm, m * sizeof(int));
+  cholmod_free_factor(&L0, &s->c);
+  for (size_t i = 0; i < m; i++)
+    inv[a->perm[i]] = (int)i;
+
+  /* P A P^T: column j is A's column perm[j] with rows renamed by inv,
+     sorted by insertion (the columns are short). */
+  a->pp[0] = 0;
+  for (size_t j = 0; j < m; j++) {
+    int o = a->perm[j], start = a->pp[j], len = A->rowptr[o + 1] - A->rowptr[o];
+    for (int e = 0; e < len; e++) {
+      int k = A->rowptr[o] + e, row = inv[A->col[k]], pos = start + e;
+      while (pos > start && a->pi[pos - 1] > row) {
+        a->pi[pos] = a->pi[pos - 1];
+        pos--;
+      }
+      a->pi[pos] = row;
+    }
+    a->pp[j + 1] = start + len;
+  }
+  /* The map, now that each column is sorted: find each entry by search. */
+  for (size_t j = 0; j < m; j++) {
+    int o = a->perm[j];
+    for (int k = A->rowptr[o]; k < A->rowptr[o + 1]; k++) {
+      int row = inv[A->col[k]], lo = a->pp[j], hi = a->pp[j + 1] - 1;
+      while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (a->pi[mid] < row)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      a->map[k] = lo;
+    }
+  }
+  free(inv);
+
+  /* The analysis proper, of P A P^T in its own (natural) order. */
+  S = wrap(m, nnz, a->pp, a->pi, NULL, 1, 1);
+  s->c.method[0].ordering = CHOLMOD_NATURAL;
+  s->c.postorder = 0;
+  a->L = cholmod_analyze(&S, &s->c);
+  if (!a->L) {
+    int rc = chm_status(s, "the analysis (cholmod_analyze)");
+    analysis_free(s, a);
+    return rc;
+  }
+  if (a->L->ordering != CHOLMOD_NATURAL) {
+    analysis_free(s, a);
+    return cdyn_error(CDYN_ESOLVE, "cholmod: the analysis did not keep the natural ordering");
+  }
+  return CDYN_OK;
+}
+
+/* The pivots of the factor: L_jj^2 (LL^T) or D_jj (LDL^T); their minimum
+   and the count above `above`. */
+static double min_pivot(const cholmod_factor *L, double above, unsigned *count)
+{
+  double mn = INFINITY;
+  unsigned c = 0;
+  const double *x = L->x;
+  if (L->is_super) {
+    const int *super = L->super, *pi = L->pi, *px = L->px;
+    for (size_t sn = 0; sn < L->nsuper; sn++) {
+      int k1 = super[sn], k2 = super[sn + 1], nr = pi[sn + 1] - pi[sn];
+      for (int j = 0; j < k2 - k1; j++) {
+        double d = x[px[sn] + (size_t)j * nr + j];
+        d *= d;
+        mn = fmin(mn, d);
+        c += d > above;
+      }
+    }
+  } else {
+    const int *p = L->p;
+    for (size_t j = 0; j < L->n; j++) {
+      double d = x[p[j]];
+      if (L->is_ll)
+        d *= d;
+      mn = fmin(mn, d);
+      c += d > above;
+    }
+  }
+  *count = c;
+  return mn;
+}
+
+static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void *opts, cdyn_solve_info *info)
+{
+  (void)opts;
+  chm_state *s = p;
+  info->iterations = 0;
+  if (A->m > s->mcap)
+    return cdyn_error(CDYN_EINVAL, "cholmod: %zu rows, sized for %zu", A->m, s->mcap);
+  if (!s->have_pattern || A->pattern != s->pattern || !s->cur) {
+    analysis *hit = NULL, *old = &s->cache[0];
+    for (int k = 0; k < CACHE && !hit; k++)
+      if (same_pattern(&s->cache[k], A))
+        hit = &s->cache[k];
+    if (!hit) {
+      for (int k = 0; k < CACHE; k++)
+        if (!s->cache[k].rowptr || s->cache[k].used < old->used)
+          old = &s->cache[k];
+      s->cur = NULL;
+      s->have_pattern = 0;
+      int rc = analyse(s, old, A);
+      if (rc)
+        return rc;
+      hit = old;
+      info->analyses = 1;
+    }
+    s->cur = hit;
+    s->pattern = A->pattern;
+    s->have_pattern = 1;
+  }
+  analysis *a = s->cur;
+  a->used = ++s->clock;
+  size_t m = a->m;
+  for (size_t k = 0; k < a->nnz; k++)
+    a->px[a->map[k]] = A->val[k];
+  double dmax = 0;
+  for (size_t j = 0; j < m; j++)
+    dmax = fmax(dmax, A->diag[j]);
+  cholmod_sparse S = wrap(m, a->nnz, a->pp, a->pi, a->px, a->L->is_super ? -1 : 1, 1);
+  s->delta = 0;
+  int ok = cholmod_factorize(&S, a->L, &s->c);
+  unsigned count = 0;
+  double dmin = ok && s->c.status == CHOLMOD_OK ? min_pivot(a->L, 0, &count) : 0;
+  if (!ok && s->c.status < CHOLMOD_OK)
+    return chm_status(s, "the factorisation (cholmod_factorize)");
+  if (!(dmax > 0) || s->c.status == CHOLMOD_NOT_POSDEF || !(dmin > rank_tol * dmax)) {
+    /* Singular: factor A + delta I for the least-squares iteration. */
+    s->delta = sqrt(rank_tol) * (dmax > 0 ? dmax : 1.0);
+    double beta[2] = {s->delta, 0};
+    if (!cholmod_factorize_p(&S, beta, NULL, 0, a->L, &s->c) || s->c.status != CHOLMOD_OK)
+      return chm_status(s, "the shifted factorisation (cholmod_factorize_p)");
+    min_pivot(a->L, 10 * s->delta, &count);
+    s->rank = count;
+  } else {
+    s->rank = (unsigned)m;
+  }
+  /* CHOLMOD's solve workspace for this factor, allocated with the analysis
+     (by a first solve), so that no solve allocates. */
+  if (!a->X) {
+    memset(s->t, 0, m * sizeof(double));
+    cholmod_dense B = {m, 1, m, m, s->t, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
+    if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->X, NULL, &a->Y, &a->E, &s->c))
+      return chm_status(s, "the first solve (cholmod_solve2)");
+  }
+  info->rank = s->rank;
+  info->fallback = s->delta > 0;
+  return CDYN_OK;
+}
+
+/* y = (P A P^T + delta I)^-1 applied to b in A's order: y may be b. */
+static int factor_solve(chm_state *s, const double *b, double *y)
+{
+  analysis *a = s->cur;
+  size_t m = a->m;
+  for (size_t i = 0; i < m; i++)
+    s->t[i] = b[a->perm[i]];
+  cholmod_dense B = {m, 1, m, m, s->t, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
+  /* The simplicial solve asks for a 4-by-m workspace Y and leaves it
+     reshaped to 1-by-m, which the next call would take for too small and
+     reallocate: give it back the shape it asks for (its storage is that
+     size).  tests/test_alloc checks that no solve allocates. */
+  if (!a->L->is_super && a->Y && a->Y->nzmax >= 4 * m) {
+    a->Y->nrow = a->Y->d = 4;
+    a->Y->ncol = m;
+  }
+  if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->X, NULL, &a->Y, &a->E, &s->c))
+    return chm_status(s, "the solve (cholmod_solve2)");
+  const double *x = a->X->x;
+  for (size_t i = 0; i < m; i++)
+    y[a->perm[i]] = x[i];
+  return CDYN_OK;
+}
+
+/* y = A x through the CSR matrix. */
+static void matvec(const cdyn_matrix *A, const double *x, double *y)
+{
+  for (size_t i = 0; i < A->m; i++) {
+    double acc = 0;
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      acc += A->val[k] * x[A->col[k]];
+    y[i] = acc;
+  }
+}
+
+/* The minimum-norm least-squares iteration (see the top of the file). */
+static int lsq_solve(chm_state *s, const cdyn_matrix *A, const double *b, double *x, unsigned long *its)
+{
+  size_t m = A->m;
+  memset(x, 0, m * sizeof(double));
+  memcpy(s->r, b, m * sizeof(double));
+  for (unsigned k = 0; k < MAXREF; k++) {
+    int rc;
+    if ((rc = factor_solve(s, s->r, s->u)))
+      return rc;
+    matvec(A, s->u, s->dx);
+    if ((rc = factor_solve(s, s->dx, s->dx)))
+      return rc;
+    double dn = 0, xn = 0;
+    for (size_t i = 0; i < m; i++) {
+      x[i] += s->dx[i];
+      dn = fmax(dn, fabs(s->dx[i]));
+      xn = fmax(xn, fabs(x[i]));
+    }
+    ++*its;
+    if (!(dn > 1e-15 * xn))
+      break;
+    matvec(A, x, s->r);
+    for (size_t i = 0; i < m; i++)
+      s->r[i] = b[i] - s->r[i];
+  }
+  return CDYN_OK;
+}
+
+static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b, double *x, double rank_tol,
+                     const void *opts, cdyn_solve_info *info)
+{
+  (void)rank_tol;
+  (void)opts;
+  chm_state *s = p;
+  if (!s->cur || s->cur->m != A->m)
+    return cdyn_error(CDYN_EINVAL, "cholmod: solve before setup");
+  size_t m = A->m;
+  double worst = 0;
+  unsigned long its = 0;
+  for (size_t j = 0; j < nrhs; j++) {
+    const double *bj = b + j * m;
+    double *xj = x + j * m;
+    int rc = s->delta > 0 ? lsq_solve(s, A, bj, xj, &its) : factor_solve(s, bj, xj);
+    if (rc)
+      return rc;
+    matvec(A, xj, s->r);
+    double rr = 0, bb = 0;
+    for (size_t i = 0; i < m; i++) {
+      rr += (s->r[i] - bj[i]) * (s->r[i] - bj[i]);
+      bb += bj[i] * bj[i];
+    }
+    double res = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+    if (res > worst)
+      worst = res;
+  }
+  if (!cdyn_all_finite(x, nrhs * m))
+    return cdyn_error(CDYN_ENONFINITE, "cholmod: non-finite solution");
+  info->iterations = its;
+  info->residual = worst;
+  info->rank = s->rank;
+  info->fallback = s->delta > 0;
+  return CDYN_OK;
+}
+
+const cdyn_solver_type cdyn_solver_cholmod = {
+  .name = "cholmod",
+  .description = "sparse Cholesky (CHOLMOD, AMD ordering, supernodal where it pays); least squares when A is singular",
+  .iterative = 0,
+  .alloc = chm_alloc,
+  .free = chm_free,
+  .setup = chm_setup,
+  .solve = chm_solve,
+};
