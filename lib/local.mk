@@ -12,7 +12,7 @@ include $(srcdir)/lib/types.am
 lib_libcdyn_la_SOURCES = lib/cdyn_internal.h lib/error.c lib/system.c \
 	lib/options.c lib/stepper.c lib/layout.c lib/blocks.c lib/registry.c \
 	lib/constraints/constraints.def lib/constraints/vec3.h \
-	lib/solvers/solvers.def lib/integrators/integrators.def lib/schemes/schemes.def \
+	lib/solvers/solvers.def lib/solvers/lsq.c lib/integrators/integrators.def lib/schemes/schemes.def \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/common.c \
 	$(TYPE_SOURCES)
 # libcdyn itself uses CHOLMOD, LAPACKE and BLAS only (its sparse storage

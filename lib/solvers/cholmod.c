@@ -26,19 +26,10 @@
  * factorisation meets a non-positive pivot (CHOLMOD_NOT_POSDEF) or a
  * pivot d_j (L_jj^2, or D_jj) below rank_tol * max_j A_jj: the test of
  * the dense solver (cholesky.c).  Then the factor is of A + delta I,
- * delta = sqrt(rank_tol) max_j A_jj, and x is the limit of
- *   x_0 = 0,  x_(k+1) = x_k + M (b - A x_k),
- *   M = (A + delta I)^-1 A (A + delta I)^-1,
- * which is the minimum-norm least-squares solution A^+ b: in A's
- * eigenbasis M multiplies eigenvalue sigma's component by
- * sigma / (sigma + delta)^2, so x_k never has a component in A's null
- * space, and a range component converges at the rate 2 delta / sigma.
- * The iteration stops when a correction is below 1e-15 |x| or after
- * MAXREF corrections; the residual reported says how far it got.
- * Components with sigma between rank_tol max A_jj (the dense solver's
- * cut) and about delta converge slowly: they are the ill-conditioned part
- * that the two solvers treat differently.  The rank reported is the
- * number of pivots of A + delta I above 10 delta.
+ * delta = sqrt(rank_tol) max_j A_jj, and x = A^+ b, the minimum-norm
+ * least-squares solution, by the iteration of lsq.c (at most MAXREF
+ * corrections, each two solves and a product with A).  The rank reported
+ * is the number of pivots of A + delta I above 10 delta.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -397,45 +388,7 @@ static int factor_solve(chm_state *s, const double *b, double *y)
   return CDYN_OK;
 }
 
-/* y = A x through the CSR matrix. */
-static void matvec(const cdyn_matrix *A, const double *x, double *y)
-{
-  for (size_t i = 0; i < A->m; i++) {
-    double acc = 0;
-    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      acc += A->val[k] * x[A->col[k]];
-    y[i] = acc;
-  }
-}
-
-/* The minimum-norm least-squares iteration (see the top of the file). */
-static int lsq_solve(chm_state *s, const cdyn_matrix *A, const double *b, double *x, unsigned long *its)
-{
-  size_t m = A->m;
-  memset(x, 0, m * sizeof(double));
-  memcpy(s->r, b, m * sizeof(double));
-  for (unsigned k = 0; k < MAXREF; k++) {
-    int rc;
-    if ((rc = factor_solve(s, s->r, s->u)))
-      return rc;
-    matvec(A, s->u, s->dx);
-    if ((rc = factor_solve(s, s->dx, s->dx)))
-      return rc;
-    double dn = 0, xn = 0;
-    for (size_t i = 0; i < m; i++) {
-      x[i] += s->dx[i];
-      dn = fmax(dn, fabs(s->dx[i]));
-      xn = fmax(xn, fabs(x[i]));
-    }
-    ++*its;
-    if (!(dn > 1e-15 * xn))
-      break;
-    matvec(A, x, s->r);
-    for (size_t i = 0; i < m; i++)
-      s->r[i] = b[i] - s->r[i];
-  }
-  return CDYN_OK;
-}
+static int shifted(void *ctx, const double *b, double *y) { return factor_solve(ctx, b, y); }
 
 static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b, double *x, double rank_tol,
                      const void *opts, cdyn_solve_info *info)
@@ -451,16 +404,11 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
   for (size_t j = 0; j < nrhs; j++) {
     const double *bj = b + j * m;
     double *xj = x + j * m;
-    int rc = s->delta > 0 ? lsq_solve(s, A, bj, xj, &its) : factor_solve(s, bj, xj);
+    int rc = s->delta > 0 ? cdyn_shifted_lsq(A, shifted, s, bj, xj, s->r, s->u, s->dx, MAXREF, &its)
+                           : factor_solve(s, bj, xj);
     if (rc)
       return rc;
-    matvec(A, xj, s->r);
-    double rr = 0, bb = 0;
-    for (size_t i = 0; i < m; i++) {
-      rr += (s->r[i] - bj[i]) * (s->r[i] - bj[i]);
-      bb += bj[i] * bj[i];
-    }
-    double res = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+    double res = cdyn_csr_residual(A, bj, xj, s->r);
     if (res > worst)
       worst = res;
   }
