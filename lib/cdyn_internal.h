@@ -240,6 +240,7 @@ struct cdyn_stepper {
   /* A = J D J^T: pattern, values, and the contributions that assemble it. */
   cdyn_csr A, A_next;       /* the pattern in use, and the one being built */
   double *val;              /* nnz_cap */
+  double *val_prev;         /* nnz_cap: the values before the last assembly */
   double *diag;             /* mcap */
   size_t nnz, nnz_cap;
   cdyn_contrib *contrib;

@@ -87,6 +87,7 @@ void cdyn_layout_free(cdyn_stepper *st)
   free(st->A_next.rowptr);
   free(st->A_next.col);
   free(st->val);
+  free(st->val_prev);
   free(st->contrib);
   free(st->deg);
 }
@@ -135,7 +136,8 @@ static int reserve_pattern(cdyn_stepper *st, size_t nnz, size_t ncontrib)
   if (nnz > st->nnz_cap) {
     if ((rc = resize(&st->A.col, st->nnz_cap, nnz, sizeof(int))) ||
         (rc = resize(&st->A_next.col, st->nnz_cap, nnz, sizeof(int))) ||
-        (rc = resize(&st->val, st->nnz_cap, nnz, sizeof(double))))
+        (rc = resize(&st->val, st->nnz_cap, nnz, sizeof(double))) ||
+        (rc = resize(&st->val_prev, st->nnz_cap, nnz, sizeof(double))))
       return cdyn_error(rc, "stepper: out of memory for %zu non-zeros of A", nnz);
     st->nnz_cap = nnz;
   }

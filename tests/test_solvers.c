@@ -18,6 +18,7 @@
  *   assembly, the pattern counter, and the factorisation reuse of SHAKE
  *   and RATTLE against Newton's refactoring.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,6 +180,11 @@ static double *eigenvalues(const double *A, size_t m)
 
 #define RANK_TOL 1e-12
 
+/* The direct solvers, which must give the minimum-norm least-squares
+   solution of a singular A. */
+static const char *const direct_solvers[] = {"cholesky", "cholmod", "banded"};
+#define NDIRECT ((int)(sizeof direct_solvers / sizeof direct_solvers[0]))
+
 /* A solver type's option struct holding its defaults. */
 static void *default_opts(const cdyn_solver_type *type)
 {
@@ -336,19 +342,39 @@ START_TEST(test_solvers_nonsingular)
 }
 END_TEST
 
-/* The automatic choice is documented: Cholesky up to 256 rows, PCG above. */
+/*
+ * The automatic choice is documented (cdyn/stepper.h): dense Cholesky up
+ * to 256 rows of capacity; above, the banded solver where A's
+ * half-bandwidth is at most 8 (a chain numbered along itself: kd = 1),
+ * else CHOLMOD (the same chain closed into a loop by a link from node 1
+ * to its last node, whose row couples the first links' and the last
+ * link's: kd = m - 1).
+ */
 START_TEST(test_auto_solver_choice)
 {
   uint64_t rng = 3;
   for (size_t c = 0; c < NSIZES; c++) {
-    cdyn_system *sys = random_chain(chain_sizes[c], &rng);
-    cdyn_stepper *st = NULL;
-    ck_assert_int_eq(cdyn_stepper_new(&st, sys, "implicit"), CDYN_OK);
-    char buf[64];
-    ck_assert_int_eq(cdyn_stepper_get(st, "solver", buf, sizeof buf), CDYN_OK);
-    ck_assert_str_eq(buf, sys->m <= 256 ? "auto(cholesky)" : "auto(pcg)");
-    cdyn_stepper_free(st);
-    cdyn_system_free(sys);
+    for (int loop = 0; loop < 2; loop++) {
+      cdyn_system *sys = random_chain(chain_sizes[c], &rng);
+      if (loop) {
+        double x1[3], xn[3];
+        ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x1, NULL), CDYN_OK);
+        ck_assert_int_eq(cdyn_system_get_particle(sys, chain_sizes[c], NULL, xn, NULL), CDYN_OK);
+        double d = sqrt((x1[0] - xn[0]) * (x1[0] - xn[0]) + (x1[1] - xn[1]) * (x1[1] - xn[1]) +
+                        (x1[2] - xn[2]) * (x1[2] - xn[2]));
+        ck_assert_int_eq(cdyn_system_add_distance(sys, 1, chain_sizes[c], d, NULL), CDYN_OK);
+      }
+      cdyn_stepper *st = NULL;
+      ck_assert_int_eq(cdyn_stepper_new(&st, sys, "implicit"), CDYN_OK);
+      char buf[64];
+      ck_assert_int_eq(cdyn_stepper_get(st, "solver", buf, sizeof buf), CDYN_OK);
+      const char *want = sys->m <= 256 ? "auto(cholesky)" : loop ? "auto(cholmod)" : "auto(banded)";
+      ck_assert_msg(!strcmp(buf, want), "%zu links%s, m = %zu: %s, want %s", chain_sizes[c],
+                    loop ? " closed by a pin" : "", sys->m, buf, want);
+      ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+      cdyn_stepper_free(st);
+      cdyn_system_free(sys);
+    }
   }
 }
 END_TEST
@@ -384,8 +410,9 @@ static cdyn_system *singular_chain(size_t links, int dup_pin, uint64_t *rng, siz
  * kappa).  For kappa <= 1e5 (asserted) that is below 1e-10 kappa, the
  * tolerance used, with the same margin as in the definite case.
  */
-START_TEST(test_cholesky_singular_minimum_norm)
+START_TEST(test_direct_singular_minimum_norm)
 {
+  const char *solver = direct_solvers[_i];
   uint64_t rng = UINT64_C(0x5BE0CD19137E2179);
   const size_t sizes[] = {10, 50};
   for (int dup_pin = 0; dup_pin < 2; dup_pin++)
@@ -418,8 +445,8 @@ START_TEST(test_cholesky_singular_minimum_norm)
             b[i] = tu_rand(&rng);
         }
         cdyn_solve_info info;
-        int rc = solve_with("cholesky", &st->mat, m, b, x, &info);
-        ck_assert_msg(rc == CDYN_OK, "cholesky on singular A: %d (%s)", rc, cdyn_errmsg());
+        int rc = solve_with(solver, &st->mat, m, b, x, &info);
+        ck_assert_msg(rc == CDYN_OK, "%s on singular A: %d (%s)", solver, rc, cdyn_errmsg());
         ck_assert_int_eq(info.fallback, 1);
         ck_assert_uint_eq(info.rank, m - defect);
         all_finite(x, m, "x");
@@ -434,7 +461,7 @@ START_TEST(test_cholesky_singular_minimum_norm)
         ck_assert_int_eq(rank, (lapack_int)(m - defect));
         double d = rel_diff(x, xls, m);
         ck_assert_msg(d <= tol,
-                      "%s duplicated, %zu links, %s b: |x - x_dgelsd| / |x_dgelsd| = %.3g > %.3g",
+                      "%s: %s duplicated, %zu links, %s b: |x - x_dgelsd| / |x_dgelsd| = %.3g > %.3g", solver,
                       dup_pin ? "pin" : "link", links, consistent ? "consistent" : "random", d, tol);
         if (consistent) {
           double res = rel_residual(Ad, x, b, m);
@@ -580,10 +607,21 @@ START_TEST(test_solver_interface)
     double res = rel_residual(Ad, x + j * m, b + j * m, m);
     ck_assert_msg(res <= 1e-10, "%s: right-hand side %d of %d: relative residual %.3g", name, j, NRHS, res);
   }
+  /* Assembling the same values again keeps the factorisation; other
+     values (D = I instead of W) need a new one. */
   ck_assert_int_eq(cdyn_assemble(st, sys->winv), CDYN_OK);
   ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_stats(st, &s0), CDYN_OK);
+  ck_assert_uint_eq(s0.factorizations - s1.factorizations, 0);
+  double *ones = malloc(sys->n * sizeof *ones);
+  ck_assert_ptr_nonnull(ones);
+  for (size_t i = 0; i < sys->n; i++)
+    ones[i] = 1.0;
+  ck_assert_int_eq(cdyn_assemble(st, ones), CDYN_OK);
+  ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s0), CDYN_OK);
   ck_assert_uint_eq(s0.factorizations - s1.factorizations, 1);
+  free(ones);
   /* The pattern counter. */
   unsigned long p0 = st->mat.pattern;
   ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
@@ -610,9 +648,10 @@ END_TEST
 /*
  * Reuse of a factorisation where it is valid: SHAKE solves its every
  * position correction with A(q) of the step's start, one setup per step
- * however many iterations; RATTLE adds one for A(q+) of its velocity
- * projection; Newton's simplified iteration refactors A at each iterate,
- * one setup per linear solve.
+ * however many iterations; RATTLE's projection uses A(q+), which is the
+ * next step's A(q), so it too needs one per step; Newton keeps the
+ * factorisation of A(q) across its corrections unless one contracts the
+ * residual by less than its option refactor.
  */
 START_TEST(test_factorisation_reuse)
 {
@@ -630,14 +669,234 @@ START_TEST(test_factorisation_reuse)
       ck_assert_uint_eq(s.factorizations, s.steps);
       ck_assert_uint_ge(s.solves, 2 * s.steps);
     } else if (k == 1) {
-      ck_assert_uint_eq(s.factorizations, 2 * s.steps);
+      /* The projection's A(q_(n+1)) is the next step's A(q_n): one
+         factorisation per step, and one for the last projection. */
+      ck_assert_uint_eq(s.factorizations, s.steps + 1);
       ck_assert_uint_ge(s.solves, 3 * s.steps);
     } else {
-      ck_assert_uint_eq(s.factorizations, s.solves);
+      /* One factorisation per step, refactored when a correction
+         contracts by less than 0.1 (none here, at h = 2e-3). */
+      ck_assert_uint_eq(s.factorizations, s.steps);
+      ck_assert_uint_ge(s.solves, 2 * s.steps);
     }
     cdyn_stepper_free(st);
     cdyn_system_free(sys);
   }
+}
+END_TEST
+
+/* ---- conformance: every solver against LAPACKE, 10 to 20,000 rows ------------------ */
+
+/*
+ * A grid of nx x nx particles 0.1 m apart in the horizontal plane, moved
+ * off it at random by up to 2 cm, with random masses in [0.5, 3), linked
+ * along the grid's edges at their current lengths and pinned at two
+ * corners: 2 nx (nx - 1) + 6 rows, numbered row by row, so A's
+ * half-bandwidth is about 2 nx.
+ */
+static cdyn_system *random_grid(size_t nx, uint64_t *rng)
+{
+  cdyn_system *sys = NULL;
+  ck_assert_int_eq(cdyn_system_new(&sys, nx * nx), CDYN_OK);
+  for (size_t i = 0; i < nx * nx; i++) {
+    const double x[3] = {0.1 * (double)(i % nx), tu_uniform(rng, -0.02, 0.02), 0.1 * (double)(i / nx)};
+    ck_assert_int_eq(cdyn_system_set_position(sys, i, x), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_mass(sys, i, tu_uniform(rng, 0.5, 3.0)), CDYN_OK);
+  }
+  double xa[3], xb[3];
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 0, NULL, xa, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, xa, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_get_particle(sys, nx - 1, NULL, xa, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, nx - 1, xa, NULL), CDYN_OK);
+  for (size_t i = 0; i < nx * nx; i++)
+    for (int dir = 0; dir < 2; dir++) {
+      size_t j = dir ? i + nx : i + 1;
+      if ((dir && j >= nx * nx) || (!dir && (i + 1) % nx == 0))
+        continue;
+      ck_assert_int_eq(cdyn_system_get_particle(sys, i, NULL, xa, NULL), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_get_particle(sys, j, NULL, xb, NULL), CDYN_OK);
+      double d = sqrt((xa[0] - xb[0]) * (xa[0] - xb[0]) + (xa[1] - xb[1]) * (xa[1] - xb[1]) +
+                      (xa[2] - xb[2]) * (xa[2] - xb[2]));
+      ck_assert_int_eq(cdyn_system_add_distance(sys, i, j, d, NULL), CDYN_OK);
+    }
+  return sys;
+}
+
+/* A random chain closed into a loop by a link from node 1 to its end. */
+static cdyn_system *random_loop(size_t links, uint64_t *rng)
+{
+  cdyn_system *sys = random_chain(links, rng);
+  double x1[3], xn[3];
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x1, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_get_particle(sys, links, NULL, xn, NULL), CDYN_OK);
+  double d = sqrt((x1[0] - xn[0]) * (x1[0] - xn[0]) + (x1[1] - xn[1]) * (x1[1] - xn[1]) +
+                  (x1[2] - xn[2]) * (x1[2] - xn[2]));
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 1, links, d, NULL), CDYN_OK);
+  return sys;
+}
+
+typedef struct {
+  const char *kind; /* chain, grid, loop */
+  size_t size;      /* links, or the grid's side */
+} conf_case;
+
+static const conf_case conf_cases[] = {
+  {"chain", 10}, {"chain", 100}, {"chain", 1000}, {"chain", 5000}, {"chain", 20000},
+  {"grid", 3},   {"grid", 10},   {"grid", 30},    {"grid", 100},
+  {"loop", 10},  {"loop", 100},  {"loop", 1000},
+};
+#define NCONF ((int)(sizeof conf_cases / sizeof conf_cases[0]))
+/* Largest A the dense reference (and the dense solver) is run on. */
+#define DENSE_MAX 2000
+
+/*
+ * The reference solution of A x = b by LAPACKE, from A's CSR storage
+ * (checked against an independent dense J W J^T in test_assembly): dposv
+ * on the dense A up to DENSE_MAX rows, dpbsv on its band (kd = max |i - j|
+ * in the rows' order) above; *kappa gets the 1-norm condition number
+ * estimated by dpocon / dpbcon.
+ */
+static double *lapacke_reference(const cdyn_matrix *A, const double *b, double *kappa)
+{
+  size_t m = A->m;
+  double *x = copy(b, m), rcond = 0;
+  lapack_int n = (lapack_int)m;
+  if (m <= DENSE_MAX) {
+    double *a = sparse_to_dense(A, m);
+    double anorm = LAPACKE_dlange(LAPACK_ROW_MAJOR, '1', n, n, a, n);
+    ck_assert_int_eq(LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', n, a, n), 0);
+    ck_assert_int_eq(LAPACKE_dpocon(LAPACK_ROW_MAJOR, 'L', n, a, n, anorm, &rcond), 0);
+    ck_assert_int_eq(LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', n, 1, a, n, x, 1), 0);
+    free(a);
+  } else {
+    size_t kd = 0;
+    for (size_t i = 0; i < m; i++)
+      for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+        kd = fmax(kd, i > (size_t)A->col[k] ? i - (size_t)A->col[k] : (size_t)A->col[k] - i);
+    /* Lower band storage, column-major: A(i, j) at ab[(i - j) + j (kd + 1)]. */
+    size_t ld = kd + 1;
+    double *ab = calloc(ld * m, sizeof *ab), anorm = 0;
+    ck_assert_ptr_nonnull(ab);
+    for (size_t i = 0; i < m; i++) {
+      double rowsum = 0;
+      for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        size_t j = (size_t)A->col[k];
+        rowsum += fabs(A->val[k]);
+        if (j <= i)
+          ab[(i - j) + j * ld] = A->val[k];
+      }
+      anorm = fmax(anorm, rowsum);
+    }
+    ck_assert_int_eq(LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'L', n, (lapack_int)kd, ab, (lapack_int)ld), 0);
+    ck_assert_int_eq(LAPACKE_dpbcon(LAPACK_COL_MAJOR, 'L', n, (lapack_int)kd, ab, (lapack_int)ld, anorm, &rcond), 0);
+    ck_assert_int_eq(LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'L', n, (lapack_int)kd, 1, ab, (lapack_int)ld, x, n), 0);
+    free(ab);
+  }
+  *kappa = 1.0 / rcond;
+  return x;
+}
+
+static double max_rel_diff(const double *x, const double *ref, size_t m)
+{
+  double d = 0, r = 0;
+  for (size_t i = 0; i < m; i++) {
+    d = fmax(d, fabs(x[i] - ref[i]));
+    r = fmax(r, fabs(ref[i]));
+  }
+  return d / r;
+}
+
+/*
+ * Every registered solver on chains, grids and closed loops from 10 to
+ * 20,000 rows: the relative residual |A x - b| / |b| <= 1e-10 (computed
+ * here, and as the solver reports it), and x within what A's condition
+ * allows of LAPACKE's x_ref.  Two backward-stable solves differ by about
+ * eps kappa: the direct solvers must agree to 1e3 eps kappa; PCG, which
+ * stops at the relative residual pcg_tol = 1e-12, to 10 kappa pcg_tol.
+ * The dense solver runs up to DENSE_MAX rows (its storage is m^2).
+ */
+START_TEST(test_conformance)
+{
+  const conf_case *c = &conf_cases[_i];
+  uint64_t rng = UINT64_C(0x243F6A8885A308D3) + (uint64_t)_i;
+  cdyn_system *sys = !strcmp(c->kind, "chain") ? random_chain(c->size, &rng)
+                     : !strcmp(c->kind, "grid") ? random_grid(c->size, &rng)
+                                                : random_loop(c->size, &rng);
+  cdyn_stepper *st = assembled_stepper(sys);
+  size_t m = sys->m;
+  double *b = malloc(m * sizeof *b), *x = malloc(m * sizeof *x), *Ax = malloc(m * sizeof *Ax), kappa;
+  ck_assert_ptr_nonnull(b);
+  ck_assert_ptr_nonnull(x);
+  ck_assert_ptr_nonnull(Ax);
+  for (size_t i = 0; i < m; i++)
+    b[i] = tu_rand(&rng);
+  double *xref = lapacke_reference(&st->mat, b, &kappa);
+  for (size_t k = 0; k < cdyn_solver_count(); k++) {
+    const char *name = cdyn_solver_name(k);
+    if (!strcmp(name, "cholesky") && m > DENSE_MAX)
+      continue;
+    cdyn_solve_info info;
+    int rc = solve_with(name, &st->mat, m, b, x, &info);
+    ck_assert_msg(rc == CDYN_OK, "%s on the %s of %zu (m = %zu): status %d (%s)", name, c->kind, c->size, m, rc,
+                  cdyn_errmsg());
+    ck_assert_int_eq(info.fallback, 0);
+    cdyn_csr_apply(&st->mat, x, Ax);
+    double rr = 0, bb = 0;
+    for (size_t i = 0; i < m; i++) {
+      rr += (Ax[i] - b[i]) * (Ax[i] - b[i]);
+      bb += b[i] * b[i];
+    }
+    double res = sqrt(rr / bb), d = max_rel_diff(x, xref, m);
+    double tol = strcmp(name, "pcg") ? 1e3 * DBL_EPSILON * kappa : 10 * kappa * 1e-12;
+    ck_assert_msg(res <= 1e-10 && info.residual <= 1e-10,
+                  "%s on the %s of %zu (m = %zu): residual %.3g (reported %.3g)", name, c->kind, c->size, m, res,
+                  info.residual);
+    ck_assert_msg(d <= tol, "%s on the %s of %zu (m = %zu): |x - x_lapacke| / |x_lapacke| = %.3g > %.3g (kappa %.3g)",
+                  name, c->kind, c->size, m, d, tol, kappa);
+  }
+  free(xref);
+  free(b);
+  free(x);
+  free(Ax);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * The analysis of a sparse direct solver follows A's pattern, not its
+ * values: steps that change A's values analyse nothing, a constraint
+ * switched off (a new pattern) makes one analysis, and (CHOLMOD, which
+ * keeps the analyses of recent patterns) switching it back on makes none.
+ */
+START_TEST(test_analysis_follows_pattern)
+{
+  const char *name = _i ? "banded" : "cholmod";
+  uint64_t rng = 11;
+  cdyn_system *sys = random_grid(10, &rng);
+  const double g[3] = {0, -9.81, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "implicit"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "solver", name), CDYN_OK);
+  cdyn_stats s0, s1;
+  for (int k = 0; k < 5; k++)
+    ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s0), CDYN_OK);
+  ck_assert_uint_eq(s0.analyses, 1);
+  ck_assert_uint_eq(s0.factorizations, 5);
+  ck_assert_int_eq(cdyn_system_enable_constraint(sys, 7, 0), CDYN_OK);
+  ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s1), CDYN_OK);
+  ck_assert_uint_eq(s1.analyses, 2);
+  ck_assert_int_eq(cdyn_system_enable_constraint(sys, 7, 1), CDYN_OK);
+  ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s1), CDYN_OK);
+  ck_assert_uint_eq(s1.analyses, _i ? 3 : 2);
+  ck_assert_uint_eq(s1.factorizations, 8);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
 }
 END_TEST
 
@@ -659,8 +918,14 @@ static Suite *solvers_suite(void)
 
   tc = tcase_create("singular");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, test_cholesky_singular_minimum_norm);
+  tcase_add_loop_test(tc, test_direct_singular_minimum_norm, 0, NDIRECT);
   tcase_add_test(tc, test_schemes_step_redundant);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("conformance");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_conformance, 0, NCONF);
+  tcase_add_loop_test(tc, test_analysis_follows_pattern, 0, 2);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("unconstrained");

@@ -22,6 +22,19 @@
  * in place: neither setup nor solve allocates once a pattern has been
  * seen (an analysis allocates the factor and CHOLMOD's solve workspace).
  *
+ * Reuse (option cholmod_reuse_tol > 0; off by default).  A changes
+ * little from one step to the next, so an earlier factor L L^T of A_f is
+ * a good preconditioner for conjugate gradients on the current A:
+ *   r_0 = b, x_0 = 0, z = (L L^T)^-1 r, p = z; CG iterations as pcg.c,
+ * stopped at |A x - b| <= cholmod_reuse_tol |b|.  setup then factors only
+ * when the pattern changed, when the last reused solve needed more than
+ * half of cholmod_reuse_maxit iterations, or when A is singular; a solve that
+ * does not reach the tolerance within cholmod_reuse_maxit iterations
+ * factors the current A and solves with it, so every solve meets the
+ * tolerance (or is exact).  The result then depends on when the factor
+ * was made, which a fresh stepper would not share: the default keeps one
+ * factorisation per setup.
+ *
  * Singular A (redundant constraints).  A is taken as singular when the
  * factorisation meets a non-positive pivot (CHOLMOD_NOT_POSDEF) or a
  * pivot d_j (L_jj^2, or D_jj) below rank_tol * max_j A_jj: the test of
@@ -32,6 +45,7 @@
  * is the number of pivots of A + delta I above 10 delta.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +77,11 @@ typedef struct {
 } analysis;
 
 typedef struct {
+  double reuse_tol;
+  long reuse_maxit;
+} chm_opts;
+
+typedef struct {
   cholmod_common c;
   int started;
   size_t mcap;
@@ -72,8 +91,11 @@ typedef struct {
   int have_pattern;
   unsigned long clock;
   double *t, *u, *r, *dx; /* mcap each */
+  double *z, *p, *ap;    /* mcap each: the preconditioned CG of reuse */
   double delta;          /* 0, or the shift of the least-squares path */
   unsigned rank;
+  int stale;             /* the factor is of an earlier A (reuse) */
+  int refactor;          /* the last reused solve was slow: factor at the next setup */
 } chm_state;
 
 static void analysis_free(chm_state *s, analysis *a)
@@ -110,6 +132,9 @@ static void chm_free(void *p)
   free(s->u);
   free(s->r);
   free(s->dx);
+  free(s->z);
+  free(s->p);
+  free(s->ap);
   free(s);
 }
 
@@ -128,7 +153,10 @@ static int chm_alloc(void **out, size_t m)
   s->u = malloc(mm * sizeof(double));
   s->r = malloc(mm * sizeof(double));
   s->dx = malloc(mm * sizeof(double));
-  if (!s->t || !s->u || !s->r || !s->dx || !cholmod_start(&s->c)) {
+  s->z = malloc(mm * sizeof(double));
+  s->p = malloc(mm * sizeof(double));
+  s->ap = malloc(mm * sizeof(double));
+  if (!s->t || !s->u || !s->r || !s->dx || !s->z || !s->p || !s->ap || !cholmod_start(&s->c)) {
     chm_free(s);
     return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory for m = %zu", m);
   }
@@ -297,11 +325,14 @@ static double min_pivot(const cholmod_factor *L, double above, unsigned *count)
   return mn;
 }
 
+static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solve_info *info);
+
 static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void *opts, cdyn_solve_info *info)
 {
-  (void)opts;
+  const chm_opts *o = opts;
   chm_state *s = p;
   info->iterations = 0;
+  int same = s->have_pattern && A->pattern == s->pattern && s->cur;
   if (A->m > s->mcap)
     return cdyn_error(CDYN_EINVAL, "cholmod: %zu rows, sized for %zu", A->m, s->mcap);
   if (!s->have_pattern || A->pattern != s->pattern || !s->cur) {
@@ -327,6 +358,22 @@ static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void 
   }
   analysis *a = s->cur;
   a->used = ++s->clock;
+  if (o && o->reuse_tol > 0 && same && a->X && s->delta == 0 && !s->refactor) {
+    /* Keep the factor of an earlier A as the preconditioner. */
+    s->stale = 1;
+    info->rank = s->rank;
+    info->fallback = 0;
+    return CDYN_OK;
+  }
+  return factor(s, A, rank_tol, info);
+}
+
+/* Factor the current A (the analysis is s->cur's). */
+static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solve_info *info)
+{
+  analysis *a = s->cur;
+  s->stale = 0;
+  s->refactor = 0;
   size_t m = a->m;
   for (size_t k = 0; k < a->nnz; k++)
     a->px[a->map[k]] = A->val[k];
@@ -390,11 +437,59 @@ static int factor_solve(chm_state *s, const double *b, double *y)
 
 static int shifted(void *ctx, const double *b, double *y) { return factor_solve(ctx, b, y); }
 
+static double dot(const double *a, const double *b, size_t m)
+{
+  double acc = 0;
+  for (size_t i = 0; i < m; i++)
+    acc += a[i] * b[i];
+  return acc;
+}
+
+/* Conjugate gradients on A x = b preconditioned by the stale factor, from
+   x = 0, to |A x - b| <= reuse_tol |b|: 0, or 1 when reuse_maxit
+   iterations did not reach it. */
+static int reuse_pcg(chm_state *s, const cdyn_matrix *A, const chm_opts *o, const double *b, double *x,
+                     unsigned long *its)
+{
+  size_t m = A->m;
+  double bn = sqrt(dot(b, b, m)), rn = bn;
+  int rc;
+  memset(x, 0, m * sizeof(double));
+  if (bn == 0)
+    return 0;
+  memcpy(s->r, b, m * sizeof(double));
+  if ((rc = factor_solve(s, s->r, s->z)))
+    return rc;
+  memcpy(s->p, s->z, m * sizeof(double));
+  double rz = dot(s->r, s->z, m);
+  for (long k = 0; k < o->reuse_maxit; k++) {
+    cdyn_csr_apply(A, s->p, s->ap);
+    double pap = dot(s->p, s->ap, m);
+    if (!(pap > 0))
+      return 1;
+    double alpha = rz / pap;
+    for (size_t i = 0; i < m; i++) {
+      x[i] += alpha * s->p[i];
+      s->r[i] -= alpha * s->ap[i];
+    }
+    ++*its;
+    rn = sqrt(dot(s->r, s->r, m));
+    if (rn <= o->reuse_tol * bn)
+      return 0;
+    if ((rc = factor_solve(s, s->r, s->z)))
+      return rc;
+    double rz1 = dot(s->r, s->z, m);
+    for (size_t i = 0; i < m; i++)
+      s->p[i] = s->z[i] + rz1 / rz * s->p[i];
+    rz = rz1;
+  }
+  return 1;
+}
+
 static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b, double *x, double rank_tol,
                      const void *opts, cdyn_solve_info *info)
 {
-  (void)rank_tol;
-  (void)opts;
+  const chm_opts *o = opts;
   chm_state *s = p;
   if (!s->cur || s->cur->m != A->m)
     return cdyn_error(CDYN_EINVAL, "cholmod: solve before setup");
@@ -404,10 +499,28 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
   for (size_t j = 0; j < nrhs; j++) {
     const double *bj = b + j * m;
     double *xj = x + j * m;
-    int rc = s->delta > 0 ? cdyn_shifted_lsq(A, shifted, s, bj, xj, s->r, s->u, s->dx, MAXREF, &its)
-                           : factor_solve(s, bj, xj);
-    if (rc)
-      return rc;
+    int rc;
+    if (s->stale) {
+      unsigned long k = 0;
+      if ((rc = reuse_pcg(s, A, o, bj, xj, &k)) < 0)
+        return rc;
+      its += k;
+      if (rc > 0) {
+        /* Not within reuse_maxit: factor the current A after all. */
+        cdyn_solve_info finfo = {0};
+        if ((rc = factor(s, A, rank_tol, &finfo)))
+          return rc;
+        j--;
+        continue;
+      }
+      if ((long)k > o->reuse_maxit / 2)
+        s->refactor = 1;
+    } else {
+      rc = s->delta > 0 ? cdyn_shifted_lsq(A, shifted, s, bj, xj, s->r, s->u, s->dx, MAXREF, &its)
+                        : factor_solve(s, bj, xj);
+      if (rc)
+        return rc;
+    }
     double res = cdyn_csr_residual(A, bj, xj, s->r);
     if (res > worst)
       worst = res;
@@ -421,8 +534,18 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
   return CDYN_OK;
 }
 
+static const cdyn_option options[] = {
+  {"cholmod_reuse_tol", CDYN_OPT_DOUBLE, offsetof(chm_opts, reuse_tol), "0", 0.0, 1e-2, NULL,
+   "0: factor at every setup; > 0: keep an earlier factor and solve by CG preconditioned with it to this "
+   "relative residual"},
+  {"cholmod_reuse_maxit", CDYN_OPT_INT, offsetof(chm_opts, reuse_maxit), "10", 1, 1000, NULL,
+   "CG iterations of a reused factor before the current A is factored"},
+  CDYN_OPTIONS_END};
+
 const cdyn_solver_type cdyn_solver_cholmod = {
   .name = "cholmod",
+  .options = options,
+  .options_size = sizeof(chm_opts),
   .description = "sparse Cholesky (CHOLMOD, AMD ordering, supernodal where it pays); least squares when A is singular",
   .iterative = 0,
   .alloc = chm_alloc,

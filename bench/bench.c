@@ -1,0 +1,714 @@
+/*
+ * bench/bench.c: cdyn-bench, cdyn against ODE 0.16 on hanging chains and
+ * falling grids, in one process, interleaved, with medians over
+ * repetitions (`make bench`).
+ *
+ * Problems (problems.c): chain-N, N = 20, 200, 1000, 5000 (m = N rows),
+ * and grid-N x N, N = 30, 100 (m = 2 N (N - 1) + 6).  The step is not
+ * 1/60: the constraint tension makes chains and grids stiff strings whose
+ * fastest transverse modes are at omega_N = sqrt(N g / l) (a chain of N
+ * links of length l) and about N sqrt(g / (2 l)) (an N x N grid held at
+ * two corners, whose corner links carry half its weight), and
+ * chain-scale-stability measured the boundaries h_max omega_N = 1.00 for
+ * the implicit scheme, 0.71 for XPBD and 0.35 for newton.  So every
+ * problem runs at h = min(1/60, H_OMEGA / omega_N), H_OMEGA = 0.25, where
+ * every variant is stable (at 1/60 the 30 x 30 grid stretches its links
+ * by 12 % in ten steps of the implicit scheme, and RATTLE and newton
+ * stop on a diverging iteration within eight).
+ *
+ * Variants: cdyn's implicit scheme (001 eq 16) with each linear solver,
+ * RATTLE and newton at tolerance 1e-10 (solver=auto), XPBD (10
+ * iterations); ODE's dWorldStep with ERP = 1 (the same scheme as
+ * implicit) and 0.2, and dWorldQuickStep with 20 and 100 iterations
+ * (peer_ode.c).  The floor: CHOLMOD's bare factorisation and solve of the
+ * A of the last step, and LAPACK's banded ones on the chains.
+ *
+ * Every repetition builds each variant afresh and runs `steps` steps
+ * after one untimed step (which does the symbolic analyses); a variant
+ * whose steps are slow (the dense ones at large m) stops after max_seconds
+ * of stepping once it has taken min_steps.  Times are of the step calls
+ * only; the stretch (max over the links of |d - len| / len) is measured
+ * between steps, untimed, over the run and at its end.
+ *
+ * Outputs in --out DIR (default bench): results.csv (one row per problem
+ * and variant: medians), exponents.csv (the least-squares slope of log
+ * time per step against log m over the chains), results.meta.json (the
+ * machine, compiler, libraries, parameters and command), summary.md (the
+ * goals as measured ratios), and the table on stdout.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lapacke.h>
+
+#include "config.h"
+#ifdef HAVE_SUITESPARSE_CHOLMOD_H
+#include <suitesparse/cholmod.h>
+#else
+#include <cholmod.h>
+#endif
+
+#include "cdyn/cdyn.h"
+#include "cdyn_internal.h"
+#include "problem.h"
+#include "problems.h"
+#ifdef HAVE_ODE
+#include "peer_ode.h"
+#endif
+
+#define MAX_PROBLEMS 8
+#define MAX_VARIANTS 16
+#define MAX_REPS 15
+/* h omega_N of every run: below newton's boundary 0.35 (the lowest). */
+#define H_OMEGA 0.25
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the variants ---------------------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  const char *scheme, *solver; /* cdyn; NULL scheme: an ODE variant */
+  const char *key, *value;     /* one more option, or NULL */
+  int ode;                     /* the ODE variant's index */
+  size_t max_rows;             /* 0, or the largest m it is run on */
+} variant;
+
+static const variant variants[] = {
+  {"implicit/cholesky", "implicit", "cholesky", NULL, NULL, 0, 5000},
+  {"implicit/banded", "implicit", "banded", NULL, NULL, 0, 0},
+  {"implicit/cholmod", "implicit", "cholmod", NULL, NULL, 0, 0},
+  {"implicit/cholmod-reuse", "implicit", "cholmod", "cholmod_reuse_tol", "1e-10", 0, 0},
+  {"implicit/pcg", "implicit", "pcg", NULL, NULL, 0, 0},
+  {"implicit/pcg-sgs", "implicit", "pcg", "pcg_precond", "sgs", 0, 0},
+  {"rattle-1e-10", "rattle", "auto", "tol", "1e-10", 0, 0},
+  {"newton-1e-10", "newton", "auto", "tol", "1e-10", 0, 0},
+  {"xpbd-10", "xpbd", "auto", "iterations", "10", 0, 0},
+#ifdef HAVE_ODE
+  {"ode-step-erp1", NULL, NULL, NULL, NULL, PEER_ODE_STEP_ERP1, 0},
+  {"ode-step-erp0.2", NULL, NULL, NULL, NULL, PEER_ODE_STEP_ERP02, 0},
+  {"ode-quick20", NULL, NULL, NULL, NULL, PEER_ODE_QUICK20, 0},
+  {"ode-quick100", NULL, NULL, NULL, NULL, PEER_ODE_QUICK100, 0},
+#endif
+};
+#define NVARIANTS (sizeof variants / sizeof variants[0])
+
+/* One run's measurements beyond bench_run. */
+typedef struct {
+  bench_run r;
+  double t_assembly, t_factor, t_solve; /* seconds, over the timed steps */
+  double factorizations, solves, iterations, nonlinear; /* per timed step */
+  double residual;    /* relative residual of the last linear solve */
+  char solver[48];    /* the solver used (auto resolved) */
+} run_result;
+
+/* ---- cdyn ------------------------------------------------------------------------- */
+
+static int build_system(const bench_problem *p, cdyn_system **out)
+{
+  cdyn_system *s = NULL;
+  int rc = cdyn_system_new(&s, p->n);
+  for (size_t i = 0; !rc && i < p->n; i++) {
+    if (!(rc = cdyn_system_set_mass(s, i, p->mass[i])) && !(rc = cdyn_system_set_position(s, i, p->x0 + 3 * i)))
+      rc = cdyn_system_set_velocity(s, i, p->v0 + 3 * i);
+  }
+  if (!rc)
+    rc = cdyn_system_set_gravity(s, p->g);
+  for (size_t k = 0; !rc && k < p->links; k++) {
+    if (p->b[k] >= 0) {
+      rc = cdyn_system_add_distance(s, (size_t)p->a[k], (size_t)p->b[k], p->len[k], NULL);
+    } else {
+      size_t i = (size_t)p->a[k];
+      double par[4] = {p->pin[3 * k], p->pin[3 * k + 1], p->pin[3 * k + 2], p->len[k]};
+      rc = cdyn_system_add_constraint_named(s, "sphere", &i, par, NULL);
+    }
+  }
+  if (rc) {
+    cdyn_system_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+/* The bare CHOLMOD factorisation and solve of A (and LAPACK's banded
+   ones when kd <= 8), seconds each: the median of `reps`. */
+typedef struct {
+  double cholmod_factor, cholmod_solve, band_factor, band_solve;
+  size_t kd;
+  double lnz, flops;
+  int super;
+} floor_times;
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+  qsort(x, (size_t)n, sizeof *x, cmp_double);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
+{
+  memset(f, 0, sizeof *f);
+  size_t m = A->m;
+  cholmod_common c;
+  cholmod_start(&c);
+  c.print = 0;
+  cholmod_sparse S;
+  memset(&S, 0, sizeof S);
+  S.nrow = S.ncol = m;
+  S.nzmax = A->nnz;
+  S.p = (void *)A->rowptr;
+  S.i = (void *)A->col;
+  S.x = (void *)A->val;
+  S.stype = 1;
+  S.itype = CHOLMOD_INT;
+  S.xtype = CHOLMOD_REAL;
+  S.dtype = CHOLMOD_DOUBLE;
+  S.packed = 1;
+  cholmod_factor *L = cholmod_analyze(&S, &c);
+  double *tf = malloc((size_t)reps * sizeof *tf), *ts = malloc((size_t)reps * sizeof *ts);
+  double *b = malloc(m * sizeof *b);
+  int rc = -1;
+  if (!L || !tf || !ts || !b)
+    goto done;
+  for (size_t i = 0; i < m; i++)
+    b[i] = 1.0 + (double)(i % 7);
+  cholmod_dense B = {m, 1, m, m, b, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
+  for (int k = 0; k < reps; k++) {
+    double t0 = now();
+    if (!cholmod_factorize(&S, L, &c))
+      goto done;
+    double t1 = now();
+    cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, &B, &c);
+    double t2 = now();
+    if (!X)
+      goto done;
+    cholmod_free_dense(&X, &c);
+    tf[k] = t1 - t0;
+    ts[k] = t2 - t1;
+  }
+  f->cholmod_factor = median(tf, reps);
+  f->cholmod_solve = median(ts, reps);
+  f->lnz = c.lnz;
+  f->flops = c.fl;
+  f->super = L->is_super;
+  f->kd = cdyn_banded_kd(A);
+  if (f->kd <= 8) {
+    size_t ld = f->kd + 1;
+    double *ab = malloc(ld * m * sizeof *ab), *x = malloc(m * sizeof *x);
+    if (!ab || !x) {
+      free(ab);
+      free(x);
+      goto done;
+    }
+    for (int k = 0; k < reps; k++) {
+      memset(ab, 0, ld * m * sizeof *ab);
+      for (size_t i = 0; i < m; i++)
+        for (int e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)
+          if ((size_t)A->col[e] <= i)
+            ab[(i - (size_t)A->col[e]) + (size_t)A->col[e] * ld] = A->val[e];
+      memcpy(x, b, m * sizeof *x);
+      double t0 = now();
+      lapack_int i1 = LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, (lapack_int)f->kd, ab, (lapack_int)ld);
+      double t1 = now();
+      lapack_int i2 = LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, (lapack_int)f->kd, 1, ab,
+                                          (lapack_int)ld, x, (lapack_int)m);
+      double t2 = now();
+      if (i1 || i2)
+        break;
+      tf[k] = t1 - t0;
+      ts[k] = t2 - t1;
+    }
+    f->band_factor = median(tf, reps);
+    f->band_solve = median(ts, reps);
+    free(ab);
+    free(x);
+  }
+  rc = 0;
+done:
+  if (L)
+    cholmod_free_factor(&L, &c);
+  cholmod_finish(&c);
+  free(tf);
+  free(ts);
+  free(b);
+  return rc;
+}
+
+/* Gather positions; the stretch of the system's state. */
+static double system_stretch(const bench_problem *p, const cdyn_system *s, double *x)
+{
+  cdyn_system_get_state(s, x, NULL);
+  return bench_stretch(p, x);
+}
+
+static int run_cdyn(const bench_problem *p, const variant *v, double h, long steps, long min_steps,
+                    double max_seconds, run_result *out, floor_times *floor, int floor_reps)
+{
+  memset(out, 0, sizeof *out);
+  bench_run *r = &out->r;
+  cdyn_system *s = NULL;
+  cdyn_stepper *st = NULL;
+  double *x = malloc(3 * p->n * sizeof *x);
+  int rc;
+  if (!x) {
+    snprintf(r->note, sizeof r->note, "out of memory");
+    return -1;
+  }
+  if ((rc = build_system(p, &s)) || (rc = cdyn_stepper_new(&st, s, v->scheme)) ||
+      (rc = cdyn_stepper_set(st, "solver", v->solver)) || (v->key && (rc = cdyn_stepper_set(st, v->key, v->value)))) {
+    snprintf(r->note, sizeof r->note, "build: %s", cdyn_errmsg());
+    goto done;
+  }
+  cdyn_stepper_get(st, "solver", out->solver, sizeof out->solver);
+  /* One untimed step: the analyses, first-touch of the workspaces. */
+  if ((rc = cdyn_stepper_step(st, h)) < 0) {
+    snprintf(r->note, sizeof r->note, "first step: %s", cdyn_errmsg());
+    goto done;
+  }
+  r->stretch_max = system_stretch(p, s, x);
+  cdyn_stepper_reset_stats(st);
+  double total = 0;
+  r->ok = 1;
+  for (long k = 0; k < steps; k++) {
+    double t0 = now();
+    rc = cdyn_stepper_step(st, h);
+    total += now() - t0;
+    if (rc < 0) {
+      r->ok = 0;
+      snprintf(r->note, sizeof r->note, "step %ld: %s", k + 1, cdyn_errmsg());
+      break;
+    }
+    r->steps++;
+    double e = system_stretch(p, s, x);
+    r->stretch_end = e;
+    if (!(e <= r->stretch_max))
+      r->stretch_max = e;
+    if (!isfinite(e)) {
+      r->ok = 0;
+      snprintf(r->note, sizeof r->note, "non-finite state at step %ld", k + 1);
+      break;
+    }
+    if (r->steps >= min_steps && total > max_seconds)
+      break;
+  }
+  r->seconds = total;
+  cdyn_stats S;
+  cdyn_stepper_stats(st, &S);
+  double ns = r->steps > 0 ? (double)r->steps : 1;
+  out->t_assembly = S.time_assembly;
+  out->t_factor = S.time_factor;
+  out->t_solve = S.time_solve;
+  out->factorizations = (double)S.factorizations / ns;
+  out->solves = (double)S.solves / ns;
+  out->iterations = S.solves ? (double)S.iterations / (double)S.solves : 0;
+  out->nonlinear = (double)S.nonlinear_iterations / ns;
+  out->residual = S.last_residual;
+  if (floor && r->ok && st->m)
+    measure_floor(&st->mat, floor_reps, floor);
+  rc = r->ok ? 0 : -1;
+done:
+  if (rc && !r->note[0])
+    snprintf(r->note, sizeof r->note, "%s", cdyn_errmsg());
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+  free(x);
+  return rc;
+}
+
+/* ---- the table --------------------------------------------------------------------- */
+
+typedef struct {
+  bench_problem p;
+  double h;
+  size_t m;
+  floor_times floor;
+  int have_floor;
+  run_result res[MAX_VARIANTS];      /* the median repetition's */
+  double ms[MAX_VARIANTS];           /* median ms per step */
+  int ran[MAX_VARIANTS];             /* 1 run, 0 not run, -1 failed */
+  char skip[MAX_VARIANTS][160];
+} problem_row;
+
+static void json_string(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", *s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static const char *blas_config(void)
+{
+  char *(*get)(void);
+  *(void **)&get = dlsym(RTLD_DEFAULT, "openblas_get_config");
+  return get ? get() : "unknown (not OpenBLAS)";
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+  snprintf(buf, len, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "model name", 10)) {
+      char *c = strchr(line, ':');
+      if (c) {
+        c += 2;
+        c[strcspn(c, "\n")] = 0;
+        snprintf(buf, len, "%s", c);
+      }
+      break;
+    }
+  fclose(f);
+}
+
+/* Write `path` through a temporary name, so that it is whole or absent. */
+static FILE *open_tmp(const char *dir, const char *name, char *tmp, char *final, size_t len)
+{
+  snprintf(final, len, "%s/%s", dir, name);
+  snprintf(tmp, len, "%s/.%s.tmp", dir, name);
+  return fopen(tmp, "w");
+}
+
+static int close_tmp(FILE *f, const char *tmp, const char *final)
+{
+  int bad = ferror(f);
+  if (fclose(f) || bad || rename(tmp, final)) {
+    remove(tmp);
+    fprintf(stderr, "cdyn-bench: cannot write %s\n", final);
+    return -1;
+  }
+  return 0;
+}
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick]\n"
+             "  --out DIR   where results.csv, exponents.csv, results.meta.json and summary.md go (default bench)\n"
+             "  --reps R    repetitions, interleaved; medians are reported (default 3, at most %d)\n"
+             "  --steps S   timed steps per run (default 100)\n"
+             "  --quick     chains of 20 and 200 links and the 30 x 30 grid only, one repetition, 10 steps\n",
+          MAX_REPS);
+}
+
+int main(int argc, char **argv)
+{
+  const char *out = "bench";
+  int reps = 3, quick = 0;
+  long steps = 100;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+      out = argv[++i];
+    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+      char *end;
+      long r = strtol(argv[++i], &end, 10);
+      if (*end || r < 1 || r > MAX_REPS) {
+        fprintf(stderr, "cdyn-bench: --reps takes 1 to %d, not %s\n", MAX_REPS, argv[i]);
+        return 2;
+      }
+      reps = (int)r;
+    } else if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
+      char *end;
+      steps = strtol(argv[++i], &end, 10);
+      if (*end || steps < 1 || steps > 1000000) {
+        fprintf(stderr, "cdyn-bench: --steps takes 1 to 1000000, not %s\n", argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--quick")) {
+      quick = 1;
+    } else if (!strcmp(argv[i], "--help")) {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "cdyn-bench: unknown argument %s\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (quick) {
+    reps = 1;
+    steps = 10;
+  }
+  /* One BLAS thread (the goals are for one core). */
+  void (*set)(int);
+  *(void **)&set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (set)
+    set(1);
+
+  static problem_row rows[MAX_PROBLEMS];
+  size_t np = 0;
+  const size_t chains[] = {20, 200, 1000, 5000}, grids[] = {30, 100};
+  size_t nchains = quick ? 2 : 4, ngrids = quick ? 1 : 2;
+  for (size_t k = 0; k < nchains + ngrids; k++, np++) {
+    problem_row *row = &rows[np];
+    int rc = k < nchains ? bench_chain(&row->p, chains[k]) : bench_grid(&row->p, grids[k - nchains]);
+    if (rc) {
+      fprintf(stderr, "cdyn-bench: out of memory building the problems\n");
+      return 1;
+    }
+    row->m = row->p.links;
+    /* The fastest transverse modes of the tensioned chain or grid. */
+    double omega = k < nchains ? sqrt((double)chains[k] * BENCH_G / BENCH_LINK)
+                               : (double)grids[k - nchains] * sqrt(BENCH_G / (2 * BENCH_LINK));
+    row->h = fmin(1.0 / 60, H_OMEGA / omega);
+  }
+
+  /* Runs: repetition-major, so that the variants interleave. */
+  static double ms[MAX_PROBLEMS][MAX_VARIANTS][MAX_REPS];
+  static run_result res[MAX_PROBLEMS][MAX_VARIANTS][MAX_REPS];
+  const double max_seconds = 2.0;
+  for (int rep = 0; rep < reps; rep++)
+    for (size_t ip = 0; ip < np; ip++) {
+      problem_row *row = &rows[ip];
+      for (size_t iv = 0; iv < NVARIANTS; iv++) {
+        const variant *v = &variants[iv];
+        run_result *rr = &res[ip][iv][rep];
+        if (v->max_rows && row->m > v->max_rows) {
+          snprintf(row->skip[iv], sizeof row->skip[iv], "not run above %zu rows (m^2 storage, m^3 flops)",
+                   v->max_rows);
+          continue;
+        }
+        int rc;
+        if (v->scheme) {
+          int want_floor = rep == 0 && !strcmp(v->name, "implicit/cholmod");
+          rc = run_cdyn(&row->p, v, row->h, steps, 3, max_seconds, rr, want_floor ? &row->floor : NULL,
+                        quick ? 3 : 9);
+          if (want_floor && !rc)
+            row->have_floor = 1;
+        } else {
+#ifdef HAVE_ODE
+          memset(rr, 0, sizeof *rr);
+          rc = peer_ode_run(&row->p, v->ode, row->h, steps, 1, max_seconds, &rr->r);
+          snprintf(rr->solver, sizeof rr->solver, "ode");
+#else
+          rc = -1;
+#endif
+        }
+        ms[ip][iv][rep] = rr->r.steps > 0 ? 1e3 * rr->r.seconds / (double)rr->r.steps : NAN;
+        row->ran[iv] = rc ? -1 : 1;
+        fprintf(stderr, "  rep %d %-14s %-18s %6.3f ms/step  stretch %.2e%s%s\n", rep + 1, row->p.name, v->name,
+                ms[ip][iv][rep], rr->r.stretch_max, rc ? "  FAILED: " : "", rc ? rr->r.note : "");
+      }
+    }
+  /* Medians, and the repetition nearest the median for the split. */
+  for (size_t ip = 0; ip < np; ip++)
+    for (size_t iv = 0; iv < NVARIANTS; iv++) {
+      problem_row *row = &rows[ip];
+      if (!row->ran[iv])
+        continue;
+      double t[MAX_REPS];
+      int n = 0;
+      for (int r = 0; r < reps; r++)
+        if (isfinite(ms[ip][iv][r]))
+          t[n++] = ms[ip][iv][r];
+      row->ms[iv] = n ? median(t, n) : NAN;
+      int best = 0;
+      for (int r = 1; r < reps; r++)
+        if (fabs(ms[ip][iv][r] - row->ms[iv]) < fabs(ms[ip][iv][best] - row->ms[iv]))
+          best = r;
+      row->res[iv] = res[ip][iv][best];
+    }
+
+  /* results.csv */
+  char tmp[1024], fin[1024];
+  FILE *f = open_tmp(out, "results.csv", tmp, fin, sizeof tmp);
+  if (!f) {
+    fprintf(stderr, "cdyn-bench: cannot write in %s (does the directory exist?)\n", out);
+    return 1;
+  }
+  fprintf(f, "problem,m,h,variant,solver,steps,ms_per_step,steps_per_s,ms_assembly,ms_factor,ms_solve,ms_other,"
+             "factorizations_per_step,solves_per_step,iterations_per_solve,nonlinear_per_step,residual,"
+             "stretch_max,stretch_end,ok,note\n");
+  for (size_t ip = 0; ip < np; ip++)
+    for (size_t iv = 0; iv < NVARIANTS; iv++) {
+      problem_row *row = &rows[ip];
+      const run_result *rr = &row->res[iv];
+      if (!row->ran[iv]) {
+        fprintf(f, "%s,%zu,%.6g,%s,,0,,,,,,,,,,,,,,0,\"%s\"\n", row->p.name, row->m, row->h, variants[iv].name,
+                row->skip[iv]);
+        continue;
+      }
+      double n = rr->r.steps > 0 ? (double)rr->r.steps : 1, msx = row->ms[iv];
+      int cd = variants[iv].scheme != NULL;
+      double ma = 1e3 * rr->t_assembly / n, mf = 1e3 * rr->t_factor / n, msv = 1e3 * rr->t_solve / n;
+      fprintf(f, "%s,%zu,%.6g,%s,%s,%ld,%.6g,%.6g,", row->p.name, row->m, row->h, variants[iv].name, rr->solver,
+              rr->r.steps, msx, 1e3 / msx);
+      if (cd)
+        fprintf(f, "%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%.4g,%.3g,", ma, mf, msv,
+                1e3 * rr->r.seconds / n - ma - mf - msv, rr->factorizations, rr->solves, rr->iterations,
+                rr->nonlinear, rr->residual);
+      else
+        fprintf(f, ",,,,,,,,,");
+      fprintf(f, "%.4g,%.4g,%d,\"%s\"\n", rr->r.stretch_max, rr->r.stretch_end, rr->r.ok, rr->r.note);
+    }
+  for (size_t ip = 0; ip < np; ip++)
+    if (rows[ip].have_floor) {
+      const floor_times *fl = &rows[ip].floor;
+      fprintf(f, "%s,%zu,%.6g,floor-cholmod,cholmod %s,,%.6g,%.6g,,%.6g,%.6g,,1,1,,,,,,1,\"bare CHOLMOD factorisation "
+                 "and solve of the last step's A (nnz(L) %.0f, %.3g flop)\"\n",
+              rows[ip].p.name, rows[ip].m, rows[ip].h, fl->super ? "supernodal" : "simplicial",
+              1e3 * (fl->cholmod_factor + fl->cholmod_solve), 1.0 / (fl->cholmod_factor + fl->cholmod_solve),
+              1e3 * fl->cholmod_factor, 1e3 * fl->cholmod_solve, fl->lnz, fl->flops);
+      if (fl->band_factor > 0)
+        fprintf(f, "%s,%zu,%.6g,floor-banded,lapack dpbtrf kd=%zu,,%.6g,%.6g,,%.6g,%.6g,,1,1,,,,,,1,\"bare LAPACK "
+                   "banded factorisation and solve of the last step's A\"\n",
+                rows[ip].p.name, rows[ip].m, rows[ip].h, fl->kd, 1e3 * (fl->band_factor + fl->band_solve),
+                1.0 / (fl->band_factor + fl->band_solve), 1e3 * fl->band_factor, 1e3 * fl->band_solve);
+    }
+  if (close_tmp(f, tmp, fin))
+    return 1;
+
+  /* exponents.csv: slope of log(ms) on log(m) over the chains. */
+  f = open_tmp(out, "exponents.csv", tmp, fin, sizeof tmp);
+  if (!f)
+    return 1;
+  fprintf(f, "variant,exponent,points,m_min,m_max\n");
+  double expo[MAX_VARIANTS];
+  for (size_t iv = 0; iv < NVARIANTS; iv++) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    size_t lo = 0, hi = 0;
+    for (size_t ip = 0; ip < nchains; ip++)
+      if (rows[ip].ran[iv] == 1 && isfinite(rows[ip].ms[iv])) {
+        double X = log((double)rows[ip].m), Y = log(rows[ip].ms[iv]);
+        sx += X, sy += Y, sxx += X * X, sxy += X * Y, n++;
+        lo = lo ? lo : rows[ip].m;
+        hi = rows[ip].m;
+      }
+    expo[iv] = n >= 2 ? (n * sxy - sx * sy) / (n * sxx - sx * sx) : NAN;
+    fprintf(f, "%s,%.3f,%d,%zu,%zu\n", variants[iv].name, expo[iv], n, lo, hi);
+  }
+  if (close_tmp(f, tmp, fin))
+    return 1;
+
+  /* results.meta.json */
+  f = open_tmp(out, "results.meta.json", tmp, fin, sizeof tmp);
+  if (!f)
+    return 1;
+  struct utsname u;
+  uname(&u);
+  char cpu[256], cmd[2048] = "";
+  cpu_model(cpu, sizeof cpu);
+  for (int i = 0; i < argc; i++) {
+    strncat(cmd, argv[i], sizeof cmd - strlen(cmd) - 2);
+    if (i + 1 < argc)
+      strncat(cmd, " ", sizeof cmd - strlen(cmd) - 1);
+  }
+  char date[64];
+  time_t t = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+  fprintf(f, "{\n  \"program\": \"cdyn-bench\",\n  \"cdyn_version\": ");
+  json_string(f, cdyn_version());
+  fprintf(f, ",\n  \"command\": ");
+  json_string(f, cmd);
+  fprintf(f, ",\n  \"date_utc\": \"%s\",\n  \"machine\": {\"system\": ", date);
+  json_string(f, u.sysname);
+  fprintf(f, ", \"release\": ");
+  json_string(f, u.release);
+  fprintf(f, ", \"arch\": ");
+  json_string(f, u.machine);
+  fprintf(f, ", \"cpu\": ");
+  json_string(f, cpu);
+  fprintf(f, ", \"online_cpus\": %ld},\n  \"compiler\": ", sysconf(_SC_NPROCESSORS_ONLN));
+#ifdef __VERSION__
+  json_string(f, __VERSION__);
+#else
+  json_string(f, "unknown");
+#endif
+  lapack_int lv[3] = {0, 0, 0};
+  LAPACKE_ilaver(&lv[0], &lv[1], &lv[2]);
+  fprintf(f, ",\n  \"blas\": ");
+  json_string(f, blas_config());
+  fprintf(f, ",\n  \"blas_threads\": 1,\n  \"lapack\": \"%d.%d.%d\",\n  \"cholmod\": \"%d.%d.%d\",\n  \"ode\": ", (int)lv[0],
+          (int)lv[1], (int)lv[2], CHOLMOD_MAIN_VERSION, CHOLMOD_SUB_VERSION, CHOLMOD_SUBSUB_VERSION);
+#ifdef HAVE_ODE
+  json_string(f, peer_ode_version());
+#else
+  fprintf(f, "null");
+#endif
+  fprintf(f, ",\n  \"parameters\": {\"reps\": %d, \"steps\": %ld, \"min_steps\": 3, \"ode_step_min_steps\": 1, "
+             "\"max_seconds\": %g, \"quick\": %d, \"link\": %g, \"mass\": %g, \"kick\": %g, \"g\": %g, "
+             "\"h_rule\": \"min(1/60, %g / omega_N): chains omega_N = sqrt(N g / l), grids omega_N = N sqrt(g / (2 l))\"},"
+             "\n  \"problems\": [",
+          reps, steps, max_seconds, quick, BENCH_LINK, BENCH_MASS, BENCH_KICK, BENCH_G, H_OMEGA);
+  for (size_t ip = 0; ip < np; ip++)
+    fprintf(f, "%s{\"name\": \"%s\", \"m\": %zu, \"n\": %zu, \"h\": %.17g}", ip ? ", " : "", rows[ip].p.name,
+            rows[ip].m, rows[ip].p.n, rows[ip].h);
+  fprintf(f, "],\n  \"variants\": [");
+  for (size_t iv = 0; iv < NVARIANTS; iv++) {
+    const variant *v = &variants[iv];
+    fprintf(f, "%s{\"name\": \"%s\"", iv ? ", " : "", v->name);
+    if (v->scheme)
+      fprintf(f, ", \"scheme\": \"%s\", \"solver\": \"%s\"", v->scheme, v->solver);
+    if (v->key)
+      fprintf(f, ", \"%s\": \"%s\"", v->key, v->value);
+    fprintf(f, "}");
+  }
+  fprintf(f, "]\n}\n");
+  if (close_tmp(f, tmp, fin))
+    return 1;
+
+  /* The table, and summary.md with the goals. */
+  f = open_tmp(out, "summary.md", tmp, fin, sizeof tmp);
+  if (!f)
+    return 1;
+  FILE *outs[2] = {stdout, f};
+  for (int o = 0; o < 2; o++) {
+    FILE *g = outs[o];
+    fprintf(g, "| problem | m | h (s) | variant | ms/step | steps/s | stretch max | stretch end |\n");
+    fprintf(g, "|---|---:|---:|---|---:|---:|---:|---:|\n");
+    for (size_t ip = 0; ip < np; ip++)
+      for (size_t iv = 0; iv < NVARIANTS; iv++) {
+        const problem_row *row = &rows[ip];
+        if (row->ran[iv] == 0) {
+          fprintf(g, "| %s | %zu | %.3g | %s | - | - | - | %s |\n", row->p.name, row->m, row->h, variants[iv].name,
+                  row->skip[iv]);
+          continue;
+        }
+        const run_result *rr = &row->res[iv];
+        fprintf(g, "| %s | %zu | %.3g | %s | %.4g | %.4g | %.2e | %.2e%s%s |\n", row->p.name, row->m, row->h,
+                variants[iv].name, row->ms[iv], 1e3 / row->ms[iv], rr->r.stretch_max, rr->r.stretch_end,
+                rr->r.ok ? "" : " FAILED: ", rr->r.ok ? "" : rr->r.note);
+      }
+    fprintf(g, "\nFitted exponent of time per step against m over the chains:");
+    for (size_t iv = 0; iv < NVARIANTS; iv++)
+      fprintf(g, " %s %.2f;", variants[iv].name, expo[iv]);
+    fprintf(g, "\n");
+  }
+  if (close_tmp(f, tmp, fin))
+    return 1;
+  for (size_t ip = 0; ip < np; ip++)
+    bench_problem_free(&rows[ip].p);
+#ifdef HAVE_ODE
+  peer_ode_close();
+#endif
+  return 0;
+}

@@ -1,0 +1,30 @@
+# bench/local.mk: `make bench`, cdyn against ODE 0.16 on hanging chains and
+# falling grids (bench/bench.c).  Timing lives here, never in `make check`.
+# Included by the top Makefile.am; paths are relative to the top directory.
+EXTRA_PROGRAMS = bench/cdyn-bench
+bench_cdyn_bench_SOURCES = bench/bench.c bench/problems.c bench/problem.h bench/problems.h
+bench_cdyn_bench_CPPFLAGS = $(AM_CPPFLAGS)
+bench_cdyn_bench_LDADD = lib/libcdyn.la $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(DL_LIBS) $(LIBM)
+if HAVE_ODE
+bench_cdyn_bench_SOURCES += bench/peer_ode.c bench/peer_ode.h
+bench_cdyn_bench_CPPFLAGS += -DHAVE_ODE $(ODE_CFLAGS)
+bench_cdyn_bench_LDADD += $(ODE_LIBS)
+else
+EXTRA_DIST += bench/peer_ode.c bench/peer_ode.h
+endif
+EXTRA_DIST += bench/bench.gp
+CLEANFILES += bench/cdyn-bench$(EXEEXT)
+
+# BENCH_FLAGS: e.g. --quick, --reps 5, --steps 200 (cdyn-bench --help).
+BENCH_FLAGS =
+bench: bench/cdyn-bench$(EXEEXT)
+	@$(MKDIR_P) bench
+@HAVE_ODE_FALSE@	@echo "ODE 0.16 was not found at configure: the benchmark runs cdyn without its peer."
+@HAVE_ODE_FALSE@	@echo "To compare with ODE: apt-get install libode-dev, then ./configure again."
+	OPENBLAS_NUM_THREADS=1 ./bench/cdyn-bench --out bench $(BENCH_FLAGS)
+if HAVE_GNUPLOT
+	$(AM_V_GEN)$(GNUPLOT) -c $(srcdir)/bench/bench.gp bench/results.csv bench/time-per-step.pdf
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/summary.md, bench/time-per-step.pdf"
+else
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/summary.md (no gnuplot: no figure)"
+endif
