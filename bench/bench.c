@@ -148,6 +148,7 @@ static int build_system(const bench_problem *p, cdyn_system **out)
    ones when kd <= 8), seconds each: the median of `reps`. */
 typedef struct {
   double cholmod_factor, cholmod_solve, band_factor, band_solve;
+  double simplicial_factor, simplicial_solve; /* CHOLMOD forced simplicial */
   size_t kd;
   double lnz, flops;
   int super;
@@ -165,13 +166,17 @@ static double median(double *x, int n)
   return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
-static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
+/* CHOLMOD's factorisation and solve of A with the given supernodal
+   setting: median seconds of reps, nnz(L), flops, and whether the factor
+   is supernodal. */
+static int time_cholmod(const cdyn_matrix *A, int reps, int supernodal, double *tf_med, double *ts_med, double *lnz,
+                        double *flops, int *super)
 {
-  memset(f, 0, sizeof *f);
   size_t m = A->m;
   cholmod_common c;
   cholmod_start(&c);
   c.print = 0;
+  c.supernodal = supernodal;
   cholmod_sparse S;
   memset(&S, 0, sizeof S);
   S.nrow = S.ncol = m;
@@ -206,11 +211,35 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
     tf[k] = t1 - t0;
     ts[k] = t2 - t1;
   }
-  f->cholmod_factor = median(tf, reps);
-  f->cholmod_solve = median(ts, reps);
-  f->lnz = c.lnz;
-  f->flops = c.fl;
-  f->super = L->is_super;
+  *tf_med = median(tf, reps);
+  *ts_med = median(ts, reps);
+  *lnz = c.lnz;
+  *flops = c.fl;
+  *super = L->is_super;
+  rc = 0;
+done:
+  free(tf);
+  free(ts);
+  free(b);
+  return rc;
+}
+
+static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
+{
+  memset(f, 0, sizeof *f);
+  size_t m = A->m;
+  double lnz, fl;
+  int sup;
+  if (time_cholmod(A, reps, CHOLMOD_AUTO, &f->cholmod_factor, &f->cholmod_solve, &f->lnz, &f->flops, &f->super) ||
+      time_cholmod(A, reps, CHOLMOD_SIMPLICIAL, &f->simplicial_factor, &f->simplicial_solve, &lnz, &fl, &sup))
+    return -1;
+  double *tf = malloc((size_t)reps * sizeof *tf), *ts = malloc((size_t)reps * sizeof *ts);
+  double *b = malloc(m * sizeof *b);
+  int rc = -1;
+  if (!tf || !ts || !b)
+    goto done;
+  for (size_t i = 0; i < m; i++)
+    b[i] = 1.0 + (double)(i % 7);
   f->kd = cdyn_banded_kd(A);
   if (f->kd <= 8) {
     size_t ld = f->kd + 1;
@@ -245,9 +274,6 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
   }
   rc = 0;
 done:
-  if (L)
-    cholmod_free_factor(&L, &c);
-  cholmod_finish(&c);
   free(tf);
   free(ts);
   free(b);
@@ -409,19 +435,33 @@ static int close_tmp(FILE *f, const char *tmp, const char *final)
   return 0;
 }
 
+/* Whether `name` is an item of the comma-separated `list`. */
+static int in_list(const char *list, const char *name)
+{
+  size_t n = strlen(name);
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == n && !strncmp(p, name, n))
+      return 1;
+    p += len + (p[len] == ',');
+  }
+  return 0;
+}
+
 static void usage(FILE *f)
 {
   fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick]\n"
              "  --out DIR   where results.csv, exponents.csv, results.meta.json and summary.md go (default bench)\n"
              "  --reps R    repetitions, interleaved; medians are reported (default 3, at most %d)\n"
              "  --steps S   timed steps per run (default 100)\n"
-             "  --quick     chains of 20 and 200 links and the 30 x 30 grid only, one repetition, 10 steps\n",
+             "  --quick     chains of 20 and 200 links and the 30 x 30 grid only, one repetition, 10 steps\n"
+             "  --only P    only the problems named in the comma-separated list P (chain-1000,grid-100x100)\n",
           MAX_REPS);
 }
 
 int main(int argc, char **argv)
 {
-  const char *out = "bench";
+  const char *out = "bench", *only = NULL;
   int reps = 3, quick = 0;
   long steps = 100;
   for (int i = 1; i < argc; i++) {
@@ -442,6 +482,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "cdyn-bench: --steps takes 1 to 1000000, not %s\n", argv[i]);
         return 2;
       }
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
     } else if (!strcmp(argv[i], "--quick")) {
       quick = 1;
     } else if (!strcmp(argv[i], "--help")) {
@@ -473,6 +515,11 @@ int main(int argc, char **argv)
     if (rc) {
       fprintf(stderr, "cdyn-bench: out of memory building the problems\n");
       return 1;
+    }
+    if (only && !in_list(only, row->p.name)) {
+      bench_problem_free(&row->p);
+      np--;
+      continue;
     }
     row->m = row->p.links;
     /* The fastest transverse modes of the tensioned chain or grid. */
@@ -577,6 +624,12 @@ int main(int argc, char **argv)
               rows[ip].p.name, rows[ip].m, rows[ip].h, fl->super ? "supernodal" : "simplicial",
               1e3 * (fl->cholmod_factor + fl->cholmod_solve), 1.0 / (fl->cholmod_factor + fl->cholmod_solve),
               1e3 * fl->cholmod_factor, 1e3 * fl->cholmod_solve, fl->lnz, fl->flops);
+      if (fl->super)
+        fprintf(f, "%s,%zu,%.6g,floor-cholmod-simplicial,cholmod simplicial,,%.6g,%.6g,,%.6g,%.6g,,1,1,,,,,,1,\"the "
+                   "same, CHOLMOD forced to its simplicial factorisation\"\n",
+                rows[ip].p.name, rows[ip].m, rows[ip].h, 1e3 * (fl->simplicial_factor + fl->simplicial_solve),
+                1.0 / (fl->simplicial_factor + fl->simplicial_solve), 1e3 * fl->simplicial_factor,
+                1e3 * fl->simplicial_solve);
       if (fl->band_factor > 0)
         fprintf(f, "%s,%zu,%.6g,floor-banded,lapack dpbtrf kd=%zu,,%.6g,%.6g,,%.6g,%.6g,,1,1,,,,,,1,\"bare LAPACK "
                    "banded factorisation and solve of the last step's A\"\n",
@@ -596,8 +649,8 @@ int main(int argc, char **argv)
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     int n = 0;
     size_t lo = 0, hi = 0;
-    for (size_t ip = 0; ip < nchains; ip++)
-      if (rows[ip].ran[iv] == 1 && isfinite(rows[ip].ms[iv])) {
+    for (size_t ip = 0; ip < np; ip++)
+      if (!strncmp(rows[ip].p.name, "chain-", 6) && rows[ip].ran[iv] == 1 && isfinite(rows[ip].ms[iv])) {
         double X = log((double)rows[ip].m), Y = log(rows[ip].ms[iv]);
         sx += X, sy += Y, sxx += X * X, sxy += X * Y, n++;
         lo = lo ? lo : rows[ip].m;

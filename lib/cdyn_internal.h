@@ -177,14 +177,14 @@ extern const cdyn_solver_type *const cdyn_solver_types[];
 /* solvers/lsq.c: y = A x and |A x - b| / |b| (0-safe) through A's CSR
    storage (work: m); the minimum-norm least-squares solution of a
    singular A from a solve with A + delta I (solve(ctx, b, y), y may be
-   b), with work r, u, dx of m each; *its counts the corrections. */
+   b; delta the shift), with work br, r, u, dx of m each; *its counts the corrections. */
 typedef int (*cdyn_shifted_solve)(void *ctx, const double *b, double *y);
 void cdyn_csr_apply(const cdyn_matrix *A, const double *x, double *y);
 /* solvers/banded.c: the half-bandwidth max |i - j| of A's pattern. */
 size_t cdyn_banded_kd(const cdyn_matrix *A);
 double cdyn_csr_residual(const cdyn_matrix *A, const double *b, const double *x, double *work);
-int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, const double *b, double *x,
-                     double *r, double *u, double *dx, unsigned max_iter, unsigned long *its);
+int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, double delta, const double *b,
+                     double *x, double *br, double *r, double *u, double *dx, unsigned max_iter, unsigned long *its);
 int cdyn_solver_type_find(const char *name, const cdyn_solver_type **type);
 
 /* ---- integrators and schemes ------------------------------------------------ */

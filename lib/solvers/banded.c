@@ -45,7 +45,7 @@ typedef struct {
   int have_pattern;
   double delta;
   unsigned rank;
-  double *r, *u, *dx;  /* mcap each */
+  double *r, *u, *dx, *br; /* mcap each */
 } band_state;
 
 static void band_free(void *p)
@@ -57,6 +57,7 @@ static void band_free(void *p)
   free(s->r);
   free(s->u);
   free(s->dx);
+  free(s->br);
   free(s);
 }
 
@@ -72,7 +73,8 @@ static int band_alloc(void **out, size_t m)
   s->r = malloc(mm * sizeof(double));
   s->u = malloc(mm * sizeof(double));
   s->dx = malloc(mm * sizeof(double));
-  if (!s->ab || !s->r || !s->u || !s->dx) {
+  s->br = malloc(mm * sizeof(double));
+  if (!s->ab || !s->r || !s->u || !s->dx || !s->br) {
     band_free(s);
     return cdyn_error(CDYN_ENOMEM, "banded: out of memory for m = %zu", m);
   }
@@ -191,7 +193,7 @@ static int band_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *
   for (size_t j = 0; j < nrhs; j++) {
     const double *bj = b + j * m;
     double *xj = x + j * m;
-    int rc = s->delta > 0 ? cdyn_shifted_lsq(A, band_apply, s, bj, xj, s->r, s->u, s->dx, MAXREF, &its)
+    int rc = s->delta > 0 ? cdyn_shifted_lsq(A, band_apply, s, s->delta, bj, xj, s->br, s->r, s->u, s->dx, MAXREF, &its)
                           : band_apply(s, bj, xj);
     if (rc)
       return rc;

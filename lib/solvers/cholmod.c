@@ -6,9 +6,12 @@
  *   P A P^T = L L^T  (supernodal)  or  L D L^T  (simplicial),
  *   x = P^T L^-T L^-1 P b,
  * with P a fill-reducing ordering (AMD, postordered) of A's pattern.
- * CHOLMOD picks the supernodal or the simplicial factorisation from the
- * analysis (supernodal where the factor has dense enough columns to pay
- * for BLAS-3 blocks: Common->supernodal = CHOLMOD_AUTO).
+ * The factorisation is simplicial by default (option cholmod_mode): on
+ * the benchmark's grids, whose factors have too few dense columns for
+ * BLAS-3 blocks to pay, CHOLMOD's own choice (auto: supernodal for the
+ * 100 x 100 grid, 4.3e5 non-zeros in L, 2.5e7 flops) factors 3.6 times
+ * slower than the simplicial one (44 ms against 12 ms; make bench,
+ * floor-cholmod and floor-cholmod-simplicial).
  *
  * One analysis per pattern, none per step.  The symbolic analysis is done
  * when A->pattern changes and the new pattern has not been analysed
@@ -73,13 +76,18 @@ typedef struct {
   int *map;              /* nnz: A's entry k is P A P^T's entry map[k] */
   cholmod_factor *L;
   cholmod_dense *X, *Y, *E; /* CHOLMOD's solve workspace for one column */
+  int mode;              /* the cholmod_mode it was analysed with */
   unsigned long used;    /* for evicting the least recently used */
 } analysis;
 
 typedef struct {
   double reuse_tol;
   long reuse_maxit;
+  int mode; /* index in mode_names */
 } chm_opts;
+
+static const char *const mode_names[] = {"simplicial", "supernodal", "auto", NULL};
+static const int mode_values[] = {CHOLMOD_SIMPLICIAL, CHOLMOD_SUPERNODAL, CHOLMOD_AUTO};
 
 typedef struct {
   cholmod_common c;
@@ -164,14 +172,13 @@ static int chm_alloc(void **out, size_t m)
   s->c.print = 0;         /* statuses are reported through cdyn_error */
   s->c.error_handler = NULL;
   s->c.final_asis = 1;    /* keep the factor as computed: no conversion, no allocation */
-  s->c.supernodal = CHOLMOD_AUTO;
   *out = s;
   return CDYN_OK;
 }
 
-static int same_pattern(const analysis *a, const cdyn_matrix *A)
+static int same_pattern(const analysis *a, const cdyn_matrix *A, int mode)
 {
-  return a->rowptr && a->m == A->m && a->nnz == A->nnz &&
+  return a->rowptr && a->mode == mode && a->m == A->m && a->nnz == A->nnz &&
          !memcmp(a->rowptr, A->rowptr, (A->m + 1) * sizeof(int)) &&
          !memcmp(a->col, A->col, A->nnz * sizeof(int));
 }
@@ -205,10 +212,12 @@ static int chm_status(chm_state *s, const char *what)
 }
 
 /* Analyse A's pattern into `a` (freed first). */
-static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A)
+static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A, int mode)
 {
   analysis_free(s, a);
   size_t m = A->m, nnz = A->nnz;
+  a->mode = mode;
+  s->c.supernodal = mode_values[mode];
   a->m = m;
   a->nnz = nnz;
   a->rowptr = malloc((m + 1) * sizeof(int));
@@ -332,13 +341,14 @@ static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void 
   const chm_opts *o = opts;
   chm_state *s = p;
   info->iterations = 0;
-  int same = s->have_pattern && A->pattern == s->pattern && s->cur;
+  int mode = o ? o->mode : 0;
+  int same = s->have_pattern && A->pattern == s->pattern && s->cur && s->cur->mode == mode;
   if (A->m > s->mcap)
     return cdyn_error(CDYN_EINVAL, "cholmod: %zu rows, sized for %zu", A->m, s->mcap);
-  if (!s->have_pattern || A->pattern != s->pattern || !s->cur) {
+  if (!same) {
     analysis *hit = NULL, *old = &s->cache[0];
     for (int k = 0; k < CACHE && !hit; k++)
-      if (same_pattern(&s->cache[k], A))
+      if (same_pattern(&s->cache[k], A, mode))
         hit = &s->cache[k];
     if (!hit) {
       for (int k = 0; k < CACHE; k++)
@@ -346,7 +356,7 @@ static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void 
           old = &s->cache[k];
       s->cur = NULL;
       s->have_pattern = 0;
-      int rc = analyse(s, old, A);
+      int rc = analyse(s, old, A, mode);
       if (rc)
         return rc;
       hit = old;
@@ -516,7 +526,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
       if ((long)k > o->reuse_maxit / 2)
         s->refactor = 1;
     } else {
-      rc = s->delta > 0 ? cdyn_shifted_lsq(A, shifted, s, bj, xj, s->r, s->u, s->dx, MAXREF, &its)
+      rc = s->delta > 0 ? cdyn_shifted_lsq(A, shifted, s, s->delta, bj, xj, s->z, s->r, s->u, s->dx, MAXREF, &its)
                         : factor_solve(s, bj, xj);
       if (rc)
         return rc;
@@ -540,6 +550,8 @@ static const cdyn_option options[] = {
    "relative residual"},
   {"cholmod_reuse_maxit", CDYN_OPT_INT, offsetof(chm_opts, reuse_maxit), "10", 1, 1000, NULL,
    "CG iterations of a reused factor before the current A is factored"},
+  {"cholmod_mode", CDYN_OPT_CHOICE, offsetof(chm_opts, mode), "simplicial", 0, 0, mode_names,
+   "CHOLMOD's factorisation: simplicial (LDL^T), supernodal (LL^T in BLAS blocks) or auto (CHOLMOD's choice)"},
   CDYN_OPTIONS_END};
 
 const cdyn_solver_type cdyn_solver_cholmod = {

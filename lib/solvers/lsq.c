@@ -4,19 +4,28 @@
  * minimum-norm least-squares solution of a singular A from a factor of
  * the shifted A + delta I.
  *
- * Least squares.  With S = (A + delta I)^-1, delta > 0,
- *   x_0 = 0,  x_(k+1) = x_k + S A S (b - A x_k)
- * converges to A^+ b, the minimum-norm least-squares solution that the
- * dense solver computes by eigen-decomposition (cholesky.c): in A's
- * eigenbasis S A S multiplies eigenvalue sigma's component by
- * sigma / (sigma + delta)^2, so no iterate has a component in A's null
- * space (also when b has one: the least-squares case), and a range
- * component's error falls by the factor 1 - sigma^2 / (sigma + delta)^2,
- * about 2 delta / sigma, per correction.  It stops when a correction is
- * below 1e-15 max|x| or after max_iter corrections; the residual the
- * solver then reports says how far it got.  Components with sigma of
- * order delta or below converge slowly or not at all: that is the
- * ill-conditioned part, which the dense solver cuts at rank_tol max(w).
+ * Least squares.  With S = (A + delta I)^-1, delta > 0, in A's eigenbasis
+ * (eigenvalues sigma), A^+ b, the minimum-norm least-squares solution
+ * that the dense solver computes by eigen-decomposition (cholesky.c), is
+ * found in two stages.
+ *   1. The part of b in A's null space: n = lim (delta S)^k b, since
+ *      delta S multiplies sigma's component by delta / (sigma + delta)
+ *      and keeps the null space's; then br = b - n, consistent.
+ *   2. x_0 = 0,  x_(k+1) = x_k + S A S (br - A x_k), with A S r computed
+ *      as r - delta S r: S A S multiplies sigma's component by
+ *      sigma / (sigma + delta)^2, so no iterate has a null component, and
+ *      a range component's error falls by 1 - sigma^2 / (sigma + delta)^2,
+ *      about 2 delta / sigma, per correction; the limit is A^+ br = A^+ b.
+ * Stage 1 matters for an inconsistent b: S b carries b's null part
+ * magnified by 1 / delta, and the factor's rounding, relative eps times
+ * the condition |A| / delta of A + delta I, would leak it into the range
+ * part at (eps |A|^2 / delta^2) |b| (1e-4 |b| for delta = 1e-6 |A|);
+ * delta S b keeps only eps |A| / delta of it (1e-10).  Each stage stops
+ * when its update falls below 1e-15 of |b| or |x|, or after max_iter
+ * rounds; the residual the solver then reports says how far it got.
+ * Components with sigma of order delta or below converge slowly or not
+ * at all: the ill-conditioned part, which the dense solver cuts at
+ * rank_tol max(w).
  */
 #include <math.h>
 #include <string.h>
@@ -44,17 +53,40 @@ double cdyn_csr_residual(const cdyn_matrix *A, const double *b, const double *x,
   return bb > 0 ? sqrt(rr / bb) : sqrt(rr);
 }
 
-int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, const double *b, double *x,
-                     double *r, double *u, double *dx, unsigned max_iter, unsigned long *its)
+int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, double delta, const double *b,
+                     double *x, double *br, double *r, double *u, double *dx, unsigned max_iter, unsigned long *its)
 {
   size_t m = A->m;
-  memset(x, 0, m * sizeof(double));
+  int rc;
+  double bn = 0;
+  for (size_t i = 0; i < m; i++)
+    bn = fmax(bn, fabs(b[i]));
+  /* The null-space part of b: n = lim (delta S)^k b. */
   memcpy(r, b, m * sizeof(double));
   for (unsigned k = 0; k < max_iter; k++) {
-    int rc;
     if ((rc = solve(ctx, r, u)))
       return rc;
-    cdyn_csr_apply(A, u, dx);
+    double dn = 0;
+    for (size_t i = 0; i < m; i++) {
+      double v = delta * u[i];
+      dn = fmax(dn, fabs(v - r[i]));
+      r[i] = v;
+    }
+    ++*its;
+    if (!(dn > 1e-15 * bn))
+      break;
+  }
+  for (size_t i = 0; i < m; i++)
+    br[i] = b[i] - r[i];
+  /* x = A^+ br for the consistent br. */
+  memset(x, 0, m * sizeof(double));
+  memcpy(r, br, m * sizeof(double));
+  for (unsigned k = 0; k < max_iter; k++) {
+    if ((rc = solve(ctx, r, u)))
+      return rc;
+    /* A S r as r - delta S r (equal in exact arithmetic; cheaper). */
+    for (size_t i = 0; i < m; i++)
+      dx[i] = r[i] - delta * u[i];
     if ((rc = solve(ctx, dx, dx)))
       return rc;
     double dn = 0, xn = 0;
@@ -68,7 +100,7 @@ int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, 
       break;
     cdyn_csr_apply(A, x, r);
     for (size_t i = 0; i < m; i++)
-      r[i] = b[i] - r[i];
+      r[i] = br[i] - r[i];
   }
   return CDYN_OK;
 }
