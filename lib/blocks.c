@@ -196,7 +196,7 @@ int cdyn_factor(cdyn_stepper *st)
   double t0 = cdyn_clock();
   int rc = st->solver->setup(st->solver_state, &st->mat, st->common.rank_tol, solver_opts(st), &info);
   st->stats.time_factor += cdyn_clock() - t0;
-  st->stats.factorizations++;
+  st->stats.factorizations += info.factorizations;
   st->stats.analyses += info.analyses;
   st->stats.last_rank = info.rank;
   st->factored = rc < 0 ? 0 : st->values;
@@ -213,6 +213,7 @@ int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x)
   int rc = st->solver->solve(st->solver_state, &st->mat, nrhs, b, x, st->common.rank_tol, solver_opts(st), &info);
   st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves += nrhs;
+  st->stats.factorizations += info.factorizations;
   st->stats.iterations += info.iterations;
   st->stats.last_residual = info.residual;
   st->stats.last_rank = info.rank;

@@ -144,6 +144,7 @@ typedef struct cdyn_solve_info {
   unsigned rank;
   int fallback;     /* the least-squares path was taken */
   unsigned long analyses; /* symbolic analyses done by this call (a new pattern) */
+  unsigned long factorizations; /* numeric factorisations (or preconditioner builds) done by this call */
 } cdyn_solve_info;
 
 /*

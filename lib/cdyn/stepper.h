@@ -67,7 +67,8 @@ typedef struct cdyn_stats {
   unsigned last_nonlinear_iterations; /* iterations of the last step */
   double last_nonlinear_residual; /* max |Phi_r| (or the scheme's residual)
                                      at the end of the last step's iteration */
-  unsigned long factorizations; /* solver setups (factorisations, preconditioners) */
+  unsigned long factorizations; /* numeric factorisations (or preconditioner builds) of A: one per
+                                   setup, none when a setup keeps an earlier factor (cholmod_reuse_tol) */
   unsigned long analyses;       /* symbolic analyses of a sparse direct solver (a pattern
                                    it had not seen; these allocate) */
   unsigned long patterns;       /* sparsity patterns of A built (1 at the start) */

@@ -24,6 +24,7 @@
 #include "cdyn_internal.h"
 
 typedef struct {
+  size_t mcap;   /* rows it is sized for */
   size_t m;      /* rows of the current A (at most mcap) */
   double *a;     /* mcap*mcap: the factor, or the eigenvectors */
   double *w;     /* m eigenvalues */
@@ -57,6 +58,7 @@ static int chol_alloc(void **out, size_t m)
     chol_free(s);
     return cdyn_error(CDYN_EINVAL, "cholesky: %zu rows is beyond the dense solver's limit (65536)", m);
   }
+  s->mcap = m;
   s->a = malloc(mm * mm * sizeof(double));
   s->w = malloc(mm * sizeof(double));
   s->y = malloc(mm * sizeof(double));
@@ -96,6 +98,8 @@ static int chol_setup(void *p, const cdyn_matrix *A, double rank_tol, const void
 {
   (void)opts;
   chol_state *s = p;
+  if (A->m > s->mcap)
+    return cdyn_error(CDYN_EINVAL, "cholesky: %zu rows, sized for %zu", A->m, s->mcap);
   size_t m = s->m = A->m;
   scatter(s, A);
   double dmax = 0;
@@ -139,6 +143,7 @@ static int chol_setup(void *p, const cdyn_matrix *A, double rank_tol, const void
   info->rank = s->rank;
   info->fallback = s->eig;
   info->iterations = 0;
+  info->factorizations = 1;
   return CDYN_OK;
 }
 

@@ -24,6 +24,10 @@
  * values into P A P^T's storage through a precomputed map and factors it
  * in place: neither setup nor solve allocates once a pattern has been
  * seen (an analysis allocates the factor and CHOLMOD's solve workspace).
+ * The exception is the supernodal mode: cholmod_super_numeric allocates
+ * and frees its update workspace on every call (two allocations per
+ * factorisation, counted in tests/test_alloc.c); the default simplicial
+ * mode allocates nothing.
  *
  * Reuse (option cholmod_reuse_tol > 0; off by default).  A changes
  * little from one step to the next, so an earlier factor L L^T of A_f is
@@ -384,6 +388,7 @@ static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solv
   analysis *a = s->cur;
   s->stale = 0;
   s->refactor = 0;
+  info->factorizations++;
   size_t m = a->m;
   for (size_t k = 0; k < a->nnz; k++)
     a->px[a->map[k]] = A->val[k];
@@ -505,7 +510,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
     return cdyn_error(CDYN_EINVAL, "cholmod: solve before setup");
   size_t m = A->m;
   double worst = 0;
-  unsigned long its = 0;
+  unsigned long its = 0, refactored = 0;
   for (size_t j = 0; j < nrhs; j++) {
     const double *bj = b + j * m;
     double *xj = x + j * m;
@@ -518,7 +523,9 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
       if (rc > 0) {
         /* Not within reuse_maxit: factor the current A after all. */
         cdyn_solve_info finfo = {0};
-        if ((rc = factor(s, A, rank_tol, &finfo)))
+        rc = factor(s, A, rank_tol, &finfo);
+        refactored += finfo.factorizations;
+        if (rc)
           return rc;
         j--;
         continue;

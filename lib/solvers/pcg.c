@@ -45,7 +45,7 @@ typedef struct {
 static const char *const precond_names[] = {"jacobi", "sgs", NULL};
 
 typedef struct {
-  size_t m;
+  size_t mcap, m;
   double *dinv, *r, *z, *p, *ap;
 } pcg_state;
 
@@ -68,6 +68,7 @@ static int pcg_alloc(void **out, size_t m)
   if (!s)
     return cdyn_error(CDYN_ENOMEM, "pcg: out of memory");
   size_t mm = m ? m : 1;
+  s->mcap = m;
   s->m = m;
   s->dinv = malloc(mm * sizeof(double));
   s->r = malloc(mm * sizeof(double));
@@ -88,6 +89,8 @@ static int pcg_setup(void *q, const cdyn_matrix *A, double rank_tol, const void 
   (void)rank_tol;
   (void)opts;
   pcg_state *s = q;
+  if (A->m > s->mcap)
+    return cdyn_error(CDYN_EINVAL, "pcg: %zu rows, sized for %zu", A->m, s->mcap);
   s->m = A->m;
   for (size_t i = 0; i < s->m; i++) {
     double d = A->diag[i];
@@ -96,6 +99,7 @@ static int pcg_setup(void *q, const cdyn_matrix *A, double rank_tol, const void 
   }
   info->fallback = 0;
   info->rank = (unsigned)s->m;
+  info->factorizations = 1;
   return CDYN_OK;
 }
 
