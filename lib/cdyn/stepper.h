@@ -19,10 +19,8 @@
  *             cholesky: dense LAPACKE; cholmod: sparse Cholesky (CHOLMOD);
  *             banded: LAPACK band Cholesky in the rows' order; pcg:
  *             conjugate gradients.  auto, decided when the stepper is
- *             built: cholesky for a row capacity of at most 256, above it
- *             banded where A's half-bandwidth is at most 8 (a chain
- *             numbered along itself), else cholmod.  cdyn_stepper_get
- *             reports the choice as "auto(name)".
+ *             built: cholesky for a row capacity of at most 256, cholmod
+ *             above.  cdyn_stepper_get reports the choice as "auto(name)".
  *   pcg_tol   relative residual at which PCG stops (default 1e-12)
  *   pcg_maxiter  iteration limit of PCG (0 = 10 m)
  *   rank_tol  relative pivot/eigenvalue below which A is treated as
