@@ -249,6 +249,7 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
       free(x);
       goto done;
     }
+    int done_reps = 0;
     for (int k = 0; k < reps; k++) {
       memset(ab, 0, ld * m * sizeof *ab);
       for (size_t i = 0; i < m; i++)
@@ -266,9 +267,12 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
         break;
       tf[k] = t1 - t0;
       ts[k] = t2 - t1;
+      done_reps++;
     }
-    f->band_factor = median(tf, reps);
-    f->band_solve = median(ts, reps);
+    if (done_reps) {
+      f->band_factor = median(tf, done_reps);
+      f->band_solve = median(ts, done_reps);
+    }
     free(ab);
     free(x);
   }
