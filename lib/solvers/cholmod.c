@@ -545,6 +545,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
   if (!cdyn_all_finite(x, nrhs * m))
     return cdyn_error(CDYN_ENONFINITE, "cholmod: non-finite solution");
   info->iterations = its;
+  info->factorizations = refactored;
   info->residual = worst;
   info->rank = s->rank;
   info->fallback = s->delta > 0;
