@@ -10,7 +10,7 @@
  * (lib/activeset/, through its internal interface) then solves contact
  * problems on a workspace allocated beforehand, with the counter armed.
  * Then implicit and rattle run on a 20 x 20 grid (766 rows) with every
- * solver configuration, CHOLMOD's supernodal and reuse paths among them.
+ * solver configuration, CHOLMOD's reuse path among them.
  * The scheme "contact" also runs, with each active-set algorithm, on
  * balls bouncing in a corner (walls and pairwise separations, flagged as
  * inequalities), so that its impulse step, event location and active-set
@@ -69,15 +69,19 @@ END_TEST
 /*
  * At scale, on a 20 x 20 grid held at two opposite corners (766 rows),
  * which takes CHOLMOD's factorisations and the banded solver's wide band:
- * implicit and rattle with every solver configuration, including CHOLMOD
- * supernodal and CHOLMOD reusing an earlier factor, and PCG with the
- * symmetric Gauss-Seidel preconditioner.  After one step (the symbolic
- * analyses, which allocate), 20 steps allocate nothing.
+ * implicit and rattle with every solver configuration of the
+ * zero-allocation promise, including CHOLMOD reusing an earlier factor
+ * and PCG with the symmetric Gauss-Seidel preconditioner.  After one step
+ * (the symbolic analyses, which allocate), 20 steps allocate nothing.
+ * CHOLMOD's supernodal mode (cholmod_mode=supernodal, not the default) is
+ * left out: cholmod_super_numeric allocates its update workspace on every
+ * call, and its BLAS-3 calls may allocate inside OpenBLAS (678 times a
+ * step where ASan's hook also counts aligned allocations), as cholmod.c
+ * and the README say.
  */
 static const char *const grid_configs[][3] = {
   {"cholesky", NULL, NULL},
   {"cholmod", NULL, NULL},
-  {"cholmod", "cholmod_mode", "supernodal"},
   {"cholmod", "cholmod_reuse_tol", "1e-10"},
   {"banded", NULL, NULL},
   {"pcg", NULL, NULL},
@@ -113,8 +117,7 @@ START_TEST(test_no_allocation_at_scale)
   if (c[1])
     ck_assert_int_eq(cdyn_stepper_set(st, c[1], c[2]), CDYN_OK);
   ck_assert_int_ge(cdyn_stepper_step(st, 5e-4), 0);
-  cdyn_stats S0, S;
-  ck_assert_int_eq(cdyn_stepper_stats(st, &S0), CDYN_OK);
+  cdyn_stats S;
   ta_arm(0);
   int rc = 0;
   for (int k = 0; k < 20 && rc >= 0; k++)
@@ -122,12 +125,8 @@ START_TEST(test_no_allocation_at_scale)
   long count = ta_disarm();
   ck_assert_int_eq(cdyn_stepper_stats(st, &S), CDYN_OK);
   ck_assert_msg(rc >= 0, "%s/%s %s=%s: %s", scheme, c[0], c[1] ? c[1] : "", c[2] ? c[2] : "", cdyn_errmsg());
-  /* The one exception, documented in cholmod.c: CHOLMOD's supernodal
-     factorisation (cholmod_super_numeric) allocates and frees its update
-     workspace, a header and its values, on every call. */
-  long expected = c[2] && !strcmp(c[2], "supernodal") ? 2 * (long)(S.factorizations - S0.factorizations) : 0;
-  ck_assert_msg(count == expected, "%s/%s %s=%s allocated %ld times in 20 steps (%ld expected)", scheme, c[0],
-                c[1] ? c[1] : "", c[2] ? c[2] : "", count, expected);
+  ck_assert_msg(count == 0, "%s/%s %s=%s allocated %ld times in 20 steps", scheme, c[0], c[1] ? c[1] : "",
+                c[2] ? c[2] : "", count);
   ck_assert_uint_eq(S.analyses, !strcmp(c[0], "cholmod") || !strcmp(c[0], "banded") ? 1 : 0);
   cdyn_stepper_free(st);
   cdyn_system_free(s);

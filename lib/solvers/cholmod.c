@@ -26,8 +26,9 @@
  * seen (an analysis allocates the factor and CHOLMOD's solve workspace).
  * The exception is the supernodal mode: cholmod_super_numeric allocates
  * and frees its update workspace on every call (two allocations per
- * factorisation, counted in tests/test_alloc.c); the default simplicial
- * mode allocates nothing.
+ * factorisation), and its BLAS-3 calls may allocate inside the BLAS
+ * (OpenBLAS: hundreds a step, seen where aligned allocations are counted
+ * too); the default simplicial mode allocates nothing (tests/test_alloc.c).
  *
  * Reuse (option cholmod_reuse_tol > 0; off by default).  A changes
  * little from one step to the next, so an earlier factor L L^T of A_f is
