@@ -439,6 +439,89 @@ static int close_tmp(FILE *f, const char *tmp, const char *final)
   return 0;
 }
 
+/* ---- the goals, as measured ratios --------------------------------------------------- */
+
+static const problem_row *find_problem(const problem_row *rows, size_t np, const char *name)
+{
+  for (size_t ip = 0; ip < np; ip++)
+    if (!strcmp(rows[ip].p.name, name))
+      return &rows[ip];
+  return NULL;
+}
+
+static int find_variant(const char *name)
+{
+  for (size_t iv = 0; iv < NVARIANTS; iv++)
+    if (!strcmp(variants[iv].name, name))
+      return (int)iv;
+  return -1;
+}
+
+/* ms per step of a variant on a problem that ran it to the end; NAN else. */
+static double ms_of(const problem_row *row, const char *variant)
+{
+  int iv = find_variant(variant);
+  if (!row || iv < 0 || row->ran[iv] != 1 || !row->res[iv].r.ok)
+    return NAN;
+  return row->ms[iv];
+}
+
+/* The fastest implicit variant with an exact solver on a problem. */
+static double best_implicit(const problem_row *row, const char **which)
+{
+  static const char *const exact[] = {"implicit/cholesky", "implicit/banded", "implicit/cholmod",
+                                      "implicit/cholmod-reuse"};
+  double best = NAN;
+  *which = "none";
+  for (int k = 0; k < 4; k++) {
+    double t = ms_of(row, exact[k]);
+    if (isfinite(t) && !(t >= best)) {
+      best = t;
+      *which = exact[k];
+    }
+  }
+  return best;
+}
+
+/* The goals, each as the measured ratio (met when >= 1). */
+static void print_goals(FILE *g, const problem_row *rows, size_t np)
+{
+  fprintf(g, "\nGoals, as measured ratios (>= 1: met; nan: a run missing from this invocation):\n");
+  const char *chains[2] = {"chain-1000", "chain-5000"};
+  for (int k = 0; k < 2; k++) {
+    const problem_row *row = find_problem(rows, np, chains[k]);
+    const char *which;
+    double t = best_implicit(row, &which), ode = ms_of(row, "ode-step-erp1");
+    fprintf(g, "- %s: %s runs %.4g times the steps per second of ode-step-erp1 (goal >= 10): ratio %.3g\n",
+            chains[k], which, ode / t, ode / t / 10);
+  }
+  const problem_row *row = find_problem(rows, np, "chain-1000");
+  const char *exact[2] = {"rattle-1e-10", "newton-1e-10"};
+  for (int k = 0; k < 2; k++) {
+    int iv = find_variant(exact[k]);
+    double t = ms_of(row, exact[k]), q = ms_of(row, "ode-quick20");
+    double stretch = row && iv >= 0 && row->ran[iv] == 1 ? row->res[iv].r.stretch_max : NAN;
+    fprintf(g, "- chain-1000, %s: stretch %.2g (goal <= 1e-8); %.4g steps/s (goal >= 10000): ratio %.3g; "
+               "against ode-quick20: %.3g times its steps per second (goal > 1)\n",
+            exact[k], stretch, 1e3 / t, 1e3 / t / 1e4, q / t);
+  }
+  row = find_problem(rows, np, "grid-100x100");
+  fprintf(g, "- grid-100x100 with an exact solve: implicit/cholmod-reuse %.3g ms per step, implicit/cholmod %.3g "
+             "(goal <= 5 ms): ratios %.3g and %.3g\n",
+          ms_of(row, "implicit/cholmod-reuse"), ms_of(row, "implicit/cholmod"), 5 / ms_of(row, "implicit/cholmod-reuse"),
+          5 / ms_of(row, "implicit/cholmod"));
+  for (size_t ip = 0; ip < np; ip++) {
+    const floor_times *fl = &rows[ip].floor;
+    if (rows[ip].m < 1000 || !rows[ip].have_floor)
+      continue;
+    double floor_ms = 1e3 * fmin(fl->cholmod_factor + fl->cholmod_solve,
+                                 fl->super ? fl->simplicial_factor + fl->simplicial_solve : INFINITY);
+    double t = ms_of(&rows[ip], "implicit/cholmod");
+    fprintf(g, "- %s: implicit/cholmod at %.3g times the CHOLMOD floor of %.3g ms (goal <= 2): ratio %.3g\n",
+            rows[ip].p.name, t / floor_ms, floor_ms, 2 / (t / floor_ms));
+  }
+}
+
 /* Whether `name` is an item of the comma-separated `list`. */
 static int in_list(const char *list, const char *name)
 {
@@ -695,7 +778,11 @@ int main(int argc, char **argv)
   fprintf(f, ", \"cpu\": ");
   json_string(f, cpu);
   fprintf(f, ", \"online_cpus\": %ld},\n  \"compiler\": ", sysconf(_SC_NPROCESSORS_ONLN));
-#ifdef __VERSION__
+#if defined(__clang__)
+  json_string(f, "clang " __clang_version__);
+#elif defined(__GNUC__)
+  json_string(f, "gcc " __VERSION__);
+#elif defined(__VERSION__)
   json_string(f, __VERSION__);
 #else
   json_string(f, "unknown");
@@ -759,6 +846,7 @@ int main(int argc, char **argv)
     for (size_t iv = 0; iv < NVARIANTS; iv++)
       fprintf(g, " %s %.2f;", variants[iv].name, expo[iv]);
     fprintf(g, "\n");
+    print_goals(g, rows, np);
   }
   if (close_tmp(f, tmp, fin))
     return 1;
