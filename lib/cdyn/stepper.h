@@ -23,8 +23,19 @@
  *             above.  cdyn_stepper_get reports the choice as "auto(name)".
  *   pcg_tol   relative residual at which PCG stops (default 1e-12)
  *   pcg_maxiter  iteration limit of PCG (0 = 10 m)
+ *   pcg_precond  jacobi (default) | sgs (a symmetric Gauss-Seidel sweep)
+ *   cholmod_mode  simplicial (default) | supernodal | auto (CHOLMOD's choice)
+ *   cholmod_reuse_tol  0 (default: factor at every setup) or the relative
+ *             residual to which CG preconditioned by an earlier factor
+ *             solves, factoring again only when it slows
+ *   cholmod_reuse_maxit  CG iterations before a reused factor is replaced
+ *             (default 10)
  *   rank_tol  relative pivot/eigenvalue below which A is treated as
  *             singular and solved in the least-squares sense (default 1e-12)
+ *   max_error the divergence guard (below; default 0, off)
+ * A sparse direct solver (cholmod, banded) analyses A's pattern once per
+ * constraint set it has not seen (cholmod keeps the last 8), which
+ * allocates; cdyn_stats.analyses counts it.
  *
  * A step that fails restores the system's state and time, and returns a
  * negative status.  A step whose iterative solve stopped short returns
@@ -85,9 +96,9 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme);
 void cdyn_stepper_free(cdyn_stepper *st);
 
 /* Set an option from its text form; CDYN_EUNKNOWN for an unknown key.
-   Setting one of the scheme's own options (not solver, pcg_tol,
-   pcg_maxiter, rank_tol, max_error) also forgets multistep history, as
-   cdyn_stepper_reset does. */
+   Setting one of the scheme's own options (not solver, a solver's
+   options such as pcg_tol or cholmod_mode, rank_tol, max_error) also
+   forgets multistep history, as cdyn_stepper_reset does. */
 int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value);
 /* Current value of an option as text. */
 int cdyn_stepper_get(const cdyn_stepper *st, const char *key, char *buf,
