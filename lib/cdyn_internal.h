@@ -180,6 +180,11 @@ extern const cdyn_solver_type *const cdyn_solver_types[];
    singular A from a solve with A + delta I (solve(ctx, b, y), y may be
    b; delta the shift), with work br, r, u, dx of m each; *its counts the corrections. */
 typedef int (*cdyn_shifted_solve)(void *ctx, const double *b, double *y);
+/* The end of a direct solve of nrhs right-hand sides: CDYN_ENONFINITE
+   (naming the solver) unless x is finite, else info->residual, the worst
+   relative residual (work: m). */
+int cdyn_direct_report(const cdyn_matrix *A, size_t nrhs, const double *b, const double *x, double *work,
+                       const char *name, cdyn_solve_info *info);
 void cdyn_csr_apply(const cdyn_matrix *A, const double *x, double *y);
 /* solvers/banded.c: the half-bandwidth max |i - j| of A's pattern. */
 size_t cdyn_banded_kd(const cdyn_matrix *A);

@@ -192,7 +192,6 @@ static int band_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *
   if (!s->have_pattern || s->m != A->m)
     return cdyn_error(CDYN_EINVAL, "banded: solve before setup");
   size_t m = A->m;
-  double worst = 0;
   unsigned long its = 0;
   for (size_t j = 0; j < nrhs; j++) {
     const double *bj = b + j * m;
@@ -201,17 +200,12 @@ static int band_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *
                           : band_apply(s, bj, xj);
     if (rc)
       return rc;
-    double res = cdyn_csr_residual(A, bj, xj, s->r);
-    if (res > worst)
-      worst = res;
   }
-  if (!cdyn_all_finite(x, nrhs * m))
-    return cdyn_error(CDYN_ENONFINITE, "banded: non-finite solution");
+  int rc = cdyn_direct_report(A, nrhs, b, x, s->r, "banded", info);
   info->iterations = its;
-  info->residual = worst;
   info->rank = s->rank;
   info->fallback = s->delta > 0;
-  return CDYN_OK;
+  return rc;
 }
 
 const cdyn_solver_type cdyn_solver_banded = {

@@ -510,7 +510,6 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
   if (!s->cur || s->cur->m != A->m)
     return cdyn_error(CDYN_EINVAL, "cholmod: solve before setup");
   size_t m = A->m;
-  double worst = 0;
   unsigned long its = 0, refactored = 0;
   for (size_t j = 0; j < nrhs; j++) {
     const double *bj = b + j * m;
@@ -539,18 +538,13 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
       if (rc)
         return rc;
     }
-    double res = cdyn_csr_residual(A, bj, xj, s->r);
-    if (res > worst)
-      worst = res;
   }
-  if (!cdyn_all_finite(x, nrhs * m))
-    return cdyn_error(CDYN_ENONFINITE, "cholmod: non-finite solution");
+  int rc = cdyn_direct_report(A, nrhs, b, x, s->r, "cholmod", info);
   info->iterations = its;
   info->factorizations = refactored;
-  info->residual = worst;
   info->rank = s->rank;
   info->fallback = s->delta > 0;
-  return CDYN_OK;
+  return rc;
 }
 
 static const cdyn_option options[] = {

@@ -53,6 +53,22 @@ double cdyn_csr_residual(const cdyn_matrix *A, const double *b, const double *x,
   return bb > 0 ? sqrt(rr / bb) : sqrt(rr);
 }
 
+int cdyn_direct_report(const cdyn_matrix *A, size_t nrhs, const double *b, const double *x, double *work,
+                       const char *name, cdyn_solve_info *info)
+{
+  size_t m = A->m;
+  if (!cdyn_all_finite(x, nrhs * m))
+    return cdyn_error(CDYN_ENONFINITE, "%s: non-finite solution", name);
+  double worst = 0;
+  for (size_t j = 0; j < nrhs; j++) {
+    double res = cdyn_csr_residual(A, b + j * m, x + j * m, work);
+    if (res > worst)
+      worst = res;
+  }
+  info->residual = worst;
+  return CDYN_OK;
+}
+
 int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, double delta, const double *b,
                      double *x, double *br, double *r, double *u, double *dx, unsigned max_iter, unsigned long *its)
 {
