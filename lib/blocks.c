@@ -382,6 +382,20 @@ enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q
   return CDYN_ITER_CONTINUE;
 }
 
+int cdyn_iter_correct(cdyn_stepper *st, const double *b, double *dl, double *lambda, int *linear)
+{
+  if (!st || !b || !dl || !lambda || !linear)
+    return cdyn_error(CDYN_EINVAL, "cdyn_iter_correct: NULL argument");
+  int src = cdyn_solve(st, b, dl);
+  if (src < 0)
+    return src;
+  if (src > *linear)
+    *linear = src;
+  for (size_t i = 0; i < st->m; i++)
+    lambda[i] += dl[i];
+  return CDYN_OK;
+}
+
 /* A linear solve leaving more than this relative residual did not solve its
    system: a consistent one, singular or not, is solved to rounding. */
 #define INCONSISTENT_RESIDUAL 1e-6

@@ -21,7 +21,8 @@
  *     cdyn_eval_phi, cdyn_eval_constraint, cdyn_prepare, cdyn_assemble,
  *     cdyn_factor, cdyn_solve(_many), cdyn_jmul, cdyn_jtmul,
  *     cdyn_constrained_accel, cdyn_integrate, cdyn_iter_verdict,
- *     cdyn_iter_finish; each takes its work arrays as arguments.
+ *     cdyn_iter_correct, cdyn_iter_finish; each takes its work arrays as
+ *     arguments.
  *
  * The pieces and their order inside a step:
  *   cdyn_eval_rows     Phi, J, Phi_t, (Jv)_q v, ... at (q, v, t)

@@ -1021,6 +1021,42 @@ START_TEST(test_pcg_preconditioners)
 }
 END_TEST
 
+/*
+ * cdyn_iter_correct, the correction step of newton and shake: lambda +=
+ * A^-1 b exactly as a solve gives it, the worst linear status kept, and
+ * NULL arguments refused.
+ */
+START_TEST(test_iter_correct)
+{
+  uint64_t rng = 17;
+  cdyn_system *sys = random_chain(12, &rng);
+  cdyn_stepper *st = assembled_stepper(sys);
+  size_t m = sys->m;
+  double b[64], x[64], dl[64], lam[64];
+  ck_assert_uint_le(m, 64);
+  for (size_t i = 0; i < m; i++) {
+    b[i] = tu_rand(&rng);
+    lam[i] = tu_rand(&rng);
+  }
+  double lam0[64];
+  memcpy(lam0, lam, sizeof lam);
+  ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+  ck_assert_int_eq(cdyn_solve(st, b, x), CDYN_OK);
+  int linear = CDYN_OK;
+  ck_assert_int_eq(cdyn_iter_correct(st, b, dl, lam, &linear), CDYN_OK);
+  ck_assert_int_eq(linear, CDYN_OK);
+  for (size_t i = 0; i < m; i++) {
+    ck_assert(dl[i] == x[i]);
+    ck_assert(lam[i] == lam0[i] + x[i]);
+  }
+  ck_assert_int_eq(cdyn_iter_correct(st, NULL, dl, lam, &linear), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_iter_correct(st, b, dl, lam, NULL), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_iter_correct(NULL, b, dl, lam, &linear), CDYN_EINVAL);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 static Suite *solvers_suite(void)
 {
   Suite *s = suite_create("solvers");
@@ -1050,6 +1086,7 @@ static Suite *solvers_suite(void)
   tcase_add_loop_test(tc, test_solver_errors, 0, (int)cdyn_solver_count());
   tcase_add_test(tc, test_cholmod_reuse);
   tcase_add_test(tc, test_pcg_preconditioners);
+  tcase_add_test(tc, test_iter_correct);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("unconstrained");

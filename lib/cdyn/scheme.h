@@ -333,6 +333,13 @@ enum cdyn_iter_verdict cdyn_iter_verdict(const cdyn_stepper *st, const double *q
                                          double rprev, double tol, unsigned iterations,
                                          long max_iter);
 /*
+ * One correction of a multiplier iteration: solve A dl = b with the
+ * current factorisation, add dl to lambda (m values), and raise *linear
+ * to the solve's status when it is worse (CDYN_NOCONV over CDYN_OK).
+ * Returns a negative status when the solve failed, else CDYN_OK.
+ */
+int cdyn_iter_correct(cdyn_stepper *st, const double *b, double *dl, double *lambda, int *linear);
+/*
  * Record the iteration (cdyn_record_nonlinear) and turn the verdict into
  * the step's status: CONVERGED gives `linear`, the worst status of the
  * linear solves (CDYN_OK or CDYN_NOCONV); LIMIT and STALLED give

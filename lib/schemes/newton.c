@@ -190,13 +190,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
     cdyn_jmul(st, jt, b);
     for (size_t i = 0; i < m; i++)
       b[i] = d->rows[i].phi / (h * h) - b[i];
-    int src = cdyn_solve(st, b, dl);
-    if (src < 0)
-      return src;
-    if (src > linear)
-      linear = src;
-    for (size_t i = 0; i < m; i++)
-      lam[i] += dl[i];
+    if ((rc = cdyn_iter_correct(st, b, dl, lam, &linear)))
+      return rc;
     it++;
   }
   return cdyn_iter_finish(st, "newton", verdict, it, r, rprev, o->tol, linear);

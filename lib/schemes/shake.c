@@ -193,13 +193,8 @@ int cdyn_shake_step(cdyn_stepper *st, const cdyn_shake_work *wk, double h, doubl
       rprev = r;
       for (size_t i = 0; i < m; i++)
         phi[i] *= 2.0 / (h * h);
-      int src = cdyn_solve(st, phi, dl);
-      if (src < 0)
-        return src;
-      if (src > linear)
-        linear = src;
-      for (size_t i = 0; i < m; i++)
-        lam[i] += dl[i];
+      if ((rc = cdyn_iter_correct(st, phi, dl, lam, &linear)))
+        return rc;
       it++;
     }
     if ((status = cdyn_iter_finish(st, name, verdict, it, r, rprev, tol, linear)) < 0)
