@@ -169,8 +169,8 @@ static double median(double *x, int n)
 /* CHOLMOD's factorisation and solve of A with the given supernodal
    setting: median seconds of reps, nnz(L), flops, and whether the factor
    is supernodal. */
-static int time_cholmod(const cdyn_matrix *A, int reps, int supernodal, double *tf_med, double *ts_med, double *lnz,
-                        double *flops, int *super)
+static int time_cholmod(const cdyn_matrix *A, int reps, int supernodal, double *tf, double *ts, double *b,
+                        double *tf_med, double *ts_med, double *lnz, double *flops, int *super)
 {
   size_t m = A->m;
   cholmod_common c;
@@ -190,13 +190,9 @@ static int time_cholmod(const cdyn_matrix *A, int reps, int supernodal, double *
   S.dtype = CHOLMOD_DOUBLE;
   S.packed = 1;
   cholmod_factor *L = cholmod_analyze(&S, &c);
-  double *tf = malloc((size_t)reps * sizeof *tf), *ts = malloc((size_t)reps * sizeof *ts);
-  double *b = malloc(m * sizeof *b);
   int rc = -1;
-  if (!L || !tf || !ts || !b)
+  if (!L)
     goto done;
-  for (size_t i = 0; i < m; i++)
-    b[i] = 1.0 + (double)(i % 7);
   cholmod_dense B = {m, 1, m, m, b, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
   for (int k = 0; k < reps; k++) {
     double t0 = now();
@@ -218,9 +214,9 @@ static int time_cholmod(const cdyn_matrix *A, int reps, int supernodal, double *
   *super = L->is_super;
   rc = 0;
 done:
-  free(tf);
-  free(ts);
-  free(b);
+  if (L)
+    cholmod_free_factor(&L, &c);
+  cholmod_finish(&c);
   return rc;
 }
 
@@ -230,9 +226,6 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
   size_t m = A->m;
   double lnz, fl;
   int sup;
-  if (time_cholmod(A, reps, CHOLMOD_AUTO, &f->cholmod_factor, &f->cholmod_solve, &f->lnz, &f->flops, &f->super) ||
-      time_cholmod(A, reps, CHOLMOD_SIMPLICIAL, &f->simplicial_factor, &f->simplicial_solve, &lnz, &fl, &sup))
-    return -1;
   double *tf = malloc((size_t)reps * sizeof *tf), *ts = malloc((size_t)reps * sizeof *ts);
   double *b = malloc(m * sizeof *b);
   int rc = -1;
@@ -240,6 +233,11 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
     goto done;
   for (size_t i = 0; i < m; i++)
     b[i] = 1.0 + (double)(i % 7);
+  if (time_cholmod(A, reps, CHOLMOD_AUTO, tf, ts, b, &f->cholmod_factor, &f->cholmod_solve, &f->lnz, &f->flops,
+                   &f->super) ||
+      time_cholmod(A, reps, CHOLMOD_SIMPLICIAL, tf, ts, b, &f->simplicial_factor, &f->simplicial_solve, &lnz, &fl,
+                   &sup))
+    goto done;
   f->kd = cdyn_banded_kd(A);
   if (f->kd <= 8) {
     size_t ld = f->kd + 1;
