@@ -778,6 +778,27 @@ int cdyn_system_spring_enabled(const cdyn_system *s, size_t k, int *on)
   return CDYN_OK;
 }
 
+int cdyn_system_get_spring(const cdyn_system *s, size_t k, size_t *i, size_t *j, double *stiffness, double *damping,
+                           double *rest)
+{
+  CHECK_SYS(s);
+  int rc = spring_index(s, k, __func__);
+  if (rc)
+    return rc;
+  const cdyn_spring *sp = &s->springs[k];
+  if (i)
+    *i = sp->i;
+  if (j)
+    *j = sp->j;
+  if (stiffness)
+    *stiffness = sp->k;
+  if (damping)
+    *damping = sp->c;
+  if (rest)
+    *rest = sp->rest;
+  return CDYN_OK;
+}
+
 int cdyn_system_spring_to_constraint(cdyn_system *s, size_t k, double L, size_t *id)
 {
   CHECK_SYS(s);

@@ -18,5 +18,6 @@
 #include "cdyn/stepper.h"
 #include "cdyn/contact.h"
 #include "cdyn/scheme.h"
+#include "cdyn/cloth.h"
 
 #endif

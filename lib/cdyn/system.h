@@ -75,6 +75,10 @@ int cdyn_system_add_spring(cdyn_system *sys, size_t i, size_t j, double k,
 int cdyn_system_set_force_callback(cdyn_system *sys, cdyn_force_fn fn,
                                    void *ctx);
 size_t cdyn_system_spring_count(const cdyn_system *sys);
+/* Spring k as added: its particles, stiffness, damping and rest length
+   (any output may be NULL); CDYN_EINVAL for k out of range. */
+int cdyn_system_get_spring(const cdyn_system *sys, size_t k, size_t *i, size_t *j, double *stiffness,
+                           double *damping, double *rest);
 
 /*
  * Constraints.  `particles` holds type->nparticles distinct indices and

@@ -1,0 +1,191 @@
+/*
+ * strainlimit.c: adaptive strain limiting, springs <-> distance
+ * constraints (000 sec. 4; 001 sec. V-B; cdyn/cloth.h).
+ *
+ *   before a step:  eps_s = (|x_i - x_j| - L0) / L0 > eps_max  ->  spring s
+ *                   off, its constraint |x_i - x_j| = L on, L = length L0
+ *                   (default (1 + eps_max) L0: the constraint holds the
+ *                   spring at its limit);
+ *   after a step:   lambda_c < -release  ->  constraint c off, its spring on.
+ * The papers release a constraint "when the constraint force is working to
+ * resist the shrinkage"; with Phi = |x_ij| - L and M qdd + J^T lambda = F,
+ * a link in tension has lambda > 0, so a negative lambda pushes the nodes
+ * apart: that is the release, with an optional threshold.
+ *
+ * Order: before walks the watched springs in the order given, after the
+ * active constraints in the same order, so a run is bitwise reproducible.
+ * Each watched spring's constraint is added once, switched off, when the
+ * limiter is made: a switch is then cdyn_system_enable_spring and
+ * cdyn_system_enable_constraint, which allocate nothing, and a stepper
+ * built afterwards sizes its rows and A's pattern for every watched spring
+ * active at once (layout.c sizes for every live constraint), so its steps
+ * do not allocate either, whatever the active set (a sparse solver's
+ * analysis of a set it has not seen excepted: cdyn/stepper.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdyn/cloth.h"
+#include "cdyn_internal.h"
+
+struct cdyn_strainlimit {
+  cdyn_system *sys;
+  cdyn_strainlimit_opts o;
+  size_t n;
+  size_t *spring;     /* n watched springs */
+  size_t *con;        /* n: its constraint (added off) */
+  unsigned char *on;  /* n: the constraint is active */
+  unsigned char *just_released; /* n: released at the last after */
+  cdyn_strainlimit_counts counts;
+};
+
+void cdyn_strainlimit_free(cdyn_strainlimit *sl)
+{
+  if (!sl)
+    return;
+  free(sl->spring);
+  free(sl->con);
+  free(sl->on);
+  free(sl->just_released);
+  free(sl);
+}
+
+int cdyn_strainlimit_new(cdyn_strainlimit **out, cdyn_system *sys, const size_t *springs, size_t count,
+                         const cdyn_strainlimit_opts *o)
+{
+  if (!out || !sys || !o || (count && !springs))
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: NULL argument");
+  *out = NULL;
+  if (!(o->eps_max > 0) || !isfinite(o->eps_max))
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: eps_max = %g must be finite and > 0", o->eps_max);
+  if (!(o->length == 0 || (o->length >= 1 && isfinite(o->length))))
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: length = %g must be 0 (the limit) or >= 1", o->length);
+  if (!(o->release >= 0) || !isfinite(o->release))
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: release = %g must be finite and >= 0", o->release);
+  size_t ns = cdyn_system_spring_count(sys);
+  unsigned char *seen = calloc(ns ? ns : 1, 1);
+  if (!seen)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_strainlimit_new: out of memory");
+  for (size_t a = 0; a < count; a++) {
+    int on = 0;
+    if (springs[a] >= ns || seen[springs[a]]) {
+      size_t k = springs[a];
+      free(seen);
+      return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: spring %zu is %s", k,
+                        k >= ns ? "out of range" : "listed twice");
+    }
+    seen[springs[a]] = 1;
+    cdyn_system_spring_enabled(sys, springs[a], &on);
+    if (!on) {
+      free(seen);
+      return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: spring %zu is off (or a constraint already)", springs[a]);
+    }
+  }
+  free(seen);
+  cdyn_strainlimit *sl = calloc(1, sizeof *sl);
+  if (!sl)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_strainlimit_new: out of memory");
+  size_t nn = count ? count : 1;
+  sl->spring = malloc(nn * sizeof *sl->spring);
+  sl->con = malloc(nn * sizeof *sl->con);
+  sl->just_released = calloc(nn, 1);
+  sl->on = calloc(nn, 1);
+  if (!sl->spring || !sl->con || !sl->just_released || !sl->on) {
+    cdyn_strainlimit_free(sl);
+    return cdyn_error(CDYN_ENOMEM, "cdyn_strainlimit_new: out of memory for %zu springs", count);
+  }
+  memcpy(sl->spring, springs, count * sizeof *springs);
+  sl->sys = sys;
+  sl->o = *o;
+  sl->n = count;
+  /* Every watched spring's constraint, added now and switched off. */
+  double scale = o->length > 0 ? o->length : 1 + o->eps_max;
+  int rc = cdyn_system_reserve(sys, cdyn_system_constraint_count(sys) + count, 0, ns);
+  for (size_t a = 0; a < count && !rc; a++) {
+    const cdyn_spring *sp = &sys->springs[springs[a]];
+    if (!(rc = cdyn_system_add_distance(sys, sp->i, sp->j, scale * sp->rest, &sl->con[a])))
+      rc = cdyn_system_enable_constraint(sys, sl->con[a], 0);
+    if (rc) {
+      /* Take back the constraints added so far. */
+      int keep = rc;
+      for (size_t b = 0; b < a; b++)
+        cdyn_system_remove_constraint(sys, sl->con[b]);
+      cdyn_strainlimit_free(sl);
+      return keep;
+    }
+  }
+  if (rc) {
+    cdyn_strainlimit_free(sl);
+    return rc;
+  }
+  *out = sl;
+  return CDYN_OK;
+}
+
+int cdyn_strainlimit_before(cdyn_strainlimit *sl)
+{
+  if (!sl)
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_before: NULL argument");
+  const double *q = cdyn_system_positions(sl->sys);
+  size_t activated = 0;
+  for (size_t a = 0; a < sl->n; a++) {
+    if (sl->on[a])
+      continue;
+    const cdyn_spring *sp = &sl->sys->springs[sl->spring[a]];
+    const double *xi = q + 3 * sp->i, *xj = q + 3 * sp->j;
+    double d0 = xi[0] - xj[0], d1 = xi[1] - xj[1], d2 = xi[2] - xj[2];
+    double eps = (sqrt(d0 * d0 + d1 * d1 + d2 * d2) - sp->rest) / sp->rest;
+    if (eps > sl->o.eps_max) {
+      int rc;
+      if ((rc = cdyn_system_enable_spring(sl->sys, sl->spring[a], 0)) ||
+          (rc = cdyn_system_enable_constraint(sl->sys, sl->con[a], 1)))
+        return rc;
+      sl->on[a] = 1;
+      activated++;
+      if (sl->just_released[a])
+        sl->counts.flips++;
+    }
+    sl->just_released[a] = 0;
+  }
+  sl->counts.activated = activated;
+  sl->counts.total_activated += activated;
+  sl->counts.active += activated;
+  return CDYN_OK;
+}
+
+int cdyn_strainlimit_after(cdyn_strainlimit *sl, const cdyn_stepper *st)
+{
+  if (!sl || !st)
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_after: NULL argument");
+  size_t released = 0;
+  for (size_t a = 0; a < sl->n; a++) {
+    if (!sl->on[a])
+      continue;
+    double lambda;
+    size_t rows;
+    int rc = cdyn_stepper_constraint_multipliers(st, sl->con[a], &lambda, &rows);
+    if (rc)
+      return rc;
+    if (lambda < -sl->o.release) {
+      if ((rc = cdyn_system_enable_constraint(sl->sys, sl->con[a], 0)) ||
+          (rc = cdyn_system_enable_spring(sl->sys, sl->spring[a], 1)))
+        return rc;
+      sl->on[a] = 0;
+      sl->just_released[a] = 1;
+      released++;
+    }
+  }
+  sl->counts.released = released;
+  sl->counts.total_released += released;
+  sl->counts.active -= released;
+  return CDYN_OK;
+}
+
+int cdyn_strainlimit_counts_get(const cdyn_strainlimit *sl, cdyn_strainlimit_counts *counts)
+{
+  if (!sl || !counts)
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_counts_get: NULL argument");
+  *counts = sl->counts;
+  return CDYN_OK;
+}

@@ -1,0 +1,343 @@
+/*
+ * tests/test_cloth.c: the cloth patch builder and adaptive strain limiting
+ * (cdyn/cloth.h).
+ *
+ * - The mesh: node, spring, triangle and edge counts for several sizes
+ *   (formulas in lib/cloth.c), every spring at rest at the start, every
+ *   triangle counterclockwise about u x v with positive area, every
+ *   triangle edge listed once, the alternating diagonals, pins in place.
+ * - Bad input: fewer than 2 x 2 nodes, parallel or non-finite axes, mass
+ *   <= 0, negative stiffness, pins out of range or twice; eps_max <= 0, a
+ *   bad length or release, springs out of range or twice.
+ * - Switching: a spring stretched past the limit becomes a constraint at
+ *   the next before (held at (1 + eps_max) L0 by the step); a constraint
+ *   whose multiplier pushes becomes a spring at after; no allocation in
+ *   before, step and after over a run with switches; the same run twice
+ *   is bitwise equal.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include <cdyn/cdyn.h>
+
+#include "alloc_count.h"
+#include "testutil.h"
+
+static cdyn_cloth_spec patch(size_t nx, size_t ny)
+{
+  cdyn_cloth_spec s;
+  memset(&s, 0, sizeof s);
+  s.nx = nx;
+  s.ny = ny;
+  s.u[0] = 1.0;
+  s.v[2] = 0.8;
+  s.mass = 0.5;
+  s.k_struct = 500;
+  s.k_shear = 50;
+  s.k_bend = 5;
+  s.damping = 0.1;
+  return s;
+}
+
+START_TEST(test_mesh_counts)
+{
+  const size_t sizes[][2] = {{2, 2}, {3, 2}, {5, 4}, {16, 16}};
+  for (int c = 0; c < 4; c++) {
+    size_t nx = sizes[c][0], ny = sizes[c][1];
+    cdyn_cloth_spec s = patch(nx, ny);
+    const size_t pins[2] = {0, nx - 1};
+    s.pins = pins;
+    s.npins = 2;
+    s.extra = 1;
+    cdyn_cloth *cl;
+    cdyn_system *sys;
+    ck_assert_int_eq(cdyn_cloth_new(&cl, &sys, &s), CDYN_OK);
+    ck_assert_uint_eq(cdyn_system_row_count(sys), 6);
+    size_t first, count;
+    ck_assert_int_eq(cdyn_cloth_springs(cl, CDYN_SPRING_STRUCT, &first, &count), CDYN_OK);
+    ck_assert_uint_eq(first, 0);
+    ck_assert_uint_eq(count, (nx - 1) * ny + nx * (ny - 1));
+    ck_assert_int_eq(cdyn_cloth_springs(cl, CDYN_SPRING_SHEAR, &first, &count), CDYN_OK);
+    ck_assert_uint_eq(count, 2 * (nx - 1) * (ny - 1));
+    ck_assert_int_eq(cdyn_cloth_springs(cl, CDYN_SPRING_BEND, &first, &count), CDYN_OK);
+    ck_assert_uint_eq(count, (nx - 2) * ny + nx * (ny - 2));
+    ck_assert_uint_eq(first + count, cdyn_system_spring_count(sys));
+    /* Every spring at rest: no force but gravity (none set). */
+    double *F = malloc(3 * (nx * ny + 1) * sizeof *F);
+    ck_assert_ptr_nonnull(F);
+    ck_assert_int_eq(cdyn_system_forces(sys, F), CDYN_OK);
+    for (size_t k = 0; k < 3 * (nx * ny + 1); k++)
+      ck_assert_msg(fabs(F[k]) <= 1e-12, "force %zu = %g at rest", k, F[k]);
+    free(F);
+    /* Triangles: counterclockwise about u x v = (0, -0.8, 0), each with the
+       area of half a quad. */
+    const size_t *tri, *edge;
+    size_t nt, ne;
+    ck_assert_int_eq(cdyn_cloth_triangles(cl, &tri, &nt), CDYN_OK);
+    ck_assert_uint_eq(nt, 2 * (nx - 1) * (ny - 1));
+    const double *q = cdyn_system_positions(sys);
+    double quad = (1.0 / (double)(nx - 1)) * (0.8 / (double)(ny - 1));
+    for (size_t t = 0; t < nt; t++) {
+      const double *a = q + 3 * tri[3 * t], *b = q + 3 * tri[3 * t + 1], *c3 = q + 3 * tri[3 * t + 2];
+      double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c3[0] - a[0], c3[1] - a[1], c3[2] - a[2]};
+      double ny_ = e1[2] * e2[0] - e1[0] * e2[2]; /* y component of e1 x e2 */
+      ck_assert_msg(fabs(-ny_ / 2 - quad / 2) <= 1e-12, "triangle %zu: signed area %g, want %g", t, -ny_ / 2,
+                    quad / 2);
+    }
+    /* Alternating diagonals: quad (0, 0) along (0,0)-(1,1), quad (1, 0) along (2,0)-(1,1). */
+    if (nx >= 3) {
+      size_t n00, n11, n20;
+      cdyn_cloth_node(cl, 0, 0, &n00);
+      cdyn_cloth_node(cl, 1, 1, &n11);
+      cdyn_cloth_node(cl, 2, 0, &n20);
+      ck_assert(tri[0] == n00 && tri[2] == n11);
+      ck_assert(tri[6] == n00 + 1 && tri[7] == n20 && tri[8] == n11);
+    }
+    /* Edges: each triangle edge exactly once. */
+    ck_assert_int_eq(cdyn_cloth_edges(cl, &edge, &ne), CDYN_OK);
+    ck_assert_uint_eq(ne, (nx - 1) * ny + nx * (ny - 1) + (nx - 1) * (ny - 1));
+    for (size_t t = 0; t < nt; t++)
+      for (int s3 = 0; s3 < 3; s3++) {
+        size_t a = tri[3 * t + s3], b = tri[3 * t + (s3 + 1) % 3];
+        int found = 0;
+        for (size_t e = 0; e < ne; e++)
+          found += (edge[2 * e] == a && edge[2 * e + 1] == b) || (edge[2 * e] == b && edge[2 * e + 1] == a);
+        ck_assert_msg(found == 1, "edge %zu-%zu listed %d times", a, b, found);
+      }
+    double m;
+    ck_assert_int_eq(cdyn_system_get_particle(sys, 0, &m, NULL, NULL), CDYN_OK);
+    ck_assert(fabs(m - 0.5 / (double)(nx * ny)) <= 1e-15);
+    cdyn_cloth_free(cl);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+#define EXPECT_EINVAL(call, what)                                                                              \
+  do {                                                                                                         \
+    int rc_ = (call);                                                                                          \
+    ck_assert_msg(rc_ == CDYN_EINVAL, "%s: status %d", what, rc_);                                             \
+    ck_assert_msg(strlen(cdyn_errmsg()) > 0, "%s: no message", what);                                          \
+  } while (0)
+
+START_TEST(test_bad_input)
+{
+  cdyn_cloth *cl = (cdyn_cloth *)1;
+  cdyn_system *sys = (cdyn_system *)1;
+  cdyn_cloth_spec s = patch(1, 5);
+  EXPECT_EINVAL(cdyn_cloth_new(&cl, &sys, &s), "1 x 5 nodes");
+  ck_assert_ptr_null(cl);
+  ck_assert_ptr_null(sys);
+  s = patch(2, 2);
+  s.v[0] = 2, s.v[2] = 0;
+  EXPECT_EINVAL(cdyn_cloth_new(&cl, &sys, &s), "parallel axes");
+  s = patch(2, 2);
+  s.u[1] = NAN;
+  EXPECT_EINVAL(cdyn_cloth_new(&cl, &sys, &s), "non-finite axis");
+  s = patch(2, 2);
+  s.mass = 0;
+  EXPECT_EINVAL(cdyn_cloth_new(&cl, &sys, &s), "mass 0");
+  s = patch(2, 2);
+  s.k_bend = -1;
+  EXPECT_EINVAL(cdyn_cloth_new(&cl, &sys, &s), "negative stiffness");
+  s = patch(3, 3);
+  const size_t out[1] = {9}, twice[2] = {4, 4};
+  s.pins = out, s.npins = 1;
+  EXPECT_EINVAL(cdyn_cloth_new(&cl, &sys, &s), "pin out of range");
+  s.pins = twice, s.npins = 2;
+  EXPECT_EINVAL(cdyn_cloth_new(&cl, &sys, &s), "pin twice");
+  EXPECT_EINVAL(cdyn_cloth_new(NULL, &sys, &s), "NULL");
+  /* A good one, for the accessors and the limiter's checks. */
+  s = patch(3, 3);
+  ck_assert_int_eq(cdyn_cloth_new(&cl, &sys, &s), CDYN_OK);
+  size_t node, first, count;
+  EXPECT_EINVAL(cdyn_cloth_node(cl, 3, 0, &node), "node out of range");
+  EXPECT_EINVAL(cdyn_cloth_springs(cl, CDYN_SPRING_KINDS, &first, &count), "spring kind");
+  EXPECT_EINVAL(cdyn_cloth_triangles(NULL, NULL, NULL), "triangles NULL");
+  cdyn_strainlimit *sl = (cdyn_strainlimit *)1;
+  const size_t sp[2] = {0, 1}, dup[2] = {1, 1}, far[1] = {1000};
+  cdyn_strainlimit_opts o = {0, 0, 0};
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "eps_max 0");
+  ck_assert_ptr_null(sl);
+  o.eps_max = -0.1;
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "eps_max < 0");
+  o.eps_max = 0.1, o.length = 0.5;
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "length < 1");
+  o.length = 0, o.release = -1;
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "release < 0");
+  o.release = 0;
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, dup, 2, &o), "spring twice");
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, far, 1, &o), "spring out of range");
+  EXPECT_EINVAL(cdyn_strainlimit_before(NULL), "before NULL");
+  EXPECT_EINVAL(cdyn_strainlimit_after(NULL, NULL), "after NULL");
+  cdyn_cloth_free(cl);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * A cloth of 8 x 8 nodes hung by two corners with soft structural springs
+ * (k = 20 N/m for 0.5 kg), falling from horizontal: its springs near the
+ * pins stretch past 10 % within a few steps.  Runs `steps` steps of
+ * `scheme`, strain-limiting the structural springs; returns the final
+ * state in q and the counts.
+ */
+static void hang(const char *scheme, int steps, double *q, cdyn_strainlimit_counts *counts, long *allocs,
+                 double *eps_worst)
+{
+  cdyn_cloth_spec s = patch(8, 8);
+  s.k_struct = 20, s.k_shear = 2, s.k_bend = 0.2;
+  const size_t pins[2] = {0, 7};
+  s.pins = pins, s.npins = 2;
+  cdyn_cloth *cl;
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_cloth_new(&cl, &sys, &s), CDYN_OK);
+  const double g[3] = {0, -9.81, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  size_t first, count;
+  ck_assert_int_eq(cdyn_cloth_springs(cl, CDYN_SPRING_STRUCT, &first, &count), CDYN_OK);
+  size_t *idx = malloc(count * sizeof *idx);
+  ck_assert_ptr_nonnull(idx);
+  for (size_t k = 0; k < count; k++)
+    idx[k] = first + k;
+  cdyn_strainlimit *sl;
+  cdyn_strainlimit_opts o = {0.1, 0, 0};
+  ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, idx, count, &o), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+  /* The dense solver: sized once for every row, no analysis per set. */
+  ck_assert_int_eq(cdyn_stepper_set(st, "solver", "cholesky"), CDYN_OK);
+  *allocs = 0;
+  *eps_worst = 0;
+  for (int k = 0; k < steps; k++) {
+    /* No Check assertion while counting: Check allocates in them. */
+    if (k > 0)
+      ta_arm(0);
+    int rb = cdyn_strainlimit_before(sl);
+    int rc = cdyn_stepper_step(st, 0.005);
+    int ra = cdyn_strainlimit_after(sl, st);
+    if (k > 0)
+      *allocs += ta_disarm();
+    ck_assert_int_eq(rb, CDYN_OK);
+    ck_assert_msg(rc >= 0, "%s step %d: %s", scheme, k, cdyn_errmsg());
+    ck_assert_int_eq(ra, CDYN_OK);
+    const double *x = cdyn_system_positions(sys);
+    for (size_t a = 0; a < count; a++) {
+      size_t i, j;
+      double rest;
+      ck_assert_int_eq(cdyn_system_get_spring(sys, idx[a], &i, &j, NULL, NULL, &rest), CDYN_OK);
+      double d = sqrt((x[3 * i] - x[3 * j]) * (x[3 * i] - x[3 * j]) + (x[3 * i + 1] - x[3 * j + 1]) *
+                      (x[3 * i + 1] - x[3 * j + 1]) + (x[3 * i + 2] - x[3 * j + 2]) * (x[3 * i + 2] - x[3 * j + 2]));
+      *eps_worst = fmax(*eps_worst, (d - rest) / rest);
+    }
+  }
+  ck_assert_int_eq(cdyn_strainlimit_counts_get(sl, counts), CDYN_OK);
+  memcpy(q, cdyn_system_positions(sys), 3 * 64 * sizeof *q);
+  cdyn_stepper_free(st);
+  cdyn_strainlimit_free(sl);
+  free(idx);
+  cdyn_cloth_free(cl);
+  cdyn_system_free(sys);
+}
+
+START_TEST(test_switching)
+{
+  static const char *const schemes[] = {"implicit", "improved", "rattle"};
+  const char *scheme = schemes[_i];
+  double q1[3 * 64], q2[3 * 64], eps1, eps2;
+  cdyn_strainlimit_counts c1, c2;
+  long a1, a2;
+  hang(scheme, 200, q1, &c1, &a1, &eps1);
+  fprintf(stderr, "%s: activated %lu released %lu flips %zu active %zu eps_worst %.4g\n", scheme, c1.total_activated, c1.total_released, c1.flips, c1.active, eps1);
+  ck_assert_msg(c1.total_activated > 0, "%s: no spring reached the limit", scheme);
+  /* Limited: no structural spring beyond twice the limit after any step
+     (one step can stretch a spring that was below the limit before it). */
+  ck_assert_msg(eps1 <= 0.2, "%s: a structural spring reached eps = %.3g", scheme, eps1);
+  ck_assert_msg(c1.total_released > 0, "%s: no constraint was released", scheme);
+  ck_assert_msg(a1 == 0 || !ta_works, "%s: %ld allocations in 199 limited steps", scheme, a1);
+  hang(scheme, 200, q2, &c2, &a2, &eps2);
+  ck_assert(memcmp(q1, q2, sizeof q1) == 0);
+  ck_assert_uint_eq(c1.total_activated, c2.total_activated);
+  ck_assert_uint_eq(c1.flips, c2.flips);
+}
+END_TEST
+
+/*
+ * One spring over the limit becomes a constraint at before, and the step
+ * holds it at (1 + eps_max) L0; a constraint pushed on (its nodes driven
+ * together) is released at after.
+ */
+START_TEST(test_single_switch)
+{
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  const double x0[3] = {0, 0, 0}, x1[3] = {1.2, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_position(sys, 0, x0), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
+  size_t k;
+  ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 10, 0, 1.0, &k), CDYN_OK);
+  cdyn_strainlimit *sl;
+  cdyn_strainlimit_opts o = {0.1, 0, 0};
+  ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "rattle"), CDYN_OK);
+  cdyn_strainlimit_counts c;
+  ck_assert_int_eq(cdyn_strainlimit_before(sl), CDYN_OK);
+  ck_assert_int_eq(cdyn_strainlimit_counts_get(sl, &c), CDYN_OK);
+  ck_assert_uint_eq(c.activated, 1);
+  ck_assert_uint_eq(c.active, 1);
+  ck_assert_uint_eq(cdyn_system_row_count(sys), 4);
+  ck_assert_int_ge(cdyn_stepper_step(st, 0.01), 0);
+  /* RATTLE enforces |x1 - x0| = 1.1 to its tolerance 1e-10. */
+  double x[3];
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+  ck_assert_msg(fabs(sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) - 1.1) <= 1e-10, "length %.17g",
+                sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+  /* Without a spring force the constraint pulled (lambda > 0): it stays. */
+  ck_assert_int_eq(cdyn_strainlimit_after(sl, st), CDYN_OK);
+  ck_assert_int_eq(cdyn_strainlimit_counts_get(sl, &c), CDYN_OK);
+  ck_assert_uint_eq(c.released, 0);
+  /* Drive the node inwards fast: the constraint must push, and go. */
+  const double vin[3] = {-5, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_velocity(sys, 1, vin), CDYN_OK);
+  ck_assert_int_ge(cdyn_stepper_step(st, 0.01), 0);
+  double lambda;
+  size_t c_id;
+  ck_assert_int_eq(cdyn_system_constraint_count(sys) >= 2, 1);
+  c_id = cdyn_system_constraint_count(sys) - 1;
+  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
+  ck_assert_msg(lambda < 0, "lambda %g: the inward motion should be resisted by a push", lambda);
+  ck_assert_int_eq(cdyn_strainlimit_after(sl, st), CDYN_OK);
+  ck_assert_int_eq(cdyn_strainlimit_counts_get(sl, &c), CDYN_OK);
+  ck_assert_uint_eq(c.released, 1);
+  ck_assert_uint_eq(c.active, 0);
+  int on;
+  ck_assert_int_eq(cdyn_system_spring_enabled(sys, k, &on), CDYN_OK);
+  ck_assert_int_eq(on, 1);
+  ck_assert_uint_eq(cdyn_system_row_count(sys), 3);
+  cdyn_stepper_free(st);
+  cdyn_strainlimit_free(sl);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+int main(void)
+{
+  ta_init();
+  Suite *s = suite_create("cloth");
+  TCase *tc = tcase_create("mesh");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_mesh_counts);
+  tcase_add_test(tc, test_bad_input);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("strainlimit");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_single_switch);
+  tcase_add_loop_test(tc, test_switching, 0, 3);
+  suite_add_tcase(s, tc);
+  return tu_run(s);
+}
