@@ -5,7 +5,8 @@
  *   before a step:  eps_s = (|x_i - x_j| - L0) / L0 > eps_max  ->  spring s
  *                   off, its constraint |x_i - x_j| = L on, L = length L0
  *                   (default (1 + eps_max) L0: the constraint holds the
- *                   spring at its limit);
+ *                   spring at its limit; at_current: L = the spring's
+ *                   length then, Phi = 0, nothing to correct);
  *   after a step:   lambda_c < -release  ->  constraint c off, its spring on.
  * The papers release a constraint "when the constraint force is working to
  * resist the shrinkage"; with Phi = |x_ij| - L and M qdd + J^T lambda = F,
@@ -138,6 +139,11 @@ int cdyn_strainlimit_before(cdyn_strainlimit *sl)
     double eps = (sqrt(d0 * d0 + d1 * d1 + d2 * d2) - sp->rest) / sp->rest;
     if (eps > sl->o.eps_max) {
       int rc;
+      if (sl->o.at_current) {
+        double L = sp->rest * (1 + eps);
+        if ((rc = cdyn_system_set_constraint_params(sl->sys, sl->con[a], &L)))
+          return rc;
+      }
       if ((rc = cdyn_system_enable_spring(sl->sys, sl->spring[a], 0)) ||
           (rc = cdyn_system_enable_constraint(sl->sys, sl->con[a], 1)))
         return rc;

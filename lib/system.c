@@ -778,6 +778,24 @@ int cdyn_system_spring_enabled(const cdyn_system *s, size_t k, int *on)
   return CDYN_OK;
 }
 
+int cdyn_system_set_constraint_params(cdyn_system *s, size_t c, const double *params)
+{
+  CHECK_SYS(s);
+  int rc = live_constraint(s, c, __func__);
+  if (rc)
+    return rc;
+  const cdyn_constraint_type *type = s->cons[c].type;
+  if (type->nparams && !params)
+    return cdyn_error(CDYN_EINVAL, "cdyn_system_set_constraint_params: params is NULL");
+  for (unsigned k = 0; k < type->nparams; k++)
+    if (!isfinite(params[k]))
+      return cdyn_error(CDYN_EINVAL, "cdyn_system_set_constraint_params: parameter %u is not finite", k);
+  if (type->check && (rc = type->check(params)))
+    return rc;
+  memcpy(s->cons[c].params, params, type->nparams * sizeof *params);
+  return CDYN_OK;
+}
+
 int cdyn_system_get_spring(const cdyn_system *s, size_t k, size_t *i, size_t *j, double *stiffness, double *damping,
                            double *rest)
 {

@@ -88,6 +88,8 @@ typedef struct cdyn_strainlimit_opts {
   double eps_max; /* > 0 */
   double length;  /* the constraint's length / L0: 0 = 1 + eps_max, else >= 1 */
   double release; /* N, >= 0: release when lambda < -release */
+  int at_current; /* nonzero: the constraint's length is the spring's length when it
+                     becomes a constraint (no violation to correct); `length` unused */
 } cdyn_strainlimit_opts;
 
 typedef struct cdyn_strainlimit cdyn_strainlimit;

@@ -120,6 +120,10 @@ size_t cdyn_system_live_constraints(const cdyn_system *sys);
 int cdyn_system_get_constraint(const cdyn_system *sys, size_t c,
                                const cdyn_constraint_type **type,
                                size_t *particles, double *params);
+/* Change constraint c's parameters (type->nparams values, checked by its
+   type) in place: its particles, rows, flags and id stay, so a stepper
+   needs no new layout. */
+int cdyn_system_set_constraint_params(cdyn_system *sys, size_t c, const double *params);
 /* Total number of constraint rows m (of the enabled constraints). */
 size_t cdyn_system_row_count(const cdyn_system *sys);
 
