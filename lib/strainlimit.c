@@ -7,7 +7,9 @@
  *                   (default (1 + eps_max) L0: the constraint holds the
  *                   spring at its limit; at_current: L = the spring's
  *                   length then, Phi = 0, nothing to correct);
- *   after a step:   lambda_c < -release  ->  constraint c off, its spring on.
+ *   after a step:   lambda_c < -release  ->  constraint c off, its spring on;
+ *                   before the next step such a spring becomes a
+ *                   constraint again only beyond eps_max + hysteresis.
  * The papers release a constraint "when the constraint force is working to
  * resist the shrinkage"; with Phi = |x_ij| - L and M qdd + J^T lambda = F,
  * a link in tension has lambda > 0, so a negative lambda pushes the nodes
@@ -64,6 +66,8 @@ int cdyn_strainlimit_new(cdyn_strainlimit **out, cdyn_system *sys, const size_t 
     return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: length = %g must be 0 (the limit) or >= 1", o->length);
   if (!(o->release >= 0) || !isfinite(o->release))
     return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: release = %g must be finite and >= 0", o->release);
+  if (!(o->hysteresis >= 0) || !isfinite(o->hysteresis))
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: hysteresis = %g must be finite and >= 0", o->hysteresis);
   size_t ns = cdyn_system_spring_count(sys);
   unsigned char *seen = calloc(ns ? ns : 1, 1);
   if (!seen)
@@ -137,7 +141,7 @@ int cdyn_strainlimit_before(cdyn_strainlimit *sl)
     const double *xi = q + 3 * sp->i, *xj = q + 3 * sp->j;
     double d0 = xi[0] - xj[0], d1 = xi[1] - xj[1], d2 = xi[2] - xj[2];
     double eps = (sqrt(d0 * d0 + d1 * d1 + d2 * d2) - sp->rest) / sp->rest;
-    if (eps > sl->o.eps_max) {
+    if (eps > sl->o.eps_max + (sl->just_released[a] ? sl->o.hysteresis : 0)) {
       int rc;
       if (sl->o.at_current) {
         double L = sp->rest * (1 + eps);

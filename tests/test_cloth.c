@@ -159,7 +159,7 @@ START_TEST(test_bad_input)
   EXPECT_EINVAL(cdyn_cloth_triangles(NULL, NULL, NULL), "triangles NULL");
   cdyn_strainlimit *sl = (cdyn_strainlimit *)1;
   const size_t sp[2] = {0, 1}, dup[2] = {1, 1}, far[1] = {1000};
-  cdyn_strainlimit_opts o = {0, 0, 0, 0};
+  cdyn_strainlimit_opts o = {0, 0, 0, 0, 0};
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "eps_max 0");
   ck_assert_ptr_null(sl);
   o.eps_max = -0.1;
@@ -168,7 +168,9 @@ START_TEST(test_bad_input)
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "length < 1");
   o.length = 0, o.release = -1;
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "release < 0");
-  o.release = 0;
+  o.release = 0, o.hysteresis = -1e-3;
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "hysteresis < 0");
+  o.hysteresis = 0;
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, dup, 2, &o), "spring twice");
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, far, 1, &o), "spring out of range");
   EXPECT_EINVAL(cdyn_strainlimit_before(NULL), "before NULL");
@@ -200,8 +202,8 @@ END_TEST
  * `scheme`, strain-limiting the structural springs; returns the final
  * state in q and the counts.
  */
-static void hang(const char *scheme, int steps, double *q, cdyn_strainlimit_counts *counts, long *allocs,
-                 double *eps_worst)
+static void hang(const char *scheme, int steps, double hysteresis, double *q, cdyn_strainlimit_counts *counts,
+                 long *allocs, double *eps_worst)
 {
   cdyn_cloth_spec s = patch(8, 8);
   s.k_struct = 20, s.k_shear = 2, s.k_bend = 0.2;
@@ -219,7 +221,7 @@ static void hang(const char *scheme, int steps, double *q, cdyn_strainlimit_coun
   for (size_t k = 0; k < count; k++)
     idx[k] = first + k;
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 0};
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, hysteresis};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, idx, count, &o), CDYN_OK);
   cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
@@ -275,14 +277,14 @@ START_TEST(test_switching)
   double q1[3 * 64], q2[3 * 64], eps1, eps2;
   cdyn_strainlimit_counts c1, c2;
   long a1, a2;
-  hang(scheme, 200, q1, &c1, &a1, &eps1);
+  hang(scheme, 200, 0, q1, &c1, &a1, &eps1);
   ck_assert_msg(c1.total_activated > 0, "%s: no spring reached the limit", scheme);
   /* Limited: no structural spring beyond twice the limit after any step
      (one step can stretch a spring that was below the limit before it). */
   ck_assert_msg(eps1 <= 0.2, "%s: a structural spring reached eps = %.3g", scheme, eps1);
   ck_assert_msg(c1.total_released > 0, "%s: no constraint was released", scheme);
   ck_assert_msg(a1 == 0 || !ta_works, "%s: %ld allocations in 199 limited steps", scheme, a1);
-  hang(scheme, 200, q2, &c2, &a2, &eps2);
+  hang(scheme, 200, 0, q2, &c2, &a2, &eps2);
   ck_assert(memcmp(q1, q2, sizeof q1) == 0);
   ck_assert_uint_eq(c1.total_activated, c2.total_activated);
   ck_assert_uint_eq(c1.flips, c2.flips);
@@ -305,7 +307,7 @@ START_TEST(test_single_switch)
   size_t k;
   ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 10, 0, 1.0, &k), CDYN_OK);
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 0};
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
   cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, sys, "rattle"), CDYN_OK);
@@ -361,7 +363,7 @@ START_TEST(test_at_current)
   size_t k;
   ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 10, 0, 1.0, &k), CDYN_OK);
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 1};
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 1, 0};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
   ck_assert_int_eq(cdyn_strainlimit_before(sl), CDYN_OK);
   double L;
@@ -372,6 +374,24 @@ START_TEST(test_at_current)
   ck_assert(fabs(phi[3]) <= 1e-15);
   cdyn_strainlimit_free(sl);
   cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * Hysteresis: a released spring that must pass eps_max + 1e-3 before it
+ * is a constraint again flips far less (implicit on the hanging cloth,
+ * 400 steps: 1132 flips without, 10 with, measured), and the limit still
+ * holds to the same bound.
+ */
+START_TEST(test_hysteresis)
+{
+  double q[3 * 64], eps0, eps1;
+  cdyn_strainlimit_counts c0, c1;
+  long a;
+  hang("implicit", 400, 0, q, &c0, &a, &eps0);
+  hang("implicit", 400, 1e-3, q, &c1, &a, &eps1);
+  ck_assert_msg(c1.flips * 10 < c0.flips, "flips: %zu with hysteresis 1e-3, %zu without", c1.flips, c0.flips);
+  ck_assert_msg(eps1 <= 0.2, "eps %.3g with hysteresis", eps1);
 }
 END_TEST
 
@@ -388,6 +408,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_single_switch);
   tcase_add_test(tc, test_at_current);
+  tcase_add_test(tc, test_hysteresis);
   tcase_add_loop_test(tc, test_switching, 0, 2);
   suite_add_tcase(s, tc);
   return tu_run(s);

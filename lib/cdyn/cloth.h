@@ -90,6 +90,8 @@ typedef struct cdyn_strainlimit_opts {
   double release; /* N, >= 0: release when lambda < -release */
   int at_current; /* nonzero: the constraint's length is the spring's length when it
                      becomes a constraint (no violation to correct); `length` unused */
+  double hysteresis; /* >= 0: a spring released at the last after becomes a constraint
+                        again only beyond eps_max + hysteresis */
 } cdyn_strainlimit_opts;
 
 typedef struct cdyn_strainlimit cdyn_strainlimit;
