@@ -199,3 +199,57 @@ int cdyn_strainlimit_counts_get(const cdyn_strainlimit *sl, cdyn_strainlimit_cou
   *counts = sl->counts;
   return CDYN_OK;
 }
+
+/* ---- Provot 1995 ------------------------------------------------------------- */
+
+/*
+ * For a spring (i, j) with d = x_i - x_j, r = |d|, r > L = (1 + eps_max) L0:
+ *   delta = (r - L) d / r,  x_i -= w_i / (w_i + w_j) delta,  x_j += w_j / (w_i + w_j) delta,
+ * w = 0 for a fixed node, 1/m else; v moves by the same amount / h.
+ */
+int cdyn_provot_limit(cdyn_system *sys, const size_t *springs, size_t count, double eps_max, int sweeps, double h,
+                      const unsigned char *fixed, size_t *moved)
+{
+  if (!sys || (count && !springs))
+    return cdyn_error(CDYN_EINVAL, "cdyn_provot_limit: NULL argument");
+  if (!(eps_max > 0) || !isfinite(eps_max))
+    return cdyn_error(CDYN_EINVAL, "cdyn_provot_limit: eps_max = %g must be finite and > 0", eps_max);
+  if (sweeps < 1)
+    return cdyn_error(CDYN_EINVAL, "cdyn_provot_limit: %d sweeps; at least 1", sweeps);
+  if (!(h > 0) || !isfinite(h))
+    return cdyn_error(CDYN_EINVAL, "cdyn_provot_limit: h = %g must be finite and > 0", h);
+  for (size_t a = 0; a < count; a++)
+    if (springs[a] >= sys->nsprings)
+      return cdyn_error(CDYN_EINVAL, "cdyn_provot_limit: spring %zu out of range (%zu springs)", springs[a],
+                        sys->nsprings);
+  size_t n = 0;
+  double *q = sys->q, *v = sys->v;
+  /* A finite state stays finite: every correction is a fraction of a
+     link's own excess length. */
+  if (!cdyn_all_finite(q, 3 * sys->n) || !cdyn_all_finite(v, 3 * sys->n))
+    return cdyn_error(CDYN_ENONFINITE, "cdyn_provot_limit: the state is not finite");
+  for (int sweep = 0; sweep < sweeps; sweep++)
+    for (size_t a = 0; a < count; a++) {
+      const cdyn_spring *sp = &sys->springs[springs[a]];
+      size_t i = sp->i, j = sp->j;
+      double wi = fixed && fixed[i] ? 0 : sys->winv[i], wj = fixed && fixed[j] ? 0 : sys->winv[j];
+      if (wi + wj == 0)
+        continue;
+      double d[3] = {q[3 * i] - q[3 * j], q[3 * i + 1] - q[3 * j + 1], q[3 * i + 2] - q[3 * j + 2]};
+      double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), L = (1 + eps_max) * sp->rest;
+      if (!(r > L))
+        continue;
+      double s = (r - L) / (r * (wi + wj));
+      for (int k = 0; k < 3; k++) {
+        double di = wi * s * d[k], dj = wj * s * d[k];
+        q[3 * i + k] -= di;
+        q[3 * j + k] += dj;
+        v[3 * i + k] -= di / h;
+        v[3 * j + k] += dj / h;
+      }
+      n++;
+    }
+  if (moved)
+    *moved = n;
+  return CDYN_OK;
+}

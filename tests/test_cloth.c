@@ -395,6 +395,62 @@ START_TEST(test_hysteresis)
 }
 END_TEST
 
+/*
+ * Provot: a chain of 4 springs of rest length 1 stretched to 1.5 each,
+ * node 0 fixed.  One spring alone goes to exactly (1 + eps_max) L0 in one
+ * correction, shared by inverse mass; with sweeps the chain converges to
+ * every spring at the limit, geometrically (Gauss-Seidel), node 0 never
+ * moves, and every velocity changes by its node's displacement / h.  Bad
+ * input is refused.
+ */
+START_TEST(test_provot)
+{
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 5), CDYN_OK);
+  size_t sp[4];
+  for (size_t i = 0; i < 5; i++) {
+    const double x[3] = {1.5 * (double)i, 0, 0};
+    ck_assert_int_eq(cdyn_system_set_position(sys, i, x), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_mass(sys, i, 1.0 + (double)i), CDYN_OK);
+  }
+  for (size_t i = 0; i < 4; i++)
+    ck_assert_int_eq(cdyn_system_add_spring(sys, i, i + 1, 10, 0, 1.0, &sp[i]), CDYN_OK);
+  unsigned char fixed[5] = {1, 0, 0, 0, 0};
+  double q0[15], q[15], v[15];
+  ck_assert_int_eq(cdyn_system_get_state(sys, q0, NULL), CDYN_OK);
+  /* The last spring alone, one correction: masses 4 and 5 share 0.4 as 5:4. */
+  size_t moved;
+  ck_assert_int_eq(cdyn_provot_limit(sys, &sp[3], 1, 0.1, 1, 0.01, fixed, &moved), CDYN_OK);
+  ck_assert_uint_eq(moved, 1);
+  ck_assert_int_eq(cdyn_system_get_state(sys, q, v), CDYN_OK);
+  ck_assert(fabs((q[12] - q[9]) - 1.1) <= 1e-14);
+  ck_assert(fabs((q[9] - q0[9]) - 0.4 * 5.0 / 9.0) <= 1e-14);
+  ck_assert(fabs(v[12] - (q[12] - q0[12]) / 0.01) <= 1e-12);
+  /* All of them, sweep after sweep: Gauss-Seidel, so the excess over the
+     limit shrinks geometrically (each sweep's later corrections stretch
+     the earlier springs again by a fraction of what they move). */
+  double excess[3];
+  for (int round = 0; round < 3; round++) {
+    ck_assert_int_eq(cdyn_provot_limit(sys, sp, 4, 0.1, 50, 0.01, fixed, &moved), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_get_state(sys, q, v), CDYN_OK);
+    excess[round] = 0;
+    for (size_t i = 0; i < 4; i++)
+      excess[round] = fmax(excess[round], q[3 * i + 3] - q[3 * i] - 1.1);
+  }
+  ck_assert_msg(excess[1] < 0.1 * excess[0] && excess[2] < 0.1 * excess[1],
+                "excess after 50, 100, 150 sweeps: %.3g %.3g %.3g", excess[0], excess[1], excess[2]);
+  ck_assert(q[0] == 0 && v[0] == 0);
+  for (size_t k = 0; k < 15; k++)
+    ck_assert(fabs(v[k] - (q[k] - q0[k]) / 0.01) <= 1e-9);
+  EXPECT_EINVAL(cdyn_provot_limit(sys, sp, 4, 0, 1, 0.01, fixed, NULL), "eps_max 0");
+  EXPECT_EINVAL(cdyn_provot_limit(sys, sp, 4, 0.1, 0, 0.01, fixed, NULL), "0 sweeps");
+  EXPECT_EINVAL(cdyn_provot_limit(sys, sp, 4, 0.1, 1, 0, fixed, NULL), "h 0");
+  const size_t far = 9;
+  EXPECT_EINVAL(cdyn_provot_limit(sys, &far, 1, 0.1, 1, 0.01, fixed, NULL), "spring out of range");
+  cdyn_system_free(sys);
+}
+END_TEST
+
 int main(void)
 {
   ta_init();
@@ -409,6 +465,7 @@ int main(void)
   tcase_add_test(tc, test_single_switch);
   tcase_add_test(tc, test_at_current);
   tcase_add_test(tc, test_hysteresis);
+  tcase_add_test(tc, test_provot);
   tcase_add_loop_test(tc, test_switching, 0, 2);
   suite_add_tcase(s, tc);
   return tu_run(s);

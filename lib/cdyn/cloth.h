@@ -113,6 +113,23 @@ int cdyn_strainlimit_before(cdyn_strainlimit *sl);
 int cdyn_strainlimit_after(cdyn_strainlimit *sl, const cdyn_stepper *st);
 int cdyn_strainlimit_counts_get(const cdyn_strainlimit *sl, cdyn_strainlimit_counts *counts);
 
+/*
+ * Provot's strain limiting (Provot 1995, "Deformation constraints in a
+ * mass-spring model to describe rigid cloth behavior"), applied after a
+ * step of the springs: each of the `count` springs stretched beyond
+ * (1 + eps_max) L0 has its nodes moved towards each other along their
+ * line until it is at that length, the correction shared in proportion to
+ * the nodes' inverse masses, or taken wholly by the free node when the
+ * other is `fixed` (fixed may be NULL: none is), none when both are; the
+ * moved nodes' velocities change by the same displacement / h, so that
+ * x and v stay consistent.  `sweeps` passes in the order given (Provot's
+ * is order-dependent and does not conserve momentum); *moved (may be NULL)
+ * gets the corrections made.  CDYN_EINVAL for eps_max <= 0, sweeps < 1,
+ * h <= 0, a spring out of range.
+ */
+int cdyn_provot_limit(cdyn_system *sys, const size_t *springs, size_t count, double eps_max, int sweeps, double h,
+                      const unsigned char *fixed, size_t *moved);
+
 #ifdef __cplusplus
 }
 #endif
