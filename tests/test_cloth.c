@@ -469,8 +469,7 @@ END_TEST
  * reaches depends on its history.)  After 3 s of steps of 1 ms the motion
  * has decayed (the slowest mode is damped at about 10 1/s) and every node
  * must be at its hand-derived height to 1e-9 m, the constraints'
- * multipliers at T_s to
- * 1e-6 N.
+ * multipliers at T_s to 1e-6 N.
  */
 START_TEST(test_static_equilibrium)
 {
