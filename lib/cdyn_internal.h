@@ -108,6 +108,11 @@ int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const doubl
 /* Seconds on a monotonic clock (the time split of cdyn_stats). */
 double cdyn_clock(void);
 
+/* system.c: the 3 x 3 Jacobians df_i/dx_i and df_i/dv_i of spring sp at
+   x_i, x_j (row-major; see there). */
+int cdyn_spring_jacobians(const cdyn_spring *sp, const double *xi, const double *xj, int compression_fix,
+                          double Kx[9], double Kv[9]);
+
 /* ---- options ----------------------------------------------------------- */
 
 /* Parse `value` for option `o` into base + o->offset. */

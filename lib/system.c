@@ -295,6 +295,35 @@ int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const doubl
   return CDYN_OK;
 }
 
+/*
+ * The force Jacobians of a spring (Baraff and Witkin 1998, sec. 4.5 and
+ * the project's notes on cloth), n = x_ij / r, x_ij = x_i - x_j:
+ *   df_i/dx_i = -k [ n n^T + (1 - L0 / r)(I - n n^T) ]  ( = -df_i/dx_j = df_j/dx_j )
+ *   df_i/dv_i = -c n n^T
+ * The damping force's own dependence on x (through n) is left out, as
+ * Baraff and Witkin leave it out: it is not symmetric.  With
+ * `compression_fix`, the second term of df/dx is dropped while the spring
+ * is compressed (r < L0), where it makes the matrix indefinite (Choi and
+ * Ko 2002).  Kx and Kv are 3 x 3, row-major.
+ */
+int cdyn_spring_jacobians(const cdyn_spring *sp, const double *xi, const double *xj, int compression_fix,
+                          double Kx[9], double Kv[9])
+{
+  double d[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
+  double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!(r > 0) || !isfinite(r))
+    return cdyn_error(CDYN_EDEGENERATE, "spring (%zu, %zu): its particles coincide", sp->i, sp->j);
+  double n[3] = {d[0] / r, d[1] / r, d[2] / r};
+  double t = compression_fix && r < sp->rest ? 0.0 : 1 - sp->rest / r;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double nn = n[a] * n[b];
+      Kx[3 * a + b] = -sp->k * (nn + t * ((a == b) - nn));
+      Kv[3 * a + b] = -sp->c * nn;
+    }
+  return CDYN_OK;
+}
+
 int cdyn_system_forces(const cdyn_system *s, double *F)
 {
   CHECK_SYS(s);

@@ -24,6 +24,7 @@
 #include <cdyn/cdyn.h>
 
 #include "alloc_count.h"
+#include "cdyn_internal.h"
 #include "testutil.h"
 
 static cdyn_cloth_spec patch(size_t nx, size_t ny)
@@ -532,6 +533,56 @@ START_TEST(test_static_equilibrium)
 }
 END_TEST
 
+/*
+ * The spring Jacobians of Baraff-Witkin (cdyn_spring_jacobians) against
+ * central differences of the spring force (cdyn_system_eval_forces), for
+ * a stretched and a compressed spring: df_i/dx_i with c = 0 (the damping
+ * force's x-dependence is left out by design), df_i/dv_i with k = 0.
+ * Central differences with step 1e-5 err by about 1e-10 |f'''| + 1e-16
+ * |f| / 1e-5, well below the tolerance 1e-7 (k, c of order 1, r of order
+ * 1).  With the compression fix a compressed spring's df/dx is -k n n^T.
+ */
+START_TEST(test_spring_jacobians)
+{
+  const double xs[2][3] = {{1.3, -0.4, 0.5}, {0.3, 0.2, -0.1}}; /* r = 1.52 and 0.37 */
+  for (int which = 0; which < 2; which++)
+    for (int part = 0; part < 2; part++) {
+      cdyn_system *sys;
+      ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+      const double v1[3] = {0.3, -0.7, 0.2};
+      ck_assert_int_eq(cdyn_system_set_position(sys, 0, xs[which]), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_velocity(sys, 0, v1), CDYN_OK);
+      double k = part ? 0.0 : 3.7, c = part ? 0.4 : 0.0;
+      ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, k, c, 1.0, NULL), CDYN_OK);
+      double Kx[9], Kv[9];
+      ck_assert_int_eq(cdyn_spring_jacobians(&sys->springs[0], sys->q, sys->q + 3, 0, Kx, Kv), CDYN_OK);
+      const double *K = part ? Kv : Kx;
+      double *y = part ? sys->v : sys->q;
+      for (int b = 0; b < 3; b++) {
+        double F1[6], F2[6], keep = y[b], dlt = 1e-5;
+        y[b] = keep + dlt;
+        ck_assert_int_eq(cdyn_system_eval_forces(sys, sys->q, sys->v, 0, F1), CDYN_OK);
+        y[b] = keep - dlt;
+        ck_assert_int_eq(cdyn_system_eval_forces(sys, sys->q, sys->v, 0, F2), CDYN_OK);
+        y[b] = keep;
+        for (int a = 0; a < 3; a++) {
+          double fd = (F1[a] - F2[a]) / (2 * dlt);
+          ck_assert_msg(fabs(fd - K[3 * a + b]) <= 1e-7, "%s, d f_%d / d %s_%d: %.12g, differences %.12g",
+                        which ? "compressed" : "stretched", a, part ? "v" : "x", b, K[3 * a + b], fd);
+        }
+      }
+      if (which == 1 && !part) {
+        ck_assert_int_eq(cdyn_spring_jacobians(&sys->springs[0], sys->q, sys->q + 3, 1, Kx, Kv), CDYN_OK);
+        double r = sqrt(0.3 * 0.3 + 0.2 * 0.2 + 0.1 * 0.1), n[3] = {0.3 / r, 0.2 / r, -0.1 / r};
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 3; b++)
+            ck_assert(fabs(Kx[3 * a + b] + k * n[a] * n[b]) <= 1e-14);
+      }
+      cdyn_system_free(sys);
+    }
+}
+END_TEST
+
 int main(void)
 {
   ta_init();
@@ -548,6 +599,7 @@ int main(void)
   tcase_add_test(tc, test_hysteresis);
   tcase_add_test(tc, test_provot);
   tcase_add_test(tc, test_static_equilibrium);
+  tcase_add_test(tc, test_spring_jacobians);
   tcase_add_loop_test(tc, test_switching, 0, 2);
   suite_add_tcase(s, tc);
   return tu_run(s);
