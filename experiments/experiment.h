@@ -100,6 +100,10 @@ typedef struct cdyn_experiment {
   /* Runs only schemes that enforce inequality rows; others given to it
      are skipped, with the reason in the log and the report. */
   int inequalities;
+  /* Its systems have no constraints but pins, so that schemes that
+     enforce pins only (baraff-witkin) can run it; otherwise they are
+     skipped (from "all" or --extra-schemes) or refused (named). */
+  int pins_only_ok;
   /* The name of a text parameter listing active-set algorithms (NULL:
      none): each becomes a companion run of the scheme "contact" under the
      algorithm's name, with activeset = the algorithm. */

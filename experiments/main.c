@@ -162,8 +162,9 @@ static int cmd_list(const char *what)
     if (!cdyn_scheme_find(what, &idx)) {
       char ord[64];
       print_order(idx, ord, sizeof ord);
-      printf("%s: %s  [%s]\n  order %s%s\n  options (--set %s.KEY=VALUE):\n", what, cdyn_scheme_description(idx),
-             cdyn_scheme_source(idx), ord, cdyn_scheme_inequalities(idx) ? "; enforces inequality rows" : "", what);
+      printf("%s: %s  [%s]\n  order %s%s%s\n  options (--set %s.KEY=VALUE):\n", what, cdyn_scheme_description(idx),
+             cdyn_scheme_source(idx), ord, cdyn_scheme_inequalities(idx) ? "; enforces inequality rows" : "",
+             cdyn_scheme_pins_only(idx) ? "; enforces pins only (springs and pins: cloth)" : "", what);
       print_scheme_options(idx, 1, "    ");
       return 0;
     }
@@ -292,6 +293,16 @@ static int add_run(exp_ctx *c, const char *name, const char *scheme, const char 
              used ? "; " : "", scheme);
     return 0;
   }
+  if (cdyn_scheme_pins_only(idx) && !c->exp->pins_only_ok) {
+    if (role == EXP_PAPER) {
+      fprintf(stderr, "cdyn run: %s enforces pins only, and %s's systems have other constraints\n", scheme,
+              c->exp->name);
+      return 2;
+    }
+    size_t used = strlen(c->skipped);
+    snprintf(c->skipped + used, sizeof c->skipped - used, "%s%s (it enforces pins only)", used ? "; " : "", scheme);
+    return 0;
+  }
   if (c->nruns == EXP_MAX_RUNS) {
     fprintf(stderr, "cdyn run: at most %d runs\n", EXP_MAX_RUNS);
     return 2;
@@ -321,7 +332,8 @@ static int add_scheme_list(exp_ctx *c, const char *list, enum exp_role role, con
     any = 1;
     if (!strcmp(tok, "all")) {
       for (size_t i = 0; i < cdyn_scheme_count(); i++)
-        if ((rc = add_run(c, cdyn_scheme_name(i), cdyn_scheme_name(i), NULL, role)))
+        if ((rc = add_run(c, cdyn_scheme_name(i), cdyn_scheme_name(i), NULL,
+                          cdyn_scheme_pins_only(i) && !c->exp->pins_only_ok ? EXP_EXTRA : role)))
           return rc;
       continue;
     }

@@ -113,6 +113,10 @@ double cdyn_clock(void);
 int cdyn_spring_jacobians(const cdyn_spring *sp, const double *xi, const double *xj, int compression_fix,
                           double Kx[9], double Kv[9]);
 
+/* layout.c: CDYN_EINVAL (from `who`) when `type` enforces pins only and an
+   enabled constraint of sys is not a pin. */
+int cdyn_check_pins_only(const cdyn_system *sys, const cdyn_scheme_type *type, const char *who);
+
 /* ---- options ----------------------------------------------------------- */
 
 /* Parse `value` for option `o` into base + o->offset. */

@@ -376,6 +376,18 @@ int cdyn_layout_build(cdyn_stepper *st)
   return CDYN_OK;
 }
 
+int cdyn_check_pins_only(const cdyn_system *sys, const cdyn_scheme_type *type, const char *who)
+{
+  if (!type->pins_only)
+    return CDYN_OK;
+  for (size_t c = 0; c < sys->ncons; c++)
+    if (sys->cons[c].live && sys->cons[c].enabled && sys->cons[c].type != cdyn_constraint_pin)
+      return cdyn_error(CDYN_EINVAL,
+                        "%s: scheme '%s' enforces pins only, and constraint %zu is '%s'", who, type->name, c,
+                        sys->cons[c].type->name);
+  return CDYN_OK;
+}
+
 int cdyn_layout_follow(cdyn_stepper *st)
 {
   cdyn_system *sys = st->sys;
@@ -387,6 +399,8 @@ int cdyn_layout_follow(cdyn_stepper *st)
                       "inequality rows; use the scheme 'contact'",
                       st->type->name, sys->m_ineq);
   int rc, fresh = 0;
+  if ((rc = cdyn_check_pins_only(sys, st->type, "cdyn_stepper_step")))
+    return rc;
   if (sys->cap_rows > st->mcap || sys->cap_cons > st->ccap) {
     /* Grow geometrically, so that constraints added one at a time past the
        reserve cost a logarithmic number of reallocations. */

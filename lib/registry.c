@@ -129,6 +129,7 @@ ACCESSOR(cdyn_solver_name, cdyn_solver_types, name)
 ACCESSOR(cdyn_solver_description, cdyn_solver_types, description)
 
 int cdyn_scheme_inequalities(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->inequalities != 0 : 0; }
+int cdyn_scheme_pins_only(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->pins_only != 0 : 0; }
 
 double cdyn_scheme_order(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->order : 0.0; }
 

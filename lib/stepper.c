@@ -330,6 +330,8 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
                       "cdyn_stepper_new: scheme '%s' enforces equalities only, and the system has %zu "
                       "inequality rows; use the scheme 'contact'",
                       scheme, sys->m_ineq);
+  if ((rc = cdyn_check_pins_only(sys, type, "cdyn_stepper_new")))
+    return rc;
   cdyn_stepper *st = calloc(1, sizeof *st);
   if (!st)
     return cdyn_error(CDYN_ENOMEM, "cdyn_stepper_new: out of memory");

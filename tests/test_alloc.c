@@ -35,7 +35,7 @@
 
 START_TEST(test_no_allocation_in_step)
 {
-  const char *scheme = cdyn_scheme_name((size_t)_i / cdyn_solver_count());
+  const char *scheme = tu_scheme_name((size_t)_i / cdyn_solver_count());
   const char *solver = cdyn_solver_name((size_t)_i % cdyn_solver_count());
   cdyn_system *s;
   cdyn_stepper *st;
@@ -250,7 +250,7 @@ int main(void)
   Suite *s = suite_create("alloc");
   TCase *tc = tcase_create("step");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, test_no_allocation_in_step, 0, (int)(cdyn_scheme_count() * cdyn_solver_count()));
+  tcase_add_loop_test(tc, test_no_allocation_in_step, 0, (int)(tu_scheme_count() * cdyn_solver_count()));
   tcase_add_loop_test(tc, test_no_allocation_at_scale, 0, 2 * NGRID);
   suite_add_tcase(s, tc);
   TCase *ta = tcase_create("activeset");

@@ -706,13 +706,13 @@ static int exact_multipliers(const char *scheme)
 START_TEST(test_tension_every_scheme)
 {
   size_t checked = 0;
-  for (size_t i = 0; i < cdyn_scheme_count(); i++)
-    if (exact_multipliers(cdyn_scheme_name(i))) {
-      check_tension(cdyn_scheme_name(i));
+  for (size_t i = 0; i < tu_scheme_count(); i++)
+    if (exact_multipliers(tu_scheme_name(i))) {
+      check_tension(tu_scheme_name(i));
       checked++;
     }
   /* The schemes that solve A lambda = b: all but the four above. */
-  ck_assert_uint_eq(checked, cdyn_scheme_count() - 4);
+  ck_assert_uint_eq(checked, tu_scheme_count() - 4);
 }
 END_TEST
 

@@ -91,6 +91,22 @@ static cdyn_system *pendulum(void)
   return sys;
 }
 
+/* The same pendulum with a stiff spring for its link (what a pins-only
+   scheme such as baraff-witkin accepts). */
+static cdyn_system *spring_pendulum(void)
+{
+  const double origin[3] = {0, 0, 0}, x1[3] = {1, 0, 0};
+  const double g[3] = {0, -9.81, 0};
+  cdyn_system *sys = NULL;
+  EXPECT_OK(cdyn_system_new(&sys, 2));
+  EXPECT_OK(cdyn_system_set_gravity(sys, g));
+  EXPECT_OK(cdyn_system_set_position(sys, 1, x1));
+  EXPECT_OK(cdyn_system_set_mass(sys, 1, 1.5));
+  EXPECT_OK(cdyn_system_add_pin(sys, 0, origin, NULL));
+  EXPECT_OK(cdyn_system_add_spring(sys, 0, 1, 1e4, 0.0, 1.0, NULL));
+  return sys;
+}
+
 /* ---- system -------------------------------------------------------------------- */
 
 START_TEST(test_system_new_errors)
@@ -294,8 +310,8 @@ START_TEST(test_option_errors)
 {
   cdyn_system *sys = pendulum();
   char buf[64];
-  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
-    const char *scheme = cdyn_scheme_name(i);
+  for (size_t i = 0; i < tu_scheme_count(); i++) {
+    const char *scheme = tu_scheme_name(i);
     cdyn_stepper *st = NULL;
     EXPECT_OK(cdyn_stepper_new(&st, sys, scheme));
     EXPECT_OK(cdyn_stepper_get(st, "solver", buf, sizeof buf));
@@ -353,10 +369,14 @@ END_TEST
  */
 START_TEST(test_scheme_options_by_type)
 {
-  cdyn_system *sys = pendulum();
+  cdyn_system *sys = pendulum(), *springy = spring_pendulum();
   for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    /* A pins-only scheme gets the pendulum with a spring for a link, and
+       must refuse the one with the link. */
+    int po = cdyn_scheme_pins_only(i);
+    cdyn_system *own = po ? springy : sys;
     cdyn_stepper *st = NULL, *probe = NULL;
-    EXPECT_OK(cdyn_stepper_new(&st, sys, cdyn_scheme_name(i)));
+    EXPECT_OK(cdyn_stepper_new(&st, own, cdyn_scheme_name(i)));
     ck_assert_uint_eq(cdyn_scheme_option_count(i), cdyn_stepper_option_count(st));
     for (size_t k = 0; k < cdyn_scheme_option_count(i); k++) {
       const char *name, *def, *doc;
@@ -365,7 +385,7 @@ START_TEST(test_scheme_options_by_type)
       ck_assert_str_eq(doc, cdyn_stepper_option_doc(st, k));
       /* Setting the default on a second stepper gives the first's value. */
       char a[128], b[128];
-      EXPECT_OK(cdyn_stepper_new(&probe, sys, cdyn_scheme_name(i)));
+      EXPECT_OK(cdyn_stepper_new(&probe, own, cdyn_scheme_name(i)));
       EXPECT_OK(cdyn_stepper_set(probe, name, def));
       EXPECT_OK(cdyn_stepper_get(probe, name, a, sizeof a));
       EXPECT_OK(cdyn_stepper_get(st, name, b, sizeof b));
@@ -375,6 +395,11 @@ START_TEST(test_scheme_options_by_type)
     }
     EXPECT_ERR(CDYN_EINVAL, cdyn_scheme_option(i, cdyn_scheme_option_count(i), NULL, NULL, NULL));
     cdyn_stepper_free(st);
+    if (po) {
+      cdyn_stepper *bad = NULL;
+      EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_new(&bad, sys, cdyn_scheme_name(i)));
+      ck_assert_ptr_null(bad);
+    }
     /* The flag says whether a stepper accepts a system with a wall. */
     cdyn_system *walled = pendulum();
     const double p[3] = {0, -5, 0}, nrm[3] = {0, 1, 0};
@@ -391,6 +416,7 @@ START_TEST(test_scheme_options_by_type)
   ck_assert_uint_eq(cdyn_scheme_option_count(cdyn_scheme_count()), 0);
   ck_assert_int_eq(cdyn_scheme_inequalities(cdyn_scheme_count()), 0);
   cdyn_system_free(sys);
+  cdyn_system_free(springy);
 }
 END_TEST
 
@@ -400,10 +426,10 @@ END_TEST
 START_TEST(test_step_size_errors)
 {
   const double bad[] = {0.0, -0.0, -0.1, -1e-300, NAN, INFINITY, -INFINITY};
-  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+  for (size_t i = 0; i < tu_scheme_count(); i++) {
     cdyn_system *sys = pendulum();
     cdyn_stepper *st = NULL;
-    EXPECT_OK(cdyn_stepper_new(&st, sys, cdyn_scheme_name(i)));
+    EXPECT_OK(cdyn_stepper_new(&st, sys, tu_scheme_name(i)));
     snapshot before;
     take(sys, &before);
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
@@ -568,9 +594,9 @@ static int flaky_force(void *ctx, size_t n, double t, const double *q, const dou
 
 static void check_force_failure(int nan, int expected)
 {
-  for (size_t i = 0; i < cdyn_scheme_count(); i++)
+  for (size_t i = 0; i < tu_scheme_count(); i++)
     for (unsigned long ok_calls = 0; ok_calls < 4; ok_calls++) {
-      const char *scheme = cdyn_scheme_name(i);
+      const char *scheme = tu_scheme_name(i);
       cdyn_system *sys = pendulum();
       force_ctx ctx = {0, ok_calls, nan};
       EXPECT_OK(cdyn_system_set_force_callback(sys, flaky_force, &ctx));
@@ -664,8 +690,8 @@ static int huge_force(void *ctx, size_t n, double t, const double *q, const doub
 
 START_TEST(test_overflow_in_update_restores)
 {
-  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
-    const char *scheme = cdyn_scheme_name(i);
+  for (size_t i = 0; i < tu_scheme_count(); i++) {
+    const char *scheme = tu_scheme_name(i);
     cdyn_system *sys = pendulum();
     EXPECT_OK(cdyn_system_set_mass(sys, 1, 0.5));
     EXPECT_OK(cdyn_system_set_force_callback(sys, huge_force, NULL));

@@ -100,7 +100,7 @@ static double run(const char *scheme, long N, double xr, double yr)
 
 START_TEST(test_order_with_spring)
 {
-  const char *scheme = cdyn_scheme_name((size_t)_i);
+  const char *scheme = tu_scheme_name((size_t)_i);
   double p = cdyn_scheme_order((size_t)_i);
   if (p < 1)
     return;
@@ -144,7 +144,7 @@ static Suite *suite(void)
   Suite *s = suite_create("forces");
   TCase *tc = tcase_create("order");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, test_order_with_spring, 0, (int)cdyn_scheme_count());
+  tcase_add_loop_test(tc, test_order_with_spring, 0, (int)tu_scheme_count());
   tcase_add_test(tc, test_improved_variants_differ);
   suite_add_tcase(s, tc);
   return s;

@@ -96,7 +96,7 @@ static int build_and_step(void *ctx, long k)
 
 START_TEST(test_build_and_step)
 {
-  pair p = {cdyn_scheme_name((size_t)_i / cdyn_solver_count()), cdyn_solver_name((size_t)_i % cdyn_solver_count())};
+  pair p = {tu_scheme_name((size_t)_i / cdyn_solver_count()), cdyn_solver_name((size_t)_i % cdyn_solver_count())};
   long made = walk(build_and_step, &p, p.scheme);
   ck_assert_int_gt(made, 5);
 }
@@ -160,7 +160,7 @@ static int grow_step(void *ctx, long k)
 
 START_TEST(test_growth_in_step)
 {
-  grow_ctx g = {cdyn_scheme_name((size_t)_i)};
+  grow_ctx g = {tu_scheme_name((size_t)_i)};
   long made = walk(grow_step, &g, g.scheme);
   ck_assert_int_gt(made, 0); /* the step did have to grow */
 }
@@ -242,8 +242,8 @@ int main(void)
   Suite *s = suite_create("oom");
   TCase *tc = tcase_create("oom");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, test_build_and_step, 0, (int)(cdyn_scheme_count() * cdyn_solver_count()));
-  tcase_add_loop_test(tc, test_growth_in_step, 0, (int)cdyn_scheme_count());
+  tcase_add_loop_test(tc, test_build_and_step, 0, (int)(tu_scheme_count() * cdyn_solver_count()));
+  tcase_add_loop_test(tc, test_growth_in_step, 0, (int)tu_scheme_count());
   tcase_add_loop_test(tc, test_activeset, 0, (int)cdyn_activeset_count());
   tcase_add_test(tc, test_registration);
   tcase_add_test(tc, test_set_changes);

@@ -215,7 +215,7 @@ static void check_penalty_limit(const char *scheme)
 
 START_TEST(test_convergence_order)
 {
-  const char *scheme = cdyn_scheme_name((size_t)_i);
+  const char *scheme = tu_scheme_name((size_t)_i);
   /* Gravity alone is a constant force. */
   double p = cdyn_scheme_order_constant_force((size_t)_i);
   if (p == 0) {
@@ -283,7 +283,7 @@ START_TEST(test_constraint_error_vanishes)
      instead keep every row within their tolerance at every h: the error
      e = |Phi_pin|_2 + |Phi_link1| + |Phi_link2| is then at most
      (sqrt(3) + 2) tol. */
-  const char *scheme = cdyn_scheme_name((size_t)_i);
+  const char *scheme = tu_scheme_name((size_t)_i);
   double tol = scheme_tol(scheme);
   if (cdyn_scheme_order((size_t)_i) == 0) {
     /* A penalty scheme's constraint error is the stretch T / k of its
@@ -431,7 +431,7 @@ static void chain_run(const char *scheme, const char *solver, long steps, double
 
 START_TEST(test_conformance)
 {
-  const char *scheme = cdyn_scheme_name((size_t)_i);
+  const char *scheme = tu_scheme_name((size_t)_i);
   double q1[33], q2[33], q3[33];
   chain_run(scheme, NULL, 300, q1);
   /* Every scheme holds the links.  A constraint scheme keeps the summed
@@ -901,7 +901,7 @@ END_TEST
 static Suite *suite(void)
 {
   Suite *s = suite_create("schemes");
-  int ns = (int)cdyn_scheme_count();
+  int ns = (int)tu_scheme_count();
   TCase *tc = tcase_create("order");
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_convergence_order, 0, ns);

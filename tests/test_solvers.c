@@ -497,12 +497,12 @@ START_TEST(test_schemes_step_redundant)
 {
   uint64_t rng = UINT64_C(0xCBBB9D5DC1059ED8);
   for (int dup_pin = 0; dup_pin < 2; dup_pin++)
-    for (size_t i = 0; i < cdyn_scheme_count(); i++)
+    for (size_t i = 0; i < tu_scheme_count(); i++)
       for (size_t s = 0; s < cdyn_solver_count(); s++) {
         size_t defect;
         cdyn_system *sys = singular_chain(10, dup_pin, &rng, &defect);
         cdyn_stepper *st = NULL;
-        const char *scheme = cdyn_scheme_name(i), *solver = cdyn_solver_name(s);
+        const char *scheme = tu_scheme_name(i), *solver = cdyn_solver_name(s);
         ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
         ck_assert_int_eq(cdyn_stepper_set(st, "solver", solver), CDYN_OK);
         for (int k = 0; k < 3; k++) {
@@ -534,8 +534,8 @@ END_TEST
 START_TEST(test_no_constraints)
 {
   const double g[3] = {0, -9.81, 0}, masses[3] = {1.0, 2.0, 0.5}, h = 0.01;
-  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
-    const char *scheme = cdyn_scheme_name(i);
+  for (size_t i = 0; i < tu_scheme_count(); i++) {
+    const char *scheme = tu_scheme_name(i);
     cdyn_system *sys = NULL;
     cdyn_stepper *st = NULL;
     ck_assert_int_eq(cdyn_system_new(&sys, 3), CDYN_OK);

@@ -327,13 +327,13 @@ static int run_config(const config *c, const char *solver)
   return checked;
 }
 
-static size_t nconfigs(void) { return cdyn_scheme_count() + 1; }
+static size_t nconfigs(void) { return tu_scheme_count() + 1; }
 
 /* Config i: registered scheme i, then baumgarte over AB2. */
 static config config_at(size_t i)
 {
-  if (i < cdyn_scheme_count())
-    return (config){cdyn_scheme_name(i), NULL, NULL};
+  if (i < tu_scheme_count())
+    return (config){tu_scheme_name(i), NULL, NULL};
   return (config){"baumgarte", "integrator", "ab2"};
 }
 

@@ -117,6 +117,29 @@ static inline int tu_run(Suite *s)
 }
 
 /*
+ * The schemes that enforce general equality constraints: every registered
+ * scheme but those that handle pins only (cdyn_scheme_pins_only, such as
+ * baraff-witkin, tested on its own in test_cloth.c).  The conformance
+ * loops run over these.
+ */
+static inline size_t tu_scheme_count(void)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < cdyn_scheme_count(); i++)
+    k += !cdyn_scheme_pins_only(i);
+  return k;
+}
+
+/* The k-th of them (NULL past the end). */
+static inline const char *tu_scheme_name(size_t k)
+{
+  for (size_t i = 0; i < cdyn_scheme_count(); i++)
+    if (!cdyn_scheme_pins_only(i) && k-- == 0)
+      return cdyn_scheme_name(i);
+  return NULL;
+}
+
+/*
  * The program cannot run its tests here (`why` says why): report a skip,
  * never a pass.  Under automake's TAP driver (CK_TAP_LOG_FILE_NAME=-) that
  * is the plan "1..0 # SKIP why" with a zero exit status; otherwise exit

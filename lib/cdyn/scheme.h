@@ -162,6 +162,10 @@ typedef struct cdyn_scheme_type {
      scheme has no such report. */
   int (*contact_report)(const void *state, cdyn_contact_report *rep);
   int (*handled)(const void *state, size_t m, unsigned char *handled);
+  /* Enforces pin constraints only (a global implicit integrator that
+     filters pinned degrees of freedom, such as Baraff-Witkin's): the
+     stepper refuses a system with any other enabled constraint. */
+  int pins_only;
 } cdyn_scheme_type;
 
 /*

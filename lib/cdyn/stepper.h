@@ -153,6 +153,8 @@ int cdyn_scheme_find(const char *name, size_t *index);
 /* Does scheme i enforce inequality rows (cdyn/contact.h)?  The others
    refuse a system that has them. */
 int cdyn_scheme_inequalities(size_t i);
+/* Does scheme i enforce pins only (cdyn_scheme_type.pins_only)?  0 for an i out of range. */
+int cdyn_scheme_pins_only(size_t i);
 /*
  * The options a stepper of scheme i has (those of cdyn_stepper_option_*,
  * in the same order), without building one: their number, and the name,
