@@ -130,6 +130,68 @@ int cdyn_strainlimit_counts_get(const cdyn_strainlimit *sl, cdyn_strainlimit_cou
 int cdyn_provot_limit(cdyn_system *sys, const size_t *springs, size_t count, double eps_max, int sweeps, double h,
                       const unsigned char *fixed, size_t *moved);
 
+/*
+ * A heavy ball: particle `ball` of the system (its mass is the ball's; it
+ * moves freely, or on a path given by a moving pin) with a radius, and
+ * the `count` nodes kept outside it, at least radius + thickness from its
+ * centre.  One separation constraint per node, |x_node - x_ball| >= d,
+ * d = radius + thickness (cdyn_system_add_separation, the contact
+ * machinery's constraint), is added when the ball is made (so make it
+ * before the stepper).  Three ways to enforce them (mode):
+ *   CDYN_BALL_SWITCH      for the equality schemes: before a step, the
+ *                         constraint of every node that is within d, or
+ *                         would be within d after a step of h at its
+ *                         current relative normal velocity, is switched on
+ *                         as an equality |x_node - x_ball| = d; after the
+ *                         step it is switched off when its multiplier
+ *                         pulls the node towards the ball (lambda >
+ *                         release, the library's convention: lambda > 0
+ *                         is tension).  001's non-penetration rule with
+ *                         the release on the multiplier's sign.
+ *   CDYN_BALL_INEQUALITY  the constraints stay on as inequality rows, for
+ *                         the scheme "contact" (its active set decides).
+ *   CDYN_BALL_PROJECT     no constraints: after a step, a node inside is
+ *                         moved out along the ball's normal to distance d
+ *                         and its velocity's approaching normal component
+ *                         is set to the ball's (an inelastic contact), for
+ *                         integrators without constraints (springs alone,
+ *                         Provot, Baraff-Witkin).  The momentum the nodes
+ *                         gain is taken from a free ball (one whose
+ *                         particle has no constraint), so that the ball
+ *                         feels the cloth.
+ * In the constraint modes the ball's reaction is the constraint force's,
+ * -J^T lambda on both particles.
+ */
+enum cdyn_ball_mode { CDYN_BALL_SWITCH, CDYN_BALL_INEQUALITY, CDYN_BALL_PROJECT };
+
+typedef struct cdyn_ball_opts {
+  double radius;    /* m, > 0 */
+  double thickness; /* m, >= 0 */
+  int mode;         /* enum cdyn_ball_mode */
+  double release;   /* N, >= 0 (SWITCH): release when lambda > release */
+} cdyn_ball_opts;
+
+typedef struct cdyn_ball cdyn_ball;
+
+typedef struct cdyn_ball_counts {
+  size_t active;             /* constraints on now (SWITCH), nodes moved at the last after (PROJECT) */
+  size_t activated, released; /* at the last before / after (SWITCH) */
+  double depth;              /* deepest penetration now: max over nodes of d - |x_node - x_ball|, >= 0 */
+} cdyn_ball_counts;
+
+/* CDYN_EINVAL for a radius <= 0, a thickness < 0, a release < 0, an unknown
+   mode, the ball among the nodes, a node or the ball out of range. */
+int cdyn_ball_new(cdyn_ball **out, cdyn_system *sys, size_t ball, const size_t *nodes, size_t count,
+                  const cdyn_ball_opts *opts);
+void cdyn_ball_free(cdyn_ball *b);
+/* Before a step of h (SWITCH: activations; other modes: nothing). */
+int cdyn_ball_before(cdyn_ball *b, double h);
+/* After the step (SWITCH: releases, from st's multipliers; PROJECT: the
+   projection, h the step just taken; INEQUALITY: nothing). */
+int cdyn_ball_after(cdyn_ball *b, const cdyn_stepper *st, double h);
+/* The counts, with the depth measured now. */
+int cdyn_ball_counts_get(const cdyn_ball *b, cdyn_ball_counts *counts);
+
 #ifdef __cplusplus
 }
 #endif
