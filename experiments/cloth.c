@@ -544,3 +544,339 @@ const cdyn_experiment cdyn_experiment_cloth_elongation = {
   .steps = 2500,
   .run = elong_run,
 };
+
+/* ---- cloth-vs-implicit-ode ------------------------------------------------------------------- */
+
+/*
+ * Time per step of adaptive constraints against Baraff-Witkin (001 sec.
+ * V-B: "the constraint system is smaller, so the step is substantially
+ * cheaper"), at equal largest elongation, each with its best solver, over
+ * grid sizes.
+ *
+ * The scene is cloth-elongation's without the ball, over the first
+ * `T` seconds (0.6 s: the fall from horizontal through the bottom of the
+ * first swing, where the strain limit is reached from t = 0.2 s on and
+ * the load on the pinned corners is largest; the ball of cloth-elongation
+ * arrives later).  Material constants are the same at every grid size:
+ * in a square net of springs the membrane stiffness is k per unit strain,
+ * whatever the spacing.  The step shrinks with the spacing,
+ * h = h_ref 15 / (grid - 1), the explicit springs' stability scale
+ * (their frequency grows as 1 / spacing); both methods take the same h.
+ *
+ * At each grid size:
+ *   - the adaptive run (the scheme, implicit by default, with the strain
+ *     limiter) with each solver of adaptive_solvers (the dense one only
+ *     while its row capacity is at most dense_max: it stores capacity^2
+ *     values); the fastest is its best;
+ *   - Baraff-Witkin at k x 2^j (all three spring kinds scaled), j the
+ *     smallest from j_prev - 1 up with max eps <= eps_max over the window
+ *     (found with the sparse direct solver, whose cost does not depend on
+ *     k), then timed with each of bw_solvers at that stiffness; the
+ *     fastest is its best.
+ * Time per step: wall clock (CLOCK_MONOTONIC) over the whole window, one
+ * run each; the counted work (constraints, flips) is deterministic, the
+ * times are not, so cloth-cost.csv changes from run to run.
+ * Fitted: the slope of log(time per step) against log(nodes) for each
+ * method's best; the ratio adaptive / Baraff-Witkin at every size, and the
+ * fraction of structural springs constrained (mean and largest over the
+ * window) beside it.
+ */
+static const exp_param cost_params[] = {
+  {"grids", "16,32,64", EXP_TEXT, 0, 0, 0, "grid sizes (nodes per side), comma separated, increasing"},
+  SCENE_PARAMS,
+  {"T", "0.6", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "length of the window (s)"},
+  {"h_ref", "1e-3", EXP_REAL, 0, 1, EXP_OPEN_MIN, "step at grid 16; h = h_ref 15 / (grid - 1)"},
+  {"adaptive_solvers", "cholesky,cholmod,pcg", EXP_TEXT, 0, 0, 0, "solvers tried for the adaptive constraints"},
+  {"bw_solvers", "pcg,cholmod", EXP_TEXT, 0, 0, 0, "solvers tried for Baraff-Witkin (its option linear)"},
+  {"dense_max", "2500", EXP_INT, 1, 1e6, 0, "largest row capacity at which the dense solver is tried"},
+  {"bw_j_max", "12", EXP_INT, 0, 30, 0, "largest doubling of Baraff-Witkin's stiffness tried"},
+  EXP_PARAMS_END};
+
+static const exp_companion cost_companions[] = {
+  {"baraff-witkin", "baraff-witkin", NULL, "linearised backward Euler on all springs, stiffened to the same bound"},
+  {NULL, NULL, NULL, NULL}};
+
+#define MAX_GRIDS 8
+#define MAX_SOLVERS 4
+
+static int parse_list(const char *text, char out[][32], int max, int *n)
+{
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", text);
+  *n = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    if (*n == max || strlen(tok) >= 32)
+      return 1;
+    snprintf(out[(*n)++], 32, "%s", tok);
+  }
+  return *n == 0;
+}
+
+static int parse_grids(const char *text, long *g, int *n)
+{
+  char items[MAX_GRIDS][32];
+  if (parse_list(text, items, MAX_GRIDS, n))
+    return 1;
+  for (int k = 0; k < *n; k++) {
+    char *end;
+    g[k] = strtol(items[k], &end, 10);
+    if (*end || g[k] < 4 || g[k] > 512 || (k && g[k] <= g[k - 1]))
+      return 1;
+  }
+  return 0;
+}
+
+static int cost_check(exp_ctx *ctx)
+{
+  long g[MAX_GRIDS];
+  int n;
+  char s[MAX_SOLVERS][32];
+  if (parse_grids(exp_param_string(ctx, "grids"), g, &n)) {
+    fprintf(stderr, "cdyn run: grids: a comma-separated increasing list of at most %d sizes in [4, 512]\n",
+            MAX_GRIDS);
+    return 2;
+  }
+  if (parse_list(exp_param_string(ctx, "adaptive_solvers"), s, MAX_SOLVERS, &n) ||
+      parse_list(exp_param_string(ctx, "bw_solvers"), s, MAX_SOLVERS, &n)) {
+    fprintf(stderr, "cdyn run: adaptive_solvers, bw_solvers: comma-separated lists of at most %d names\n",
+            MAX_SOLVERS);
+    return 2;
+  }
+  return 0;
+}
+
+typedef struct {
+  double time;              /* per step, s */
+  double eps_max;           /* over the window */
+  double frac_mean, frac_max; /* constrained structural springs */
+  unsigned long flips, noconv;
+  long steps;
+  int failed;
+} cost_result;
+
+/* One run of the window: method m (adaptive or plain) with the stepper's
+   option `key` = `solver` and, for Baraff-Witkin, the stiffness scale. */
+static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0, double scale, enum method m,
+                    const char *key, const char *solver, double eps_max, double h, long steps, cost_result *out)
+{
+  scene_spec sp = *sp0;
+  sp.k_struct *= scale, sp.k_shear *= scale, sp.k_bend *= scale;
+  scene s;
+  int rc = scene_new(&sp, m, eps_max, &s);
+  if (rc)
+    return rc;
+  const char *extra[3] = {key, solver, NULL};
+  cdyn_stepper *st;
+  if ((rc = exp_stepper_run(ctx, s.sys, run, extra, &st))) {
+    scene_free(&s);
+    return rc;
+  }
+  memset(out, 0, sizeof *out);
+  double elapsed = 0, fsum = 0;
+  long k;
+  for (k = 1; k <= steps; k++) {
+    double t0 = now();
+    int status = method_step(&s, st, m, h, eps_max, 1);
+    elapsed += now() - t0;
+    if (status < 0) {
+      fprintf(stderr, "  %s (%s) step %ld failed: %s\n", run->name, solver, k, cdyn_errmsg());
+      out->failed = 1;
+      break;
+    }
+    out->noconv += status == CDYN_NOCONV;
+    double emax, p99;
+    if ((rc = elongation(&s, &emax, &p99)))
+      break;
+    if (!(emax <= out->eps_max))
+      out->eps_max = emax;
+    if (!isfinite(emax) || emax > 10) {
+      out->failed = 1;
+      break;
+    }
+    if (s.sl) {
+      cdyn_strainlimit_counts c;
+      cdyn_strainlimit_counts_get(s.sl, &c);
+      double f = (double)c.active / (double)s.nstruct;
+      fsum += f;
+      out->frac_max = fmax(out->frac_max, f);
+      out->flips = c.flips;
+    }
+  }
+  out->steps = k - 1;
+  out->time = elapsed / (double)(out->steps > 0 ? out->steps : 1);
+  out->frac_mean = fsum / (double)(out->steps > 0 ? out->steps : 1);
+  cdyn_stepper_free(st);
+  scene_free(&s);
+  return rc;
+}
+
+static int cost_run_exp(exp_ctx *ctx)
+{
+  scene_spec sp;
+  read_scene(ctx, &sp);
+  sp.ball = 0;
+  long grids[MAX_GRIDS];
+  int ng, nas, nbs;
+  char as[MAX_SOLVERS][32], bs[MAX_SOLVERS][32];
+  parse_grids(exp_param_string(ctx, "grids"), grids, &ng);
+  parse_list(exp_param_string(ctx, "adaptive_solvers"), as, MAX_SOLVERS, &nas);
+  parse_list(exp_param_string(ctx, "bw_solvers"), bs, MAX_SOLVERS, &nbs);
+  double eps_max, T, h_ref;
+  exp_param_double(ctx, "eps_max", &eps_max);
+  exp_param_double(ctx, "T", &T);
+  exp_param_double(ctx, "h_ref", &h_ref);
+  long dense_max = exp_param_long(ctx, "dense_max"), jmax = exp_param_long(ctx, "bw_j_max");
+  int bw = exp_run_index(ctx, "baraff-witkin");
+  exp_csv csv;
+  int rc = exp_csv_open(ctx, &csv, "cloth-cost",
+                        "scheme,solver,grid,nodes,h,steps,k_scale,time_per_step,eps_max,frac_mean,frac_max,flips,"
+                        "noconv,completed,best",
+                        NULL,
+                        "\"note\": \"time per step over the window, wall clock, one run each (this file changes from "
+                        "run to run); best = 1 for the method's fastest solver at that grid\"");
+  if (rc)
+    return rc;
+  static double best_t[EXP_MAX_RUNS][MAX_GRIDS], best_eps[EXP_MAX_RUNS][MAX_GRIDS], fr_mean[MAX_GRIDS],
+    fr_max[MAX_GRIDS], kscale[MAX_GRIDS];
+  static char best_s[EXP_MAX_RUNS][MAX_GRIDS][32];
+  long jprev = 0;
+  for (int gi = 0; gi < ng && !rc; gi++) {
+    sp.grid = grids[gi];
+    double h = h_ref * 15.0 / (double)(grids[gi] - 1);
+    long steps = (long)ceil(T / h - 1e-9);
+    size_t nodes = (size_t)(grids[gi] * grids[gi]);
+    size_t cap = 2 * (size_t)grids[gi] * (size_t)(grids[gi] - 1) + 6;
+    for (int r = 0; r < ctx->nruns && !rc; r++) {
+      const exp_runspec *run = &ctx->runs[r];
+      enum method m = run_method(run);
+      double scale = 1;
+      const char(*list)[32] = as;
+      int nl = nas;
+      const char *key = "solver";
+      if (m == M_PLAIN) {
+        /* The stiffness: from jprev - 1 up, with the direct solver. */
+        long j = jprev > 0 ? jprev - 1 : 0;
+        cost_result probe;
+        for (;; j++) {
+          if (j > jmax)
+            break;
+          if ((rc = cost_run(ctx, run, &sp, ldexp(1.0, (int)j), m, "linear", "cholmod", eps_max, h, steps, &probe)))
+            break;
+          printf("  %-14s grid %-4ld k x %-6g max eps %.4g%s\n", run->name, grids[gi], ldexp(1.0, (int)j),
+                 probe.eps_max, probe.failed ? " (failed)" : "");
+          if (!probe.failed && probe.eps_max <= eps_max)
+            break;
+        }
+        if (rc)
+          break;
+        if (j > jmax)
+          j = jmax;
+        jprev = j;
+        scale = ldexp(1.0, (int)j);
+        kscale[gi] = scale;
+        list = bs, nl = nbs, key = "linear";
+      } else if (m != M_ADAPTIVE)
+        continue;
+      best_t[r][gi] = INFINITY;
+      best_eps[r][gi] = NAN;
+      snprintf(best_s[r][gi], 32, "-");
+      cost_result res[MAX_SOLVERS];
+      int b = -1;
+      for (int si = 0; si < nl && !rc; si++) {
+        res[si].failed = -1;
+        if (m == M_ADAPTIVE && !strcmp(list[si], "cholesky") && cap > (size_t)dense_max)
+          continue;
+        if ((rc = cost_run(ctx, run, &sp, scale, m, key, list[si], eps_max, h, steps, &res[si])))
+          break;
+        printf("  %-14s grid %-4ld %-9s %8.4g ms/step  max eps %.4g  constrained %.3g (max %.3g)%s\n", run->name,
+               grids[gi], list[si], 1e3 * res[si].time, res[si].eps_max, res[si].frac_mean, res[si].frac_max,
+               res[si].failed ? "  FAILED" : "");
+        if (!res[si].failed && (b < 0 || res[si].time < res[b].time))
+          b = si;
+      }
+      if (b >= 0) {
+        best_t[r][gi] = res[b].time;
+        best_eps[r][gi] = res[b].eps_max;
+        snprintf(best_s[r][gi], 32, "%s", list[b]);
+        if (m == M_ADAPTIVE && r == 0) {
+          fr_mean[gi] = res[b].frac_mean;
+          fr_max[gi] = res[b].frac_max;
+        }
+      }
+      for (int si = 0; si < nl && !rc; si++) {
+        if (res[si].failed < 0)
+          continue;
+        double row[13] = {(double)grids[gi], (double)nodes, h, (double)res[si].steps, scale, res[si].time,
+                          res[si].eps_max, res[si].frac_mean, res[si].frac_max, (double)res[si].flips,
+                          (double)res[si].noconv, res[si].failed ? 0.0 : 1.0, si == b ? 1.0 : 0.0};
+        const char *labels[2] = {run->name, list[si]};
+        rc = exp_csv_row_labels(&csv, labels, 2, row, 13);
+      }
+      exp_progress(ctx, "cloth-vs-implicit-ode", gi + 1, ng);
+    }
+  }
+  int crc = exp_csv_close(&csv, rc == CDYN_OK);
+  if (rc || (rc = crc))
+    return rc;
+  int ad = 0; /* the first adaptive run */
+  while (ad < ctx->nruns && run_method(&ctx->runs[ad]) != M_ADAPTIVE)
+    ad++;
+  exp_report(ctx,
+             "Time per step over the first %g s of the falling cloth (no ball), adaptive constraints (%s) against "
+             "Baraff-Witkin stiffened to the same bound (max eps <= %g), each with its fastest solver; h = %g s x 15 "
+             "/ (grid - 1).\n\n| grid | h (s) | %s (ms) | solver | max eps | BW k scale | Baraff-Witkin (ms) | solver "
+             "| max eps | ratio | constrained (mean / max) |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+             T, ad < ctx->nruns ? ctx->runs[ad].name : "-", eps_max, h_ref,
+             ad < ctx->nruns ? ctx->runs[ad].name : "-");
+  double x[MAX_GRIDS], ya[MAX_GRIDS], yb[MAX_GRIDS];
+  for (int gi = 0; gi < ng; gi++) {
+    double ta = ad < ctx->nruns ? best_t[ad][gi] : NAN, tb = bw >= 0 ? best_t[bw][gi] : NAN;
+    x[gi] = (double)(grids[gi] * grids[gi]);
+    ya[gi] = ta, yb[gi] = tb;
+    exp_report(ctx, "| %ld | %.3g | %.4g | %s | %.4g | %g | %.4g | %s | %.4g | %.3g | %.3g / %.3g |\n", grids[gi],
+               h_ref * 15.0 / (double)(grids[gi] - 1), 1e3 * ta, ad < ctx->nruns ? best_s[ad][gi] : "-",
+               ad < ctx->nruns ? best_eps[ad][gi] : NAN, kscale[gi], 1e3 * tb, bw >= 0 ? best_s[bw][gi] : "-",
+               bw >= 0 ? best_eps[bw][gi] : NAN, ta / tb, fr_mean[gi], fr_max[gi]);
+  }
+  int used;
+  double sa = exp_fit_slope(x, ya, NULL, ng, &used), sb = exp_fit_slope(x, yb, NULL, ng, &used);
+  /* The crossover: the first grid at which the ratio passes 1, if any. */
+  char cross[128] = "none within the grids measured";
+  for (int gi = 1; gi < ng; gi++)
+    if ((ya[gi - 1] / yb[gi - 1] - 1) * (ya[gi] / yb[gi] - 1) < 0) {
+      snprintf(cross, sizeof cross, "between grid %ld and %ld", grids[gi - 1], grids[gi]);
+      break;
+    }
+  exp_report(ctx, "\nCost exponents (time per step against nodes, log-log): adaptive %.3f, Baraff-Witkin %.3f. "
+                  "Crossover of the ratio through 1: %s.\n\n", sa, sb, cross);
+  printf("  cost exponents: adaptive %.3f, baraff-witkin %.3f; crossover %s\n", sa, sb, cross);
+  if (exp_claim_ready(ctx, "cloth.constraints_cheaper") && ad < ctx->nruns && bw >= 0) {
+    int L = ng - 1;
+    exp_value v[3] = {{"ratio", ya[L] / yb[L]},
+                      {"largest_grid", (double)grids[L]},
+                      {"bw_eps", best_eps[bw][L]}};
+    rc = exp_judge(ctx, "cloth.constraints_cheaper", v, 3,
+                   "grid %ld: %s %.4g ms/step (%s) against Baraff-Witkin %.4g ms/step (%s, k x %g, max eps %.4g); "
+                   "%.3g of the structural springs constrained on average (max %.3g); exponents %.2f and %.2f; "
+                   "crossover %s",
+                   grids[L], ctx->runs[ad].name, 1e3 * ya[L], best_s[ad][L], 1e3 * yb[L], best_s[bw][L], kscale[L],
+                   best_eps[bw][L], fr_mean[L], fr_max[L], sa, sb, cross);
+  }
+  return rc;
+}
+
+const cdyn_experiment cdyn_experiment_cloth_vs_implicit_ode = {
+  .name = "cloth-vs-implicit-ode",
+  .description = "time per step of adaptive constraints against Baraff-Witkin at equal largest elongation, over grid "
+                 "sizes",
+  .source = "001 sec V-B",
+  .params = cost_params,
+  .check = cost_check,
+  .schemes = "implicit",
+  .companions = cost_companions,
+  .pins_only_ok = 1,
+  .h = 0,
+  .steps = 0,
+  .run = cost_run_exp,
+};
