@@ -322,11 +322,11 @@ static int elong_check(exp_ctx *ctx)
   return 0;
 }
 
-/* Write the triangles of the mesh with their largest edge strain
-   |edge| / rest - 1, the rest length from the grid (an edge joins grid
-   neighbours or the two ends of a quad's diagonal). */
+/* Write the triangles of the mesh with the largest strain |edge| / rest - 1
+   of their two structural edges (grid neighbours; the third edge, a quad's
+   diagonal, is a shear spring, neither limited nor measured). */
 static int write_snapshot(exp_csv *csv, const char *run, int snap, double t, const scene *s, long grid,
-                          double spacing)
+                          double spacing, double radius)
 {
   const size_t *tri;
   size_t ntri, N = (size_t)grid;
@@ -335,7 +335,7 @@ static int write_snapshot(exp_csv *csv, const char *run, int snap, double t, con
   char snapbuf[16];
   snprintf(snapbuf, sizeof snapbuf, "%d", snap);
   for (size_t k = 0; k < ntri && !rc; k++) {
-    double row[12], worst = -INFINITY;
+    double row[16], worst = -INFINITY;
     row[0] = (double)k;
     for (int a = 0; a < 3; a++) {
       size_t i = tri[3 * k + (size_t)a], j = tri[3 * k + (size_t)(a + 1) % 3];
@@ -345,14 +345,20 @@ static int write_snapshot(exp_csv *csv, const char *run, int snap, double t, con
         d += (q[3 * i + (size_t)c] - q[3 * j + (size_t)c]) * (q[3 * i + (size_t)c] - q[3 * j + (size_t)c]);
       }
       double di = (double)(i % N) - (double)(j % N), dj = (double)(i / N) - (double)(j / N);
+      if (di != 0 && dj != 0)
+        continue; /* the diagonal: a shear spring, not limited */
       double e = sqrt(d) / (spacing * sqrt(di * di + dj * dj)) - 1;
       if (!(e <= worst))
         worst = e;
     }
     row[10] = t;
     row[11] = worst;
+    /* The ball's centre and radius (nan without one). */
+    for (int c = 0; c < 3; c++)
+      row[12 + c] = s->ball ? q[3 * s->ball_particle + (size_t)c] : NAN;
+    row[15] = s->ball ? radius : NAN;
     const char *labels[2] = {run, snapbuf};
-    rc = exp_csv_row_labels(csv, labels, 2, row, 12);
+    rc = exp_csv_row_labels(csv, labels, 2, row, 16);
   }
   return rc;
 }
@@ -382,9 +388,9 @@ static int elong_run(exp_ctx *ctx)
   if ((rc = exp_csv_open(ctx, &series, "cloth-elongation", elong_columns, NULL, extra)))
     return rc;
   if ((rc = exp_csv_open(ctx, &snapcsv, "cloth-snapshots",
-                         "scheme,snap,tri,x1,y1,z1,x2,y2,z2,x3,y3,z3,t,strain", NULL,
-                         "\"note\": \"the mesh at each snapshot time: one row per triangle, its corners and its "
-                         "largest edge strain (|edge| / rest - 1)\""))) {
+                         "scheme,snap,tri,x1,y1,z1,x2,y2,z2,x3,y3,z3,t,strain,bx,by,bz,br", NULL,
+                         "\"note\": \"the mesh at each snapshot time: one row per triangle, its corners, the largest "
+                         "strain of its two structural edges (|edge| / rest - 1), and the ball\""))) {
     exp_csv_close(&series, 0);
     return rc;
   }
@@ -454,7 +460,7 @@ static int elong_run(exp_ctx *ctx)
         rc = exp_csv_row_labeled(&series, run->name, row, 12);
       }
       if (!rc && status >= 0 && snap < nsnap && (double)k * h >= snaps[snap] - 0.5 * h) {
-        rc = write_snapshot(&snapcsv, run->name, snap, (double)k * h, &s, sp.grid, spacing);
+        rc = write_snapshot(&snapcsv, run->name, snap, (double)k * h, &s, sp.grid, spacing, sp.ball_radius);
         snap++;
       }
       if (status < 0)

@@ -399,15 +399,19 @@ static int add_algorithm_runs(exp_ctx *c, const char *list)
 }
 
 /* A scratch system every scheme can build a stepper for (two particles,
-   one link), to check scheme options before the run. */
+   one link; a spring for a scheme that enforces pins only), to check
+   scheme options before the run. */
 static int scratch_stepper(const char *scheme, cdyn_system **sys, cdyn_stepper **st)
 {
   double x1[3] = {1, 0, 0};
+  size_t idx;
+  int pins_only = !cdyn_scheme_find(scheme, &idx) && cdyn_scheme_pins_only(idx);
   int rc = cdyn_system_new(sys, 2);
   if (!rc)
     rc = cdyn_system_set_position(*sys, 1, x1);
   if (!rc)
-    rc = cdyn_system_add_distance(*sys, 0, 1, 1.0, NULL);
+    rc = pins_only ? cdyn_system_add_spring(*sys, 0, 1, 1.0, 0.0, 1.0, NULL)
+                   : cdyn_system_add_distance(*sys, 0, 1, 1.0, NULL);
   if (!rc)
     rc = cdyn_stepper_new(st, *sys, scheme);
   if (rc) {
