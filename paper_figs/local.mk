@@ -30,7 +30,7 @@ $(FIGDIR)/palette.gp: cdyn$(EXEEXT)
 	$(AM_V_GEN)$(RUN_CDYN) palette > $@.tmp && mv $@.tmp $@
 EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence stability bad-initial \
 	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
-	active-set-census chain-scale-stability
+	active-set-census chain-scale-stability cloth-elongation cloth-vs-implicit-ode
 EXP_STAMPS = $(EXPERIMENTS:%=$(FIGDIR)/%/done)
 
 # The figures, one PLOT:EXPERIMENT pair each: paper_figs/PLOT.gp draws
@@ -65,7 +65,12 @@ FIGURES = \
 	billiard-gap:billiard \
 	billiard-momentum-energy:billiard \
 	billiard-iterations:billiard \
-	chain-scale-stability:chain-scale-stability
+	chain-scale-stability:chain-scale-stability \
+	cloth-snapshots:cloth-elongation \
+	cloth-elongation:cloth-elongation \
+	cloth-active:cloth-elongation \
+	cloth-energy:cloth-elongation \
+	cloth-cost:cloth-vs-implicit-ode
 # Scripts that the plot scripts load, not plots themselves.
 GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp
 
@@ -119,10 +124,14 @@ $(LATEXDIR)/%.tex: $(FIGDIR)/%.pdf
 	@mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf && mv $(LATEXDIR)/$*.tmp/$*.tex $@ \
 	  && rmdir $(LATEXDIR)/$*.tmp
 
-# step-cost measures wall-clock time, so it runs alone, after the other
-# experiments and plots, not beside them under make -j.
-$(FIGDIR)/step-cost/done: $(filter-out $(FIGDIR)/step-cost/done,$(EXP_STAMPS)) $(PLOTS:%=%.pdf) \
-	$(PLOTS_TEX)
+# step-cost and cloth-vs-implicit-ode measure wall-clock time, so they run
+# alone, one after the other, after the other experiments and plots, not
+# beside them under make -j.
+TIMED = $(FIGDIR)/step-cost/done $(FIGDIR)/cloth-vs-implicit-ode/done
+TIMED_PLOTS = $(FIGDIR)/cloth-cost.pdf $(LATEXDIR)/cloth-cost.tex
+$(FIGDIR)/step-cost/done: $(filter-out $(TIMED),$(EXP_STAMPS)) $(filter-out $(TIMED_PLOTS),$(PLOTS:%=%.pdf) \
+	$(PLOTS_TEX))
+$(FIGDIR)/cloth-vs-implicit-ode/done: $(FIGDIR)/step-cost/done
 
 $(FIGDIR)/claims.csv: $(EXP_STAMPS)
 	$(AM_V_GEN)$(RUN_CDYN) report $(FIGDIR) > $(FIGDIR)/report.log
@@ -154,4 +163,4 @@ figures check-latex-figures latex-figures:
 	@exit 1
 endif
 
-EXTRA_DIST += $(GP_FILES) paper_figs/check-latex.sh
+EXTRA_DIST += $(GP_FILES) paper_figs/check-latex.sh paper_figs/cloth-snapshots.awk
