@@ -50,8 +50,8 @@
  * particle's own block and one per spring neighbour, the diagonal entry
  * first in each row (the convention of lib/solvers).  The pattern is
  * built at the first step after the springs changed (it allocates then,
- * as a sparse solver's analysis of a new pattern does); other steps do
- * not allocate.
+ * as a sparse solver's analysis of a new pattern does, and is counted in
+ * cdyn_stats.analyses); other steps do not allocate.
  */
 #include <math.h>
 #include <stddef.h>
@@ -358,7 +358,7 @@ static int filtered_pcg(state *s, const opts *o)
 
 /* The reduced system: pinned rows and columns replaced by the identity,
    their coupling moved to the right-hand side. */
-static int direct_solve(state *s)
+static int direct_solve(state *s, unsigned long *analyses)
 {
   size_t n3 = 3 * s->n;
   /* rhs = b - A z over the free rows; z on the pinned ones. */
@@ -383,6 +383,7 @@ static int direct_solve(state *s)
                    .ctx = NULL};
   cdyn_solve_info info = {0};
   int rc = s->stype->setup(s->sstate, &A, 1e-14, s->sopts, &info);
+  *analyses += info.analyses;
   if (rc < 0)
     return rc;
   int rs = s->stype->solve(s->sstate, &A, 1, s->rhs, s->dv, 1e-14, s->sopts, &info);
@@ -405,9 +406,13 @@ static int step(cdyn_stepper *st, void *ctx, double h)
   size_t n = d->n, n3 = 3 * n;
   int rc;
   if (!s->have_pattern || s->version != sys->version || s->nspr != sys->nsprings ||
-      (o->linear != LIN_PCG) != (s->stype != NULL) || (s->stype && s->slinear != o->linear))
+      (o->linear != LIN_PCG) != (s->stype != NULL) || (s->stype && s->slinear != o->linear)) {
     if ((rc = build_pattern(s, sys, o->linear)))
       return rc;
+    /* A new pattern: its allocation is counted as a sparse solver's
+       analysis is (cdyn_stats.analyses). */
+    st->stats.analyses++;
+  }
   /* Pins: every row must be one. */
   memset(s->pinned, 0, n3);
   for (size_t r = 0; r < d->m; r++) {
@@ -477,7 +482,7 @@ static int step(cdyn_stepper *st, void *ctx, double h)
   if (o->linear == LIN_PCG)
     status = filtered_pcg(s, o);
   else
-    status = direct_solve(s);
+    status = direct_solve(s, &st->stats.analyses);
   if (status < 0)
     return status;
   /* Multipliers: the unfiltered residual on the pinned components. */
