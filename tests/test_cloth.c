@@ -300,6 +300,19 @@ START_TEST(test_switching)
 }
 END_TEST
 
+/* Particle 0 pinned at the origin, particle 1 at (x, 0, 0), and spring *k
+   (10 N/m, undamped, rest length 1) between them. */
+static cdyn_system *one_spring(double x, size_t *k)
+{
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  const double x0[3] = {0, 0, 0}, x1[3] = {x, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 10, 0, 1.0, k), CDYN_OK);
+  return sys;
+}
+
 /*
  * One spring over the limit becomes a constraint at before, and the step
  * holds it at (1 + eps_max) L0; a constraint pushed on (its nodes driven
@@ -307,14 +320,8 @@ END_TEST
  */
 START_TEST(test_single_switch)
 {
-  cdyn_system *sys;
-  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
-  const double x0[3] = {0, 0, 0}, x1[3] = {1.2, 0, 0};
-  ck_assert_int_eq(cdyn_system_set_position(sys, 0, x0), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
   size_t k;
-  ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 10, 0, 1.0, &k), CDYN_OK);
+  cdyn_system *sys = one_spring(1.2, &k);
   cdyn_strainlimit *sl;
   cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
@@ -363,14 +370,8 @@ END_TEST
 /* at_current: the constraint takes the spring's length at the switch. */
 START_TEST(test_at_current)
 {
-  cdyn_system *sys;
-  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
-  const double x0[3] = {0, 0, 0}, x1[3] = {1.25, 0, 0};
-  ck_assert_int_eq(cdyn_system_set_position(sys, 0, x0), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
   size_t k;
-  ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 10, 0, 1.0, &k), CDYN_OK);
+  cdyn_system *sys = one_spring(1.25, &k);
   cdyn_strainlimit *sl;
   cdyn_strainlimit_opts o = {0.1, 0, 0, 1, 0};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
