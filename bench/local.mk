@@ -28,3 +28,12 @@ if HAVE_GNUPLOT
 else
 	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/summary.md (no gnuplot: no figure)"
 endif
+
+# `make bench-cloth`: cloth-vs-implicit-ode up to 128 x 128 nodes, beyond
+# what `make figures` runs (16 to 64); its output goes to bench/cloth-cost/.
+# Baraff-Witkin's stiffness search at 128 x 128 dominates its time.
+bench-cloth: cdyn$(EXEEXT)
+	@$(MKDIR_P) bench
+	@rm -rf bench/cloth-cost
+	./cdyn$(EXEEXT) run cloth-vs-implicit-ode --set grids=16,32,64,128 --out bench/cloth-cost
+.PHONY: bench-cloth
