@@ -15,7 +15,8 @@
  *   before, step and after over a run with switches (dense and PCG
  *   solvers); the same run twice is bitwise equal.
  * - Baraff-Witkin: one step against a dense solve of the same system,
- *   order and energy loss on the elastic pendulum, refusals, no
+ *   order and energy loss on the elastic pendulum, a chain of stiff
+ *   springs against the rigid chain reference, refusals, no
  *   allocation after the first step, determinism.
  * - The heavy ball: each mode keeps the nodes out, a free ball conserves
  *   momentum with the cloth, bad input.
@@ -33,6 +34,7 @@
 
 #include "alloc_count.h"
 #include "cdyn_internal.h"
+#include "reference/nlink.h"
 #include "testutil.h"
 
 static cdyn_cloth_spec patch(size_t nx, size_t ny)
@@ -887,6 +889,60 @@ START_TEST(test_bw_no_allocation)
 }
 END_TEST
 
+/*
+ * The chain: three 1 kg nodes on springs of rest length 1 m from a
+ * pinned pivot, released from angles (1.2, 1.0, 0.8) rad, against the
+ * rigid three-link pendulum of reference/nlink.c (GSL, 1e-13) at
+ * T = 0.5 s.  A stiff spring approaches the rigid link: its static
+ * stretch is 3 m g / k (3e-4 m at k = 1e5) and its fast oscillation is
+ * damped out by backward Euler, so what remains is the method's first-order
+ * error.  Measured: 2.7e-3 m at (k = 1e5, h = 1e-3), 1.2e-3 m at
+ * (1e6, 5e-4): the error halves with h (ratio 2.3).  Asserted: the finer
+ * run within 2e-3 m and at least 1.8 times below the coarser.
+ */
+static double bw_chain_error(double k, double h, const double *ref_xy, const double *th)
+{
+  cdyn_system *s;
+  ck_assert_int_eq(cdyn_system_new(&s, 4), CDYN_OK);
+  const double g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+  double x = 0, y = 0;
+  for (int i = 0; i < 3; i++) {
+    x += sin(th[i]), y -= cos(th[i]);
+    const double p[3] = {x, y, 0};
+    ck_assert_int_eq(cdyn_system_set_position(s, (size_t)i + 1, p), CDYN_OK);
+  }
+  ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(cdyn_system_add_spring(s, (size_t)i, (size_t)i + 1, k, 0, 1.0, NULL), CDYN_OK);
+  cdyn_stepper *st = bw_stepper(s, "pcg", "1e-12");
+  long N = lround(0.5 / h);
+  for (long n = 0; n < N; n++)
+    ck_assert_int_eq(cdyn_stepper_step(st, h), CDYN_OK);
+  double e = 0;
+  for (int i = 0; i < 3; i++)
+    e = fmax(e, hypot(s->q[3 * (i + 1)] - ref_xy[2 * i], s->q[3 * (i + 1) + 1] - ref_xy[2 * i + 1]));
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+  return e;
+}
+
+START_TEST(test_bw_chain_reference)
+{
+  const double L[3] = {1, 1, 1}, M[3] = {1, 1, 1}, th[3] = {1.2, 1.0, 0.8};
+  cdyn_ref_nlink_params rp = {3, L, M, 9.81, {0, 0}, th, NULL, 0, 0};
+  cdyn_ref_nlink *ref;
+  ck_assert_int_eq(cdyn_ref_nlink_new(&ref, &rp), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_nlink_advance(ref, 0.5), CDYN_OK);
+  double xy[6];
+  ck_assert_int_eq(cdyn_ref_nlink_positions(ref, xy), CDYN_OK);
+  cdyn_ref_nlink_free(ref);
+  double coarse = bw_chain_error(1e5, 1e-3, xy, th), fine = bw_chain_error(1e6, 5e-4, xy, th);
+  ck_assert_msg(fine <= 2e-3 && coarse >= 1.8 * fine, "errors %.4g (k 1e5, h 1e-3) and %.4g (k 1e6, h 5e-4)", coarse,
+                fine);
+}
+END_TEST
+
 /* ---- the heavy ball ---------------------------------------------------------------- */
 
 /* A 6 x 6 patch, 0.5 m square, horizontal (u along x, v along z) at
@@ -1101,6 +1157,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_bw_one_step_dense);
   tcase_add_test(tc, test_bw_order_energy);
+  tcase_add_test(tc, test_bw_chain_reference);
   tcase_add_test(tc, test_bw_refuses);
   tcase_add_loop_test(tc, test_bw_no_allocation, 0, 2);
   suite_add_tcase(s, tc);
