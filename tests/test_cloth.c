@@ -977,6 +977,38 @@ static void momentum(const cdyn_system *sys, double p[3])
       p[k] += sys->mass[i] * v[3 * i + k];
 }
 
+/* The ball scene with every node kept out of the ball (`mode`) and a
+   stepper of `scheme`: pinned cloth and a ball rising on its path at
+   1 m/s, or (held = 0) a free cloth and a free 5 kg ball at 1 m/s. */
+typedef struct {
+  cdyn_cloth *cl;
+  cdyn_system *sys;
+  cdyn_ball *b;
+  cdyn_stepper *st;
+  size_t ball;
+} ball_run;
+
+static ball_run ball_setup(int held, int mode, const char *scheme)
+{
+  ball_run r;
+  ball_scene(held, held, 1.0, &r.cl, &r.sys, &r.ball);
+  size_t nodes[36];
+  for (size_t k = 0; k < 36; k++)
+    nodes[k] = k;
+  cdyn_ball_opts bo = {0.1, 0.0, mode, 0.0};
+  ck_assert_int_eq(cdyn_ball_new(&r.b, r.sys, r.ball, nodes, 36, &bo), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&r.st, r.sys, scheme), CDYN_OK);
+  return r;
+}
+
+static void ball_free(ball_run *r)
+{
+  cdyn_stepper_free(r->st);
+  cdyn_ball_free(r->b);
+  cdyn_cloth_free(r->cl);
+  cdyn_system_free(r->sys);
+}
+
 /*
  * The ball rises into the cloth at 1 m/s for 0.3 s (h = 2 ms), with every
  * mode: SWITCH (implicit: constraints switched on as it arrives, off
@@ -995,18 +1027,11 @@ START_TEST(test_ball_modes)
 {
   static const char *const scheme[] = {"implicit", "contact", "implicit"};
   const int mode = _i;
-  cdyn_cloth *cl;
-  cdyn_system *sys;
-  size_t ball;
-  ball_scene(1, 1, 1.0, &cl, &sys, &ball);
-  size_t nodes[36];
-  for (size_t k = 0; k < 36; k++)
-    nodes[k] = k;
-  cdyn_ball *b;
-  cdyn_ball_opts bo = {0.1, 0.0, mode, 0.0};
-  ck_assert_int_eq(cdyn_ball_new(&b, sys, ball, nodes, 36, &bo), CDYN_OK);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme[mode]), CDYN_OK);
+  ball_run r = ball_setup(1, mode, scheme[mode]);
+  cdyn_system *sys = r.sys;
+  cdyn_ball *b = r.b;
+  cdyn_stepper *st = r.st;
+  size_t ball = r.ball;
   /* contact: Baumgarte's stabilisation (003 eq 5) at tau = 5 steps, or the
      acceleration-level rows drift into the ball. */
   if (mode == CDYN_BALL_INEQUALITY)
@@ -1043,10 +1068,7 @@ START_TEST(test_ball_modes)
                 mode, touching, top);
   if (mode == CDYN_BALL_SWITCH)
     ck_assert_msg(activated >= 4 && released > 0, "activated %lu, released %lu", activated, released);
-  cdyn_stepper_free(st);
-  cdyn_ball_free(b);
-  cdyn_cloth_free(cl);
-  cdyn_system_free(sys);
+  ball_free(&r);
 }
 END_TEST
 
@@ -1061,18 +1083,11 @@ END_TEST
 START_TEST(test_ball_reaction)
 {
   const int mode = _i ? CDYN_BALL_PROJECT : CDYN_BALL_SWITCH;
-  cdyn_cloth *cl;
-  cdyn_system *sys;
-  size_t ball;
-  ball_scene(0, 0, 1.0, &cl, &sys, &ball);
-  size_t nodes[36];
-  for (size_t k = 0; k < 36; k++)
-    nodes[k] = k;
-  cdyn_ball *b;
-  cdyn_ball_opts bo = {0.1, 0.0, mode, 0.0};
-  ck_assert_int_eq(cdyn_ball_new(&b, sys, ball, nodes, 36, &bo), CDYN_OK);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "implicit"), CDYN_OK);
+  ball_run r = ball_setup(0, mode, "implicit");
+  cdyn_system *sys = r.sys;
+  cdyn_ball *b = r.b;
+  cdyn_stepper *st = r.st;
+  size_t ball = r.ball;
   double p0[3], p1[3];
   momentum(sys, p0);
   for (int k = 0; k < 150; k++) {
@@ -1085,10 +1100,7 @@ START_TEST(test_ball_reaction)
     ck_assert_msg(fabs(p1[k] - p0[k]) <= 1e-12 * 5.0, "mode %d: momentum[%d] %.15g -> %.15g", mode, k, p0[k], p1[k]);
   ck_assert_msg(cdyn_system_velocities(sys)[3 * ball + 1] < 0.99, "the ball kept %.6g m/s",
                 cdyn_system_velocities(sys)[3 * ball + 1]);
-  cdyn_stepper_free(st);
-  cdyn_ball_free(b);
-  cdyn_cloth_free(cl);
-  cdyn_system_free(sys);
+  ball_free(&r);
 }
 END_TEST
 
