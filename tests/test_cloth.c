@@ -206,6 +206,19 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* The cloth of spec `cs` pinned at the two corners of its first row, under
+   gravity (9.81 m/s^2 along -y). */
+static cdyn_system *hung(cdyn_cloth_spec cs, cdyn_cloth **cl)
+{
+  const size_t pins[2] = {0, cs.nx - 1};
+  cs.pins = pins, cs.npins = 2;
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_cloth_new(cl, &sys, &cs), CDYN_OK);
+  const double g[3] = {0, -9.81, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  return sys;
+}
+
 /*
  * A cloth of 8 x 8 nodes hung by two corners with soft structural springs
  * (k = 20 N/m for 0.5 kg), falling from horizontal: its springs near the
@@ -218,13 +231,8 @@ static void hang(const char *scheme, const char *solver, int steps, double hyste
 {
   cdyn_cloth_spec s = patch(8, 8);
   s.k_struct = 20, s.k_shear = 2, s.k_bend = 0.2;
-  const size_t pins[2] = {0, 7};
-  s.pins = pins, s.npins = 2;
   cdyn_cloth *cl;
-  cdyn_system *sys;
-  ck_assert_int_eq(cdyn_cloth_new(&cl, &sys, &s), CDYN_OK);
-  const double g[3] = {0, -9.81, 0};
-  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  cdyn_system *sys = hung(s, &cl);
   size_t first, count;
   ck_assert_int_eq(cdyn_cloth_springs(cl, CDYN_SPRING_STRUCT, &first, &count), CDYN_OK);
   size_t *idx = malloc(count * sizeof *idx);
@@ -624,14 +632,9 @@ START_TEST(test_bw_one_step_dense)
   static const char *const lin[] = {"pcg", "cholmod", "cholesky"};
   enum { N = 9, N3 = 27 };
   const double h = 0.01;
-  cdyn_cloth_spec cs = patch(3, 3);
   const size_t pins[2] = {0, 2};
-  cs.pins = pins, cs.npins = 2;
   cdyn_cloth *cl;
-  cdyn_system *sys;
-  ck_assert_int_eq(cdyn_cloth_new(&cl, &sys, &cs), CDYN_OK);
-  const double g[3] = {0, -9.81, 0};
-  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  cdyn_system *sys = hung(patch(3, 3), &cl);
   double pin_at[2][3];
   memcpy(pin_at[0], sys->q, sizeof pin_at[0]);
   memcpy(pin_at[1], sys->q + 6, sizeof pin_at[1]);
@@ -851,14 +854,8 @@ END_TEST
    runs are bitwise equal. */
 static void bw_hang(const char *linear, double *q, long *allocs)
 {
-  cdyn_cloth_spec cs = patch(8, 8);
-  const size_t pins[2] = {0, 7};
-  cs.pins = pins, cs.npins = 2;
   cdyn_cloth *cl;
-  cdyn_system *sys;
-  ck_assert_int_eq(cdyn_cloth_new(&cl, &sys, &cs), CDYN_OK);
-  const double g[3] = {0, -9.81, 0};
-  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  cdyn_system *sys = hung(patch(8, 8), &cl);
   cdyn_stepper *st = bw_stepper(sys, linear, "1e-6");
   *allocs = 0;
   for (int k = 0; k < 100; k++) {
