@@ -29,9 +29,15 @@
  * (following g's root by Sturm counts) until s has no root in it, and
  * s(t*) has the sign of s at its right end.  Nothing is rounded.
  *
- * Degenerate geometry the conditions cannot decide, a triangle of zero
- * area (n = 0) or parallel edges (m = 0) at a contact candidate, is
- * reported as REF_CCD_DEGENERATE.
+ * Parallel edges (m = 0), where the crossing conditions all vanish, are
+ * decided by the ends: two closed segments that meet while parallel have
+ * an end of one on the other, and a contact that begins where the edges
+ * turn parallel is such a meeting (the contact set is closed), so the
+ * edge-edge answer is the earliest of the crossing of non-parallel edges
+ * and the four end-on-edge events (a node x on [y, z]: the common roots of
+ * the components of (x - y) x (z - y), with 0 <= (x - y).(z - y) <=
+ * |z - y|^2).  A triangle of zero area (n = 0) at a contact candidate, or
+ * an edge of zero length, is reported as REF_CCD_DEGENERATE.
  */
 #include <math.h>
 #include <stddef.h>
@@ -501,7 +507,8 @@ static void v_dot(poly *r, const pvec *a, const pvec *b)
  * >= 0.  `degen` (>= 0 everywhere) must be positive there, else the
  * answer is REF_CCD_DEGENERATE.
  */
-static int search(const poly *f, poly *cond, int ncond, const poly *degen, double *t_lo, double *t_hi)
+static int search(const poly *f, poly *cond, int ncond, const poly *degen, int skip_degen, double *t_lo,
+                  double *t_hi)
 {
   /* The polynomials whose roots are the candidates, and t = 0 when coplanar. */
   const poly *src[4];
@@ -523,6 +530,8 @@ static int search(const poly *f, poly *cond, int ncond, const poly *degen, doubl
     int ok = 1;
     for (int k = 0; k < ncond && ok; k++)
       ok = p_sign_at(&cond[k], z) >= 0;
+    if (ok && skip_degen && p_sign_at(degen, z) == 0)
+      ok = 0;
     if (ok) {
       found = 1;
       degenerate = p_sign_at(degen, z) == 0;
@@ -551,6 +560,8 @@ static int search(const poly *f, poly *cond, int ncond, const poly *degen, doubl
       if (!ok)
         continue;
       int dg = sign_at_root(&g, &st, &r[j], degen) == 0;
+      if (dg && skip_degen)
+        continue;
       /* Narrow to 2^-40 for the bracket. */
       mpq_t w;
       mpq_init(w);
@@ -625,7 +636,7 @@ int ref_ccd_vf(const double p[2][3], const double a[2][3], const double b[2][3],
   v_dot(&cond[1], &n, &e);
   v_cross(&e, &ac, &pc);
   v_dot(&cond[2], &n, &e);
-  int rc = search(&f, cond, 3, &nn, t_lo, t_hi);
+  int rc = search(&f, cond, 3, &nn, 0, t_lo, t_hi);
   for (int k = 0; k < 9; k++)
     v_clear(all[k]);
   p_clear(&f);
@@ -635,6 +646,55 @@ int ref_ccd_vf(const double p[2][3], const double a[2][3], const double b[2][3],
   return rc;
 }
 
+/* Node x on the segment [y, z] at some t: (x - y) x (z - y) = 0 and
+   0 <= (x - y).(z - y) <= |z - y|^2; a zero-length segment at that t is
+   degenerate. */
+static int on_segment(const double x[2][3], const double y[2][3], const double z[2][3], double *t_lo, double *t_hi)
+{
+  pvec xy, zy, cr;
+  v_init(&xy);
+  v_init(&zy);
+  v_init(&cr);
+  poly g, cond[2], L;
+  p_init(&g);
+  p_init(&L);
+  p_init(&cond[0]);
+  p_init(&cond[1]);
+  v_diff(&xy, x, y);
+  v_diff(&zy, z, y);
+  v_cross(&cr, &xy, &zy);
+  v_dot(&cond[0], &xy, &zy);
+  v_dot(&L, &zy, &zy);
+  p_addsub(&cond[1], &L, &cond[0], -1);
+  /* The common roots of the cross product's components: their gcd (the
+     zero polynomial when the node stays on the line). */
+  for (int k = 0; k < 3; k++)
+    if (cr.x[k].deg >= 0) {
+      if (g.deg < 0)
+        p_copy(&g, &cr.x[k]);
+      else
+        p_gcd(&g, &g, &cr.x[k]);
+    }
+  int rc;
+  if (g.deg == 0)
+    rc = 0; /* a non-zero constant: never on the line */
+  else
+    rc = search(&g, cond, 2, &L, 0, t_lo, t_hi);
+  v_clear(&xy);
+  v_clear(&zy);
+  v_clear(&cr);
+  p_clear(&g);
+  p_clear(&L);
+  p_clear(&cond[0]);
+  p_clear(&cond[1]);
+  return rc;
+}
+
+/*
+ * Edge-edge: the crossing of non-parallel edges (the conditions above,
+ * candidates where m = 0 left out), or, which covers every contact of
+ * parallel edges, an end of one edge on the other.  The earliest wins.
+ */
 int ref_ccd_ee(const double p[2][3], const double q[2][3], const double r[2][3], const double s[2][3], double *t_lo,
                double *t_hi)
 {
@@ -659,7 +719,24 @@ int ref_ccd_ee(const double p[2][3], const double q[2][3], const double r[2][3],
   v_cross(&e, &w, &u);
   v_dot(&cond[2], &e, &m);                 /* B >= 0 */
   p_addsub(&cond[3], &mm, &cond[2], -1);   /* m.m - B >= 0 */
-  int rc = search(&f, cond, 4, &mm, t_lo, t_hi);
+  double lo[5], hi[5];
+  int res[5];
+  res[0] = search(&f, cond, 4, &mm, 1, &lo[0], &hi[0]);
+  res[1] = on_segment(r, p, q, &lo[1], &hi[1]);
+  res[2] = on_segment(s, p, q, &lo[2], &hi[2]);
+  res[3] = on_segment(p, r, s, &lo[3], &hi[3]);
+  res[4] = on_segment(q, r, s, &lo[4], &hi[4]);
+  int rc = 0, best = -1;
+  for (int k = 0; k < 5; k++)
+    if (res[k] && (best < 0 || lo[k] < lo[best]))
+      best = k;
+  if (best >= 0) {
+    rc = res[best];
+    if (t_lo)
+      *t_lo = lo[best];
+    if (t_hi)
+      *t_hi = hi[best];
+  }
   for (int k = 0; k < 5; k++)
     v_clear(all[k]);
   p_clear(&f);

@@ -13,10 +13,9 @@
  *
  * Returns 1 (contact; *t_lo <= t* <= *t_hi bracket the first contact time,
  * the bracket shorter than 2^-40 or exact), 0 (none), or
- * REF_CCD_DEGENERATE when at a candidate time the triangle has no area, or
- * the two edges are parallel, which these routines do not decide yet (two
- * parallel edges are coplanar at every t, so every parallel pair is
- * reported so, apart or not).
+ * REF_CCD_DEGENERATE when at the contact time the triangle has no area or
+ * an edge has no length, which these routines do not decide.  Parallel
+ * edges are decided.
  * t_lo, t_hi may be NULL.
  */
 #ifndef CDYN_REF_CCD_EXACT_H

@@ -129,14 +129,29 @@ START_TEST(test_ee_constructed)
   {
     MOVE(r, -1, 0, 1, -1, 0, -1);
     MOVE(s, 1, 0, 1, 1, 0, -1);
-    expect_ee(p, q, r, s, REF_CCD_DEGENERATE, 0, "parallel edges meeting");
+    expect_ee(p, q, r, s, 1, 0.5, "parallel edges meeting");
+  }
+  {
+    /* Collinear all along, overlapping from t = 0.5 on. */
+    MOVE(r, 3, 0, 0, 1, 0, 0);
+    MOVE(s, 5, 0, 0, 3, 0, 0);
+    expect_ee(p, q, r, s, 1, 1.0, "collinear, an end arriving at t = 1");
+  }
+  {
+    MOVE(r, 3, 0, 0, 0.5, 0, 0);
+    MOVE(s, 5, 0, 0, 2.5, 0, 0);
+    expect_ee(p, q, r, s, 1, 0.8, "collinear, overlapping from t = 0.8");
+  }
+  {
+    /* Turning parallel at t = 0.5 as they meet: s's edge rotates. */
+    MOVE(r, 0.5, 0, 1, -1, 0, 0);
+    MOVE(s, 0.5, 0, 3, 1, 0, 0);
+    expect_ee(p, q, r, s, 1, 1.0, "meeting as they turn parallel");
   }
   {
     MOVE(r, -1, 1, 1, -1, 1, 0.5);
     MOVE(s, 1, 1, 1, 1, 1, 0.5);
-    /* Parallel lines are coplanar at every t (m = 0), so the reference
-       does not decide them, even apart: the next step of this module. */
-    expect_ee(p, q, r, s, REF_CCD_DEGENERATE, 0, "parallel edges apart");
+    expect_ee(p, q, r, s, 0, 0, "parallel edges apart");
   }
 }
 END_TEST
