@@ -8,6 +8,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 
 #include <check.h>
 
@@ -156,12 +157,99 @@ START_TEST(test_ee_constructed)
 }
 END_TEST
 
+/* Distance from x to the triangle (a, b, c), by the closest point on the
+   plane if inside, else on the edges (doubles). */
+static double seg_dist(const double *x, const double *y, const double *z)
+{
+  double d[3], e[3], L = 0, s = 0;
+  for (int k = 0; k < 3; k++)
+    d[k] = z[k] - y[k], e[k] = x[k] - y[k], L += d[k] * d[k], s += d[k] * e[k];
+  double u = L > 0 ? fmin(1, fmax(0, s / L)) : 0, r = 0;
+  for (int k = 0; k < 3; k++)
+    r += (e[k] - u * d[k]) * (e[k] - u * d[k]);
+  return sqrt(r);
+}
+
+static double tri_dist(const double *x, const double *a, const double *b, const double *c)
+{
+  double u[3], v[3], w[3], n[3];
+  for (int k = 0; k < 3; k++)
+    u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = x[k] - a[k];
+  n[0] = u[1] * v[2] - u[2] * v[1], n[1] = u[2] * v[0] - u[0] * v[2], n[2] = u[0] * v[1] - u[1] * v[0];
+  double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2], h = (w[0] * n[0] + w[1] * n[1] + w[2] * n[2]) / sqrt(nn);
+  /* Barycentric test of the projection. */
+  double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], uv = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+  double vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2], wu = w[0] * u[0] + w[1] * u[1] + w[2] * u[2];
+  double wv = w[0] * v[0] + w[1] * v[1] + w[2] * v[2], den = uu * vv - uv * uv;
+  double beta = (vv * wu - uv * wv) / den, gamma = (uu * wv - uv * wu) / den;
+  if (beta >= 0 && gamma >= 0 && beta + gamma <= 1)
+    return fabs(h);
+  return fmin(seg_dist(x, a, b), fmin(seg_dist(x, b, c), seg_dist(x, c, a)));
+}
+
+static void at(const double x[2][3], double t, double *out)
+{
+  for (int k = 0; k < 3; k++)
+    out[k] = x[0][k] + t * (x[1][k] - x[0][k]);
+}
+
+/*
+ * Random node-triangle motions (coordinates in [-1, 1], a third of them
+ * built to pass through the triangle): wherever the reference reports a
+ * contact, the node is on the triangle at its bracket (distance below
+ * 1e-9, the rounding of evaluating the motion in doubles); and the
+ * motions built to cross it are all reported.
+ */
+START_TEST(test_vf_random_consistent)
+{
+  uint64_t seed = 12345;
+  int hits = 0, built = 0;
+  for (int n = 0; n < 2000; n++) {
+    double p[2][3], a[2][3], b[2][3], c[2][3];
+    for (int i = 0; i < 2; i++)
+      for (int k = 0; k < 3; k++) {
+        a[i][k] = tu_uniform(&seed, -1, 1);
+        b[i][k] = tu_uniform(&seed, -1, 1);
+        c[i][k] = tu_uniform(&seed, -1, 1);
+        p[i][k] = tu_uniform(&seed, -1, 1);
+      }
+    int cross = n % 3 == 0;
+    if (cross) {
+      /* The node is at a barycentric point of the triangle at t = 0.37
+         (to rounding) and moves off it: it crosses then. */
+      double w1 = tu_uniform(&seed, 0.1, 0.4), w2 = tu_uniform(&seed, 0.1, 0.4), x[3], A[3], B[3], C[3];
+      at(a, 0.37, A), at(b, 0.37, B), at(c, 0.37, C);
+      for (int k = 0; k < 3; k++)
+        x[k] = (1 - w1 - w2) * A[k] + w1 * B[k] + w2 * C[k];
+      for (int k = 0; k < 3; k++)
+        p[1][k] = (x[k] - (1 - 0.37) * p[0][k]) / 0.37;
+      built++;
+    }
+    double lo, hi;
+    int rc = ref_ccd_vf(p, a, b, c, &lo, &hi);
+    ck_assert(rc == 0 || rc == 1);
+    if (cross)
+      ck_assert_msg(rc == 1, "case %d: a built crossing was not found", n);
+    if (rc == 1) {
+      double X[3], A[3], B[3], C[3], t = 0.5 * (lo + hi);
+      at(p, t, X), at(a, t, A), at(b, t, B), at(c, t, C);
+      double d = tri_dist(X, A, B, C);
+      ck_assert_msg(d <= 1e-9, "case %d: contact at t in [%.17g, %.17g], distance %.3g", n, lo, hi, d);
+      hits++;
+    }
+  }
+  ck_assert_int_ge(hits, built);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("ccd");
   TCase *tc = tcase_create("exact");
   tcase_add_test(tc, test_vf_constructed);
   tcase_add_test(tc, test_ee_constructed);
+  tcase_add_test(tc, test_vf_random_consistent);
+  tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
