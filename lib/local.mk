@@ -4,14 +4,14 @@
 lib_LTLIBRARIES = lib/libcdyn.la
 cdynincludedir = $(includedir)/cdyn
 cdyninclude_HEADERS = lib/cdyn/cdyn.h lib/cdyn/error.h lib/cdyn/system.h \
-	lib/cdyn/constraint.h lib/cdyn/stepper.h lib/cdyn/contact.h lib/cdyn/scheme.h lib/cdyn/cloth.h
+	lib/cdyn/constraint.h lib/cdyn/stepper.h lib/cdyn/contact.h lib/cdyn/scheme.h lib/cdyn/cloth.h lib/cdyn/collision.h
 # The type objects' sources come from their tables (lib/*/*.def) through
 # lib/types.am, which ./autogen.sh writes: adding a constraint type, solver,
 # integrator, scheme or active-set algorithm is one file plus one table line.
 include $(srcdir)/lib/types.am
 lib_libcdyn_la_SOURCES = lib/cdyn_internal.h lib/error.c lib/system.c \
 	lib/options.c lib/stepper.c lib/layout.c lib/blocks.c lib/registry.c \
-	lib/cloth.c lib/strainlimit.c lib/ball.c \
+	lib/cloth.c lib/strainlimit.c lib/ball.c lib/ccd.c \
 	lib/constraints/constraints.def lib/constraints/vec3.h \
 	lib/solvers/solvers.def lib/solvers/lsq.c lib/integrators/integrators.def lib/schemes/schemes.def \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/common.c \

@@ -19,5 +19,6 @@
 #include "cdyn/contact.h"
 #include "cdyn/scheme.h"
 #include "cdyn/cloth.h"
+#include "cdyn/collision.h"
 
 #endif
