@@ -9,6 +9,8 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <check.h>
 
@@ -351,6 +353,150 @@ START_TEST(test_library_vs_exact)
 }
 END_TEST
 
+START_TEST(test_ccd_bad_input)
+{
+  const double z[3] = {0, 0, 0}, o[3] = {1, 0, 0}, nanp[3] = {0, NAN, 0}, infp[3] = {INFINITY, 0, 0};
+  int hit = 7;
+  double t;
+  TU_EXPECT_EINVAL(cdyn_ccd_vf(NULL, z, z, o, o, z, z, o, 1e-6, &hit, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_vf(z, z, z, o, o, nanp, z, o, 1e-6, &hit, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_vf(z, z, z, o, o, z, z, infp, 1e-6, &hit, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_vf(z, z, z, o, o, z, z, o, 0, &hit, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_vf(z, z, z, o, o, z, z, o, NAN, &hit, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_vf(z, z, z, o, o, z, z, o, 1e-6, NULL, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_ee(z, z, z, o, o, z, NULL, o, 1e-6, &hit, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_ee(z, z, z, o, o, z, z, nanp, 1e-6, &hit, &t));
+  TU_EXPECT_EINVAL(cdyn_ccd_ee(z, z, z, o, o, z, z, o, 0.75, &hit, &t));
+  ck_assert_int_eq(hit, 7); /* untouched by the refusals */
+  /* t may be NULL. */
+  ck_assert_int_eq(cdyn_ccd_ee(z, o, o, z, z, o, o, z, 1e-6, &hit, NULL), CDYN_OK);
+}
+END_TEST
+
+/* ---- the broad phase ---------------------------------------------------------------- */
+
+static int cmp_pair(const void *x, const void *y)
+{
+  const size_t *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* All pairs (i of A, j of B; self: i < j) of overlapping closed boxes. */
+static size_t all_pairs(const double *alo, const double *ahi, size_t na, const double *blo, const double *bhi,
+                        size_t nb, int self, size_t *out)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < na; i++)
+    for (size_t j = self ? i + 1 : 0; j < nb; j++) {
+      int ov = 1;
+      for (int k = 0; k < 3 && ov; k++)
+        ov = !(ahi[3 * i + k] < blo[3 * j + k] || bhi[3 * j + k] < alo[3 * i + k]);
+      if (ov) {
+        out[2 * n] = i, out[2 * n + 1] = j;
+        n++;
+      }
+    }
+  return n;
+}
+
+/* Boxes of a crumpled random mesh: n boxes around points of a jittered
+   grid, sizes varying, some degenerate (flat) and some touching exactly. */
+static void mesh_boxes(uint64_t *seed, size_t n, double *lo, double *hi)
+{
+  size_t side = (size_t)ceil(sqrt((double)n));
+  for (size_t i = 0; i < n; i++) {
+    double c[3] = {(double)(i % side) / (double)side + tu_uniform(seed, -0.02, 0.02),
+                   (double)(i / side) / (double)side + tu_uniform(seed, -0.02, 0.02), tu_uniform(seed, -0.05, 0.05)};
+    for (int k = 0; k < 3; k++) {
+      double h = i % 7 == 0 && k == 2 ? 0 : tu_uniform(seed, 0, 1.5 / (double)side);
+      lo[3 * i + k] = c[k] - h;
+      hi[3 * i + k] = c[k] + h;
+    }
+    if (i % 11 == 5 && i > 0) { /* starting exactly where the previous box ends along x */
+      lo[3 * i] = hi[3 * (i - 1)];
+      hi[3 * i] = fmax(hi[3 * i], lo[3 * i]);
+    }
+  }
+}
+
+/*
+ * The tree returns exactly the pairs all-pairs testing returns: self
+ * pairs and pairs between two trees, on random mesh-like boxes of several
+ * sizes, after a build and after a refit of moved boxes; more pairs than
+ * room gives CDYN_ENOMEM with the true count.
+ */
+START_TEST(test_bvh_pairs_exact)
+{
+  uint64_t seed = 99;
+  const size_t sizes[] = {1, 2, 3, 17, 200, 1500};
+  for (int si = 0; si < 6; si++) {
+    size_t n = sizes[si], m = n / 2 + 1;
+    double *lo = malloc(3 * n * sizeof *lo), *hi = malloc(3 * n * sizeof *hi);
+    double *blo = malloc(3 * m * sizeof *blo), *bhi = malloc(3 * m * sizeof *bhi);
+    size_t cap = 4 * n * n + 8, *got = malloc(2 * cap * sizeof *got), *want = malloc(2 * cap * sizeof *want);
+    ck_assert(lo && hi && blo && bhi && got && want);
+    cdyn_bvh *a, *b;
+    ck_assert_int_eq(cdyn_bvh_new(&a, n), CDYN_OK);
+    ck_assert_int_eq(cdyn_bvh_new(&b, m), CDYN_OK);
+    for (int pass = 0; pass < 2; pass++) {
+      mesh_boxes(&seed, n, lo, hi);
+      mesh_boxes(&seed, m, blo, bhi);
+      if (pass == 0) {
+        ck_assert_int_eq(cdyn_bvh_build(a, lo, hi, n), CDYN_OK);
+        ck_assert_int_eq(cdyn_bvh_build(b, blo, bhi, m), CDYN_OK);
+      } else {
+        ck_assert_int_eq(cdyn_bvh_refit(a, lo, hi), CDYN_OK);
+        ck_assert_int_eq(cdyn_bvh_refit(b, blo, bhi), CDYN_OK);
+      }
+      for (int self = 1; self >= 0; self--) {
+        size_t ng, nw = self ? all_pairs(lo, hi, n, lo, hi, n, 1, want) : all_pairs(lo, hi, n, blo, bhi, m, 0, want);
+        ck_assert_int_eq(cdyn_bvh_pairs(a, self ? NULL : b, got, cap, &ng), CDYN_OK);
+        ck_assert_msg(ng == nw, "%zu boxes, %s, pass %d: %zu pairs, all-pairs %zu", n, self ? "self" : "two trees",
+                      pass, ng, nw);
+        qsort(got, ng, 2 * sizeof *got, cmp_pair);
+        ck_assert(memcmp(got, want, 2 * nw * sizeof *got) == 0);
+        if (nw > 1) {
+          size_t nc;
+          TU_EXPECT_STATUS(cdyn_bvh_pairs(a, self ? NULL : b, got, nw - 1, &nc), CDYN_ENOMEM);
+          ck_assert_uint_eq(nc, nw);
+        }
+      }
+    }
+    cdyn_bvh_free(a);
+    cdyn_bvh_free(b);
+    free(lo), free(hi), free(blo), free(bhi), free(got), free(want);
+  }
+}
+END_TEST
+
+START_TEST(test_bvh_bad_input)
+{
+  cdyn_bvh *b = (cdyn_bvh *)&b;
+  TU_EXPECT_EINVAL(cdyn_bvh_new(&b, 0));
+  ck_assert_ptr_null(b);
+  TU_EXPECT_EINVAL(cdyn_bvh_new(NULL, 4));
+  ck_assert_int_eq(cdyn_bvh_new(&b, 2), CDYN_OK);
+  double lo[6] = {0, 0, 0, 1, 1, 1}, hi[6] = {1, 1, 1, 2, 2, 2};
+  size_t pairs[4], n;
+  TU_EXPECT_EINVAL(cdyn_bvh_refit(b, lo, hi));     /* not built */
+  TU_EXPECT_EINVAL(cdyn_bvh_pairs(b, NULL, pairs, 2, &n));
+  TU_EXPECT_EINVAL(cdyn_bvh_build(b, lo, hi, 3)); /* over capacity */
+  TU_EXPECT_EINVAL(cdyn_bvh_build(b, lo, hi, 0));
+  hi[4] = -1; /* lo > hi */
+  TU_EXPECT_EINVAL(cdyn_bvh_build(b, lo, hi, 2));
+  hi[4] = NAN;
+  TU_EXPECT_EINVAL(cdyn_bvh_build(b, lo, hi, 2));
+  hi[4] = 2;
+  ck_assert_int_eq(cdyn_bvh_build(b, lo, hi, 2), CDYN_OK);
+  ck_assert_int_eq(cdyn_bvh_pairs(b, NULL, pairs, 2, &n), CDYN_OK);
+  ck_assert_uint_eq(n, 1); /* the boxes touch at a corner */
+  TU_EXPECT_EINVAL(cdyn_bvh_pairs(b, NULL, NULL, 2, &n));
+  TU_EXPECT_EINVAL(cdyn_bvh_pairs(b, NULL, pairs, 2, NULL));
+  cdyn_bvh_free(b);
+  cdyn_bvh_free(NULL);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("ccd");
@@ -359,7 +505,13 @@ int main(void)
   tcase_add_test(tc, test_ee_constructed);
   tcase_add_test(tc, test_vf_random_consistent);
   tcase_add_test(tc, test_library_vs_exact);
+  tcase_add_test(tc, test_ccd_bad_input);
   tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("bvh");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_bvh_pairs_exact);
+  tcase_add_test(tc, test_bvh_bad_input);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

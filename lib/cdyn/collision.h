@@ -20,6 +20,8 @@
 #ifndef CDYN_COLLISION_H
 #define CDYN_COLLISION_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,6 +30,27 @@ int cdyn_ccd_vf(const double p0[3], const double p1[3], const double a0[3], cons
                 const double b1[3], const double c0[3], const double c1[3], double tol, int *hit, double *t);
 int cdyn_ccd_ee(const double p0[3], const double p1[3], const double q0[3], const double q1[3], const double r0[3],
                 const double r1[3], const double s0[3], const double s1[3], double tol, int *hit, double *t);
+
+/*
+ * Broad phase: a bounding-volume hierarchy of axis-aligned boxes (lo and
+ * hi: 3 values per box).  cdyn_bvh_new sizes it for `capacity` boxes;
+ * cdyn_bvh_build builds it over `count` <= capacity boxes; cdyn_bvh_refit
+ * recomputes its bounds for moved boxes (same count, same topology).
+ * cdyn_bvh_pairs writes the overlapping pairs (box of a, box of b) into
+ * pairs (2 values each, at most cap pairs) and their number into *count;
+ * b NULL or a: the pairs of distinct boxes of a, smaller index first.
+ * When there are more than cap pairs, *count says how many and the status
+ * is CDYN_ENOMEM (none is dropped silently).  CDYN_EINVAL for NULL
+ * arguments, a count out of range, a box not finite or with lo > hi, or a
+ * tree not built.  Only cdyn_bvh_new allocates.
+ */
+typedef struct cdyn_bvh cdyn_bvh;
+
+int cdyn_bvh_new(cdyn_bvh **out, size_t capacity);
+void cdyn_bvh_free(cdyn_bvh *b);
+int cdyn_bvh_build(cdyn_bvh *b, const double *lo, const double *hi, size_t count);
+int cdyn_bvh_refit(cdyn_bvh *b, const double *lo, const double *hi);
+int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t cap, size_t *count);
 
 #ifdef __cplusplus
 }
