@@ -32,6 +32,30 @@ int cdyn_ccd_ee(const double p0[3], const double p1[3], const double q0[3], cons
                 const double r1[3], const double s0[3], const double s1[3], double tol, int *hit, double *t);
 
 /*
+ * Discrete narrow phase: the closest points of node p and the closed
+ * triangle (a, b, c), or of the closed edges (p, q) and (r, s), at one
+ * instant.  out->dist is their distance and *near is 1 when it is below
+ * delta (the thickness); out->w holds weights with sum_k w_k x_k the vector
+ * between the closest points, from the second party to the first (vf:
+ * (1, -barycentric of the closest point); ee: (1 - alpha, alpha,
+ * -(1 - beta), -beta)); out->normal is that vector normalised (at distance
+ * 0: the face normal, or the edges' common normal).  CDYN_EINVAL for a NULL
+ * or non-finite point, a delta not finite and > 0, NULL outputs;
+ * CDYN_EDEGENERATE for a triangle of (nearly) zero area or an edge of zero
+ * length.  Method: lib/proximity.c.
+ */
+typedef struct cdyn_proximity {
+  double dist;
+  double w[4];
+  double normal[3];
+} cdyn_proximity;
+
+int cdyn_proximity_vf(const double p[3], const double a[3], const double b[3], const double c[3], double delta,
+                      int *near, cdyn_proximity *out);
+int cdyn_proximity_ee(const double p[3], const double q[3], const double r[3], const double s[3], double delta,
+                      int *near, cdyn_proximity *out);
+
+/*
  * Broad phase: a bounding-volume hierarchy of axis-aligned boxes (lo and
  * hi: 3 values per box).  cdyn_bvh_new sizes it for `capacity` boxes;
  * cdyn_bvh_build builds it over `count` <= capacity boxes; cdyn_bvh_refit
