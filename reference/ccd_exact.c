@@ -41,12 +41,15 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <gmp.h>
 
 #include "reference/ccd_exact.h"
 
-#define MAXD 8
+/* The highest degree that occurs: the inside conditions and |n|^2, |m|^2
+   are quartics (products of two quadratics). */
+#define MAXD 4
 
 typedef struct {
   int deg; /* -1: the zero polynomial */
@@ -87,46 +90,64 @@ static void p_copy(poly *dst, const poly *src)
   dst->deg = src->deg;
 }
 
+/* Scratch polynomials of p_addsub and p_mul, made once: their results go
+   through them, so the output may alias an input, without two
+   polynomials' worth of GMP allocations per call.  (Neither calls the
+   other; the reference is single-threaded.) */
+static poly scratch_add, scratch_mul;
+static int scratch_ready;
+
+static void scratch_init(void)
+{
+  if (!scratch_ready) {
+    p_init(&scratch_add);
+    p_init(&scratch_mul);
+    scratch_ready = 1;
+  }
+}
+
 /* r = a + sign b */
 static void p_addsub(poly *r, const poly *a, const poly *b, int sign)
 {
-  poly t;
-  p_init(&t);
+  scratch_init();
+  poly *t = &scratch_add;
+  p_zero(t);
   int d = a->deg > b->deg ? a->deg : b->deg;
   for (int k = 0; k <= d; k++) {
     if (k <= a->deg)
-      mpq_set(t.c[k], a->c[k]);
+      mpq_set(t->c[k], a->c[k]);
     if (k <= b->deg) {
       if (sign > 0)
-        mpq_add(t.c[k], t.c[k], b->c[k]);
+        mpq_add(t->c[k], t->c[k], b->c[k]);
       else
-        mpq_sub(t.c[k], t.c[k], b->c[k]);
+        mpq_sub(t->c[k], t->c[k], b->c[k]);
     }
   }
-  t.deg = d;
-  p_trim(&t);
-  p_copy(r, &t);
-  p_clear(&t);
+  t->deg = d;
+  p_trim(t);
+  p_copy(r, t);
 }
 
 static void p_mul(poly *r, const poly *a, const poly *b)
 {
-  poly t;
-  p_init(&t);
+  scratch_init();
+  poly *t = &scratch_mul;
+  p_zero(t);
   mpq_t x;
   mpq_init(x);
+  if (a->deg + b->deg > MAXD)
+    abort(); /* a product of degree above MAXD: not one this file forms */
   if (a->deg >= 0 && b->deg >= 0) {
     for (int i = 0; i <= a->deg; i++)
       for (int j = 0; j <= b->deg; j++) {
         mpq_mul(x, a->c[i], b->c[j]);
-        mpq_add(t.c[i + j], t.c[i + j], x);
+        mpq_add(t->c[i + j], t->c[i + j], x);
       }
-    t.deg = a->deg + b->deg;
-    p_trim(&t);
+    t->deg = a->deg + b->deg;
+    p_trim(t);
   }
-  p_copy(r, &t);
+  p_copy(r, t);
   mpq_clear(x);
-  p_clear(&t);
 }
 
 static void p_deriv(poly *r, const poly *a)
