@@ -39,8 +39,30 @@
  * (distance 0); the proximity test (distance below the thickness at the
  * end of the step) keeps the separation.
  *
- * Work is bounded: at most MAX_DEPTH halvings along a path, and a stack of
- * MAX_DEPTH + 1 intervals.  Allocation: none.
+ * Two additions keep the cost bounded without giving up conservativeness.
+ * (1) A distance filter first: with D0 and D1 the distances of the two
+ * parties at t = 0 and t = 1 (lib/proximity.c) and S the largest
+ * displacement of a point of the first plus that of the second, the
+ * distance at t is at least max(D0 - t S, D1 - (1 - t) S) (every point of
+ * a party moves by at most its largest corner's displacement), whose
+ * minimum over t is (D0 + D1 - S) / 2; when D0 + D1 - S exceeds 1e-8
+ * times the largest coordinate the pair cannot touch and no interval is
+ * evaluated.  That margin is far above the rounding of D0, D1 and S where
+ * the closest points are well conditioned, so the filter is used only
+ * there: triangles and edge pairs with sin(angle) >= 1e-3 at both ends
+ * (|e1 x e2|^2 >= 1e-6 |e1|^2 |e2|^2); for a thin triangle or a nearly
+ * parallel pair, D is instead the largest gap between the parties'
+ * projections on a few axes (separating axes: a lower bound of their
+ * distance whatever the axis, see gap_bound).  (2) A budget: the
+ * bisection evaluates at most MAX_EVALS intervals; when it is spent, the
+ * earliest interval not yet excluded is reported as a contact (its start,
+ * no later than any contact, since every earlier interval was excluded).
+ * Without it, a near-parallel or nearly coplanar pair whose enclosures
+ * only exclude at fine resolution costs up to 2^(1/tol) evaluations;
+ * with it such a pair is a false positive.
+ *
+ * Work is bounded: at most MAX_EVALS enclosures, MAX_DEPTH halvings along
+ * a path, and a stack of MAX_DEPTH + 1 intervals.  Allocation: none.
  */
 #include <math.h>
 #include <stddef.h>
@@ -141,6 +163,7 @@ static int may_ee(const double p[2][3], const double q[2][3], const double r[2][
 }
 
 #define MAX_DEPTH 60
+#define MAX_EVALS 2048
 
 typedef int (*may_fn)(const double x[2][3], const double y[2][3], const double z[2][3], const double w[2][3],
                       ival T);
@@ -154,10 +177,17 @@ static int bisect(may_fn may, const double x[2][3], const double y[2][3], const 
   depth[0] = 0;
   sp = 1;
   *hit = 0;
+  long evals = 0;
   while (sp > 0) {
     sp--;
     ival T = stack[sp];
     int d = depth[sp];
+    if (++evals > MAX_EVALS) { /* spent: T is the earliest interval not excluded */
+      *hit = 1;
+      if (t)
+        *t = T.lo;
+      return CDYN_OK;
+    }
     if (!may(x, y, z, w, T))
       continue;
     if (T.hi - T.lo <= tol || d >= MAX_DEPTH) {
@@ -192,6 +222,104 @@ static int check_points(const char *who, const double *const *pts, int n, double
   return CDYN_OK;
 }
 
+static double disp(const double *x0, const double *x1)
+{
+  double d[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+  return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* The distance filter (see the header): 1 when the parties (points 0, 1
+   against points 2 .. 3 or 2 .. 4, [k] at t = 0 and [k + 1] at t = 1 in
+   pts) are proved apart over the step. */
+static int apart(const double *const *pts, int first, double D0, double D1)
+{
+  double S1 = 0, S2 = 0, M = 0;
+  for (int k = 0; k < 8; k += 2) {
+    double dk = disp(pts[k], pts[k + 1]);
+    if (k < 2 * first)
+      S1 = fmax(S1, dk);
+    else
+      S2 = fmax(S2, dk);
+    for (int c = 0; c < 3; c++)
+      M = fmax(M, fmax(fabs(pts[k][c]), fabs(pts[k + 1][c])));
+  }
+  return D0 + D1 - (S1 + S2) > 1e-8 * M;
+}
+
+/* sin^2 of the angle of x1 - x0 and x3 - x2 at least 1e-6? */
+static int well_apart(const double *x0, const double *x1, const double *x2, const double *x3)
+{
+  double u[3], v[3], m[3];
+  for (int c = 0; c < 3; c++)
+    u[c] = x1[c] - x0[c], v[c] = x3[c] - x2[c];
+  m[0] = u[1] * v[2] - u[2] * v[1];
+  m[1] = u[2] * v[0] - u[0] * v[2];
+  m[2] = u[0] * v[1] - u[1] * v[0];
+  double mm = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+  double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  return mm >= 1e-6 * uu * vv && mm > 0;
+}
+
+/* The gap of the projections of the two point sets on the unit axis n. */
+static double axis_gap(const double *const *pts, int k0, int n1, int k1, int n2, const double *n)
+{
+  double l1 = INFINITY, h1 = -INFINITY, l2 = INFINITY, h2 = -INFINITY;
+  for (int j = 0; j < n1; j++) {
+    const double *x = pts[k0 + 2 * j];
+    double y = n[0] * x[0] + n[1] * x[1] + n[2] * x[2];
+    l1 = fmin(l1, y), h1 = fmax(h1, y);
+  }
+  for (int j = 0; j < n2; j++) {
+    const double *x = pts[k1 + 2 * j];
+    double y = n[0] * x[0] + n[1] * x[1] + n[2] * x[2];
+    l2 = fmin(l2, y), h2 = fmax(h2, y);
+  }
+  return fmax(0, fmax(l2 - h1, l1 - h2));
+}
+
+/* A lower bound of the distance of the point sets pts[k0 + 2 j], j < n1,
+   and pts[k1 + 2 j], j < n2: the largest gap of their projections on the
+   coordinate axes, on the line of their centroids, and on that line made
+   normal to the first side of each set (the separating axis of parallel
+   edges).  Any axis gives a lower bound; these only make it tight. */
+static double gap_bound(const double *const *pts, int k0, int n1, int k1, int n2)
+{
+  double best = 0, d[3] = {0, 0, 0};
+  for (int c = 0; c < 3; c++) {
+    double e[3] = {c == 0, c == 1, c == 2};
+    best = fmax(best, axis_gap(pts, k0, n1, k1, n2, e));
+    for (int j = 0; j < n2; j++)
+      d[c] += pts[k1 + 2 * j][c] / n2;
+    for (int j = 0; j < n1; j++)
+      d[c] -= pts[k0 + 2 * j][c] / n1;
+  }
+  for (int a = 0; a < 3; a++) {
+    double n[3] = {d[0], d[1], d[2]};
+    int k = a == 1 ? k0 : k1, m = a == 1 ? n1 : n2;
+    if (a > 0) {
+      if (m < 2)
+        continue;
+      double u[3], uu = 0, nu = 0;
+      for (int c = 0; c < 3; c++) {
+        u[c] = pts[k + 2][c] - pts[k][c];
+        uu += u[c] * u[c];
+        nu += n[c] * u[c];
+      }
+      if (!(uu > 0))
+        continue;
+      for (int c = 0; c < 3; c++)
+        n[c] -= nu / uu * u[c];
+    }
+    double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!(nn > 0) || !isfinite(nn))
+      continue;
+    for (int c = 0; c < 3; c++)
+      n[c] /= nn;
+    best = fmax(best, axis_gap(pts, k0, n1, k1, n2, n));
+  }
+  return best;
+}
+
 static void pack(double out[2][3], const double *x0, const double *x1)
 {
   for (int c = 0; c < 3; c++)
@@ -205,6 +333,18 @@ int cdyn_ccd_vf(const double p0[3], const double p1[3], const double a0[3], cons
   int rc = check_points("cdyn_ccd_vf", pts, 8, tol, hit);
   if (rc)
     return rc;
+  cdyn_proximity d0, d1;
+  int n0, n1;
+  double D0, D1;
+  if (well_apart(a0, b0, a0, c0) && well_apart(a1, b1, a1, c1) && !cdyn_proximity_vf(p0, a0, b0, c0, 1.0, &n0, &d0) &&
+      !cdyn_proximity_vf(p1, a1, b1, c1, 1.0, &n1, &d1))
+    D0 = d0.dist, D1 = d1.dist;
+  else
+    D0 = gap_bound(pts, 0, 1, 2, 3), D1 = gap_bound(pts, 1, 1, 3, 3);
+  if (apart(pts, 1, D0, D1)) {
+    *hit = 0;
+    return CDYN_OK;
+  }
   double p[2][3], a[2][3], b[2][3], c[2][3];
   pack(p, p0, p1), pack(a, a0, a1), pack(b, b0, b1), pack(c, c0, c1);
   return bisect(may_vf, p, a, b, c, tol, hit, t);
@@ -217,6 +357,18 @@ int cdyn_ccd_ee(const double p0[3], const double p1[3], const double q0[3], cons
   int rc = check_points("cdyn_ccd_ee", pts, 8, tol, hit);
   if (rc)
     return rc;
+  cdyn_proximity d0, d1;
+  int n0, n1;
+  double D0, D1;
+  if (well_apart(p0, q0, r0, s0) && well_apart(p1, q1, r1, s1) && !cdyn_proximity_ee(p0, q0, r0, s0, 1.0, &n0, &d0) &&
+      !cdyn_proximity_ee(p1, q1, r1, s1, 1.0, &n1, &d1))
+    D0 = d0.dist, D1 = d1.dist;
+  else
+    D0 = gap_bound(pts, 0, 2, 4, 2), D1 = gap_bound(pts, 1, 2, 5, 2);
+  if (apart(pts, 2, D0, D1)) {
+    *hit = 0;
+    return CDYN_OK;
+  }
   double p[2][3], q[2][3], r[2][3], s[2][3];
   pack(p, p0, p1), pack(q, q0, q1), pack(r, r0, r1), pack(s, s0, s1);
   return bisect(may_ee, p, q, r, s, tol, hit, t);

@@ -11,7 +11,7 @@ cdyninclude_HEADERS = lib/cdyn/cdyn.h lib/cdyn/error.h lib/cdyn/system.h \
 include $(srcdir)/lib/types.am
 lib_libcdyn_la_SOURCES = lib/cdyn_internal.h lib/error.c lib/system.c \
 	lib/options.c lib/stepper.c lib/layout.c lib/blocks.c lib/registry.c \
-	lib/cloth.c lib/strainlimit.c lib/ball.c lib/ccd.c lib/bvh.c lib/proximity.c \
+	lib/cloth.c lib/strainlimit.c lib/ball.c lib/ccd.c lib/bvh.c lib/proximity.c lib/contacts.c \
 	lib/constraints/constraints.def lib/constraints/vec3.h \
 	lib/solvers/solvers.def lib/solvers/lsq.c lib/integrators/integrators.def lib/schemes/schemes.def \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/common.c \

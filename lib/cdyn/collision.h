@@ -22,6 +22,9 @@
 
 #include <stddef.h>
 
+#include "cdyn/stepper.h"
+#include "cdyn/system.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -75,6 +78,84 @@ void cdyn_bvh_free(cdyn_bvh *b);
 int cdyn_bvh_build(cdyn_bvh *b, const double *lo, const double *hi, size_t count);
 int cdyn_bvh_refit(cdyn_bvh *b, const double *lo, const double *hi);
 int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t cap, size_t *count);
+
+
+/*
+ * Cloth non-penetration: contacts between the triangles of a mesh (its
+ * nodes against its triangles, its edges against its edges, self-collision
+ * included), found by the detection above and enforced as node_triangle
+ * and edge_edge constraints of thickness delta; equations, detection,
+ * release rules and capacity in lib/contacts.c.
+ *   CDYN_CONTACTS_INEQUALITY  inequality rows Phi >= 0, for the scheme
+ *                             "contact" (its active set: lcp, iterative...);
+ *   CDYN_CONTACTS_SWITCH      equalities Phi = 0 while held, for the
+ *                             equality schemes (001's switching).
+ * Use per step: cdyn_contacts_before(h); step; cdyn_contacts_after(st, h,
+ * &redo); while redo, step again (the state was restored to the step's
+ * start with the contacts found in the motion taken) and call after again.
+ * Make the handler before the stepper: it reserves the system's room for
+ * `capacity` contacts.
+ */
+enum cdyn_contacts_mode { CDYN_CONTACTS_INEQUALITY, CDYN_CONTACTS_SWITCH };
+
+typedef struct cdyn_contacts_opts {
+  double thickness;   /* delta, m, > 0 */
+  int mode;           /* enum cdyn_contacts_mode */
+  int continuous;     /* also continuous detection (predicted and taken motion) */
+  size_t capacity;    /* contacts at once, 1 .. 2^24 */
+  size_t pairs;       /* broad-phase pairs per query, 1 .. 2^28 */
+  double margin;      /* m >= 0: region release margin */
+  double sep_speed;   /* m/s >= 0: release when separating faster */
+  double release;     /* >= 0: release when the multiplier exceeds it (pull) */
+  double ccd_tol;     /* time resolution of cdyn_ccd_*, (0, 0.5] */
+  unsigned max_redo;  /* repeats of one step, <= 64 */
+} cdyn_contacts_opts;
+
+typedef struct cdyn_contacts_counts {
+  size_t active, vf, ee;        /* contacts now, of which node-triangle, edge-edge */
+  size_t created;               /* at the last before (and the afters of its step) */
+  size_t released;              /* at the last after */
+  size_t candidates;            /* broad-phase pairs at the last before */
+  size_t found_after;           /* contacts found in the taken motion of the last step */
+  unsigned long tests;          /* narrow-phase pair tests, cumulative */
+  unsigned long redos;          /* steps repeated, cumulative */
+  unsigned long unresolved;     /* touches found when no repeat was left, cumulative */
+  unsigned long skipped;        /* pairs with a degenerate triangle, cumulative */
+  unsigned long parallel;       /* edge pairs too parallel for a normal, cumulative */
+  unsigned long total_released; /* cumulative, by rule: */
+  unsigned long released_separating, released_pull, released_region, released_degenerate;
+  unsigned long delay_sum, delay_max; /* release delays in steps (lib/contacts.c), cumulative */
+} cdyn_contacts_counts;
+
+enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1 };
+typedef struct cdyn_contact_info {
+  int kind;               /* CDYN_CONTACT_VF or CDYN_CONTACT_EE */
+  size_t first, second;   /* vf: node particle, triangle index; ee: edge indices */
+  size_t constraint;      /* its constraint id in the system */
+  size_t particles[4];    /* the constraint's particles, oriented */
+  double phi, u;          /* Phi and dPhi/dt = J v now */
+} cdyn_contact_info;
+
+typedef struct cdyn_contacts cdyn_contacts;
+
+/* Defaults: thickness 5 mm, inequality, continuous, capacity 4096, 2^18
+   pairs, margin 0, sep_speed 1 mm/s, release 0, ccd_tol 1e-6, max_redo 4. */
+int cdyn_contacts_opts_default(cdyn_contacts_opts *o);
+/* tris: 3 ntris particle indices.  CDYN_EINVAL for bad options or
+   triangles (out of range, repeated particle); CDYN_ENONFINITE for a
+   state not finite. */
+int cdyn_contacts_new(cdyn_contacts **out, cdyn_system *sys, const size_t *tris, size_t ntris,
+                      const cdyn_contacts_opts *o);
+void cdyn_contacts_free(cdyn_contacts *cc);
+/* CDYN_ENONFINITE for a state not finite, CDYN_ENOMEM when the contacts
+   or the pairs exceed what was reserved (with the count). */
+int cdyn_contacts_before(cdyn_contacts *cc, double h);
+int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int *redo);
+int cdyn_contacts_counts_get(const cdyn_contacts *cc, cdyn_contacts_counts *counts);
+size_t cdyn_contacts_active(const cdyn_contacts *cc);
+int cdyn_contacts_get(const cdyn_contacts *cc, size_t k, cdyn_contact_info *info);
+/* The mesh's edges (2 particles each, smaller first), their number. */
+size_t cdyn_contacts_edges(const cdyn_contacts *cc, const size_t **edges);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,662 @@
+/*
+ * cloth_contact.c: cloth-contact (001 fig 5, 001 sec. V-A): heavy balls
+ * hit a cloth held by two posts; non-penetration constraints keep the
+ * cloth out of the balls and out of itself.  And collision-cost: the
+ * detector's time per step against the mesh size.
+ *
+ * The scene (001 gives no numbers: these are choices, all parameters).
+ * A square patch of side `size` (1 m), grid x grid nodes (16 x 16), mass
+ * 0.5 kg, the springs of cloth-elongation (k = 100 / 20 / 2 N/m, damping
+ * 0.02 N s/m), horizontal at y = 0, x and z in [-size/2, size/2].  Two
+ * posts hold it: the two middle nodes of the edge x = -size/2 and the two
+ * of the edge x = +size/2 are pinned (001's posts, as pins).  Gravity
+ * 9.81 m/s^2 along -y.  `balls` (3) balls of radius ball_radius (0.1 m)
+ * and mass ball_mass (1 kg each, six times the cloth together) start at
+ * x = 0, z = -0.3, 0, 0.3 m, at heights 0.2, 0.4, 0.6 m (so they strike
+ * one after another), moving down at ball_speed (3 m/s).  Adaptive strain
+ * limiting (lib/strainlimit.c, eps_max 0.1) stays on.
+ *
+ * Constraints.  Ball-node: |x_node - c| >= r + delta, one cdyn_ball per
+ * ball over every node; ball-ball: |c_i - c_j| >= 2 r (a cdyn_ball of
+ * radius 2 r over the other balls).  Cloth-cloth (self-collision
+ * included): lib/contacts.c, thickness delta (5 mm), capacity `capacity`.
+ * With a scheme that enforces inequalities ("contact": the runs lcp and
+ * iterative, the active-set algorithms of 003 on the same rows) every
+ * such constraint is an inequality row; with an equality scheme (the run
+ * implicit, 001's) they are switched on as equalities and released by
+ * their multipliers (lib/ball.c, lib/contacts.c, mode switch).
+ *
+ * Runs:
+ *   implicit      001's: switched equality constraints, continuous detection;
+ *   lcp           scheme contact, exact LCP (activeset = lcp), continuous;
+ *   iterative     scheme contact, 003's iterative algorithm, continuous;
+ *   discrete      as lcp, but only proximity at the step's start (no CCD);
+ *   discrete-4h   as discrete, with steps of 4 h (a quarter as many).
+ * The scheme contact gets tau = `tau` (Baumgarte's time constant, 0.02 s)
+ * so that the strain constraints, equality rows at the acceleration
+ * level, do not drift.
+ *
+ * Measures, per step.  The exact check: reference/ccd_replay.c replays
+ * the step's motion (linear from the state before the step to the state
+ * after it) of every node-triangle and edge-edge pair of the mesh and
+ * counts the pairs that touched during it (exactly, GMP), i.e. the
+ * crossings the detector let through.  The smallest distance between
+ * non-adjacent elements at the step's end, against delta; the ball gap:
+ * min over nodes of |x_node - c| - r, against delta.  The violation of a
+ * step is max(delta - min distance, delta - ball gap, 0) / delta.
+ * Contacts active (node-triangle, edge-edge, ball-node), created,
+ * released, and the release delays (lib/contacts.c: step ends between the
+ * first at which a contact is seen separating and its release); the
+ * time spent in detection (cdyn_contacts_before and _after) and in the
+ * step (the solve), in cloth-contact-time.csv, the one file that changes
+ * from run to run.
+ *
+ * The verdict (claim cloth.contact_no_penetration, rule in claimdefs.c,
+ * fixed before the first run): on the run implicit, 001's method, no
+ * crossing ever; the largest violation at most half of delta; every
+ * release within 2 step ends of the separation's start.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cdyn/cloth.h>
+#include <cdyn/collision.h>
+
+#include "ccd_replay.h"
+#include "experiment.h"
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define MAX_BALLS 8
+
+typedef struct {
+  long grid, balls;
+  double size, mass, k_struct, k_shear, k_bend, damping, eps_max;
+  double radius, ball_mass, speed, delta;
+  long capacity;
+} cc_spec;
+
+typedef struct {
+  cdyn_system *sys;
+  cdyn_cloth *cl;
+  cdyn_strainlimit *sl;
+  cdyn_ball *ball[MAX_BALLS], *bb[MAX_BALLS];
+  cdyn_contacts *cc;
+  size_t nodes, nb;
+  const size_t *tri;
+  size_t ntri;
+  double *x0; /* the state before the step, for the replay */
+} cc_scene;
+
+static void cc_free(cc_scene *s)
+{
+  cdyn_contacts_free(s->cc);
+  for (size_t b = 0; b < MAX_BALLS; b++) {
+    cdyn_ball_free(s->ball[b]);
+    cdyn_ball_free(s->bb[b]);
+  }
+  cdyn_strainlimit_free(s->sl);
+  cdyn_cloth_free(s->cl);
+  cdyn_system_free(s->sys);
+  free(s->x0);
+  memset(s, 0, sizeof *s);
+}
+
+static int cc_new(const cc_spec *sp, int inequality, int continuous, cc_scene *s)
+{
+  memset(s, 0, sizeof *s);
+  size_t N = (size_t)sp->grid, nb = (size_t)sp->balls;
+  size_t pins[4] = {N * (N / 2 - 1), N * (N / 2), N * (N / 2 - 1) + N - 1, N * (N / 2) + N - 1};
+  cdyn_cloth_spec cs;
+  memset(&cs, 0, sizeof cs);
+  cs.nx = cs.ny = N;
+  cs.origin[0] = -sp->size / 2, cs.origin[2] = -sp->size / 2;
+  cs.u[0] = sp->size, cs.v[2] = sp->size;
+  cs.mass = sp->mass;
+  cs.k_struct = sp->k_struct, cs.k_shear = sp->k_shear, cs.k_bend = sp->k_bend;
+  cs.damping = sp->damping;
+  cs.pins = pins, cs.npins = 4;
+  cs.extra = nb;
+  int rc = cdyn_cloth_new(&s->cl, &s->sys, &cs);
+  if (rc)
+    return rc;
+  s->nodes = N * N;
+  s->nb = nb;
+  const double g[3] = {0, -9.81, 0};
+  size_t first, nstruct, *structural = NULL, *nodes = NULL;
+  if ((rc = cdyn_system_set_gravity(s->sys, g)) || (rc = cdyn_cloth_springs(s->cl, CDYN_SPRING_STRUCT, &first, &nstruct)) ||
+      (rc = cdyn_cloth_triangles(s->cl, &s->tri, &s->ntri)))
+    goto fail;
+  structural = malloc(nstruct * sizeof(size_t));
+  nodes = malloc(s->nodes * sizeof(size_t));
+  s->x0 = malloc(3 * (s->nodes + nb) * sizeof(double));
+  if (!structural || !nodes || !s->x0) {
+    rc = CDYN_ENOMEM;
+    goto fail;
+  }
+  for (size_t k = 0; k < nstruct; k++)
+    structural[k] = first + k;
+  for (size_t k = 0; k < s->nodes; k++)
+    nodes[k] = k;
+  cdyn_strainlimit_opts so = {sp->eps_max, 0, 0, 0, 0};
+  if ((rc = cdyn_strainlimit_new(&s->sl, s->sys, structural, nstruct, &so)))
+    goto fail;
+  static const double zs[3] = {-0.3, 0, 0.3};
+  for (size_t b = 0; b < nb; b++) {
+    size_t p = s->nodes + b;
+    double c[3] = {0, 0.2 + 0.2 * (double)b, nb <= 3 ? zs[b] : -0.3 + 0.6 * (double)b / (double)(nb - 1)};
+    double v[3] = {0, -sp->speed, 0};
+    if ((rc = cdyn_system_set_mass(s->sys, p, sp->ball_mass)) || (rc = cdyn_system_set_position(s->sys, p, c)) ||
+        (rc = cdyn_system_set_velocity(s->sys, p, v)))
+      goto fail;
+  }
+  int mode = inequality ? CDYN_BALL_INEQUALITY : CDYN_BALL_SWITCH;
+  for (size_t b = 0; b < nb; b++) {
+    cdyn_ball_opts bo = {sp->radius, sp->delta, mode, 0.0};
+    if ((rc = cdyn_ball_new(&s->ball[b], s->sys, s->nodes + b, nodes, s->nodes, &bo)))
+      goto fail;
+    if (b + 1 < nb) {
+      size_t others[MAX_BALLS];
+      for (size_t o = b + 1; o < nb; o++)
+        others[o - b - 1] = s->nodes + o;
+      cdyn_ball_opts bbo = {2 * sp->radius, 0.0, mode, 0.0};
+      if ((rc = cdyn_ball_new(&s->bb[b], s->sys, s->nodes + b, others, nb - b - 1, &bbo)))
+        goto fail;
+    }
+  }
+  cdyn_contacts_opts co;
+  cdyn_contacts_opts_default(&co);
+  co.thickness = sp->delta;
+  co.mode = inequality ? CDYN_CONTACTS_INEQUALITY : CDYN_CONTACTS_SWITCH;
+  co.continuous = continuous;
+  co.capacity = (size_t)sp->capacity;
+  if ((rc = cdyn_contacts_new(&s->cc, s->sys, s->tri, s->ntri, &co)))
+    goto fail;
+  free(structural);
+  free(nodes);
+  return CDYN_OK;
+fail:
+  free(structural);
+  free(nodes);
+  cc_free(s);
+  return rc;
+}
+
+typedef struct {
+  double detect, solve; /* seconds */
+  unsigned steps;       /* stepper steps taken (repeats included) */
+} step_cost;
+
+static int balls_before(cc_scene *s, double h)
+{
+  int rc = CDYN_OK;
+  for (size_t b = 0; b < s->nb && !rc; b++)
+    if (!(rc = cdyn_ball_before(s->ball[b], h)) && s->bb[b])
+      rc = cdyn_ball_before(s->bb[b], h);
+  return rc;
+}
+
+static int balls_after(cc_scene *s, const cdyn_stepper *st, double h)
+{
+  int rc = CDYN_OK;
+  for (size_t b = 0; b < s->nb && !rc; b++)
+    if (!(rc = cdyn_ball_after(s->ball[b], st, h)) && s->bb[b])
+      rc = cdyn_ball_after(s->bb[b], st, h);
+  return rc;
+}
+
+/* One step: the hooks, the step, and its repeats while the taken motion
+   shows a new contact. */
+static int cc_step(cc_scene *s, cdyn_stepper *st, double h, step_cost *cost)
+{
+  int rc;
+  memcpy(s->x0, cdyn_system_positions(s->sys), 3 * (s->nodes + s->nb) * sizeof(double));
+  if ((rc = cdyn_strainlimit_before(s->sl)) || (rc = balls_before(s, h)))
+    return rc;
+  double t0 = now();
+  if ((rc = cdyn_contacts_before(s->cc, h)))
+    return rc;
+  double t1 = now();
+  cost->detect += t1 - t0;
+  int status, redo;
+  do {
+    t0 = now();
+    status = cdyn_stepper_step(st, h);
+    t1 = now();
+    cost->solve += t1 - t0;
+    cost->steps++;
+    if (status < 0)
+      return status;
+    rc = cdyn_contacts_after(s->cc, st, h, &redo);
+    cost->detect += now() - t1;
+    if (rc)
+      return rc;
+  } while (redo);
+  if ((rc = cdyn_strainlimit_after(s->sl, st)) || (rc = balls_after(s, st, h)))
+    return rc;
+  return status;
+}
+
+/* Smallest |x_node - c| - r over nodes and balls; the ball-node pairs within r + delta + 1e-9. */
+static double ball_gap(const cc_scene *s, double r, double delta, size_t *touching)
+{
+  const double *q = cdyn_system_positions(s->sys);
+  double gap = INFINITY;
+  *touching = 0;
+  for (size_t b = 0; b < s->nb; b++) {
+    const double *c = q + 3 * (s->nodes + b);
+    for (size_t i = 0; i < s->nodes; i++) {
+      const double *x = q + 3 * i;
+      double d = sqrt((x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) + (x[2] - c[2]) * (x[2] - c[2])) - r;
+      gap = fmin(gap, d);
+      if (d <= delta + 1e-9)
+        (*touching)++;
+    }
+  }
+  return gap;
+}
+
+/* ---- cloth-contact ------------------------------------------------------------------------------ */
+
+static const exp_param contact_params[] = {
+  {"grid", "16", EXP_INT, 4, 128, 0, "nodes along each side of the patch"},
+  {"size", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "side of the square patch (m)"},
+  {"mass", "0.5", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "total mass of the cloth (kg)"},
+  {"k_struct", "100", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the structural springs (N/m)"},
+  {"k_shear", "20", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the shear springs (N/m)"},
+  {"k_bend", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the bend springs (N/m)"},
+  {"damping", "0.02", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "damping c of every spring (N s/m)"},
+  {"eps_max", "0.1", EXP_REAL, 0, 10, EXP_OPEN_MIN, "elongation limit of the adaptive strain constraints"},
+  {"balls", "3", EXP_INT, 1, MAX_BALLS, 0, "number of balls"},
+  {"ball_radius", "0.1", EXP_REAL, 0, 1, EXP_OPEN_MIN, "radius of each ball (m)"},
+  {"ball_mass", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "mass of each ball (kg)"},
+  {"ball_speed", "3", EXP_REAL, 0, 100, 0, "initial downward speed of the balls (m/s)"},
+  {"thickness", "0.005", EXP_REAL, 0, 1, EXP_OPEN_MIN, "cloth thickness delta (m)"},
+  {"capacity", "4096", EXP_INT, 1, 1 << 20, 0, "cloth-cloth contacts reserved"},
+  {"tau", "0.02", EXP_REAL, 0, 1e300, 0, "Baumgarte time constant of the scheme contact (s)"},
+  {"algorithms", "lcp,iterative", EXP_TEXT, 0, 0, 0, "active-set algorithms run with the scheme contact"},
+  {"out_every", "5", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
+  {"snapshots", "0.1,0.3,0.6,1.0", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
+  EXP_PARAMS_END};
+
+static const char *const lcp_opts[] = {"activeset", "lcp", NULL};
+static const exp_companion contact_companions[] = {
+  {"discrete", "contact", lcp_opts, "as lcp, with proximity detection only (no continuous detection)"},
+  {"discrete-4h", "contact", lcp_opts, "as discrete, at 4 h"},
+  {NULL, NULL, NULL, NULL}};
+
+#define MAX_SNAPS 16
+
+static int parse_times(const char *text, double *ts, int *n)
+{
+  *n = 0;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    char *end;
+    double t = strtod(tok, &end);
+    if (*end || !isfinite(t) || t < 0 || *n == MAX_SNAPS)
+      return cdyn_error(CDYN_EINVAL, "cloth-contact: snapshots: '%s' is not a time >= 0 (at most %d)", tok,
+                        MAX_SNAPS);
+    ts[(*n)++] = t;
+  }
+  return CDYN_OK;
+}
+
+static int contact_check(exp_ctx *ctx)
+{
+  double ts[MAX_SNAPS];
+  int n;
+  if (parse_times(exp_param_string(ctx, "snapshots"), ts, &n)) {
+    fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
+    return 2;
+  }
+  return 0;
+}
+
+/* The triangles (corners, and 1 when a cloth-cloth contact holds one of
+   its nodes, 2 when a node is at a ball) and the balls. */
+static int write_snapshot(exp_csv *mesh, exp_csv *balls, const char *run, int snap, double t, const cc_scene *s,
+                          double r, double delta, unsigned char *flag)
+{
+  const double *q = cdyn_system_positions(s->sys);
+  memset(flag, 0, s->nodes);
+  for (size_t b = 0; b < s->nb; b++) {
+    const double *c = q + 3 * (s->nodes + b);
+    for (size_t i = 0; i < s->nodes; i++) {
+      const double *x = q + 3 * i;
+      double d = sqrt((x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) + (x[2] - c[2]) * (x[2] - c[2]));
+      if (d <= r + delta * 1.5)
+        flag[i] = 2;
+    }
+  }
+  for (size_t k = 0; k < cdyn_contacts_active(s->cc); k++) {
+    cdyn_contact_info in;
+    int rc = cdyn_contacts_get(s->cc, k, &in);
+    if (rc && rc != CDYN_EDEGENERATE)
+      return rc;
+    for (int j = 0; j < 4; j++)
+      if (in.particles[j] < s->nodes)
+        flag[in.particles[j]] = 1;
+  }
+  char snapbuf[16];
+  snprintf(snapbuf, sizeof snapbuf, "%d", snap);
+  const char *labels[2] = {run, snapbuf};
+  int rc = CDYN_OK;
+  for (size_t k = 0; k < s->ntri && !rc; k++) {
+    double row[12];
+    int f = 0;
+    row[0] = (double)k;
+    for (int a = 0; a < 3; a++) {
+      size_t i = s->tri[3 * k + (size_t)a];
+      for (int c = 0; c < 3; c++)
+        row[1 + 3 * a + c] = q[3 * i + (size_t)c];
+      if (flag[i] == 1 || (flag[i] == 2 && f == 0))
+        f = flag[i];
+    }
+    row[10] = t;
+    row[11] = (double)f;
+    rc = exp_csv_row_labels(mesh, labels, 2, row, 12);
+  }
+  for (size_t b = 0; b < s->nb && !rc; b++) {
+    double row[6] = {(double)b, q[3 * (s->nodes + b)], q[3 * (s->nodes + b) + 1], q[3 * (s->nodes + b) + 2], r, t};
+    rc = exp_csv_row_labels(balls, labels, 2, row, 6);
+  }
+  return rc;
+}
+
+typedef struct {
+  long steps, steps_done;
+  int failed, status;
+  double h;
+  unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
+  double delay_mean, violation, min_dist, ball_gap;
+  long contacts_max, ball_max;
+  double t_detect, t_solve, t_replay; /* per step */
+  unsigned long solves;               /* stepper steps (repeats included) */
+} run_result;
+
+static const char *const contact_columns =
+  "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
+  "delay_max,redos,status";
+
+static int contact_run(exp_ctx *ctx)
+{
+  cc_spec sp;
+  sp.grid = exp_param_long(ctx, "grid");
+  sp.balls = exp_param_long(ctx, "balls");
+  sp.capacity = exp_param_long(ctx, "capacity");
+  exp_param_double(ctx, "size", &sp.size);
+  exp_param_double(ctx, "mass", &sp.mass);
+  exp_param_double(ctx, "k_struct", &sp.k_struct);
+  exp_param_double(ctx, "k_shear", &sp.k_shear);
+  exp_param_double(ctx, "k_bend", &sp.k_bend);
+  exp_param_double(ctx, "damping", &sp.damping);
+  exp_param_double(ctx, "eps_max", &sp.eps_max);
+  exp_param_double(ctx, "ball_radius", &sp.radius);
+  exp_param_double(ctx, "ball_mass", &sp.ball_mass);
+  exp_param_double(ctx, "ball_speed", &sp.speed);
+  exp_param_double(ctx, "thickness", &sp.delta);
+  long every = exp_param_long(ctx, "out_every");
+  double snaps[MAX_SNAPS];
+  int nsnap;
+  parse_times(exp_param_string(ctx, "snapshots"), snaps, &nsnap);
+  double delta = sp.delta;
+  exp_csv series, mesh, balls, summ, timing, tseries;
+  int rc;
+  char extra[512];
+  snprintf(extra, sizeof extra,
+           "\"note\": \"maxima, minima and sums over the out_every steps ending at t; crossings from the exact "
+           "replay (reference/ccd_replay.c)\", \"thickness\": %.17g",
+           delta);
+  if ((rc = exp_csv_open(ctx, &series, "cloth-contact", contact_columns, NULL, extra)))
+    return rc;
+  if ((rc = exp_csv_open(ctx, &mesh, "cloth-contact-snapshots", "scheme,snap,tri,x1,y1,z1,x2,y2,z2,x3,y3,z3,t,flag",
+                         NULL,
+                         "\"note\": \"the mesh at each snapshot time, one row per triangle: flag 1 when a cloth-cloth "
+                         "contact holds one of its nodes, 2 when a node touches a ball\""))) {
+    exp_csv_close(&series, 0);
+    return rc;
+  }
+  if ((rc = exp_csv_open(ctx, &balls, "cloth-contact-balls", "scheme,snap,ball,x,y,z,radius,t", NULL,
+                         "\"note\": \"the balls at each snapshot time\""))) {
+    exp_csv_close(&series, 0);
+    exp_csv_close(&mesh, 0);
+    return rc;
+  }
+  if ((rc = exp_csv_open(ctx, &tseries, "cloth-contact-time", "scheme,t,detect,solve,replay", NULL,
+                         "\"note\": \"wall-clock time per step over the out_every steps ending at t "
+                         "(CLOCK_MONOTONIC): the one file of this experiment that changes from run to run\""))) {
+    exp_csv_close(&series, 0);
+    exp_csv_close(&mesh, 0);
+    exp_csv_close(&balls, 0);
+    return rc;
+  }
+  static run_result res[EXP_MAX_RUNS];
+  unsigned char *flag = malloc((size_t)(sp.grid * sp.grid));
+  if (!flag)
+    rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  for (int r = 0; r < ctx->nruns && !rc; r++) {
+    const exp_runspec *run = &ctx->runs[r];
+    run_result *R = &res[r];
+    memset(R, 0, sizeof *R);
+    size_t idx;
+    int ineq = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_inequalities(idx);
+    int continuous = strncmp(run->name, "discrete", 8) != 0;
+    int coarse = !strcmp(run->name, "discrete-4h");
+    double h = coarse ? 4 * ctx->h : ctx->h;
+    long steps = coarse ? ctx->steps / 4 : ctx->steps;
+    long ev = coarse ? (every + 3) / 4 : every;
+    R->h = h, R->steps = steps;
+    R->min_dist = R->ball_gap = INFINITY;
+    cc_scene s;
+    if ((rc = cc_new(&sp, ineq, continuous, &s)))
+      break;
+    cdyn_stepper *st;
+    if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
+      cc_free(&s);
+      break;
+    }
+    step_cost cost = {0, 0, 0}, slice = {0, 0, 0};
+    double replay_t = 0, slice_replay = 0;
+    unsigned long cross_slice = 0, exact_slice = 0, rel_slice = 0, created_slice = 0;
+    double min_slice = INFINITY, gap_slice = INFINITY, viol_slice = 0;
+    int snap = 0;
+    size_t touching = 0;
+    cdyn_contacts_counts cn;
+    memset(&cn, 0, sizeof cn);
+    for (long k = 0; k <= steps && !rc; k++) {
+      int status = 0;
+      if (k > 0) {
+        step_cost c1 = {0, 0, 0};
+        status = cc_step(&s, st, h, &c1);
+        cost.detect += c1.detect, cost.solve += c1.solve, cost.steps += c1.steps;
+        slice.detect += c1.detect, slice.solve += c1.solve;
+        if (status < 0) {
+          R->failed = 1;
+          R->status = status;
+          fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, k, cdyn_errmsg());
+        } else {
+          double t0 = now();
+          ref_replay_report rp;
+          if (ref_replay(s.tri, s.ntri, s.x0, cdyn_system_positions(s.sys), 4 * delta, &rp)) {
+            rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
+            break;
+          }
+          double dt = now() - t0;
+          replay_t += dt, slice_replay += dt;
+          R->crossings += rp.crossings, cross_slice += rp.crossings;
+          R->exact += rp.exact, exact_slice += rp.exact;
+          R->degenerate += rp.degenerate;
+          min_slice = fmin(min_slice, rp.min_dist);
+          R->min_dist = fmin(R->min_dist, rp.min_dist);
+          if ((rc = cdyn_contacts_counts_get(s.cc, &cn)))
+            break;
+          rel_slice += cn.released;
+          created_slice += cn.created;
+          R->created += cn.created;
+          R->steps_done = k;
+        }
+      }
+      double gap = ball_gap(&s, sp.radius, delta, &touching);
+      gap_slice = fmin(gap_slice, gap);
+      R->ball_gap = fmin(R->ball_gap, gap);
+      double viol = fmax(0, fmax(delta - min_slice, delta - gap_slice)) / delta;
+      viol_slice = fmax(viol_slice, viol);
+      R->violation = fmax(R->violation, viol);
+      if ((long)cn.active > R->contacts_max)
+        R->contacts_max = (long)cn.active;
+      if ((long)touching > R->ball_max)
+        R->ball_max = (long)touching;
+      if (k % ev == 0 || status < 0 || k == steps) {
+        double t = (double)k * h;
+        double row[16] = {t,
+                          (double)k,
+                          (double)cross_slice,
+                          (double)exact_slice,
+                          min_slice,
+                          gap_slice,
+                          viol_slice,
+                          (double)cn.active,
+                          (double)cn.vf,
+                          (double)cn.ee,
+                          (double)touching,
+                          (double)created_slice,
+                          (double)rel_slice,
+                          (double)cn.delay_max,
+                          (double)cn.redos,
+                          (double)(status < 0 ? status : 0)};
+        if ((rc = exp_csv_row_labeled(&series, run->name, row, 16)))
+          break;
+        long n = k == 0 ? 1 : (k % ev ? k % ev : ev);
+        double trow[4] = {t, slice.detect / (double)n, slice.solve / (double)n, slice_replay / (double)n};
+        if ((rc = exp_csv_row_labeled(&tseries, run->name, trow, 4)))
+          break;
+        cross_slice = exact_slice = rel_slice = created_slice = 0;
+        min_slice = gap_slice = INFINITY;
+        viol_slice = 0;
+        slice.detect = slice.solve = 0;
+        slice_replay = 0;
+      }
+      if (!rc && status >= 0 && snap < nsnap && (double)k * h >= snaps[snap] - 0.5 * h) {
+        rc = write_snapshot(&mesh, &balls, run->name, snap, (double)k * h, &s, sp.radius, delta, flag);
+        snap++;
+      }
+      if (status < 0)
+        break;
+      exp_progress(ctx, run->name, k, steps);
+    }
+    R->releases = cn.total_released;
+    R->delay_max = cn.delay_max;
+    R->delay_mean = cn.total_released ? (double)cn.delay_sum / (double)cn.total_released : 0;
+    R->redos = cn.redos;
+    R->unresolved = cn.unresolved;
+    long done = R->steps_done > 0 ? R->steps_done : 1;
+    R->t_detect = cost.detect / (double)done;
+    R->t_solve = cost.solve / (double)done;
+    R->t_replay = replay_t / (double)done;
+    R->solves = cost.steps;
+    printf("  %-12s steps %-5ld crossings %-4lu violation %-8.3g min dist %-9.3g ball gap %-9.3g contacts <= %-5ld "
+           "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
+           run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
+           R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
+           R->failed ? " (failed)" : "");
+    cdyn_stepper_free(st);
+    cc_free(&s);
+  }
+  free(flag);
+  int c1 = exp_csv_close(&series, rc == CDYN_OK), c2 = exp_csv_close(&mesh, rc == CDYN_OK),
+      c3 = exp_csv_close(&balls, rc == CDYN_OK), c4 = exp_csv_close(&tseries, rc == CDYN_OK);
+  if (rc || (rc = c1) || (rc = c2) || (rc = c3) || (rc = c4))
+    return rc;
+  if ((rc = exp_csv_open(ctx, &summ, "cloth-contact-summary",
+                         "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,"
+                         "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,status",
+                         NULL, "\"note\": \"over the whole run\"")))
+    return rc;
+  for (int r = 0; r < ctx->nruns && !rc; r++) {
+    run_result *R = &res[r];
+    double row[18] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+                      (double)R->degenerate, R->violation, R->min_dist, R->ball_gap, (double)R->contacts_max,
+                      (double)R->ball_max, (double)R->created, (double)R->releases, (double)R->delay_max,
+                      R->delay_mean, (double)R->redos, (double)R->unresolved, (double)R->status};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 18);
+  }
+  c1 = exp_csv_close(&summ, rc == CDYN_OK);
+  if (rc || (rc = c1))
+    return rc;
+  if ((rc = exp_csv_open(ctx, &timing, "cloth-contact-cost", "scheme,steps,detect,solve,replay,solves", NULL,
+                         "\"note\": \"wall-clock time per step (CLOCK_MONOTONIC, one run): detection (before and "
+                         "after), the step's solves (repeats included), the exact replay; changes from run to "
+                         "run\"")))
+    return rc;
+  for (int r = 0; r < ctx->nruns && !rc; r++) {
+    double row[5] = {(double)res[r].steps_done, res[r].t_detect, res[r].t_solve, res[r].t_replay,
+                     (double)res[r].solves};
+    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 5);
+  }
+  c1 = exp_csv_close(&timing, rc == CDYN_OK);
+  if (rc || (rc = c1))
+    return rc;
+
+  exp_report(ctx,
+             "Cloth %ldx%ld (%g m, %g kg) held by two posts; %ld balls (r = %g m, %g kg each) strike it at %g m/s; "
+             "thickness delta = %g m, strain limit %g. h = %g s, %ld steps. Crossings from the exact replay of every "
+             "step; violation = max(delta - distance, 0) / delta over cloth-cloth pairs and ball-node pairs; release "
+             "delay in steps after separation begins (time per step in cloth-contact-cost.csv):\n\n"
+             "| run | h (s) | steps | completed | crossings | exact tests | max violation | min distance (m) | min "
+             "ball gap (m) | max contacts | releases | max delay | mean delay | repeats |\n"
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+             sp.grid, sp.grid, sp.size, sp.mass, sp.balls, sp.radius, sp.ball_mass, sp.speed, delta, sp.eps_max,
+             ctx->h, ctx->steps);
+  for (int r = 0; r < ctx->nruns; r++) {
+    run_result *R = &res[r];
+    exp_report(ctx, "| %s | %g | %ld | %s | %lu | %lu | %.3g | %.3g | %.3g | %ld | %lu | %lu | %.2f | %lu |\n",
+               ctx->runs[r].name, R->h, R->steps_done, R->failed ? "no" : "yes", R->crossings, R->exact,
+               R->violation, R->min_dist, R->ball_gap, R->contacts_max, R->releases, R->delay_max, R->delay_mean,
+               R->redos);
+  }
+  exp_report(ctx, "\n");
+  if (exp_claim_ready(ctx, "cloth.contact_no_penetration")) {
+    int ri = exp_run_index(ctx, "implicit"), rl = exp_run_index(ctx, "lcp"), rd = exp_run_index(ctx, "discrete"),
+        r4 = exp_run_index(ctx, "discrete-4h");
+    run_result *R = &res[ri];
+    exp_value v[4] = {{"crossings", R->failed ? INFINITY : (double)R->crossings},
+                      {"violation", R->violation},
+                      {"release_delay", (double)R->delay_max},
+                      {"failed", (double)R->failed}};
+    rc = exp_judge(ctx, "cloth.contact_no_penetration", v, 4,
+                   "implicit (001's switched constraints, continuous detection): %lu crossings over %ld steps, "
+                   "largest violation %.3g delta, releases %lu with delay <= %lu steps; lcp: %lu crossings, "
+                   "violation %.3g; discrete only: %lu crossings at h, %lu at 4h",
+                   R->crossings, R->steps_done, R->violation, R->releases, R->delay_max,
+                   rl >= 0 ? res[rl].crossings : 0, rl >= 0 ? res[rl].violation : NAN, rd >= 0 ? res[rd].crossings : 0,
+                   r4 >= 0 ? res[r4].crossings : 0);
+  }
+  return rc;
+}
+
+const cdyn_experiment cdyn_experiment_cloth_contact = {
+  .name = "cloth-contact",
+  .description = "heavy balls hit a cloth held by two posts: non-penetration constraints from collision detection, "
+                 "continuous against discrete, checked by an exact replay",
+  .source = "001 fig 5, 001 sec V-A",
+  .params = contact_params,
+  .check = contact_check,
+  .schemes = "implicit",
+  .companions = contact_companions,
+  .algorithm_param = "algorithms",
+  .h = 1e-3,
+  .steps = 1200,
+  .run = contact_run,
+};

@@ -1,0 +1,708 @@
+/*
+ * contacts.c: cloth non-penetration constraints, created by collision
+ * detection and released by 001's rules (001 sec. V-A; cloth.md,
+ * "Non-penetration" and "Collision detection"; cdyn/collision.h).
+ *
+ * Constraints (the library's types, flagged as inequalities or switched on
+ * as equalities, see mode below):
+ *   node-triangle (node p, triangle a b c)  node_triangle on (p, a, b, c):
+ *     Phi = nh.(x_p - x_a) - delta,  nh = unit((x_b - x_a) x (x_c - x_a)),
+ *     the triangle's vertices ordered so that nh points to the side the
+ *     node is on at the step's start (the side it came from);
+ *   edge-edge (p q, r s)                    edge_edge on (p, q, r, s):
+ *     Phi = nh.(x_r - x_p) - delta,  nh = unit((x_q - x_p) x (x_s - x_r)),
+ *     r and s swapped when needed so that Phi > -delta at the start.
+ * delta is the thickness.  Edges nearly parallel at detection
+ * (|ea x eb| <= 1e-6 |ea| |eb|) have no usable common normal and get no
+ * edge-edge constraint (counted); the node-triangle pairs at their ends
+ * hold them.
+ *
+ * Detection, before a step of h (cdyn_contacts_before).  Every element's
+ * box bounds it at the state x and at the predicted x + h v, grown by
+ * delta; three hierarchies (nodes, triangles, edges; lib/bvh.c, refitted)
+ * give the node-triangle and edge-edge pairs whose boxes overlap.  A pair
+ * that does not share a particle becomes a contact when
+ *   (proximity)  its distance at x is below delta and the parties do not
+ *                separate: u = n.(v_1 - v_2) <= 0 along the closest
+ *                points' direction (lib/proximity.c), or
+ *   (continuous, option)  the motion x -> x + h v makes them touch
+ *                (lib/ccd.c, conservative).
+ * The step then enforces Phi >= 0 at its end (001 enforces at the end of
+ * the step; with the scheme "contact", the step itself is cut at the
+ * located crossing of Phi = 0, its event location).
+ *
+ * Verification, after the step (cdyn_contacts_after, continuous on).  The
+ * predicted motion is not the motion taken (the step adds h^2 a), so the
+ * taken motion x_start -> x_end of every pair whose swept boxes overlap
+ * and that has no contact is tested with lib/ccd.c; a pair that may have
+ * touched gets its contact (oriented at x_start), the state is restored to
+ * the step's start and *redo asks the caller to take the step again.  A
+ * step is repeated at most max_redo times; a touch found after that is
+ * counted (unresolved) and left.
+ *
+ * Release, after the step (001 sec. V-A), for each contact, from its row
+ * at the new state (Phi, u = J v) and its multiplier:
+ *   separation  u > sep_speed (the parties move apart), or Phi > delta
+ *               (more than 2 delta apart along the normal);
+ *   pull        the multiplier pulls the parties together: lambda >
+ *               release (library convention: lambda > 0 is tension; with
+ *               the scheme "contact", the active set never keeps a
+ *               pulling row, so this rule does not fire there);
+ *   region      node-triangle: the node's projection on the plane lies
+ *               farther than margin from the triangle (it left the
+ *               triangle's Voronoi region); edge-edge: the lines' closest
+ *               points lie farther than margin outside either edge;
+ *   degenerate  the triangle or the edges no longer define a normal.
+ * The delay of a release is the number of step ends between the first at
+ * which the contact was seen separating (u > 0) and its release (0 when
+ * released at that end, or before it separates).
+ *
+ * Capacity: `capacity` contacts at once and `pairs` broad-phase pairs per
+ * query are reserved by cdyn_contacts_new (with the system's constraint
+ * and row room), so creation and release allocate nothing.  More contacts
+ * than capacity, or more overlapping pairs than `pairs`, end the call with
+ * CDYN_ENOMEM and a message giving the count; no contact is dropped
+ * silently.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdyn/collision.h"
+#include "cdyn/stepper.h"
+#include "cdyn_internal.h"
+
+enum { VF = 0, EE = 1 };
+
+typedef struct {
+  int kind;
+  size_t a, b;     /* vf: node, triangle; ee: edge, edge (a < b) */
+  size_t con;      /* constraint id */
+  long sep_start;  /* step end at which it was first seen separating; -1: not yet */
+} contact;
+
+struct cdyn_contacts {
+  cdyn_system *sys;
+  cdyn_contacts_opts o;
+  size_t ntri, nedge, nnode;
+  size_t *tri;   /* 3 ntri */
+  size_t *edge;  /* 2 nedge */
+  size_t *node;  /* nnode: the particles of the triangles */
+  cdyn_bvh *bn, *bt, *be;
+  double *lo, *hi; /* 3 max(ntri, nedge, nnode) */
+  size_t *pairs;   /* 2 opts.pairs */
+  contact *c;      /* opts.capacity */
+  size_t nc;
+  double *q0, *v0, t0; /* the state at the step's start */
+  double *x1;          /* 3n: the predicted positions q0 + h v0 */
+  int saved;
+  unsigned redos;      /* repeats of the current step */
+  long step;           /* step ends seen */
+  cdyn_contacts_counts counts;
+};
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void cross3(const double *a, const double *b, double *r)
+{
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void sub3(const double *a, const double *b, double *r)
+{
+  for (int k = 0; k < 3; k++)
+    r[k] = a[k] - b[k];
+}
+
+void cdyn_contacts_free(cdyn_contacts *cc)
+{
+  if (!cc)
+    return;
+  free(cc->tri);
+  free(cc->edge);
+  free(cc->node);
+  cdyn_bvh_free(cc->bn);
+  cdyn_bvh_free(cc->bt);
+  cdyn_bvh_free(cc->be);
+  free(cc->lo);
+  free(cc->hi);
+  free(cc->pairs);
+  free(cc->c);
+  free(cc->q0);
+  free(cc->v0);
+  free(cc->x1);
+  free(cc);
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+  size_t a = *(const size_t *)x, b = *(const size_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+static int cmp_edge(const void *x, const void *y)
+{
+  const size_t *a = x, *b = y;
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+int cdyn_contacts_opts_default(cdyn_contacts_opts *o)
+{
+  if (!o)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_opts_default: NULL options");
+  memset(o, 0, sizeof *o);
+  o->thickness = 0.005;
+  o->mode = CDYN_CONTACTS_INEQUALITY;
+  o->continuous = 1;
+  o->capacity = 4096;
+  o->pairs = 1 << 18;
+  o->margin = 0.0;
+  o->sep_speed = 1e-3;
+  o->release = 0.0;
+  o->ccd_tol = 1e-6;
+  o->max_redo = 4;
+  return CDYN_OK;
+}
+
+static int check_opts(const cdyn_contacts_opts *o)
+{
+  const char *w = "cdyn_contacts_new";
+  if (!(o->thickness > 0) || !isfinite(o->thickness))
+    return cdyn_error(CDYN_EINVAL, "%s: thickness delta = %g must be finite and > 0", w, o->thickness);
+  if (o->mode != CDYN_CONTACTS_INEQUALITY && o->mode != CDYN_CONTACTS_SWITCH)
+    return cdyn_error(CDYN_EINVAL, "%s: unknown mode %d", w, o->mode);
+  if (o->capacity < 1 || o->capacity > ((size_t)1 << 24))
+    return cdyn_error(CDYN_EINVAL, "%s: capacity %zu out of range (1 .. 2^24)", w, o->capacity);
+  if (o->pairs < 1 || o->pairs > ((size_t)1 << 28))
+    return cdyn_error(CDYN_EINVAL, "%s: pairs %zu out of range (1 .. 2^28)", w, o->pairs);
+  if (!(o->margin >= 0) || !isfinite(o->margin))
+    return cdyn_error(CDYN_EINVAL, "%s: margin = %g must be finite and >= 0", w, o->margin);
+  if (!(o->sep_speed >= 0) || !isfinite(o->sep_speed))
+    return cdyn_error(CDYN_EINVAL, "%s: sep_speed = %g must be finite and >= 0", w, o->sep_speed);
+  if (!(o->release >= 0) || !isfinite(o->release))
+    return cdyn_error(CDYN_EINVAL, "%s: release = %g must be finite and >= 0", w, o->release);
+  if (!(o->ccd_tol > 0 && o->ccd_tol <= 0.5))
+    return cdyn_error(CDYN_EINVAL, "%s: ccd_tol = %g must be in (0, 0.5]", w, o->ccd_tol);
+  if (o->max_redo > 64)
+    return cdyn_error(CDYN_EINVAL, "%s: max_redo = %u must be <= 64", w, o->max_redo);
+  return CDYN_OK;
+}
+
+/* The boxes of the elements over the points x0 and x1 (x1 NULL: x0 alone), grown by g. */
+static void boxes(const cdyn_contacts *cc, const size_t *idx, size_t per, size_t count, const double *x0,
+                  const double *x1, double g, double *lo, double *hi)
+{
+  for (size_t e = 0; e < count; e++)
+    for (int k = 0; k < 3; k++) {
+      double l = INFINITY, u = -INFINITY;
+      for (size_t a = 0; a < per; a++) {
+        size_t i = idx[per * e + a];
+        double y = x0[3 * i + k];
+        l = fmin(l, y), u = fmax(u, y);
+        if (x1) {
+          y = x1[3 * i + k];
+          l = fmin(l, y), u = fmax(u, y);
+        }
+      }
+      lo[3 * e + k] = l - g;
+      hi[3 * e + k] = u + g;
+    }
+  (void)cc;
+}
+
+/* Refit the three hierarchies to the motion x0 -> x1. */
+static int refit(cdyn_contacts *cc, const double *x0, const double *x1)
+{
+  double g = cc->o.thickness;
+  int rc;
+  boxes(cc, cc->node, 1, cc->nnode, x0, x1, g, cc->lo, cc->hi);
+  if ((rc = cdyn_bvh_refit(cc->bn, cc->lo, cc->hi)))
+    return rc;
+  boxes(cc, cc->tri, 3, cc->ntri, x0, x1, g, cc->lo, cc->hi);
+  if ((rc = cdyn_bvh_refit(cc->bt, cc->lo, cc->hi)))
+    return rc;
+  boxes(cc, cc->edge, 2, cc->nedge, x0, x1, g, cc->lo, cc->hi);
+  return cdyn_bvh_refit(cc->be, cc->lo, cc->hi);
+}
+
+int cdyn_contacts_new(cdyn_contacts **out, cdyn_system *sys, const size_t *tris, size_t ntris,
+                      const cdyn_contacts_opts *o)
+{
+  if (!out || !sys || !tris || !o)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_new: NULL argument");
+  *out = NULL;
+  int rc = check_opts(o);
+  if (rc)
+    return rc;
+  if (ntris < 1 || ntris > ((size_t)1 << 24))
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_new: %zu triangles (1 .. 2^24)", ntris);
+  for (size_t t = 0; t < ntris; t++) {
+    const size_t *v = tris + 3 * t;
+    for (int k = 0; k < 3; k++)
+      if (v[k] >= sys->n)
+        return cdyn_error(CDYN_EINVAL, "cdyn_contacts_new: triangle %zu has particle %zu, out of range (%zu)", t,
+                          v[k], sys->n);
+    if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
+      return cdyn_error(CDYN_EINVAL, "cdyn_contacts_new: triangle %zu repeats a particle", t);
+  }
+  for (size_t i = 0; i < 3 * sys->n; i++)
+    if (!isfinite(sys->q[i]) || !isfinite(sys->v[i]))
+      return cdyn_error(CDYN_ENONFINITE, "cdyn_contacts_new: particle %zu's position or velocity is not finite",
+                        i / 3);
+  cdyn_contacts *cc = calloc(1, sizeof *cc);
+  if (!cc)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory");
+  cc->sys = sys;
+  cc->o = *o;
+  cc->ntri = ntris;
+  size_t n3 = 3 * ntris;
+  cc->tri = malloc(n3 * sizeof(size_t));
+  cc->edge = malloc(2 * n3 * sizeof(size_t));
+  cc->node = malloc(n3 * sizeof(size_t));
+  if (!cc->tri || !cc->edge || !cc->node)
+    goto nomem;
+  memcpy(cc->tri, tris, n3 * sizeof(size_t));
+  /* The edges: each triangle side once, smaller particle first. */
+  for (size_t t = 0; t < ntris; t++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = tris[3 * t + k], j = tris[3 * t + (k + 1) % 3];
+      size_t *e = cc->edge + 2 * (3 * t + k);
+      e[0] = i < j ? i : j;
+      e[1] = i < j ? j : i;
+    }
+  qsort(cc->edge, n3, 2 * sizeof(size_t), cmp_edge);
+  for (size_t e = 0; e < n3; e++)
+    if (!cc->nedge || cmp_edge(cc->edge + 2 * e, cc->edge + 2 * (cc->nedge - 1))) {
+      cc->edge[2 * cc->nedge] = cc->edge[2 * e];
+      cc->edge[2 * cc->nedge + 1] = cc->edge[2 * e + 1];
+      cc->nedge++;
+    }
+  memcpy(cc->node, tris, n3 * sizeof(size_t));
+  qsort(cc->node, n3, sizeof(size_t), cmp_size);
+  for (size_t e = 0; e < n3; e++)
+    if (!cc->nnode || cc->node[e] != cc->node[cc->nnode - 1])
+      cc->node[cc->nnode++] = cc->node[e];
+  size_t most = n3;
+  cc->lo = malloc(3 * most * sizeof(double));
+  cc->hi = malloc(3 * most * sizeof(double));
+  cc->pairs = malloc(2 * o->pairs * sizeof(size_t));
+  cc->c = malloc(o->capacity * sizeof(contact));
+  cc->q0 = malloc(3 * sys->n * sizeof(double));
+  cc->v0 = malloc(3 * sys->n * sizeof(double));
+  cc->x1 = malloc(3 * sys->n * sizeof(double));
+  if (!cc->lo || !cc->hi || !cc->pairs || !cc->c || !cc->q0 || !cc->v0 || !cc->x1)
+    goto nomem;
+  if ((rc = cdyn_bvh_new(&cc->bn, cc->nnode)) || (rc = cdyn_bvh_new(&cc->bt, cc->ntri)) ||
+      (rc = cdyn_bvh_new(&cc->be, cc->nedge)))
+    goto fail;
+  boxes(cc, cc->node, 1, cc->nnode, sys->q, NULL, o->thickness, cc->lo, cc->hi);
+  if ((rc = cdyn_bvh_build(cc->bn, cc->lo, cc->hi, cc->nnode)))
+    goto fail;
+  boxes(cc, cc->tri, 3, cc->ntri, sys->q, NULL, o->thickness, cc->lo, cc->hi);
+  if ((rc = cdyn_bvh_build(cc->bt, cc->lo, cc->hi, cc->ntri)))
+    goto fail;
+  boxes(cc, cc->edge, 2, cc->nedge, sys->q, NULL, o->thickness, cc->lo, cc->hi);
+  if ((rc = cdyn_bvh_build(cc->be, cc->lo, cc->hi, cc->nedge)))
+    goto fail;
+  /* Room for every contact at once, so that creating one allocates nothing. */
+  size_t live = cdyn_system_live_constraints(sys);
+  if ((rc = cdyn_system_reserve(sys, live + o->capacity, sys->rows_live + o->capacity, sys->nsprings)))
+    goto fail;
+  *out = cc;
+  return CDYN_OK;
+nomem:
+  rc = cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory");
+fail:
+  cdyn_contacts_free(cc);
+  return rc;
+}
+
+static int shares(const size_t *x, size_t nx, const size_t *y, size_t ny)
+{
+  for (size_t i = 0; i < nx; i++)
+    for (size_t j = 0; j < ny; j++)
+      if (x[i] == y[j])
+        return 1;
+  return 0;
+}
+
+static const double *X(const double *q, size_t i) { return q + 3 * i; }
+
+static contact *find(cdyn_contacts *cc, int kind, size_t a, size_t b)
+{
+  for (size_t k = 0; k < cc->nc; k++)
+    if (cc->c[k].kind == kind && cc->c[k].a == a && cc->c[k].b == b)
+      return &cc->c[k];
+  return NULL;
+}
+
+/* Make the contact of the pair, oriented at the positions q. */
+static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double *q, const double *v)
+{
+  size_t p[4];
+  double d1[3], d2[3], n[3], d[3];
+  if (kind == VF) {
+    const size_t *t = cc->tri + 3 * b;
+    p[0] = a, p[1] = t[0], p[2] = t[1], p[3] = t[2];
+    sub3(X(q, p[2]), X(q, p[1]), d1);
+    sub3(X(q, p[3]), X(q, p[1]), d2);
+    cross3(d1, d2, n);
+    double N = sqrt(dot3(n, n));
+    if (!(N > 1e-12 * dot3(d1, d1) + 1e-300)) {
+      cc->counts.skipped++;
+      return CDYN_OK;
+    }
+    sub3(X(q, p[0]), X(q, p[1]), d);
+    double s = dot3(n, d);
+    if (s == 0) { /* on the plane: the side it approaches from is the other */
+      double vr[3];
+      sub3(X(v, p[0]), X(v, p[1]), vr);
+      s = -dot3(n, vr);
+    }
+    if (s < 0) {
+      size_t tmp = p[2];
+      p[2] = p[3], p[3] = tmp;
+    }
+  } else {
+    const size_t *e = cc->edge + 2 * a, *f = cc->edge + 2 * b;
+    p[0] = e[0], p[1] = e[1], p[2] = f[0], p[3] = f[1];
+    sub3(X(q, p[1]), X(q, p[0]), d1);
+    sub3(X(q, p[3]), X(q, p[2]), d2);
+    cross3(d1, d2, n);
+    if (!(sqrt(dot3(n, n)) > 1e-6 * sqrt(dot3(d1, d1) * dot3(d2, d2)))) {
+      cc->counts.parallel++;
+      return CDYN_OK;
+    }
+    sub3(X(q, p[2]), X(q, p[0]), d);
+    double s = dot3(n, d);
+    if (s == 0) {
+      double vr[3];
+      sub3(X(v, p[2]), X(v, p[0]), vr);
+      s = -dot3(n, vr);
+    }
+    if (s < 0) {
+      size_t tmp = p[2];
+      p[2] = p[3], p[3] = tmp;
+    }
+  }
+  if (cc->nc == cc->o.capacity)
+    return cdyn_error(CDYN_ENOMEM,
+                      "cdyn_contacts: more than %zu contacts at once (the capacity); the pair (%s %zu, %zu) "
+                      "has none",
+                      cc->o.capacity, kind == VF ? "node-triangle" : "edge-edge", a, b);
+  double delta = cc->o.thickness;
+  size_t id;
+  int rc = cdyn_system_add_constraint(cc->sys, kind == VF ? cdyn_constraint_node_triangle : cdyn_constraint_edge_edge,
+                                      p, &delta, &id);
+  if (!rc && cc->o.mode == CDYN_CONTACTS_INEQUALITY)
+    if ((rc = cdyn_system_set_inequality(cc->sys, id, 1)))
+      cdyn_system_remove_constraint(cc->sys, id);
+  if (rc)
+    return rc;
+  contact *c = &cc->c[cc->nc++];
+  c->kind = kind, c->a = a, c->b = b, c->con = id, c->sep_start = -1;
+  cc->counts.created++;
+  if (kind == VF)
+    cc->counts.vf++;
+  else
+    cc->counts.ee++;
+  return CDYN_OK;
+}
+
+/* Test the pairs of the hierarchies against the motion x0 -> x1 (x1 = x0 + h v
+   when predicting) and create contacts.  before: proximity at x0 too. */
+static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const double *v, int before,
+                  size_t *found)
+{
+  size_t np;
+  int rc;
+  double delta = cc->o.thickness, tol = cc->o.ccd_tol;
+  *found = 0;
+  for (int kind = VF; kind <= EE; kind++) {
+    rc = kind == VF ? cdyn_bvh_pairs(cc->bn, cc->bt, cc->pairs, cc->o.pairs, &np)
+                    : cdyn_bvh_pairs(cc->be, NULL, cc->pairs, cc->o.pairs, &np);
+    if (rc == CDYN_ENOMEM)
+      return cdyn_error(CDYN_ENOMEM, "cdyn_contacts: %zu overlapping %s boxes, more than the %zu reserved (option pairs)",
+                        np, kind == VF ? "node-triangle" : "edge-edge", cc->o.pairs);
+    if (rc)
+      return rc;
+    if (before)
+      cc->counts.candidates += np;
+    for (size_t k = 0; k < np; k++) {
+      size_t a = cc->pairs[2 * k], b = cc->pairs[2 * k + 1];
+      size_t pp[4];
+      if (kind == VF) {
+        a = cc->node[a];
+        pp[0] = a;
+        memcpy(pp + 1, cc->tri + 3 * b, 3 * sizeof(size_t));
+        if (shares(pp, 1, pp + 1, 3))
+          continue;
+      } else {
+        memcpy(pp, cc->edge + 2 * a, 2 * sizeof(size_t));
+        memcpy(pp + 2, cc->edge + 2 * b, 2 * sizeof(size_t));
+        if (shares(pp, 2, pp + 2, 2))
+          continue;
+      }
+      int make = 0, hit = 0, near = 0;
+      cc->counts.tests++;
+      if (before) {
+        cdyn_proximity pr;
+        rc = kind == VF ? cdyn_proximity_vf(X(x0, pp[0]), X(x0, pp[1]), X(x0, pp[2]), X(x0, pp[3]), delta, &near, &pr)
+                        : cdyn_proximity_ee(X(x0, pp[0]), X(x0, pp[1]), X(x0, pp[2]), X(x0, pp[3]), delta, &near, &pr);
+        if (rc == CDYN_EDEGENERATE) {
+          near = 0;
+          rc = CDYN_OK;
+        }
+        if (rc)
+          return rc;
+        if (near) {
+          double u = 0;
+          for (int j = 0; j < 4; j++)
+            u += pr.w[j] * dot3(pr.normal, X(v, pp[j]));
+          make = u <= 0;
+        }
+      }
+      if (!make && cc->o.continuous) {
+        rc = kind == VF ? cdyn_ccd_vf(X(x0, pp[0]), X(x1, pp[0]), X(x0, pp[1]), X(x1, pp[1]), X(x0, pp[2]),
+                                      X(x1, pp[2]), X(x0, pp[3]), X(x1, pp[3]), tol, &hit, NULL)
+                        : cdyn_ccd_ee(X(x0, pp[0]), X(x1, pp[0]), X(x0, pp[1]), X(x1, pp[1]), X(x0, pp[2]),
+                                      X(x1, pp[2]), X(x0, pp[3]), X(x1, pp[3]), tol, &hit, NULL);
+        if (rc)
+          return rc;
+        make = hit;
+      }
+      if (!make || find(cc, kind, kind == VF ? a : cc->pairs[2 * k], b))
+        continue;
+      size_t before_nc = cc->nc;
+      if ((rc = create(cc, kind, kind == VF ? a : cc->pairs[2 * k], b, x0, v)))
+        return rc;
+      *found += cc->nc - before_nc;
+    }
+  }
+  return CDYN_OK;
+}
+
+static int check_state(const cdyn_system *s, const char *who)
+{
+  for (size_t i = 0; i < 3 * s->n; i++)
+    if (!isfinite(s->q[i]) || !isfinite(s->v[i]))
+      return cdyn_error(CDYN_ENONFINITE, "%s: particle %zu's position or velocity is not finite", who, i / 3);
+  return CDYN_OK;
+}
+
+int cdyn_contacts_before(cdyn_contacts *cc, double h)
+{
+  if (!cc || !(h > 0) || !isfinite(h))
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_before: NULL handler or h = %g not finite and > 0",
+                      cc ? h : 0.0);
+  cdyn_system *s = cc->sys;
+  int rc = check_state(s, "cdyn_contacts_before");
+  if (rc)
+    return rc;
+  size_t n3 = 3 * s->n;
+  memcpy(cc->q0, s->q, n3 * sizeof(double));
+  memcpy(cc->v0, s->v, n3 * sizeof(double));
+  for (size_t i = 0; i < n3; i++)
+    cc->x1[i] = s->q[i] + h * s->v[i];
+  cc->t0 = s->t;
+  cc->saved = 1;
+  cc->redos = 0;
+  cc->counts.created = cc->counts.candidates = cc->counts.found_after = 0;
+  if ((rc = refit(cc, cc->q0, cc->x1)))
+    return rc;
+  size_t found;
+  rc = detect(cc, cc->q0, cc->x1, cc->v0, 1, &found);
+  cc->counts.active = cc->nc;
+  return rc;
+}
+
+/* Phi and u = J v of contact k at the system's state; CDYN_EDEGENERATE when
+   its normal is undefined. */
+static int row_of(const cdyn_contacts *cc, const contact *c, double *phi, double *u)
+{
+  const cdyn_system *s = cc->sys;
+  const cdyn_constraint *con = &s->cons[c->con];
+  const double *x[CDYN_MAX_PARTICLES], *v[CDYN_MAX_PARTICLES];
+  for (int j = 0; j < 4; j++)
+    x[j] = s->q + 3 * con->p[j], v[j] = s->v + 3 * con->p[j];
+  cdyn_row row;
+  int rc = con->type->eval(con->params, x, v, s->t, &row);
+  if (rc)
+    return rc;
+  *phi = row.phi;
+  *u = 0;
+  for (int j = 0; j < 4; j++)
+    *u += dot3(row.jac[j], v[j]);
+  return CDYN_OK;
+}
+
+/* How far the contact's closest points lie outside its elements (0: inside). */
+static double outside(const cdyn_contacts *cc, const contact *c)
+{
+  const cdyn_system *s = cc->sys;
+  const size_t *p = s->cons[c->con].p;
+  const double *q = s->q;
+  if (c->kind == VF) {
+    double e1[3], e2[3], n[3], d[3], y[3];
+    sub3(X(q, p[2]), X(q, p[1]), e1);
+    sub3(X(q, p[3]), X(q, p[1]), e2);
+    cross3(e1, e2, n);
+    double N2 = dot3(n, n);
+    sub3(X(q, p[0]), X(q, p[1]), d);
+    double f = dot3(n, d) / N2;
+    for (int k = 0; k < 3; k++)
+      y[k] = q[3 * p[0] + k] - f * n[k];
+    cdyn_proximity pr;
+    int near;
+    if (cdyn_proximity_vf(y, X(q, p[1]), X(q, p[2]), X(q, p[3]), cc->o.thickness, &near, &pr))
+      return INFINITY;
+    return pr.dist;
+  }
+  double ea[3], eb[3], d[3];
+  sub3(X(q, p[1]), X(q, p[0]), ea);
+  sub3(X(q, p[3]), X(q, p[2]), eb);
+  sub3(X(q, p[2]), X(q, p[0]), d);
+  double a = dot3(ea, ea), b = dot3(ea, eb), e = dot3(eb, eb), f = dot3(ea, d), g = dot3(eb, d);
+  double den = a * e - b * b;
+  if (!(den > 0))
+    return INFINITY;
+  /* x_p + al ea and x_r + be eb closest: al a - be b = f, al b - be e = g. */
+  double al = (f * e - b * g) / den, be = (b * f - a * g) / den;
+  double la = sqrt(a), lb = sqrt(e);
+  double oa = al < 0 ? -al * la : al > 1 ? (al - 1) * la : 0;
+  double ob = be < 0 ? -be * lb : be > 1 ? (be - 1) * lb : 0;
+  return fmax(oa, ob);
+}
+
+static int release(cdyn_contacts *cc, size_t k, long delay, unsigned long *why)
+{
+  contact *c = &cc->c[k];
+  int rc = cdyn_system_remove_constraint(cc->sys, c->con);
+  if (rc)
+    return rc;
+  (*why)++;
+  cc->counts.released++;
+  cc->counts.total_released++;
+  cc->counts.delay_sum += (unsigned long)delay;
+  if ((unsigned long)delay > cc->counts.delay_max)
+    cc->counts.delay_max = (unsigned long)delay;
+  if (c->kind == VF)
+    cc->counts.vf--;
+  else
+    cc->counts.ee--;
+  cc->c[k] = cc->c[--cc->nc];
+  return CDYN_OK;
+}
+
+int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int *redo)
+{
+  if (!cc || !redo || !(h > 0) || !isfinite(h))
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_after: NULL argument or h = %g not finite and > 0",
+                      cc ? h : 0.0);
+  *redo = 0;
+  if (!cc->saved)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_after: no cdyn_contacts_before for this step");
+  if (cc->o.mode == CDYN_CONTACTS_SWITCH && !st)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_after: NULL stepper (mode switch reads its multipliers)");
+  cdyn_system *s = cc->sys;
+  int rc = check_state(s, "cdyn_contacts_after");
+  if (rc)
+    return rc;
+  if (cc->o.continuous) {
+    /* The motion taken, x_start -> x_end, of the pairs without a contact. */
+    if ((rc = refit(cc, cc->q0, s->q)))
+      return rc;
+    size_t found;
+    if ((rc = detect(cc, cc->q0, s->q, cc->v0, 0, &found)))
+      return rc;
+    cc->counts.found_after += found;
+    cc->counts.active = cc->nc;
+    if (found) {
+      if (cc->redos < cc->o.max_redo) {
+        cc->redos++;
+        cc->counts.redos++;
+        if ((rc = cdyn_system_set_state(s, cc->q0, cc->v0)) || (rc = cdyn_system_set_time(s, cc->t0)))
+          return rc;
+        *redo = 1;
+        return CDYN_OK;
+      }
+      cc->counts.unresolved += found;
+    }
+  }
+  cc->saved = 0;
+  cc->step++;
+  cc->counts.released = 0;
+  for (size_t k = cc->nc; k-- > 0;) {
+    contact *c = &cc->c[k];
+    double phi, u, lambda = 0;
+    rc = row_of(cc, c, &phi, &u);
+    if (rc == CDYN_EDEGENERATE) {
+      if ((rc = release(cc, k, 0, &cc->counts.released_degenerate)))
+        return rc;
+      continue;
+    }
+    if (rc)
+      return rc;
+    if (u > 0 && c->sep_start < 0)
+      c->sep_start = cc->step;
+    long delay = c->sep_start < 0 ? 0 : cc->step - c->sep_start;
+    if (cc->o.mode == CDYN_CONTACTS_SWITCH) {
+      size_t rows;
+      if ((rc = cdyn_stepper_constraint_multipliers(st, c->con, &lambda, &rows)))
+        return rc;
+    }
+    unsigned long *why = NULL;
+    if (u > cc->o.sep_speed || phi > cc->o.thickness)
+      why = &cc->counts.released_separating;
+    else if (lambda > cc->o.release)
+      why = &cc->counts.released_pull;
+    else if (outside(cc, c) > cc->o.margin)
+      why = &cc->counts.released_region;
+    else if (u <= 0)
+      c->sep_start = -1; /* approaching or resting again: the separation did not last */
+    if (why && (rc = release(cc, k, delay, why)))
+      return rc;
+  }
+  cc->counts.active = cc->nc;
+  return CDYN_OK;
+}
+
+int cdyn_contacts_counts_get(const cdyn_contacts *cc, cdyn_contacts_counts *counts)
+{
+  if (!cc || !counts)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_counts_get: NULL argument");
+  *counts = cc->counts;
+  return CDYN_OK;
+}
+
+size_t cdyn_contacts_active(const cdyn_contacts *cc) { return cc ? cc->nc : 0; }
+
+int cdyn_contacts_get(const cdyn_contacts *cc, size_t k, cdyn_contact_info *info)
+{
+  if (!cc || !info)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_get: NULL argument");
+  if (k >= cc->nc)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_get: contact %zu out of range (%zu active)", k, cc->nc);
+  const contact *c = &cc->c[k];
+  const cdyn_constraint *con = &cc->sys->cons[c->con];
+  info->kind = c->kind == VF ? CDYN_CONTACT_VF : CDYN_CONTACT_EE;
+  info->first = c->a;
+  info->second = c->b;
+  info->constraint = c->con;
+  for (int j = 0; j < 4; j++)
+    info->particles[j] = con->p[j];
+  return row_of(cc, c, &info->phi, &info->u);
+}
+
+size_t cdyn_contacts_edges(const cdyn_contacts *cc, const size_t **edges)
+{
+  if (!cc)
+    return 0;
+  if (edges)
+    *edges = cc->edge;
+  return cc->nedge;
+}

@@ -1,0 +1,254 @@
+/*
+ * reference/ccd_replay.c: see ccd_replay.h for the method and the bound
+ * that clears a pair without exact arithmetic.
+ */
+#include "ccd_replay.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccd_exact.h"
+
+static double d3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static double point_segment(const double *p, const double *a, const double *b)
+{
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+  double uu = d3(u, u), s = uu > 0 ? d3(w, u) / uu : 0;
+  s = s < 0 ? 0 : s > 1 ? 1 : s;
+  double r[3] = {w[0] - s * u[0], w[1] - s * u[1], w[2] - s * u[2]};
+  return sqrt(d3(r, r));
+}
+
+double ref_dist_point_triangle(const double p[3], const double a[3], const double b[3], const double c[3])
+{
+  /* Inside: solve the normal equations for p - a = s u + t w + (normal part). */
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  double d[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+  double uu = d3(u, u), uw = d3(u, w), ww = d3(w, w), du = d3(d, u), dw = d3(d, w);
+  double det = uu * ww - uw * uw;
+  double best = fmin(point_segment(p, a, b), fmin(point_segment(p, b, c), point_segment(p, c, a)));
+  if (det > 0) {
+    double s = (du * ww - dw * uw) / det, t = (dw * uu - du * uw) / det;
+    if (s >= 0 && t >= 0 && s + t <= 1) {
+      double r[3];
+      for (int k = 0; k < 3; k++)
+        r[k] = d[k] - s * u[k] - t * w[k];
+      best = fmin(best, sqrt(d3(r, r)));
+    }
+  }
+  return best;
+}
+
+double ref_dist_segments(const double p[3], const double q[3], const double r[3], const double s[3])
+{
+  double best = fmin(fmin(point_segment(p, r, s), point_segment(q, r, s)),
+                     fmin(point_segment(r, p, q), point_segment(s, p, q)));
+  double u[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, v[3] = {s[0] - r[0], s[1] - r[1], s[2] - r[2]};
+  double w[3] = {p[0] - r[0], p[1] - r[1], p[2] - r[2]};
+  double a = d3(u, u), b = d3(u, v), c = d3(v, v), d = d3(u, w), e = d3(v, w);
+  double den = a * c - b * b;
+  if (den > 1e-30 * a * c) {
+    double sc = (b * e - c * d) / den, tc = (a * e - b * d) / den;
+    if (sc >= 0 && sc <= 1 && tc >= 0 && tc <= 1) {
+      double x[3];
+      for (int k = 0; k < 3; k++)
+        x[k] = w[k] + sc * u[k] - tc * v[k];
+      best = fmin(best, sqrt(d3(x, x)));
+    }
+  }
+  return best;
+}
+
+typedef struct {
+  double lo[3], hi[3];
+  size_t id;
+} box;
+
+static int cmp_lo(const void *x, const void *y)
+{
+  const box *a = x, *b = y;
+  if (a->lo[0] != b->lo[0])
+    return a->lo[0] < b->lo[0] ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static void make_boxes(box *bx, const size_t *idx, size_t per, size_t count, const double *x0, const double *x1,
+                       double g, size_t tag)
+{
+  for (size_t e = 0; e < count; e++) {
+    box *b = &bx[e];
+    b->id = tag + e;
+    for (int k = 0; k < 3; k++) {
+      b->lo[k] = INFINITY, b->hi[k] = -INFINITY;
+      for (size_t a = 0; a < per; a++) {
+        size_t i = idx[per * e + a];
+        b->lo[k] = fmin(b->lo[k], fmin(x0[3 * i + k], x1[3 * i + k]));
+        b->hi[k] = fmax(b->hi[k], fmax(x0[3 * i + k], x1[3 * i + k]));
+      }
+      b->lo[k] -= g, b->hi[k] += g;
+    }
+  }
+}
+
+static double disp(const double *x0, const double *x1, size_t i)
+{
+  double d[3] = {x1[3 * i] - x0[3 * i], x1[3 * i + 1] - x0[3 * i + 1], x1[3 * i + 2] - x0[3 * i + 2]};
+  return sqrt(d3(d, d));
+}
+
+typedef struct {
+  const size_t *tris, *edges;
+  const double *x0, *x1;
+  double pad;
+  ref_replay_report *rep;
+} ctx;
+
+static void pt2(double out[2][3], const double *x0, const double *x1, size_t i)
+{
+  memcpy(out[0], x0 + 3 * i, sizeof out[0]);
+  memcpy(out[1], x1 + 3 * i, sizeof out[1]);
+}
+
+/* Node p against triangle t. */
+static void pair_vf(ctx *c, size_t p, size_t t)
+{
+  const size_t *v = c->tris + 3 * t;
+  if (p == v[0] || p == v[1] || p == v[2])
+    return;
+  const double *x0 = c->x0, *x1 = c->x1;
+  c->rep->vf_pairs++;
+  double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
+  double D1 = ref_dist_point_triangle(x1 + 3 * p, x1 + 3 * v[0], x1 + 3 * v[1], x1 + 3 * v[2]);
+  if (D1 < c->pad)
+    c->rep->min_dist = fmin(c->rep->min_dist, D1);
+  double S = disp(x0, x1, p) + fmax(disp(x0, x1, v[0]), fmax(disp(x0, x1, v[1]), disp(x0, x1, v[2])));
+  if (D0 + D1 - S > 1e-9)
+    return;
+  double P[2][3], A[2][3], B[2][3], C[2][3];
+  pt2(P, x0, x1, p), pt2(A, x0, x1, v[0]), pt2(B, x0, x1, v[1]), pt2(C, x0, x1, v[2]);
+  c->rep->exact++;
+  int r = ref_ccd_vf(P, A, B, C, NULL, NULL);
+  if (r == REF_CCD_DEGENERATE)
+    c->rep->degenerate++;
+  else if (r == 1)
+    c->rep->crossings++;
+}
+
+static void pair_ee(ctx *c, size_t e, size_t f)
+{
+  const size_t *a = c->edges + 2 * e, *b = c->edges + 2 * f;
+  if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1])
+    return;
+  const double *x0 = c->x0, *x1 = c->x1;
+  c->rep->ee_pairs++;
+  double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
+  double D1 = ref_dist_segments(x1 + 3 * a[0], x1 + 3 * a[1], x1 + 3 * b[0], x1 + 3 * b[1]);
+  if (D1 < c->pad)
+    c->rep->min_dist = fmin(c->rep->min_dist, D1);
+  double S = fmax(disp(x0, x1, a[0]), disp(x0, x1, a[1])) + fmax(disp(x0, x1, b[0]), disp(x0, x1, b[1]));
+  if (D0 + D1 - S > 1e-9)
+    return;
+  double P[2][3], Q[2][3], R[2][3], T[2][3];
+  pt2(P, x0, x1, a[0]), pt2(Q, x0, x1, a[1]), pt2(R, x0, x1, b[0]), pt2(T, x0, x1, b[1]);
+  c->rep->exact++;
+  int r = ref_ccd_ee(P, Q, R, T, NULL, NULL);
+  if (r == REF_CCD_DEGENERATE)
+    c->rep->degenerate++;
+  else if (r == 1)
+    c->rep->crossings++;
+}
+
+static int overlap(const box *a, const box *b)
+{
+  for (int k = 0; k < 3; k++)
+    if (a->hi[k] < b->lo[k] || b->hi[k] < a->lo[k])
+      return 0;
+  return 1;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+  const size_t *a = x, *b = y;
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double *x1, double pad,
+               ref_replay_report *rep)
+{
+  if (!tris || !x0 || !x1 || !rep || !ntris || !(pad >= 0))
+    return -1;
+  /* The edges: the triangles' sides, once each. */
+  size_t nedges = 0, *edges = malloc(6 * ntris * sizeof *edges);
+  if (!edges)
+    return -1;
+  for (size_t t = 0; t < ntris; t++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = tris[3 * t + k], j = tris[3 * t + (k + 1) % 3];
+      edges[6 * t + 2 * k] = i < j ? i : j;
+      edges[6 * t + 2 * k + 1] = i < j ? j : i;
+    }
+  qsort(edges, 3 * ntris, 2 * sizeof *edges, cmp_pair);
+  for (size_t e = 0; e < 3 * ntris; e++)
+    if (!nedges || cmp_pair(edges + 2 * e, edges + 2 * (nedges - 1))) {
+      edges[2 * nedges] = edges[2 * e];
+      edges[2 * nedges + 1] = edges[2 * e + 1];
+      nedges++;
+    }
+  memset(rep, 0, sizeof *rep);
+  rep->min_dist = INFINITY;
+  /* The nodes: the particles of the triangles, once each. */
+  size_t nmax = 3 * ntris, nn = 0;
+  size_t *nodes = malloc(nmax * sizeof *nodes);
+  box *bx = malloc((nmax + ntris + 2 * nedges) * sizeof *bx);
+  if (!nodes || !bx) {
+    free(nodes);
+    free(bx);
+    free(edges);
+    return -1;
+  }
+  size_t top = 0;
+  for (size_t k = 0; k < nmax; k++)
+    top = tris[k] > top ? tris[k] : top;
+  unsigned char *seen = calloc(top + 1, 1);
+  if (!seen) {
+    free(nodes);
+    free(bx);
+    free(edges);
+    return -1;
+  }
+  for (size_t k = 0; k < nmax; k++)
+    if (!seen[tris[k]]) {
+      seen[tris[k]] = 1;
+      nodes[nn++] = tris[k];
+    }
+  free(seen);
+  /* Tags: nodes 0.., triangles nn.., edges nn + ntris.. */
+  double g = pad / 2;
+  make_boxes(bx, nodes, 1, nn, x0, x1, g, 0);
+  make_boxes(bx + nn, tris, 3, ntris, x0, x1, g, nn);
+  make_boxes(bx + nn + ntris, edges, 2, nedges, x0, x1, g, nn + ntris);
+  size_t total = nn + ntris + nedges;
+  qsort(bx, total, sizeof *bx, cmp_lo);
+  ctx c = {tris, edges, x0, x1, pad, rep};
+  for (size_t i = 0; i < total; i++)
+    for (size_t j = i + 1; j < total && bx[j].lo[0] <= bx[i].hi[0]; j++) {
+      if (!overlap(&bx[i], &bx[j]))
+        continue;
+      size_t a = bx[i].id, b = bx[j].id;
+      int ka = a < nn ? 0 : a < nn + ntris ? 1 : 2, kb = b < nn ? 0 : b < nn + ntris ? 1 : 2;
+      if (ka == 0 && kb == 1)
+        pair_vf(&c, nodes[a], b - nn);
+      else if (ka == 1 && kb == 0)
+        pair_vf(&c, nodes[b], a - nn);
+      else if (ka == 2 && kb == 2)
+        pair_ee(&c, a - nn - ntris, b - nn - ntris);
+    }
+  free(nodes);
+  free(bx);
+  free(edges);
+  return 0;
+}
