@@ -19,7 +19,8 @@
  * Constraints.  Ball-node: |x_node - c| >= r + delta, one cdyn_ball per
  * ball over every node; ball-ball: |c_i - c_j| >= 2 r (a cdyn_ball of
  * radius 2 r over the other balls).  Cloth-cloth (self-collision
- * included): lib/contacts.c, thickness delta (5 mm), capacity `capacity`.
+ * included): lib/contacts.c, thickness delta (5 mm), capacity `capacity`,
+ * region margin delta, separation speed 1 mm/s, release on any pull.
  * With a scheme that enforces inequalities ("contact": the runs lcp and
  * iterative, the active-set algorithms of 003 on the same rows) every
  * such constraint is an inequality row; with an equality scheme (the run
@@ -179,6 +180,7 @@ static int cc_new(const cc_spec *sp, int inequality, int continuous, cc_scene *s
   co.mode = inequality ? CDYN_CONTACTS_INEQUALITY : CDYN_CONTACTS_SWITCH;
   co.continuous = continuous;
   co.capacity = (size_t)sp->capacity;
+  co.margin = sp->delta;
   if ((rc = cdyn_contacts_new(&s->cc, s->sys, s->tri, s->ntri, &co)))
     goto fail;
   free(structural);
@@ -467,6 +469,12 @@ static int contact_run(exp_ctx *ctx)
       cc_free(&s);
       break;
     }
+    /* Room for the pattern of A as contacts come and go (no step allocates). */
+    if ((rc = cdyn_stepper_reserve(st, (size_t)1 << 20))) {
+      cdyn_stepper_free(st);
+      cc_free(&s);
+      break;
+    }
     step_cost cost = {0, 0, 0}, slice = {0, 0, 0};
     double replay_t = 0, slice_replay = 0;
     unsigned long cross_slice = 0, exact_slice = 0, rel_slice = 0, created_slice = 0;
@@ -508,6 +516,8 @@ static int contact_run(exp_ctx *ctx)
           R->steps_done = k;
         }
       }
+      if (status < 0)
+        break;
       double gap = ball_gap(&s, sp.radius, delta, &touching);
       gap_slice = fmin(gap_slice, gap);
       R->ball_gap = fmin(R->ball_gap, gap);

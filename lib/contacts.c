@@ -22,11 +22,23 @@
  * delta; three hierarchies (nodes, triangles, edges; lib/bvh.c, refitted)
  * give the node-triangle and edge-edge pairs whose boxes overlap.  A pair
  * that does not share a particle becomes a contact when
- *   (proximity)  its distance at x is below delta and the parties do not
- *                separate: u = n.(v_1 - v_2) <= 0 along the closest
- *                points' direction (lib/proximity.c), or
+ *   (proximity)  its distance at x is below delta, its closest points
+ *                are inside the face (node-triangle) or inside both edges
+ *                (edge-edge), and the parties do not separate: u =
+ *                n.(v_1 - v_2) <= 0 along the closest points' direction
+ *                (lib/proximity.c); or
  *   (continuous, option)  the motion x -> x + h v makes them touch
- *                (lib/ccd.c, conservative).
+ *                (lib/ccd.c, conservative); an edge pair only when its
+ *                closest points at the reported time are inside both
+ *                edges (an edge meeting another at its end is a node
+ *                meeting the triangles of that edge, which the
+ *                node-triangle test finds).
+ * A node closest to an edge or a vertex of a triangle, or an edge closest
+ * at its end, gets no constraint of that pair: the plane of that pair
+ * would stand across the way the parties can go (a node sliding over a
+ * triangle's edge would be stopped by the edge-edge plane of the edges
+ * that meet at it), and it would duplicate the neighbouring elements'
+ * constraints (nearly dependent rows).
  * The step then enforces Phi >= 0 at its end (001 enforces at the end of
  * the step; with the scheme "contact", the step itself is cut at the
  * located crossing of Phi = 0, its event location).
@@ -42,8 +54,11 @@
  *
  * Release, after the step (001 sec. V-A), for each contact, from its row
  * at the new state (Phi, u = J v) and its multiplier:
- *   separation  u > sep_speed (the parties move apart), or Phi > delta
- *               (more than 2 delta apart along the normal);
+ *   separation  u > sep_speed with Phi > 0 (the parties move apart from
+ *               beyond the thickness; a contact being pushed out of a
+ *               violation, or held at Phi = 0 as an equality, is not
+ *               separating: 1e-6 m/s * h is the rounding floor of Phi),
+ *               or Phi > delta (more than 2 delta apart along the normal);
  *   pull        the multiplier pulls the parties together: lambda >
  *               release (library convention: lambda > 0 is tension; with
  *               the scheme "contact", the active set never keeps a
@@ -51,11 +66,13 @@
  *   region      node-triangle: the node's projection on the plane lies
  *               farther than margin from the triangle (it left the
  *               triangle's Voronoi region); edge-edge: the lines' closest
- *               points lie farther than margin outside either edge;
+ *               points lie farther than margin outside either edge (plus
+ *               1e-9 times the elements' longest side, for rounding);
  *   degenerate  the triangle or the edges no longer define a normal.
  * The delay of a release is the number of step ends between the first at
- * which the contact was seen separating (u > 0) and its release (0 when
- * released at that end, or before it separates).
+ * which the contact was seen separating (u > 1e-6 m/s, above the rounding
+ * of J v; reset when it rests or approaches again) and its release (0
+ * when released at that end, or before it separates).
  *
  * Capacity: `capacity` contacts at once and `pairs` broad-phase pairs per
  * query are reserved by cdyn_contacts_new (with the system's constraint
@@ -74,11 +91,15 @@
 
 enum { VF = 0, EE = 1 };
 
+/* A normal speed below this (m/s) is rest, not separation (rounding of J v). */
+#define SEP_NOISE 1e-6
+
 typedef struct {
   int kind;
   size_t a, b;     /* vf: node, triangle; ee: edge, edge (a < b) */
   size_t con;      /* constraint id */
   long sep_start;  /* step end at which it was first seen separating; -1: not yet */
+  int fresh;       /* made after the step, not in it (no repeat was left) */
 } contact;
 
 struct cdyn_contacts {
@@ -160,7 +181,7 @@ int cdyn_contacts_opts_default(cdyn_contacts_opts *o)
   o->continuous = 1;
   o->capacity = 4096;
   o->pairs = 1 << 18;
-  o->margin = 0.0;
+  o->margin = 0.005;
   o->sep_speed = 1e-3;
   o->release = 0.0;
   o->ccd_tol = 1e-6;
@@ -404,13 +425,26 @@ static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double 
   if (rc)
     return rc;
   contact *c = &cc->c[cc->nc++];
-  c->kind = kind, c->a = a, c->b = b, c->con = id, c->sep_start = -1;
+  c->kind = kind, c->a = a, c->b = b, c->con = id, c->sep_start = -1, c->fresh = 0;
   cc->counts.created++;
   if (kind == VF)
     cc->counts.vf++;
   else
     cc->counts.ee++;
   return CDYN_OK;
+}
+
+/* Are the closest points inside the face (vf) or inside both edges (ee)?
+   Only then is the pair's plane the right constraint: a node closest to
+   an edge or a vertex of the triangle, or an edge closest at its end, is
+   the contact of a neighbouring element (and would put the plane across
+   the way it can go). */
+static int interior(int kind, const cdyn_proximity *pr)
+{
+  if (kind == VF)
+    return pr->w[1] < 0 && pr->w[2] < 0 && pr->w[3] < 0;
+  double al = pr->w[1], be = -pr->w[3];
+  return al > 0 && al < 1 && be > 0 && be < 1;
 }
 
 /* Test the pairs of the hierarchies against the motion x0 -> x1 (x1 = x0 + h v
@@ -448,6 +482,7 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
           continue;
       }
       int make = 0, hit = 0, near = 0;
+      double th = 0;
       cc->counts.tests++;
       if (before) {
         cdyn_proximity pr;
@@ -459,7 +494,7 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
         }
         if (rc)
           return rc;
-        if (near) {
+        if (near && interior(kind, &pr)) {
           double u = 0;
           for (int j = 0; j < 4; j++)
             u += pr.w[j] * dot3(pr.normal, X(v, pp[j]));
@@ -470,10 +505,22 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
         rc = kind == VF ? cdyn_ccd_vf(X(x0, pp[0]), X(x1, pp[0]), X(x0, pp[1]), X(x1, pp[1]), X(x0, pp[2]),
                                       X(x1, pp[2]), X(x0, pp[3]), X(x1, pp[3]), tol, &hit, NULL)
                         : cdyn_ccd_ee(X(x0, pp[0]), X(x1, pp[0]), X(x0, pp[1]), X(x1, pp[1]), X(x0, pp[2]),
-                                      X(x1, pp[2]), X(x0, pp[3]), X(x1, pp[3]), tol, &hit, NULL);
+                                      X(x1, pp[2]), X(x0, pp[3]), X(x1, pp[3]), tol, &hit, &th);
         if (rc)
           return rc;
         make = hit;
+        if (hit && kind == EE) { /* the closest points when they meet: inside both edges? */
+          double y[4][3];
+          for (int j = 0; j < 4; j++)
+            for (int k3 = 0; k3 < 3; k3++)
+              y[j][k3] = X(x0, pp[j])[k3] + th * (X(x1, pp[j])[k3] - X(x0, pp[j])[k3]);
+          cdyn_proximity pr;
+          int nr;
+          if (!cdyn_proximity_ee(y[0], y[1], y[2], y[3], delta, &nr, &pr) && !interior(EE, &pr)) {
+            make = 0;
+            cc->counts.endpoint++;
+          }
+        }
       }
       if (!make || find(cc, kind, kind == VF ? a : cc->pairs[2 * k], b))
         continue;
@@ -526,11 +573,11 @@ static int row_of(const cdyn_contacts *cc, const contact *c, double *phi, double
 {
   const cdyn_system *s = cc->sys;
   const cdyn_constraint *con = &s->cons[c->con];
-  const double *x[CDYN_MAX_PARTICLES], *v[CDYN_MAX_PARTICLES];
+  const double *v[CDYN_MAX_PARTICLES];
   for (int j = 0; j < 4; j++)
-    x[j] = s->q + 3 * con->p[j], v[j] = s->v + 3 * con->p[j];
+    v[j] = s->v + 3 * con->p[j];
   cdyn_row row;
-  int rc = con->type->eval(con->params, x, v, s->t, &row);
+  int rc = cdyn_constraint_eval(con, s->q, s->v, s->t, &row);
   if (rc)
     return rc;
   *phi = row.phi;
@@ -576,6 +623,21 @@ static double outside(const cdyn_contacts *cc, const contact *c)
   double oa = al < 0 ? -al * la : al > 1 ? (al - 1) * la : 0;
   double ob = be < 0 ? -be * lb : be > 1 ? (be - 1) * lb : 0;
   return fmax(oa, ob);
+}
+
+/* The longest side of the contact's elements (the scale of the rounding
+   in outside()). */
+static double size_of(const cdyn_contacts *cc, const contact *c)
+{
+  const size_t *p = cc->sys->cons[c->con].p;
+  const double *q = cc->sys->q;
+  double m = 0, d[3];
+  static const int pairs[4][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 3}};
+  for (int k = 0; k < 4; k++) {
+    sub3(X(q, p[pairs[k][0]]), X(q, p[pairs[k][1]]), d);
+    m = fmax(m, sqrt(dot3(d, d)));
+  }
+  return m;
 }
 
 static int release(cdyn_contacts *cc, size_t k, long delay, unsigned long *why)
@@ -631,6 +693,8 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
         return CDYN_OK;
       }
       cc->counts.unresolved += found;
+      for (size_t k = cc->nc - found; k < cc->nc; k++)
+        cc->c[k].fresh = 1;
     }
   }
   cc->saved = 0;
@@ -639,6 +703,10 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
   for (size_t k = cc->nc; k-- > 0;) {
     contact *c = &cc->c[k];
     double phi, u, lambda = 0;
+    if (c->fresh) { /* not in the step just taken: nothing to release on */
+      c->fresh = 0;
+      continue;
+    }
     rc = row_of(cc, c, &phi, &u);
     if (rc == CDYN_EDEGENERATE) {
       if ((rc = release(cc, k, 0, &cc->counts.released_degenerate)))
@@ -647,7 +715,7 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
     }
     if (rc)
       return rc;
-    if (u > 0 && c->sep_start < 0)
+    if (u > SEP_NOISE && c->sep_start < 0)
       c->sep_start = cc->step;
     long delay = c->sep_start < 0 ? 0 : cc->step - c->sep_start;
     if (cc->o.mode == CDYN_CONTACTS_SWITCH) {
@@ -656,13 +724,13 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
         return rc;
     }
     unsigned long *why = NULL;
-    if (u > cc->o.sep_speed || phi > cc->o.thickness)
+    if ((u > cc->o.sep_speed && phi > SEP_NOISE * h) || phi > cc->o.thickness)
       why = &cc->counts.released_separating;
     else if (lambda > cc->o.release)
       why = &cc->counts.released_pull;
-    else if (outside(cc, c) > cc->o.margin)
+    else if (outside(cc, c) > cc->o.margin + 1e-9 * size_of(cc, c))
       why = &cc->counts.released_region;
-    else if (u <= 0)
+    else if (u <= SEP_NOISE)
       c->sep_start = -1; /* approaching or resting again: the separation did not last */
     if (why && (rc = release(cc, k, delay, why)))
       return rc;

@@ -448,3 +448,13 @@ int cdyn_layout_follow(cdyn_stepper *st)
   }
   return CDYN_OK;
 }
+
+int cdyn_stepper_reserve(cdyn_stepper *st, size_t nnz)
+{
+  if (!st)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_reserve: NULL stepper");
+  if (nnz > (size_t)INT_MAX)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_reserve: %zu non-zeros exceed the limit of %d", nnz, INT_MAX);
+  /* A contribution is a particle two rows share: at most CDYN_MAX_PARTICLES per entry. */
+  return reserve_pattern(st, nnz, nnz * CDYN_MAX_PARTICLES);
+}

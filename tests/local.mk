@@ -24,7 +24,7 @@ check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_census \
 	tests/test_contact \
 	tests/test_switching \
-	tests/test_cloth tests/test_ccd \
+	tests/test_cloth tests/test_ccd tests/test_contacts \
 	tests/test_oom
 else !HAVE_CHECK
 check_SCRIPTS = tests/check-not-found

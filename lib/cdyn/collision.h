@@ -122,6 +122,7 @@ typedef struct cdyn_contacts_counts {
   unsigned long unresolved;     /* touches found when no repeat was left, cumulative */
   unsigned long skipped;        /* pairs with a degenerate triangle, cumulative */
   unsigned long parallel;       /* edge pairs too parallel for a normal, cumulative */
+  unsigned long endpoint;       /* edge pairs found meeting at an end (left to node-triangle), cumulative */
   unsigned long total_released; /* cumulative, by rule: */
   unsigned long released_separating, released_pull, released_region, released_degenerate;
   unsigned long delay_sum, delay_max; /* release delays in steps (lib/contacts.c), cumulative */
@@ -139,7 +140,7 @@ typedef struct cdyn_contact_info {
 typedef struct cdyn_contacts cdyn_contacts;
 
 /* Defaults: thickness 5 mm, inequality, continuous, capacity 4096, 2^18
-   pairs, margin 0, sep_speed 1 mm/s, release 0, ccd_tol 1e-6, max_redo 4. */
+   pairs, margin 5 mm, sep_speed 1 mm/s, release 0, ccd_tol 1e-6, max_redo 4. */
 int cdyn_contacts_opts_default(cdyn_contacts_opts *o);
 /* tris: 3 ntris particle indices.  CDYN_EINVAL for bad options or
    triangles (out of range, repeated particle); CDYN_ENONFINITE for a

@@ -126,6 +126,11 @@ int cdyn_stepper_reset(cdyn_stepper *st);
 const char *cdyn_stepper_scheme(const cdyn_stepper *st);
 int cdyn_stepper_stats(const cdyn_stepper *st, cdyn_stats *stats);
 int cdyn_stepper_reset_stats(cdyn_stepper *st);
+/* Room for a sparsity pattern of A with up to nnz entries (and their
+   contributions), so that constraint sets whose pattern grows up to that
+   size (contacts made and released between steps) make no step allocate.
+   Never shrinks.  CDYN_EINVAL for nnz beyond INT_MAX. */
+int cdyn_stepper_reserve(cdyn_stepper *st, size_t nnz);
 /* Rows of the constraint set of the last step (or of the stepper's build). */
 size_t cdyn_stepper_rows(const cdyn_stepper *st);
 /* The multipliers of the last step (cdyn_stepper_rows values, the
