@@ -94,6 +94,11 @@ enum { VF = 0, EE = 1 };
 /* A normal speed below this (m/s) is rest, not separation (rounding of J v). */
 #define SEP_NOISE 1e-6
 
+/* Edges meeting at an angle whose sine is below this get no edge-edge
+   constraint (its normal turns as 1 / sin: a near-parallel pair linearises
+   badly); the node-triangle pairs at their ends hold them. */
+#define PARALLEL_SIN 0.1
+
 typedef struct {
   int kind;
   size_t a, b;     /* vf: node, triangle; ee: edge, edge (a < b) */
@@ -361,6 +366,23 @@ static contact *find(cdyn_contacts *cc, int kind, size_t a, size_t b)
   return NULL;
 }
 
+/* Mode switch: is the node (vf) or either edge (ee) already held by a
+   contact of its kind?  Equalities admit no redundancy: two planes held
+   at the thickness through one node (its two neighbouring triangles, or a
+   triangle and an edge pair at it) are in general inconsistent, and the
+   step then takes a least-squares answer. */
+static int held(const cdyn_contacts *cc, int kind, size_t a, size_t b)
+{
+  for (size_t k = 0; k < cc->nc; k++) {
+    const contact *c = &cc->c[k];
+    if (c->kind != kind)
+      continue;
+    if (kind == VF ? c->a == a : (c->a == a || c->b == a || c->a == b || c->b == b))
+      return 1;
+  }
+  return 0;
+}
+
 /* Make the contact of the pair, oriented at the positions q. */
 static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double *q, const double *v)
 {
@@ -394,7 +416,7 @@ static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double 
     sub3(X(q, p[1]), X(q, p[0]), d1);
     sub3(X(q, p[3]), X(q, p[2]), d2);
     cross3(d1, d2, n);
-    if (!(sqrt(dot3(n, n)) > 1e-6 * sqrt(dot3(d1, d1) * dot3(d2, d2)))) {
+    if (!(sqrt(dot3(n, n)) > PARALLEL_SIN * sqrt(dot3(d1, d1) * dot3(d2, d2)))) {
       cc->counts.parallel++;
       return CDYN_OK;
     }
@@ -524,6 +546,10 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
       }
       if (!make || find(cc, kind, kind == VF ? a : cc->pairs[2 * k], b))
         continue;
+      if (cc->o.mode == CDYN_CONTACTS_SWITCH && held(cc, kind, kind == VF ? a : cc->pairs[2 * k], b)) {
+        cc->counts.redundant++;
+        continue;
+      }
       size_t before_nc = cc->nc;
       if ((rc = create(cc, kind, kind == VF ? a : cc->pairs[2 * k], b, x0, v)))
         return rc;

@@ -456,5 +456,8 @@ int cdyn_stepper_reserve(cdyn_stepper *st, size_t nnz)
   if (nnz > (size_t)INT_MAX)
     return cdyn_error(CDYN_EINVAL, "cdyn_stepper_reserve: %zu non-zeros exceed the limit of %d", nnz, INT_MAX);
   /* A contribution is a particle two rows share: at most CDYN_MAX_PARTICLES per entry. */
-  return reserve_pattern(st, nnz, nnz * CDYN_MAX_PARTICLES);
+  int rc = reserve_pattern(st, nnz, nnz * CDYN_MAX_PARTICLES);
+  if (!rc)
+    update_view(st); /* the matrix view the solvers read points into the storage just moved */
+  return rc;
 }

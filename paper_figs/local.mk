@@ -30,7 +30,8 @@ $(FIGDIR)/palette.gp: cdyn$(EXEEXT)
 	$(AM_V_GEN)$(RUN_CDYN) palette > $@.tmp && mv $@.tmp $@
 EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence stability bad-initial \
 	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
-	active-set-census chain-scale-stability cloth-elongation cloth-vs-implicit-ode
+	active-set-census chain-scale-stability cloth-elongation cloth-vs-implicit-ode cloth-contact \
+	collision-cost
 EXP_STAMPS = $(EXPERIMENTS:%=$(FIGDIR)/%/done)
 
 # The figures, one PLOT:EXPERIMENT pair each: paper_figs/PLOT.gp draws
@@ -70,7 +71,11 @@ FIGURES = \
 	cloth-elongation:cloth-elongation \
 	cloth-active:cloth-elongation \
 	cloth-energy:cloth-elongation \
-	cloth-cost:cloth-vs-implicit-ode
+	cloth-cost:cloth-vs-implicit-ode \
+	cloth-contact-snapshots:cloth-contact \
+	cloth-contact-distance:cloth-contact \
+	cloth-contact-active:cloth-contact \
+	collision-cost:collision-cost
 # Scripts that the plot scripts load, not plots themselves.
 GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp
 
@@ -124,14 +129,16 @@ $(LATEXDIR)/%.tex: $(FIGDIR)/%.pdf
 	@mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf && mv $(LATEXDIR)/$*.tmp/$*.tex $@ \
 	  && rmdir $(LATEXDIR)/$*.tmp
 
-# step-cost and cloth-vs-implicit-ode measure wall-clock time, so they run
-# alone, one after the other, after the other experiments and plots, not
-# beside them under make -j.
-TIMED = $(FIGDIR)/step-cost/done $(FIGDIR)/cloth-vs-implicit-ode/done
-TIMED_PLOTS = $(FIGDIR)/cloth-cost.pdf $(LATEXDIR)/cloth-cost.tex
+# step-cost, cloth-vs-implicit-ode and collision-cost measure wall-clock
+# time, so they run alone, one after the other, after the other
+# experiments and plots, not beside them under make -j.
+TIMED = $(FIGDIR)/step-cost/done $(FIGDIR)/cloth-vs-implicit-ode/done $(FIGDIR)/collision-cost/done
+TIMED_PLOTS = $(FIGDIR)/cloth-cost.pdf $(LATEXDIR)/cloth-cost.tex $(FIGDIR)/collision-cost.pdf \
+	$(LATEXDIR)/collision-cost.tex
 $(FIGDIR)/step-cost/done: $(filter-out $(TIMED),$(EXP_STAMPS)) $(filter-out $(TIMED_PLOTS),$(PLOTS:%=%.pdf) \
 	$(PLOTS_TEX))
 $(FIGDIR)/cloth-vs-implicit-ode/done: $(FIGDIR)/step-cost/done
+$(FIGDIR)/collision-cost/done: $(FIGDIR)/cloth-vs-implicit-ode/done
 
 $(FIGDIR)/claims.csv: $(EXP_STAMPS)
 	$(AM_V_GEN)$(RUN_CDYN) report $(FIGDIR) > $(FIGDIR)/report.log
@@ -163,4 +170,5 @@ figures check-latex-figures latex-figures:
 	@exit 1
 endif
 
-EXTRA_DIST += $(GP_FILES) paper_figs/check-latex.sh paper_figs/cloth-snapshots.awk
+EXTRA_DIST += $(GP_FILES) paper_figs/check-latex.sh paper_figs/cloth-snapshots.awk \
+	paper_figs/cloth-contact-snapshots.awk

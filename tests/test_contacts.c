@@ -525,6 +525,12 @@ START_TEST(test_bad_input)
   o.ccd_tol = 0;
   ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_EINVAL);
   cdyn_contacts_opts_default(&o);
+  /* cdyn_stepper_reserve: NULL, beyond the int limit. */
+  ck_assert_int_eq(cdyn_stepper_reserve(NULL, 10), CDYN_EINVAL);
+  cdyn_stepper *st0 = stepper(sys, "contact", NULL);
+  ck_assert_int_eq(cdyn_stepper_reserve(st0, (size_t)1 << 40), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_stepper_reserve(st0, 1000), CDYN_OK);
+  cdyn_stepper_free(st0);
   /* h <= 0, after without before, NULLs. */
   ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_OK);
   int redo;

@@ -1202,6 +1202,9 @@ static const bad_case bad_cases[] = {
   {{"run", "cloth-elongation", "--set", "snapshots=0.1,x", "--out", "o11a", NULL}, "snapshots", "o11a"},
   {{"run", "cloth-vs-implicit-ode", "--set", "grids=32,16", "--out", "o11b", NULL}, "grids", "o11b"},
   {{"run", "cloth-vs-implicit-ode", "--h", "0.01", "--out", "o11c", NULL}, "--h", "o11c"},
+  {{"run", "cloth-contact", "--set", "snapshots=x", "--out", "o11e", NULL}, "snapshots", "o11e"},
+  {{"run", "collision-cost", "--set", "grids=1", "--out", "o11f", NULL}, "grids", "o11f"},
+  {{"run", "collision-cost", "--steps", "5", "--out", "o11g", NULL}, "--steps", "o11g"},
   {{"run", "arm2-drift", "--scheme", "baraff-witkin", "--out", "o11d", NULL}, "pins only", "o11d"},
   /* Without its value --out must not fall back to ./arm2-drift. */
   {{"run", "arm2-drift", "--steps", "5", "--out", NULL}, "--out", "arm2-drift"},
@@ -3876,6 +3879,134 @@ START_TEST(test_cloth_elongation)
 }
 END_TEST
 
+/* ---- cloth-contact, collision-cost ----------------------------------------------------------- */
+
+enum { CC_T = 1, CC_STEPS, CC_CROSS, CC_EXACT, CC_MIND, CC_GAP, CC_VIOL, CC_CONTACTS, CC_VF, CC_EE, CC_BALL, CC_CREATED,
+       CC_RELEASED, CC_DELAY, CC_REDOS, CC_STATUS };
+enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_VIOL, CCS_MIND, CCS_GAP, CCS_CMAX, CCS_BMAX,
+       CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_STATUS };
+
+/*
+ * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
+ * the summary is the series' extremes and sums (crossings, violation,
+ * distances, contacts); the violation is the distances' own; the
+ * coarse run takes a quarter of the steps at 4 h; the snapshots hold
+ * every triangle with a flag 0, 1 or 2 and both balls; the claim is
+ * judged by its rule on the implicit run's summary.  The same command
+ * twice gives the same bytes but for the timing files.
+ */
+START_TEST(test_cloth_contact)
+{
+  for (int pass = 0; pass < 2; pass++)
+    run_ok("run", "cloth-contact", "--steps", "120", "--set", "grid=8", "--set", "balls=2", "--set", "out_every=1",
+           "--set", "snapshots=0.05,0.1", "--out", pass ? "b" : "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  pathf(path, "%s/cloth-contact.csv", dir);
+  table t = read_table_nan(path,
+                           "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,"
+                           "created,released,delay_max,redos,status", 1);
+  pathf(path, "%s/cloth-contact-summary.csv", dir);
+  table sum = read_table_nan(path,
+                             "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
+                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,status", 1);
+  ck_assert_uint_eq(sum.nrows, 5);
+  const double delta = 0.005;
+  exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
+  for (size_t r = 0; r < sum.nrows; r++) {
+    const char *name = sum.label[r];
+    double cross = 0, viol = 0, mind = INFINITY, gap = INFINITY, cmax = 0;
+    long last = -1;
+    for (size_t k = 0; k < t.nrows; k++)
+      if (!strcmp(t.label[k], name) && tv(&t, k, CC_STATUS) == 0) {
+        cross += tv(&t, k, CC_CROSS);
+        viol = fmax(viol, tv(&t, k, CC_VIOL));
+        mind = fmin(mind, tv(&t, k, CC_MIND));
+        gap = fmin(gap, tv(&t, k, CC_GAP));
+        cmax = fmax(cmax, tv(&t, k, CC_CONTACTS));
+        ck_assert(tv(&t, k, CC_VF) + tv(&t, k, CC_EE) == tv(&t, k, CC_CONTACTS));
+        /* The violation is the distances' own (the smaller of the two gaps against delta). */
+        double expect = fmax(0, fmax(delta - tv(&t, k, CC_MIND), delta - tv(&t, k, CC_GAP))) / delta;
+        ck_assert_msg(fabs(tv(&t, k, CC_VIOL) - expect) <= 1e-12, "%s step %g: violation %g, distances give %g",
+                      name, tv(&t, k, CC_STEPS), tv(&t, k, CC_VIOL), expect);
+        last = (long)tv(&t, k, CC_STEPS);
+      }
+    ck_assert_msg(cross == tv(&sum, r, CCS_CROSS), "%s: %g crossings in the series, %g in the summary", name, cross,
+                  tv(&sum, r, CCS_CROSS));
+    ck_assert(viol == tv(&sum, r, CCS_VIOL));
+    ck_assert(mind == tv(&sum, r, CCS_MIND) && gap == tv(&sum, r, CCS_GAP));
+    ck_assert(cmax == tv(&sum, r, CCS_CMAX));
+    ck_assert_int_eq(last, (long)tv(&sum, r, CCS_STEPS));
+    int coarse = !strcmp(name, "discrete-4h");
+    ck_assert(tv(&sum, r, CCS_H) == (coarse ? 4e-3 : 1e-3));
+    if (tv(&sum, r, CCS_COMPLETED) == 1)
+      ck_assert_int_eq(last, coarse ? 30 : 120);
+    if (!strcmp(name, "implicit")) {
+      v[0].value = tv(&sum, r, CCS_COMPLETED) == 1 ? tv(&sum, r, CCS_CROSS) : INFINITY;
+      v[1].value = tv(&sum, r, CCS_VIOL);
+      v[2].value = tv(&sum, r, CCS_DELAY);
+      v[3].value = 1 - tv(&sum, r, CCS_COMPLETED);
+    }
+  }
+  check_claim(dir, "cloth.contact_no_penetration", v, 4, 1e-9);
+  ck_assert_uint_eq(check_claims_part(dir, "cloth-contact"), 1);
+  pathf(path, "%s/cloth-contact-snapshots.csv", dir);
+  table sn = read_table_nan(path, "scheme,snap,tri,x1,y1,z1,x2,y2,z2,x3,y3,z3,t,flag", 2);
+  for (size_t k = 0; k < sn.nrows; k++) {
+    double f = tv(&sn, k, 13);
+    ck_assert(f == 0 || f == 1 || f == 2);
+  }
+  pathf(path, "%s/cloth-contact-balls.csv", dir);
+  table bl = read_table_nan(path, "scheme,snap,ball,x,y,z,radius,t", 2);
+  ck_assert_uint_eq(sn.nrows, bl.nrows / 2 * 2 * 7 * 7);
+  table_free(&t);
+  table_free(&sum);
+  table_free(&sn);
+  table_free(&bl);
+  char a2[PATH_MAX], b2[PATH_MAX];
+  static const char *const timing[] = {"cloth-contact-time.csv", "cloth-contact-cost.csv"};
+  for (int k = 0; k < 2; k++) {
+    pathf(a2, "%s/%s", dir, timing[k]);
+    char rel[64];
+    snprintf(rel, sizeof rel, "b/%s", timing[k]);
+    wp(b2, rel);
+    ck_assert(exists(a2) && exists(b2));
+    unlink(a2);
+    unlink(b2);
+  }
+  check_same_output(4);
+}
+END_TEST
+
+/*
+ * collision-cost on grids 4 and 8: one row per mesh with its triangle
+ * count 2 (N - 1)^2, the times positive.
+ */
+START_TEST(test_collision_cost)
+{
+  run_ok("run", "collision-cost", "--set", "grids=4,8", "--set", "reps=2", "--out", "cc");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "cc");
+  check_no_temporaries(dir);
+  pathf(path, "%s/collision-cost.csv", dir);
+  table t = read_table_nan(path, "grid,nodes,triangles,candidates,contacts,exact", 0);
+  ck_assert_uint_eq(t.nrows, 2);
+  for (size_t k = 0; k < 2; k++) {
+    double N = tv(&t, k, 0);
+    ck_assert(tv(&t, k, 2) == 2 * (N - 1) * (N - 1));
+    ck_assert(tv(&t, k, 3) > 0);
+  }
+  pathf(path, "%s/collision-cost-time.csv", dir);
+  table tt = read_table_nan(path, "grid,triangles,before,after,replay", 0);
+  ck_assert_uint_eq(tt.nrows, 2);
+  for (size_t k = 0; k < 2; k++)
+    ck_assert(tv(&tt, k, 2) > 0 && tv(&tt, k, 3) > 0 && tv(&tt, k, 4) > 0);
+  table_free(&t);
+  table_free(&tt);
+}
+END_TEST
+
 enum { CLC_GRID = 2, CLC_NODES, CLC_H, CLC_STEPS, CLC_K, CLC_TIME, CLC_PROBE, CLC_MAX, CLC_FMEAN, CLC_FMAX, CLC_FLIPS, CLC_NOCONV,
        CLC_COMPLETED, CLC_BEST };
 
@@ -3968,6 +4099,8 @@ int main(void)
   add(s, "blas_threads", test_blas_threads);
   add(s, "cloth_elongation", test_cloth_elongation);
   add(s, "cloth_cost", test_cloth_cost);
+  add(s, "cloth_contact", test_cloth_contact);
+  add(s, "collision_cost", test_collision_cost);
   /* A test that cannot run here is not added, and says why (it must not
      count as passed). */
   const char *fw = getenv("CDYN_FAILWRITE");

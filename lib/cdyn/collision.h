@@ -123,6 +123,7 @@ typedef struct cdyn_contacts_counts {
   unsigned long skipped;        /* pairs with a degenerate triangle, cumulative */
   unsigned long parallel;       /* edge pairs too parallel for a normal, cumulative */
   unsigned long endpoint;       /* edge pairs found meeting at an end (left to node-triangle), cumulative */
+  unsigned long redundant;      /* mode switch: pairs whose node or edge was already held, cumulative */
   unsigned long total_released; /* cumulative, by rule: */
   unsigned long released_separating, released_pull, released_region, released_degenerate;
   unsigned long delay_sum, delay_max; /* release delays in steps (lib/contacts.c), cumulative */

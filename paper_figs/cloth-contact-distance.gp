@@ -1,0 +1,39 @@
+# cloth-contact: penetration and distance over time, continuous against
+# discrete detection.  Top: the smallest distance between non-adjacent
+# mesh elements at each step's end (cloth-cloth, within 4 delta; minimum
+# over out_every steps), against the thickness delta (dashed); a run's
+# curve stops below where nothing is that close.  Middle: the smallest
+# gap |x_node - c| - r between a node and a ball, against delta.
+# Bottom: the cumulative number of crossings found by the exact replay of
+# every step's motion (pairs that touched), log scale; a run with none
+# has no curve.
+D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
+F = D."/cloth-contact/cloth-contact.csv"
+S = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
+NS = words(S)
+DELTA = real(system("awk -F, 'NR > 1 { print 0 + 0; exit }' /dev/null; sed -n 's/.*\"thickness\": *\\([0-9.e+-]*\\).*/\\1/p' '".D."/cloth-contact/cloth-contact.meta.json' | head -1"))
+FIG_W = 7; FIG_H = 6.2
+load ARG1."/common.gp"
+PAL_X = pal_use(S)
+# Cumulative crossings of run r.
+cum(r) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" { c += $4; if (c > 0) print $2, c }' '%s'", r, F)
+set multiplot layout 3, 1 title "Cloth against balls and itself: distances against the thickness, and crossings"
+set key top right nobox Left reverse samplen 2 font KEY_SMALL
+set logscale y
+set format y lab("10^{%L}", '$10^{%L}$')
+set format x ""
+set ylabel "min distance (m)"
+plot for [i = 1:NS] F using (strcol(1) eq word(S, i) && $6 < 1e300 ? $2 : NaN):6 with lines \
+       lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW title small(nm(word(S, i))), \
+     DELTA with lines lc rgb "#000000" dt 2 lw 0.8 title lab("thickness δ", 'thickness $\delta$')
+unset key
+set ylabel "min ball gap (m)"
+plot for [i = 1:NS] F using (strcol(1) eq word(S, i) && $7 > 0 ? $2 : NaN):7 with lines \
+       lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW notitle, \
+     DELTA with lines lc rgb "#000000" dt 2 lw 0.8 notitle
+set format x "%g"
+set xlabel lab("t (s)", '$t$ (s)')
+set ylabel "crossings (cumulative)"
+plot for [i = 1:NS] cum(word(S, i)) using 1:2 with steps lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) \
+       lw PAL_LW notitle
+unset multiplot
