@@ -288,7 +288,7 @@ const cdyn_experiment cdyn_experiment_ccd_census = {
   .name = "ccd-census",
   .description = "continuous collision detection (node-triangle, edge-edge) against an exact reference on random "
                  "and constructed degenerate queries",
-  .source = "beyond the papers (cloth.md, collision detection)",
+  .source = "beyond the papers (cloth.md)",
   .params = params,
   .check = check,
   .schemes = NULL,
