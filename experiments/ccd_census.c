@@ -153,7 +153,8 @@ static int run(exp_ctx *ctx)
         double x[4][2][3];
         int built = -1;
         if (fam == CCDQ_RANDOM) {
-          ccdq_random(r, ee, i, x);
+          if ((rc = ccdq_random(r, ee, i, x)))
+            break;
         } else {
           ccdq_info info;
           if ((rc = ccdq_constructed(r, fam, ee, i, x, &info)))

@@ -60,7 +60,7 @@ static void rpoints(gsl_rng *r, int64_t (*X)[3], int n, int mask)
       X[i][k] = mask >> k & 1 ? rpos(r) : 0;
 }
 
-/* |x|^2 >= 1/64 (in 2^-10 units, exact in int64: |x_k| <= 2^12). */
+/* |x|^2 >= 1/8 (in 2^-10 units, exact in int64: |x_k| <= 2^12). */
 static int long_enough(const int64_t x[3])
 {
   int64_t s = 0;
@@ -96,7 +96,7 @@ static void rtriangle(gsl_rng *r, int64_t (*X)[3], int mask)
   }
 }
 
-/* A segment (two positions) of length^2 >= 1/64 in the coordinates of mask. */
+/* A segment (two positions) of length^2 >= 1/8 in the coordinates of mask. */
 static void rsegment(gsl_rng *r, int64_t (*X)[3], int mask)
 {
   int64_t d[3];
@@ -144,8 +144,8 @@ static int64_t rgap(gsl_rng *r) { return (int64_t)1 << (10 * irand(r, 1, 3)); }
 
 /*
  * Coordinate 0 (x) of points first .. first + n - 1 at both ends: on the
- * side x >= 0 (side > 0, x in [0, 1], at least lo) or x <= -g (side < 0,
- * -g at one end or both, else further out).
+ * side x >= 0 (side > 0, x in [0, 1]) or x <= -g (side < 0: at each end
+ * -g, or at random further out).
  */
 static void side_x(gsl_rng *r, cpt *x, int first, int n, int side, int64_t g)
 {
@@ -507,10 +507,10 @@ static int keeps_orientation(cpt *tri)
         return 0;
       u[e][k] = du / step, v[e][k] = dv / step;
     }
-  int64_t a0 = u[0][0] * v[0][1] - u[0][1] * v[0][0], A1 = u[1][0] * v[1][1] - u[1][1] * v[1][0];
+  int64_t a0 = u[0][0] * v[0][1] - u[0][1] * v[0][0], at1 = u[1][0] * v[1][1] - u[1][1] * v[1][0];
   int64_t a1 = u[0][0] * (v[1][1] - v[0][1]) - u[0][1] * (v[1][0] - v[0][0]) + (u[1][0] - u[0][0]) * v[0][1] -
                (u[1][1] - u[0][1]) * v[0][0];
-  int64_t b[3] = {2 * a0, 2 * a0 + a1, 2 * A1};
+  int64_t b[3] = {2 * a0, 2 * a0 + a1, 2 * at1}; /* at1 = A(1) = a0 + a1 + a2 */
   return (b[0] > 0 && b[1] > 0 && b[2] > 0) || (b[0] < 0 && b[1] < 0 && b[2] < 0);
 }
 
@@ -574,15 +574,17 @@ static int to_doubles(gsl_rng *r, cpt *x, double q[4][2][3])
 
 /* ---- random queries --------------------------------------------------------------------- */
 
-void ccdq_random(gsl_rng *r, int ee, unsigned long i, double x[4][2][3])
+int ccdq_random(gsl_rng *r, int ee, unsigned long i, double x[4][2][3])
 {
+  if (!r || !x || (ee != 0 && ee != 1))
+    return cdyn_error(CDYN_EINVAL, "ccdq_random: no kind %d (or a NULL argument)", ee);
   for (int p = 0; p < 4; p++)
     for (int k = 0; k < 3; k++) {
       x[p][0][k] = gsl_rng_uniform(r);
       x[p][1][k] = x[p][0][k] + (gsl_rng_uniform(r) - 0.5);
     }
   if (i % 3)
-    return;
+    return CDYN_OK;
   /* Shifted to cross at tc: the node (edge r s) moved rigidly. */
   double tc = gsl_rng_uniform(r), X[4][3], s[3];
   for (int p = 0; p < 4; p++)
@@ -604,8 +606,10 @@ void ccdq_random(gsl_rng *r, int ee, unsigned long i, double x[4][2][3])
         for (int k = 0; k < 3; k++)
           x[p][e][k] += s[k];
   }
+  return CDYN_OK;
 }
 
+/* ---- constructed queries, in doubles ------------------------------------------------------- */
 
 int ccdq_constructed(gsl_rng *r, int fam, int ee, unsigned long i, double x[4][2][3], ccdq_info *info)
 {

@@ -114,8 +114,9 @@ typedef struct ccdq_info {
   double gap;  /* the distance there before the map (0: touching); -1: not recorded */
 } ccdq_info;
 
-/* Query i of the random family, kind ee (0 vf, 1 ee). */
-void ccdq_random(gsl_rng *r, int ee, unsigned long i, double x[4][2][3]);
+/* Query i of the random family, kind ee (0 vf, 1 ee), into x; CDYN_EINVAL
+   for a kind out of range or a NULL argument. */
+int ccdq_random(gsl_rng *r, int ee, unsigned long i, double x[4][2][3]);
 
 /*
  * Query i of constructed family fam (CCDQ_COPLANAR .. CCDQ_GRAZE), kind

@@ -473,6 +473,8 @@ START_TEST(test_families)
   TU_EXPECT_EINVAL(ccdq_constructed(r, CCDQ_NFAM, 0, 0, x, &info));
   TU_EXPECT_EINVAL(ccdq_constructed(r, CCDQ_GRAZE, 2, 0, x, &info));
   TU_EXPECT_EINVAL(ccdq_constructed(r, CCDQ_GRAZE, 0, 0, x, NULL));
+  TU_EXPECT_EINVAL(ccdq_random(r, -1, 0, x));
+  TU_EXPECT_EINVAL(ccdq_random(NULL, 0, 0, x));
   gsl_rng_free(r);
   mpq_clear(t);
   for (int k = 0; k < 4; k++)
@@ -498,7 +500,7 @@ START_TEST(test_random_crossings)
     int built = 0, found = 0;
     for (unsigned long i = 0; i < 600; i++) {
       double x[4][2][3];
-      ccdq_random(r, ee, i, x);
+      ck_assert_int_eq(ccdq_random(r, ee, i, x), CDYN_OK);
       if (i % 3)
         continue;
       built++;
