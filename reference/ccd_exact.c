@@ -668,7 +668,7 @@ static void to_integers(const double (*const *pts)[3], int n, ipoint *out)
         long e = (long)ex - 53;
         while (m % 2 == 0)
           m /= 2, e++;
-        mpz_set_si(out[j].x[i][k], (long)m);
+        mpz_set_d(out[j].x[i][k], (double)m); /* exact: |m| < 2^53 */
         mpz_mul_2exp(out[j].x[i][k], out[j].x[i][k], (unsigned long)(e - emin));
       }
 }
