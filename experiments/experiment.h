@@ -94,7 +94,7 @@ typedef struct cdyn_experiment {
   int (*check)(exp_ctx *ctx);
   /* The paper's schemes, comma separated, or "all" (every registered
      scheme); NULL: the experiment runs no schemes (it studies the
-     active-set algorithms directly). */
+     active-set algorithms or collision detection directly). */
   const char *schemes;
   const exp_companion *companions; /* ends with a NULL name; may be NULL */
   /* Runs only schemes that enforce inequality rows; others given to it

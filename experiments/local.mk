@@ -7,7 +7,8 @@ bin_PROGRAMS = cdyn
 cdyn_SOURCES = experiments/main.c experiments/experiment.h experiments/common.c \
 	experiments/experiments.def experiments/claims.c experiments/claims.h experiments/claimdefs.c \
 	experiments/runner.c experiments/columns.c experiments/problems.h experiments/problems.c \
-	experiments/contact_problems.h experiments/contact_problems.c $(EXPERIMENT_SOURCES)
+	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
+	experiments/ccd_queries.c $(EXPERIMENT_SOURCES)
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
 nodist_cdyn_SOURCES = build-info.h
 

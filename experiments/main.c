@@ -118,7 +118,7 @@ static void print_experiment(const cdyn_experiment *e)
   if (e->schemes)
     printf("  schemes: %s\n", e->schemes);
   else
-    printf("  schemes: none (it studies the active-set algorithms directly)\n");
+    printf("  schemes: none (it studies part of the library directly)\n");
   if (e->inequalities)
     printf("  runs only schemes that enforce inequality rows\n");
   for (const exp_companion *c = e->companions; c && c->name; c++) {
@@ -749,7 +749,7 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
   /* The runs. */
   if (!c->exp->schemes) {
     if (ra->scheme_list) {
-      fprintf(stderr, "cdyn run: %s runs no schemes (it studies the active-set algorithms directly)\n",
+      fprintf(stderr, "cdyn run: %s runs no schemes (it studies part of the library directly)\n",
               c->exp->name);
       return 2;
     }

@@ -22,6 +22,7 @@ check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_arms \
 	tests/test_lcp \
 	tests/test_census \
+	tests/test_ccd_census \
 	tests/test_contact \
 	tests/test_switching \
 	tests/test_cloth tests/test_ccd tests/test_contacts \
@@ -39,6 +40,8 @@ tests_test_experiments_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_experiments_DEPENDENCIES = cdyn$(EXEEXT) lib/libcdyn.la reference/libcdynref.la
 tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c
 tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
+tests_test_ccd_census_SOURCES = tests/test_ccd_census.c experiments/ccd_queries.c experiments/ccd_queries.h
+tests_test_ccd_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
 
 # A write that fails on demand, preloaded into the cdyn program by
@@ -64,4 +67,4 @@ check-valgrind: $(check_PROGRAMS)
 	  LOG_COMPILER='$(LIBTOOL) --mode=execute valgrind -q --error-exitcode=1 --leak-check=full \
 	  --soname-synonyms=somalloc=nouserintercepts'
 
-EXTRA_DIST += tests/data/census-counterexamples.csv build-aux/tap-driver.sh
+EXTRA_DIST += tests/data/census-counterexamples.csv tests/data/ccd-census-counterexamples.csv build-aux/tap-driver.sh

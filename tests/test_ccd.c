@@ -5,8 +5,11 @@
  *   through a face, an edge and a vertex, contact at t = 0 and t = 1,
  *   coplanar motion into and beside a triangle, an irrational time of
  *   contact, a zero-area triangle (degenerate), parallel and collinear
- *   edges, and misses by one unit in the last place; on random motions,
- *   every contact it reports is a contact.
+ *   edges, and misses by one unit in the last place; the same answers for
+ *   coordinates scaled by powers of two from the subnormals up, and for
+ *   the least subnormal off an edge; a degenerate triangle away from the
+ *   node is no contact; bad input; on random motions, every contact it
+ *   reports is a contact.
  * - The library's conservative test (cdyn_ccd_vf, cdyn_ccd_ee) against the
  *   reference: never a false negative; false positives counted.
  * - The broad phase (cdyn_bvh): exactly the pairs of all-pairs testing.
@@ -185,6 +188,75 @@ START_TEST(test_ee_constructed)
     MOVE(r, -1, 1, 1, -1, 1, 0.5);
     MOVE(s, 1, 1, 1, 1, 1, 0.5);
     expect_ee(p, q, r, s, 0, 0, "parallel edges apart");
+  }
+}
+END_TEST
+
+/* The points scaled by 2^e (exact for these exponents). */
+static void scaled(const double x[2][3], int e, double out[2][3])
+{
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < 3; k++)
+      out[i][k] = ldexp(x[i][k], e);
+}
+
+/*
+ * The reference takes the doubles as integers times a common power of two:
+ * its answers and brackets do not change when every coordinate is scaled
+ * by 2^e, from the least exponent that keeps them exact (the mantissas of
+ * 0.2 and 0.7 reach down 55 bits) to near the largest doubles; a
+ * node the least subnormal outside an edge misses and on it hits; a
+ * triangle that degenerates far from the node is no contact (the parties
+ * are apart along an axis), one that degenerates at the contact is
+ * reported as degenerate; a NULL or non-finite point is refused.
+ */
+START_TEST(test_exact_integers)
+{
+  STILL(a, 0, 0, 0);
+  STILL(b, 1, 0, 0);
+  MOVE(c, 0, 1, 0, 0, 1, 1);
+  MOVE(p, 0.2, 0.2, 1, 0.2, 0.7, -1);
+  double lo0, hi0;
+  ck_assert_int_eq(ref_ccd_vf(p, a, b, c, &lo0, &hi0), 1);
+  static const int exps[] = {-1015, -600, -60, 7, 500, 1020};
+  for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++) {
+    double P[2][3], A[2][3], B[2][3], C[2][3], lo, hi;
+    scaled(p, exps[i], P), scaled(a, exps[i], A), scaled(b, exps[i], B), scaled(c, exps[i], C);
+    ck_assert_msg(ref_ccd_vf(P, A, B, C, &lo, &hi) == 1 && lo == lo0 && hi == hi0, "scaled by 2^%d: [%a, %a]",
+                  exps[i], lo, hi);
+  }
+  {
+    /* The least subnormal outside the edge x = 0, and on it. */
+    MOVE(q, -DBL_TRUE_MIN, 0.5, 1, -DBL_TRUE_MIN, 0.5, -1);
+    STILL(cc, 0, 1, 0);
+    double lo, hi;
+    ck_assert_int_eq(ref_ccd_vf(q, a, b, cc, &lo, &hi), 0);
+    MOVE(q0, 0, 0.5, 1, 0, 0.5, -1);
+    ck_assert_int_eq(ref_ccd_vf(q0, a, b, cc, &lo, &hi), 1);
+    ck_assert(lo <= 0.5 && 0.5 <= hi);
+    /* Coordinates of very different magnitudes in one query. */
+    MOVE(qs, DBL_TRUE_MIN, 0x1p-1000, 1, DBL_TRUE_MIN, 0x1p-1000, -0x1p900);
+    ck_assert_int_eq(ref_ccd_vf(qs, a, b, cc, &lo, &hi), 1);
+    ck_assert(lo <= 0x1p-900 && 0x1p-900 <= hi);
+  }
+  {
+    /* b slides onto a at t = 0.5, far from the node (x < -1 < 0 <= the
+       triangle's x): no contact; the node passing through the collapsed
+       triangle then is degenerate. */
+    MOVE(bb, 1, 0, 0, -1, 0, 0);
+    STILL(cc, 0, 1, 0);
+    MOVE(far, -2, 0.5, 1, -2, 0.5, -1);
+    ck_assert_int_eq(ref_ccd_vf(far, a, bb, cc, NULL, NULL), 0);
+    MOVE(thru, 0, 0.5, 1, 0, 0.5, -1);
+    ck_assert_int_eq(ref_ccd_vf(thru, a, bb, cc, NULL, NULL), REF_CCD_DEGENERATE);
+  }
+  {
+    STILL(cc, 0, 1, 0);
+    double bad[2][3] = {{0, 0, 0}, {0, NAN, 0}};
+    ck_assert_int_eq(ref_ccd_vf(bad, a, b, cc, NULL, NULL), REF_CCD_EINVAL);
+    bad[1][1] = INFINITY;
+    ck_assert_int_eq(ref_ccd_ee(a, b, cc, bad, NULL, NULL), REF_CCD_EINVAL);
+    ck_assert_int_eq(ref_ccd_ee(a, b, NULL, cc, NULL, NULL), REF_CCD_EINVAL);
   }
 }
 END_TEST
@@ -597,6 +669,7 @@ int main(void)
   TCase *tc = tcase_create("exact");
   tcase_add_test(tc, test_vf_constructed);
   tcase_add_test(tc, test_ee_constructed);
+  tcase_add_test(tc, test_exact_integers);
   tcase_add_test(tc, test_vf_random_consistent);
   tcase_add_test(tc, test_library_vs_exact);
   tcase_add_test(tc, test_ccd_bad_input);

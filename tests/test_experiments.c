@@ -43,7 +43,11 @@
  *   verdicts); the mass-weighted post-stabilisation equal bit for bit to
  *   the unit one with equal masses; failure detection against known
  *   answers (a threshold crossed at a step read off an earlier run, one
- *   below every error, and implicit's bounded error).
+ *   below every error, and implicit's bounded error);
+ * - ccd-census, a quick run: no false negative or late contact, the
+ *   constructed queries as built, the family rows against the totals,
+ *   every disagreement replayed from its hex floats through the library
+ *   and the exact reference, the same bytes on rerun but for the times.
  *
  * Each test works in a fresh directory tests/out-XXXXXX under the current
  * directory (the build tree under `make check`) and removes it when the
@@ -81,6 +85,7 @@
 #include <cdyn/cdyn.h>
 
 #include "bead.h"
+#include "ccd_exact.h"
 #include "claims.h"
 #include "nlink.h"
 #include "testutil.h"
@@ -831,7 +836,7 @@ START_TEST(test_help_and_list)
                   "cdyn list does not list active-set algorithm %s:\n%s", cdyn_activeset_name(i), p.out);
   static const char *const exps[] = {"arm2-drift", "arm2-trajectory", "step-cost",   "convergence",
                                      "stability",  "bad-initial",     "bead-circle", "stiff-pendulum",
-                                     "chain10-stability", "corner", "billiard", "active-set-census"};
+                                     "chain10-stability", "corner", "billiard", "active-set-census", "ccd-census"};
   for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++)
     ck_assert_msg(listed_in(p.out, "experiments", exps[i]), "cdyn list does not list experiment %s:\n%s",
                   exps[i], p.out);
@@ -1260,6 +1265,12 @@ static const bad_case bad_cases[] = {
   {{"run", "convergence", "--h", "0.01", "--out", "o57", NULL}, "does not use --h", "o57"},
   {{"run", "stability", "--steps", "10", "--out", "o58", NULL}, "does not use --steps", "o58"},
   {{"run", "active-set-census", "--scheme", "implicit", "--out", "o59", NULL}, "runs no schemes", "o59"},
+  {{"run", "ccd-census", "--set", "random=0", "--set", "degenerate=0", "--out", "o74", NULL}, "no query", "o74"},
+  {{"run", "ccd-census", "--set", "tol=0", "--out", "o75", NULL}, "tol = '0'", "o75"},
+  {{"run", "ccd-census", "--set", "tol=0.75", "--out", "o76", NULL}, "tol = '0.75'", "o76"},
+  {{"run", "ccd-census", "--set", "random=-1", "--out", "o77", NULL}, "random = '-1'", "o77"},
+  {{"run", "ccd-census", "--h", "0.01", "--out", "o78", NULL}, "--h", "o78"},
+  {{"run", "ccd-census", "--scheme", "implicit", "--out", "o79", NULL}, "runs no schemes", "o79"},
   /* Scheme options: of a scheme not in the run, unknown, out of range. */
   {{"run", "arm2-drift", "--set", "rattle.tol=1e-6", "--out", "o60", NULL}, "rattle is a scheme, but not in this run",
    "o60"},
@@ -3494,6 +3505,159 @@ START_TEST(test_census)
 }
 END_TEST
 
+/* ---- ccd-census (beyond the papers) ------------------------------------------------------ */
+
+#define CCD_SUMMARY                                                                                                  \
+  "kind,family,queries,built,built_contacts,built_wrong,contacts,degenerate,false_negatives,late,false_positives"
+enum { CC_QUERIES = 2, CC_BUILT, CC_BCONTACTS, CC_BWRONG, CC_CONTACTS, CC_DEGEN, CC_FN, CC_LATE, CC_FP };
+#define CCD_CX                                                                                                       \
+  "kind,family,query,reference,library,late,x1_0,y1_0,z1_0,x1_1,y1_1,z1_1,x2_0,y2_0,z2_0,x2_1,y2_1,z2_1,x3_0,y3_0," \
+  "z3_0,x3_1,y3_1,z3_1,x4_0,y4_0,z4_0,x4_1,y4_1,z4_1"
+
+/* The report with the table rows cut after their ninth column (the two
+   time columns go): what must not change between two runs. */
+static char *ccd_report_untimed(const char *path)
+{
+  char *text = must_slurp(path), *out = malloc(strlen(text) + 1), *o = out;
+  ck_assert_ptr_nonnull(out);
+  for (char *line = text; *line;) {
+    char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+    size_t keep = len, bars = 0;
+    if (line[0] == '|')
+      for (size_t k = 0; k < len; k++)
+        if (line[k] == '|' && ++bars == 10) {
+          keep = k + 1;
+          break;
+        }
+    memcpy(o, line, keep);
+    o += keep;
+    line += len;
+  }
+  *o = '\0';
+  free(text);
+  return out;
+}
+
+/*
+ * A quick ccd-census (600 random queries, 12 per constructed family and
+ * kind), run twice: no false negative, no late contact, no constructed
+ * query on which the reference contradicts the construction; the family
+ * rows add up to each kind's total, with the numbers of queries asked
+ * for, and the constructed families built to touch on their even queries
+ * (near-miss on none, graze on all); ccd-counterexamples.csv holds exactly
+ * the disagreements counted, each of which replays through the reference
+ * and the library as recorded (its points are read back bit for bit from
+ * their hex floats); every family has a time, and no claim is judged.  The
+ * same command gives the same bytes but for the timing file and the
+ * report's time columns.
+ */
+START_TEST(test_ccd_census)
+{
+  static const char *const fams[] = {"random", "coplanar", "parallel", "root-t0",   "root-t1",
+                                     "vertex", "edge",     "leading-zero", "near-miss", "graze"};
+  for (int pass = 0; pass < 2; pass++)
+    run_ok("run", "ccd-census", "--set", "random=600", "--set", "degenerate=12", "--out", pass ? "b" : "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  check_meta(dir, "ccd-census", "cdyn run ccd-census --set random=600 --set degenerate=12 --out a", 0, 0,
+             "degenerate", "12");
+  pathf(path, "%s/ccd-census.csv", dir);
+  table t = read_table(path, CCD_SUMMARY, 2);
+  ck_assert_uint_eq(t.nrows, 2 * 11);
+  double disagreements = 0;
+  for (size_t ee = 0; ee < 2; ee++) {
+    double sum[CC_FP + 1] = {0};
+    for (size_t f = 0; f <= 10; f++) {
+      size_t row = 11 * ee + f;
+      char want[64];
+      snprintf(want, sizeof want, "%s,%s", ee ? "ee" : "vf", f < 10 ? fams[f] : "all");
+      ck_assert_msg(!strcmp(t.label[row], want), "%s: row %zu is %s, expected %s", path, row + 1, t.label[row], want);
+      ck_assert_msg(tv(&t, row, CC_FN) == 0 && tv(&t, row, CC_LATE) == 0 && tv(&t, row, CC_BWRONG) == 0,
+                    "%s: %s: %g false negatives, %g late, %g built wrong", path, want, tv(&t, row, CC_FN),
+                    tv(&t, row, CC_LATE), tv(&t, row, CC_BWRONG));
+      ck_assert(tv(&t, row, CC_CONTACTS) + tv(&t, row, CC_DEGEN) <= tv(&t, row, CC_QUERIES));
+      if (f == 10) {
+        for (int c = CC_QUERIES; c <= CC_FP; c++)
+          ck_assert_msg(sum[c] == tv(&t, row, c), "%s: %s: column %d sums to %g over the families, %g in the total",
+                        path, want, c, sum[c], tv(&t, row, c));
+        disagreements += tv(&t, row, CC_FN) + tv(&t, row, CC_LATE) + tv(&t, row, CC_FP);
+        continue;
+      }
+      for (int c = CC_QUERIES; c <= CC_FP; c++)
+        sum[c] += tv(&t, row, c);
+      double q = f ? 12 : 300, built_contacts = f == 0 || f == 8 ? 0 : f == 9 ? 12 : 6;
+      ck_assert_msg(tv(&t, row, CC_QUERIES) == q && tv(&t, row, CC_BUILT) == (f ? q : 0) &&
+                      tv(&t, row, CC_BCONTACTS) == built_contacts,
+                    "%s: %s: %g queries, %g built, %g built to touch", path, want, tv(&t, row, CC_QUERIES),
+                    tv(&t, row, CC_BUILT), tv(&t, row, CC_BCONTACTS));
+      /* With the construction right, the reference's contacts are the
+         built ones but for degenerate queries. */
+      if (f)
+        ck_assert(tv(&t, row, CC_CONTACTS) + tv(&t, row, CC_DEGEN) >= built_contacts);
+    }
+  }
+  /* The disagreements, replayed. */
+  pathf(path, "%s/ccd-counterexamples.csv", dir);
+  char *text = must_slurp(path), *lines[4096];
+  size_t n = split_lines(path, text, lines, 4096);
+  ck_assert_str_eq(lines[0], CCD_CX);
+  ck_assert_msg((double)(n - 1) == disagreements, "%s: %zu rows for %g disagreements", path, n - 1, disagreements);
+  for (size_t k = 1; k < n; k++) {
+    char *f[32];
+    ck_assert_int_eq(split_csv(lines[k], f, 32), 30);
+    int ee = !strcmp(f[0], "ee"), want = atoi(f[3]), lib = atoi(f[4]), late = atoi(f[5]);
+    double x[4][2][3], lo, hi, tl;
+    for (int c = 0; c < 24; c++) {
+      char *end;
+      x[c / 6][c / 3 % 2][c % 3] = strtod(f[6 + c], &end);
+      ck_assert_msg(end != f[6 + c] && !*end, "%s: row %zu: '%s'", path, k, f[6 + c]);
+    }
+    int ref = ee ? ref_ccd_ee(x[0], x[1], x[2], x[3], &lo, &hi) : ref_ccd_vf(x[0], x[1], x[2], x[3], &lo, &hi);
+    int hit = -1;
+    if (ee)
+      ck_assert_int_eq(cdyn_ccd_ee(x[0][0], x[0][1], x[1][0], x[1][1], x[2][0], x[2][1], x[3][0], x[3][1], 1e-6, &hit,
+                                   &tl),
+                       CDYN_OK);
+    else
+      ck_assert_int_eq(cdyn_ccd_vf(x[0][0], x[0][1], x[1][0], x[1][1], x[2][0], x[2][1], x[3][0], x[3][1], 1e-6, &hit,
+                                   &tl),
+                       CDYN_OK);
+    ck_assert_msg(ref == want && hit == lib && (want == 1 && hit && tl > hi) == late && (want != lib || late),
+                  "%s: row %zu (%s %s %s): reference %d, library %d; recorded %d, %d, late %d", path, k, f[0], f[1],
+                  f[2], ref, hit, want, lib, late);
+  }
+  free(text);
+  /* The times: every family's, never negative. */
+  pathf(path, "%s/ccd-census-time.csv", dir);
+  table tt = read_table(path, "kind,family,queries,lib_time,ref_time", 2);
+  ck_assert_uint_eq(tt.nrows, t.nrows);
+  for (size_t r = 0; r < tt.nrows; r++)
+    ck_assert(!strcmp(tt.label[r], t.label[r]) && tv(&tt, r, 2) == tv(&t, r, CC_QUERIES) && tv(&tt, r, 3) > 0 &&
+              tv(&tt, r, 4) > 0);
+  table_free(&tt);
+  table_free(&t);
+  ck_assert_uint_eq(check_claims_part(dir, "ccd-census"), 0);
+  /* Determinism, the times aside. */
+  char pa[PATH_MAX], pb[PATH_MAX];
+  pathf(pa, "%s/report.part.md", dir);
+  wp(pb, "b/report.part.md");
+  char *ra = ccd_report_untimed(pa), *rb = ccd_report_untimed(pb);
+  ck_assert_msg(!strcmp(ra, rb), "the reports differ beyond their times:\n%s\n---\n%s", ra, rb);
+  ck_assert_msg(strstr(ra, "| ee | near-miss | 12 | 0 (0.0 %) | 0 | 0 | 0 |") != NULL, "%s:\n%s", pa, ra);
+  free(ra);
+  free(rb);
+  unlink(pa);
+  unlink(pb);
+  pathf(pa, "%s/ccd-census-time.csv", dir);
+  wp(pb, "b/ccd-census-time.csv");
+  unlink(pa);
+  unlink(pb);
+  check_same_output(3);
+}
+END_TEST
+
 #define BIL_SERIES_COLUMNS                                                                                          \
   "step,t,min_gap,min_wall_gap,min_pair_gap,penetration,px,py,E,status,substeps,events,impulses,accel_solves,"    \
   "max_solves,max_excess,handled,active,pulls,violates,min_mu,min_impulse"
@@ -4127,6 +4291,7 @@ int main(void)
   add(s, "chain10_failure_spread", test_chain10_failure_spread);
   add(s, "corner", test_corner);
   add(s, "census", test_census);
+  add(s, "ccd_census", test_ccd_census);
   add(s, "billiard_short_run", test_billiard_short_run);
   add(s, "billiard_momentum", test_billiard_momentum);
   return tu_run(s);
