@@ -17,8 +17,9 @@
  * roots in degenerate cases: coplanar motion, a vanishing leading
  * coefficient, double roots, roots at 0 or 1), every quantity is evaluated
  * over a time interval T = [t0, t1] in interval arithmetic, each operation
- * widened outwards by one unit in the last place on each side, which
- * encloses its round-to-nearest error: the computed interval contains
+ * widened outwards by |r| 2^-51 + 2^-1073 on each side (two units in the
+ * last place, which encloses its round-to-nearest error with room for the
+ * rounding of the widening itself; see down() below): the computed interval contains
  * every value the exact expression takes for t in T.  T is discarded only
  * when it cannot hold a contact: 0 is outside f(T), or some condition's
  * interval lies entirely below 0.  Otherwise it is halved, earlier half
@@ -74,24 +75,27 @@ typedef struct {
   double lo, hi;
 } ival;
 
-static ival iv(double lo, double hi)
+/* Widen outwards past the rounding of the operation that gave lo and hi:
+   a round-to-nearest result r is within |r| 2^-52 (2^-1075 below the
+   normal range) of the exact value, and r -+ (|r| 2^-51 + 2^-1073),
+   rounded, lies beyond that (by at least |r| 2^-53). */
+static inline double down(double x) { return x - (fabs(x) * 0x1p-51 + 0x1p-1073); }
+static inline double up(double x) { return x + (fabs(x) * 0x1p-51 + 0x1p-1073); }
+
+static inline ival iv(double lo, double hi)
 {
-  ival r = {nextafter(lo, -INFINITY), nextafter(hi, INFINITY)};
+  ival r = {down(lo), up(hi)};
   return r;
 }
 
-static ival iadd(ival a, ival b) { return iv(a.lo + b.lo, a.hi + b.hi); }
-static ival isub(ival a, ival b) { return iv(a.lo - b.hi, a.hi - b.lo); }
+static inline ival iadd(ival a, ival b) { return iv(a.lo + b.lo, a.hi + b.hi); }
+static inline ival isub(ival a, ival b) { return iv(a.lo - b.hi, a.hi - b.lo); }
 
-static ival imul(ival a, ival b)
+static inline ival imul(ival a, ival b)
 {
-  double p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-  double lo = p[0], hi = p[0];
-  for (int k = 1; k < 4; k++) {
-    lo = fmin(lo, p[k]);
-    hi = fmax(hi, p[k]);
-  }
-  return iv(lo, hi);
+  double p0 = a.lo * b.lo, p1 = a.lo * b.hi, p2 = a.hi * b.lo, p3 = a.hi * b.hi;
+  double l01 = p0 < p1 ? p0 : p1, h01 = p0 < p1 ? p1 : p0, l23 = p2 < p3 ? p2 : p3, h23 = p2 < p3 ? p3 : p2;
+  return iv(l01 < l23 ? l01 : l23, h01 > h23 ? h01 : h23);
 }
 
 /* x0 + T (x1 - x0) - (y0 + T (y1 - y0)) over T, per coordinate. */

@@ -4045,8 +4045,8 @@ END_TEST
 
 /* ---- cloth-contact, collision-cost ----------------------------------------------------------- */
 
-enum { CC_T = 1, CC_STEPS, CC_CROSS, CC_EXACT, CC_MIND, CC_GAP, CC_VIOL, CC_CONTACTS, CC_VF, CC_EE, CC_BALL, CC_CREATED,
-       CC_RELEASED, CC_DELAY, CC_REDOS, CC_STATUS };
+enum { CT_T = 1, CT_STEPS, CT_CROSS, CT_EXACT, CT_MIND, CT_GAP, CT_VIOL, CT_CONTACTS, CT_VF, CT_EE, CT_BALL, CT_CREATED,
+       CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS };
 enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_VIOL, CCS_MIND, CCS_GAP, CCS_CMAX, CCS_BMAX,
        CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_STATUS };
 
@@ -4083,18 +4083,18 @@ START_TEST(test_cloth_contact)
     double cross = 0, viol = 0, mind = INFINITY, gap = INFINITY, cmax = 0;
     long last = -1;
     for (size_t k = 0; k < t.nrows; k++)
-      if (!strcmp(t.label[k], name) && tv(&t, k, CC_STATUS) == 0) {
-        cross += tv(&t, k, CC_CROSS);
-        viol = fmax(viol, tv(&t, k, CC_VIOL));
-        mind = fmin(mind, tv(&t, k, CC_MIND));
-        gap = fmin(gap, tv(&t, k, CC_GAP));
-        cmax = fmax(cmax, tv(&t, k, CC_CONTACTS));
-        ck_assert(tv(&t, k, CC_VF) + tv(&t, k, CC_EE) == tv(&t, k, CC_CONTACTS));
+      if (!strcmp(t.label[k], name) && tv(&t, k, CT_STATUS) == 0) {
+        cross += tv(&t, k, CT_CROSS);
+        viol = fmax(viol, tv(&t, k, CT_VIOL));
+        mind = fmin(mind, tv(&t, k, CT_MIND));
+        gap = fmin(gap, tv(&t, k, CT_GAP));
+        cmax = fmax(cmax, tv(&t, k, CT_CONTACTS));
+        ck_assert(tv(&t, k, CT_VF) + tv(&t, k, CT_EE) == tv(&t, k, CT_CONTACTS));
         /* The violation is the distances' own (the smaller of the two gaps against delta). */
-        double expect = fmax(0, fmax(delta - tv(&t, k, CC_MIND), delta - tv(&t, k, CC_GAP))) / delta;
-        ck_assert_msg(fabs(tv(&t, k, CC_VIOL) - expect) <= 1e-12, "%s step %g: violation %g, distances give %g",
-                      name, tv(&t, k, CC_STEPS), tv(&t, k, CC_VIOL), expect);
-        last = (long)tv(&t, k, CC_STEPS);
+        double expect = fmax(0, fmax(delta - tv(&t, k, CT_MIND), delta - tv(&t, k, CT_GAP))) / delta;
+        ck_assert_msg(fabs(tv(&t, k, CT_VIOL) - expect) <= 1e-12, "%s step %g: violation %g, distances give %g",
+                      name, tv(&t, k, CT_STEPS), tv(&t, k, CT_VIOL), expect);
+        last = (long)tv(&t, k, CT_STEPS);
       }
     ck_assert_msg(cross == tv(&sum, r, CCS_CROSS), "%s: %g crossings in the series, %g in the summary", name, cross,
                   tv(&sum, r, CCS_CROSS));
@@ -4107,10 +4107,10 @@ START_TEST(test_cloth_contact)
     if (tv(&sum, r, CCS_COMPLETED) == 1)
       ck_assert_int_eq(last, coarse ? 30 : 120);
     if (!strcmp(name, "implicit")) {
-      v[0].value = tv(&sum, r, CCS_COMPLETED) == 1 ? tv(&sum, r, CCS_CROSS) : INFINITY;
-      v[1].value = tv(&sum, r, CCS_VIOL);
-      v[2].value = tv(&sum, r, CCS_DELAY);
-      v[3].value = 1 - tv(&sum, r, CCS_COMPLETED);
+      v[0].x = tv(&sum, r, CCS_COMPLETED) == 1 ? tv(&sum, r, CCS_CROSS) : INFINITY;
+      v[1].x = tv(&sum, r, CCS_VIOL);
+      v[2].x = tv(&sum, r, CCS_DELAY);
+      v[3].x = 1 - tv(&sum, r, CCS_COMPLETED);
     }
   }
   check_claim(dir, "cloth.contact_no_penetration", v, 4, 1e-9);
