@@ -551,7 +551,7 @@ static int contact_run(exp_ctx *ctx)
                           (double)k,
                           (double)cross_slice,
                           (double)exact_slice,
-                          min_slice,
+                          isfinite(min_slice) ? min_slice : NAN,
                           gap_slice,
                           viol_slice,
                           (double)cn.active,
@@ -614,7 +614,7 @@ static int contact_run(exp_ctx *ctx)
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
     double row[18] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
-                      (double)R->degenerate, R->violation, R->min_dist, R->ball_gap, (double)R->contacts_max,
+                      (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap, (double)R->contacts_max,
                       (double)R->ball_max, (double)R->created, (double)R->releases, (double)R->delay_max,
                       R->delay_mean, (double)R->redos, (double)R->unresolved, (double)R->status};
     rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 18);

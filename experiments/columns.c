@@ -192,7 +192,7 @@ static const column_def defs[] = {
   {"cloth-contact", NULL, "crossings", "1", "node-triangle and edge-edge pairs that touched during the steps (exact replay)"},
   {"cloth-contact", NULL, "exact", "1", "pairs the replay sent to the exact (GMP) test"},
   {"cloth-contact", NULL, "degenerate", "1", "pairs the exact test could not decide (zero-area triangle or zero-length edge)"},
-  {"cloth-contact", NULL, "min_dist", "m", "smallest distance between non-adjacent mesh elements at a step's end (within 4 delta; inf: none)"},
+  {"cloth-contact", NULL, "min_dist", "m", "smallest distance between non-adjacent mesh elements at a step's end (nan: no pair within 4 delta)"},
   {"cloth-contact", NULL, "ball_gap", "m", "smallest |x_node - c| - r over nodes and balls"},
   {"cloth-contact", NULL, "violation", "1", "largest max(delta - distance, delta - ball gap, 0) / delta"},
   {"cloth-contact", NULL, "contacts", "1", "cloth-cloth contacts active after the step"},

@@ -23,7 +23,7 @@ set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')
 set format x ""
 set ylabel "min distance (m)"
-plot for [i = 1:NS] F using (strcol(1) eq word(S, i) && $6 < 1e300 ? $2 : NaN):6 with lines \
+plot for [i = 1:NS] F using (strcol(1) eq word(S, i) ? $2 : NaN):6 with lines \
        lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW title small(nm(word(S, i))), \
      DELTA with lines lc rgb "#000000" dt 2 lw 0.8 title lab("thickness δ", 'thickness $\delta$')
 unset key
