@@ -245,23 +245,6 @@ static int cc_step(cc_scene *s, cdyn_stepper *st, double h, step_cost *cost)
   } while (redo);
   if ((rc = cdyn_strainlimit_after(s->sl, st)) || (rc = balls_after(s, st, h)))
     return rc;
-  if (getenv("CC_DEBUG")) {
-    const double *v = cdyn_system_velocities(s->sys);
-    double vmax = 0;
-    size_t imax = 0;
-    for (size_t i = 0; i < s->nodes; i++) {
-      double w = sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
-      if (w > vmax)
-        vmax = w, imax = i;
-    }
-    cdyn_contacts_counts c;
-    cdyn_contacts_counts_get(s->cc, &c);
-    cdyn_stats stt;
-    cdyn_stepper_stats(st, &stt);
-    fprintf(stderr, "t %.4f status %d vmax %.4g (node %zu) contacts %zu vf %zu ee %zu created %zu found_after %zu redos %lu rows %zu fallbacks %lu rank %u res %g\n",
-            cdyn_system_time(s->sys), status, vmax, imax, c.active, c.vf, c.ee, c.created, c.found_after, c.redos,
-            cdyn_stepper_rows(st), stt.fallbacks, stt.last_rank, stt.last_residual);
-  }
   return status;
 }
 
@@ -399,6 +382,7 @@ typedef struct {
   int failed, status;
   double h;
   unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
+  unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/contacts.c) */
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
   double t_detect, t_solve, t_replay; /* per step */
@@ -588,6 +572,9 @@ static int contact_run(exp_ctx *ctx)
     R->delay_mean = cn.total_released ? (double)cn.delay_sum / (double)cn.total_released : 0;
     R->redos = cn.redos;
     R->unresolved = cn.unresolved;
+    R->parallel = cn.parallel;
+    R->endpoint = cn.endpoint;
+    R->redundant = cn.redundant;
     long done = R->steps_done > 0 ? R->steps_done : 1;
     R->t_detect = cost.detect / (double)done;
     R->t_solve = cost.solve / (double)done;
@@ -608,16 +595,18 @@ static int contact_run(exp_ctx *ctx)
     return rc;
   if ((rc = exp_csv_open(ctx, &summ, "cloth-contact-summary",
                          "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,"
-                         "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,status",
+                         "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,"
+                         "status",
                          NULL, "\"note\": \"over the whole run\"")))
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
-    double row[18] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
-                      (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap, (double)R->contacts_max,
-                      (double)R->ball_max, (double)R->created, (double)R->releases, (double)R->delay_max,
-                      R->delay_mean, (double)R->redos, (double)R->unresolved, (double)R->status};
-    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 18);
+    double row[21] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+                      (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap,
+                      (double)R->contacts_max, (double)R->ball_max, (double)R->created, (double)R->releases,
+                      (double)R->delay_max, R->delay_mean, (double)R->redos, (double)R->unresolved,
+                      (double)R->parallel, (double)R->endpoint, (double)R->redundant, (double)R->status};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 21);
   }
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))

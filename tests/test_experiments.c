@@ -4048,7 +4048,7 @@ END_TEST
 enum { CT_T = 1, CT_STEPS, CT_CROSS, CT_EXACT, CT_MIND, CT_GAP, CT_VIOL, CT_CONTACTS, CT_VF, CT_EE, CT_BALL, CT_CREATED,
        CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS };
 enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_VIOL, CCS_MIND, CCS_GAP, CCS_CMAX, CCS_BMAX,
-       CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_STATUS };
+       CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_PAR, CCS_END, CCS_RED, CCS_STATUS };
 
 /*
  * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
@@ -4074,7 +4074,8 @@ START_TEST(test_cloth_contact)
   pathf(path, "%s/cloth-contact-summary.csv", dir);
   table sum = read_table_nan(path,
                              "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
-                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,status", 1);
+                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
+                             "endpoint,redundant,status", 1);
   ck_assert_uint_eq(sum.nrows, 5);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
