@@ -11,12 +11,12 @@ D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 F = D."/cloth-contact/cloth-contact.csv"
 S = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NS = words(S)
-DELTA = real(system("awk -F, 'NR > 1 { print 0 + 0; exit }' /dev/null; sed -n 's/.*\"thickness\": *\\([0-9.e+-]*\\).*/\\1/p' '".D."/cloth-contact/cloth-contact.meta.json' | head -1"))
+DELTA = real(system("sed -n 's/.*\"thickness\": *\"\\([0-9.e+-]*\\)\".*/\\1/p' '".D."/cloth-contact/run.meta.json' | head -1"))
 FIG_W = 7; FIG_H = 6.2
 load ARG1."/common.gp"
 PAL_X = pal_use(S)
 # Cumulative crossings of run r.
-cum(r) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" { c += $4; if (c > 0) print $2, c }' '%s'", r, F)
+cum(r) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" { c += $4; if (c > 0) print $2 \",\" c }' '%s'", r, F)
 set multiplot layout 3, 1 title "Cloth against balls and itself: distances against the thickness, and crossings"
 set key top right nobox Left reverse samplen 2 font KEY_SMALL
 set logscale y
