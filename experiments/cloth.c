@@ -294,28 +294,12 @@ static const exp_companion elong_companions[] = {
 
 #define MAX_SNAPS 16
 
-static int parse_snaps(const char *text, double *ts, int *n)
-{
-  *n = 0;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    char *end;
-    double t = strtod(tok, &end);
-    if (*end || !isfinite(t) || t < 0 || *n == MAX_SNAPS)
-      return cdyn_error(CDYN_EINVAL, "cloth-elongation: snapshots: '%s' is not a time >= 0 (at most %d)", tok,
-                        MAX_SNAPS);
-    ts[(*n)++] = t;
-  }
-  return CDYN_OK;
-}
 
 static int elong_check(exp_ctx *ctx)
 {
   double ts[MAX_SNAPS];
   int n;
-  if (parse_snaps(exp_param_string(ctx, "snapshots"), ts, &n)) {
+  if (exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-elongation", ts, MAX_SNAPS, &n)) {
     fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
     return 2;
   }
@@ -374,7 +358,7 @@ static int elong_run(exp_ctx *ctx)
   int nsnap;
   exp_param_double(ctx, "eps_max", &eps_max);
   long sweeps = exp_param_long(ctx, "provot_sweeps"), every = exp_param_long(ctx, "out_every");
-  parse_snaps(exp_param_string(ctx, "snapshots"), snaps, &nsnap);
+  exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-elongation", snaps, MAX_SNAPS, &nsnap);
   double h = ctx->h;
   long steps = ctx->steps;
   double spacing = sp.size / (double)(sp.grid - 1);

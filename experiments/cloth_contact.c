@@ -308,28 +308,12 @@ static const exp_companion contact_companions[] = {
 
 #define MAX_SNAPS 16
 
-static int parse_times(const char *text, double *ts, int *n)
-{
-  *n = 0;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    char *end;
-    double t = strtod(tok, &end);
-    if (*end || !isfinite(t) || t < 0 || *n == MAX_SNAPS)
-      return cdyn_error(CDYN_EINVAL, "cloth-contact: snapshots: '%s' is not a time >= 0 (at most %d)", tok,
-                        MAX_SNAPS);
-    ts[(*n)++] = t;
-  }
-  return CDYN_OK;
-}
 
 static int contact_check(exp_ctx *ctx)
 {
   double ts[MAX_SNAPS];
   int n;
-  if (parse_times(exp_param_string(ctx, "snapshots"), ts, &n)) {
+  if (exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-contact", ts, MAX_SNAPS, &n)) {
     fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
     return 2;
   }
@@ -423,7 +407,7 @@ static int contact_run(exp_ctx *ctx)
   long every = exp_param_long(ctx, "out_every");
   double snaps[MAX_SNAPS];
   int nsnap;
-  parse_times(exp_param_string(ctx, "snapshots"), snaps, &nsnap);
+  exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-contact", snaps, MAX_SNAPS, &nsnap);
   double delta = sp.delta;
   exp_csv series, mesh, balls, summ, timing, tseries;
   int rc;

@@ -120,6 +120,22 @@ double exp_max_dist(const double *a, const double *b, size_t n)
   return m;
 }
 
+int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n)
+{
+  *n = 0;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", text ? text : "");
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    char *end;
+    double t = strtod(tok, &end);
+    if (*end || !isfinite(t) || t < 0 || *n == max)
+      return cdyn_error(CDYN_EINVAL, "%s: snapshots: '%s' is not a time >= 0 (at most %d)", who, tok, max);
+    ts[(*n)++] = t;
+  }
+  return CDYN_OK;
+}
+
 double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
 {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;

@@ -342,6 +342,10 @@ double exp_max_dist(const double *a, const double *b, size_t n);
    (ok may be NULL: all); *used gets their number; NaN below two points. */
 double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used);
 
+/* Parse a comma-separated list of times >= 0 (snapshot times) into ts (at
+   most max); CDYN_EINVAL naming `who` for a bad or surplus entry. */
+int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n);
+
 /* Print a message for a failed cdyn call and return its status. */
 int exp_fail(int status, const char *what);
 

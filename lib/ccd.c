@@ -330,6 +330,30 @@ static void pack(double out[2][3], const double *x0, const double *x1)
     out[0][c] = x0[c], out[1][c] = x1[c];
 }
 
+typedef int (*prox_fn)(const double *, const double *, const double *, const double *, double, int *,
+                       cdyn_proximity *);
+
+/* The distance filter of the header for the points of check_points' order
+   (vf: node, triangle; ee: edge, edge; [2 k] at t = 0, [2 k + 1] at t = 1). */
+static int proved_apart(const double *const *pts, int vf)
+{
+  const double *x0[4], *x1[4];
+  for (int j = 0; j < 4; j++)
+    x0[j] = pts[2 * j], x1[j] = pts[2 * j + 1];
+  /* The conditioning of the closest points: the triangle's sides, or the edges. */
+  int a = vf ? 1 : 0, b = vf ? 1 : 2;
+  int well = well_apart(x0[a], x0[a + 1], x0[b], x0[3]) && well_apart(x1[a], x1[a + 1], x1[b], x1[3]);
+  prox_fn prox = vf ? cdyn_proximity_vf : cdyn_proximity_ee;
+  int first = vf ? 1 : 2, n0, n1;
+  cdyn_proximity d0, d1;
+  double D0, D1;
+  if (well && !prox(x0[0], x0[1], x0[2], x0[3], 1.0, &n0, &d0) && !prox(x1[0], x1[1], x1[2], x1[3], 1.0, &n1, &d1))
+    D0 = d0.dist, D1 = d1.dist;
+  else
+    D0 = gap_bound(pts, 0, first, 2 * first, 4 - first), D1 = gap_bound(pts, 1, first, 2 * first + 1, 4 - first);
+  return apart(pts, first, D0, D1);
+}
+
 int cdyn_ccd_vf(const double p0[3], const double p1[3], const double a0[3], const double a1[3], const double b0[3],
                 const double b1[3], const double c0[3], const double c1[3], double tol, int *hit, double *t)
 {
@@ -337,15 +361,7 @@ int cdyn_ccd_vf(const double p0[3], const double p1[3], const double a0[3], cons
   int rc = check_points("cdyn_ccd_vf", pts, 8, tol, hit);
   if (rc)
     return rc;
-  cdyn_proximity d0, d1;
-  int n0, n1;
-  double D0, D1;
-  if (well_apart(a0, b0, a0, c0) && well_apart(a1, b1, a1, c1) && !cdyn_proximity_vf(p0, a0, b0, c0, 1.0, &n0, &d0) &&
-      !cdyn_proximity_vf(p1, a1, b1, c1, 1.0, &n1, &d1))
-    D0 = d0.dist, D1 = d1.dist;
-  else
-    D0 = gap_bound(pts, 0, 1, 2, 3), D1 = gap_bound(pts, 1, 1, 3, 3);
-  if (apart(pts, 1, D0, D1)) {
+  if (proved_apart(pts, 1)) {
     *hit = 0;
     return CDYN_OK;
   }
@@ -361,15 +377,7 @@ int cdyn_ccd_ee(const double p0[3], const double p1[3], const double q0[3], cons
   int rc = check_points("cdyn_ccd_ee", pts, 8, tol, hit);
   if (rc)
     return rc;
-  cdyn_proximity d0, d1;
-  int n0, n1;
-  double D0, D1;
-  if (well_apart(p0, q0, r0, s0) && well_apart(p1, q1, r1, s1) && !cdyn_proximity_ee(p0, q0, r0, s0, 1.0, &n0, &d0) &&
-      !cdyn_proximity_ee(p1, q1, r1, s1, 1.0, &n1, &d1))
-    D0 = d0.dist, D1 = d1.dist;
-  else
-    D0 = gap_bound(pts, 0, 2, 4, 2), D1 = gap_bound(pts, 1, 2, 5, 2);
-  if (apart(pts, 2, D0, D1)) {
+  if (proved_apart(pts, 0)) {
     *hit = 0;
     return CDYN_OK;
   }
