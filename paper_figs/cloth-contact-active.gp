@@ -24,6 +24,13 @@ set xlabel lab("t (s)", '$t$ (s)')
 set ylabel "releases per interval"
 set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')
-plot for [i = 1:NS] F using (strcol(1) eq word(S, i) && $14 > 0 ? $2 : NaN):14 with points \
-       lc rgb pal_colour(word(S, i)) pt 7 ps 0.4 * PSC notitle
+SR = system("awk -F, 'NR > 1 && $14 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
+if (words(SR) > 0) {
+  plot for [i = 1:words(SR)] F using (strcol(1) eq word(SR, i) && $14 > 0 ? $2 : NaN):14 with points \
+         lc rgb pal_colour(word(SR, i)) pt 7 ps 0.4 * PSC notitle
+} else {
+  set label 3 "no release in any run" at graph 0.5, graph 0.5 center
+  unset logscale y
+  plot [0:1] NaN notitle
+}
 unset multiplot

@@ -11,6 +11,12 @@ D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 F = D."/cloth-contact/cloth-contact.csv"
 S = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NS = words(S)
+# The runs with a point in each panel (a panel plots only those: gnuplot
+# warns of a data set without one): a distance within 4 delta, a positive
+# ball gap, a crossing.
+SD = system("awk -F, 'NR > 1 && $6 != \"nan\" && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
+SG = system("awk -F, 'NR > 1 && $7 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
+SC = system("awk -F, 'NR > 1 && $4 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 DELTA = real(system("sed -n 's/.*\"thickness\": *\"\\([0-9.e+-]*\\)\".*/\\1/p' '".D."/cloth-contact/run.meta.json' | head -1"))
 FIG_W = 7; FIG_H = 6.2
 load ARG1."/common.gp"
@@ -23,17 +29,23 @@ set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')
 set format x ""
 set ylabel "min distance (m)"
-plot for [i = 1:NS] F using (strcol(1) eq word(S, i) ? $2 : NaN):6 with lines \
-       lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW title small(nm(word(S, i))), \
+plot for [i = 1:words(SD)] F using (strcol(1) eq word(SD, i) ? $2 : NaN):6 with lines \
+       lc rgb pal_colour(word(SD, i)) dt pal_dash(word(SD, i)) lw PAL_LW title small(nm(word(SD, i))), \
      DELTA with lines lc rgb "#000000" dt 2 lw 0.8 title lab("thickness δ", 'thickness $\delta$')
 unset key
 set ylabel "min ball gap (m)"
-plot for [i = 1:NS] F using (strcol(1) eq word(S, i) && $7 > 0 ? $2 : NaN):7 with lines \
-       lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW notitle, \
+plot for [i = 1:words(SG)] F using (strcol(1) eq word(SG, i) && $7 > 0 ? $2 : NaN):7 with lines \
+       lc rgb pal_colour(word(SG, i)) dt pal_dash(word(SG, i)) lw PAL_LW notitle, \
      DELTA with lines lc rgb "#000000" dt 2 lw 0.8 notitle
 set format x "%g"
 set xlabel lab("t (s)", '$t$ (s)')
 set ylabel "crossings (cumulative)"
-plot for [i = 1:NS] cum(word(S, i)) using 1:2 with steps lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) \
-       lw PAL_LW notitle
+set yrange [0.8:*]
+if (words(SC) > 0) {
+  plot for [i = 1:words(SC)] cum(word(SC, i)) using 1:2 with steps lc rgb pal_colour(word(SC, i)) \
+         dt pal_dash(word(SC, i)) lw PAL_LW notitle
+} else {
+  set label 3 "no crossing in any run" at graph 0.5, graph 0.5 center
+  plot [0:1] NaN notitle
+}
 unset multiplot
