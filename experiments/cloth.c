@@ -265,12 +265,7 @@ static void read_scene(exp_ctx *ctx, scene_spec *sp)
 }
 
 #define SCENE_PARAMS                                                                                                \
-  {"size", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "side of the square patch (m)"},               \
-    {"mass", "0.5", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "total mass of the cloth (kg)"},           \
-    {"k_struct", "100", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the structural springs (N/m)"},          \
-    {"k_shear", "20", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the shear springs (N/m)"},                 \
-    {"k_bend", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the bend springs (N/m)"},                    \
-    {"damping", "0.02", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "damping c of every spring (N s/m)"},                 \
+  CLOTH_MATERIAL_PARAMS,                                                                                            \
     {"ball_radius", "0.15", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "radius of the ball (m)"},        \
     {"ball_speed", "0.6", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "speed of the ball along +z (m/s)"},                 \
     {"eps_max", "0.1", EXP_REAL, 0, 10, EXP_OPEN_MIN, "elongation limit of the adaptive constraints and Provot"}

@@ -282,12 +282,7 @@ static double ball_gap(const cc_scene *s, double r, double delta, size_t *touchi
 
 static const exp_param contact_params[] = {
   {"grid", "16", EXP_INT, 4, 128, 0, "nodes along each side of the patch"},
-  {"size", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "side of the square patch (m)"},
-  {"mass", "0.5", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "total mass of the cloth (kg)"},
-  {"k_struct", "100", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the structural springs (N/m)"},
-  {"k_shear", "20", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the shear springs (N/m)"},
-  {"k_bend", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the bend springs (N/m)"},
-  {"damping", "0.02", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "damping c of every spring (N s/m)"},
+  CLOTH_MATERIAL_PARAMS,
   {"eps_max", "0.1", EXP_REAL, 0, 10, EXP_OPEN_MIN, "elongation limit of the adaptive strain constraints"},
   {"balls", "3", EXP_INT, 1, MAX_BALLS, 0, "number of balls"},
   {"ball_radius", "0.1", EXP_REAL, 0, 1, EXP_OPEN_MIN, "radius of each ball (m)"},

@@ -342,6 +342,16 @@ double exp_max_dist(const double *a, const double *b, size_t n);
    (ok may be NULL: all); *used gets their number; NaN below two points. */
 double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used);
 
+/* The cloth's material (lib/cloth.c), the same defaults in every cloth
+   experiment: entries of an exp_param table. */
+#define CLOTH_MATERIAL_PARAMS                                                                                  \
+  {"size", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "side of the square patch (m)"},          \
+    {"mass", "0.5", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "total mass of the cloth (kg)"},      \
+    {"k_struct", "100", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the structural springs (N/m)"},     \
+    {"k_shear", "20", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the shear springs (N/m)"},            \
+    {"k_bend", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the bend springs (N/m)"},               \
+    {"damping", "0.02", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "damping c of every spring (N s/m)"}
+
 /* Parse a comma-separated list of times >= 0 (snapshot times) into ts (at
    most max); CDYN_EINVAL naming `who` for a bad or surplus entry. */
 int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n);

@@ -354,34 +354,33 @@ static int proved_apart(const double *const *pts, int vf)
   return apart(pts, first, D0, D1);
 }
 
+/* Either test on the points in check_points' order (vf: p, a, b, c; ee:
+   p, q, r, s; [2 k] at t = 0, [2 k + 1] at t = 1). */
+static int ccd(int vf, const double *const *pts, double tol, int *hit, double *t)
+{
+  int rc = check_points(vf ? "cdyn_ccd_vf" : "cdyn_ccd_ee", pts, 8, tol, hit);
+  if (rc)
+    return rc;
+  if (proved_apart(pts, vf)) {
+    *hit = 0;
+    return CDYN_OK;
+  }
+  double x[4][2][3];
+  for (int j = 0; j < 4; j++)
+    pack(x[j], pts[2 * j], pts[2 * j + 1]);
+  return bisect(vf ? may_vf : may_ee, x[0], x[1], x[2], x[3], tol, hit, t);
+}
+
 int cdyn_ccd_vf(const double p0[3], const double p1[3], const double a0[3], const double a1[3], const double b0[3],
                 const double b1[3], const double c0[3], const double c1[3], double tol, int *hit, double *t)
 {
   const double *pts[8] = {p0, p1, a0, a1, b0, b1, c0, c1};
-  int rc = check_points("cdyn_ccd_vf", pts, 8, tol, hit);
-  if (rc)
-    return rc;
-  if (proved_apart(pts, 1)) {
-    *hit = 0;
-    return CDYN_OK;
-  }
-  double p[2][3], a[2][3], b[2][3], c[2][3];
-  pack(p, p0, p1), pack(a, a0, a1), pack(b, b0, b1), pack(c, c0, c1);
-  return bisect(may_vf, p, a, b, c, tol, hit, t);
+  return ccd(1, pts, tol, hit, t);
 }
 
 int cdyn_ccd_ee(const double p0[3], const double p1[3], const double q0[3], const double q1[3], const double r0[3],
                 const double r1[3], const double s0[3], const double s1[3], double tol, int *hit, double *t)
 {
   const double *pts[8] = {p0, p1, q0, q1, r0, r1, s0, s1};
-  int rc = check_points("cdyn_ccd_ee", pts, 8, tol, hit);
-  if (rc)
-    return rc;
-  if (proved_apart(pts, 0)) {
-    *hit = 0;
-    return CDYN_OK;
-  }
-  double p[2][3], q[2][3], r[2][3], s[2][3];
-  pack(p, p0, p1), pack(q, q0, q1), pack(r, r0, r1), pack(s, s0, s1);
-  return bisect(may_ee, p, q, r, s, tol, hit, t);
+  return ccd(0, pts, tol, hit, t);
 }

@@ -37,16 +37,19 @@ static int nfalse;
 #define MOVE(name, x0, y0, z0, x1, y1, z1) const double name[2][3] = {{x0, y0, z0}, {x1, y1, z1}}
 #define STILL(name, x, y, z) MOVE(name, x, y, z, x, y, z)
 
-static void expect_vf(const double p[2][3], const double a[2][3], const double b[2][3], const double c[2][3],
-                      int want, double t, const char *what)
+/* The reference's answer against the construction's, and the library's
+   conservative test against the reference: never a miss, its time no
+   later (vf: node p, triangle q r s; ee: edges p q and r s). */
+static void expect(int vf, const double p[2][3], const double q[2][3], const double r[2][3], const double s[2][3],
+                   int want, double t, const char *what)
 {
   double lo = NAN, hi = NAN;
-  int rc = ref_ccd_vf(p, a, b, c, &lo, &hi);
+  int rc = vf ? ref_ccd_vf(p, q, r, s, &lo, &hi) : ref_ccd_ee(p, q, r, s, &lo, &hi);
   ck_assert_msg(rc == want, "%s: %d, expected %d", what, rc, want);
-  /* The library's conservative test: never a miss; its time no later. */
   int hit = -1;
   double tl = NAN;
-  ck_assert_int_eq(cdyn_ccd_vf(p[0], p[1], a[0], a[1], b[0], b[1], c[0], c[1], 1e-9, &hit, &tl), CDYN_OK);
+  ck_assert_int_eq((vf ? cdyn_ccd_vf : cdyn_ccd_ee)(p[0], p[1], q[0], q[1], r[0], r[1], s[0], s[1], 1e-9, &hit, &tl),
+                   CDYN_OK);
   if (want == 1)
     ck_assert_msg(hit == 1 && tl <= hi, "%s: the library %s (t %.17g, exact [%.17g, %.17g])", what,
                   hit ? "is late" : "missed it", tl, lo, hi);
@@ -57,24 +60,8 @@ static void expect_vf(const double p[2][3], const double a[2][3], const double b
                   hi, t);
 }
 
-static void expect_ee(const double p[2][3], const double q[2][3], const double r[2][3], const double s[2][3],
-                      int want, double t, const char *what)
-{
-  double lo = NAN, hi = NAN;
-  int rc = ref_ccd_ee(p, q, r, s, &lo, &hi);
-  ck_assert_msg(rc == want, "%s: %d, expected %d", what, rc, want);
-  int hit = -1;
-  double tl = NAN;
-  ck_assert_int_eq(cdyn_ccd_ee(p[0], p[1], q[0], q[1], r[0], r[1], s[0], s[1], 1e-9, &hit, &tl), CDYN_OK);
-  if (want == 1)
-    ck_assert_msg(hit == 1 && tl <= hi, "%s: the library %s (t %.17g, exact [%.17g, %.17g])", what,
-                  hit ? "is late" : "missed it", tl, lo, hi);
-  else if (want == 0 && hit)
-    nfalse++;
-  if (want == 1)
-    ck_assert_msg(lo <= t && t <= hi && hi - lo <= ldexp(1.0, -39), "%s: [%.17g, %.17g], expected %.17g", what, lo,
-                  hi, t);
-}
+#define expect_vf(...) expect(1, __VA_ARGS__)
+#define expect_ee(...) expect(0, __VA_ARGS__)
 
 START_TEST(test_vf_constructed)
 {
