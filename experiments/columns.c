@@ -51,6 +51,32 @@ static const column_def defs[] = {
   {NULL, "runs", "scheme", "", "the scheme it runs"},
   {NULL, "runs", "role", "", "paper (the experiment's own or --scheme's), extra (--extra-schemes) or companion"},
 
+  /* scene: cdyn run scene FILE (experiments/scene_run.c) */
+  {"scene", NULL, "T", "J", "kinetic energy"},
+  {"scene", NULL, "V", "J", "potential energy of gravity and the springs"},
+  {"scene", NULL, "px", "kg m/s", "linear momentum, x"},
+  {"scene", NULL, "py", "kg m/s", "linear momentum, y"},
+  {"scene", NULL, "pz", "kg m/s", "linear momentum, z"},
+  {"scene", NULL, "status", "1", "NAME-RUN.csv: the step's cdyn status (0: ok, 1: CDYN_NOCONV); NAME-summary.csv: the status of "
+   "the step that failed (0: none)"},
+  {"scene", NULL, "particle", "1", "particle index"},
+  {"scene", NULL, "x", "m", "x of the particle"},
+  {"scene", NULL, "y", "m", "y of the particle"},
+  {"scene", NULL, "z", "m", "z of the particle"},
+  {"scene", NULL, "vx", "m/s", "x velocity of the particle"},
+  {"scene", NULL, "vy", "m/s", "y velocity of the particle"},
+  {"scene", NULL, "vz", "m/s", "z velocity of the particle"},
+  {"scene", NULL, "run", "", "run name: the scheme"},
+  {"scene", NULL, "end", "", "how the run ended: completed, failed-step, nonfinite, error-limit (run.stop.max_error), "
+   "energy-gain (run.stop.max_energy_gain)"},
+  {"scene", NULL, "digest", "",
+   "FNV-1a digest of the bits of t, q and v after every step (experiments/capture.c): equal digests, equal trajectories"},
+    {"scene", NULL, "steps", "1", "steps completed and measured"},
+  {"scene", NULL, "t_end", "s", "time reached: steps h (from the scene's start time)"},
+  {"scene", NULL, "e0", "m", "e_n at the start"},
+  {"scene", NULL, "dE_max", "J", "largest |E - E(0)|"},
+  {"scene", NULL, "stepper_steps", "1", "steps of the stepper, a contact handler's repeats included"},
+
   /* arm2-trajectory */
   {"arm2-trajectory", NULL, "y_ref", "m", "y of the last node in the reduced-coordinate reference at t"},
   {"arm2-trajectory", NULL, "dev", "m", "y of the last node minus y_ref"},

@@ -23,6 +23,7 @@
 #ifndef CDYN_EXPERIMENT_H
 #define CDYN_EXPERIMENT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <cdyn/cdyn.h>
@@ -207,6 +208,7 @@ typedef struct exp_outcome {
   double gain_max;       /* largest E - E(0) (0 if it never rose) */
   double e_fail;         /* EXP_END_ERROR_LIMIT: e_n after the step that crossed it (the
                             divergence guard refused that step, so no row shows it); NaN otherwise */
+  uint64_t digest;       /* of the trajectory: exp_digest_state after every measured step */
 } exp_outcome;
 
 /*
@@ -222,6 +224,31 @@ typedef struct exp_outcome {
  */
 int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,
                  void *octx, exp_outcome *out);
+
+/* The same, stepping with a scene's hooks (cdyn_scene_step; sc's system,
+   sys ignored), or as exp_simulate when sc is NULL. */
+int exp_simulate_scene(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h, long steps,
+                       const exp_limits *lim, exp_observer obs, void *octx, exp_outcome *out);
+
+/* ---- trajectories and export (capture.c) --------------------------------------------------- */
+
+/* The digest of a trajectory: FNV-1a over the bits of t, q and v after
+   every step, from EXP_DIGEST_INIT. */
+#define EXP_DIGEST_INIT UINT64_C(0xcbf29ce484222325)
+void exp_digest_state(uint64_t *h, const cdyn_system *sys);
+
+/* `cdyn export`: while on, every run begun (exp_simulate_scene, or an
+   experiment's own loop calling exp_capture_begin/_step/_end) is written
+   to DIR as a scene, with its trajectory's digest in DIR/index.csv.  The
+   calls do nothing when no capture is on. */
+int exp_capture_start(const char *dir, const char *experiment);
+int exp_capture_begin(cdyn_scene *sc, cdyn_system *sys, const cdyn_stepper *st, double h, long steps,
+                      const exp_limits *lim);
+void exp_capture_step(const cdyn_system *sys);
+void exp_capture_end(long steps_done);
+int exp_capture_count(void);
+/* Close DIR/index.csv: renamed into place when ok, removed otherwise. */
+int exp_capture_finish(int ok);
 
 /* A function that builds a run's system. */
 typedef int (*exp_builder)(const void *bctx, cdyn_system **out);
@@ -245,6 +272,8 @@ int exp_run(exp_ctx *ctx, const exp_runspec *run, const char *const *extra, exp_
  */
 int exp_stepper_run(exp_ctx *ctx, cdyn_system *sys, const exp_runspec *run, const char *const *extra,
                     cdyn_stepper **out);
+/* The same options, set on an existing stepper of run->scheme. */
+int exp_stepper_options(exp_ctx *ctx, cdyn_stepper *st, const exp_runspec *run, const char *const *extra);
 
 /* Does `scheme` (registered) have option `key`? */
 int exp_scheme_has_option(const char *scheme, const char *key);

@@ -41,6 +41,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "experiment.h"
+#include "scene_run.h"
 
 static void usage(FILE *f)
 {
@@ -49,6 +50,9 @@ static void usage(FILE *f)
           "       cdyn run EXPERIMENT [--scheme LIST] [--extra-schemes LIST] [--h STEP] [--steps N]\n"
           "                           [--set KEY=VALUE ...] [--out DIR] [--force]\n"
           "       cdyn run EXPERIMENT --help\n"
+          "       cdyn run scene FILE.json [the options of run]\n"
+          "       cdyn check FILE.json ...\n"
+          "       cdyn export EXPERIMENT [--out DIR] [--force] [the options of run]\n"
           "       cdyn report DIR\n"
           "       cdyn palette\n"
           "       cdyn --help | --version\n"
@@ -62,6 +66,17 @@ static void usage(FILE *f)
           "         --set KEY=VALUE sets an experiment parameter, or a scheme option of\n"
           "         every run whose scheme has it; --set SCHEME.KEY=VALUE one scheme's\n"
           "         (or one run's) option.  `cdyn run EXPERIMENT --help` lists them.\n"
+          "run scene  runs a scene file (doc/scene-format.md) as an experiment: its scheme\n"
+          "         (or --scheme LIST), its h and steps (or --h, --steps; with t_end in the file\n"
+          "         --h keeps t_end); writes NAME-RUN.csv per run (step, t, e, energy, momentum),\n"
+          "         NAME-RUN-state.csv when the scene records positions, NAME-RUN.scene.json (the\n"
+          "         scene as run) and NAME-summary.csv into DIR (default ./NAME).\n"
+          "check    validates scene files without running them: an error names the file and\n"
+          "         the line and column, or the JSON path, and what is wrong.\n"
+          "export   writes every run EXPERIMENT starts (with the options given, as for run) as a\n"
+          "         scene into DIR (default ./EXPERIMENT-scenes), with index.csv: each scene's\n"
+          "         steps and the digest of the trajectory the experiment took, which\n"
+          "         cdyn run scene reproduces.\n"
           "report   merges the claims.part.csv of every run under DIR/*/ (found by its\n"
           "         run.meta.json) into DIR/claims.csv and the readable DIR/claims.md.\n"
           "palette  prints the gnuplot definitions of the line style of every scheme and\n"
@@ -667,14 +682,34 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
     fprintf(stderr, "cdyn run: which experiment? (cdyn list shows them)\n");
     return 2;
   }
-  c->exp = exp_find(argv[0]);
+  int is_scene = !strcmp(argv[0], "scene");
+  if (is_scene) {
+    /* cdyn run scene FILE [options]: the file's scheme, h and steps are
+       the defaults (scene_run.c). */
+    static char scheme[128];
+    if (argc < 2 || argv[1][0] == '-') {
+      fprintf(stderr, "cdyn run scene: which scene file? (cdyn run scene FILE.json [options])\n");
+      return 2;
+    }
+    if (exp_scene_prepare(argv[1], scheme, sizeof scheme)) {
+      fprintf(stderr, "cdyn run scene: %s\n", cdyn_errmsg());
+      return 2;
+    }
+    exp_scene_experiment.schemes = scheme;
+    c->exp = &exp_scene_experiment;
+    argv++;
+    argc--;
+  } else {
+    c->exp = exp_find(argv[0]);
+  }
   if (!c->exp) {
-    fprintf(stderr, "cdyn run: unknown experiment '%s' (cdyn list shows them)\n", argv[0]);
+    fprintf(stderr, "cdyn run: unknown experiment '%s' (cdyn list shows them; a scene file runs as cdyn run scene FILE)\n",
+            argv[0]);
     return 2;
   }
   c->h = c->exp->h;
   c->steps = c->exp->steps;
-  c->outdir = c->exp->name;
+  c->outdir = is_scene ? exp_scene_name() : c->exp->name;
   c->command = command;
   for (int k = 1; k < argc; k++) {
     const char *a = argv[k];
@@ -701,6 +736,10 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
       }
       if (parse_number_args(c, a, val))
         return 2;
+      if (!strcmp(a, "--h"))
+        ra->h_given = 1;
+      else
+        ra->steps_given = 1;
       k++;
     } else if (!strcmp(a, "--out")) {
       if (!*val) {
@@ -736,6 +775,11 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
   if (ra->help) {
     print_experiment(c->exp);
     return -1;
+  }
+  /* A scene that gives its duration as t_end keeps it at another --h. */
+  if (is_scene && ra->h_given && !ra->steps_given && exp_scene_steps(c->h, &c->steps)) {
+    fprintf(stderr, "cdyn run scene: --h %g: %s\n", c->h, cdyn_errmsg());
+    return 2;
   }
   /* The parameters' defaults, checked against their own table. */
   for (int p = 0; c->exp->params && c->exp->params[p].name; p++)
@@ -855,6 +899,103 @@ static int cmd_run(int argc, char **argv, const char *command)
   return rc < 0 ? 0 : rc;
 }
 
+/*
+ * cdyn export EXPERIMENT [--out DIR] [--force] [run options]: run the
+ * experiment (its output into a scratch directory, removed afterwards)
+ * with the capture on (capture.c), so that DIR gets every run it starts
+ * as a scene, and DIR/index.csv each scene's trajectory digest.
+ */
+static int cmd_export(int argc, char **argv, const char *command)
+{
+  if (argc < 1 || argv[0][0] == '-') {
+    fprintf(stderr, "usage: cdyn export EXPERIMENT [--out DIR] [--force] [the options of cdyn run]\n");
+    return 2;
+  }
+  const cdyn_experiment *e = exp_find(argv[0]);
+  if (!e) {
+    fprintf(stderr, "cdyn export: unknown experiment '%s' (cdyn list shows them)\n", argv[0]);
+    return 2;
+  }
+  if (!e->schemes) {
+    fprintf(stderr, "cdyn export: %s runs no schemes (it studies part of the library directly): it has no system "
+            "to export\n", e->name);
+    return 2;
+  }
+  char defdir[256];
+  snprintf(defdir, sizeof defdir, "%s-scenes", e->name);
+  const char *dir = defdir;
+  int force = 0;
+  char **rargv = calloc((size_t)argc + 4, sizeof *rargv);
+  if (!rargv)
+    return 1;
+  int rargc = 0;
+  rargv[rargc++] = argv[0];
+  for (int k = 1; k < argc; k++) {
+    if (!strcmp(argv[k], "--out") && k + 1 < argc && *argv[k + 1]) {
+      dir = argv[++k];
+    } else if (!strcmp(argv[k], "--out")) {
+      fprintf(stderr, "cdyn export: --out needs a directory\n");
+      free(rargv);
+      return 2;
+    } else if (!strcmp(argv[k], "--force")) {
+      force = 1;
+    } else {
+      rargv[rargc++] = argv[k];
+    }
+  }
+  if (strlen(dir) > 3000) {
+    fprintf(stderr, "cdyn export: --out: a directory path of %zu bytes is too long (at most 3000)\n", strlen(dir));
+    free(rargv);
+    return 2;
+  }
+  char tmp[4096];
+  const char *tdir = getenv("TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/cdyn-export-XXXXXX", tdir && *tdir ? tdir : "/tmp");
+  int created = 0;
+  if (prepare_outdir(dir, force, &created)) {
+    free(rargv);
+    return 1;
+  }
+  if (!mkdtemp(tmp)) {
+    fprintf(stderr, "cdyn export: cannot make a scratch directory %s: %s\n", tmp, strerror(errno));
+    free(rargv);
+    if (created)
+      rmdir(dir);
+    return 1;
+  }
+  rargv[rargc++] = "--out";
+  rargv[rargc++] = tmp;
+  int rc = exp_capture_start(dir, e->name);
+  if (rc) {
+    fprintf(stderr, "cdyn export: %s\n", cdyn_errmsg());
+    rc = 1;
+  } else {
+    rc = cmd_run(rargc, rargv, command);
+    int crc = exp_capture_finish(rc == 0);
+    if (!rc && crc) {
+      fprintf(stderr, "cdyn export: %s\n", cdyn_errmsg());
+      rc = 1;
+    }
+    if (!rc && exp_capture_count() == 0) {
+      fprintf(stderr, "cdyn export: %s started no run with these options: nothing to export\n", e->name);
+      rc = 1;
+    }
+  }
+  clear_dir(tmp, 0, NULL);
+  rmdir(tmp);
+  free(rargv);
+  if (rc) {
+    clear_dir(dir, 0, NULL);
+    if (created)
+      rmdir(dir);
+    return rc;
+  }
+  printf("%s: %d scenes in %s/ (index.csv: each scene's run and the digest of its trajectory;\n"
+         "  cdyn run scene %s/SCENE --steps STEPS_DONE reproduces it)\n",
+         e->name, exp_capture_count(), dir, dir);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   /* Report GSL errors as status codes rather than aborting. */
@@ -890,6 +1031,10 @@ int main(int argc, char **argv)
     rc = argc > 3 ? (usage(stderr), 2) : cmd_list(argc == 3 ? argv[2] : NULL);
   } else if (!strcmp(cmd, "run")) {
     rc = cmd_run(argc - 2, argv + 2, command);
+  } else if (!strcmp(cmd, "check")) {
+    rc = exp_cmd_check(argc - 2, argv + 2);
+  } else if (!strcmp(cmd, "export")) {
+    rc = cmd_export(argc - 2, argv + 2, command);
   } else if (!strcmp(cmd, "palette")) {
     rc = cmd_palette();
   } else if (!strcmp(cmd, "report")) {

@@ -29,7 +29,7 @@ const exp_limits exp_no_limits = {INFINITY, INFINITY};
 
 /* The step loop of exp_simulate; guarded0 is the stepper's count of
    guarded steps before the run. */
-static int simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim,
+static int simulate(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim,
                     unsigned long guarded0, exp_observer obs, void *octx, exp_outcome *out)
 {
   exp_state s;
@@ -41,7 +41,7 @@ static int simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, co
     s.t = (double)k * h;
     s.status = CDYN_OK;
     if (k > 0) {
-      int src = cdyn_stepper_step(st, h);
+      int src = sc ? cdyn_scene_step(sc, st, h) : cdyn_stepper_step(st, h);
       if (src < 0) {
         cdyn_stats stats;
         int guarded = src == CDYN_EDIVERGED && !cdyn_stepper_stats(st, &stats) && stats.guarded > guarded0;
@@ -74,6 +74,8 @@ static int simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, co
       out->e0 = out->emax = s.e;
       out->E0 = s.E;
     }
+    exp_digest_state(&out->digest, sys);
+    exp_capture_step(sys);
     out->steps = k;
     out->end_step = k;
     out->eend = s.e;
@@ -112,7 +114,16 @@ static int simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, co
 int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,
                  void *octx, exp_outcome *out)
 {
+  return exp_simulate_scene(NULL, sys, st, h, steps, lim, obs, octx, out);
+}
+
+int exp_simulate_scene(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim,
+                       exp_observer obs, void *octx, exp_outcome *out)
+{
   memset(out, 0, sizeof *out);
+  out->digest = EXP_DIGEST_INIT;
+  if (sc)
+    sys = cdyn_scene_system(sc);
   if (!lim)
     lim = &exp_no_limits;
   out->end = EXP_END_COMPLETED;
@@ -138,7 +149,11 @@ int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const
       return rc;
     guarded0 = stats.guarded;
   }
-  rc = simulate(sys, st, h, steps, lim, guarded0, obs, octx, out);
+  /* cdyn export: the run as a scene, as it starts (the guard set). */
+  if ((rc = exp_capture_begin(sc, sys, st, h, steps, lim)))
+    return rc;
+  rc = simulate(sc, sys, st, h, steps, lim, guarded0, obs, octx, out);
+  exp_capture_end(out->steps);
   /* The stepper's own max_error again, whatever the run did. */
   if (guard) {
     int grc = cdyn_stepper_set(st, "max_error", saved);
@@ -214,6 +229,17 @@ int exp_stepper_run(exp_ctx *ctx, cdyn_system *sys, const exp_runspec *run, cons
   int rc = cdyn_stepper_new(&st, sys, run->scheme);
   if (rc)
     return rc;
+  if ((rc = exp_stepper_options(ctx, st, run, extra))) {
+    cdyn_stepper_free(st);
+    return rc;
+  }
+  *out = st;
+  return CDYN_OK;
+}
+
+int exp_stepper_options(exp_ctx *ctx, cdyn_stepper *st, const exp_runspec *run, const char *const *extra)
+{
+  int rc = CDYN_OK;
   /* The experiment's parameters that are also options of this scheme
      (alpha, beta, ks, ...) are passed on to it. */
   for (size_t i = 0; i < cdyn_stepper_option_count(st) && !rc; i++) {
@@ -236,12 +262,7 @@ int exp_stepper_run(exp_ctx *ctx, cdyn_system *sys, const exp_runspec *run, cons
     rc = set_pairs(st, run->overrides);
   if (!rc)
     rc = set_pairs(st, extra);
-  if (rc) {
-    cdyn_stepper_free(st);
-    return rc;
-  }
-  *out = st;
-  return CDYN_OK;
+  return rc;
 }
 
 int exp_run(exp_ctx *ctx, const exp_runspec *run, const char *const *extra, exp_builder build, const void *bctx,

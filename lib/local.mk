@@ -4,7 +4,7 @@
 lib_LTLIBRARIES = lib/libcdyn.la
 cdynincludedir = $(includedir)/cdyn
 cdyninclude_HEADERS = lib/cdyn/cdyn.h lib/cdyn/error.h lib/cdyn/system.h \
-	lib/cdyn/constraint.h lib/cdyn/stepper.h lib/cdyn/contact.h lib/cdyn/scheme.h lib/cdyn/cloth.h lib/cdyn/collision.h
+	lib/cdyn/constraint.h lib/cdyn/stepper.h lib/cdyn/contact.h lib/cdyn/scheme.h lib/cdyn/cloth.h lib/cdyn/collision.h lib/cdyn/scene.h
 # The type objects' sources come from their tables (lib/*/*.def) through
 # lib/types.am, which ./autogen.sh writes: adding a constraint type, solver,
 # integrator, scheme or active-set algorithm is one file plus one table line.
@@ -12,14 +12,15 @@ include $(srcdir)/lib/types.am
 lib_libcdyn_la_SOURCES = lib/cdyn_internal.h lib/error.c lib/system.c \
 	lib/options.c lib/stepper.c lib/layout.c lib/blocks.c lib/registry.c \
 	lib/cloth.c lib/strainlimit.c lib/ball.c lib/ccd.c lib/bvh.c lib/proximity.c lib/contacts.c \
+	lib/scene_internal.h lib/scene.c lib/scene_load.c \
 	lib/constraints/constraints.def lib/constraints/vec3.h \
 	lib/solvers/solvers.def lib/solvers/lsq.c lib/integrators/integrators.def lib/schemes/schemes.def \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/common.c \
 	$(TYPE_SOURCES)
-# libcdyn itself uses CHOLMOD, LAPACKE and BLAS only (its sparse storage
+# libcdyn itself uses Jansson (the scene reader), CHOLMOD, LAPACKE and BLAS only (its sparse storage
 # is its own, so no GSL error handler can abort the caller's process); GSL
 # serves the references, the experiments and the tests.
-LIB_LIBS = $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(LIBM)
+LIB_LIBS = $(JANSSON_LIBS) $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(LIBM)
 lib_libcdyn_la_LIBADD = $(LIB_LIBS)
 lib_libcdyn_la_LDFLAGS = -version-info $(CDYN_LT_VERSION) -no-undefined
 pkgconfig_DATA = cdyn.pc

@@ -20,5 +20,6 @@
 #include "cdyn/scheme.h"
 #include "cdyn/cloth.h"
 #include "cdyn/collision.h"
+#include "cdyn/scene.h"
 
 #endif

@@ -22,7 +22,7 @@ if HAVE_CLANG
 tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h $(FUZZ_LIB_C) $(srcdir)/lib/types.am
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_GEN)$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/lib -I$(top_builddir) -I$(srcdir)/tests/fuzz \
-	  $(CHOLMOD_CFLAGS) $(LAPACKE_CFLAGS) $(BLAS_CFLAGS) -o $@ $< $(FUZZ_LIB_C) $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) -lm
+	  $(JANSSON_CFLAGS) $(CHOLMOD_CFLAGS) $(LAPACKE_CFLAGS) $(BLAS_CFLAGS) -o $@ $< $(FUZZ_LIB_C) $(JANSSON_LIBS) $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) -lm
 
 fuzz: $(FUZZ_HARNESSES)
 

@@ -1,0 +1,290 @@
+/*
+ * scene_run.c: `cdyn run scene FILE.json` and `cdyn check FILE.json`.
+ *
+ * A scene file (doc/scene-format.md) runs as an experiment of its own,
+ * through the same machinery as the built-in ones (experiment.h): the
+ * same options (--scheme LIST runs it through other schemes, --h, --steps,
+ * --set KEY=VALUE for scheme options, --out, --force), the same checks
+ * before anything is written, the same runner (exp_simulate_scene, with
+ * the scene's step hooks and its stop rules), and the same CSV files with
+ * their metadata records.  Per run RUN of a scene NAME:
+ *   NAME-RUN.csv          step, t, e, T, V, E, px, py, pz, status, every
+ *                         record.every steps and the last;
+ *   NAME-RUN-state.csv    with record.positions (and .velocities): step,
+ *                         t, particle, x, y, z (vx, vy, vz);
+ *   NAME-RUN.scene.json   the scene as run (the scheme, every option of
+ *                         its stepper, h and steps after the overrides);
+ * and NAME-summary.csv, a row per run: how it ended, its extremes and the
+ * digest of its trajectory (capture.c), which `cdyn export` records too.
+ *
+ * --h with a scene whose run gives t_end keeps t_end: the steps are
+ * recomputed (ceil((t_end - t0) / h)); --steps overrides both.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "scene_run.h"
+
+static char scene_path[4096];
+static cdyn_scene_run scene_run_spec; /* the file's run */
+static char scene_name[256];
+static uint64_t scene_file_digest;
+
+static int run_scene(exp_ctx *ctx);
+
+static const exp_param no_params[] = {EXP_PARAMS_END};
+
+/* Filled from the file by exp_scene_prepare: its h and steps are the
+   defaults of --h and --steps. */
+cdyn_experiment exp_scene_experiment = {
+  "scene", "a scene file (doc/scene-format.md)", "the scene file", no_params, NULL, "", NULL, 0, 1, NULL, 0.01, 100,
+  run_scene};
+
+static uint64_t file_digest(const char *path)
+{
+  uint64_t h = EXP_DIGEST_INIT;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  int c;
+  while ((c = getc(f)) != EOF) {
+    h ^= (uint64_t)(unsigned char)c;
+    h *= UINT64_C(0x100000001b3);
+  }
+  fclose(f);
+  return h;
+}
+
+int exp_scene_prepare(const char *path, char *scheme, size_t len)
+{
+  if (strlen(path) >= sizeof scene_path)
+    return cdyn_error(CDYN_EINVAL, "scene path too long");
+  cdyn_scene *sc;
+  int rc = cdyn_scene_load(&sc, path, NULL);
+  if (rc)
+    return rc;
+  snprintf(scene_path, sizeof scene_path, "%s", path);
+  cdyn_scene_get_run(sc, &scene_run_spec);
+  snprintf(scene_name, sizeof scene_name, "%s", cdyn_scene_name(sc));
+  snprintf(scheme, len, "%s", cdyn_scene_scheme(sc));
+  exp_scene_experiment.h = scene_run_spec.h;
+  exp_scene_experiment.steps = scene_run_spec.steps;
+  /* A scene of pins alone runs under the schemes that enforce pins only. */
+  cdyn_system *sys = cdyn_scene_system(sc);
+  int pins_only = 1;
+  for (size_t c = 0; c < cdyn_system_constraint_count(sys) && pins_only; c++) {
+    const cdyn_constraint_type *t;
+    if (!cdyn_system_get_constraint(sys, c, &t, NULL, NULL) && t != cdyn_constraint_pin)
+      pins_only = 0;
+  }
+  exp_scene_experiment.pins_only_ok = pins_only;
+  exp_scene_experiment.inequalities = cdyn_system_inequality_rows(sys) > 0;
+  cdyn_scene_free(sc);
+  scene_file_digest = file_digest(path);
+  /* The scene's name makes file names: only characters safe in them. */
+  for (char *p = scene_name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
+          *p == '.'))
+      *p = '_';
+  if (!*scene_name)
+    snprintf(scene_name, sizeof scene_name, "scene");
+  return CDYN_OK;
+}
+
+int exp_scene_steps(double h, long *steps)
+{
+  if (!scene_run_spec.has_t_end)
+    return CDYN_OK;
+  cdyn_scene *sc;
+  int rc = cdyn_scene_load(&sc, scene_path, NULL);
+  if (rc)
+    return rc;
+  cdyn_scene_run r = scene_run_spec;
+  r.h = h;
+  rc = cdyn_scene_set_run(sc, &r);
+  if (!rc)
+    cdyn_scene_get_run(sc, &r);
+  cdyn_scene_free(sc);
+  if (!rc)
+    *steps = r.steps;
+  return rc;
+}
+
+/* ---- a run ---------------------------------------------------------------------------------- */
+
+typedef struct {
+  exp_csv *series, *state;
+  long every, steps;
+  int velocities;
+  double last_t;
+} scene_obs;
+
+static int observe(void *octx, const exp_state *s)
+{
+  scene_obs *o = octx;
+  if (s->k % o->every != 0 && s->k != o->steps)
+    return 0;
+  double p[3];
+  int rc = cdyn_system_momentum(s->sys, p);
+  if (rc)
+    return rc;
+  double row[10] = {(double)s->k, s->t, s->e, s->T, s->V, s->E, p[0], p[1], p[2], (double)s->status};
+  if ((rc = exp_csv_row(o->series, row, 10)))
+    return rc;
+  if (o->state) {
+    size_t n = cdyn_system_size(s->sys);
+    const double *q = cdyn_system_positions(s->sys), *v = cdyn_system_velocities(s->sys);
+    for (size_t i = 0; i < n && !rc; i++) {
+      double r[9] = {(double)s->k, s->t, (double)i, q[3 * i], q[3 * i + 1], q[3 * i + 2], 0, 0, 0};
+      if (o->velocities)
+        memcpy(r + 6, v + 3 * i, 3 * sizeof(double));
+      rc = exp_csv_row(o->state, r, o->velocities ? 9 : 6);
+    }
+  }
+  return rc;
+}
+
+static const char *end_name(enum exp_end e)
+{
+  switch (e) {
+  case EXP_END_COMPLETED: return "completed";
+  case EXP_END_FAILED_STEP: return "failed-step";
+  case EXP_END_NONFINITE: return "nonfinite";
+  case EXP_END_ERROR_LIMIT: return "error-limit";
+  case EXP_END_ENERGY_GAIN: return "energy-gain";
+  default: return "stopped";
+  }
+}
+
+static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
+{
+  cdyn_scene *sc = NULL;
+  cdyn_stepper *st = NULL;
+  int rc = cdyn_scene_load(&sc, scene_path, NULL);
+  if (rc)
+    return rc;
+  cdyn_scene_run run;
+  cdyn_scene_get_run(sc, &run);
+  run.h = ctx->h;
+  run.steps = ctx->steps;
+  run.has_t_end = 0; /* the steps are decided: ctx->steps */
+  if ((rc = cdyn_scene_set_run(sc, &run)) || (rc = cdyn_scene_stepper(sc, r->scheme, &st)) ||
+      (rc = exp_stepper_options(ctx, st, r, NULL))) {
+    cdyn_stepper_free(st);
+    cdyn_scene_free(sc);
+    return rc;
+  }
+  char base[512], path[8192], extra[8192];
+  snprintf(base, sizeof base, "%s-%s", scene_name, r->name);
+  snprintf(path, sizeof path, "%s/%s.scene.json", ctx->outdir, base);
+  rc = cdyn_scene_save(sc, st, &run, path);
+  snprintf(extra, sizeof extra,
+           "\"scene_file\": \"%s\", \"scene_file_digest\": \"%016" PRIx64 "\", \"scene_as_run\": \"%s.scene.json\", "
+           "\"record_every\": %ld",
+           scene_path, scene_file_digest, base, run.record_every);
+  exp_csv series, state;
+  scene_obs o = {&series, NULL, run.record_every, run.steps, run.record_velocities, 0};
+  int series_open = 0, state_open = 0;
+  if (!rc && !(rc = exp_csv_open(ctx, &series, base, "step,t,e,T,V,E,px,py,pz,status", st, extra)))
+    series_open = 1;
+  if (!rc && (run.record_positions || run.record_velocities)) {
+    char sname[600];
+    snprintf(sname, sizeof sname, "%s-state", base);
+    if (!(rc = exp_csv_open(ctx, &state, sname,
+                            run.record_velocities ? "step,t,particle,x,y,z,vx,vy,vz" : "step,t,particle,x,y,z", st,
+                            extra)))
+      state_open = 1, o.state = &state;
+  }
+  exp_limits lim = {run.max_error > 0 ? run.max_error : INFINITY,
+                    run.has_max_energy_gain ? run.max_energy_gain : INFINITY};
+  exp_outcome out;
+  if (!rc)
+    rc = exp_simulate_scene(sc, NULL, st, run.h, run.steps, &lim, observe, &o, &out);
+  if (!rc) {
+    char digest[32];
+    snprintf(digest, sizeof digest, "%016" PRIx64, out.digest);
+    cdyn_scene_stats ss;
+    cdyn_scene_stats_get(sc, &ss);
+    const char *labels[4] = {r->name, r->scheme, end_name(out.end), digest};
+    double v[11] = {(double)out.status, run.h, (double)out.steps, (double)out.steps * run.h, out.e0, out.emax, out.eend,
+                    out.E0, out.Eend, out.dEmax, (double)ss.stepper_steps};
+    rc = exp_csv_row_labels(summary, labels, 4, v, 11);
+    printf("%s %s: %s after %ld of %ld steps, e_max %.3g m, max |E - E0| %.3g J, digest %s\n", scene_name, r->name,
+           end_name(out.end), out.steps, run.steps, out.emax, out.dEmax, digest);
+  }
+  if (state_open) {
+    int crc = exp_csv_close(&state, !rc);
+    if (!rc)
+      rc = crc;
+  }
+  if (series_open) {
+    int crc = exp_csv_close(&series, !rc);
+    if (!rc)
+      rc = crc;
+  }
+  cdyn_stepper_free(st);
+  cdyn_scene_free(sc);
+  return rc;
+}
+
+static int run_scene(exp_ctx *ctx)
+{
+  exp_csv summary;
+  char name[300], extra[4400];
+  snprintf(name, sizeof name, "%s-summary", scene_name);
+  snprintf(extra, sizeof extra, "\"scene_file\": \"%s\", \"scene_file_digest\": \"%016" PRIx64 "\"", scene_path,
+           scene_file_digest);
+  int rc = exp_csv_open(ctx, &summary, name,
+                        "run,scheme,end,digest,status,h,steps,t_end,e0,e_max,e_end,E0,E_end,dE_max,stepper_steps", NULL,
+                        extra);
+  for (int k = 0; k < ctx->nruns && !rc; k++)
+    rc = run_one(ctx, &ctx->runs[k], &summary);
+  int crc = exp_csv_close(&summary, !rc);
+  return rc ? rc : crc;
+}
+
+/* ---- cdyn check --------------------------------------------------------------------------------- */
+
+int exp_cmd_check(int argc, char **argv)
+{
+  if (argc < 1) {
+    fprintf(stderr, "usage: cdyn check FILE.json ...\n");
+    return 2;
+  }
+  int bad = 0;
+  for (int k = 0; k < argc; k++) {
+    cdyn_scene *sc;
+    int rc = cdyn_scene_load(&sc, argv[k], NULL);
+    cdyn_stepper *st = NULL;
+    /* The options' values are checked by the stepper that takes them. */
+    if (!rc)
+      rc = cdyn_scene_stepper(sc, NULL, &st);
+    if (rc) {
+      fprintf(stderr, "%s\n", cdyn_errmsg());
+      bad = 1;
+      cdyn_scene_free(sc);
+      continue;
+    }
+    cdyn_system *sys = cdyn_scene_system(sc);
+    cdyn_scene_run run;
+    cdyn_scene_get_run(sc, &run);
+    printf("%s: scene \"%s\": %zu particles, %zu springs, %zu constraints (%zu rows, %zu inequality rows), "
+           "%zu strain limiters, %zu balls, %s; scheme %s, h = %g s, %ld steps\n",
+           argv[k], cdyn_scene_name(sc), cdyn_system_size(sys), cdyn_system_spring_count(sys),
+           cdyn_system_live_constraints(sys), cdyn_system_row_count(sys), cdyn_system_inequality_rows(sys),
+           cdyn_scene_strainlimit_count(sc), cdyn_scene_ball_count(sc),
+           cdyn_scene_contacts(sc) ? "contact handling" : "no contact handling", cdyn_scene_scheme(sc), run.h,
+           run.steps);
+    cdyn_stepper_free(st);
+    cdyn_scene_free(sc);
+  }
+  return bad;
+}
+
+const char *exp_scene_name(void) { return scene_name; }

@@ -1,0 +1,59 @@
+/*
+ * scene_internal.h: the scene object (cdyn/scene.h), shared by its
+ * builder and writer (scene.c) and its reader (scene_load.c).
+ */
+#ifndef CDYN_SCENE_INTERNAL_H
+#define CDYN_SCENE_INTERNAL_H
+
+#include "cdyn/scene.h"
+
+typedef struct scene_sl {
+  cdyn_strainlimit *sl;
+  size_t *springs, count;
+  cdyn_strainlimit_opts opts;
+} scene_sl;
+
+typedef struct scene_provot {
+  size_t *springs, count;
+  size_t *fixed, nfixed;
+  unsigned char *flags; /* n flags from fixed, or NULL */
+  double eps_max;
+  int sweeps;
+} scene_provot;
+
+typedef struct scene_ball {
+  cdyn_ball *b;
+  size_t ball;
+  size_t *nodes, count;
+  cdyn_ball_opts opts;
+} scene_ball;
+
+struct cdyn_scene {
+  cdyn_system *sys;
+  int own;
+  size_t base_constraints, base_springs; /* the scene's own: ids below these */
+  char *name, *description;
+  char *file; /* the file it was read from (for messages), or NULL */
+  scene_sl *sl;
+  size_t nsl;
+  scene_provot *provot;
+  size_t nprovot;
+  scene_ball *balls;
+  size_t nballs;
+  struct {
+    cdyn_contacts *cc;
+    size_t *tris, ntris;
+    cdyn_contacts_opts opts;
+  } contacts;
+  char *scheme;
+  char **opt_keys, **opt_vals;
+  size_t nopts;
+  cdyn_scene_run run;
+  cdyn_scene_stats stats;
+};
+
+/* steps = ceil((t_end - t0) / h), a ratio within 1e-9 of an integer taken
+   as it; CDYN_EINVAL for t_end <= t0 or beyond 1e8 steps. */
+int scene_steps_to(double t0, double t_end, double h, long *steps);
+
+#endif

@@ -1,0 +1,1421 @@
+/*
+ * scene_load.c: the reader of the scene format (doc/scene-format.md,
+ * version 1), with Jansson as the JSON parser.
+ *
+ * Jansson (Debian libjansson-dev) is chosen over json-c because it
+ * reports a syntax error's line and column, rejects duplicate keys on
+ * request (JSON_REJECT_DUPLICATES), refuses NUL characters in strings by
+ * default, and reads every number as a double on request
+ * (JSON_DECODE_INT_AS_REAL) with strtod, which rounds correctly, so that
+ * a double written with 17 digits, -0.0 included, reads back to the same
+ * bits (scene.c writes them so).
+ *
+ * The reader walks the document with a JSON path ($.pins[2].i) and checks
+ * every value it takes: its type, its range, and that every field of an
+ * object is one the format knows (or starts with "_", a comment).  The
+ * system is built in the order the format fixes (doc/scene-format.md, "The
+ * order in which a scene is built"); a check the library makes while
+ * building (a constraint type's parameters, a cloth's geometry) is
+ * reported with the path of the value it concerns.  On any error the
+ * partial scene is freed and nothing is returned.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cdyn/contact.h"
+#include "cdyn/error.h"
+#include "cdyn/scene.h"
+#include "cdyn_internal.h"
+#include "scene_internal.h"
+
+#define MAX_GENERATED 10000000.0 /* particles of one generator */
+#define MAX_FILE ((size_t)1 << 30)
+
+/* ---- paths and messages ------------------------------------------------------------------------- */
+
+typedef struct {
+  char s[320];
+} jpath;
+
+static jpath jp_key(const jpath *p, const char *key)
+{
+  jpath q;
+  int w = snprintf(q.s, sizeof q.s, "%s.%.64s", p->s, key);
+  if (w < 0 || (size_t)w >= sizeof q.s)
+    memcpy(q.s + sizeof q.s - 4, "...", 4); /* deeper than any scene goes */
+  return q;
+}
+
+static jpath jp_idx(const jpath *p, size_t i)
+{
+  jpath q;
+  int w = snprintf(q.s, sizeof q.s, "%s[%zu]", p->s, i);
+  if (w < 0 || (size_t)w >= sizeof q.s)
+    memcpy(q.s + sizeof q.s - 4, "...", 4);
+  return q;
+}
+
+typedef struct hook_sl {
+  jpath path;
+  size_t *springs, count;
+  cdyn_strainlimit_opts o;
+} hook_sl;
+
+typedef struct hook_pv {
+  jpath path;
+  size_t *springs, count, *fixed, nfixed;
+  double eps_max;
+  int sweeps;
+} hook_pv;
+
+typedef struct {
+  const char *file;
+  size_t maxp;
+  size_t n;            /* particles */
+  cdyn_system *sys;
+  unsigned char *pinned;
+  /* The hooks, gathered while building, added in the format's order. */
+  hook_sl sl[2][64];
+  size_t nsl[2];
+  hook_pv pv[2][64];
+  size_t npv[2];
+  /* A cloth generator's contacts: its triangles and the options' path. */
+  size_t *gen_tris, gen_ntris;
+  json_t *gen_contacts;
+  jpath gen_contacts_path;
+} ld;
+
+static int fail(const ld *L, const jpath *p, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+
+static int fail(const ld *L, const jpath *p, const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return cdyn_error(CDYN_EINVAL, "%s: %s: %s", L->file, p->s, msg);
+}
+
+/* A library call's failure, reported at the path of what it was given. */
+static int wrap(const ld *L, const jpath *p, int rc)
+{
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", cdyn_errmsg());
+  if (rc == CDYN_ENOMEM)
+    return cdyn_error(rc, "%s: %s: out of memory (%s)", L->file, p->s, msg);
+  return cdyn_error(rc == CDYN_OK ? CDYN_EINVAL : rc < 0 ? rc : CDYN_EINVAL, "%s: %s: %s", L->file, p->s, msg);
+}
+
+static const char *type_name(const json_t *v)
+{
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: return "an object";
+  case JSON_ARRAY: return "an array";
+  case JSON_STRING: return "a string";
+  case JSON_INTEGER:
+  case JSON_REAL: return "a number";
+  case JSON_TRUE:
+  case JSON_FALSE: return "a boolean";
+  default: return "null";
+  }
+}
+
+/* `obj` must be an object whose fields are all in `allowed` (NULL-ended)
+   or start with "_". */
+static int check_object(const ld *L, const json_t *obj, const jpath *p, const char *const *allowed)
+{
+  if (!json_is_object(obj))
+    return fail(L, p, "expected an object, not %s", type_name(obj));
+  const char *key;
+  json_t *val;
+  json_object_foreach((json_t *)obj, key, val) {
+    if (key[0] == '_')
+      continue;
+    int ok = 0;
+    for (const char *const *a = allowed; *a && !ok; a++)
+      ok = !strcmp(*a, key);
+    if (!ok) {
+      char list[512] = "";
+      for (const char *const *a = allowed; *a; a++) {
+        if (strlen(list) + strlen(*a) + 3 >= sizeof list)
+          break;
+        if (*list)
+          strcat(list, ", ");
+        strcat(list, *a);
+      }
+      jpath q = jp_key(p, key);
+      return fail(L, &q, "unknown field '%.64s' (known here: %s; a field starting with _ is a comment)", key, list);
+    }
+  }
+  return CDYN_OK;
+}
+
+/* ---- values --------------------------------------------------------------------------------- */
+
+enum { REQ = 1, POS = 2, NONNEG = 4 };
+
+static int num_value(const ld *L, const json_t *v, const jpath *p, double *out)
+{
+  if (!json_is_number(v))
+    return fail(L, p, "expected a number, not %s", type_name(v));
+  double x = json_number_value(v);
+  if (!isfinite(x))
+    return fail(L, p, "the number is not finite (too large for a double)");
+  *out = x;
+  return CDYN_OK;
+}
+
+/* A number field: absent gives def (or an error with REQ); POS: > 0,
+   NONNEG: >= 0. */
+static int f_num(const ld *L, const json_t *obj, const jpath *p, const char *key, int flags, double def, double *out)
+{
+  jpath q = jp_key(p, key);
+  json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (flags & REQ)
+      return fail(L, p, "the field '%s' is required", key);
+    *out = def;
+    return CDYN_OK;
+  }
+  int rc = num_value(L, v, &q, out);
+  if (rc)
+    return rc;
+  if ((flags & POS) && !(*out > 0))
+    return fail(L, &q, "%.17g must be > 0", *out);
+  if ((flags & NONNEG) && !(*out >= 0))
+    return fail(L, &q, "%.17g must be >= 0", *out);
+  return CDYN_OK;
+}
+
+static int int_value(const ld *L, const json_t *v, const jpath *p, double lo, double hi, long long *out)
+{
+  double x;
+  int rc = num_value(L, v, p, &x);
+  if (rc)
+    return rc;
+  if (x != floor(x))
+    return fail(L, p, "%.17g is not an integer", x);
+  if (!(x >= lo && x <= hi))
+    return fail(L, p, "%.17g is outside [%.17g, %.17g]", x, lo, hi);
+  *out = (long long)x;
+  return CDYN_OK;
+}
+
+static int f_int(const ld *L, const json_t *obj, const jpath *p, const char *key, int req, long long def, double lo,
+                 double hi, long long *out)
+{
+  json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (req)
+      return fail(L, p, "the field '%s' is required", key);
+    *out = def;
+    return CDYN_OK;
+  }
+  jpath q = jp_key(p, key);
+  return int_value(L, v, &q, lo, hi, out);
+}
+
+static int f_bool(const ld *L, const json_t *obj, const jpath *p, const char *key, int def, int *out)
+{
+  json_t *v = json_object_get(obj, key);
+  if (!v) {
+    *out = def;
+    return CDYN_OK;
+  }
+  if (!json_is_boolean(v)) {
+    jpath q = jp_key(p, key);
+    return fail(L, &q, "expected true or false, not %s", type_name(v));
+  }
+  *out = json_is_true(v);
+  return CDYN_OK;
+}
+
+/* A vector [x, y, z]; absent gives def (NULL: required). */
+static int f_vec(const ld *L, const json_t *obj, const jpath *p, const char *key, const double *def, double out[3])
+{
+  json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (!def)
+      return fail(L, p, "the field '%s' is required", key);
+    memcpy(out, def, 3 * sizeof(double));
+    return CDYN_OK;
+  }
+  jpath q = jp_key(p, key);
+  if (!json_is_array(v) || json_array_size(v) != 3)
+    return fail(L, &q, "expected a vector [x, y, z] of three numbers, not %s%s", type_name(v),
+                json_is_array(v) ? " of another length" : "");
+  for (size_t d = 0; d < 3; d++) {
+    jpath r = jp_idx(&q, d);
+    int rc = num_value(L, json_array_get(v, d), &r, &out[d]);
+    if (rc)
+      return rc;
+  }
+  return CDYN_OK;
+}
+
+/* One of the strings in `names` (NULL-ended): its position. */
+static int f_enum(const ld *L, const json_t *obj, const jpath *p, const char *key, const char *const *names, int def,
+                  int *out)
+{
+  json_t *v = json_object_get(obj, key);
+  if (!v) {
+    *out = def;
+    return CDYN_OK;
+  }
+  jpath q = jp_key(p, key);
+  char list[256] = "";
+  for (int k = 0; names[k]; k++) {
+    if (json_is_string(v) && !strcmp(json_string_value(v), names[k])) {
+      *out = k;
+      return CDYN_OK;
+    }
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", k ? ", " : "", names[k]);
+  }
+  if (!json_is_string(v))
+    return fail(L, &q, "expected one of %s, not %s", list, type_name(v));
+  return fail(L, &q, "unknown value \"%.64s\" (one of %s)", json_string_value(v), list);
+}
+
+/* A particle index. */
+static int particle(const ld *L, const json_t *v, const jpath *p, size_t *out)
+{
+  if (!json_is_number(v))
+    return fail(L, p, "expected a particle index, not %s", type_name(v));
+  double x = json_number_value(v);
+  if (x != floor(x) || !isfinite(x))
+    return fail(L, p, "a particle index must be an integer, not %.17g", x);
+  if (!(x >= 0 && x < (double)L->n))
+    return fail(L, p, "particle %.17g is out of range (the scene has %zu particles, 0 .. %zu)", x, L->n, L->n - 1);
+  *out = (size_t)x;
+  return CDYN_OK;
+}
+
+static int f_particle(const ld *L, const json_t *obj, const jpath *p, const char *key, size_t *out)
+{
+  json_t *v = json_object_get(obj, key);
+  if (!v)
+    return fail(L, p, "the field '%s' is required", key);
+  jpath q = jp_key(p, key);
+  return particle(L, v, &q, out);
+}
+
+/* An array of indices below `limit` (what: "particle", "spring", "node"),
+   or with `all` the string "all": every index below limit except `except`
+   (SIZE_MAX: none).  *out is allocated (never NULL on success). */
+static int index_list(const ld *L, const json_t *obj, const jpath *p, const char *key, int req, const char *what,
+                      size_t limit, int all, size_t except, size_t **out, size_t *count)
+{
+  *out = NULL;
+  *count = 0;
+  json_t *v = json_object_get(obj, key);
+  jpath q = jp_key(p, key);
+  if (!v) {
+    if (req)
+      return fail(L, p, "the field '%s' is required", key);
+    *out = malloc(sizeof(size_t));
+    return *out ? CDYN_OK : cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+  }
+  if (all && json_is_string(v) && !strcmp(json_string_value(v), "all")) {
+    size_t n = limit - (except < limit);
+    size_t *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a)
+      return cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+    size_t c = 0;
+    for (size_t i = 0; i < limit; i++)
+      if (i != except)
+        a[c++] = i;
+    *out = a;
+    *count = c;
+    return CDYN_OK;
+  }
+  if (!json_is_array(v))
+    return fail(L, &q, "expected an array of %s indices%s, not %s", what, all ? " or \"all\"" : "", type_name(v));
+  size_t n = json_array_size(v);
+  size_t *a = malloc((n ? n : 1) * sizeof *a);
+  if (!a)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+  for (size_t k = 0; k < n; k++) {
+    jpath r = jp_idx(&q, k);
+    json_t *e = json_array_get(v, k);
+    double x = json_is_number(e) ? json_number_value(e) : NAN;
+    if (!json_is_number(e) || x != floor(x) || !(x >= 0 && x < (double)limit)) {
+      free(a);
+      if (!json_is_number(e))
+        return fail(L, &r, "expected a %s index, not %s", what, type_name(e));
+      if (x != floor(x))
+        return fail(L, &r, "a %s index must be an integer, not %.17g", what, x);
+      return fail(L, &r, "%s %.17g is out of range (there are %zu)", what, x, limit);
+    }
+    a[k] = (size_t)x;
+  }
+  *out = a;
+  *count = n;
+  return CDYN_OK;
+}
+
+static double dist(const double *a, const double *b)
+{
+  double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+  return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+static const double zero3[3] = {0, 0, 0};
+
+/* ---- pins ----------------------------------------------------------------------------------- */
+
+static int mark_pinned(const ld *L, const jpath *p, size_t i)
+{
+  if (L->pinned[i])
+    return fail(L, p, "particle %zu is pinned twice (a particle takes one pin)", i);
+  L->pinned[i] = 1;
+  return CDYN_OK;
+}
+
+/* ---- hooks' options ----------------------------------------------------------------------------- */
+
+static int sl_opts(const ld *L, const json_t *o, const jpath *p, int with_springs, cdyn_strainlimit_opts *so)
+{
+  static const char *const keys[] = {"springs", "eps_max", "length", "release", "at_current", "hysteresis", NULL};
+  int rc = check_object(L, o, p, with_springs ? keys : keys + 1);
+  if (rc)
+    return rc;
+  memset(so, 0, sizeof *so);
+  if ((rc = f_num(L, o, p, "eps_max", REQ | POS, 0, &so->eps_max)) ||
+      (rc = f_num(L, o, p, "length", NONNEG, 0, &so->length)) ||
+      (rc = f_num(L, o, p, "release", NONNEG, 0, &so->release)) ||
+      (rc = f_bool(L, o, p, "at_current", 0, &so->at_current)) ||
+      (rc = f_num(L, o, p, "hysteresis", NONNEG, 0, &so->hysteresis)))
+    return rc;
+  if (so->length != 0 && so->length < 1) {
+    jpath q = jp_key(p, "length");
+    return fail(L, &q, "%.17g must be 0 (the limit) or >= 1", so->length);
+  }
+  return CDYN_OK;
+}
+
+static int pv_opts(const ld *L, const json_t *o, const jpath *p, int with_lists, hook_pv *h)
+{
+  static const char *const keys[] = {"eps_max", "sweeps", "springs", "fixed", NULL};
+  static const char *const gen_keys[] = {"eps_max", "sweeps", NULL};
+  int rc = check_object(L, o, p, with_lists ? keys : gen_keys);
+  long long sweeps;
+  if (rc || (rc = f_num(L, o, p, "eps_max", REQ | POS, 0, &h->eps_max)) ||
+      (rc = f_int(L, o, p, "sweeps", 0, 1, 1, 1e6, &sweeps)))
+    return rc;
+  h->sweeps = (int)sweeps;
+  h->path = *p;
+  return CDYN_OK;
+}
+
+static int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, cdyn_contacts_opts *co)
+{
+  static const char *const keys[] = {"triangles", "thickness", "mode", "continuous", "capacity", "pairs", "margin",
+                                     "sep_speed", "release", "ccd_tol", "max_redo", NULL};
+  static const char *const modes[] = {"inequality", "switch", NULL};
+  int rc = check_object(L, o, p, with_tris ? keys : keys + 1);
+  if (rc)
+    return rc;
+  cdyn_contacts_opts_default(co);
+  int mode, cont;
+  long long cap, pairs, redo;
+  if ((rc = f_num(L, o, p, "thickness", POS, co->thickness, &co->thickness)) ||
+      (rc = f_enum(L, o, p, "mode", modes, 0, &mode)) || (rc = f_bool(L, o, p, "continuous", co->continuous, &cont)) ||
+      (rc = f_int(L, o, p, "capacity", 0, (long long)co->capacity, 1, 16777216.0, &cap)) ||
+      (rc = f_int(L, o, p, "pairs", 0, (long long)co->pairs, 1, 268435456.0, &pairs)) ||
+      (rc = f_num(L, o, p, "margin", NONNEG, co->margin, &co->margin)) ||
+      (rc = f_num(L, o, p, "sep_speed", NONNEG, co->sep_speed, &co->sep_speed)) ||
+      (rc = f_num(L, o, p, "release", NONNEG, co->release, &co->release)) ||
+      (rc = f_num(L, o, p, "ccd_tol", POS, co->ccd_tol, &co->ccd_tol)) ||
+      (rc = f_int(L, o, p, "max_redo", 0, co->max_redo, 0, 64, &redo)))
+    return rc;
+  if (co->ccd_tol > 0.5) {
+    jpath q = jp_key(p, "ccd_tol");
+    return fail(L, &q, "%.17g must be in (0, 0.5]", co->ccd_tol);
+  }
+  co->mode = mode == 1 ? CDYN_CONTACTS_SWITCH : CDYN_CONTACTS_INEQUALITY;
+  co->continuous = cont;
+  co->capacity = (size_t)cap;
+  co->pairs = (size_t)pairs;
+  co->max_redo = (unsigned)redo;
+  return CDYN_OK;
+}
+
+/* ---- generators --------------------------------------------------------------------------------- */
+
+static const char *const gen_types[] = {"chain", "cloth", "grid", NULL};
+
+/* The number of particles generator g makes (checking the fields that
+   decide it). */
+static int gen_count(const ld *L, const json_t *g, const jpath *p, double *count)
+{
+  if (!json_is_object(g))
+    return fail(L, p, "expected a generator object, not %s", type_name(g));
+  json_t *t = json_object_get(g, "type");
+  int type;
+  if (!t)
+    return fail(L, p, "the field 'type' is required (\"chain\", \"cloth\" or \"grid\")");
+  int rc = f_enum(L, g, p, "type", gen_types, 0, &type);
+  if (rc)
+    return rc;
+  long long a, b;
+  if (type == 0) {
+    if ((rc = f_int(L, g, p, "count", 1, 0, 2, MAX_GENERATED, &a)))
+      return rc;
+    *count = (double)a;
+  } else if (type == 1) {
+    if ((rc = f_int(L, g, p, "nx", 1, 0, 2, MAX_GENERATED, &a)) || (rc = f_int(L, g, p, "ny", 1, 0, 2, MAX_GENERATED, &b)))
+      return rc;
+    *count = (double)a * (double)b;
+  } else {
+    json_t *n = json_object_get(g, "n");
+    jpath q = jp_key(p, "n");
+    if (!n)
+      return fail(L, p, "the field 'n' is required");
+    if (!json_is_array(n) || json_array_size(n) != 3)
+      return fail(L, &q, "expected three particle counts [nx, ny, nz]");
+    double prod = 1;
+    for (size_t d = 0; d < 3; d++) {
+      jpath r = jp_idx(&q, d);
+      long long c;
+      if ((rc = int_value(L, json_array_get(n, d), &r, 1, MAX_GENERATED, &c)))
+        return rc;
+      prod *= (double)c;
+    }
+    if (prod < 2)
+      return fail(L, &q, "a grid needs at least 2 particles");
+    *count = prod;
+  }
+  if (*count > MAX_GENERATED)
+    return fail(L, p, "%.0f particles: a generator makes at most %.0f", *count, MAX_GENERATED);
+  return CDYN_OK;
+}
+
+/* Joints between particles a and b: a link at their distance, or a spring. */
+static int joint(const ld *L, const jpath *p, int springs, double k, double c, size_t a, size_t b)
+{
+  const double *q = cdyn_system_positions(L->sys);
+  double d = dist(q + 3 * a, q + 3 * b);
+  int rc = springs ? cdyn_system_add_spring(L->sys, a, b, k, c, d, NULL) : cdyn_system_add_distance(L->sys, a, b, d, NULL);
+  return rc ? wrap(L, p, rc) : CDYN_OK;
+}
+
+static const char *const joint_kinds[] = {"links", "springs", NULL};
+
+static int gen_joint_opts(const ld *L, const json_t *g, const jpath *p, int def, int *springs, double *k, double *c)
+{
+  int rc = f_enum(L, g, p, "joints", joint_kinds, def, springs);
+  if (rc || (rc = f_num(L, g, p, "k", (*springs ? REQ : 0) | NONNEG, 0, k)) ||
+      (rc = f_num(L, g, p, "c", NONNEG, 0, c)))
+    return rc;
+  return CDYN_OK;
+}
+
+static int gen_chain(ld *L, const json_t *g, const jpath *p, size_t first, size_t count)
+{
+  static const char *const keys[] = {"type", "count", "start", "step", "mass", "velocity", "pin_first", "joints", "k", "c", NULL};
+  double start[3], step[3], vel[3], mass, k, c;
+  int pin, springs;
+  int rc = check_object(L, g, p, keys);
+  if (rc || (rc = f_vec(L, g, p, "start", zero3, start)) || (rc = f_vec(L, g, p, "step", NULL, step)) ||
+      (rc = f_num(L, g, p, "mass", POS, 1, &mass)) || (rc = f_vec(L, g, p, "velocity", zero3, vel)) ||
+      (rc = f_bool(L, g, p, "pin_first", 1, &pin)) || (rc = gen_joint_opts(L, g, p, 0, &springs, &k, &c)))
+    return rc;
+  if (step[0] == 0 && step[1] == 0 && step[2] == 0) {
+    jpath q = jp_key(p, "step");
+    return fail(L, &q, "the step between particles must not be zero");
+  }
+  for (size_t i = 0; i < count; i++) {
+    double x[3];
+    for (int d = 0; d < 3; d++)
+      x[d] = start[d] + (double)i * step[d];
+    if ((rc = cdyn_system_set_mass(L->sys, first + i, mass)) || (rc = cdyn_system_set_position(L->sys, first + i, x)) ||
+        (rc = cdyn_system_set_velocity(L->sys, first + i, vel)))
+      return wrap(L, p, rc);
+  }
+  for (size_t i = 0; i + 1 < count; i++)
+    if ((rc = joint(L, p, springs, k, c, first + i, first + i + 1)))
+      return rc;
+  if (pin) {
+    if ((rc = mark_pinned(L, p, first)))
+      return rc;
+    if ((rc = cdyn_system_add_pin(L->sys, first, start, NULL)))
+      return wrap(L, p, rc);
+  }
+  return CDYN_OK;
+}
+
+static int gen_grid(ld *L, const json_t *g, const jpath *p, size_t first)
+{
+  static const char *const keys[] = {"type", "n", "origin", "spacing", "mass", "joints", "k", "c", NULL};
+  double origin[3], s[3], mass, k, c;
+  int springs;
+  int rc = check_object(L, g, p, keys);
+  if (rc || (rc = f_vec(L, g, p, "origin", zero3, origin)) || (rc = f_vec(L, g, p, "spacing", NULL, s)) ||
+      (rc = f_num(L, g, p, "mass", POS, 1, &mass)) || (rc = gen_joint_opts(L, g, p, 1, &springs, &k, &c)))
+    return rc;
+  for (int d = 0; d < 3; d++)
+    if (!(s[d] > 0)) {
+      jpath q = jp_key(p, "spacing");
+      return fail(L, &q, "every spacing must be > 0");
+    }
+  json_t *nv = json_object_get(g, "n");
+  size_t n[3];
+  for (size_t d = 0; d < 3; d++)
+    n[d] = (size_t)json_number_value(json_array_get(nv, d));
+  for (size_t cc = 0; cc < n[2]; cc++)
+    for (size_t b = 0; b < n[1]; b++)
+      for (size_t a = 0; a < n[0]; a++) {
+        size_t i = first + (cc * n[1] + b) * n[0] + a;
+        double x[3] = {origin[0] + (double)a * s[0], origin[1] + (double)b * s[1], origin[2] + (double)cc * s[2]};
+        if ((rc = cdyn_system_set_mass(L->sys, i, mass)) || (rc = cdyn_system_set_position(L->sys, i, x)))
+          return wrap(L, p, rc);
+      }
+  for (size_t cc = 0; cc < n[2]; cc++)
+    for (size_t b = 0; b < n[1]; b++)
+      for (size_t a = 0; a < n[0]; a++) {
+        size_t i = first + (cc * n[1] + b) * n[0] + a;
+        if ((a + 1 < n[0] && (rc = joint(L, p, springs, k, c, i, i + 1))) ||
+            (b + 1 < n[1] && (rc = joint(L, p, springs, k, c, i, i + n[0]))) ||
+            (cc + 1 < n[2] && (rc = joint(L, p, springs, k, c, i, i + n[0] * n[1]))))
+          return rc;
+      }
+  return CDYN_OK;
+}
+
+static int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first)
+{
+  static const char *const keys[] = {"type", "nx", "ny", "origin", "u", "v", "mass", "k_struct", "k_shear", "k_bend",
+                                     "damping", "pins", "strain_limit", "provot", "contacts", NULL};
+  cdyn_cloth_spec cs;
+  memset(&cs, 0, sizeof cs);
+  cs.nx = (size_t)json_number_value(json_object_get(g, "nx"));
+  cs.ny = (size_t)json_number_value(json_object_get(g, "ny"));
+  int rc = check_object(L, g, p, keys);
+  if (rc || (rc = f_vec(L, g, p, "origin", zero3, cs.origin)) || (rc = f_vec(L, g, p, "u", NULL, cs.u)) ||
+      (rc = f_vec(L, g, p, "v", NULL, cs.v)) || (rc = f_num(L, g, p, "mass", REQ | POS, 0, &cs.mass)) ||
+      (rc = f_num(L, g, p, "k_struct", REQ | NONNEG, 0, &cs.k_struct)) ||
+      (rc = f_num(L, g, p, "k_shear", REQ | NONNEG, 0, &cs.k_shear)) ||
+      (rc = f_num(L, g, p, "k_bend", REQ | NONNEG, 0, &cs.k_bend)) ||
+      (rc = f_num(L, g, p, "damping", NONNEG, 0, &cs.damping)))
+    return rc;
+  size_t nodes = cs.nx * cs.ny, *pins = NULL, npins = 0;
+  if ((rc = index_list(L, g, p, "pins", 0, "node", nodes, 0, SIZE_MAX, &pins, &npins)))
+    return rc;
+  cs.pins = pins;
+  cs.npins = npins;
+  cdyn_cloth *cl = NULL;
+  cdyn_system *tmp = NULL;
+  if ((rc = cdyn_cloth_new(&cl, &tmp, &cs))) {
+    free(pins);
+    return wrap(L, p, rc);
+  }
+  /* Copy the patch into the scene's system, its indices shifted. */
+  size_t spring0 = cdyn_system_spring_count(L->sys);
+  for (size_t i = 0; i < nodes && !rc; i++) {
+    double m, x[3], v[3];
+    cdyn_system_get_particle(tmp, i, &m, x, v);
+    if ((rc = cdyn_system_set_mass(L->sys, first + i, m)) || (rc = cdyn_system_set_position(L->sys, first + i, x)) ||
+        (rc = cdyn_system_set_velocity(L->sys, first + i, v)))
+      rc = wrap(L, p, rc);
+  }
+  for (size_t k = 0; k < cdyn_system_spring_count(tmp) && !rc; k++) {
+    size_t i, j;
+    double ks, c, rest;
+    cdyn_system_get_spring(tmp, k, &i, &j, &ks, &c, &rest);
+    if ((rc = cdyn_system_add_spring(L->sys, first + i, first + j, ks, c, rest, NULL)))
+      rc = wrap(L, p, rc);
+  }
+  for (size_t c = 0; c < cdyn_system_constraint_count(tmp) && !rc; c++) {
+    const cdyn_constraint_type *type;
+    size_t parts[CDYN_MAX_PARTICLES];
+    double params[CDYN_MAX_PARAMS];
+    if (cdyn_system_get_constraint(tmp, c, &type, parts, params))
+      continue;
+    for (unsigned k = 0; k < type->nparticles; k++)
+      parts[k] += first;
+    if (type == cdyn_constraint_pin && (rc = mark_pinned(L, p, parts[0])))
+      break;
+    if ((rc = cdyn_system_add_constraint(L->sys, type, parts, params, NULL)))
+      rc = wrap(L, p, rc);
+  }
+  size_t sfirst = 0, scount = 0;
+  if (!rc)
+    cdyn_cloth_springs(cl, CDYN_SPRING_STRUCT, &sfirst, &scount);
+  json_t *o;
+  if (!rc && (o = json_object_get(g, "strain_limit"))) {
+    jpath q = jp_key(p, "strain_limit");
+    hook_sl *h = &L->sl[0][L->nsl[0]];
+    if (L->nsl[0] >= 64)
+      rc = fail(L, &q, "more than 64 cloth strain limiters");
+    else if (!(rc = sl_opts(L, o, &q, 0, &h->o)) && !(h->springs = malloc((scount ? scount : 1) * sizeof(size_t))))
+      rc = cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+    if (!rc) {
+      for (size_t k = 0; k < scount; k++)
+        h->springs[k] = spring0 + sfirst + k;
+      h->count = scount;
+      h->path = q;
+      L->nsl[0]++;
+    }
+  }
+  if (!rc && (o = json_object_get(g, "provot"))) {
+    jpath q = jp_key(p, "provot");
+    hook_pv *h = &L->pv[0][L->npv[0]];
+    memset(h, 0, sizeof *h);
+    if (L->npv[0] >= 64)
+      rc = fail(L, &q, "more than 64 cloth Provot limiters");
+    else if (!(rc = pv_opts(L, o, &q, 0, h)) &&
+             (!(h->springs = malloc((scount ? scount : 1) * sizeof(size_t))) ||
+              !(h->fixed = malloc((npins ? npins : 1) * sizeof(size_t)))))
+      rc = cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+    if (!rc) {
+      for (size_t k = 0; k < scount; k++)
+        h->springs[k] = spring0 + sfirst + k;
+      for (size_t k = 0; k < npins; k++)
+        h->fixed[k] = first + pins[k];
+      h->count = scount;
+      h->nfixed = npins;
+      L->npv[0]++;
+    } else {
+      free(h->springs);
+      free(h->fixed);
+    }
+  }
+  if (!rc && (o = json_object_get(g, "contacts"))) {
+    jpath q = jp_key(p, "contacts");
+    const size_t *tri;
+    size_t nt;
+    cdyn_contacts_opts co;
+    if (L->gen_contacts)
+      rc = fail(L, &q, "a second contact handler (a scene has at most one)");
+    else if (!(rc = contacts_opts(L, o, &q, 0, &co))) {
+      cdyn_cloth_triangles(cl, &tri, &nt);
+      if (!(L->gen_tris = malloc(3 * nt * sizeof(size_t))))
+        rc = cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+      else {
+        for (size_t k = 0; k < 3 * nt; k++)
+          L->gen_tris[k] = first + tri[k];
+        L->gen_ntris = nt;
+        L->gen_contacts = o;
+        L->gen_contacts_path = q;
+      }
+    }
+  }
+  free(pins);
+  cdyn_cloth_free(cl);
+  cdyn_system_free(tmp);
+  return rc;
+}
+
+/* ---- the explicit lists ------------------------------------------------------------------------- */
+
+static int array_field(const ld *L, const json_t *root, const char *key, json_t **out)
+{
+  jpath root_p = {"$"};
+  *out = json_object_get(root, key);
+  if (*out && !json_is_array(*out)) {
+    jpath q = jp_key(&root_p, key);
+    return fail(L, &q, "expected an array, not %s", type_name(*out));
+  }
+  return CDYN_OK;
+}
+
+static int do_particles(ld *L, const json_t *arr)
+{
+  jpath base = {"$.particles"};
+  static const char *const keys[] = {"x", "v", "m", NULL};
+  for (size_t i = 0; i < json_array_size(arr); i++) {
+    jpath p = jp_idx(&base, i);
+    json_t *e = json_array_get(arr, i);
+    double x[3], v[3], m;
+    int rc = check_object(L, e, &p, keys);
+    if (rc || (rc = f_vec(L, e, &p, "x", NULL, x)) || (rc = f_vec(L, e, &p, "v", zero3, v)) ||
+        (rc = f_num(L, e, &p, "m", POS, 1, &m)))
+      return rc;
+    if ((rc = cdyn_system_set_mass(L->sys, i, m)) || (rc = cdyn_system_set_position(L->sys, i, x)) ||
+        (rc = cdyn_system_set_velocity(L->sys, i, v)))
+      return wrap(L, &p, rc);
+  }
+  return CDYN_OK;
+}
+
+static int two_particles(const ld *L, const json_t *e, const jpath *p, size_t *i, size_t *j)
+{
+  int rc;
+  if ((rc = f_particle(L, e, p, "i", i)) || (rc = f_particle(L, e, p, "j", j)))
+    return rc;
+  if (*i == *j)
+    return fail(L, p, "i and j are the same particle (%zu)", *i);
+  return CDYN_OK;
+}
+
+static int do_springs(ld *L, const json_t *arr)
+{
+  jpath base = {"$.springs"};
+  static const char *const keys[] = {"i", "j", "k", "c", "rest", "enabled", NULL};
+  for (size_t s = 0; s < json_array_size(arr); s++) {
+    jpath p = jp_idx(&base, s);
+    json_t *e = json_array_get(arr, s);
+    size_t i, j, id;
+    double k, c, rest;
+    int on;
+    int rc = check_object(L, e, &p, keys);
+    if (rc || (rc = two_particles(L, e, &p, &i, &j)) || (rc = f_num(L, e, &p, "k", REQ | NONNEG, 0, &k)) ||
+        (rc = f_num(L, e, &p, "c", NONNEG, 0, &c)))
+      return rc;
+    const double *q = cdyn_system_positions(L->sys);
+    if ((rc = f_num(L, e, &p, "rest", POS, dist(q + 3 * i, q + 3 * j), &rest)) ||
+        (rc = f_bool(L, e, &p, "enabled", 1, &on)))
+      return rc;
+    if (!(rest > 0))
+      return fail(L, &p, "the particles start at the same point: give the spring a rest length > 0");
+    if ((rc = cdyn_system_add_spring(L->sys, i, j, k, c, rest, &id)) || (!on && (rc = cdyn_system_enable_spring(L->sys, id, 0))))
+      return wrap(L, &p, rc);
+  }
+  return CDYN_OK;
+}
+
+static int do_constraints(ld *L, const json_t *arr)
+{
+  jpath base = {"$.constraints"};
+  static const char *const keys[] = {"type", "particles", "params", "inequality", "enabled", NULL};
+  for (size_t k = 0; k < json_array_size(arr); k++) {
+    jpath p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    int rc = check_object(L, e, &p, keys);
+    if (rc)
+      return rc;
+    json_t *t = json_object_get(e, "type");
+    jpath tp = jp_key(&p, "type");
+    if (!t)
+      return fail(L, &p, "the field 'type' is required");
+    if (!json_is_string(t))
+      return fail(L, &tp, "expected a constraint type's name, not %s", type_name(t));
+    const cdyn_constraint_type *type;
+    if (cdyn_constraint_type_find(json_string_value(t), &type)) {
+      char list[512] = "";
+      for (const cdyn_constraint_type *const *ty = cdyn_constraint_types; *ty; ty++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", ty == cdyn_constraint_types ? "" : ", ",
+                 (*ty)->name);
+      return fail(L, &tp, "unknown constraint type \"%.64s\" (one of %s)", json_string_value(t), list);
+    }
+    /* Particles: exactly the type's number, all different. */
+    json_t *pa = json_object_get(e, "particles");
+    jpath pp = jp_key(&p, "particles");
+    if (!pa)
+      return fail(L, &p, "the field 'particles' is required");
+    if (!json_is_array(pa) || json_array_size(pa) != type->nparticles)
+      return fail(L, &pp, "a %s constraint takes an array of %u particle indices", type->name, type->nparticles);
+    size_t parts[CDYN_MAX_PARTICLES];
+    for (unsigned a = 0; a < type->nparticles; a++) {
+      jpath r = jp_idx(&pp, a);
+      if ((rc = particle(L, json_array_get(pa, a), &r, &parts[a])))
+        return rc;
+      for (unsigned b = 0; b < a; b++)
+        if (parts[b] == parts[a])
+          return fail(L, &r, "particle %zu is listed twice", parts[a]);
+    }
+    /* Parameters: every one by name, or all in order. */
+    double params[CDYN_MAX_PARAMS];
+    json_t *pr = json_object_get(e, "params");
+    jpath prp = jp_key(&p, "params");
+    if (!pr && type->nparams)
+      return fail(L, &p, "the field 'params' is required (%s takes %u)", type->name, type->nparams);
+    if (pr && json_is_array(pr)) {
+      if (json_array_size(pr) != type->nparams)
+        return fail(L, &prp, "%s takes %u parameters, not %zu", type->name, type->nparams, json_array_size(pr));
+      for (unsigned a = 0; a < type->nparams; a++) {
+        jpath r = jp_idx(&prp, a);
+        if ((rc = num_value(L, json_array_get(pr, a), &r, &params[a])))
+          return rc;
+      }
+    } else if (pr) {
+      if (!json_is_object(pr))
+        return fail(L, &prp, "expected the parameters as an object (by name) or an array, not %s", type_name(pr));
+      const char *key;
+      json_t *val;
+      json_object_foreach(pr, key, val) {
+        int found = key[0] == '_';
+        for (unsigned a = 0; a < type->nparams && !found; a++)
+          found = !strcmp(type->param_names[a], key);
+        if (!found) {
+          char list[512] = "";
+          for (unsigned a = 0; a < type->nparams; a++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a ? ", " : "", type->param_names[a]);
+          jpath r = jp_key(&prp, key);
+          return fail(L, &r, "unknown parameter of %s (its parameters: %s)", type->name, list);
+        }
+      }
+      for (unsigned a = 0; a < type->nparams; a++)
+        if ((rc = f_num(L, pr, &prp, type->param_names[a], REQ, 0, &params[a])))
+          return rc;
+    }
+    int ineq, on;
+    if ((rc = f_bool(L, e, &p, "inequality", 0, &ineq)) || (rc = f_bool(L, e, &p, "enabled", 1, &on)))
+      return rc;
+    if (type == cdyn_constraint_pin && (rc = mark_pinned(L, &p, parts[0])))
+      return rc;
+    size_t id;
+    if ((rc = cdyn_system_add_constraint(L->sys, type, parts, params, &id)) ||
+        (ineq && (rc = cdyn_system_set_inequality(L->sys, id, 1))) || (!on && (rc = cdyn_system_enable_constraint(L->sys, id, 0))))
+      return wrap(L, &p, rc);
+  }
+  return CDYN_OK;
+}
+
+static int do_links(ld *L, const json_t *arr)
+{
+  jpath base = {"$.links"};
+  static const char *const keys[] = {"i", "j", "length", NULL};
+  for (size_t k = 0; k < json_array_size(arr); k++) {
+    jpath p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    size_t i, j;
+    double len;
+    int rc = check_object(L, e, &p, keys);
+    if (rc || (rc = two_particles(L, e, &p, &i, &j)))
+      return rc;
+    const double *q = cdyn_system_positions(L->sys);
+    if ((rc = f_num(L, e, &p, "length", POS, dist(q + 3 * i, q + 3 * j), &len)))
+      return rc;
+    if (!(len > 0))
+      return fail(L, &p, "the particles start at the same point: give the link a length > 0");
+    if ((rc = cdyn_system_add_distance(L->sys, i, j, len, NULL)))
+      return wrap(L, &p, rc);
+  }
+  return CDYN_OK;
+}
+
+static int do_pins(ld *L, const json_t *arr)
+{
+  jpath base = {"$.pins"};
+  static const char *const keys[] = {"i", "at", "u", "a", "w", "phi", NULL};
+  for (size_t k = 0; k < json_array_size(arr); k++) {
+    jpath p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    size_t i;
+    double at[3], u[3], a[3], w, phi;
+    int rc = check_object(L, e, &p, keys);
+    if (rc || (rc = f_particle(L, e, &p, "i", &i)))
+      return rc;
+    const double *q = cdyn_system_positions(L->sys);
+    if ((rc = f_vec(L, e, &p, "at", q + 3 * i, at)) || (rc = f_vec(L, e, &p, "u", zero3, u)) ||
+        (rc = f_vec(L, e, &p, "a", zero3, a)) || (rc = f_num(L, e, &p, "w", 0, 0, &w)) ||
+        (rc = f_num(L, e, &p, "phi", 0, 0, &phi)) || (rc = mark_pinned(L, &p, i)))
+      return rc;
+    int moving = json_object_get(e, "u") || json_object_get(e, "a") || json_object_get(e, "w") || json_object_get(e, "phi");
+    if ((rc = moving ? cdyn_system_add_moving_pin(L->sys, i, at, u, a, w, phi, NULL) : cdyn_system_add_pin(L->sys, i, at, NULL)))
+      return wrap(L, &p, rc);
+  }
+  return CDYN_OK;
+}
+
+static int do_walls(ld *L, const json_t *arr)
+{
+  jpath base = {"$.walls"};
+  static const char *const keys[] = {"particles", "point", "normal", NULL};
+  for (size_t k = 0; k < json_array_size(arr); k++) {
+    jpath p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    double pt[3], nrm[3];
+    size_t *list = NULL, count;
+    int rc = check_object(L, e, &p, keys);
+    if (rc || (rc = f_vec(L, e, &p, "point", NULL, pt)) || (rc = f_vec(L, e, &p, "normal", NULL, nrm)))
+      return rc;
+    if (nrm[0] == 0 && nrm[1] == 0 && nrm[2] == 0) {
+      jpath q = jp_key(&p, "normal");
+      return fail(L, &q, "the normal must not be zero");
+    }
+    if ((rc = index_list(L, e, &p, "particles", 1, "particle", L->n, 1, SIZE_MAX, &list, &count)))
+      return rc;
+    for (size_t a = 0; a < count && !rc; a++)
+      if ((rc = cdyn_system_add_wall(L->sys, list[a], pt, nrm, NULL)))
+        rc = wrap(L, &p, rc);
+    free(list);
+    if (rc)
+      return rc;
+  }
+  return CDYN_OK;
+}
+
+static int do_separations(ld *L, const json_t *arr)
+{
+  jpath base = {"$.separations"};
+  static const char *const keys[] = {"i", "j", "distance", NULL};
+  for (size_t k = 0; k < json_array_size(arr); k++) {
+    jpath p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    size_t i, j;
+    double d;
+    int rc = check_object(L, e, &p, keys);
+    if (rc || (rc = two_particles(L, e, &p, &i, &j)) || (rc = f_num(L, e, &p, "distance", REQ | POS, 0, &d)))
+      return rc;
+    if ((rc = cdyn_system_add_separation(L->sys, i, j, d, NULL)))
+      return wrap(L, &p, rc);
+  }
+  return CDYN_OK;
+}
+
+/* ---- hooks ---------------------------------------------------------------------------------- */
+
+static int gather_hooks(ld *L, const json_t *root)
+{
+  json_t *arr;
+  size_t ns = cdyn_system_spring_count(L->sys);
+  int rc = array_field(L, root, "strain_limits", &arr);
+  for (size_t k = 0; !rc && arr && k < json_array_size(arr); k++) {
+    jpath base = {"$.strain_limits"}, p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    if (L->nsl[1] >= 64)
+      return fail(L, &p, "at most 64 strain limiters");
+    hook_sl *h = &L->sl[1][L->nsl[1]];
+    memset(h, 0, sizeof *h);
+    if ((rc = sl_opts(L, e, &p, 1, &h->o)) ||
+        (rc = index_list(L, e, &p, "springs", 1, "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)))
+      return rc;
+    h->path = p;
+    L->nsl[1]++;
+  }
+  if (rc || (rc = array_field(L, root, "provot", &arr)))
+    return rc;
+  for (size_t k = 0; arr && k < json_array_size(arr); k++) {
+    jpath base = {"$.provot"}, p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    if (L->npv[1] >= 64)
+      return fail(L, &p, "at most 64 Provot limiters");
+    hook_pv *h = &L->pv[1][L->npv[1]];
+    memset(h, 0, sizeof *h);
+    if ((rc = pv_opts(L, e, &p, 1, h)) ||
+        (rc = index_list(L, e, &p, "springs", 1, "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)) ||
+        (rc = index_list(L, e, &p, "fixed", 0, "particle", L->n, 0, SIZE_MAX, &h->fixed, &h->nfixed)))
+      return rc;
+    L->npv[1]++;
+  }
+  return CDYN_OK;
+}
+
+static int add_hooks(ld *L, cdyn_scene *sc, const json_t *root)
+{
+  int rc;
+  for (int g = 0; g < 2; g++)
+    for (size_t k = 0; k < L->nsl[g]; k++) {
+      hook_sl *h = &L->sl[g][k];
+      if ((rc = cdyn_scene_add_strainlimit(sc, h->springs, h->count, &h->o)))
+        return wrap(L, &h->path, rc);
+    }
+  for (int g = 0; g < 2; g++)
+    for (size_t k = 0; k < L->npv[g]; k++) {
+      hook_pv *h = &L->pv[g][k];
+      if ((rc = cdyn_scene_add_provot(sc, h->springs, h->count, h->eps_max, h->sweeps, h->fixed, h->nfixed)))
+        return wrap(L, &h->path, rc);
+    }
+  json_t *arr;
+  if ((rc = array_field(L, root, "balls", &arr)))
+    return rc;
+  static const char *const bkeys[] = {"ball", "nodes", "radius", "thickness", "mode", "release", NULL};
+  static const char *const bmodes[] = {"switch", "inequality", "project", NULL};
+  for (size_t k = 0; arr && k < json_array_size(arr); k++) {
+    jpath base = {"$.balls"}, p = jp_idx(&base, k);
+    json_t *e = json_array_get(arr, k);
+    size_t ball, *nodes = NULL, count;
+    cdyn_ball_opts bo;
+    int mode;
+    memset(&bo, 0, sizeof bo);
+    if ((rc = check_object(L, e, &p, bkeys)) || (rc = f_particle(L, e, &p, "ball", &ball)) ||
+        (rc = f_num(L, e, &p, "radius", REQ | POS, 0, &bo.radius)) ||
+        (rc = f_num(L, e, &p, "thickness", NONNEG, 0, &bo.thickness)) || (rc = f_enum(L, e, &p, "mode", bmodes, 0, &mode)) ||
+        (rc = f_num(L, e, &p, "release", NONNEG, 0, &bo.release)) ||
+        (rc = index_list(L, e, &p, "nodes", 1, "particle", L->n, 1, ball, &nodes, &count)))
+      return rc;
+    bo.mode = mode == 1 ? CDYN_BALL_INEQUALITY : mode == 2 ? CDYN_BALL_PROJECT : CDYN_BALL_SWITCH;
+    rc = cdyn_scene_add_ball(sc, ball, nodes, count, &bo);
+    free(nodes);
+    if (rc)
+      return wrap(L, &p, rc);
+  }
+  json_t *c = json_object_get(root, "contacts");
+  jpath cp = {"$.contacts"};
+  cdyn_contacts_opts co;
+  if (c && L->gen_contacts)
+    return fail(L, &cp, "a second contact handler (%s has one; a scene has at most one)", L->gen_contacts_path.s);
+  if (c) {
+    if ((rc = contacts_opts(L, c, &cp, 1, &co)))
+      return rc;
+    json_t *t = json_object_get(c, "triangles");
+    jpath tp = jp_key(&cp, "triangles");
+    if (!t)
+      return fail(L, &cp, "the field 'triangles' is required");
+    if (!json_is_array(t) || json_array_size(t) == 0)
+      return fail(L, &tp, "expected a non-empty array of triangles [a, b, c]");
+    size_t nt = json_array_size(t), *tris = malloc(3 * nt * sizeof(size_t));
+    if (!tris)
+      return cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+    for (size_t k = 0; k < nt && !rc; k++) {
+      jpath r = jp_idx(&tp, k);
+      json_t *tri = json_array_get(t, k);
+      if (!json_is_array(tri) || json_array_size(tri) != 3) {
+        rc = fail(L, &r, "expected a triangle: three particle indices");
+        break;
+      }
+      for (size_t d = 0; d < 3 && !rc; d++) {
+        jpath s = jp_idx(&r, d);
+        rc = particle(L, json_array_get(tri, d), &s, &tris[3 * k + d]);
+      }
+    }
+    if (!rc && (rc = cdyn_scene_add_contacts(sc, tris, nt, &co)))
+      rc = wrap(L, &cp, rc);
+    free(tris);
+    if (rc)
+      return rc;
+  } else if (L->gen_contacts) {
+    if ((rc = contacts_opts(L, L->gen_contacts, &L->gen_contacts_path, 0, &co)))
+      return rc;
+    if ((rc = cdyn_scene_add_contacts(sc, L->gen_tris, L->gen_ntris, &co)))
+      return wrap(L, &L->gen_contacts_path, rc);
+  }
+  return CDYN_OK;
+}
+
+/* ---- scheme, run, record ------------------------------------------------------------------------ */
+
+static int do_scheme(ld *L, cdyn_scene *sc, const json_t *root)
+{
+  json_t *s = json_object_get(root, "scheme");
+  jpath p = {"$.scheme"};
+  if (!s)
+    return CDYN_OK;
+  json_t *name = s, *opts = NULL;
+  jpath np = p;
+  if (json_is_object(s)) {
+    static const char *const keys[] = {"name", "options", NULL};
+    int rc = check_object(L, s, &p, keys);
+    if (rc)
+      return rc;
+    name = json_object_get(s, "name");
+    opts = json_object_get(s, "options");
+    np = jp_key(&p, "name");
+  }
+  size_t idx;
+  if (name) {
+    if (!json_is_string(name))
+      return fail(L, &np, "expected a scheme's name, not %s", type_name(name));
+    if (cdyn_scheme_find(json_string_value(name), &idx)) {
+      char list[1024] = "";
+      for (size_t k = 0; k < cdyn_scheme_count(); k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", cdyn_scheme_name(k));
+      return fail(L, &np, "unknown scheme \"%.64s\" (one of %s)", json_string_value(name), list);
+    }
+    int rc = cdyn_scene_set_scheme(sc, json_string_value(name));
+    if (rc)
+      return wrap(L, &np, rc);
+  }
+  cdyn_scheme_find(sc->scheme, &idx);
+  if (!opts)
+    return CDYN_OK;
+  jpath op = jp_key(&p, "options");
+  if (!json_is_object(opts))
+    return fail(L, &op, "expected an object of option names and values, not %s", type_name(opts));
+  const char *key;
+  json_t *val;
+  json_object_foreach(opts, key, val) {
+    if (key[0] == '_')
+      continue;
+    jpath q = jp_key(&op, key);
+    int found = 0;
+    char list[2048] = "";
+    for (size_t k = 0; k < cdyn_scheme_option_count(idx) && !found; k++) {
+      const char *o;
+      cdyn_scheme_option(idx, k, &o, NULL, NULL);
+      found = !strcmp(o, key);
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", o);
+    }
+    if (!found)
+      return fail(L, &q, "unknown option of scheme %s (its options: %s)", sc->scheme, list);
+    char text[64];
+    const char *v;
+    if (json_is_string(val)) {
+      v = json_string_value(val);
+    } else if (json_is_boolean(val)) {
+      v = json_is_true(val) ? "on" : "off";
+    } else if (json_is_number(val)) {
+      double x;
+      int rc = num_value(L, val, &q, &x);
+      if (rc)
+        return rc;
+      snprintf(text, sizeof text, "%.17g", x);
+      v = text;
+    } else {
+      return fail(L, &q, "expected the option's value as a string, number or boolean, not %s", type_name(val));
+    }
+    int rc = cdyn_scene_add_option(sc, key, v);
+    if (rc)
+      return wrap(L, &q, rc);
+  }
+  return CDYN_OK;
+}
+
+static int do_run(ld *L, cdyn_scene *sc, const json_t *root)
+{
+  cdyn_scene_run r = sc->run;
+  json_t *run = json_object_get(root, "run");
+  jpath p = {"$.run"};
+  int rc;
+  if (run) {
+    static const char *const keys[] = {"h", "steps", "t_end", "stop", NULL};
+    long long steps;
+    if ((rc = check_object(L, run, &p, keys)) || (rc = f_num(L, run, &p, "h", POS, r.h, &r.h)) ||
+        (rc = f_int(L, run, &p, "steps", 0, r.steps, 1, 1e8, &steps)))
+      return rc;
+    r.steps = (long)steps;
+    json_t *te = json_object_get(run, "t_end");
+    if (te) {
+      jpath q = jp_key(&p, "t_end");
+      if (json_object_get(run, "steps"))
+        return fail(L, &q, "give steps or t_end, not both");
+      if ((rc = num_value(L, te, &q, &r.t_end)))
+        return rc;
+      r.has_t_end = 1;
+      if ((rc = scene_steps_to(cdyn_system_time(L->sys), r.t_end, r.h, &r.steps)))
+        return wrap(L, &q, rc);
+    }
+    json_t *stop = json_object_get(run, "stop");
+    if (stop) {
+      static const char *const skeys[] = {"max_error", "max_energy_gain", NULL};
+      jpath q = jp_key(&p, "stop");
+      if ((rc = check_object(L, stop, &q, skeys)) || (rc = f_num(L, stop, &q, "max_error", POS, 0, &r.max_error)) ||
+          (rc = f_num(L, stop, &q, "max_energy_gain", 0, 0, &r.max_energy_gain)))
+        return rc;
+      r.has_max_energy_gain = json_object_get(stop, "max_energy_gain") != NULL;
+    }
+  }
+  json_t *rec = json_object_get(root, "record");
+  jpath rp = {"$.record"};
+  if (rec) {
+    static const char *const keys[] = {"every", "positions", "velocities", NULL};
+    long long every;
+    if ((rc = check_object(L, rec, &rp, keys)) || (rc = f_int(L, rec, &rp, "every", 0, 1, 1, 1e8, &every)) ||
+        (rc = f_bool(L, rec, &rp, "positions", 0, &r.record_positions)) ||
+        (rc = f_bool(L, rec, &rp, "velocities", 0, &r.record_velocities)))
+      return rc;
+    r.record_every = (long)every;
+  }
+  if ((rc = cdyn_scene_set_run(sc, &r)))
+    return wrap(L, &p, rc);
+  return CDYN_OK;
+}
+
+/* ---- the document ------------------------------------------------------------------------------- */
+
+static const char *const top_keys[] = {"cdyn_scene", "name", "description", "time", "gravity", "particles",
+                                       "generators", "springs", "constraints", "links", "pins", "walls",
+                                       "separations", "strain_limits", "provot", "balls", "contacts", "scheme",
+                                       "run", "record", NULL};
+
+/* The scene's name from its file: the base name without ".json". */
+static void name_from_file(const char *file, char *buf, size_t len)
+{
+  const char *b = strrchr(file, '/');
+  b = b ? b + 1 : file;
+  snprintf(buf, len, "%s", b);
+  size_t l = strlen(buf);
+  if (l > 5 && !strcmp(buf + l - 5, ".json"))
+    buf[l - 5] = '\0';
+}
+
+static int text_field(const ld *L, const json_t *root, const char *key, const char **out)
+{
+  json_t *v = json_object_get(root, key);
+  *out = NULL;
+  if (!v)
+    return CDYN_OK;
+  if (!json_is_string(v)) {
+    jpath root_p = {"$"}, q = jp_key(&root_p, key);
+    return fail(L, &q, "expected a string, not %s", type_name(v));
+  }
+  *out = json_string_value(v);
+  return CDYN_OK;
+}
+
+static void free_hooks(ld *L)
+{
+  for (int g = 0; g < 2; g++) {
+    for (size_t k = 0; k < L->nsl[g]; k++)
+      free(L->sl[g][k].springs);
+    for (size_t k = 0; k < L->npv[g]; k++) {
+      free(L->pv[g][k].springs);
+      free(L->pv[g][k].fixed);
+    }
+  }
+  free(L->gen_tris);
+}
+
+static int build(ld *L, const json_t *root, cdyn_scene **out)
+{
+  jpath rootp = {"$"};
+  int rc = check_object(L, root, &rootp, top_keys);
+  if (rc)
+    return rc;
+  json_t *ver = json_object_get(root, "cdyn_scene");
+  if (!ver)
+    return fail(L, &rootp, "the field 'cdyn_scene' (the format version, %d) is required: is this a cdyn scene?",
+                CDYN_SCENE_VERSION);
+  jpath vp = jp_key(&rootp, "cdyn_scene");
+  long long version;
+  if ((rc = int_value(L, ver, &vp, 1, 1e9, &version)))
+    return rc;
+  if (version > CDYN_SCENE_VERSION)
+    return fail(L, &vp, "format version %lld is newer than this cdyn reads (%d): use a newer cdyn", version,
+                CDYN_SCENE_VERSION);
+  const char *name, *desc;
+  if ((rc = text_field(L, root, "name", &name)) || (rc = text_field(L, root, "description", &desc)))
+    return rc;
+  /* Count the particles. */
+  json_t *parts, *gens;
+  if ((rc = array_field(L, root, "particles", &parts)) || (rc = array_field(L, root, "generators", &gens)))
+    return rc;
+  double total = parts ? (double)json_array_size(parts) : 0;
+  jpath gbase = jp_key(&rootp, "generators");
+  for (size_t g = 0; gens && g < json_array_size(gens); g++) {
+    jpath p = jp_idx(&gbase, g);
+    double c;
+    if ((rc = gen_count(L, json_array_get(gens, g), &p, &c)))
+      return rc;
+    total += c;
+    if (total > (double)L->maxp)
+      return fail(L, &p, "the scene would have %.0f particles, more than this reader allows (%zu)", total, L->maxp);
+  }
+  if (total < 1)
+    return fail(L, &rootp, "the scene has no particles (give particles or generators)");
+  L->n = (size_t)total;
+  double t0, g[3];
+  if ((rc = f_num(L, root, &rootp, "time", 0, 0, &t0)) || (rc = f_vec(L, root, &rootp, "gravity", zero3, g)))
+    return rc;
+  if ((rc = cdyn_system_new(&L->sys, L->n)))
+    return wrap(L, &rootp, rc);
+  if (!(L->pinned = calloc(L->n, 1)))
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+  if ((rc = cdyn_system_set_time(L->sys, t0)) || (rc = cdyn_system_set_gravity(L->sys, g)))
+    return wrap(L, &rootp, rc);
+  if (parts && (rc = do_particles(L, parts)))
+    return rc;
+  size_t first = parts ? json_array_size(parts) : 0;
+  for (size_t k = 0; gens && k < json_array_size(gens); k++) {
+    jpath p = jp_idx(&gbase, k);
+    json_t *gen = json_array_get(gens, k);
+    double c;
+    int type;
+    gen_count(L, gen, &p, &c);
+    f_enum(L, gen, &p, "type", gen_types, 0, &type);
+    rc = type == 0 ? gen_chain(L, gen, &p, first, (size_t)c) : type == 1 ? gen_cloth(L, gen, &p, first) : gen_grid(L, gen, &p, first);
+    if (rc)
+      return rc;
+    first += (size_t)c;
+  }
+  json_t *arr;
+  if ((rc = array_field(L, root, "springs", &arr)) || (arr && (rc = do_springs(L, arr))) ||
+      (rc = array_field(L, root, "constraints", &arr)) || (arr && (rc = do_constraints(L, arr))) ||
+      (rc = array_field(L, root, "links", &arr)) || (arr && (rc = do_links(L, arr))) ||
+      (rc = array_field(L, root, "pins", &arr)) || (arr && (rc = do_pins(L, arr))) ||
+      (rc = array_field(L, root, "walls", &arr)) || (arr && (rc = do_walls(L, arr))) ||
+      (rc = array_field(L, root, "separations", &arr)) || (arr && (rc = do_separations(L, arr))))
+    return rc;
+  if ((rc = gather_hooks(L, root)))
+    return rc;
+  cdyn_scene *sc;
+  if ((rc = cdyn_scene_new(&sc, L->sys))) {
+    L->sys = NULL; /* freed by cdyn_scene_new */
+    return rc;
+  }
+  L->sys = NULL;
+  char fname[256];
+  name_from_file(L->file, fname, sizeof fname);
+  if ((rc = cdyn_scene_set_name(sc, name ? name : fname, desc ? desc : "")) || !(sc->file = strdup(L->file))) {
+    cdyn_scene_free(sc);
+    return rc ? rc : cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+  }
+  L->sys = sc->sys; /* for the hooks' checks (owned by sc) */
+  if ((rc = add_hooks(L, sc, root)) || (rc = do_scheme(L, sc, root)) || (rc = do_run(L, sc, root))) {
+    L->sys = NULL;
+    cdyn_scene_free(sc);
+    return rc;
+  }
+  L->sys = NULL;
+  *out = sc;
+  return CDYN_OK;
+}
+
+int cdyn_scene_parse(cdyn_scene **out, const char *text, size_t len, const char *name, const cdyn_scene_limits *limits)
+{
+  if (!out)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_parse: NULL output");
+  *out = NULL;
+  if (!text || !name)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_parse: NULL argument");
+  ld L;
+  memset(&L, 0, sizeof L);
+  L.file = name;
+  L.maxp = limits && limits->max_particles ? limits->max_particles : (size_t)1 << 24;
+  json_error_t err;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
+  if (!root)
+    return cdyn_error(CDYN_EINVAL, "%s:%d:%d: %s", name, err.line, err.column, err.text);
+  int rc = build(&L, root, out);
+  free_hooks(&L);
+  free(L.pinned);
+  cdyn_system_free(L.sys);
+  json_decref(root);
+  return rc;
+}
+
+int cdyn_scene_load(cdyn_scene **out, const char *path, const cdyn_scene_limits *limits)
+{
+  if (!out)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_load: NULL output");
+  *out = NULL;
+  if (!path)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_load: NULL path");
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return cdyn_error(CDYN_EIO, "cannot read %s: %s", path, strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  int rc = buf ? CDYN_OK : cdyn_error(CDYN_ENOMEM, "%s: out of memory", path);
+  while (!rc) {
+    if (len == cap) {
+      if (cap >= MAX_FILE) {
+        rc = cdyn_error(CDYN_EINVAL, "%s: larger than %zu bytes", path, MAX_FILE);
+        break;
+      }
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) {
+        rc = cdyn_error(CDYN_ENOMEM, "%s: out of memory", path);
+        break;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) {
+      if (ferror(f))
+        rc = cdyn_error(CDYN_EIO, "cannot read %s: %s", path, strerror(errno));
+      break;
+    }
+  }
+  fclose(f);
+  if (!rc)
+    rc = cdyn_scene_parse(out, buf, len, path, limits);
+  free(buf);
+  return rc;
+}
