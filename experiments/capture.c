@@ -9,7 +9,8 @@
  * saved then, its state the run's start and its scheme options every
  * option of the stepper.  exp_capture_step hashes the state after every
  * measured step (k = 0: the start), exactly as exp_simulate_scene does for
- * any run, and exp_capture_end writes a line of DIR/index.csv:
+ * any run, and exp_capture_end writes a line of DIR/index.csv (steps_done:
+ * the states hashed after the start):
  *   scene, scheme, h, steps, steps_done, digest
  * so that `cdyn run scene DIR/SCENE --steps STEPS_DONE` reproduces the
  * run: its summary's digest equals the index's when the trajectory is the
@@ -57,6 +58,7 @@ static struct {
   int count;
   int open; /* a run has begun and not ended */
   uint64_t digest;
+  long hashed; /* states hashed: the start and each step */
   char file[128], scheme[64];
   double h;
   long steps;
@@ -155,21 +157,25 @@ int exp_capture_begin(cdyn_scene *sc, cdyn_system *sys, const cdyn_stepper *st, 
   cap.h = h;
   cap.steps = steps;
   cap.digest = EXP_DIGEST_INIT;
+  cap.hashed = 0;
   cap.open = 1;
   return CDYN_OK;
 }
 
 void exp_capture_step(const cdyn_system *sys)
 {
-  if (cap.on && cap.open)
+  if (cap.on && cap.open) {
     exp_digest_state(&cap.digest, sys);
+    cap.hashed++;
+  }
 }
 
-void exp_capture_end(long steps_done)
+void exp_capture_end(void)
 {
   if (!cap.on || !cap.open)
     return;
   cap.open = 0;
+  long steps_done = cap.hashed - 1; /* the states hashed after the start */
   fprintf(cap.index, "%s,%s,%.17g,%ld,%ld,%016" PRIx64 "\n", cap.file, cap.scheme, cap.h, cap.steps, steps_done,
           cap.digest);
 }

@@ -73,30 +73,33 @@ typedef struct {
 
 enum method { M_SPRINGS, M_ADAPTIVE, M_PROVOT, M_PLAIN };
 
+/* The cloth as a scene (cdyn/scene.h): the patch and the ball's pin are
+   the scene's own; the strain limiter (adaptive), Provot's correction
+   (provot) and the ball are its step hooks, so that cdyn_scene_step runs
+   them around each step and `cdyn export` writes the whole run. */
 typedef struct {
-  cdyn_system *sys;
+  cdyn_scene *sc;
+  cdyn_system *sys;     /* the scene's */
   cdyn_cloth *cl;
-  cdyn_strainlimit *sl;
+  cdyn_strainlimit *sl; /* the scene's hooks, or NULL */
   cdyn_ball *ball;
   size_t *structural, nstruct;
-  unsigned char *fixed; /* per particle: pinned (Provot's fixed nodes) */
   size_t nodes, ball_particle;
   double *eps;          /* nstruct: scratch for the percentile */
 } scene;
 
 static void scene_free(scene *s)
 {
-  cdyn_strainlimit_free(s->sl);
-  cdyn_ball_free(s->ball);
+  cdyn_scene_free(s->sc);
+  if (!s->sc)
+    cdyn_system_free(s->sys);
   cdyn_cloth_free(s->cl);
-  cdyn_system_free(s->sys);
   free(s->structural);
-  free(s->fixed);
   free(s->eps);
   memset(s, 0, sizeof *s);
 }
 
-static int scene_new(const scene_spec *sp, enum method m, double eps_max, scene *s)
+static int scene_new(const scene_spec *sp, enum method m, double eps_max, long sweeps, scene *s)
 {
   memset(s, 0, sizeof *s);
   size_t N = (size_t)sp->grid;
@@ -123,25 +126,30 @@ static int scene_new(const scene_spec *sp, enum method m, double eps_max, scene 
     goto fail;
   s->structural = malloc(s->nstruct * sizeof(size_t));
   s->eps = malloc(s->nstruct * sizeof(double));
-  s->fixed = calloc(s->nodes + 1, 1);
-  if (!s->structural || !s->eps || !s->fixed) {
+  if (!s->structural || !s->eps) {
     rc = CDYN_ENOMEM;
     goto fail;
   }
   for (size_t k = 0; k < s->nstruct; k++)
     s->structural[k] = first + k;
-  s->fixed[pins[0]] = s->fixed[pins[1]] = 1;
-  if (m == M_ADAPTIVE) {
-    cdyn_strainlimit_opts o = {eps_max, 0, 0, 0, 0};
-    if ((rc = cdyn_strainlimit_new(&s->sl, s->sys, s->structural, s->nstruct, &o)))
-      goto fail;
-  }
   if (sp->ball) {
     double c[3] = {0, -sp->size / 2, -sp->size / 2 - 1.0}, u[3] = {0, 0, sp->ball_speed}, zero[3] = {0, 0, 0};
     if ((rc = cdyn_system_set_position(s->sys, s->ball_particle, c)) ||
         (rc = cdyn_system_set_velocity(s->sys, s->ball_particle, u)) ||
         (rc = cdyn_system_add_moving_pin(s->sys, s->ball_particle, c, u, zero, 0, 0, NULL)))
       goto fail;
+  }
+  if ((rc = cdyn_scene_new(&s->sc, s->sys)))
+    goto fail;
+  if (m == M_ADAPTIVE) {
+    cdyn_strainlimit_opts o = {eps_max, 0, 0, 0, 0};
+    if ((rc = cdyn_scene_add_strainlimit(s->sc, s->structural, s->nstruct, &o)))
+      goto fail;
+    s->sl = cdyn_scene_strainlimit(s->sc, 0);
+  }
+  if (m == M_PROVOT && (rc = cdyn_scene_add_provot(s->sc, s->structural, s->nstruct, eps_max, (int)sweeps, pins, 2)))
+    goto fail;
+  if (sp->ball) {
     size_t *nodes = malloc(s->nodes * sizeof(size_t));
     if (!nodes) {
       rc = CDYN_ENOMEM;
@@ -150,10 +158,11 @@ static int scene_new(const scene_spec *sp, enum method m, double eps_max, scene 
     for (size_t k = 0; k < s->nodes; k++)
       nodes[k] = k;
     cdyn_ball_opts bo = {sp->ball_radius, 0.0, m == M_ADAPTIVE ? CDYN_BALL_SWITCH : CDYN_BALL_PROJECT, 0.0};
-    rc = cdyn_ball_new(&s->ball, s->sys, s->ball_particle, nodes, s->nodes, &bo);
+    rc = cdyn_scene_add_ball(s->sc, s->ball_particle, nodes, s->nodes, &bo);
     free(nodes);
     if (rc)
       goto fail;
+    s->ball = cdyn_scene_ball(s->sc, 0);
   }
   return CDYN_OK;
 fail:
@@ -217,25 +226,10 @@ static double energy(const scene *s)
   return E;
 }
 
-/* One step of a method: hooks before, the stepper's step, hooks after. */
-static int method_step(scene *s, cdyn_stepper *st, enum method m, double h, double eps_max, long sweeps)
+/* One step of a method: the scene's hooks around the stepper's step. */
+static int method_step(scene *s, cdyn_stepper *st, double h)
 {
-  int rc;
-  if (s->sl && (rc = cdyn_strainlimit_before(s->sl)))
-    return rc;
-  if (s->ball && (rc = cdyn_ball_before(s->ball, h)))
-    return rc;
-  int status = cdyn_stepper_step(st, h);
-  if (status < 0)
-    return status;
-  if (s->sl && (rc = cdyn_strainlimit_after(s->sl, st)))
-    return rc;
-  if (m == M_PROVOT && (rc = cdyn_provot_limit(s->sys, s->structural, s->nstruct, eps_max, (int)sweeps, h, s->fixed,
-                                               NULL)))
-    return rc;
-  if (s->ball && (rc = cdyn_ball_after(s->ball, st, h)))
-    return rc;
-  return status;
+  return cdyn_scene_step(s->sc, st, h);
 }
 
 static enum method run_method(const exp_runspec *r)
@@ -381,7 +375,7 @@ static int elong_run(exp_ctx *ctx)
     const exp_runspec *run = &ctx->runs[r];
     enum method m = run_method(run);
     scene s;
-    if ((rc = scene_new(&sp, m, eps_max, &s)))
+    if ((rc = scene_new(&sp, m, eps_max, sweeps, &s)))
       break;
     cdyn_stepper *st;
     if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
@@ -396,11 +390,16 @@ static int elong_run(exp_ctx *ctx)
     double elapsed = 0;
     int snap = 0;
     long k;
+    if ((rc = exp_capture_begin(s.sc, NULL, st, h, steps, NULL))) {
+      cdyn_stepper_free(st);
+      scene_free(&s);
+      break;
+    }
     for (k = 0; k <= steps && !rc; k++) {
       int status = 0;
       if (k > 0) {
         double t0 = now();
-        status = method_step(&s, st, m, h, eps_max, sweeps);
+        status = method_step(&s, st, h);
         elapsed += now() - t0;
         if (status < 0) {
           run_status[r] = status;
@@ -444,6 +443,7 @@ static int elong_run(exp_ctx *ctx)
       }
       if (status < 0)
         break;
+      exp_capture_step(s.sys);
       if (!isfinite(emax) || emax > 10.0) {
         fprintf(stderr, "  %s: elongation %g at step %ld: stopped\n", run->name, emax, k);
         run_failed[r] = 1;
@@ -451,6 +451,7 @@ static int elong_run(exp_ctx *ctx)
       }
       exp_progress(ctx, run->name, k, steps);
     }
+    exp_capture_end();
     run_time[r] = elapsed / (double)(run_steps[r] > 0 ? run_steps[r] : 1);
     printf("  %-14s steps %-6ld max eps %-10.4g p99 %-10.4g max active %-6ld flips %-6lu depth %-9.3g %.3g ms/step%s\n",
            run->name, run_steps[r], run_max[r], run_p99[r], run_active_max[r], run_flips[r], run_depth[r],
@@ -653,7 +654,7 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0,
   scene_spec sp = *sp0;
   sp.k_struct *= scale, sp.k_shear *= scale, sp.k_bend *= scale;
   scene s;
-  int rc = scene_new(&sp, m, eps_max, &s);
+  int rc = scene_new(&sp, m, eps_max, 1, &s);
   if (rc)
     return rc;
   const char *extra[3] = {key, solver, NULL};
@@ -665,9 +666,15 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0,
   memset(out, 0, sizeof *out);
   double elapsed = 0, fsum = 0;
   long k;
+  if ((rc = exp_capture_begin(s.sc, NULL, st, h, steps, NULL))) {
+    cdyn_stepper_free(st);
+    scene_free(&s);
+    return rc;
+  }
+  exp_capture_step(s.sys);
   for (k = 1; k <= steps; k++) {
     double t0 = now();
-    int status = method_step(&s, st, m, h, eps_max, 1);
+    int status = method_step(&s, st, h);
     elapsed += now() - t0;
     if (k == probe)
       out->time_probe = elapsed / (double)probe;
@@ -680,6 +687,7 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0,
     double emax, p99;
     if ((rc = elongation(&s, &emax, &p99)))
       break;
+    exp_capture_step(s.sys);
     if (!(emax <= out->eps_max))
       out->eps_max = emax;
     if (!isfinite(emax) || emax > 10) {
@@ -696,6 +704,7 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0,
     }
   }
   out->steps = k - 1;
+  exp_capture_end();
   out->time = elapsed / (double)(out->steps > 0 ? out->steps : 1);
   if (out->steps < probe)
     out->time_probe = out->time;

@@ -97,12 +97,16 @@ typedef struct {
   long capacity;
 } cc_spec;
 
+/* The scene (cdyn/scene.h): the cloth, its posts and the balls are its
+   own; the strain limiter, the balls' constraints (ball-node, then
+   ball-ball, ball by ball) and the contact handler are its step hooks, so
+   that cdyn_scene_step runs them around each step (and repeats a step
+   whose motion shows a new contact), and `cdyn export` writes the run. */
 typedef struct {
-  cdyn_system *sys;
+  cdyn_scene *sc;
+  cdyn_system *sys; /* the scene's */
   cdyn_cloth *cl;
-  cdyn_strainlimit *sl;
-  cdyn_ball *ball[MAX_BALLS], *bb[MAX_BALLS];
-  cdyn_contacts *cc;
+  cdyn_contacts *cc; /* the scene's */
   size_t nodes, nb;
   const size_t *tri;
   size_t ntri;
@@ -111,14 +115,10 @@ typedef struct {
 
 static void cc_free(cc_scene *s)
 {
-  cdyn_contacts_free(s->cc);
-  for (size_t b = 0; b < MAX_BALLS; b++) {
-    cdyn_ball_free(s->ball[b]);
-    cdyn_ball_free(s->bb[b]);
-  }
-  cdyn_strainlimit_free(s->sl);
+  cdyn_scene_free(s->sc);
+  if (!s->sc)
+    cdyn_system_free(s->sys);
   cdyn_cloth_free(s->cl);
-  cdyn_system_free(s->sys);
   free(s->x0);
   memset(s, 0, sizeof *s);
 }
@@ -159,9 +159,6 @@ static int cc_new(const cc_spec *sp, int inequality, int continuous, cc_scene *s
     structural[k] = first + k;
   for (size_t k = 0; k < s->nodes; k++)
     nodes[k] = k;
-  cdyn_strainlimit_opts so = {sp->eps_max, 0, 0, 0, 0};
-  if ((rc = cdyn_strainlimit_new(&s->sl, s->sys, structural, nstruct, &so)))
-    goto fail;
   static const double zs[3] = {-0.3, 0, 0.3};
   for (size_t b = 0; b < nb; b++) {
     size_t p = s->nodes + b;
@@ -171,17 +168,22 @@ static int cc_new(const cc_spec *sp, int inequality, int continuous, cc_scene *s
         (rc = cdyn_system_set_velocity(s->sys, p, v)))
       goto fail;
   }
+  if ((rc = cdyn_scene_new(&s->sc, s->sys)))
+    goto fail;
+  cdyn_strainlimit_opts so = {sp->eps_max, 0, 0, 0, 0};
+  if ((rc = cdyn_scene_add_strainlimit(s->sc, structural, nstruct, &so)))
+    goto fail;
   int mode = inequality ? CDYN_BALL_INEQUALITY : CDYN_BALL_SWITCH;
   for (size_t b = 0; b < nb; b++) {
     cdyn_ball_opts bo = {sp->radius, sp->delta, mode, 0.0};
-    if ((rc = cdyn_ball_new(&s->ball[b], s->sys, s->nodes + b, nodes, s->nodes, &bo)))
+    if ((rc = cdyn_scene_add_ball(s->sc, s->nodes + b, nodes, s->nodes, &bo)))
       goto fail;
     if (b + 1 < nb) {
       size_t others[MAX_BALLS];
       for (size_t o = b + 1; o < nb; o++)
         others[o - b - 1] = s->nodes + o;
       cdyn_ball_opts bbo = {2 * sp->radius, 0.0, mode, 0.0};
-      if ((rc = cdyn_ball_new(&s->bb[b], s->sys, s->nodes + b, others, nb - b - 1, &bbo)))
+      if ((rc = cdyn_scene_add_ball(s->sc, s->nodes + b, others, nb - b - 1, &bbo)))
         goto fail;
     }
   }
@@ -192,8 +194,9 @@ static int cc_new(const cc_spec *sp, int inequality, int continuous, cc_scene *s
   co.continuous = continuous;
   co.capacity = (size_t)sp->capacity;
   co.margin = sp->delta;
-  if ((rc = cdyn_contacts_new(&s->cc, s->sys, s->tri, s->ntri, &co)))
+  if ((rc = cdyn_scene_add_contacts(s->sc, s->tri, s->ntri, &co)))
     goto fail;
+  s->cc = cdyn_scene_contacts(s->sc);
   free(structural);
   free(nodes);
   return CDYN_OK;
@@ -206,56 +209,22 @@ fail:
 
 typedef struct {
   double detect, solve; /* seconds */
-  unsigned steps;       /* stepper steps taken (repeats included) */
+  unsigned long steps;  /* stepper steps taken (repeats included) */
 } step_cost;
 
-static int balls_before(cc_scene *s, double h)
-{
-  int rc = CDYN_OK;
-  for (size_t b = 0; b < s->nb && !rc; b++)
-    if (!(rc = cdyn_ball_before(s->ball[b], h)) && s->bb[b])
-      rc = cdyn_ball_before(s->bb[b], h);
-  return rc;
-}
-
-static int balls_after(cc_scene *s, const cdyn_stepper *st, double h)
-{
-  int rc = CDYN_OK;
-  for (size_t b = 0; b < s->nb && !rc; b++)
-    if (!(rc = cdyn_ball_after(s->ball[b], st, h)) && s->bb[b])
-      rc = cdyn_ball_after(s->bb[b], st, h);
-  return rc;
-}
-
-/* One step: the hooks, the step, and its repeats while the taken motion
-   shows a new contact. */
+/* One step: the scene's hooks, the step, and its repeats while the taken
+   motion shows a new contact (cdyn_scene_step); the state before it kept
+   for the replay. */
 static int cc_step(cc_scene *s, cdyn_stepper *st, double h, step_cost *cost)
 {
-  int rc;
   memcpy(s->x0, cdyn_system_positions(s->sys), 3 * (s->nodes + s->nb) * sizeof(double));
-  if ((rc = cdyn_strainlimit_before(s->sl)) || (rc = balls_before(s, h)))
-    return rc;
-  double t0 = now();
-  if ((rc = cdyn_contacts_before(s->cc, h)))
-    return rc;
-  double t1 = now();
-  cost->detect += t1 - t0;
-  int status, redo;
-  do {
-    t0 = now();
-    status = cdyn_stepper_step(st, h);
-    t1 = now();
-    cost->solve += t1 - t0;
-    cost->steps++;
-    if (status < 0)
-      return status;
-    rc = cdyn_contacts_after(s->cc, st, h, &redo);
-    cost->detect += now() - t1;
-    if (rc)
-      return rc;
-  } while (redo);
-  if ((rc = cdyn_strainlimit_after(s->sl, st)) || (rc = balls_after(s, st, h)))
-    return rc;
+  cdyn_scene_stats a, b;
+  cdyn_scene_stats_get(s->sc, &a);
+  int status = cdyn_scene_step(s->sc, st, h);
+  cdyn_scene_stats_get(s->sc, &b);
+  cost->detect += b.detect - a.detect;
+  cost->solve += b.solve - a.solve;
+  cost->steps += b.stepper_steps - a.stepper_steps;
   return status;
 }
 
@@ -465,6 +434,11 @@ static int contact_run(exp_ctx *ctx)
       cc_free(&s);
       break;
     }
+    if ((rc = exp_capture_begin(s.sc, NULL, st, h, steps, NULL))) {
+      cdyn_stepper_free(st);
+      cc_free(&s);
+      break;
+    }
     step_cost cost = {0, 0, 0}, slice = {0, 0, 0};
     double replay_t = 0, slice_replay = 0;
     unsigned long cross_slice = 0, exact_slice = 0, rel_slice = 0, created_slice = 0;
@@ -508,6 +482,7 @@ static int contact_run(exp_ctx *ctx)
       }
       if (status < 0)
         break;
+      exp_capture_step(s.sys);
       double gap = ball_gap(&s, sp.radius, delta, &touching);
       gap_slice = fmin(gap_slice, gap);
       R->ball_gap = fmin(R->ball_gap, gap);
@@ -556,6 +531,7 @@ static int contact_run(exp_ctx *ctx)
         break;
       exp_progress(ctx, run->name, k, steps);
     }
+    exp_capture_end();
     R->releases = cn.total_released;
     R->delay_max = cn.delay_max;
     R->delay_mean = cn.total_released ? (double)cn.delay_sum / (double)cn.total_released : 0;

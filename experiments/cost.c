@@ -84,8 +84,17 @@ static int run(exp_ctx *ctx)
         cdyn_system_free(sys);
         break;
       }
+      /* Ten steps before the timing (what `cdyn export` writes of the run). */
+      if ((rc = exp_capture_begin(NULL, sys, st, ctx->h, 10, NULL))) {
+        cdyn_stepper_free(st);
+        cdyn_system_free(sys);
+        break;
+      }
+      exp_capture_step(sys);
       for (int k = 0; k < 10 && rc >= 0; k++)
-        rc = cdyn_stepper_step(st, ctx->h);
+        if ((rc = cdyn_stepper_step(st, ctx->h)) >= 0)
+          exp_capture_step(sys);
+      exp_capture_end();
       double best = INFINITY;
       for (int tr = 0; tr < trials && rc >= 0; tr++) {
         long count = 0;

@@ -245,7 +245,7 @@ int exp_capture_start(const char *dir, const char *experiment);
 int exp_capture_begin(cdyn_scene *sc, cdyn_system *sys, const cdyn_stepper *st, double h, long steps,
                       const exp_limits *lim);
 void exp_capture_step(const cdyn_system *sys);
-void exp_capture_end(long steps_done);
+void exp_capture_end(void);
 int exp_capture_count(void);
 /* Close DIR/index.csv: renamed into place when ok, removed otherwise. */
 int exp_capture_finish(int ok);

@@ -153,7 +153,7 @@ int exp_simulate_scene(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, doubl
   if ((rc = exp_capture_begin(sc, sys, st, h, steps, lim)))
     return rc;
   rc = simulate(sc, sys, st, h, steps, lim, guarded0, obs, octx, out);
-  exp_capture_end(out->steps);
+  exp_capture_end();
   /* The stepper's own max_error again, whatever the run did. */
   if (guard) {
     int grc = cdyn_stepper_set(st, "max_error", saved);

@@ -76,6 +76,7 @@
 #include <unistd.h>
 
 #include "experiment.h"
+#include "scene_run.h"
 #include "sweep.h"
 
 extern char **environ;
@@ -413,6 +414,9 @@ typedef struct {
   const cdyn_experiment *exp; /* NULL: a scene */
   const char *scene_arg;
   char *scene;                /* its absolute path */
+  /* Whose rules the points are checked by: exp, or for a scene the
+     experiment that runs scenes (scene_run.c), with the file's defaults. */
+  const cdyn_experiment *rules;
   char **schemes;             /* registered names; none: the experiment's or scene's own */
   int nschemes;
   char **hs;                  /* as given; none: the default */
@@ -427,6 +431,7 @@ typedef struct {
   const char *out_arg, *engine, *scheme_arg, *h_arg;
   char *out;                  /* absolute */
   char *exe;                  /* the program the jobs run, absolute */
+  char *engine_path;          /* the program of --run */
   int force, jobs, jobs_given;
   long npoints;
   const char *command;
@@ -445,6 +450,7 @@ static void sweep_free(sweep *s)
     free(s->set_keys[k]);
   free(s->out);
   free(s->exe);
+  free(s->engine_path);
 }
 
 /* The point of job `job`: its scheme, step and grid value indices. */
@@ -583,7 +589,8 @@ static int check_option_value(const char *flag, const char *scheme, const char *
   if (!rc)
     rc = cdyn_system_set_position(sys, 1, x1);
   if (!rc)
-    rc = pins_only ? cdyn_system_add_spring(sys, 0, 1, 1.0, 0.0, 1.0, NULL) : cdyn_system_add_distance(sys, 0, 1, 1.0, NULL);
+    rc = pins_only ? cdyn_system_add_spring(sys, 0, 1, 1.0, 0.0, 1.0, NULL)
+                   : cdyn_system_add_distance(sys, 0, 1, 1.0, NULL);
   if (!rc)
     rc = cdyn_stepper_new(&st, sys, scheme);
   if (rc) {
@@ -604,7 +611,7 @@ static int check_option_value(const char *flag, const char *scheme, const char *
    on the run or scheme named. */
 static int check_scheme_key(const sweep *s, const char *flag, const char *key, const char *value, const char *pscheme)
 {
-  const cdyn_experiment *e = s->exp;
+  const cdyn_experiment *e = s->rules;
   sw_run runs[EXP_MAX_RUNS];
   int n = point_runs(e, pscheme, runs), any = 0, rc;
   const char *dot = strchr(key, '.');
@@ -621,14 +628,27 @@ static int check_scheme_key(const sweep *s, const char *flag, const char *key, c
     }
     if (any)
       return 0;
-    fprintf(stderr, "%s: %s %s=%s: experiment %s has no parameter '%s', and no scheme of its runs", prog, flag, key,
-            value, e->name, key);
+    if (s->scene_arg)
+      fprintf(stderr, "%s: %s %s=%s: no scheme of the runs of scene %s", prog, flag, key, value, s->scene_arg);
+    else
+      fprintf(stderr, "%s: %s %s=%s: experiment %s has no parameter '%s', and no scheme of its runs", prog, flag,
+              key, value, e->name, key);
     if (pscheme)
       fprintf(stderr, " with --scheme %s", pscheme);
     fprintf(stderr, " (");
-    for (int r = 0; r < n; r++)
-      fprintf(stderr, "%s%s", r ? ", " : "", runs[r].scheme);
-    fprintf(stderr, ") has such an option.\n  Its parameters: ");
+    for (int r = 0; r < n; r++) {
+      int seen = 0;
+      for (int q = 0; q < r; q++)
+        seen |= !strcmp(runs[q].scheme, runs[r].scheme);
+      if (!seen)
+        fprintf(stderr, "%s%s", r ? ", " : "", runs[r].scheme);
+    }
+    fprintf(stderr, ") has such an option");
+    if (s->scene_arg) {
+      fprintf(stderr, " (a scene takes scheme options; cdyn list SCHEME lists them)\n");
+      return 2;
+    }
+    fprintf(stderr, ".\n  Its parameters: ");
     for (const exp_param *p = e->params; p && p->name; p++)
       fprintf(stderr, "%s%s", p == e->params ? "" : ", ", p->name);
     fprintf(stderr, "%s\n  (cdyn run %s --help lists them, cdyn list SCHEME a scheme's options)\n",
@@ -662,7 +682,7 @@ static int check_scheme_key(const sweep *s, const char *flag, const char *key, c
   cdyn_error_clear();
   if (any)
     return 0;
-  fprintf(stderr, "%s: %s %s=%s: the jobs of %s", prog, flag, key, value, e->name);
+  fprintf(stderr, "%s: %s %s=%s: the jobs of %s", prog, flag, key, value, s->scene_arg ? s->scene_arg : e->name);
   if (pscheme)
     fprintf(stderr, " with --scheme %s", pscheme);
   fprintf(stderr, " have no run or scheme '%s' (their runs:", prefix);
@@ -703,7 +723,7 @@ static int check_algorithms(const char *flag, const char *key, const char *list)
 /* Check the jobs of an experiment sweep before anything is written. */
 static int check_experiment(sweep *s)
 {
-  const cdyn_experiment *e = s->exp;
+  const cdyn_experiment *e = s->rules;
   int rc;
   if (!e->schemes && s->nschemes)
     return fail(2, "--scheme: %s runs no schemes (it studies part of the library directly)", e->name);
@@ -782,8 +802,12 @@ static int check_experiment(sweep *s)
     if (e->check(&ctx)) {
       char point[1024];
       describe_point(s, job, point, sizeof point);
-      if (*cdyn_errmsg())
-        return fail(2, "job %ld (%s): %s: %s", job, *point ? point : "the defaults", e->name, cdyn_errmsg());
+      const char *msg = cdyn_errmsg();
+      size_t nl = strlen(e->name);
+      if (*msg && !strncmp(msg, e->name, nl) && msg[nl] == ':')
+        return fail(2, "job %ld (%s): %s", job, *point ? point : "the defaults", msg);
+      if (*msg)
+        return fail(2, "job %ld (%s): %s: %s", job, *point ? point : "the defaults", e->name, msg);
       return fail(2, "job %ld (%s): refused by %s's checks (above)", job, *point ? point : "the defaults", e->name);
     }
   }
@@ -939,9 +963,9 @@ static int absolute_dir(const char *dir, char **out)
   }
   char *rp = realpath(parent, NULL);
   if (!rp) {
-    int e = errno;
+    fail(1, "cannot create --out %s: its parent %s: %s", dir, parent, strerror(errno));
     free(copy);
-    return fail(1, "cannot create --out %s: its parent %s: %s", dir, parent, strerror(e));
+    return 1;
   }
   size_t len = strlen(rp) + strlen(base) + 2;
   *out = malloc(len);
@@ -1155,7 +1179,7 @@ static int write_slurm(const sweep *s)
     return 1;
   char path[4096];
   fprintf(a.f, "#!/bin/sh\n"
-               "# Written by cdyn sweep (cdyn %s): a Slurm array job, `sbatch %s`.\n"
+               "# Written by cdyn sweep (cdyn %s): a Slurm array job, `sbatch %s/slurm.sh`.\n"
                "# Task i runs line i + 1 of jobs.txt (plus CDYN_SWEEP_OFFSET, 0 by default:\n"
                "# where the cluster's MaxArraySize is below %ld, submit in parts, e.g.\n"
                "#   sbatch --array=0-999 --export=ALL,CDYN_SWEEP_OFFSET=1000 slurm.sh\n"
@@ -1342,29 +1366,34 @@ static long count_complete(const sweep *s, long *first_missing, int print)
   return done;
 }
 
-static int run_engine(const sweep *s)
+/* The engine of --run, found before anything is written: its path in
+   s->engine_path. */
+static int find_engine(sweep *s)
 {
   const char *name = s->engine;
-  char *prog_path = find_program(name);
-  if (!prog_path)
-    return fail(1, "--run %s: there is no program '%s' on PATH (install %s, or run the jobs another way: "
-                   "the commands above)",
+  if (!(s->engine_path = find_program(name)))
+    return fail(1, "--run %s: there is no program '%s' on PATH (install %s; or leave out --run, and run the "
+                   "jobs another way)",
                 name, name, !strcmp(name, "make") ? "GNU make" : "GNU parallel");
-  char jobs_n[32], jobs_txt[4096];
-  snprintf(jobs_n, sizeof jobs_n, "%d", s->jobs);
-  snprintf(jobs_txt, sizeof jobs_txt, "%s/jobs.txt", s->out);
   if (!strcmp(name, "parallel")) {
     /* moreutils has a `parallel` of its own, which reads no job file. */
     char version[512];
-    char *vargv[] = {prog_path, "--version", NULL};
-    if (capture(vargv, version, sizeof version) != 0 || !strstr(version, "GNU parallel")) {
-      fail(1, "--run parallel: %s is not GNU parallel (%s --version does not say so); install GNU parallel, "
-              "or run the jobs another way: the commands above",
-           prog_path, prog_path);
-      free(prog_path);
-      return 1;
-    }
+    char *vargv[] = {s->engine_path, "--version", NULL};
+    if (capture(vargv, version, sizeof version) != 0 || !strstr(version, "GNU parallel"))
+      return fail(1, "--run parallel: %s is not GNU parallel (its --version does not say so); install GNU "
+                     "parallel, or leave out --run, and run the jobs another way",
+                  s->engine_path);
   }
+  return 0;
+}
+
+static int run_engine(const sweep *s)
+{
+  const char *name = s->engine;
+  char *prog_path = s->engine_path;
+  char jobs_n[32], jobs_txt[4096];
+  snprintf(jobs_n, sizeof jobs_n, "%d", s->jobs);
+  snprintf(jobs_txt, sizeof jobs_txt, "%s/jobs.txt", s->out);
   char *make_argv[] = {prog_path, "-C", s->out, "-k", "-j", jobs_n, NULL};
   char *par_argv[] = {prog_path, "--jobs", jobs_n, "--arg-file", jobs_txt, NULL};
   char **argv = !strcmp(name, "make") ? make_argv : par_argv;
@@ -1375,12 +1404,8 @@ static int run_engine(const sweep *s)
   fflush(stdout);
   pid_t pid;
   int rc = posix_spawn(&pid, prog_path, NULL, NULL, argv, environ);
-  if (rc) {
-    fail(1, "--run %s: cannot run %s: %s", name, prog_path, strerror(rc));
-    free(prog_path);
-    return 1;
-  }
-  free(prog_path);
+  if (rc)
+    return fail(1, "--run %s: cannot run %s: %s", name, prog_path, strerror(rc));
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
@@ -1416,19 +1441,52 @@ static int add_scheme(sweep *s, size_t idx)
   return 0;
 }
 
+/*
+ * The scene file: readable, and a valid scene (read and checked by the
+ * code that runs scenes, which then supplies its defaults: its scheme, h
+ * and steps, whether its schemes may enforce pins only).
+ */
+static int prepare_scene(sweep *s)
+{
+  static char scheme[128];
+  struct stat sb;
+  FILE *f;
+  if (has_control(s->scene_arg))
+    return fail(2, "scene %s: the path holds a control character", s->scene_arg);
+  if (stat(s->scene_arg, &sb))
+    return fail(2, "scene %s: %s", s->scene_arg, strerror(errno));
+  if (!S_ISREG(sb.st_mode))
+    return fail(2, "scene %s: not a regular file", s->scene_arg);
+  if (!(f = fopen(s->scene_arg, "r")))
+    return fail(2, "scene %s: cannot read it: %s", s->scene_arg, strerror(errno));
+  fclose(f);
+  if (!(s->scene = realpath(s->scene_arg, NULL)))
+    return fail(1, "scene %s: %s", s->scene_arg, strerror(errno));
+  if (has_control(s->scene))
+    return fail(2, "scene %s: its absolute path %s holds a control character", s->scene_arg, s->scene);
+  if (exp_scene_prepare(s->scene, scheme, sizeof scheme))
+    return fail(2, "scene %s: %s", s->scene_arg, cdyn_errmsg());
+  exp_scene_experiment.schemes = scheme;
+  s->rules = &exp_scene_experiment;
+  return 0;
+}
+
 static int parse_sweep_args(sweep *s, int argc, char **argv)
 {
-  int k0;
+  int k0, rc;
   if (!strcmp(argv[0], "scene")) {
     if (argc < 2 || !strncmp(argv[1], "--", 2))
       return fail(2, "scene: which scene file? (cdyn sweep scene FILE.json --out DIR ...)");
     s->scene_arg = argv[1];
+    if ((rc = prepare_scene(s)))
+      return rc;
     k0 = 2;
   } else {
     s->exp = exp_find(argv[0]);
     if (!s->exp)
       return fail(2, "unknown experiment '%s' (cdyn list shows them; a scene file: cdyn sweep scene FILE.json)",
                   argv[0]);
+    s->rules = s->exp;
     k0 = 1;
   }
   const char *jobs_arg = NULL;
@@ -1514,8 +1572,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
     s->ngrid++;
     char what[300];
     snprintf(what, sizeof what, "--grid %s", key);
-    int rc = split_list(eq + 1, ",", 1, 0, what, &ax->values, &ax->n);
-    if (rc)
+    if ((rc = split_list(eq + 1, ",", 1, 0, what, &ax->values, &ax->n)))
       return rc;
   }
   if (!s->out_arg)
@@ -1541,7 +1598,6 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
     if (end == s->steps || *end || errno == ERANGE || n < 1 || n > 100000000L)
       return fail(2, "--steps %s: expected an integer in [1, 1e8]", s->steps);
   }
-  int rc;
   if (s->h_arg) {
     if ((rc = split_list(s->h_arg, ", ", 0, 1, "--h", &s->hs, &s->nh)))
       return rc;
@@ -1577,13 +1633,22 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
         }
         continue;
       }
+      /* "all": the schemes the experiment (or scene) can run, as cdyn
+         run --scheme all skips the others. */
+      int left_out = 0;
       for (size_t i = 0; i < cdyn_scheme_count() && !rc; i++) {
         char why[512];
-        if (!s->exp || scheme_fits(s->exp, i, why, sizeof why))
+        if (scheme_fits(s->rules, i, why, sizeof why)) {
           rc = add_scheme(s, i);
-        else
-          printf("%s: --scheme all: leaving out %s: %s\n", prog, cdyn_scheme_name(i), why);
+          continue;
+        }
+        if (!left_out++)
+          printf("%s: --scheme all: leaving out the schemes %s cannot run:", prog,
+                 s->scene_arg ? s->scene_arg : s->rules->name);
+        printf(" %s", cdyn_scheme_name(i));
       }
+      if (left_out)
+        printf(" (cdyn list SCHEME says what each enforces)\n");
     }
     free_list(names, n);
     if (rc)
@@ -1623,26 +1688,8 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
     n *= s->grid[g].n;
   }
   s->npoints = n;
-  if (s->exp) {
-    if ((rc = check_experiment(s)))
-      return rc;
-  } else {
-    struct stat sb;
-    FILE *f;
-    if (has_control(s->scene_arg))
-      return fail(2, "scene %s: the path holds a control character", s->scene_arg);
-    if (stat(s->scene_arg, &sb))
-      return fail(2, "scene %s: %s", s->scene_arg, strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-      return fail(2, "scene %s: not a regular file", s->scene_arg);
-    if (!(f = fopen(s->scene_arg, "r")))
-      return fail(2, "scene %s: cannot read it: %s", s->scene_arg, strerror(errno));
-    fclose(f);
-    if (!(s->scene = realpath(s->scene_arg, NULL)))
-      return fail(1, "scene %s: %s", s->scene_arg, strerror(errno));
-    if (has_control(s->scene))
-      return fail(2, "scene %s: its absolute path %s holds a control character", s->scene_arg, s->scene);
-  }
+  if ((rc = check_experiment(s)))
+    return rc;
   if ((rc = absolute_dir(s->out_arg, &s->out)))
     return rc;
   if (strlen(s->out) > SW_MAX_DIR)
@@ -1653,6 +1700,8 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
     return rc;
   if (has_control(s->exe))
     return fail(1, "the program's path %s holds a control character", s->exe);
+  if (s->engine && (rc = find_engine(s)))
+    return rc;
 
   /* Everything is checked: now the directory. */
   int created;
@@ -2136,8 +2185,12 @@ static int collect_main(collect *c, int argc, char **argv, const char *command)
       fprintf(stderr, "  job %ld (jobs/%06ld): %s\n", c->missing[m].job, c->missing[m].job, c->missing[m].reason);
     if (c->nmissing > SW_MAX_NAMED)
       fprintf(stderr, "  ... and %ld more\n", c->nmissing - SW_MAX_NAMED);
-    fprintf(stderr, "  (run them again: make -C %s -j 2 -k; or collect the others with --allow-missing)\n",
-            shell_word(c->dir));
+    int incomplete = 0;
+    for (long m = 0; m < c->nmissing; m++)
+      incomplete |= !job_complete(c, c->missing[m].job);
+    if (incomplete)
+      fprintf(stderr, "  (make -C %s -j 2 -k runs the jobs not complete again)\n", shell_word(c->dir));
+    fprintf(stderr, "  (--allow-missing collects the others, and records the missing)\n");
     return 1;
   }
   if (c->nmissing == c->npoints)

@@ -50,7 +50,7 @@ static int scene_make(cdyn_scene **out, cdyn_system *sys, int own)
   if (!sys)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_new: NULL system");
   cdyn_scene *sc = calloc(1, sizeof *sc);
-  if (!sc || !(sc->scheme = strdup("implicit")) || !(sc->name = strdup("")) || !(sc->description = strdup(""))) {
+  if (!sc || !(sc->scheme = strdup("implicit")) || !(sc->name = strdup("scene")) || !(sc->description = strdup(""))) {
     if (sc) {
       free(sc->scheme);
       free(sc->name);
@@ -258,6 +258,8 @@ int cdyn_scene_set_name(cdyn_scene *sc, const char *name, const char *descriptio
 {
   if (!sc || !name)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: NULL argument");
+  if (!scene_name_ok(name))
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: '%.100s': %s", name, SCENE_NAME_RULE);
   char *n = strdup(name), *d = strdup(description ? description : "");
   if (!n || !d) {
     free(n);
@@ -337,6 +339,13 @@ int cdyn_scene_get_run(const cdyn_scene *sc, cdyn_scene_run *run)
   return CDYN_OK;
 }
 
+int scene_name_ok(const char *name)
+{
+  size_t len = strlen(name);
+  return len >= 1 && len <= 100 && name[0] != '.' &&
+         strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == len;
+}
+
 int scene_steps_to(double t0, double t_end, double h, long *steps)
 {
   double r = (t_end - t0) / h;
@@ -401,6 +410,18 @@ int cdyn_scene_stepper(cdyn_scene *sc, const char *scheme, cdyn_stepper **out)
   if (cdyn_scheme_find(scheme, &idx))
     return cdyn_error(CDYN_EUNKNOWN, "unknown scheme '%s' (cdyn list shows them)", scheme);
   int own = !strcmp(scheme, sc->scheme);
+  /* Hooks that make inequality rows as they go need a scheme that
+     enforces them: say so now, not at the first contact. */
+  if (!cdyn_scheme_inequalities(idx)) {
+    if (sc->contacts.cc && sc->contacts.opts.mode == CDYN_CONTACTS_INEQUALITY)
+      return cdyn_error(CDYN_EINVAL, "%s%sthe contacts (mode inequality) need a scheme that enforces inequality rows "
+                        "(contact), not %s; or give the contacts mode \"switch\"", sc->file ? sc->file : "",
+                        sc->file ? ": $.contacts: " : "", scheme);
+    for (size_t k = 0; k < sc->nballs; k++)
+      if (sc->balls[k].opts.mode == CDYN_BALL_INEQUALITY)
+        return cdyn_error(CDYN_EINVAL, "%s%s%zu]: a ball in mode inequality needs a scheme that enforces inequality "
+                          "rows (contact), not %s", sc->file ? sc->file : "", sc->file ? ": $.balls[" : "ball [", k, scheme);
+  }
   cdyn_stepper *st;
   int rc = cdyn_stepper_new(&st, sc->sys, scheme);
   if (rc)

@@ -316,6 +316,37 @@ static int f_particle(const ld *L, const json_t *obj, const jpath *p, const char
    or with `all` the string "all": every index below limit except `except`
    (SIZE_MAX: none).  *out is allocated (never NULL on success). */
 static int index_list(const ld *L, const json_t *obj, const jpath *p, const char *key, int req, const char *what,
+                      size_t limit, int all, size_t except, size_t **out, size_t *count);
+
+/* The same, and the list must be non-empty and its indices distinct. */
+static int index_set(const ld *L, const json_t *obj, const jpath *p, const char *key, const char *what, size_t limit,
+                     int all, size_t except, size_t **out, size_t *count)
+{
+  int rc = index_list(L, obj, p, key, 1, what, limit, all, except, out, count);
+  if (rc)
+    return rc;
+  jpath q = jp_key(p, key);
+  if (*count == 0)
+    rc = fail(L, &q, "the list is empty");
+  unsigned char *seen = rc ? NULL : calloc(limit ? limit : 1, 1);
+  if (!rc && !seen)
+    rc = cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+  for (size_t k = 0; !rc && k < *count; k++) {
+    if (seen[(*out)[k]]) {
+      jpath r = jp_idx(&q, k);
+      rc = fail(L, &r, "%s %zu is listed twice", what, (*out)[k]);
+    }
+    seen[(*out)[k]] = 1;
+  }
+  free(seen);
+  if (rc) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+static int index_list(const ld *L, const json_t *obj, const jpath *p, const char *key, int req, const char *what,
                       size_t limit, int all, size_t except, size_t **out, size_t *count)
 {
   *out = NULL;
@@ -520,6 +551,8 @@ static int gen_joint_opts(const ld *L, const json_t *g, const jpath *p, int def,
   if (rc || (rc = f_num(L, g, p, "k", (*springs ? REQ : 0) | NONNEG, 0, k)) ||
       (rc = f_num(L, g, p, "c", NONNEG, 0, c)))
     return rc;
+  if (!*springs && (json_object_get(g, "k") || json_object_get(g, "c")))
+    return fail(L, p, "k and c belong to joints \"springs\"; these joints are links");
   return CDYN_OK;
 }
 
@@ -901,7 +934,7 @@ static int do_links(ld *L, const json_t *arr)
 static int do_pins(ld *L, const json_t *arr)
 {
   jpath base = {"$.pins"};
-  static const char *const keys[] = {"i", "at", "u", "a", "w", "phi", NULL};
+  static const char *const keys[] = {"i", "at", "u", "a", "omega", "phase", NULL};
   for (size_t k = 0; k < json_array_size(arr); k++) {
     jpath p = jp_idx(&base, k);
     json_t *e = json_array_get(arr, k);
@@ -912,10 +945,10 @@ static int do_pins(ld *L, const json_t *arr)
       return rc;
     const double *q = cdyn_system_positions(L->sys);
     if ((rc = f_vec(L, e, &p, "at", q + 3 * i, at)) || (rc = f_vec(L, e, &p, "u", zero3, u)) ||
-        (rc = f_vec(L, e, &p, "a", zero3, a)) || (rc = f_num(L, e, &p, "w", 0, 0, &w)) ||
-        (rc = f_num(L, e, &p, "phi", 0, 0, &phi)) || (rc = mark_pinned(L, &p, i)))
+        (rc = f_vec(L, e, &p, "a", zero3, a)) || (rc = f_num(L, e, &p, "omega", 0, 0, &w)) ||
+        (rc = f_num(L, e, &p, "phase", 0, 0, &phi)) || (rc = mark_pinned(L, &p, i)))
       return rc;
-    int moving = json_object_get(e, "u") || json_object_get(e, "a") || json_object_get(e, "w") || json_object_get(e, "phi");
+    int moving = json_object_get(e, "u") || json_object_get(e, "a") || json_object_get(e, "omega") || json_object_get(e, "phase");
     if ((rc = moving ? cdyn_system_add_moving_pin(L->sys, i, at, u, a, w, phi, NULL) : cdyn_system_add_pin(L->sys, i, at, NULL)))
       return wrap(L, &p, rc);
   }
@@ -938,7 +971,7 @@ static int do_walls(ld *L, const json_t *arr)
       jpath q = jp_key(&p, "normal");
       return fail(L, &q, "the normal must not be zero");
     }
-    if ((rc = index_list(L, e, &p, "particles", 1, "particle", L->n, 1, SIZE_MAX, &list, &count)))
+    if ((rc = index_set(L, e, &p, "particles", "particle", L->n, 1, SIZE_MAX, &list, &count)))
       return rc;
     for (size_t a = 0; a < count && !rc; a++)
       if ((rc = cdyn_system_add_wall(L->sys, list[a], pt, nrm, NULL)))
@@ -983,7 +1016,7 @@ static int gather_hooks(ld *L, const json_t *root)
     hook_sl *h = &L->sl[1][L->nsl[1]];
     memset(h, 0, sizeof *h);
     if ((rc = sl_opts(L, e, &p, 1, &h->o)) ||
-        (rc = index_list(L, e, &p, "springs", 1, "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)))
+        (rc = index_set(L, e, &p, "springs", "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)))
       return rc;
     h->path = p;
     L->nsl[1]++;
@@ -998,7 +1031,7 @@ static int gather_hooks(ld *L, const json_t *root)
     hook_pv *h = &L->pv[1][L->npv[1]];
     memset(h, 0, sizeof *h);
     if ((rc = pv_opts(L, e, &p, 1, h)) ||
-        (rc = index_list(L, e, &p, "springs", 1, "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)) ||
+        (rc = index_set(L, e, &p, "springs", "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)) ||
         (rc = index_list(L, e, &p, "fixed", 0, "particle", L->n, 0, SIZE_MAX, &h->fixed, &h->nfixed)))
       return rc;
     L->npv[1]++;
@@ -1037,7 +1070,7 @@ static int add_hooks(ld *L, cdyn_scene *sc, const json_t *root)
         (rc = f_num(L, e, &p, "radius", REQ | POS, 0, &bo.radius)) ||
         (rc = f_num(L, e, &p, "thickness", NONNEG, 0, &bo.thickness)) || (rc = f_enum(L, e, &p, "mode", bmodes, 0, &mode)) ||
         (rc = f_num(L, e, &p, "release", NONNEG, 0, &bo.release)) ||
-        (rc = index_list(L, e, &p, "nodes", 1, "particle", L->n, 1, ball, &nodes, &count)))
+        (rc = index_set(L, e, &p, "nodes", "particle", L->n, 1, ball, &nodes, &count)))
       return rc;
     bo.mode = mode == 1 ? CDYN_BALL_INEQUALITY : mode == 2 ? CDYN_BALL_PROJECT : CDYN_BALL_SWITCH;
     rc = cdyn_scene_add_ball(sc, ball, nodes, count, &bo);
@@ -1072,6 +1105,9 @@ static int add_hooks(ld *L, cdyn_scene *sc, const json_t *root)
       for (size_t d = 0; d < 3 && !rc; d++) {
         jpath s = jp_idx(&r, d);
         rc = particle(L, json_array_get(tri, d), &s, &tris[3 * k + d]);
+        for (size_t e = 0; e < d && !rc; e++)
+          if (tris[3 * k + e] == tris[3 * k + d])
+            rc = fail(L, &s, "particle %zu is a corner twice", tris[3 * k + d]);
       }
     }
     if (!rc && (rc = cdyn_scene_add_contacts(sc, tris, nt, &co)))
@@ -1281,6 +1317,12 @@ static int build(ld *L, const json_t *root, cdyn_scene **out)
   const char *name, *desc;
   if ((rc = text_field(L, root, "name", &name)) || (rc = text_field(L, root, "description", &desc)))
     return rc;
+  if (name) {
+    /* It names output files. */
+    jpath np = jp_key(&rootp, "name");
+    if (!scene_name_ok(name))
+      return fail(L, &np, "%s", SCENE_NAME_RULE);
+  }
   /* Count the particles. */
   json_t *parts, *gens;
   if ((rc = array_field(L, root, "particles", &parts)) || (rc = array_field(L, root, "generators", &gens)))
@@ -1341,6 +1383,8 @@ static int build(ld *L, const json_t *root, cdyn_scene **out)
   L->sys = NULL;
   char fname[256];
   name_from_file(L->file, fname, sizeof fname);
+  if (!scene_name_ok(fname))
+    snprintf(fname, sizeof fname, "scene");
   if ((rc = cdyn_scene_set_name(sc, name ? name : fname, desc ? desc : "")) || !(sc->file = strdup(L->file))) {
     cdyn_scene_free(sc);
     return rc ? rc : cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);

@@ -25,7 +25,7 @@ check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_ccd_census \
 	tests/test_contact \
 	tests/test_switching \
-	tests/test_cloth tests/test_ccd tests/test_contacts \
+	tests/test_cloth tests/test_ccd tests/test_contacts tests/test_scene \
 	tests/test_oom
 else !HAVE_CHECK
 check_SCRIPTS = tests/check-not-found
@@ -52,6 +52,18 @@ tests_libfailwrite_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_buil
 tests_libfailwrite_la_LIBADD = $(DL_LIBS)
 
 TESTS = $(check_PROGRAMS)
+
+# `cdyn sweep` and `cdyn collect` through make and GNU parallel: a shell
+# script, run by automake's plain driver (exit 77: skipped, when GNU
+# parallel is not installed, unless CDYN_REQUIRE_PARALLEL=1).
+TESTS += tests/sweep.test
+TEST_LOG_DRIVER = $(SHELL) $(top_srcdir)/build-aux/test-driver
+TEST_LOG_COMPILER = $(SHELL)
+EXTRA_DIST += tests/sweep.test
+# The example scenes against the scene format's JSON Schema (python3's
+# jsonschema; skipped without it unless CDYN_REQUIRE_JSONSCHEMA=1).
+TESTS += tests/scene-schema.test
+EXTRA_DIST += tests/scene-schema.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
