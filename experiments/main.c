@@ -42,6 +42,7 @@
 
 #include "experiment.h"
 #include "scene_run.h"
+#include "sweep.h"
 
 static void usage(FILE *f)
 {
@@ -53,6 +54,10 @@ static void usage(FILE *f)
           "       cdyn run scene FILE.json [the options of run]\n"
           "       cdyn check FILE.json ...\n"
           "       cdyn export EXPERIMENT [--out DIR] [--force] [the options of run]\n"
+          "       cdyn sweep (EXPERIMENT | scene FILE.json) --out DIR [--scheme LIST] [--h LIST]\n"
+          "                  [--steps N] [--grid KEY=V1,V2,...]... [--set KEY=VALUE]... [--force]\n"
+          "                  [--run make|parallel] [--jobs N]\n"
+          "       cdyn collect DIR [--file NAME.csv] [--allow-missing]\n"
           "       cdyn report DIR\n"
           "       cdyn palette\n"
           "       cdyn --help | --version\n"
@@ -77,6 +82,15 @@ static void usage(FILE *f)
           "         scene into DIR (default ./EXPERIMENT-scenes), with index.csv: each scene's\n"
           "         steps and the digest of the trajectory the experiment took, which\n"
           "         cdyn run scene reproduces.\n"
+          "sweep    writes one `cdyn run` job per point of a grid into DIR: the product of\n"
+          "         the schemes of --scheme (each alone), the steps of --h and the values of\n"
+          "         each --grid KEY (what --set KEY=VALUE takes; \\, a comma in a value), and\n"
+          "         points.csv, jobs.txt, Makefile and slurm.sh for an engine to run them:\n"
+          "         make -C DIR -j N -k, parallel < DIR/jobs.txt (--sshlogin: several\n"
+          "         machines), sbatch DIR/slurm.sh; --run make|parallel runs them (--jobs N).\n"
+          "collect  merges one CSV of every job of a sweep (--file NAME.csv; a scene's\n"
+          "         NAME-summary.csv by default) into DIR/collected-NAME.csv, each row after\n"
+          "         its job's point; a job not complete is an error (--allow-missing).\n"
           "report   merges the claims.part.csv of every run under DIR/*/ (found by its\n"
           "         run.meta.json) into DIR/claims.csv and the readable DIR/claims.md.\n"
           "palette  prints the gnuplot definitions of the line style of every scheme and\n"
@@ -1031,6 +1045,10 @@ int main(int argc, char **argv)
     rc = argc > 3 ? (usage(stderr), 2) : cmd_list(argc == 3 ? argv[2] : NULL);
   } else if (!strcmp(cmd, "run")) {
     rc = cmd_run(argc - 2, argv + 2, command);
+  } else if (!strcmp(cmd, "sweep")) {
+    rc = exp_cmd_sweep(argc - 2, argv + 2, command);
+  } else if (!strcmp(cmd, "collect")) {
+    rc = exp_cmd_collect(argc - 2, argv + 2, command);
   } else if (!strcmp(cmd, "check")) {
     rc = exp_cmd_check(argc - 2, argv + 2);
   } else if (!strcmp(cmd, "export")) {

@@ -1772,15 +1772,18 @@ int exp_cmd_sweep(int argc, char **argv, const char *command)
 /*
  * Read one CSV record of f into b, as text, without its line end (\n or
  * \r\n): a newline inside a quoted field belongs to the record.
- * *nfields gets its number of fields.  Returns 1 for a record, 0 at the
- * end of the file, -1 for a read error, -2 for a quote left open.
+ * *nfields gets its number of fields; *line counts the lines read (the
+ * record starts on line *line + 1 of the file).  Returns 1 for a record,
+ * 0 at the end of the file, -1 for a read error, -2 for a quote left open.
  */
-static int csv_record(FILE *f, sbuf *b, int *nfields)
+static int csv_record(FILE *f, sbuf *b, int *nfields, long *line)
 {
   sb_clear(b);
   int c, quoted = 0, any = 0, nf = 1;
   while ((c = getc(f)) != EOF) {
     any = 1;
+    if (c == '\n')
+      (*line)++;
     if (c == '"')
       quoted = !quoted;
     else if (!quoted && c == ',')
@@ -1895,14 +1898,14 @@ static int read_points(collect *c)
     return fail(1, "cannot read %s: %s", path, strerror(errno));
   sbuf b = {0};
   int nf = 0, r, rc = 0;
-  long cap = 0;
-  if ((r = csv_record(f, &b, &nf)) != 1 || strncmp(b.s, "job,scheme,h", 12)) {
+  long cap = 0, lines = 0, line = 1;
+  if ((r = csv_record(f, &b, &nf, &lines)) != 1 || strncmp(b.s, "job,scheme,h", 12)) {
     rc = fail(1, "%s: %s", path, r == 1 ? "its header is not job,scheme,h,..." : "no header");
   } else if (!(c->header = strdup(b.s))) {
     rc = fail(1, "out of memory");
   }
   c->point_cols = nf;
-  for (long line = 2; !rc && (r = csv_record(f, &b, &nf)) == 1; line++) {
+  for (line = lines + 1; !rc && (r = csv_record(f, &b, &nf, &lines)) == 1; line = lines + 1) {
     char *end;
     long job = strtol(b.s, &end, 10);
     if (end == b.s || *end != ',' || job != c->npoints || nf != c->point_cols) {
@@ -1925,7 +1928,7 @@ static int read_points(collect *c)
     c->npoints++;
   }
   if (!rc && r < 0)
-    rc = fail(1, "%s: %s", path, r == -2 ? "a quoted field is not closed" : "read error");
+    rc = fail(1, "%s line %ld: %s", path, line, r == -2 ? "a quoted field is not closed" : "read error");
   fclose(f);
   sb_free(&b);
   if (!rc && !c->npoints)
@@ -2013,8 +2016,9 @@ static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
   if (!f)
     return fail(1, "job %ld: cannot read %s: %s", job, path, strerror(errno));
   sbuf b = {0};
-  int nf, ncols = 0, r, rc = 0;
-  r = csv_record(f, &b, &nf);
+  int nf = 0, ncols = 0, r, rc = 0;
+  long lines = 0, line = 1;
+  r = csv_record(f, &b, &nf, &lines);
   if (r != 1) {
     rc = fail(1, "job %ld: %s: %s", job, path, r == 0 ? "empty (no header)" : r == -2 ? "a quoted field is not closed"
                                                                                         : "read error");
@@ -2028,7 +2032,7 @@ static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
     rc = fail(1, "job %ld: the header of %s\n  %s\ndiffers from the first job's\n  %s", job, path, b.s, *header);
   }
   ncols = nf;
-  for (long line = 2; !rc && (r = csv_record(f, &b, &nf)) == 1; line++) {
+  for (line = lines + 1; !rc && (r = csv_record(f, &b, &nf, &lines)) == 1; line = lines + 1) {
     if (!b.len)
       continue;
     if (nf != ncols) {
@@ -2039,7 +2043,7 @@ static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
     (*rows)++;
   }
   if (!rc && r < 0)
-    rc = fail(1, "job %ld: %s: %s", job, path, r == -2 ? "a quoted field is not closed" : "read error");
+    rc = fail(1, "job %ld: %s line %ld: %s", job, path, line, r == -2 ? "a quoted field is not closed" : "read error");
   sb_free(&b);
   fclose(f);
   return rc;
