@@ -97,7 +97,14 @@ in_list(w, l) = (sum [i = 1:words(l)] (word(l, i) eq w ? 1 : 0)) > 0
 # takes the n-th of FB_COLOURS, colours the palette does not use, never
 # grey or black, so that it differs from every other curve in the plot and
 # looks like no reference line.
-load D."/palette.gp"
+# A figure of a run made outside `make figures` (paper_figs/scene.gp on a
+# directory of `cdyn run scene`) may have no palette: every name then
+# takes a fallback colour.
+if (system("test -f '".D."/palette.gp' && echo yes") eq "yes") {
+  load D."/palette.gp"
+} else {
+  PAL_NAMES = ""; PAL_COLOURS = ""; PAL_DASHES = ""; PAL_POINTS = ""
+}
 AS_NAMES = "platt tendency iterative lcp"
 AS_COLOURS = "#800000 #469990 #000075 #e6a100"
 AS_DASHES = "1 1 1 2"

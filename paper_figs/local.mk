@@ -75,9 +75,10 @@ FIGURES = \
 	cloth-contact-snapshots:cloth-contact \
 	cloth-contact-distance:cloth-contact \
 	cloth-contact-active:cloth-contact \
-	collision-cost:collision-cost
+	collision-cost:collision-cost \
+	scene-double-pendulum:scene-double-pendulum
 # Scripts that the plot scripts load, not plots themselves.
-GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp
+GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp paper_figs/scene.gp
 
 # fig_plot and fig_experiment PAIR: the two halves of a PLOT:EXPERIMENT pair.
 fig_plot = $(word 1,$(subst :, ,$(1)))
@@ -92,6 +93,18 @@ $(FIGDIR)/%/done: cdyn$(EXEEXT) $(FIGDIR)/extra-schemes
 	$(AM_V_GEN)$(RUN_CDYN) run $* --out $(FIGDIR)/$*.tmp \
 	  $(if $(strip $(EXTRA_SCHEMES)),--extra-schemes '$(strip $(EXTRA_SCHEMES))') > $(FIGDIR)/$*.log
 	@mv $(FIGDIR)/$*.tmp $(FIGDIR)/$* && touch $@
+
+# An example scene, run as a researcher runs their own (cdyn run scene)
+# and drawn by the generic paper_figs/scene.gp: the quick start's
+# example of the scene format.
+SCENE_EXAMPLE = $(top_srcdir)/examples/double-pendulum.json
+$(FIGDIR)/scene-double-pendulum/done: cdyn$(EXEEXT) $(SCENE_EXAMPLE) $(FIGDIR)/extra-schemes
+	@rm -rf $(FIGDIR)/scene-double-pendulum.tmp $(FIGDIR)/scene-double-pendulum
+	@$(MKDIR_P) $(FIGDIR)
+	$(AM_V_GEN)$(RUN_CDYN) run scene $(SCENE_EXAMPLE) --scheme implicit,baumgarte,poststab \
+	  --out $(FIGDIR)/scene-double-pendulum.tmp \
+	  $(if $(strip $(EXTRA_SCHEMES)),--extra-schemes '$(strip $(EXTRA_SCHEMES))') > $(FIGDIR)/scene-double-pendulum.log
+	@mv $(FIGDIR)/scene-double-pendulum.tmp $(FIGDIR)/scene-double-pendulum && touch $@
 
 # plot NAME SCRIPT TERMINAL EXT: draw into NAME.tmp.EXT, then rename.
 plot = $(GNUPLOT) -c $(top_srcdir)/paper_figs/$(2).gp $(top_srcdir)/paper_figs $(FIGDIR) $(3) $(1).tmp.$(4) \
