@@ -64,10 +64,11 @@ EXTRA_DIST += tests/sweep.test
 # jsonschema; skipped without it unless CDYN_REQUIRE_JSONSCHEMA=1).
 TESTS += tests/scene-schema.test
 EXTRA_DIST += tests/scene-schema.test
-# cdyn export of every experiment with a system, each scene run again by
-# cdyn run scene: the same trajectory to the last bit.
-TESTS += tests/scene-export.test
-EXTRA_DIST += tests/scene-export.test
+# The example scenes run; cdyn export of every experiment with a system,
+# each scene run again by cdyn run scene: the same trajectory to the last
+# bit.
+TESTS += tests/scenes.test
+EXTRA_DIST += tests/scenes.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \

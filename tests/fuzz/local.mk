@@ -1,5 +1,6 @@
 # tests/fuzz/local.mk: the libFuzzer harnesses over the public API
-# (tests/fuzz/fuzz_api.c) and the contact solver (fuzz_activeset.c).
+# (tests/fuzz/fuzz_api.c), the contact solver (fuzz_activeset.c) and the
+# scene reader and writer (fuzz_scene.c).
 # Included by the top Makefile.am; paths are relative to the top directory.
 #
 # `make fuzz` builds them with clang (found by configure; without it, it
@@ -9,12 +10,23 @@
 # fixed number of inputs in all (FUZZ_RUNS, default 100000; a fixed seed), as
 # CI does; `make fuzz-run FUZZ_SECONDS=600` runs each for that long, adding
 # what it finds to a corpus in the build tree.
-FUZZ_HARNESSES = tests/fuzz/fuzz_api tests/fuzz/fuzz_activeset
+FUZZ_HARNESSES = tests/fuzz/fuzz_api tests/fuzz/fuzz_activeset tests/fuzz/fuzz_scene
 FUZZ_RUNS = 100000
 FUZZ_SECONDS = 60
 FUZZ_CFLAGS = -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_C = $(addprefix $(srcdir)/,$(filter %.c,$(lib_libcdyn_la_SOURCES)))
+# Per harness NAME: the longest input libFuzzer makes (FUZZ_MAX_LEN_NAME,
+# else FUZZ_MAX_LEN) and a dictionary of the input's keywords
+# (FUZZ_DICT_NAME, none if unset).  A scene file is text, longer than the
+# other harnesses' scripts of choices; its dictionary holds the format's
+# field names and values.
+FUZZ_MAX_LEN = 512
+FUZZ_MAX_LEN_fuzz_scene = 65536
+FUZZ_DICT_fuzz_scene = $(srcdir)/tests/fuzz/scene.dict
+fuzz_opts = -max_len=$(or $(FUZZ_MAX_LEN_$(1)),$(FUZZ_MAX_LEN))$(if $(FUZZ_DICT_$(1)), -dict=$(FUZZ_DICT_$(1)))
+# One word for the shell per harness: 'HARNESS OPTION...'.
+FUZZ_SPECS = $(foreach h,$(FUZZ_HARNESSES),'$(h) $(call fuzz_opts,$(notdir $(h)))')
 FUZZ_ENV = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	OPENBLAS_NUM_THREADS=1
 
@@ -32,21 +44,23 @@ fuzz: $(FUZZ_HARNESSES)
 # build tree (libFuzzer adds to the first corpus directory it is given),
 # never into the source tree.
 fuzz-smoke: $(FUZZ_HARNESSES)
-	@for h in $(FUZZ_HARNESSES); do \
+	@for spec in $(FUZZ_SPECS); do \
+	  set -- $$spec; h=$$1; shift; \
 	  name=$${h##*/}; corpus=$(srcdir)/tests/fuzz/corpus/$${name#fuzz_}; \
 	  work=tests/fuzz/work-smoke-$${name#fuzz_}; rm -rf $$work; $(MKDIR_P) $$work; \
 	  echo "$$h: $(FUZZ_RUNS) runs from the corpus $$corpus"; \
 	  log=$$h-smoke.log; \
-	  if $(FUZZ_ENV) ./$$h -runs=$(FUZZ_RUNS) -seed=1 -max_len=512 -timeout=20 -rss_limit_mb=2048 \
+	  if $(FUZZ_ENV) ./$$h -runs=$(FUZZ_RUNS) -seed=1 "$$@" -timeout=20 -rss_limit_mb=2048 \
 	      -print_final_stats=1 -artifact_prefix=$$work/ $$work $$corpus >$$log 2>&1; then tail -n 14 $$log; \
 	  else cat $$log; echo "FAIL: $$h (log: $$log; the input in $$work)" >&2; exit 1; fi; \
 	done
 
 fuzz-run: $(FUZZ_HARNESSES)
-	@for h in $(FUZZ_HARNESSES); do \
+	@for spec in $(FUZZ_SPECS); do \
+	  set -- $$spec; h=$$1; shift; \
 	  name=$${h##*/}; work=tests/fuzz/work-$${name#fuzz_}; $(MKDIR_P) $$work; \
 	  log=$$h-run.log; \
-	  if $(FUZZ_ENV) ./$$h -max_total_time=$(FUZZ_SECONDS) -max_len=512 -timeout=20 -rss_limit_mb=2048 \
+	  if $(FUZZ_ENV) ./$$h -max_total_time=$(FUZZ_SECONDS) "$$@" -timeout=20 -rss_limit_mb=2048 \
 	      -print_final_stats=1 -artifact_prefix=$$work/ $$work $(srcdir)/tests/fuzz/corpus/$${name#fuzz_} >$$log 2>&1; \
 	  then tail -n 14 $$log; else cat $$log; echo "FAIL: $$h (log: $$log; inputs in $$work)" >&2; exit 1; fi; \
 	done
@@ -57,4 +71,5 @@ fuzz fuzz-smoke fuzz-run:
 endif
 
 CLEANFILES = $(FUZZ_HARNESSES) $(FUZZ_HARNESSES:=-smoke.log) $(FUZZ_HARNESSES:=-run.log)
-EXTRA_DIST += tests/fuzz/fuzz.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_activeset.c tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/fuzz.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_activeset.c tests/fuzz/fuzz_scene.c \
+	tests/fuzz/scene.dict tests/fuzz/corpus
