@@ -7,6 +7,7 @@
  * command on the same build gives bitwise-identical files.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -172,8 +173,7 @@ const char *exp_build_cflags(void) { return CDYN_BUILD_CFLAGS; }
 
 /* ---- metadata ------------------------------------------------------------------------ */
 
-/* Write s as a JSON string. */
-static void json_str(FILE *f, const char *s)
+void exp_json_str(FILE *f, const char *s)
 {
   fputc('"', f);
   for (; *s; s++) {
@@ -188,6 +188,20 @@ static void json_str(FILE *f, const char *s)
   fputc('"', f);
 }
 
+int exp_dir_empty(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  struct dirent *ent;
+  int empty = 1;
+  while ((ent = readdir(d)))
+    if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
+      empty = 0;
+  closedir(d);
+  return empty;
+}
+
 static const char *role_name(enum exp_role r)
 {
   return r == EXP_PAPER ? "paper" : r == EXP_EXTRA ? "extra" : "companion";
@@ -198,21 +212,21 @@ static const char *role_name(enum exp_role r)
 static void meta_common(FILE *f, const exp_ctx *ctx)
 {
   fprintf(f, "  \"program\": \"cdyn\",\n  \"version\": ");
-  json_str(f, cdyn_version());
+  exp_json_str(f, cdyn_version());
   fprintf(f, ",\n  \"build\": {\"commit\": ");
-  json_str(f, exp_build_commit());
+  exp_json_str(f, exp_build_commit());
   fprintf(f, ", \"modified\": ");
-  json_str(f, exp_build_modified());
+  exp_json_str(f, exp_build_modified());
   fprintf(f, ", \"compiler\": ");
-  json_str(f, exp_build_compiler());
+  exp_json_str(f, exp_build_compiler());
   fprintf(f, ", \"cflags\": ");
-  json_str(f, exp_build_cflags());
+  exp_json_str(f, exp_build_cflags());
   fprintf(f, "},\n  \"command\": ");
-  json_str(f, ctx->command);
+  exp_json_str(f, ctx->command);
   fprintf(f, ",\n  \"experiment\": ");
-  json_str(f, ctx->exp->name);
+  exp_json_str(f, ctx->exp->name);
   fprintf(f, ",\n  \"source\": ");
-  json_str(f, ctx->exp->source);
+  exp_json_str(f, ctx->exp->source);
   /* An experiment that chooses its own step sizes (h = 0 in its record)
      says so with null; its files name their h in their columns or note. */
   if (ctx->h > 0)
@@ -223,24 +237,24 @@ static void meta_common(FILE *f, const exp_ctx *ctx)
   int first = 1;
   for (const exp_param *p = ctx->exp->params; p && p->name; p++) {
     fprintf(f, "%s\n    ", first ? "" : ",");
-    json_str(f, p->name);
+    exp_json_str(f, p->name);
     fprintf(f, ": ");
-    json_str(f, exp_param_string(ctx, p->name));
+    exp_json_str(f, exp_param_string(ctx, p->name));
     first = 0;
   }
   fprintf(f, "\n  },\n  \"runs\": [");
   for (int k = 0; k < ctx->nruns; k++) {
     const exp_runspec *r = &ctx->runs[k];
     fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
-    json_str(f, r->name);
+    exp_json_str(f, r->name);
     fprintf(f, ", \"scheme\": ");
-    json_str(f, r->scheme);
+    exp_json_str(f, r->scheme);
     fprintf(f, ", \"role\": \"%s\", \"options\": {", role_name(r->role));
     for (const char *const *o = r->overrides; o && *o; o += 2) {
       fprintf(f, "%s", o == r->overrides ? "" : ", ");
-      json_str(f, o[0]);
+      exp_json_str(f, o[0]);
       fprintf(f, ": ");
-      json_str(f, o[1]);
+      exp_json_str(f, o[1]);
     }
     fprintf(f, "}}");
   }
@@ -250,9 +264,9 @@ static void meta_common(FILE *f, const exp_ctx *ctx)
     snprintf(key, sizeof key, "%s%s%s", ctx->sets[k].scheme ? ctx->sets[k].scheme : "",
              ctx->sets[k].scheme ? "." : "", ctx->sets[k].key);
     fprintf(f, "%s", k ? ", " : "");
-    json_str(f, key);
+    exp_json_str(f, key);
     fprintf(f, ": ");
-    json_str(f, ctx->sets[k].value);
+    exp_json_str(f, ctx->sets[k].value);
   }
   fprintf(f, "}");
 }
@@ -294,11 +308,11 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
   if (!f)
     return cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
   fprintf(f, "{\n  \"file\": ");
-  json_str(f, csvname);
+  exp_json_str(f, csvname);
   fprintf(f, ",\n");
   meta_common(f, ctx);
   fprintf(f, ",\n  \"columns\": ");
-  json_str(f, columns);
+  exp_json_str(f, columns);
   fprintf(f, ",\n  \"column_info\": [");
   const char *c = columns;
   for (int k = 0; *c; k++) {
@@ -307,9 +321,9 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
     snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), c);
     const char *meaning = NULL, *unit = exp_column_unit(ctx->exp->name, csvname, name, &meaning);
     fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
-    json_str(f, name);
+    exp_json_str(f, name);
     fprintf(f, ", \"unit\": ");
-    json_str(f, unit ? unit : "");
+    exp_json_str(f, unit ? unit : "");
     /* A pattern's '#' stands for the column's own number (x# of x3). */
     char text[512];
     const char *hash = meaning ? strchr(meaning, '#') : NULL;
@@ -319,7 +333,7 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
       meaning = text;
     }
     fprintf(f, ", \"meaning\": ");
-    json_str(f, meaning ? meaning : "");
+    exp_json_str(f, meaning ? meaning : "");
     fprintf(f, "}");
     c += len;
     if (*c == ',')
@@ -328,7 +342,7 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
   fprintf(f, "\n  ]");
   if (st) {
     fprintf(f, ",\n  \"scheme\": ");
-    json_str(f, cdyn_stepper_scheme(st));
+    exp_json_str(f, cdyn_stepper_scheme(st));
     fprintf(f, ",\n  \"scheme_options\": {");
     for (size_t i = 0; i < cdyn_stepper_option_count(st); i++) {
       char buf[256];
@@ -336,9 +350,9 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
       if (cdyn_stepper_get(st, name, buf, sizeof buf))
         snprintf(buf, sizeof buf, "?");
       fprintf(f, "%s\n    ", i ? "," : "");
-      json_str(f, name);
+      exp_json_str(f, name);
       fprintf(f, ": ");
-      json_str(f, buf);
+      exp_json_str(f, buf);
     }
     fprintf(f, "\n  }");
   }
@@ -359,11 +373,11 @@ int exp_write_run_meta(exp_ctx *ctx)
   if (!f)
     return cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
   fprintf(f, "{\n  \"run_of\": ");
-  json_str(f, ctx->exp->name);
+  exp_json_str(f, ctx->exp->name);
   fprintf(f, ",\n");
   meta_common(f, ctx);
   fprintf(f, ",\n  \"skipped\": ");
-  json_str(f, ctx->skipped);
+  exp_json_str(f, ctx->skipped);
   fprintf(f, ",\n  \"claims\": \"claims.part.csv\",\n  \"complete\": true\n}\n");
   return close_renamed(f, tmp, path);
 }

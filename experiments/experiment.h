@@ -322,6 +322,13 @@ int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const do
 /* Finish: rename into place on success; remove the temporary file if !ok. */
 int exp_csv_close(exp_csv *csv, int ok);
 
+/* Write s as a JSON string (quotes, backslashes and control characters
+   escaped). */
+void exp_json_str(FILE *f, const char *s);
+
+/* Is `dir` an existing directory with no entries? */
+int exp_dir_empty(const char *dir);
+
 /* Write one CSV field, quoted when it holds a comma, quote or newline. */
 void exp_csv_field(FILE *f, const char *s);
 

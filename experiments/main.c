@@ -618,19 +618,6 @@ static int clear_dir(const char *dir, int check_only, const char *why)
   return rc;
 }
 
-static int dir_empty(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  struct dirent *ent;
-  int empty = 1;
-  while ((ent = readdir(d)))
-    if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
-      empty = 0;
-  closedir(d);
-  return empty;
-}
 
 /* Make the output directory ready: absent (created), empty, or cleared
    with --force.  *created says whether it was made here. */
@@ -650,7 +637,7 @@ static int prepare_outdir(const char *dir, int force, int *created)
     fprintf(stderr, "cdyn run: %s exists and is not a directory\n", dir);
     return 1;
   }
-  if (dir_empty(dir))
+  if (exp_dir_empty(dir))
     return 0;
   if (!force) {
     fprintf(stderr, "cdyn run: %s is not empty; choose another --out, or add --force to clear it\n", dir);

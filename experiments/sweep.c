@@ -182,21 +182,6 @@ static const char *shell_word(const char *s)
   return b.failed ? s : b.s;
 }
 
-/* Write s as a JSON string. */
-static void json_str(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
 
 /* Does s hold a control character (a newline would split a job's line)? */
 static int has_control(const char *s)
@@ -388,17 +373,17 @@ static char *read_all(const char *path)
 static void meta_program(FILE *f, const char *command)
 {
   fprintf(f, "  \"program\": \"cdyn\",\n  \"version\": ");
-  json_str(f, cdyn_version());
+  exp_json_str(f, cdyn_version());
   fprintf(f, ",\n  \"build\": {\"commit\": ");
-  json_str(f, exp_build_commit());
+  exp_json_str(f, exp_build_commit());
   fprintf(f, ", \"modified\": ");
-  json_str(f, exp_build_modified());
+  exp_json_str(f, exp_build_modified());
   fprintf(f, ", \"compiler\": ");
-  json_str(f, exp_build_compiler());
+  exp_json_str(f, exp_build_compiler());
   fprintf(f, ", \"cflags\": ");
-  json_str(f, exp_build_cflags());
+  exp_json_str(f, exp_build_cflags());
   fprintf(f, "},\n  \"command\": ");
-  json_str(f, command ? command : "");
+  exp_json_str(f, command ? command : "");
 }
 
 /* ---- the sweep ---------------------------------------------------------------------------- */
@@ -920,19 +905,6 @@ static int walk_sweep_dir(const char *dir, enum walk_level level, int clear)
   return rc;
 }
 
-static int dir_empty(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  struct dirent *ent;
-  int empty = 1;
-  while ((ent = readdir(d)))
-    if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
-      empty = 0;
-  closedir(d);
-  return empty;
-}
 
 /* The absolute path of `dir`, which may not exist yet (its parent must). */
 static int absolute_dir(const char *dir, char **out)
@@ -1023,7 +995,7 @@ static int prepare_dir(const sweep *s, int *created)
     if (errno != ENOENT || mkdir(s->out, 0777))
       return fail(1, "cannot create %s: %s", s->out, strerror(errno));
     *created = 1;
-  } else if (!dir_empty(s->out)) {
+  } else if (!exp_dir_empty(s->out)) {
     if (!s->force)
       return fail(1, "%s is not empty; choose another --out, or add --force to clear an earlier sweep there",
                   s->out);
@@ -1211,18 +1183,18 @@ static int write_slurm(const sweep *s)
 static void json_axis(FILE *f, const char *name, char **values, int n, const char *none)
 {
   fprintf(f, "\n    {\"name\": ");
-  json_str(f, name);
+  exp_json_str(f, name);
   fprintf(f, ", \"values\": [");
   for (int v = 0; v < n; v++) {
     fprintf(f, "%s", v ? ", " : "");
-    json_str(f, values[v]);
+    exp_json_str(f, values[v]);
   }
   if (!n)
     fprintf(f, "\"\"");
   fprintf(f, "]");
   if (none) {
     fprintf(f, ", \"empty\": ");
-    json_str(f, none);
+    exp_json_str(f, none);
   }
   fprintf(f, "}");
 }
@@ -1237,26 +1209,26 @@ static int write_sweep_meta(const sweep *s)
   meta_program(f, s->command);
   if (s->exp) {
     fprintf(f, ",\n  \"experiment\": ");
-    json_str(f, s->exp->name);
+    exp_json_str(f, s->exp->name);
   } else {
     fprintf(f, ",\n  \"scene\": ");
-    json_str(f, s->scene);
+    exp_json_str(f, s->scene);
   }
   fprintf(f, ",\n  \"program_path\": ");
-  json_str(f, s->exe);
+  exp_json_str(f, s->exe);
   fprintf(f, ",\n  \"out\": ");
-  json_str(f, s->out);
+  exp_json_str(f, s->out);
   fprintf(f, ",\n  \"jobs\": %ld,\n  \"steps\": ", s->npoints);
   if (s->steps)
-    json_str(f, s->steps);
+    exp_json_str(f, s->steps);
   else
     fprintf(f, "null");
   fprintf(f, ",\n  \"set\": [");
   for (int k = 0; k < s->nsets; k++) {
     fprintf(f, "%s{\"key\": ", k ? ", " : "");
-    json_str(f, s->set_keys[k]);
+    exp_json_str(f, s->set_keys[k]);
     fprintf(f, ", \"value\": ");
-    json_str(f, s->set_values[k]);
+    exp_json_str(f, s->set_values[k]);
     fprintf(f, "}");
   }
   fprintf(f, "],\n  \"axes\": [");
@@ -2078,17 +2050,17 @@ static int write_collected(collect *c)
   }
   FILE *f = meta.f;
   fprintf(f, "{\n  \"collected\": ");
-  json_str(f, name);
+  exp_json_str(f, name);
   fprintf(f, ",\n");
   meta_program(f, c->command);
   fprintf(f, ",\n  \"sweep_dir\": ");
-  json_str(f, c->dir);
+  exp_json_str(f, c->dir);
   fprintf(f, ",\n  \"file\": ");
-  json_str(f, c->file);
+  exp_json_str(f, c->file);
   fprintf(f, ",\n  \"point_columns\": ");
-  json_str(f, c->header);
+  exp_json_str(f, c->header);
   fprintf(f, ",\n  \"file_columns\": ");
-  json_str(f, header ? header : "");
+  exp_json_str(f, header ? header : "");
   fprintf(f, ",\n  \"note\": \"each row: the job's point (the first %d columns, from points.csv), then a row of "
              "the job's %s, its fields copied as the job wrote them\"",
           c->point_cols, c->file);
@@ -2100,7 +2072,7 @@ static int write_collected(collect *c)
   fprintf(f, "],\n  \"jobs_missing\": [");
   for (long m = 0; m < c->nmissing; m++) {
     fprintf(f, "%s\n    {\"job\": %ld, \"reason\": ", m ? "," : "", c->missing[m].job);
-    json_str(f, c->missing[m].reason);
+    exp_json_str(f, c->missing[m].reason);
     fprintf(f, "}");
   }
   fprintf(f, "%s],\n  \"sweep\": ", c->nmissing ? "\n  " : "");
