@@ -13,6 +13,8 @@
  * - a loaded scene steps to the same bits as the same system built and
  *   stepped in C, with and without hooks (a strain limiter, a ball);
  * - t_end gives ceil((t_end - t0) / h) steps;
+ * - a step with every hook at work (strain limiting, a ball, contacts made
+ *   and released) allocates nothing;
  * - the public functions refuse bad arguments with a status.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -26,6 +28,7 @@
 
 #include <cdyn/cdyn.h>
 
+#include "alloc_count.h"
 #include "testutil.h"
 
 static cdyn_scene *parse_ok(const char *text)
@@ -561,6 +564,51 @@ START_TEST(test_step_same_bits)
 }
 END_TEST
 
+#define STEPS 1000
+START_TEST(test_no_allocation)
+{
+  /* A ball dropped on an 8 x 8 cloth held by two posts: the strain
+     limiter, the ball's switched constraints and the contact handler all
+     act within the run.  The dense solver: a sparse direct one analyses
+     each new pattern of A, which allocates (cdyn/stepper.h). */
+  cdyn_scene *sc = parse_ok(
+    "{\"cdyn_scene\": 1, \"gravity\": [0, -9.81, 0], \"particles\": [{\"x\": [0, 0.15, 0], \"v\": [0, -3, 0]}],"
+    " \"generators\": [{\"type\": \"cloth\", \"nx\": 8, \"ny\": 8, \"origin\": [-0.5, 0, -0.5], \"u\": [1, 0, 0],"
+    " \"v\": [0, 0, 1], \"mass\": 0.5, \"k_struct\": 100, \"k_shear\": 20, \"k_bend\": 2, \"damping\": 0.02,"
+    " \"pins\": [24, 32, 31, 39], \"strain_limit\": {\"eps_max\": 0.1},"
+    " \"contacts\": {\"mode\": \"switch\", \"capacity\": 1024, \"pairs\": 65536}}],"
+    " \"balls\": [{\"ball\": 0, \"nodes\": \"all\", \"radius\": 0.1, \"thickness\": 0.005}],"
+    " \"scheme\": {\"name\": \"implicit\", \"options\": {\"solver\": \"cholesky\"}}}");
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_scene_stepper(sc, NULL, &st), CDYN_OK);
+  long allocs = 0;
+  size_t ball_max = 0, sl_max = 0;
+  int status = CDYN_OK;
+  for (int k = 0; k < STEPS && status >= 0; k++) {
+    if (k >= 5)
+      ta_arm(0);
+    status = cdyn_scene_step(sc, st, 1e-3);
+    if (k >= 5)
+      allocs += ta_disarm();
+    cdyn_ball_counts bc;
+    cdyn_strainlimit_counts sc2;
+    cdyn_ball_counts_get(cdyn_scene_ball(sc, 0), &bc);
+    cdyn_strainlimit_counts_get(cdyn_scene_strainlimit(sc, 0), &sc2);
+    ball_max = bc.active > ball_max ? bc.active : ball_max;
+    sl_max = sc2.active > sl_max ? sc2.active : sl_max;
+  }
+  ck_assert_msg(status >= 0, "%s", cdyn_errmsg());
+  cdyn_contacts_counts cc;
+  ck_assert_int_eq(cdyn_contacts_counts_get(cdyn_scene_contacts(sc), &cc), CDYN_OK);
+  ck_assert_msg(ball_max > 0 && sl_max > 0 && cc.vf + cc.ee + cc.total_released > 0,
+                "the hooks did not all act: ball %zu, strain %zu, contacts %zu", ball_max, sl_max,
+                cc.vf + cc.ee + cc.total_released);
+  ck_assert_msg(allocs == 0 || !ta_works, "%ld allocations in %d steps", allocs, STEPS - 5);
+  cdyn_stepper_free(st);
+  cdyn_scene_free(sc);
+}
+END_TEST
+
 /* ---- bad arguments ------------------------------------------------------------------------------ */
 
 static int force(void *ctx, size_t n, double t, const double *q, const double *v, double *f)
@@ -633,6 +681,7 @@ END_TEST
 
 int main(void)
 {
+  ta_init();
   Suite *s = suite_create("scene");
   TCase *tc = tcase_create("reader");
   tcase_set_timeout(tc, 60);
@@ -644,6 +693,7 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_round_trip);
   tcase_add_test(tc, test_step_same_bits);
+  tcase_add_test(tc, test_no_allocation);
   tcase_add_test(tc, test_bad_arguments);
   suite_add_tcase(s, tc);
   return tu_run(s);

@@ -9,19 +9,20 @@
  *     that names the file ("fuzz.json: ..." or "fuzz.json:LINE:COL: ...");
  *   - a read scene keeps what the reader checked: 1 .. MAX_PARTICLES
  *     particles with finite positions and velocities and positive finite
- *     masses, a finite time and gravity, springs and constraints on
+ *     masses, a finite time, springs and constraints (finite parameters) on
  *     particles that exist, a registered scheme whose options it has, and
  *     a run with h > 0, 1 .. 1e8 steps and record.every >= 1;
  *   - the writer and the reader agree: the scene saved (to a file of this
  *     process in $TMPDIR or /tmp) reads back, and saving that gives the
- *     same bytes;
- *   - a stepper for the scene (one without a contact handler: see
- *     check_stepper) is made or refused with a message; when made, the
+ *     same bytes (for scenes of up to ROUND_TRIP_MAX_ITEMS constraints
+ *     and springs, as the rest);
+ *   - a stepper for the scene (one without a contact handler: see the
+ *     end of LLVMFuzzerTestOneInput) is made or refused with a message; when made, the
  *     scene saved with it (every option of the stepper) reads back, and
  *     so does a stepper for that;
  *   - a few steps of the scene's h (when the system is small enough that
- *     they are quick: see can_step) end in a status, and a successful
- *     step leaves a finite state;
+ *     they are quick: see can_step; none begun after STEP_TIME) end in a
+ *     status, and a successful step leaves a finite state;
  * and the sanitizers (address, undefined behaviour, leaks) check the rest.
  */
 #define _POSIX_C_SOURCE 200809L /* getpid */
@@ -30,27 +31,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cdyn/cdyn.h>
 #include <cdyn/scene.h>
 
 #include "fuzz.h"
-/* The sizes of the hooks (Provot's sweeps), which the caps of can_step
-   read and the public API does not give. */
+/* The sizes of the hooks (the springs, nodes and triangles they watch,
+   Provot's sweeps), which the caps read and the public API does not
+   give. */
 #include "scene_internal.h"
 
-#define MAX_PARTICLES 2048
+/*
+ * The reader's limit of particles.  It bounds more than the particles: a
+ * wall or a ball on "all" particles is one constraint or node each, so
+ * that an input of max_len bytes can make some 1200 x MAX_PARTICLES
+ * constraints; 256 keeps that, and the time to read it, well within an
+ * input's time (at 2048 a 54 kB input makes 2 million).
+ */
+#define MAX_PARTICLES 256
 #define NAME "fuzz.json"
 
-/* What can_step allows: particles, rows and springs (a strain limiter
-   may turn every spring into a row), iterations an option asks for, and
-   the work of the Provot limiters' sweeps; and the steps taken. */
+/* The writer and reader round trips are skipped for scenes of more items
+   than this (see items; the time they take grows with the file, which
+   they write and read three times). */
+#define ROUND_TRIP_MAX_ITEMS 10000
+
+/* What can_step allows: particles; rows, now and those the hooks may add
+   in a step (a strain limiter one for each spring it watches, a ball one
+   for each of its nodes); and the work of the Provot limiters' sweeps
+   (sweeps x springs); and the steps taken. */
 #define STEP_MAX_PARTICLES 200
-#define STEP_MAX_ROWS 600
-#define STEP_MAX_ITER 1000.0
+#define STEP_MAX_ROWS 300
 #define STEP_MAX_PROVOT 200000.0
 #define STEPS 3
+/* No further step once the input has taken this long (s). */
+#define STEP_TIME 0.5
+
+/* The largest value of each option that sets a number of iterations,
+   each of them a linear solve (the first three) or a sweep; every
+   default is within these. */
+static const struct {
+  const char *key;
+  double max;
+} iteration_caps[] = {{"max_iter", 50},           {"max_substeps", 64},    {"iterations", 100},
+                      {"cholmod_reuse_maxit", 100}, {"pcg_maxiter", 10000}, {"cg_maxiter", 10000}};
 
 static const cdyn_scene_limits limits = {.max_particles = MAX_PARTICLES};
 static double q[3 * MAX_PARTICLES], v[3 * MAX_PARTICLES];
@@ -125,6 +151,22 @@ static cdyn_scene *reread(const char *text, size_t len)
   return sc;
 }
 
+/* The items of a scene the file lists: constraints, springs, the springs,
+   nodes and triangles of the hooks. */
+static double items(const cdyn_scene *sc)
+{
+  const cdyn_system *sys = cdyn_scene_system(sc);
+  double c = (double)cdyn_system_constraint_count(sys) + (double)cdyn_system_spring_count(sys) +
+             3.0 * (double)sc->contacts.ntris;
+  for (size_t k = 0; k < sc->nsl; k++)
+    c += (double)sc->sl[k].count;
+  for (size_t k = 0; k < sc->nprovot; k++)
+    c += (double)(sc->provot[k].count + sc->provot[k].nfixed);
+  for (size_t k = 0; k < sc->nballs; k++)
+    c += (double)sc->balls[k].count;
+  return c;
+}
+
 /* ---- checks ----------------------------------------------------------------------------------- */
 
 static void check_scene(const cdyn_scene *sc)
@@ -194,30 +236,43 @@ static int option_number(const char *value, double *x)
 
 /*
  * Whether a few steps are quick enough to take: a small system (the dense
- * solvers cost rows^3), no option that asks for more than STEP_MAX_ITER
- * iterations or sub-steps, and Provot limiters of bounded work.
+ * solvers cost rows^3), hooks of bounded work, and no option that asks for
+ * more iterations than iteration_caps allows.
  */
 static int can_step(const cdyn_scene *sc)
 {
   const cdyn_system *sys = cdyn_scene_system(sc);
   size_t n = cdyn_system_size(sys);
-  if (n > STEP_MAX_PARTICLES || cdyn_system_row_count(sys) + cdyn_system_spring_count(sys) > STEP_MAX_ROWS)
+  double rows = (double)cdyn_system_row_count(sys), work = 0;
+  for (size_t k = 0; k < sc->nsl; k++)
+    rows += (double)sc->sl[k].count;
+  for (size_t k = 0; k < sc->nballs; k++)
+    rows += (double)sc->balls[k].count;
+  for (size_t k = 0; k < sc->nprovot; k++)
+    work += (double)sc->provot[k].sweeps * (double)(sc->provot[k].count + 1);
+  if (n > STEP_MAX_PARTICLES || rows > STEP_MAX_ROWS || work > STEP_MAX_PROVOT)
     return 0;
   for (size_t k = 0; k < cdyn_scene_option_count(sc); k++) {
     const char *key, *value;
     double x;
     cdyn_scene_option(sc, k, &key, &value);
-    if ((strstr(key, "iter") || strstr(key, "maxit") || strstr(key, "substeps")) && option_number(value, &x) &&
-        !(x <= STEP_MAX_ITER))
-      return 0;
+    for (size_t c = 0; c < sizeof iteration_caps / sizeof iteration_caps[0]; c++)
+      if (!strcmp(key, iteration_caps[c].key) && option_number(value, &x) && !(x <= iteration_caps[c].max))
+        return 0;
   }
-  double work = 0;
-  for (size_t k = 0; k < sc->nprovot; k++)
-    work += (double)sc->provot[k].sweeps * (double)(sc->provot[k].count + 1);
-  return work <= STEP_MAX_PROVOT;
+  return 1;
 }
 
 /* ---- the harness ------------------------------------------------------------------------------ */
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double start; /* of the input */
 
 static void run_steps(cdyn_scene *sc, cdyn_stepper *st)
 {
@@ -225,7 +280,7 @@ static void run_steps(cdyn_scene *sc, cdyn_stepper *st)
   cdyn_scene_get_run(sc, &run);
   const cdyn_system *sys = cdyn_scene_system(sc);
   size_t n = cdyn_system_size(sys);
-  for (int k = 0; k < STEPS && k < run.steps; k++) {
+  for (int k = 0; k < STEPS && k < run.steps && now() - start < STEP_TIME; k++) {
     int rc = cdyn_scene_step(sc, st, run.h);
     if (rc < 0) {
       FUZZ_REQUIRE(cdyn_errmsg()[0], "a failed step without a message");
@@ -269,6 +324,7 @@ static void check_stepper(cdyn_scene *sc)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   init_path();
+  start = now();
   cdyn_scene *sc = (cdyn_scene *)&sc; /* not NULL: a refusal must clear it */
   int rc = cdyn_scene_parse(&sc, (const char *)data, size, NAME, &limits);
   if (rc != CDYN_OK) {
@@ -283,6 +339,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   FUZZ_REQUIRE(sc, "a scene read without a scene");
   check_scene(sc);
+
+  if (items(sc) > ROUND_TRIP_MAX_ITEMS) {
+    cdyn_scene_free(sc);
+    return 0;
+  }
 
   /* The writer and the reader: save, read back, save again: the same bytes. */
   size_t len1, len2;
