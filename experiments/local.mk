@@ -6,7 +6,7 @@ bin_PROGRAMS = cdyn
 # lib/types.am, which ./autogen.sh writes); the rest is the framework.
 cdyn_SOURCES = experiments/main.c experiments/experiment.h experiments/common.c \
 	experiments/experiments.def experiments/claims.c experiments/claims.h experiments/claimdefs.c \
-	experiments/runner.c experiments/capture.c experiments/scene_run.c experiments/columns.c experiments/problems.h experiments/problems.c \
+	experiments/runner.c experiments/capture.c experiments/scene_run.h experiments/scene_run.c experiments/columns.c experiments/problems.h experiments/problems.c \
 	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
 	experiments/ccd_queries.c experiments/sweep.h experiments/sweep.c $(EXPERIMENT_SOURCES)
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
