@@ -437,9 +437,14 @@ int cdyn_scene_stepper(cdyn_scene *sc, const char *scheme, cdyn_stepper **out)
     }
   }
   /* The pattern of A grows as contacts are made: room for it now, so that
-     making them does not allocate in a step. */
-  if (!rc && sc->contacts.cc)
-    rc = cdyn_stepper_reserve(st, (size_t)1 << 20);
+     making them does not allocate in a step.  A contact row couples with
+     the rows of the (at most four) particles it touches: 64 entries per
+     row of the capacity and of the system's rows, at most 2^20 (beyond it
+     a step grows the pattern, which cdyn_stats.reallocations counts). */
+  if (!rc && sc->contacts.cc) {
+    size_t rows = sc->contacts.opts.capacity + cdyn_system_row_count(sc->sys);
+    rc = cdyn_stepper_reserve(st, rows < ((size_t)1 << 14) ? 64 * rows : (size_t)1 << 20);
+  }
   if (rc) {
     cdyn_stepper_free(st);
     return rc;

@@ -78,7 +78,7 @@ typedef struct hook_pv {
 
 typedef struct {
   const char *file;
-  size_t maxp;
+  size_t maxp, maxc, max_contacts, max_pairs; /* cdyn_scene_limits, defaults filled */
   size_t n;            /* particles */
   cdyn_system *sys;
   unsigned char *pinned;
@@ -415,6 +415,15 @@ static int mark_pinned(const ld *L, const jpath *p, size_t i)
   return CDYN_OK;
 }
 
+/* Room for `more` constraints within the reader's limit. */
+static int room(const ld *L, const jpath *p, size_t more)
+{
+  size_t have = cdyn_system_constraint_count(L->sys);
+  if (more > L->maxc || have > L->maxc - more)
+    return fail(L, p, "%zu more constraints would pass the %zu this reader allows", more, L->maxc);
+  return CDYN_OK;
+}
+
 /* ---- hooks' options ----------------------------------------------------------------------------- */
 
 static int sl_opts(const ld *L, const json_t *o, const jpath *p, int with_springs, cdyn_strainlimit_opts *so)
@@ -464,8 +473,8 @@ static int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_
   long long cap, pairs, redo;
   if ((rc = f_num(L, o, p, "thickness", POS, co->thickness, &co->thickness)) ||
       (rc = f_enum(L, o, p, "mode", modes, 0, &mode)) || (rc = f_bool(L, o, p, "continuous", co->continuous, &cont)) ||
-      (rc = f_int(L, o, p, "capacity", 0, (long long)co->capacity, 1, 16777216.0, &cap)) ||
-      (rc = f_int(L, o, p, "pairs", 0, (long long)co->pairs, 1, 268435456.0, &pairs)) ||
+      (rc = f_int(L, o, p, "capacity", 0, (long long)co->capacity, 1, (double)L->max_contacts, &cap)) ||
+      (rc = f_int(L, o, p, "pairs", 0, (long long)co->pairs, 1, (double)L->max_pairs, &pairs)) ||
       (rc = f_num(L, o, p, "margin", NONNEG, co->margin, &co->margin)) ||
       (rc = f_num(L, o, p, "sep_speed", NONNEG, co->sep_speed, &co->sep_speed)) ||
       (rc = f_num(L, o, p, "release", NONNEG, co->release, &co->release)) ||
@@ -476,6 +485,9 @@ static int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_
     jpath q = jp_key(p, "ccd_tol");
     return fail(L, &q, "%.17g must be in (0, 0.5]", co->ccd_tol);
   }
+  if ((size_t)cap > L->max_contacts || (size_t)pairs > L->max_pairs)
+    return fail(L, p, "the contacts' capacity %lld and pairs %lld pass this reader's limits (%zu, %zu): give smaller ones",
+                cap, pairs, L->max_contacts, L->max_pairs);
   co->mode = mode == 1 ? CDYN_CONTACTS_SWITCH : CDYN_CONTACTS_INEQUALITY;
   co->continuous = cont;
   co->capacity = (size_t)cap;
@@ -578,6 +590,8 @@ static int gen_chain(ld *L, const json_t *g, const jpath *p, size_t first, size_
         (rc = cdyn_system_set_velocity(L->sys, first + i, vel)))
       return wrap(L, p, rc);
   }
+  if (!springs && (rc = room(L, p, count)))
+    return rc;
   for (size_t i = 0; i + 1 < count; i++)
     if ((rc = joint(L, p, springs, k, c, first + i, first + i + 1)))
       return rc;
@@ -616,6 +630,8 @@ static int gen_grid(ld *L, const json_t *g, const jpath *p, size_t first)
         if ((rc = cdyn_system_set_mass(L->sys, i, mass)) || (rc = cdyn_system_set_position(L->sys, i, x)))
           return wrap(L, p, rc);
       }
+  if (!springs && (rc = room(L, p, 3 * n[0] * n[1] * n[2])))
+    return rc;
   for (size_t cc = 0; cc < n[2]; cc++)
     for (size_t b = 0; b < n[1]; b++)
       for (size_t a = 0; a < n[0]; a++) {
@@ -690,9 +706,9 @@ static int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first)
   json_t *o;
   if (!rc && (o = json_object_get(g, "strain_limit"))) {
     jpath q = jp_key(p, "strain_limit");
-    hook_sl *h = &L->sl[0][L->nsl[0]];
+    hook_sl *h = &L->sl[0][L->nsl[0] < 64 ? L->nsl[0] : 0];
     if (L->nsl[0] >= 64)
-      rc = fail(L, &q, "more than 64 cloth strain limiters");
+      rc = fail(L, &q, "more than 64 strain limiters (a scene has at most 64)");
     else if (!(rc = sl_opts(L, o, &q, 0, &h->o)) && !(h->springs = malloc((scount ? scount : 1) * sizeof(size_t))))
       rc = cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
     if (!rc) {
@@ -705,11 +721,10 @@ static int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first)
   }
   if (!rc && (o = json_object_get(g, "provot"))) {
     jpath q = jp_key(p, "provot");
-    hook_pv *h = &L->pv[0][L->npv[0]];
-    memset(h, 0, sizeof *h);
-    if (L->npv[0] >= 64)
-      rc = fail(L, &q, "more than 64 cloth Provot limiters");
-    else if (!(rc = pv_opts(L, o, &q, 0, h)) &&
+    hook_pv *h = L->npv[0] < 64 ? &L->pv[0][L->npv[0]] : NULL;
+    if (!h)
+      rc = fail(L, &q, "more than 64 Provot limiters (a scene has at most 64)");
+    else if (memset(h, 0, sizeof *h), !(rc = pv_opts(L, o, &q, 0, h)) &&
              (!(h->springs = malloc((scount ? scount : 1) * sizeof(size_t))) ||
               !(h->fixed = malloc((npins ? npins : 1) * sizeof(size_t)))))
       rc = cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
@@ -721,7 +736,7 @@ static int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first)
       h->count = scount;
       h->nfixed = npins;
       L->npv[0]++;
-    } else {
+    } else if (h) {
       free(h->springs);
       free(h->fixed);
     }
@@ -973,6 +988,10 @@ static int do_walls(ld *L, const json_t *arr)
     }
     if ((rc = index_set(L, e, &p, "particles", "particle", L->n, 1, SIZE_MAX, &list, &count)))
       return rc;
+    if ((rc = room(L, &p, count))) {
+      free(list);
+      return rc;
+    }
     for (size_t a = 0; a < count && !rc; a++)
       if ((rc = cdyn_system_add_wall(L->sys, list[a], pt, nrm, NULL)))
         rc = wrap(L, &p, rc);
@@ -1011,8 +1030,8 @@ static int gather_hooks(ld *L, const json_t *root)
   for (size_t k = 0; !rc && arr && k < json_array_size(arr); k++) {
     jpath base = {"$.strain_limits"}, p = jp_idx(&base, k);
     json_t *e = json_array_get(arr, k);
-    if (L->nsl[1] >= 64)
-      return fail(L, &p, "at most 64 strain limiters");
+    if (L->nsl[0] + L->nsl[1] >= 64)
+      return fail(L, &p, "more than 64 strain limiters (a scene has at most 64, a cloth generator's included)");
     hook_sl *h = &L->sl[1][L->nsl[1]];
     memset(h, 0, sizeof *h);
     if ((rc = sl_opts(L, e, &p, 1, &h->o)) ||
@@ -1026,14 +1045,18 @@ static int gather_hooks(ld *L, const json_t *root)
   for (size_t k = 0; arr && k < json_array_size(arr); k++) {
     jpath base = {"$.provot"}, p = jp_idx(&base, k);
     json_t *e = json_array_get(arr, k);
-    if (L->npv[1] >= 64)
-      return fail(L, &p, "at most 64 Provot limiters");
+    if (L->npv[0] + L->npv[1] >= 64)
+      return fail(L, &p, "more than 64 Provot limiters (a scene has at most 64, a cloth generator's included)");
     hook_pv *h = &L->pv[1][L->npv[1]];
     memset(h, 0, sizeof *h);
     if ((rc = pv_opts(L, e, &p, 1, h)) ||
-        (rc = index_set(L, e, &p, "springs", "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)) ||
-        (rc = index_list(L, e, &p, "fixed", 0, "particle", L->n, 0, SIZE_MAX, &h->fixed, &h->nfixed)))
+        (rc = index_set(L, e, &p, "springs", "spring", ns, 0, SIZE_MAX, &h->springs, &h->count)))
       return rc;
+    if ((rc = index_list(L, e, &p, "fixed", 0, "particle", L->n, 0, SIZE_MAX, &h->fixed, &h->nfixed))) {
+      free(h->springs);
+      h->springs = NULL;
+      return rc;
+    }
     L->npv[1]++;
   }
   return CDYN_OK;
@@ -1045,6 +1068,8 @@ static int add_hooks(ld *L, cdyn_scene *sc, const json_t *root)
   for (int g = 0; g < 2; g++)
     for (size_t k = 0; k < L->nsl[g]; k++) {
       hook_sl *h = &L->sl[g][k];
+      if ((rc = room(L, &h->path, h->count)))
+        return rc;
       if ((rc = cdyn_scene_add_strainlimit(sc, h->springs, h->count, &h->o)))
         return wrap(L, &h->path, rc);
     }
@@ -1073,7 +1098,13 @@ static int add_hooks(ld *L, cdyn_scene *sc, const json_t *root)
         (rc = index_set(L, e, &p, "nodes", "particle", L->n, 1, ball, &nodes, &count)))
       return rc;
     bo.mode = mode == 1 ? CDYN_BALL_INEQUALITY : mode == 2 ? CDYN_BALL_PROJECT : CDYN_BALL_SWITCH;
-    rc = cdyn_scene_add_ball(sc, ball, nodes, count, &bo);
+    rc = bo.mode == CDYN_BALL_PROJECT ? CDYN_OK : room(L, &p, count);
+    if (!rc)
+      rc = cdyn_scene_add_ball(sc, ball, nodes, count, &bo);
+    else {
+      free(nodes);
+      return rc;
+    }
     free(nodes);
     if (rc)
       return wrap(L, &p, rc);
@@ -1411,6 +1442,9 @@ int cdyn_scene_parse(cdyn_scene **out, const char *text, size_t len, const char 
   memset(&L, 0, sizeof L);
   L.file = name;
   L.maxp = limits && limits->max_particles ? limits->max_particles : (size_t)1 << 24;
+  L.maxc = limits && limits->max_constraints ? limits->max_constraints : (size_t)1 << 26;
+  L.max_contacts = limits && limits->max_contacts ? limits->max_contacts : (size_t)1 << 24;
+  L.max_pairs = limits && limits->max_pairs ? limits->max_pairs : (size_t)1 << 28;
   json_error_t err;
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
   if (!root)

@@ -174,10 +174,35 @@ START_TEST(test_errors)
     const char *big = "{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"grid\", \"n\": [100, 100, 10], \"spacing\": [1, 1, "
                       "1], \"k\": 1}]}";
     cdyn_scene *sc = NULL;
-    cdyn_scene_limits lim = {1000};
+    cdyn_scene_limits lim = {1000, 0, 0, 0};
     ck_assert_int_eq(cdyn_scene_parse(&sc, big, strlen(big), "big.json", &lim), CDYN_EINVAL);
     ck_assert_ptr_null(sc);
     ck_assert_msg(strstr(cdyn_errmsg(), "more than this reader allows") != NULL, "%s", cdyn_errmsg());
+  }
+  /* The reader's limits on constraints (a wall on "all" makes one per
+     particle) and on a contact handler's capacity and pairs. */
+  {
+    const char *walls = "{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"grid\", \"n\": [10, 10, 1], \"spacing\": [1, 1, 1], "
+                        "\"k\": 1}], \"walls\": [{\"particles\": \"all\", \"point\": [0, 0, 0], \"normal\": [0, 1, 0]}]}";
+    const char *cont = "{\"cdyn_scene\": 1, \"particles\": [{\"x\": [0, 0, 0]}, {\"x\": [1, 0, 0]}, {\"x\": [0, 0, 1]}], "
+                       "\"contacts\": {\"triangles\": [[0, 1, 2]], \"capacity\": 100}}";
+    cdyn_scene *sc = NULL;
+    cdyn_scene_limits lim = {0, 50, 64, 0};
+    ck_assert_int_eq(cdyn_scene_parse(&sc, walls, strlen(walls), "w.json", &lim), CDYN_EINVAL);
+    ck_assert_ptr_null(sc);
+    ck_assert_msg(strstr(cdyn_errmsg(), "$.walls[0]") && strstr(cdyn_errmsg(), "50 this reader allows"), "%s",
+                  cdyn_errmsg());
+    ck_assert_int_eq(cdyn_scene_parse(&sc, cont, strlen(cont), "c.json", &lim), CDYN_EINVAL);
+    ck_assert_msg(strstr(cdyn_errmsg(), "$.contacts.capacity") != NULL, "%s", cdyn_errmsg());
+    lim.max_constraints = 100;
+    lim.max_contacts = 100;
+    ck_assert_int_eq(cdyn_scene_parse(&sc, walls, strlen(walls), "w.json", &lim), CDYN_OK);
+    cdyn_scene_free(sc);
+    ck_assert_int_eq(cdyn_scene_parse(&sc, cont, strlen(cont), "c.json", &lim), CDYN_OK);
+    cdyn_scene_free(sc);
+    lim.max_pairs = 1000; /* below the default pairs, 2^18 */
+    ck_assert_int_eq(cdyn_scene_parse(&sc, cont, strlen(cont), "c.json", &lim), CDYN_EINVAL);
+    ck_assert_msg(strstr(cdyn_errmsg(), "$.contacts") && strstr(cdyn_errmsg(), "pairs"), "%s", cdyn_errmsg());
   }
   /* A file that is not there. */
   {

@@ -71,11 +71,18 @@ typedef struct cdyn_scene_stats {
   unsigned long steps;         /* cdyn_scene_step calls that succeeded */
 } cdyn_scene_stats;
 
-/* Limits of a load.  max_particles bounds the particles a scene may make
-   (0: 2^24), so that a file cannot ask for more memory than its reader
-   allows. */
+/* Limits of a load, so that a small file cannot ask for more memory than
+   its reader allows (0 in a field: its default, the library's own limit):
+   the particles (default 2^24), the constraints the scene and its hooks
+   add as it is built (walls and balls on "all" included; default 2^26),
+   and a contact handler's capacity and broad-phase pairs (defaults 2^24
+   and 2^28, as cdyn/collision.h allows).  A scene beyond one is refused
+   with CDYN_EINVAL, naming the limit. */
 typedef struct cdyn_scene_limits {
   size_t max_particles;
+  size_t max_constraints;
+  size_t max_contacts;
+  size_t max_pairs;
 } cdyn_scene_limits;
 
 /*
