@@ -122,32 +122,84 @@ typedef struct {
   exp_csv *series, *state;
   long every, steps;
   int velocities;
-  double last_t;
+  size_t n;
+  /* The last measured step, written when the run ends between recorded
+     steps (record.every: step 0, every so many, and the last). */
+  double row[10];
+  double *q, *v; /* 3n each, when the state is recorded */
+  long last_k, written_k;
+  double last_t; /* the time of the last measured step */
 } scene_obs;
+
+static int write_row(scene_obs *o, const double *row, const double *q, const double *v)
+{
+  int rc = exp_csv_row(o->series, row, 10);
+  for (size_t i = 0; o->state && i < o->n && !rc; i++) {
+    double r[9] = {row[0], row[1], (double)i, q[3 * i], q[3 * i + 1], q[3 * i + 2], 0, 0, 0};
+    if (o->velocities)
+      memcpy(r + 6, v + 3 * i, 3 * sizeof(double));
+    rc = exp_csv_row(o->state, r, o->velocities ? 9 : 6);
+  }
+  o->written_k = (long)row[0];
+  return rc;
+}
 
 static int observe(void *octx, const exp_state *s)
 {
   scene_obs *o = octx;
-  if (s->k % o->every != 0 && s->k != o->steps)
-    return 0;
   double p[3];
   int rc = cdyn_system_momentum(s->sys, p);
   if (rc)
     return rc;
-  double row[10] = {(double)s->k, s->t, s->e, s->T, s->V, s->E, p[0], p[1], p[2], (double)s->status};
-  if ((rc = exp_csv_row(o->series, row, 10)))
-    return rc;
+  /* t is the system's time: the scene's start time plus k h. */
+  double row[10] = {(double)s->k, cdyn_system_time(s->sys), s->e, s->T, s->V, s->E, p[0], p[1], p[2],
+                    (double)s->status};
+  o->last_k = s->k;
+  o->last_t = row[1];
+  if (s->k % o->every == 0 || s->k == o->steps)
+    return write_row(o, row, cdyn_system_positions(s->sys), cdyn_system_velocities(s->sys));
+  memcpy(o->row, row, sizeof row);
   if (o->state) {
-    size_t n = cdyn_system_size(s->sys);
-    const double *q = cdyn_system_positions(s->sys), *v = cdyn_system_velocities(s->sys);
-    for (size_t i = 0; i < n && !rc; i++) {
-      double r[9] = {(double)s->k, s->t, (double)i, q[3 * i], q[3 * i + 1], q[3 * i + 2], 0, 0, 0};
-      if (o->velocities)
-        memcpy(r + 6, v + 3 * i, 3 * sizeof(double));
-      rc = exp_csv_row(o->state, r, o->velocities ? 9 : 6);
-    }
+    memcpy(o->q, cdyn_system_positions(s->sys), 3 * o->n * sizeof(double));
+    memcpy(o->v, cdyn_system_velocities(s->sys), 3 * o->n * sizeof(double));
   }
-  return rc;
+  return CDYN_OK;
+}
+
+/* The end of a run: its last measured step, if not written yet. */
+static int observe_end(scene_obs *o)
+{
+  return o->last_k > o->written_k ? write_row(o, o->row, o->q, o->v) : CDYN_OK;
+}
+
+/* The metadata fields of a scene's run (a JSON fragment, malloc'ed; NULL
+   when out of memory): the scene file, its digest, name and description,
+   the scene as run and record.every. */
+static char *meta_fields(const cdyn_scene *sc, const char *base, long every)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f)
+    return NULL;
+  fputs("\"scene_file\": ", f);
+  exp_json_str(f, scene_path);
+  fprintf(f, ", \"scene_file_digest\": \"%016" PRIx64 "\", \"scene_name\": ", scene_file_digest);
+  exp_json_str(f, cdyn_scene_name(sc));
+  fputs(", \"scene_description\": ", f);
+  exp_json_str(f, cdyn_scene_description(sc));
+  if (base) {
+    fputs(", \"scene_as_run\": ", f);
+    char as_run[600];
+    snprintf(as_run, sizeof as_run, "%s.scene.json", base);
+    exp_json_str(f, as_run);
+    fprintf(f, ", \"record_every\": %ld", every);
+  }
+  if (fclose(f)) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
 }
 
 static const char *end_name(enum exp_end e)
@@ -174,22 +226,32 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
   run.h = ctx->h;
   run.steps = ctx->steps;
   run.has_t_end = 0; /* the steps are decided: ctx->steps */
-  if ((rc = cdyn_scene_set_run(sc, &run)) || (rc = cdyn_scene_stepper(sc, r->scheme, &st)) ||
+  if ((rc = cdyn_scene_set_run(sc, &run)) || (rc = cdyn_scene_stepper(&st, sc, r->scheme)) ||
       (rc = exp_stepper_options(ctx, st, r, NULL))) {
     cdyn_stepper_free(st);
     cdyn_scene_free(sc);
     return rc;
   }
-  char base[512], path[8192], extra[8192];
+  char base[512], path[8192];
   snprintf(base, sizeof base, "%s-%s", scene_name, r->name);
   snprintf(path, sizeof path, "%s/%s.scene.json", ctx->outdir, base);
   rc = cdyn_scene_save(sc, st, &run, path);
-  snprintf(extra, sizeof extra,
-           "\"scene_file\": \"%s\", \"scene_file_digest\": \"%016" PRIx64 "\", \"scene_as_run\": \"%s.scene.json\", "
-           "\"record_every\": %ld",
-           scene_path, scene_file_digest, base, run.record_every);
+  char *extra = rc ? NULL : meta_fields(sc, base, run.record_every);
+  if (!rc && !extra)
+    rc = cdyn_error(CDYN_ENOMEM, "scene: out of memory");
   exp_csv series, state;
-  scene_obs o = {&series, NULL, run.record_every, run.steps, run.record_velocities, 0};
+  size_t n = cdyn_system_size(cdyn_scene_system(sc));
+  scene_obs o;
+  memset(&o, 0, sizeof o);
+  o.series = &series;
+  o.every = run.record_every;
+  o.steps = run.steps;
+  o.velocities = run.record_velocities;
+  o.n = n;
+  o.written_k = -1;
+  if (!rc && (run.record_positions || run.record_velocities) &&
+      (!(o.q = malloc(3 * n * sizeof(double))) || !(o.v = malloc(3 * n * sizeof(double)))))
+    rc = cdyn_error(CDYN_ENOMEM, "scene: out of memory");
   int series_open = 0, state_open = 0;
   if (!rc && !(rc = exp_csv_open(ctx, &series, base, "step,t,e,T,V,E,px,py,pz,status", st, extra)))
     series_open = 1;
@@ -206,13 +268,15 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
   exp_outcome out;
   if (!rc)
     rc = exp_simulate_scene(sc, NULL, st, run.h, run.steps, &lim, observe, &o, &out);
+  if (!rc)
+    rc = observe_end(&o);
   if (!rc) {
     char digest[32];
     snprintf(digest, sizeof digest, "%016" PRIx64, out.digest);
     cdyn_scene_stats ss;
     cdyn_scene_stats_get(sc, &ss);
     const char *labels[4] = {r->name, r->scheme, end_name(out.end), digest};
-    double v[11] = {(double)out.status, run.h, (double)out.steps, (double)out.steps * run.h, out.e0, out.emax, out.eend,
+    double v[11] = {(double)out.status, run.h, (double)out.steps, o.last_t, out.e0, out.emax, out.eend,
                     out.E0, out.Eend, out.dEmax, (double)ss.stepper_steps};
     rc = exp_csv_row_labels(summary, labels, 4, v, 11);
     printf("%s %s: %s after %ld of %ld steps, e_max %.3g m, max |E - E0| %.3g J, digest %s\n", scene_name, r->name,
@@ -228,6 +292,9 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
     if (!rc)
       rc = crc;
   }
+  free(o.q);
+  free(o.v);
+  free(extra);
   cdyn_stepper_free(st);
   cdyn_scene_free(sc);
   return rc;
@@ -236,13 +303,21 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
 static int run_scene(exp_ctx *ctx)
 {
   exp_csv summary;
-  char name[300], extra[4400];
+  char name[300];
   snprintf(name, sizeof name, "%s-summary", scene_name);
-  snprintf(extra, sizeof extra, "\"scene_file\": \"%s\", \"scene_file_digest\": \"%016" PRIx64 "\"", scene_path,
-           scene_file_digest);
-  int rc = exp_csv_open(ctx, &summary, name,
-                        "run,scheme,end,digest,status,h,steps,t_end,e0,e_max,e_end,E0,E_end,dE_max,stepper_steps", NULL,
-                        extra);
+  cdyn_scene *sc;
+  int rc = cdyn_scene_load(&sc, scene_path, NULL);
+  if (rc)
+    return rc;
+  char *extra = meta_fields(sc, NULL, 0);
+  cdyn_scene_free(sc);
+  if (!extra)
+    return cdyn_error(CDYN_ENOMEM, "scene: out of memory");
+  rc = exp_csv_open(ctx, &summary, name,
+                    "run,scheme,end,digest,status,h,steps,t_end,e0,e_max,e_end,E0,E_end,dE_max,stepper_steps", NULL, extra);
+  free(extra);
+  if (rc)
+    return rc;
   for (int k = 0; k < ctx->nruns && !rc; k++)
     rc = run_one(ctx, &ctx->runs[k], &summary);
   int crc = exp_csv_close(&summary, !rc);
@@ -264,9 +339,14 @@ int exp_cmd_check(int argc, char **argv)
     cdyn_stepper *st = NULL;
     /* The options' values are checked by the stepper that takes them. */
     if (!rc)
-      rc = cdyn_scene_stepper(sc, NULL, &st);
+      rc = cdyn_scene_stepper(&st, sc, NULL);
     if (rc) {
-      fprintf(stderr, "%s\n", cdyn_errmsg());
+      /* The reader's messages name the file; the stepper's do not. */
+      const char *msg = cdyn_errmsg();
+      if (strncmp(msg, argv[k], strlen(argv[k])))
+        fprintf(stderr, "%s: %s\n", argv[k], msg);
+      else
+        fprintf(stderr, "%s\n", msg);
       bad = 1;
       cdyn_scene_free(sc);
       continue;

@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cdyn/contact.h"
 #include "cdyn/error.h"
@@ -33,27 +35,28 @@
 #include "cdyn_internal.h"
 #include "scene_internal.h"
 
+static int utf8_ok(const char *s);
+
 /* ---- the object ----------------------------------------------------------------------------- */
 
-static void scene_defaults(cdyn_scene *sc)
-{
-  sc->run.h = 0.01;
-  sc->run.steps = 100;
-  sc->run.record_every = 1;
-}
+static void scene_defaults(cdyn_scene *sc) { cdyn_scene_run_default(&sc->run); }
 
 static int scene_make(cdyn_scene **out, cdyn_system *sys, int own)
 {
-  if (!out)
-    return cdyn_error(CDYN_EINVAL, "cdyn_scene_new: NULL output");
+  if (!out || !sys) {
+    if (own)
+      cdyn_system_free(sys);
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_new: NULL %s", out ? "system" : "output");
+  }
   *out = NULL;
-  if (!sys)
-    return cdyn_error(CDYN_EINVAL, "cdyn_scene_new: NULL system");
   cdyn_scene *sc = calloc(1, sizeof *sc);
-  if (!sc || !(sc->scheme = strdup("implicit")) || !(sc->name = strdup("scene")) || !(sc->description = strdup(""))) {
+  size_t nc = cdyn_system_constraint_count(sys);
+  if (!sc || !(sc->scheme = strdup("implicit")) || !(sc->name = strdup("scene")) || !(sc->description = strdup("")) ||
+      !(sc->own = calloc(nc ? nc : 1, 1))) {
     if (sc) {
       free(sc->scheme);
       free(sc->name);
+      free(sc->description);
       free(sc);
     }
     if (own)
@@ -61,9 +64,12 @@ static int scene_make(cdyn_scene **out, cdyn_system *sys, int own)
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_new: out of memory");
   }
   sc->sys = sys;
-  sc->own = own;
-  sc->base_constraints = cdyn_system_constraint_count(sys);
+  sc->own_sys = own;
+  sc->base_constraints = nc;
   sc->base_springs = cdyn_system_spring_count(sys);
+  for (size_t c = 0; c < nc; c++)
+    sc->own[c] = !cdyn_system_get_constraint(sys, c, NULL, NULL, NULL);
+  cdyn_error_clear();
   scene_defaults(sc);
   *out = sc;
   return CDYN_OK;
@@ -105,7 +111,8 @@ void cdyn_scene_free(cdyn_scene *sc)
   free(sc->name);
   free(sc->description);
   free(sc->file);
-  if (sc->own)
+  free(sc->own);
+  if (sc->own_sys)
     cdyn_system_free(sc->sys);
   free(sc);
 }
@@ -118,6 +125,36 @@ static size_t *copy_indices(const size_t *a, size_t n)
   return c;
 }
 
+/* A hook's list: non-empty, each index below limit and listed once (what
+   the scene format asks of it). */
+static int list_ok(const size_t *a, size_t n, size_t limit, const char *what, const char *who)
+{
+  if (n == 0)
+    return cdyn_error(CDYN_EINVAL, "%s: an empty list of %ss", who, what);
+  unsigned char *seen = calloc(limit ? limit : 1, 1);
+  if (!seen)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory", who);
+  int rc = CDYN_OK;
+  for (size_t k = 0; k < n && !rc; k++) {
+    if (a[k] >= limit)
+      rc = cdyn_error(CDYN_EINVAL, "%s: %s %zu out of range (there are %zu)", who, what, a[k], limit);
+    else if (seen[a[k]]++)
+      rc = cdyn_error(CDYN_EINVAL, "%s: %s %zu listed twice", who, what, a[k]);
+  }
+  free(seen);
+  return rc;
+}
+
+/* A hook's constraints must come after the scene's own: not in the slots
+   of removed ones, which a scene file has no way to say. */
+static int no_vacancy(const cdyn_scene *sc, const char *who)
+{
+  if (cdyn_system_live_constraints(sc->sys) != cdyn_system_constraint_count(sc->sys))
+    return cdyn_error(CDYN_EINVAL, "%s: the system has removed constraints, whose ids the hook's would take "
+                      "(a scene file cannot say so)", who);
+  return CDYN_OK;
+}
+
 /* Grow an array of hooks by one (allocation at build time only). */
 static void *grow(void *p, size_t n, size_t size)
 {
@@ -126,8 +163,19 @@ static void *grow(void *p, size_t n, size_t size)
 
 int cdyn_scene_add_strainlimit(cdyn_scene *sc, const size_t *springs, size_t count, const cdyn_strainlimit_opts *opts)
 {
+  const char *w = "cdyn_scene_add_strainlimit";
   if (!sc || !opts || (count && !springs))
-    return cdyn_error(CDYN_EINVAL, "cdyn_scene_add_strainlimit: NULL argument");
+    return cdyn_error(CDYN_EINVAL, "%s: NULL argument", w);
+  size_t ns = cdyn_system_spring_count(sc->sys);
+  int rc = list_ok(springs, count, ns, "spring", w);
+  if (rc || (rc = no_vacancy(sc, w)))
+    return rc;
+  /* A spring has one limiter: two would switch it against each other. */
+  for (size_t k = 0; k < sc->nsl; k++)
+    for (size_t a = 0; a < sc->sl[k].count; a++)
+      for (size_t b = 0; b < count; b++)
+        if (sc->sl[k].springs[a] == springs[b])
+          return cdyn_error(CDYN_EINVAL, "%s: spring %zu is watched by strain limiter %zu already", w, springs[b], k);
   scene_sl *a = grow(sc->sl, sc->nsl, sizeof *a);
   if (!a)
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_add_strainlimit: out of memory");
@@ -136,8 +184,7 @@ int cdyn_scene_add_strainlimit(cdyn_scene *sc, const size_t *springs, size_t cou
   memset(h, 0, sizeof *h);
   if (!(h->springs = copy_indices(springs, count)))
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_add_strainlimit: out of memory");
-  int rc = cdyn_strainlimit_new(&h->sl, sc->sys, springs, count, opts);
-  if (rc) {
+  if ((rc = cdyn_strainlimit_new(&h->sl, sc->sys, springs, count, opts))) {
     free(h->springs);
     return rc;
   }
@@ -156,11 +203,11 @@ int cdyn_scene_add_provot(cdyn_scene *sc, const size_t *springs, size_t count, d
   size_t n = cdyn_system_size(sc->sys), ns = cdyn_system_spring_count(sc->sys);
   if (!(eps_max > 0) || !isfinite(eps_max))
     return cdyn_error(CDYN_EINVAL, "%s: eps_max = %g must be finite and > 0", w, eps_max);
-  if (sweeps < 1)
-    return cdyn_error(CDYN_EINVAL, "%s: sweeps = %d must be >= 1", w, sweeps);
-  for (size_t k = 0; k < count; k++)
-    if (springs[k] >= ns)
-      return cdyn_error(CDYN_EINVAL, "%s: spring %zu out of range (the system has %zu)", w, springs[k], ns);
+  if (sweeps < 1 || sweeps > 1000000)
+    return cdyn_error(CDYN_EINVAL, "%s: sweeps = %d outside [1, 1e6]", w, sweeps);
+  int rc = list_ok(springs, count, ns, "spring", w);
+  if (rc)
+    return rc;
   for (size_t k = 0; k < nfixed; k++)
     if (fixed[k] >= n)
       return cdyn_error(CDYN_EINVAL, "%s: fixed particle %zu out of range (the system has %zu)", w, fixed[k], n);
@@ -191,8 +238,12 @@ int cdyn_scene_add_provot(cdyn_scene *sc, const size_t *springs, size_t count, d
 
 int cdyn_scene_add_ball(cdyn_scene *sc, size_t ball, const size_t *nodes, size_t count, const cdyn_ball_opts *opts)
 {
+  const char *w = "cdyn_scene_add_ball";
   if (!sc || !opts || (count && !nodes))
-    return cdyn_error(CDYN_EINVAL, "cdyn_scene_add_ball: NULL argument");
+    return cdyn_error(CDYN_EINVAL, "%s: NULL argument", w);
+  int rc = list_ok(nodes, count, cdyn_system_size(sc->sys), "node", w);
+  if (rc || (rc = no_vacancy(sc, w)))
+    return rc;
   scene_ball *a = grow(sc->balls, sc->nballs, sizeof *a);
   if (!a)
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_add_ball: out of memory");
@@ -201,8 +252,7 @@ int cdyn_scene_add_ball(cdyn_scene *sc, size_t ball, const size_t *nodes, size_t
   memset(b, 0, sizeof *b);
   if (!(b->nodes = copy_indices(nodes, count)))
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_add_ball: out of memory");
-  int rc = cdyn_ball_new(&b->b, sc->sys, ball, nodes, count, opts);
-  if (rc) {
+  if ((rc = cdyn_ball_new(&b->b, sc->sys, ball, nodes, count, opts))) {
     free(b->nodes);
     return rc;
   }
@@ -219,8 +269,14 @@ int cdyn_scene_add_contacts(cdyn_scene *sc, const size_t *tris, size_t ntris, co
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_add_contacts: NULL argument");
   if (sc->contacts.cc)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_add_contacts: the scene has a contact handler already (at most one)");
-  if (ntris > SIZE_MAX / 3)
-    return cdyn_error(CDYN_EINVAL, "cdyn_scene_add_contacts: %zu triangles are too many", ntris);
+  if (ntris == 0 || ntris > SIZE_MAX / 3)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_add_contacts: %zu triangles (at least 1)", ntris);
+  for (size_t t = 0; t < ntris; t++)
+    if (tris[3 * t] == tris[3 * t + 1] || tris[3 * t] == tris[3 * t + 2] || tris[3 * t + 1] == tris[3 * t + 2])
+      return cdyn_error(CDYN_EINVAL, "cdyn_scene_add_contacts: triangle %zu has a corner twice", t);
+  int vrc = no_vacancy(sc, "cdyn_scene_add_contacts");
+  if (vrc)
+    return vrc;
   size_t *t = copy_indices(tris, 3 * ntris);
   if (!t)
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_add_contacts: out of memory");
@@ -260,6 +316,8 @@ int cdyn_scene_set_name(cdyn_scene *sc, const char *name, const char *descriptio
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: NULL argument");
   if (!scene_name_ok(name))
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: '%.100s': %s", name, SCENE_NAME_RULE);
+  if (description && !utf8_ok(description))
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: the description is not UTF-8 text (a scene file is)");
   char *n = strdup(name), *d = strdup(description ? description : "");
   if (!n || !d) {
     free(n);
@@ -331,12 +389,46 @@ int cdyn_scene_add_option(cdyn_scene *sc, const char *key, const char *value)
   return CDYN_OK;
 }
 
+int cdyn_scene_run_default(cdyn_scene_run *run)
+{
+  if (!run)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_run_default: NULL argument");
+  memset(run, 0, sizeof *run);
+  run->h = 0.01;
+  run->steps = 100;
+  run->record_every = 1;
+  return CDYN_OK;
+}
+
 int cdyn_scene_get_run(const cdyn_scene *sc, cdyn_scene_run *run)
 {
   if (!sc || !run)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_get_run: NULL argument");
   *run = sc->run;
   return CDYN_OK;
+}
+
+/* Is s valid UTF-8 (no overlong forms, no surrogates, at most U+10FFFF)? */
+static int utf8_ok(const char *s)
+{
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned c = *p;
+    int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+    if (n < 0)
+      return 0;
+    unsigned long cp = n == 0 ? c : n == 1 ? (c & 0x1f) : n == 2 ? (c & 0x0f) : (c & 0x07);
+    for (int k = 1; k <= n; k++) {
+      if ((p[k] >> 6) != 2)
+        return 0;
+      cp = (cp << 6) | (p[k] & 0x3f);
+    }
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+      return 0;
+    p += n + 1;
+  }
+  return 1;
 }
 
 int scene_name_ok(const char *name)
@@ -380,8 +472,8 @@ int cdyn_scene_set_run(cdyn_scene *sc, const cdyn_scene_run *run)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: max_error = %g must be finite and >= 0", r.max_error);
   if (r.has_max_energy_gain && !isfinite(r.max_energy_gain))
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: max_energy_gain must be finite");
-  if (r.record_every < 1)
-    return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: record_every = %ld must be >= 1", r.record_every);
+  if (r.record_every < 1 || r.record_every > 100000000L)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: record_every = %ld outside [1, 1e8]", r.record_every);
   sc->run = r;
   return CDYN_OK;
 }
@@ -399,7 +491,7 @@ static int scheme_has(size_t idx, const char *key)
   return 0;
 }
 
-int cdyn_scene_stepper(cdyn_scene *sc, const char *scheme, cdyn_stepper **out)
+int cdyn_scene_stepper(cdyn_stepper **out, cdyn_scene *sc, const char *scheme)
 {
   if (!sc || !out)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_stepper: NULL argument");
@@ -457,6 +549,8 @@ int cdyn_scene_step(cdyn_scene *sc, cdyn_stepper *st, double h)
 {
   if (!sc || !st)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_step: NULL argument");
+  if (st->sys != sc->sys)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_step: the stepper is not one of the scene's system");
   if (!(h > 0) || !isfinite(h))
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_step: h = %g must be finite and > 0", h);
   int rc;
@@ -658,12 +752,12 @@ static int write_scene(FILE *f, const cdyn_scene *sc, const cdyn_stepper *st, co
     fputs("\n  ]", f);
   }
   int any = 0;
-  for (size_t c = 0; c < sc->base_constraints && c < cdyn_system_constraint_count(sys); c++) {
+  for (size_t c = 0; c < sc->base_constraints; c++) {
     const cdyn_constraint_type *type;
     size_t parts[CDYN_MAX_PARTICLES];
     double params[CDYN_MAX_PARAMS];
-    if (cdyn_system_get_constraint(sys, c, &type, parts, params))
-      continue; /* a vacant id */
+    if (!sc->own[c] || cdyn_system_get_constraint(sys, c, &type, parts, params))
+      continue; /* removed since */
     int on, ineq;
     cdyn_system_constraint_enabled(sys, c, &on);
     cdyn_system_is_inequality(sys, c, &ineq);
@@ -793,26 +887,88 @@ static int write_scene(FILE *f, const cdyn_scene *sc, const cdyn_stepper *st, co
   return CDYN_OK;
 }
 
+/* What a scene file cannot hold is refused before anything is written. */
+static int save_check(const cdyn_scene *sc, const cdyn_stepper *st, const cdyn_scene_run *run)
+{
+  const char *w = "cdyn_scene_save";
+  const cdyn_system *sys = sc->sys;
+  if (st && st->sys != sys)
+    return cdyn_error(CDYN_EINVAL, "%s: the stepper is not one of the scene's system", w);
+  if (sys->force_fn)
+    return cdyn_error(CDYN_EINVAL, "%s: the system has a force callback, which a scene file cannot hold", w);
+  int hooks = sc->nsl || sc->nprovot || sc->nballs || sc->contacts.cc;
+  if (hooks && sc->stats.steps > 0)
+    return cdyn_error(CDYN_EINVAL, "%s: the scene has taken steps, and its hooks' switches since are not part of a "
+                      "scene file: save it before the first step", w);
+  if (cdyn_system_spring_count(sys) != sc->base_springs)
+    return cdyn_error(CDYN_EINVAL, "%s: springs were added to the system after the scene was made (a scene file "
+                      "holds those it had then)", w);
+  /* The live constraints are the scene's own and the hooks'. */
+  size_t own = 0, hooked = 0;
+  unsigned char *pinned = calloc(cdyn_system_size(sys), 1);
+  if (!pinned)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory", w);
+  int rc = CDYN_OK;
+  for (size_t c = 0; c < sc->base_constraints && !rc; c++) {
+    const cdyn_constraint_type *type, *reg;
+    size_t parts[CDYN_MAX_PARTICLES];
+    if (!sc->own[c] || cdyn_system_get_constraint(sys, c, &type, parts, NULL))
+      continue;
+    own++;
+    if (cdyn_constraint_type_find(type->name, &reg) || reg != type || (type->nparams && !type->param_names))
+      rc = cdyn_error(CDYN_EINVAL, "%s: constraint %zu is of a type '%s' that is not registered (a scene file names "
+                      "registered types)", w, c, type->name);
+    else if (type == cdyn_constraint_pin && pinned[parts[0]]++)
+      rc = cdyn_error(CDYN_EINVAL, "%s: particle %zu has two pins (a scene file allows one)", w, parts[0]);
+  }
+  free(pinned);
+  if (rc)
+    return rc;
+  cdyn_error_clear(); /* the vacant ids' messages */
+  for (size_t k = 0; k < sc->nsl; k++)
+    hooked += sc->sl[k].count;
+  for (size_t k = 0; k < sc->nballs; k++)
+    hooked += sc->balls[k].opts.mode == CDYN_BALL_PROJECT ? 0 : sc->balls[k].count;
+  if (sc->contacts.cc)
+    hooked += cdyn_contacts_active(sc->contacts.cc);
+  if (cdyn_system_live_constraints(sys) != own + hooked)
+    return cdyn_error(CDYN_EINVAL, "%s: the system has %zu constraints, the scene's %zu and its hooks' %zu: constraints "
+                      "added after the scene was made are not part of it", w, cdyn_system_live_constraints(sys), own,
+                      hooked);
+  if (!(run->h > 0) || !isfinite(run->h) || run->steps < 1 || run->steps > 100000000L || run->record_every < 1 ||
+      run->record_every > 100000000L || !(run->max_error >= 0) || !isfinite(run->max_error) ||
+      (run->has_t_end && !isfinite(run->t_end)) || (run->has_max_energy_gain && !isfinite(run->max_energy_gain)))
+    return cdyn_error(CDYN_EINVAL, "%s: a run the format cannot hold (cdyn_scene_set_run checks it)", w);
+  return CDYN_OK;
+}
+
 int cdyn_scene_save(const cdyn_scene *sc, const cdyn_stepper *st, const cdyn_scene_run *run, const char *path)
 {
   if (!sc || !path || !*path)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_save: NULL argument");
-  if (sc->sys->force_fn)
-    return cdyn_error(CDYN_EINVAL, "cdyn_scene_save: the system has a force callback, which a scene file cannot hold");
   if (!run)
     run = &sc->run;
+  int rc = save_check(sc, st, run);
+  if (rc)
+    return rc;
+  /* A temporary file of its own in the same directory, renamed over path. */
   size_t len = strlen(path) + 16;
   char *tmp = malloc(len);
   if (!tmp)
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_save: out of memory");
-  snprintf(tmp, len, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+  snprintf(tmp, len, "%s.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
   if (!f) {
-    int rc = cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    rc = cdyn_error(CDYN_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      remove(tmp);
+    }
     free(tmp);
     return rc;
   }
-  int rc = write_scene(f, sc, st, run);
+  rc = write_scene(f, sc, st, run);
   errno = 0;
   int bad = ferror(f);
   bad |= fclose(f);

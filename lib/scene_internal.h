@@ -30,8 +30,9 @@ typedef struct scene_ball {
 
 struct cdyn_scene {
   cdyn_system *sys;
-  int own;
-  size_t base_constraints, base_springs; /* the scene's own: ids below these */
+  int own_sys; /* the scene frees sys */
+  size_t base_constraints, base_springs; /* ids below these were the system's when the scene was made */
+  unsigned char *own;                     /* base_constraints flags: a live constraint of the scene's own */
   char *name, *description;
   char *file; /* the file it was read from (for messages), or NULL */
   scene_sl *sl;

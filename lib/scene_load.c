@@ -1360,6 +1360,10 @@ static int build(ld *L, const json_t *root, cdyn_scene **out)
     return rc;
   double total = parts ? (double)json_array_size(parts) : 0;
   jpath gbase = jp_key(&rootp, "generators");
+  if (total > (double)L->maxp) {
+    jpath q = jp_key(&rootp, "particles");
+    return fail(L, &q, "%.0f particles, more than this reader allows (%zu)", total, L->maxp);
+  }
   for (size_t g = 0; gens && g < json_array_size(gens); g++) {
     jpath p = jp_idx(&gbase, g);
     double c;
@@ -1438,21 +1442,26 @@ int cdyn_scene_parse(cdyn_scene **out, const char *text, size_t len, const char 
   *out = NULL;
   if (!text || !name)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_parse: NULL argument");
-  ld L;
-  memset(&L, 0, sizeof L);
-  L.file = name;
-  L.maxp = limits && limits->max_particles ? limits->max_particles : (size_t)1 << 24;
-  L.maxc = limits && limits->max_constraints ? limits->max_constraints : (size_t)1 << 26;
-  L.max_contacts = limits && limits->max_contacts ? limits->max_contacts : (size_t)1 << 24;
-  L.max_pairs = limits && limits->max_pairs ? limits->max_pairs : (size_t)1 << 28;
   json_error_t err;
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
   if (!root)
     return cdyn_error(CDYN_EINVAL, "%s:%d:%d: %s", name, err.line, err.column, err.text);
-  int rc = build(&L, root, out);
-  free_hooks(&L);
-  free(L.pinned);
-  cdyn_system_free(L.sys);
+  /* The reader's state (its hook lists are some 100 kB) on the heap. */
+  ld *L = calloc(1, sizeof *L);
+  if (!L) {
+    json_decref(root);
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory", name);
+  }
+  L->file = name;
+  L->maxp = limits && limits->max_particles ? limits->max_particles : (size_t)1 << 24;
+  L->maxc = limits && limits->max_constraints ? limits->max_constraints : (size_t)1 << 26;
+  L->max_contacts = limits && limits->max_contacts ? limits->max_contacts : (size_t)1 << 24;
+  L->max_pairs = limits && limits->max_pairs ? limits->max_pairs : (size_t)1 << 28;
+  int rc = build(L, root, out);
+  free_hooks(L);
+  free(L->pinned);
+  cdyn_system_free(L->sys);
+  free(L);
   json_decref(root);
   return rc;
 }

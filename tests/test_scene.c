@@ -217,7 +217,7 @@ START_TEST(test_errors)
     cdyn_scene *sc = parse_ok(HEAD ", \"links\": [{\"i\": 0, \"j\": 1}], \"scheme\": {\"name\": \"baumgarte\", "
                                    "\"options\": {\"alpha\": \"abc\"}}}");
     cdyn_stepper *st = (cdyn_stepper *)&st;
-    ck_assert_int_lt(cdyn_scene_stepper(sc, NULL, &st), 0);
+    ck_assert_int_lt(cdyn_scene_stepper(&st, sc, NULL), 0);
     ck_assert_ptr_null(st);
     ck_assert_msg(strstr(cdyn_errmsg(), "$.scheme.options.alpha") != NULL, "%s", cdyn_errmsg());
     cdyn_scene_free(sc);
@@ -229,10 +229,10 @@ START_TEST(test_errors)
                               "\"u\": [1, 0, 0], \"v\": [0, 0, 1], \"mass\": 1, \"k_struct\": 1, \"k_shear\": 1, "
                               "\"k_bend\": 1, \"contacts\": {}}]}");
     cdyn_stepper *st = NULL;
-    TU_EXPECT_EINVAL(cdyn_scene_stepper(sc, "implicit", &st));
+    TU_EXPECT_EINVAL(cdyn_scene_stepper(&st, sc, "implicit"));
     ck_assert_ptr_null(st);
     ck_assert_msg(strstr(cdyn_errmsg(), "$.contacts") && strstr(cdyn_errmsg(), "switch"), "%s", cdyn_errmsg());
-    ck_assert_int_eq(cdyn_scene_stepper(sc, "contact", &st), CDYN_OK);
+    ck_assert_int_eq(cdyn_scene_stepper(&st, sc, "contact"), CDYN_OK);
     cdyn_stepper_free(st);
     cdyn_scene_free(sc);
   }
@@ -436,7 +436,7 @@ START_TEST(test_round_trip)
   ck_assert_msg(strstr(ta, "-0.0") != NULL, "negative zero is not written as -0.0");
   /* With a stepper: every option of the stepper, auto(x) written as x. */
   cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_scene_stepper(b, NULL, &st), CDYN_OK);
+  ck_assert_int_eq(cdyn_scene_stepper(&st, b, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_scene_save(b, st, NULL, p2), CDYN_OK);
   cdyn_scene *c = NULL;
   ck_assert_msg(cdyn_scene_load(&c, p2, NULL) == CDYN_OK, "%s", cdyn_errmsg());
@@ -560,7 +560,7 @@ START_TEST(test_step_same_bits)
   cdyn_strainlimit_opts so = {0.05, 0, 0, 0, 0};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &spring, 1, &so), CDYN_OK);
   cdyn_stepper *sa, *sb;
-  ck_assert_int_eq(cdyn_scene_stepper(sc, NULL, &sa), CDYN_OK);
+  ck_assert_int_eq(cdyn_scene_stepper(&sa, sc, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_new(&sb, sys, "implicit"), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(sb, "solver", "cholesky"), CDYN_OK);
   int activated = 0;
@@ -605,7 +605,7 @@ START_TEST(test_no_allocation)
     " \"balls\": [{\"ball\": 0, \"nodes\": \"all\", \"radius\": 0.1, \"thickness\": 0.005}],"
     " \"scheme\": {\"name\": \"implicit\", \"options\": {\"solver\": \"cholesky\"}}}");
   cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_scene_stepper(sc, NULL, &st), CDYN_OK);
+  ck_assert_int_eq(cdyn_scene_stepper(&st, sc, NULL), CDYN_OK);
   long allocs = 0;
   size_t ball_max = 0, sl_max = 0;
   int status = CDYN_OK;
@@ -684,8 +684,8 @@ START_TEST(test_bad_arguments)
   r.t_end = -3;
   TU_EXPECT_EINVAL(cdyn_scene_set_run(sc, &r));
   cdyn_stepper *st = NULL;
-  TU_EXPECT_STATUS(cdyn_scene_stepper(sc, "nosuch", &st), CDYN_EUNKNOWN);
-  ck_assert_int_eq(cdyn_scene_stepper(sc, NULL, &st), CDYN_OK);
+  TU_EXPECT_STATUS(cdyn_scene_stepper(&st, sc, "nosuch"), CDYN_EUNKNOWN);
+  ck_assert_int_eq(cdyn_scene_stepper(&st, sc, NULL), CDYN_OK);
   TU_EXPECT_EINVAL(cdyn_scene_step(sc, st, 0));
   TU_EXPECT_EINVAL(cdyn_scene_step(sc, st, INFINITY));
   TU_EXPECT_EINVAL(cdyn_scene_step(NULL, st, 0.1));
@@ -701,6 +701,112 @@ START_TEST(test_bad_arguments)
   /* The scene borrowed sys: it is still the caller's to free. */
   ck_assert_int_eq(cdyn_system_size(sys), 3);
   cdyn_system_free(sys);
+  /* A scene that would own a system frees it even when refused (no leak). */
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  TU_EXPECT_EINVAL(cdyn_scene_new(NULL, sys));
+}
+END_TEST
+
+/* A constraint type of the caller's own: not registered, so no file form. */
+static int own_eval(const double *params, const double *const *x, const double *const *v, double t, cdyn_row *rows)
+{
+  (void)params, (void)v, (void)t;
+  memset(rows, 0, sizeof *rows);
+  rows->phi = x[0][1];
+  rows->jac[0][1] = 1;
+  return CDYN_OK;
+}
+
+START_TEST(test_what_a_file_cannot_hold)
+{
+  char dir[] = "/tmp/test_scene_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 4), CDYN_OK);
+  const double x[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}};
+  for (size_t i = 0; i < 4; i++)
+    cdyn_system_set_position(sys, i, x[i]);
+  size_t s0, s1;
+  ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 10, 0, 1, &s0), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_spring(sys, 1, 2, 10, 0, 1.5, &s1), CDYN_OK);
+  cdyn_scene *sc;
+  ck_assert_int_eq(cdyn_scene_new(&sc, sys), CDYN_OK);
+  /* Hooks' lists: non-empty, each index once; a spring has one limiter. */
+  cdyn_strainlimit_opts so = {0.1, 0, 0, 0, 0};
+  size_t two[2] = {0, 0}, one = 0;
+  TU_EXPECT_EINVAL(cdyn_scene_add_strainlimit(sc, &one, 0, &so));
+  TU_EXPECT_EINVAL(cdyn_scene_add_strainlimit(sc, two, 2, &so));
+  ck_assert_int_eq(cdyn_scene_add_strainlimit(sc, &one, 1, &so), CDYN_OK);
+  TU_EXPECT_EINVAL(cdyn_scene_add_strainlimit(sc, two, 1, &so));
+  ck_assert_msg(strstr(cdyn_errmsg(), "watched by strain limiter 0") != NULL, "%s", cdyn_errmsg());
+  cdyn_ball_opts bo = {0.1, 0, CDYN_BALL_SWITCH, 0};
+  size_t nodes[2] = {0, 0};
+  TU_EXPECT_EINVAL(cdyn_scene_add_ball(sc, 3, nodes, 0, &bo));
+  TU_EXPECT_EINVAL(cdyn_scene_add_ball(sc, 3, nodes, 2, &bo));
+  size_t tri[3] = {0, 1, 1};
+  cdyn_contacts_opts co;
+  cdyn_contacts_opts_default(&co);
+  TU_EXPECT_EINVAL(cdyn_scene_add_contacts(sc, tri, 0, &co));
+  TU_EXPECT_EINVAL(cdyn_scene_add_contacts(sc, tri, 1, &co));
+  TU_EXPECT_EINVAL(cdyn_scene_set_name(sc, "ok", "\xff\xfe not UTF-8"));
+  ck_assert_int_eq(cdyn_scene_set_name(sc, "ok", "caf\xc3\xa9"), CDYN_OK);
+  TU_EXPECT_EINVAL(cdyn_scene_add_provot(sc, &one, 1, 0.1, 2000000, NULL, 0));
+  /* Saved as it is: fine. */
+  ck_assert_msg(cdyn_scene_save(sc, NULL, NULL, path) == CDYN_OK, "%s", cdyn_errmsg());
+  /* A constraint added to the system after the scene was made, not by a
+     hook: refused, and the file stays as it was. */
+  size_t id;
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 2, 3, 1.0, &id), CDYN_OK);
+  TU_EXPECT_EINVAL(cdyn_scene_save(sc, NULL, NULL, path));
+  ck_assert_msg(strstr(cdyn_errmsg(), "added after the scene was made") != NULL, "%s", cdyn_errmsg());
+  ck_assert_int_eq(cdyn_system_remove_constraint(sys, id), CDYN_OK);
+  /* A hook while a removed constraint's id is vacant: refused. */
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 2, 3, 1.0, &id), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 0, 3, 1.5, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_remove_constraint(sys, id), CDYN_OK);
+  size_t sp1 = 1;
+  TU_EXPECT_EINVAL(cdyn_scene_add_strainlimit(sc, &sp1, 1, &so));
+  ck_assert_msg(strstr(cdyn_errmsg(), "removed constraints") != NULL, "%s", cdyn_errmsg());
+  cdyn_scene_free(sc);
+  /* A type of the caller's own, and two pins on one particle. */
+  static const cdyn_constraint_type mine = {"floor", "y = 0", 1, 0, 1, NULL, NULL, own_eval};
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  size_t p0 = 0;
+  ck_assert_int_eq(cdyn_system_add_constraint(sys, &mine, &p0, NULL, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_scene_new(&sc, sys), CDYN_OK);
+  TU_EXPECT_EINVAL(cdyn_scene_save(sc, NULL, NULL, path));
+  ck_assert_msg(strstr(cdyn_errmsg(), "not registered") != NULL, "%s", cdyn_errmsg());
+  cdyn_scene_free(sc);
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 1, x[1], NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 1, x[2], &id), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_enable_constraint(sys, id, 0), CDYN_OK);
+  ck_assert_int_eq(cdyn_scene_new(&sc, sys), CDYN_OK);
+  TU_EXPECT_EINVAL(cdyn_scene_save(sc, NULL, NULL, path));
+  ck_assert_msg(strstr(cdyn_errmsg(), "two pins") != NULL, "%s", cdyn_errmsg());
+  /* A stepper of another system. */
+  cdyn_system *other;
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_system_new(&other, 2), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, other, "implicit"), CDYN_OK);
+  TU_EXPECT_EINVAL(cdyn_scene_step(sc, st, 0.01));
+  cdyn_stepper_free(st);
+  cdyn_system_free(other);
+  cdyn_scene_free(sc);
+  /* A scene with hooks that has taken a step: its hooks' switches are not
+     in the format. */
+  sc = parse_ok(HEAD ", \"springs\": [{\"i\": 0, \"j\": 1, \"k\": 1}], \"strain_limits\": [{\"springs\": [0], "
+                     "\"eps_max\": 0.1}]}");
+  ck_assert_int_eq(cdyn_scene_stepper(&st, sc, NULL), CDYN_OK);
+  ck_assert_int_ge(cdyn_scene_step(sc, st, 0.01), 0);
+  TU_EXPECT_EINVAL(cdyn_scene_save(sc, st, NULL, path));
+  ck_assert_msg(strstr(cdyn_errmsg(), "before the first step") != NULL, "%s", cdyn_errmsg());
+  cdyn_stepper_free(st);
+  cdyn_scene_free(sc);
+  unlink(path);
+  rmdir(dir);
 }
 END_TEST
 
@@ -720,6 +826,7 @@ int main(void)
   tcase_add_test(tc, test_step_same_bits);
   tcase_add_test(tc, test_no_allocation);
   tcase_add_test(tc, test_bad_arguments);
+  tcase_add_test(tc, test_what_a_file_cannot_hold);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -102,7 +102,11 @@ int cdyn_scene_wrap(cdyn_scene **out, cdyn_system *sys);
 void cdyn_scene_free(cdyn_scene *sc);
 
 /* Hooks, added before the stepper is made (each adds its constraints to
-   the system then; see cdyn/cloth.h and cdyn/collision.h). */
+   the system then; see cdyn/cloth.h and cdyn/collision.h).  A hook's list
+   (springs, nodes, triangles) is non-empty and names each index once, as
+   the format asks; a spring has at most one strain limiter; and a hook is
+   refused while the system has removed constraints, whose ids its own
+   would take. */
 int cdyn_scene_add_strainlimit(cdyn_scene *sc, const size_t *springs, size_t count,
                                const cdyn_strainlimit_opts *opts);
 /* Provot's correction after each step; `fixed` (may be NULL) lists nfixed
@@ -135,9 +139,13 @@ int cdyn_scene_option(const cdyn_scene *sc, size_t k, const char **key, const ch
 int cdyn_scene_set_scheme(cdyn_scene *sc, const char *scheme);
 int cdyn_scene_add_option(cdyn_scene *sc, const char *key, const char *value);
 
+/* The defaults of the format: h = 0.01 s, 100 steps, no stop rule, every
+   step recorded, no positions. */
+int cdyn_scene_run_default(cdyn_scene_run *run);
 int cdyn_scene_get_run(const cdyn_scene *sc, cdyn_scene_run *run);
 /* Checked: h > 0 and finite, steps in [1, 1e8] (recomputed from t_end when
-   has_t_end), max_error >= 0, record_every >= 1. */
+   has_t_end: (t_end - t0) / h, the nearest whole number when within 1e-9
+   of it, else rounded up), max_error >= 0, record_every in [1, 1e8]. */
 int cdyn_scene_set_run(cdyn_scene *sc, const cdyn_scene_run *run);
 
 /*
@@ -146,7 +154,7 @@ int cdyn_scene_set_run(cdyn_scene *sc, const cdyn_scene_run *run);
  * for another scheme only the options it has are set.  With a contact
  * handler it reserves room for A's pattern (cdyn_stepper_reserve).
  */
-int cdyn_scene_stepper(cdyn_scene *sc, const char *scheme, cdyn_stepper **out);
+int cdyn_scene_stepper(cdyn_stepper **out, cdyn_scene *sc, const char *scheme);
 
 /* One step of h with the hooks (above).  Returns what cdyn_stepper_step
    or a hook returned. */
@@ -155,9 +163,14 @@ int cdyn_scene_stats_get(const cdyn_scene *sc, cdyn_scene_stats *stats);
 
 /*
  * Write the scene (its system's current state as the start) to `path`,
- * with the scheme and every option of `st` (may be NULL: the scene's
- * scheme and options) and `run` (may be NULL: the scene's).  Written to a
- * temporary file and renamed, so `path` is whole or untouched.
+ * with the scheme and every option of `st` (a stepper of the scene's
+ * system; may be NULL: the scene's scheme and options) and `run` (may be
+ * NULL: the scene's).  Written to a temporary file and renamed, so `path`
+ * is whole or untouched.  Refused (CDYN_EINVAL, nothing written) for what
+ * a scene file cannot hold: a force callback, a constraint of a type not
+ * registered, two pins on a particle, springs or constraints added to the
+ * system after the scene was made (other than its hooks'), and a scene
+ * with hooks that has taken steps.
  */
 int cdyn_scene_save(const cdyn_scene *sc, const cdyn_stepper *st, const cdyn_scene_run *run, const char *path);
 

@@ -16,7 +16,8 @@
  *     process in $TMPDIR or /tmp) reads back, and saving that gives the
  *     same bytes (for scenes of up to ROUND_TRIP_MAX_ITEMS constraints
  *     and springs, as the rest);
- *   - a stepper for the scene is made or refused with a message; when made, the
+ *   - a stepper for the scene (with a contact handler of at most
+ *     STEP_MAX_CONTACTS) is made or refused with a message; when made, the
  *     scene saved with it (every option of the stepper) reads back, and
  *     so does a stepper for that;
  *   - a few steps of the scene's h (when the system is small enough that
@@ -62,6 +63,7 @@
    for each of its nodes); and the work of the Provot limiters' sweeps
    (sweeps x springs); and the steps taken. */
 #define STEP_MAX_PARTICLES 200
+#define STEP_MAX_CONTACTS 512
 #define STEP_MAX_ROWS 300
 #define STEP_MAX_PROVOT 200000.0
 #define STEPS 3
@@ -300,7 +302,7 @@ static void run_steps(cdyn_scene *sc, cdyn_stepper *st)
 static void check_stepper(cdyn_scene *sc)
 {
   cdyn_stepper *st = (cdyn_stepper *)&st; /* not NULL: a refusal must clear it */
-  int rc = cdyn_scene_stepper(sc, NULL, &st);
+  int rc = cdyn_scene_stepper(&st, sc, NULL);
   if (rc != CDYN_OK) {
     FUZZ_REQUIRE(rc < 0, "a refused stepper with a non-negative status");
     FUZZ_REQUIRE(st == NULL, "a refused stepper returned");
@@ -312,7 +314,7 @@ static void check_stepper(cdyn_scene *sc)
   cdyn_scene *sc2 = reread(text, len);
   check_scene(sc2);
   cdyn_stepper *st2 = NULL;
-  rc = cdyn_scene_stepper(sc2, NULL, &st2);
+  rc = cdyn_scene_stepper(&st2, sc2, NULL);
   if (rc != CDYN_OK)
     fprintf(stderr, "%s\n--- the scene saved with its stepper:\n%s\n---\n", cdyn_errmsg(), text);
   FUZZ_REQUIRE(rc == CDYN_OK, "the options of a stepper, saved, do not make a stepper again");
@@ -361,7 +363,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   free(text2);
   cdyn_scene_free(sc2);
 
-  check_stepper(sc);
+  /* A contact handler's stepper reserves A's pattern for its capacity
+     (64 entries a row): above STEP_MAX_CONTACTS, two of them take longer
+     under the sanitizers than an input's time. */
+  if (!cdyn_scene_contacts(sc) || sc->contacts.opts.capacity <= STEP_MAX_CONTACTS)
+    check_stepper(sc);
   cdyn_scene_free(sc);
   remove_files();
   return 0;
