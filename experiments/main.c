@@ -302,6 +302,15 @@ static void blas_one_thread(void)
     set(1);
 }
 
+const char *exp_scheme_unfit(const cdyn_experiment *e, size_t idx)
+{
+  if (e->inequalities && !cdyn_scheme_inequalities(idx))
+    return "it does not enforce inequality rows";
+  if (cdyn_scheme_pins_only(idx) && !e->pins_only_ok)
+    return "it enforces pins only";
+  return NULL;
+}
+
 static int add_run(exp_ctx *c, const char *name, const char *scheme, const char *const *overrides, enum exp_role role)
 {
   if (exp_run_index(c, name) >= 0)
@@ -311,25 +320,19 @@ static int add_run(exp_ctx *c, const char *name, const char *scheme, const char 
     fprintf(stderr, "cdyn run: unknown scheme '%s' (cdyn list shows them)\n", scheme);
     return 2;
   }
-  if (c->exp->inequalities && !cdyn_scheme_inequalities(idx)) {
-    if (role == EXP_PAPER) {
+  const char *unfit = exp_scheme_unfit(c->exp, idx);
+  if (unfit && role == EXP_PAPER) {
+    if (c->exp->inequalities && !cdyn_scheme_inequalities(idx))
       fprintf(stderr, "cdyn run: %s runs only schemes that enforce inequality rows; %s does not enforce inequality "
                       "rows\n", c->exp->name, scheme);
-      return 2;
-    }
-    size_t used = strlen(c->skipped);
-    snprintf(c->skipped + used, sizeof c->skipped - used, "%s%s (it does not enforce inequality rows)",
-             used ? "; " : "", scheme);
-    return 0;
-  }
-  if (cdyn_scheme_pins_only(idx) && !c->exp->pins_only_ok) {
-    if (role == EXP_PAPER) {
+    else
       fprintf(stderr, "cdyn run: %s enforces pins only, and %s's systems have other constraints\n", scheme,
               c->exp->name);
-      return 2;
-    }
+    return 2;
+  }
+  if (unfit) {
     size_t used = strlen(c->skipped);
-    snprintf(c->skipped + used, sizeof c->skipped - used, "%s%s (it enforces pins only)", used ? "; " : "", scheme);
+    snprintf(c->skipped + used, sizeof c->skipped - used, "%s%s (%s)", used ? "; " : "", scheme, unfit);
     return 0;
   }
   if (c->nruns == EXP_MAX_RUNS) {
@@ -567,8 +570,7 @@ static int resolve_sets(exp_ctx *c, char **keys, char **values, int n)
   return 0;
 }
 
-/* Is `name` a file a cdyn run (or make figures) writes? */
-static int cdyn_output_name(const char *name)
+int exp_output_name(const char *name)
 {
   static const char *const suffixes[] = {".csv", ".json", ".md", ".tmp", ".log"};
   if (!strcmp(name, "done"))
@@ -582,16 +584,11 @@ static int cdyn_output_name(const char *name)
   return 0;
 }
 
-/*
- * Remove the entries of dir, all of which must be regular files a cdyn
- * run writes (`check_only`: only check that).  Returns 0, or 1 with a
- * message naming the first entry that is not.
- */
-static int clear_dir(const char *dir, int check_only, const char *why)
+int exp_clear_dir(const char *who, const char *dir, int check_only, const char *why)
 {
   DIR *d = opendir(dir);
   if (!d) {
-    fprintf(stderr, "cdyn run: cannot read %s: %s\n", dir, strerror(errno));
+    fprintf(stderr, "%s: cannot read %s: %s\n", who, dir, strerror(errno));
     return 1;
   }
   struct dirent *ent;
@@ -602,14 +599,14 @@ static int clear_dir(const char *dir, int check_only, const char *why)
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
     struct stat sb;
-    if (lstat(path, &sb) || !S_ISREG(sb.st_mode) || !cdyn_output_name(ent->d_name)) {
+    if (lstat(path, &sb) || !S_ISREG(sb.st_mode) || !exp_output_name(ent->d_name)) {
       if (why)
-        fprintf(stderr, "cdyn run: %s holds %s, which no cdyn run writes: %s\n", dir, ent->d_name, why);
+        fprintf(stderr, "%s: %s holds %s, which no cdyn run writes: %s\n", who, dir, ent->d_name, why);
       rc = 1;
       break;
     }
     if (!check_only && remove(path)) {
-      fprintf(stderr, "cdyn run: cannot remove %s: %s\n", path, strerror(errno));
+      fprintf(stderr, "%s: cannot remove %s: %s\n", who, path, strerror(errno));
       rc = 1;
       break;
     }
@@ -618,34 +615,31 @@ static int clear_dir(const char *dir, int check_only, const char *why)
   return rc;
 }
 
-
-/* Make the output directory ready: absent (created), empty, or cleared
-   with --force.  *created says whether it was made here. */
-static int prepare_outdir(const char *dir, int force, int *created)
+int exp_prepare_outdir(const char *who, const char *dir, int force, int *created, exp_clear_fn clear)
 {
   *created = 0;
   struct stat sb;
   if (stat(dir, &sb)) {
     if (errno != ENOENT || mkdir(dir, 0777)) {
-      fprintf(stderr, "cdyn run: cannot create %s: %s\n", dir, strerror(errno));
+      fprintf(stderr, "%s: cannot create %s: %s\n", who, dir, strerror(errno));
       return 1;
     }
     *created = 1;
     return 0;
   }
   if (!S_ISDIR(sb.st_mode)) {
-    fprintf(stderr, "cdyn run: %s exists and is not a directory\n", dir);
+    fprintf(stderr, "%s: %s exists and is not a directory\n", who, dir);
     return 1;
   }
   if (exp_dir_empty(dir))
     return 0;
   if (!force) {
-    fprintf(stderr, "cdyn run: %s is not empty; choose another --out, or add --force to clear it\n", dir);
+    fprintf(stderr, "%s: %s is not empty; choose another --out, or add --force to clear it\n", who, dir);
     return 1;
   }
-  if (clear_dir(dir, 1, "--force clears only a directory of cdyn output; remove it yourself"))
+  if (clear(who, dir, 1, "--force clears only a directory of cdyn output; remove it yourself"))
     return 1;
-  return clear_dir(dir, 0, NULL);
+  return clear(who, dir, 0, NULL);
 }
 
 typedef struct {
@@ -654,6 +648,7 @@ typedef struct {
   const char *scheme_list, *extra_list;
   int force, help;
   int h_given, steps_given;
+  int check_only; /* parse and check, write nothing, print nothing but errors */
 } run_args;
 
 static int parse_number_args(exp_ctx *c, const char *a, const char *val)
@@ -774,6 +769,10 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
     }
   }
   if (ra->help) {
+    if (ra->check_only) {
+      fprintf(stderr, "cdyn run: --help prints the experiment's record; it runs nothing\n");
+      return 2;
+    }
     print_experiment(c->exp);
     return -1;
   }
@@ -813,7 +812,7 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
       return rc;
   if (c->exp->algorithm_param && (rc = add_algorithm_runs(c, exp_param_string(c, c->exp->algorithm_param))))
     return rc;
-  if (*c->skipped)
+  if (*c->skipped && !ra->check_only)
     printf("%s: skipped %s\n", c->exp->name, c->skipped);
   if ((rc = resolve_sets(c, ra->keys, ra->values, ra->nsets)))
     return rc;
@@ -821,9 +820,11 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
     fprintf(stderr, "cdyn run: %s: %s\n", c->exp->name, cdyn_errmsg());
     return 2;
   }
+  if (ra->check_only)
+    return 0;
   /* Everything is checked: now the directory. */
   int created;
-  if (prepare_outdir(c->outdir, ra->force, &created))
+  if (exp_prepare_outdir("cdyn run", c->outdir, ra->force, &created, exp_clear_dir))
     return 1;
   char claims_path[8192];
   snprintf(claims_path, sizeof claims_path, "%s/claims.part.csv", c->outdir);
@@ -865,7 +866,7 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
   if (rc) {
     exp_fail(rc, c->exp->name);
     /* Leave nothing that looks finished: what this run wrote goes. */
-    clear_dir(c->outdir, 0, NULL);
+    exp_clear_dir("cdyn run", c->outdir, 0, NULL);
     if (created)
       rmdir(c->outdir);
     return 1;
@@ -874,7 +875,9 @@ static int cmd_run_body(exp_ctx *c, run_args *ra, int argc, char **argv, const c
   return 0;
 }
 
-static int cmd_run(int argc, char **argv, const char *command)
+/* cdyn run ARGV, or with `check_only` its checks alone; the context
+   is static (it is large), the --set texts and keys freed here. */
+static int run_or_check(int argc, char **argv, const char *command, int check_only)
 {
   static exp_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
@@ -883,6 +886,7 @@ static int cmd_run(int argc, char **argv, const char *command)
   memset(&ra, 0, sizeof ra);
   ra.keys = keys;
   ra.values = values;
+  ra.check_only = check_only;
   int nset_args = 0;
   for (int k = 1; k < argc; k++)
     nset_args += !strcmp(argv[k], "--set");
@@ -899,6 +903,10 @@ static int cmd_run(int argc, char **argv, const char *command)
     free((char *)ctx.sets[k].scheme);
   return rc < 0 ? 0 : rc;
 }
+
+static int cmd_run(int argc, char **argv, const char *command) { return run_or_check(argc, argv, command, 0); }
+
+int exp_run_check(int argc, char **argv) { return run_or_check(argc, argv, "", 1); }
 
 /*
  * cdyn export EXPERIMENT [--out DIR] [--force] [run options]: run the
@@ -953,7 +961,7 @@ static int cmd_export(int argc, char **argv, const char *command)
   const char *tdir = getenv("TMPDIR");
   snprintf(tmp, sizeof tmp, "%s/cdyn-export-XXXXXX", tdir && *tdir ? tdir : "/tmp");
   int created = 0;
-  if (prepare_outdir(dir, force, &created)) {
+  if (exp_prepare_outdir("cdyn export", dir, force, &created, exp_clear_dir)) {
     free(rargv);
     return 1;
   }
@@ -982,11 +990,11 @@ static int cmd_export(int argc, char **argv, const char *command)
       rc = 1;
     }
   }
-  clear_dir(tmp, 0, NULL);
+  exp_clear_dir("cdyn export", tmp, 0, NULL);
   rmdir(tmp);
   free(rargv);
   if (rc) {
-    clear_dir(dir, 0, NULL);
+    exp_clear_dir("cdyn export", dir, 0, NULL);
     if (created)
       rmdir(dir);
     return rc;

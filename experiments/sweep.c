@@ -40,31 +40,30 @@
  * what is done, and a job can run again (`--force`) after a failure or an
  * interruption.
  *
- * Everything that can be checked is checked before anything is written:
- * the experiment, the scheme names (and whether the experiment can run
- * each), the numbers, every --set and --grid value against the
- * experiment's parameter table or on a scratch stepper of every scheme
- * that has the option, the experiment's own checks at every point, the
- * scene file, the number of points, the directory.  For a scene the keys
- * are the scene runner's to check; a job refuses a bad one, and its log
- * says why.  Every file is written under a temporary name and renamed
- * when complete; --force clears only what a sweep, its jobs and collect
- * write.
+ * Everything is checked before anything is written: the options, the
+ * number of points, the directory, and every job: `cdyn run`'s own checks
+ * (exp_run_check, main.c) on the arguments of the job's command line, so
+ * that a sweep accepts exactly the points `cdyn run` accepts.  Every file
+ * is written under a temporary name and renamed when complete; --force
+ * clears only what a sweep, its jobs and collect write.
  *
  * `cdyn collect` reads points.csv and, of every job, one CSV file (--file;
  * for a scene sweep the scene's NAME-summary.csv by default), and writes
  * collected-NAME.csv: the point's columns, then the file's, each row of
  * each job, every field copied as text exactly as the job wrote it (so
- * quoting is kept).  A job that is not complete, or that did not write
- * the file, is an error naming it (--allow-missing: collect the rest and
- * record the missing in collected-NAME.meta.json).
+ * quoting is kept).  Its header is job, then the other columns of
+ * points.csv prefixed with "point." (point.scheme, point.h, point.KEY...),
+ * then the file's header: a column of the file keeps its name, and no
+ * name is given twice (a file whose header would repeat one is refused).
+ * A job that is not complete, or that did not write the file, is an
+ * error naming it (--allow-missing: collect the rest and record the
+ * missing in collected-NAME.meta.json).
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,6 +85,8 @@ extern char **environ;
 #define SW_MAX_SETS EXP_MAX_SETS
 #define SW_MAX_DIR 2900       /* DIR, so that DIR/jobs/NNNNNN is within cdyn run's 3000 bytes */
 #define SW_MAX_NAMED 20       /* missing jobs a message names */
+/* The arguments of a job's `cdyn run`, after "run" and before --out. */
+#define SW_MAX_ARGS (8 + 2 * (SW_MAX_SETS + SW_MAX_GRIDS) + 1)
 
 /* The command whose messages these are: "cdyn sweep" or "cdyn collect". */
 static const char *prog = "cdyn sweep";
@@ -391,16 +392,17 @@ static void meta_program(FILE *f, const char *command)
 typedef struct {
   char *key;
   char **values;
+  char **args; /* KEY=VALUE of each value: a job's --set */
   int n;
-  int param; /* the experiment parameter it is, or -1 */
 } sw_axis;
 
 typedef struct {
   const cdyn_experiment *exp; /* NULL: a scene */
   const char *scene_arg;
   char *scene;                /* its absolute path */
-  /* Whose rules the points are checked by: exp, or for a scene the
-     experiment that runs scenes (scene_run.c), with the file's defaults. */
+  /* Which schemes --scheme all means: exp's, or for a scene those of
+     the experiment that runs scenes (scene_run.c), with the file's
+     defaults. */
   const cdyn_experiment *rules;
   char **schemes;             /* registered names; none: the experiment's or scene's own */
   int nschemes;
@@ -411,13 +413,12 @@ typedef struct {
   int ngrid;
   char *set_keys[SW_MAX_SETS];
   const char *set_values[SW_MAX_SETS], *set_args[SW_MAX_SETS];
-  int set_param[SW_MAX_SETS];
   int nsets;
   const char *out_arg, *engine, *scheme_arg, *h_arg;
   char *out;                  /* absolute */
   char *exe;                  /* the program the jobs run, absolute */
   char *engine_path;          /* the program of --run */
-  int force, jobs, jobs_given;
+  int force, jobs;
   long npoints;
   const char *command;
 } sweep;
@@ -430,6 +431,7 @@ static void sweep_free(sweep *s)
   for (int k = 0; k < s->ngrid; k++) {
     free(s->grid[k].key);
     free_list(s->grid[k].values, s->grid[k].n);
+    free_list(s->grid[k].args, s->grid[k].args ? s->grid[k].n : 0);
   }
   for (int k = 0; k < s->nsets; k++)
     free(s->set_keys[k]);
@@ -489,333 +491,84 @@ static void sweep_usage(FILE *f)
           "           sbatch DIR/slurm.sh                   a Slurm job array\n"
           "         --run make|parallel runs them itself through that engine, --jobs N at a\n"
           "         time (default 2).  DIR must be empty or absent, unless --force, which\n"
-          "         clears a directory holding only what a sweep wrote.\n"
+          "         clears a directory holding only what a sweep wrote.  Every job is first\n"
+          "         checked as `cdyn run` checks its arguments: nothing is written if one fails.\n"
           "collect  writes DIR/collected-NAME.csv: for every job, the rows of its NAME.csv\n"
           "         (--file; for a scene sweep its NAME-summary.csv by default), each after\n"
-          "         the job's point (job,scheme,h,KEY...), with collected-NAME.meta.json.  A job\n"
-          "         without run.meta.json or without the file is an error naming it, unless\n"
-          "         --allow-missing, which collects the others and records the missing.\n");
+          "         the job's point, with collected-NAME.meta.json.  The columns: job,\n"
+          "         point.scheme, point.h, point.KEY... (points.csv's, prefixed), then the\n"
+          "         file's own.  A job without run.meta.json or without the file is an error\n"
+          "         naming it, unless --allow-missing, which collects the others and records\n"
+          "         the missing.\n");
 }
 
-/* ---- checking an experiment's points ---------------------------------------------------- */
+/* ---- the jobs ------------------------------------------------------------------------------ */
 
-typedef struct {
-  const char *name, *scheme;
-} sw_run;
-
-/* Can experiment e run scheme idx when named?  If not, why (in `why`). */
-static int scheme_fits(const cdyn_experiment *e, size_t idx, char *why, size_t len)
+/* The arguments of job `job`'s `cdyn run` after "run", without --out
+   and --force, into argv (SW_MAX_ARGS, NULL-terminated); returns their
+   number. */
+static int job_args(const sweep *s, long job, char **argv)
 {
-  if (e->inequalities && !cdyn_scheme_inequalities(idx)) {
-    snprintf(why, len, "%s runs only schemes that enforce inequality rows, and %s does not", e->name,
-             cdyn_scheme_name(idx));
-    return 0;
+  int is, ih, ig[SW_MAX_GRIDS], n = 0;
+  point_of(s, job, &is, &ih, ig);
+  if (s->exp) {
+    argv[n++] = (char *)s->exp->name;
+  } else {
+    argv[n++] = "scene";
+    argv[n++] = s->scene;
   }
-  if (cdyn_scheme_pins_only(idx) && !e->pins_only_ok) {
-    snprintf(why, len, "%s enforces pins only, and %s's systems have other constraints", cdyn_scheme_name(idx),
-             e->name);
-    return 0;
+  if (s->nschemes) {
+    argv[n++] = "--scheme";
+    argv[n++] = s->schemes[is];
   }
-  return 1;
-}
-
-static int add_point_run(sw_run *runs, int n, const char *name, const char *scheme)
-{
-  for (int k = 0; k < n; k++)
-    if (!strcmp(runs[k].name, name))
-      return n;
-  if (n == EXP_MAX_RUNS)
-    return n;
-  runs[n].name = name;
-  runs[n].scheme = scheme;
-  return n + 1;
-}
-
-/* The runs of a job of experiment e with --scheme `scheme` (NULL: none),
-   as `cdyn run` makes them: the scheme or the experiment's own, then the
-   companions.  (Algorithm runs are matched by name where they matter.) */
-static int point_runs(const cdyn_experiment *e, const char *scheme, sw_run *runs)
-{
-  int n = 0;
-  if (scheme) {
-    n = add_point_run(runs, n, scheme, scheme);
-  } else if (e->schemes) {
-    char buf[1024], *save = NULL;
-    snprintf(buf, sizeof buf, "%s", e->schemes);
-    for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-      size_t idx;
-      char why[256];
-      if (!strcmp(tok, "all")) {
-        for (size_t i = 0; i < cdyn_scheme_count(); i++)
-          if (scheme_fits(e, i, why, sizeof why))
-            n = add_point_run(runs, n, cdyn_scheme_name(i), cdyn_scheme_name(i));
-      } else if (!cdyn_scheme_find(tok, &idx)) {
-        n = add_point_run(runs, n, cdyn_scheme_name(idx), cdyn_scheme_name(idx));
-      }
-    }
-    cdyn_error_clear();
+  if (s->nh) {
+    argv[n++] = "--h";
+    argv[n++] = s->hs[ih];
   }
-  for (const exp_companion *c = e->companions; c && c->name; c++)
-    n = add_point_run(runs, n, c->name, c->scheme);
+  if (s->steps) {
+    argv[n++] = "--steps";
+    argv[n++] = (char *)s->steps;
+  }
+  for (int k = 0; k < s->nsets; k++) {
+    argv[n++] = "--set";
+    argv[n++] = (char *)s->set_args[k];
+  }
+  for (int g = 0; g < s->ngrid; g++) {
+    argv[n++] = "--set";
+    argv[n++] = s->grid[g].args[ig[g]];
+  }
+  argv[n] = NULL;
   return n;
 }
 
-/* A scratch system every scheme can build a stepper for (two particles,
-   one link; a spring for a scheme that enforces pins only), on which a
-   scheme option's value is checked as `cdyn run` checks it. */
-static int check_option_value(const char *flag, const char *scheme, const char *key, const char *value)
+/* Would `cdyn run` start every job?  Its checks on each job's arguments;
+   a job it refuses is named after `cdyn run`'s message. */
+static int check_jobs(const sweep *s)
 {
-  double x1[3] = {1, 0, 0};
-  size_t idx;
-  int pins_only = !cdyn_scheme_find(scheme, &idx) && cdyn_scheme_pins_only(idx);
-  cdyn_system *sys = NULL;
-  cdyn_stepper *st = NULL;
-  int rc = cdyn_system_new(&sys, 2);
-  if (!rc)
-    rc = cdyn_system_set_position(sys, 1, x1);
-  if (!rc)
-    rc = pins_only ? cdyn_system_add_spring(sys, 0, 1, 1.0, 0.0, 1.0, NULL)
-                   : cdyn_system_add_distance(sys, 0, 1, 1.0, NULL);
-  if (!rc)
-    rc = cdyn_stepper_new(&st, sys, scheme);
-  if (rc) {
-    cdyn_system_free(sys);
-    return fail(1, "cannot check %s %s=%s: no scratch stepper of %s: %s", flag, key, value, scheme, cdyn_errmsg());
-  }
-  rc = cdyn_stepper_set(st, key, value);
-  cdyn_stepper_free(st);
-  cdyn_system_free(sys);
-  if (rc)
-    return fail(2, "%s %s=%s: scheme %s: %s", flag, key, value, scheme, cdyn_errmsg());
-  return 0;
-}
-
-/* Check a scheme option (KEY or SCHEME.KEY) of `flag` with `value` for
-   the jobs with --scheme `pscheme` (NULL: the experiment's own), as
-   `cdyn run` would: on every run's scheme that has KEY (one at least), or
-   on the run or scheme named. */
-static int check_scheme_key(const sweep *s, const char *flag, const char *key, const char *value, const char *pscheme)
-{
-  const cdyn_experiment *e = s->rules;
-  sw_run runs[EXP_MAX_RUNS];
-  int n = point_runs(e, pscheme, runs), any = 0, rc;
-  const char *dot = strchr(key, '.');
-  if (!dot) {
-    for (int r = 0; r < n; r++) {
-      int seen = 0;
-      for (int q = 0; q < r; q++)
-        seen |= !strcmp(runs[q].scheme, runs[r].scheme);
-      if (seen || !exp_scheme_has_option(runs[r].scheme, key))
-        continue;
-      any = 1;
-      if ((rc = check_option_value(flag, runs[r].scheme, key, value)))
-        return rc;
-    }
-    if (any)
-      return 0;
-    if (s->scene_arg)
-      fprintf(stderr, "%s: %s %s=%s: no scheme of the runs of scene %s", prog, flag, key, value, s->scene_arg);
-    else
-      fprintf(stderr, "%s: %s %s=%s: experiment %s has no parameter '%s', and no scheme of its runs", prog, flag,
-              key, value, e->name, key);
-    if (pscheme)
-      fprintf(stderr, " with --scheme %s", pscheme);
-    fprintf(stderr, " (");
-    for (int r = 0; r < n; r++) {
-      int seen = 0;
-      for (int q = 0; q < r; q++)
-        seen |= !strcmp(runs[q].scheme, runs[r].scheme);
-      if (!seen)
-        fprintf(stderr, "%s%s", r ? ", " : "", runs[r].scheme);
-    }
-    fprintf(stderr, ") has such an option");
-    if (s->scene_arg) {
-      fprintf(stderr, " (a scene takes scheme options; cdyn list SCHEME lists them)\n");
-      return 2;
-    }
-    fprintf(stderr, ".\n  Its parameters: ");
-    for (const exp_param *p = e->params; p && p->name; p++)
-      fprintf(stderr, "%s%s", p == e->params ? "" : ", ", p->name);
-    fprintf(stderr, "%s\n  (cdyn run %s --help lists them, cdyn list SCHEME a scheme's options)\n",
-            e->params && e->params[0].name ? "" : "none", e->name);
-    return 2;
-  }
-  size_t pl = (size_t)(dot - key);
-  char prefix[256];
-  if (pl == 0 || pl >= sizeof prefix || !dot[1])
-    return fail(2, "%s %s=%s: expected SCHEME.KEY=VALUE", flag, key, value);
-  memcpy(prefix, key, pl);
-  prefix[pl] = '\0';
-  const char *opt = dot + 1;
-  for (int r = 0; r < n; r++) {
-    if (strcmp(runs[r].name, prefix) && strcmp(runs[r].scheme, prefix))
-      continue;
-    any = 1;
-    if (!exp_scheme_has_option(runs[r].scheme, opt))
-      return fail(2, "%s %s=%s: scheme %s has no option '%s' (cdyn list %s lists them)", flag, key, value,
-                  runs[r].scheme, opt, runs[r].scheme);
-    if ((rc = check_option_value(flag, runs[r].scheme, opt, value)))
-      return rc;
-  }
-  size_t idx;
-  /* An algorithm run (a run of "contact" named by its active-set algorithm). */
-  if (!any && e->algorithm_param && !cdyn_activeset_find(prefix, &idx)) {
-    any = 1;
-    if ((rc = check_option_value(flag, "contact", opt, value)))
-      return rc;
-  }
-  cdyn_error_clear();
-  if (any)
-    return 0;
-  fprintf(stderr, "%s: %s %s=%s: the jobs of %s", prog, flag, key, value, s->scene_arg ? s->scene_arg : e->name);
-  if (pscheme)
-    fprintf(stderr, " with --scheme %s", pscheme);
-  fprintf(stderr, " have no run or scheme '%s' (their runs:", prefix);
-  for (int r = 0; r < n; r++)
-    fprintf(stderr, " %s", runs[r].name);
-  fprintf(stderr, ");\n  an unqualified KEY sets the option of every run whose scheme has it\n");
-  return 2;
-}
-
-static int param_index(const cdyn_experiment *e, const char *name)
-{
-  for (int k = 0; e->params && e->params[k].name; k++)
-    if (!strcmp(e->params[k].name, name))
-      return k;
-  return -1;
-}
-
-/* An active-set algorithm list (the experiment's algorithm_param). */
-static int check_algorithms(const char *flag, const char *key, const char *list)
-{
-  char buf[1024], *save = NULL;
-  if (strlen(list) >= sizeof buf)
-    return fail(2, "%s %s=%s: the list is too long", flag, key, list);
-  snprintf(buf, sizeof buf, "%s", list);
-  int n = 0;
-  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
-    size_t idx;
-    if (cdyn_activeset_find(tok, &idx)) {
-      cdyn_error_clear();
-      return fail(2, "%s %s=%s: unknown active-set algorithm '%s' (cdyn list shows them)", flag, key, list, tok);
-    }
-  }
-  if (!n)
-    return fail(2, "%s %s=%s: no algorithm named", flag, key, list);
-  return 0;
-}
-
-/* Check the jobs of an experiment sweep before anything is written. */
-static int check_experiment(sweep *s)
-{
-  const cdyn_experiment *e = s->rules;
-  int rc;
-  if (!e->schemes && s->nschemes)
-    return fail(2, "--scheme: %s runs no schemes (it studies part of the library directly)", e->name);
-  if (s->nh && e->h <= 0)
-    return fail(2, "%s does not use --h (it chooses its own step sizes; see cdyn run %s --help)", e->name, e->name);
-  if (s->steps && e->steps <= 0)
-    return fail(2, "%s does not use --steps (it chooses its own; see cdyn run %s --help)", e->name, e->name);
-  for (int k = 0; k < s->nschemes; k++) {
-    size_t idx;
-    char why[512];
-    if (cdyn_scheme_find(s->schemes[k], &idx) == 0 && !scheme_fits(e, idx, why, sizeof why))
-      return fail(2, "--scheme %s: %s", s->schemes[k], why);
-  }
-  /* Parameters: their values against the table. */
-  double x;
-  for (int k = 0; k < s->nsets; k++)
-    if ((s->set_param[k] = param_index(e, s->set_keys[k])) >= 0) {
-      if (exp_param_check(&e->params[s->set_param[k]], s->set_values[k], &x))
-        return fail(2, "--set %s: %s", s->set_args[k], cdyn_errmsg());
-      if (e->algorithm_param && !strcmp(e->algorithm_param, s->set_keys[k]) &&
-          (rc = check_algorithms("--set", s->set_keys[k], s->set_values[k])))
-        return rc;
-    }
-  for (int g = 0; g < s->ngrid; g++) {
-    sw_axis *a = &s->grid[g];
-    if ((a->param = param_index(e, a->key)) < 0)
-      continue;
-    for (int v = 0; v < a->n; v++) {
-      if (exp_param_check(&e->params[a->param], a->values[v], &x))
-        return fail(2, "--grid %s: %s", a->key, cdyn_errmsg());
-      if (e->algorithm_param && !strcmp(e->algorithm_param, a->key) &&
-          (rc = check_algorithms("--grid", a->key, a->values[v])))
-        return rc;
-    }
-  }
-  /* Scheme options, for the runs of each --scheme. */
-  for (int is = 0; is < (s->nschemes ? s->nschemes : 1); is++) {
-    const char *pscheme = s->nschemes ? s->schemes[is] : NULL;
-    for (int k = 0; k < s->nsets; k++)
-      if (s->set_param[k] < 0 && (rc = check_scheme_key(s, "--set", s->set_keys[k], s->set_values[k], pscheme)))
-        return rc;
-    for (int g = 0; g < s->ngrid; g++)
-      for (int v = 0; s->grid[g].param < 0 && v < s->grid[g].n; v++)
-        if ((rc = check_scheme_key(s, "--grid", s->grid[g].key, s->grid[g].values[v], pscheme)))
-          return rc;
-  }
-  if (!e->check)
-    return 0;
-  /* The experiment's own checks across parameters, --h and --steps, at
-     every point (they do not depend on the scheme: the first scheme's
-     jobs stand for all). */
-  static exp_ctx ctx;
-  long per_scheme = s->npoints / (s->nschemes ? s->nschemes : 1);
-  for (long job = 0; job < per_scheme; job++) {
-    int is, ih, ig[SW_MAX_GRIDS];
-    point_of(s, job, &is, &ih, ig);
-    memset(&ctx, 0, sizeof ctx);
-    ctx.exp = e;
-    ctx.outdir = ".";
-    ctx.command = s->command;
-    ctx.h = s->nh ? strtod(s->hs[ih], NULL) : e->h;
-    ctx.steps = s->steps ? strtol(s->steps, NULL, 10) : e->steps;
-    for (int p = 0; e->params && e->params[p].name; p++) {
-      const char *text = e->params[p].def;
-      for (int k = 0; k < s->nsets; k++)
-        if (s->set_param[k] == p)
-          text = s->set_values[k];
-      for (int g = 0; g < s->ngrid; g++)
-        if (s->grid[g].param == p)
-          text = s->grid[g].values[ig[g]];
-      ctx.param_text[p] = text;
-      if (exp_param_check(&e->params[p], text, &ctx.param_value[p]))
-        return fail(2, "%s: parameter %s = '%s': %s", e->name, e->params[p].name, text, cdyn_errmsg());
-    }
+  char *argv[SW_MAX_ARGS];
+  for (long job = 0; job < s->npoints; job++) {
+    int argc = job_args(s, job, argv);
+    int rc = exp_run_check(argc, argv);
     cdyn_error_clear();
-    if (e->check(&ctx)) {
-      char point[1024];
-      describe_point(s, job, point, sizeof point);
-      const char *msg = cdyn_errmsg();
-      size_t nl = strlen(e->name);
-      if (*msg && !strncmp(msg, e->name, nl) && msg[nl] == ':')
-        return fail(2, "job %ld (%s): %s", job, *point ? point : "the defaults", msg);
-      if (*msg)
-        return fail(2, "job %ld (%s): %s: %s", job, *point ? point : "the defaults", e->name, msg);
-      return fail(2, "job %ld (%s): refused by %s's checks (above)", job, *point ? point : "the defaults", e->name);
+    if (!rc)
+      continue;
+    char point[1024];
+    describe_point(s, job, point, sizeof point);
+    sbuf b = {0};
+    sb_puts(&b, "cdyn run");
+    for (int k = 0; k < argc; k++) {
+      sb_putc(&b, ' ');
+      sb_shell(&b, argv[k]);
     }
+    fail(rc, "job %ld (%s) is refused by cdyn run (above):\n  %s", job, *point ? point : "the defaults",
+         b.failed ? "" : b.s);
+    sb_free(&b);
+    return rc;
   }
   return 0;
 }
 
 /* ---- the directory ---------------------------------------------------------------------- */
-
-/* Does `cdyn run` write files named `name` (its CSV, metadata, report,
-   claims, temporary files)? */
-static int run_output_name(const char *name)
-{
-  static const char *const suffixes[] = {".csv", ".json", ".md", ".tmp", ".log"};
-  if (!strcmp(name, "done"))
-    return 1;
-  size_t n = strlen(name);
-  for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
-    size_t l = strlen(suffixes[k]);
-    if (n > l && !strcmp(name + n - l, suffixes[k]))
-      return 1;
-  }
-  return 0;
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -840,19 +593,21 @@ static int sweep_file_name(const char *name)
   return !strncmp(name, "collected-", 10) && (ends_with(name, ".csv") || ends_with(name, ".meta.json"));
 }
 
-enum walk_level { WALK_TOP, WALK_JOBS, WALK_JOB, WALK_LOGS };
+enum walk_level { WALK_TOP, WALK_JOBS, WALK_LOGS };
 
 /*
- * Walk a sweep's directory (or one of its parts): every entry must be
- * something a sweep, its jobs or collect wrote.  `clear`: remove them
- * (after a walk without `clear` found nothing else).  Returns 0, or 1 with
- * a message naming the first entry that is not.
+ * Clear a sweep's directory (or one of its parts), or (check_only) check
+ * that it holds only what a sweep, its jobs and collect write: the files
+ * above, jobs/NNNNNN (each a run's directory, exp_clear_dir) and logs/
+ * (the jobs' *.log, Slurm's *.out).  As exp_clear_dir for a run's.
  */
-static int walk_sweep_dir(const char *dir, enum walk_level level, int clear)
+static int walk_sweep_dir(const char *who, const char *dir, enum walk_level level, int check_only, const char *why)
 {
   DIR *d = opendir(dir);
-  if (!d)
-    return fail(1, "cannot read %s: %s", dir, strerror(errno));
+  if (!d) {
+    fprintf(stderr, "%s: cannot read %s: %s\n", who, dir, strerror(errno));
+    return 1;
+  }
   struct dirent *ent;
   int rc = 0;
   while (!rc && (ent = readdir(d))) {
@@ -862,49 +617,43 @@ static int walk_sweep_dir(const char *dir, enum walk_level level, int clear)
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct stat sb;
-    if (lstat(path, &sb)) {
-      rc = fail(1, "cannot read %s: %s", path, strerror(errno));
-      break;
+    int isdir = 0, isreg = 0, ok;
+    if (!lstat(path, &sb)) {
+      isdir = S_ISDIR(sb.st_mode);
+      isreg = S_ISREG(sb.st_mode);
     }
-    int isdir = S_ISDIR(sb.st_mode), isreg = S_ISREG(sb.st_mode), ok = 0;
-    enum walk_level sub = WALK_TOP;
-    switch (level) {
-    case WALK_TOP:
-      if (isdir && (!strcmp(name, "jobs") || !strcmp(name, "logs"))) {
-        ok = 1;
-        sub = !strcmp(name, "jobs") ? WALK_JOBS : WALK_LOGS;
-      } else {
-        ok = isreg && sweep_file_name(name);
-      }
-      break;
-    case WALK_JOBS:
+    if (level == WALK_TOP)
+      ok = isdir ? !strcmp(name, "jobs") || !strcmp(name, "logs") : isreg && sweep_file_name(name);
+    else if (level == WALK_JOBS)
       ok = isdir && six_digits(name);
-      sub = WALK_JOB;
-      break;
-    case WALK_JOB:
-      ok = isreg && run_output_name(name);
-      break;
-    case WALK_LOGS:
+    else
       ok = isreg && (ends_with(name, ".log") || ends_with(name, ".out"));
-      break;
-    }
     if (!ok) {
-      rc = fail(1, "%s holds %s, which no sweep writes: --force clears only a sweep's directory "
-                   "(remove it yourself, or choose another --out)", dir, name);
-      break;
-    }
-    if (isdir) {
-      rc = walk_sweep_dir(path, sub, clear);
-      if (!rc && clear && rmdir(path))
-        rc = fail(1, "cannot remove %s: %s", path, strerror(errno));
-    } else if (clear && remove(path)) {
-      rc = fail(1, "cannot remove %s: %s", path, strerror(errno));
+      if (why)
+        fprintf(stderr, "%s: %s holds %s, which no sweep writes: %s\n", who, dir, name, why);
+      rc = 1;
+    } else if (isdir) {
+      rc = level == WALK_JOBS ? exp_clear_dir(who, path, check_only, why)
+                              : walk_sweep_dir(who, path, !strcmp(name, "jobs") ? WALK_JOBS : WALK_LOGS,
+                                               check_only, why);
+      if (!rc && !check_only && rmdir(path)) {
+        fprintf(stderr, "%s: cannot remove %s: %s\n", who, path, strerror(errno));
+        rc = 1;
+      }
+    } else if (!check_only && remove(path)) {
+      fprintf(stderr, "%s: cannot remove %s: %s\n", who, path, strerror(errno));
+      rc = 1;
     }
   }
   closedir(d);
   return rc;
 }
 
+/* A sweep's directory, as an exp_clear_fn for exp_prepare_outdir. */
+static int clear_sweep_dir(const char *who, const char *dir, int check_only, const char *why)
+{
+  return walk_sweep_dir(who, dir, WALK_TOP, check_only, why);
+}
 
 /* The absolute path of `dir`, which may not exist yet (its parent must). */
 static int absolute_dir(const char *dir, char **out)
@@ -949,10 +698,10 @@ static int absolute_dir(const char *dir, char **out)
 }
 
 /*
- * The running program's absolute path, for the jobs.  In a build tree
- * that libtool linked against the uninstalled library, /proc/self/exe is
- * .libs/NAME (or .libs/lt-NAME), which runs only with the library path
- * that its wrapper script ../NAME sets: then the jobs run the wrapper.
+ * The running program's absolute path, for the jobs.  A program that
+ * libtool linked against the uninstalled library runs as .libs/NAME (or
+ * .libs/lt-NAME), which needs the library path that its wrapper script,
+ * NAME beside .libs, sets: then the jobs run the wrapper.
  */
 static int program_path(char **out)
 {
@@ -963,25 +712,17 @@ static int program_path(char **out)
                 n < 0 ? strerror(errno) : "too long");
   buf[n] = '\0';
   char *slash = strrchr(buf, '/');
+  char wrapper[4200];
+  const char *path = buf;
   if (slash && slash - buf >= 6 && !strncmp(slash - 6, "/.libs", 6)) {
     const char *base = slash + 1;
     if (!strncmp(base, "lt-", 3))
       base += 3;
-    char wrapper[4200];
     snprintf(wrapper, sizeof wrapper, "%.*s/%s", (int)(slash - 6 - buf), buf, base);
-    char head[1024] = {0};
-    FILE *f = fopen(wrapper, "r");
-    if (f) {
-      size_t got = fread(head, 1, sizeof head - 1, f);
-      head[got] = '\0';
-      fclose(f);
-      if (!access(wrapper, X_OK) && strstr(head, "wrapper script for .libs/")) {
-        *out = strdup(wrapper);
-        return *out ? 0 : fail(1, "out of memory");
-      }
-    }
+    if (is_regular(wrapper) && !access(wrapper, X_OK))
+      path = wrapper;
   }
-  *out = strdup(buf);
+  *out = strdup(path);
   return *out ? 0 : fail(1, "out of memory");
 }
 
@@ -989,19 +730,8 @@ static int program_path(char **out)
    --force; then its jobs/ and logs/.  *created: DIR was made here. */
 static int prepare_dir(const sweep *s, int *created)
 {
-  *created = 0;
-  struct stat sb;
-  if (stat(s->out, &sb)) {
-    if (errno != ENOENT || mkdir(s->out, 0777))
-      return fail(1, "cannot create %s: %s", s->out, strerror(errno));
-    *created = 1;
-  } else if (!exp_dir_empty(s->out)) {
-    if (!s->force)
-      return fail(1, "%s is not empty; choose another --out, or add --force to clear an earlier sweep there",
-                  s->out);
-    if (walk_sweep_dir(s->out, WALK_TOP, 0) || walk_sweep_dir(s->out, WALK_TOP, 1))
-      return 1;
-  }
+  if (exp_prepare_outdir(prog, s->out, s->force, created, clear_sweep_dir))
+    return 1;
   char path[4096];
   const char *const sub[2] = {"jobs", "logs"};
   for (int k = 0; k < 2; k++) {
@@ -1015,43 +745,16 @@ static int prepare_dir(const sweep *s, int *created)
 /* ---- writing the sweep --------------------------------------------------------------------- */
 
 /* Job `job`'s command, one line of jobs.txt. */
-static void job_command(const sweep *s, long job, sbuf *b, sbuf *word)
+static void job_command(const sweep *s, long job, sbuf *b)
 {
-  int is, ih, ig[SW_MAX_GRIDS];
-  point_of(s, job, &is, &ih, ig);
-  char path[4096];
+  char *argv[SW_MAX_ARGS], path[4096];
+  job_args(s, job, argv);
   sb_clear(b);
   sb_shell(b, s->exe);
-  sb_puts(b, " run ");
-  if (s->exp) {
-    sb_shell(b, s->exp->name);
-  } else {
-    sb_puts(b, "scene ");
-    sb_shell(b, s->scene);
-  }
-  if (s->nschemes) {
-    sb_puts(b, " --scheme ");
-    sb_shell(b, s->schemes[is]);
-  }
-  if (s->nh) {
-    sb_puts(b, " --h ");
-    sb_shell(b, s->hs[ih]);
-  }
-  if (s->steps) {
-    sb_puts(b, " --steps ");
-    sb_shell(b, s->steps);
-  }
-  for (int k = 0; k < s->nsets; k++) {
-    sb_puts(b, " --set ");
-    sb_shell(b, s->set_args[k]);
-  }
-  for (int g = 0; g < s->ngrid; g++) {
-    sb_clear(word);
-    sb_puts(word, s->grid[g].key);
-    sb_putc(word, '=');
-    sb_puts(word, s->grid[g].values[ig[g]]);
-    sb_puts(b, " --set ");
-    sb_shell(b, word->failed ? "" : word->s);
+  sb_puts(b, " run");
+  for (int k = 0; argv[k]; k++) {
+    sb_putc(b, ' ');
+    sb_shell(b, argv[k]);
   }
   snprintf(path, sizeof path, "%s/jobs/%06ld", s->out, job);
   sb_puts(b, " --out ");
@@ -1062,7 +765,6 @@ static void job_command(const sweep *s, long job, sbuf *b, sbuf *word)
   snprintf(path, sizeof path, "%s/logs/%06ld.log", s->out, job);
   sb_shell(b, path);
   sb_puts(b, " 2>&1");
-  b->failed |= word->failed;
 }
 
 static int write_points(const sweep *s)
@@ -1114,9 +816,9 @@ static int write_jobs(const sweep *s)
   for (long job = 0; job < s->npoints; job++)
     fprintf(mk.f, " \\\n\tjobs/%06ld/run.meta.json", job);
   fprintf(mk.f, "\n\nall: $(JOBS)\n.PHONY: all\n");
-  sbuf b = {0}, word = {0};
+  sbuf b = {0};
   for (long job = 0; job < s->npoints && !b.failed; job++) {
-    job_command(s, job, &b, &word);
+    job_command(s, job, &b);
     if (b.failed)
       break;
     fprintf(jobs.f, "%s\n", b.s);
@@ -1130,7 +832,6 @@ static int write_jobs(const sweep *s)
   }
   int ok = !b.failed;
   sb_free(&b);
-  sb_free(&word);
   if (!ok) {
     af_close(&jobs, 0);
     af_close(&mk, 0);
@@ -1161,10 +862,17 @@ static int write_slurm(const sweep *s)
                "#SBATCH --array=0-%ld\n",
           cdyn_version(), shell_word(s->out), s->npoints, s->npoints - 1);
   /* #SBATCH lines are not read by a shell: a path is written there only
-     when it needs no quoting. */
+     when it needs no quoting, with % (a Slurm file name pattern) as %%. */
   snprintf(path, sizeof path, "%s/logs", s->out);
-  if (!strcmp(shell_word(path), path))
-    fprintf(a.f, "#SBATCH --output=%s/slurm-%%A_%%a.out\n", path);
+  if (!strcmp(shell_word(path), path)) {
+    fprintf(a.f, "#SBATCH --output=");
+    for (const char *p = path; *p; p++) {
+      if (*p == '%')
+        fputc('%', a.f);
+      fputc(*p, a.f);
+    }
+    fprintf(a.f, "/slurm-%%A_%%a.out\n");
+  }
   snprintf(path, sizeof path, "%s/jobs.txt", s->out);
   fprintf(a.f, "set -u\n"
                "jobs=%s\n"
@@ -1273,50 +981,6 @@ static char *find_program(const char *name)
   return NULL;
 }
 
-/* Run argv, its standard output into buf (at most len - 1 bytes), its
-   input and errors to /dev/null.  Returns the exit status, or -1. */
-static int capture(char *const *argv, char *buf, size_t len)
-{
-  int fd[2];
-  buf[0] = '\0';
-  if (pipe(fd))
-    return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&fa, fd[0]);
-  posix_spawn_file_actions_addclose(&fa, fd[1]);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fd[1]);
-  if (rc) {
-    close(fd[0]);
-    return -1;
-  }
-  size_t used = 0;
-  for (;;) {
-    char chunk[4096];
-    ssize_t n = read(fd[0], chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    size_t take = (size_t)n < len - 1 - used ? (size_t)n : len - 1 - used;
-    memcpy(buf + used, chunk, take);
-    used += take;
-  }
-  buf[used] = '\0';
-  close(fd[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static long count_complete(const sweep *s, long *first_missing, int print)
 {
   long done = 0, named = 0;
@@ -1347,15 +1011,6 @@ static int find_engine(sweep *s)
     return fail(1, "--run %s: there is no program '%s' on PATH (install %s; or leave out --run, and run the "
                    "jobs another way)",
                 name, name, !strcmp(name, "make") ? "GNU make" : "GNU parallel");
-  if (!strcmp(name, "parallel")) {
-    /* moreutils has a `parallel` of its own, which reads no job file. */
-    char version[512];
-    char *vargv[] = {s->engine_path, "--version", NULL};
-    if (capture(vargv, version, sizeof version) != 0 || !strstr(version, "GNU parallel"))
-      return fail(1, "--run parallel: %s is not GNU parallel (its --version does not say so); install GNU "
-                     "parallel, or leave out --run, and run the jobs another way",
-                  s->engine_path);
-  }
   return 0;
 }
 
@@ -1413,27 +1068,14 @@ static int add_scheme(sweep *s, size_t idx)
   return 0;
 }
 
-/*
- * The scene file: readable, and a valid scene (read and checked by the
- * code that runs scenes, which then supplies its defaults: its scheme, h
- * and steps, whether its schemes may enforce pins only).
- */
+/* The scene file: its absolute path (the jobs run it from anywhere), and
+   its defaults, read by the code that runs scenes (which schemes
+   --scheme all means). */
 static int prepare_scene(sweep *s)
 {
   static char scheme[128];
-  struct stat sb;
-  FILE *f;
-  if (has_control(s->scene_arg))
-    return fail(2, "scene %s: the path holds a control character", s->scene_arg);
-  if (stat(s->scene_arg, &sb))
-    return fail(2, "scene %s: %s", s->scene_arg, strerror(errno));
-  if (!S_ISREG(sb.st_mode))
-    return fail(2, "scene %s: not a regular file", s->scene_arg);
-  if (!(f = fopen(s->scene_arg, "r")))
-    return fail(2, "scene %s: cannot read it: %s", s->scene_arg, strerror(errno));
-  fclose(f);
   if (!(s->scene = realpath(s->scene_arg, NULL)))
-    return fail(1, "scene %s: %s", s->scene_arg, strerror(errno));
+    return fail(2, "scene %s: %s", s->scene_arg, strerror(errno));
   if (has_control(s->scene))
     return fail(2, "scene %s: its absolute path %s holds a control character", s->scene_arg, s->scene);
   if (exp_scene_prepare(s->scene, scheme, sizeof scheme))
@@ -1524,8 +1166,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
       }
       s->set_keys[s->nsets] = key;
       s->set_values[s->nsets] = eq + 1;
-      s->set_args[s->nsets] = val;
-      s->set_param[s->nsets++] = -1;
+      s->set_args[s->nsets++] = val;
       continue;
     }
     if (!strcmp(key, "job") || !strcmp(key, "scheme") || !strcmp(key, "h")) {
@@ -1540,12 +1181,19 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
     }
     sw_axis *ax = &s->grid[s->ngrid];
     ax->key = key;
-    ax->param = -1;
     s->ngrid++;
     char what[300];
     snprintf(what, sizeof what, "--grid %s", key);
     if ((rc = split_list(eq + 1, ",", 1, 0, what, &ax->values, &ax->n)))
       return rc;
+    if (!(ax->args = calloc((size_t)ax->n, sizeof *ax->args)))
+      return fail(1, "out of memory");
+    for (int v = 0; v < ax->n; v++) {
+      size_t len = kl + strlen(ax->values[v]) + 2;
+      if (!(ax->args[v] = malloc(len)))
+        return fail(1, "out of memory");
+      snprintf(ax->args[v], len, "%s=%s", key, ax->values[v]);
+    }
   }
   if (!s->out_arg)
     return fail(2, "--out DIR is required: the directory of the sweep's files and jobs");
@@ -1561,26 +1209,11 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
     if (end == jobs_arg || *end || errno || j < 1 || j > 4096)
       return fail(2, "--jobs %s: expected an integer in [1, 4096]", jobs_arg);
     s->jobs = (int)j;
-    s->jobs_given = 1;
   }
-  if (s->steps) {
-    char *end;
-    errno = 0;
-    long n = strtol(s->steps, &end, 10);
-    if (end == s->steps || *end || errno == ERANGE || n < 1 || n > 100000000L)
-      return fail(2, "--steps %s: expected an integer in [1, 1e8]", s->steps);
-  }
-  if (s->h_arg) {
-    if ((rc = split_list(s->h_arg, ", ", 0, 1, "--h", &s->hs, &s->nh)))
-      return rc;
-    for (int k = 0; k < s->nh; k++) {
-      char *end;
-      errno = 0;
-      double h = strtod(s->hs[k], &end);
-      if (end == s->hs[k] || *end || errno == ERANGE || !isfinite(h) || !(h > 0))
-        return fail(2, "--h %s: the step '%s' is not a finite number > 0", s->h_arg, s->hs[k]);
-    }
-  }
+  if (s->steps && has_control(s->steps))
+    return fail(2, "--steps: the value holds a control character");
+  if (s->h_arg && (rc = split_list(s->h_arg, ", ", 0, 1, "--h", &s->hs, &s->nh)))
+    return rc;
   if (s->scheme_arg) {
     char **names;
     int n;
@@ -1609,8 +1242,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
          run --scheme all skips the others. */
       int left_out = 0;
       for (size_t i = 0; i < cdyn_scheme_count() && !rc; i++) {
-        char why[512];
-        if (scheme_fits(s->rules, i, why, sizeof why)) {
+        if (!exp_scheme_unfit(s->rules, i)) {
           rc = add_scheme(s, i);
           continue;
         }
@@ -1660,7 +1292,7 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
     n *= s->grid[g].n;
   }
   s->npoints = n;
-  if ((rc = check_experiment(s)))
+  if ((rc = check_jobs(s)))
     return rc;
   if ((rc = absolute_dir(s->out_arg, &s->out)))
     return rc;
@@ -1679,7 +1311,7 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
   int created;
   if (prepare_dir(s, &created)) {
     if (created) {
-      walk_sweep_dir(s->out, WALK_TOP, 1);
+      clear_sweep_dir(prog, s->out, 0, NULL);
       rmdir(s->out);
     }
     return 1;
@@ -1693,7 +1325,7 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
     rc = write_sweep_meta(s);
   if (rc) {
     /* Leave nothing that looks like a sweep. */
-    walk_sweep_dir(s->out, WALK_TOP, 1);
+    clear_sweep_dir(prog, s->out, 0, NULL);
     if (created)
       rmdir(s->out);
     return 1;
@@ -1871,10 +1503,19 @@ static int read_points(collect *c)
   sbuf b = {0};
   int nf = 0, r, rc = 0;
   long cap = 0, lines = 0, line = 1;
-  if ((r = csv_record(f, &b, &nf, &lines)) != 1 || strncmp(b.s, "job,scheme,h", 12)) {
-    rc = fail(1, "%s: %s", path, r == 1 ? "its header is not job,scheme,h,..." : "no header");
-  } else if (!(c->header = strdup(b.s))) {
-    rc = fail(1, "out of memory");
+  if ((r = csv_record(f, &b, &nf, &lines)) != 1 || strncmp(b.s, "job,scheme,h", 12) || strchr(b.s, '"')) {
+    rc = fail(1, "%s: %s", path, r == 1 ? "its header is not job,scheme,h,... (unquoted)" : "no header");
+  } else {
+    /* The collected header's: job, then point.NAME for the others. */
+    sbuf hb = {0};
+    for (const char *p = b.s; *p; p++)
+      if (*p == ',')
+        sb_puts(&hb, ",point.");
+      else
+        sb_putc(&hb, *p);
+    if (hb.failed)
+      rc = fail(1, "out of memory");
+    c->header = hb.s;
   }
   c->point_cols = nf;
   for (line = lines + 1; !rc && (r = csv_record(f, &b, &nf, &lines)) == 1; line = lines + 1) {
@@ -1977,6 +1618,42 @@ static int add_missing(collect *c, long job, const char *fmt, ...)
   return 0;
 }
 
+/* The first field of CSV record `rec` (its text) given twice, unquoted,
+   into a new string *dup (NULL: none).  Returns 0, or 1 out of memory. */
+static int repeated_field(const char *rec, char **dup)
+{
+  size_t len = strlen(rec), n = 0;
+  char *buf = malloc(len + 1), *q = buf;
+  char **field = malloc((len + 1) * sizeof *field);
+  *dup = NULL;
+  if (!buf || !field) {
+    free(buf);
+    free(field);
+    return 1;
+  }
+  field[n++] = buf;
+  for (int quoted = 0; *rec; rec++) {
+    if (*rec == '"' && quoted && rec[1] == '"')
+      *q++ = *rec++;
+    else if (*rec == '"')
+      quoted = !quoted;
+    else if (*rec == ',' && !quoted) {
+      *q++ = '\0';
+      field[n++] = q;
+    } else
+      *q++ = *rec;
+  }
+  *q = '\0';
+  qsort(field, n, sizeof *field, cmp_str);
+  int rc = 0;
+  for (size_t k = 1; k < n && !*dup && !rc; k++)
+    if (!strcmp(field[k - 1], field[k]))
+      rc = !(*dup = strdup(field[k]));
+  free(field);
+  free(buf);
+  return rc;
+}
+
 /* Copy job's file into out, each row after the job's point; the header
    must be `header` (NULL: the first job's, returned in *header). */
 static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
@@ -1995,11 +1672,19 @@ static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
     rc = fail(1, "job %ld: %s: %s", job, path, r == 0 ? "empty (no header)" : r == -2 ? "a quoted field is not closed"
                                                                                         : "read error");
   } else if (!*header) {
-    if (!(*header = strdup(b.s)))
+    sbuf all = {0};
+    char *dup = NULL;
+    sb_puts(&all, c->header);
+    sb_putc(&all, ',');
+    sb_puts(&all, b.s);
+    if (all.failed || repeated_field(all.s, &dup) || !(*header = strdup(b.s)))
       rc = fail(1, "out of memory");
-    else {
-      fprintf(out, "%s,%s\n", c->header, b.s);
-    }
+    else if (dup)
+      rc = fail(1, "job %ld: %s: the collected header\n  %s\nwould name the column %s twice", job, path, all.s, dup);
+    else
+      fprintf(out, "%s\n", all.s);
+    free(dup);
+    sb_free(&all);
   } else if (strcmp(*header, b.s)) {
     rc = fail(1, "job %ld: the header of %s\n  %s\ndiffers from the first job's\n  %s", job, path, b.s, *header);
   }
@@ -2061,8 +1746,9 @@ static int write_collected(collect *c)
   exp_json_str(f, c->header);
   fprintf(f, ",\n  \"file_columns\": ");
   exp_json_str(f, header ? header : "");
-  fprintf(f, ",\n  \"note\": \"each row: the job's point (the first %d columns, from points.csv), then a row of "
-             "the job's %s, its fields copied as the job wrote them\"",
+  fprintf(f, ",\n  \"note\": \"each row: the job's point (the first %d columns, from points.csv: job, then "
+             "its other columns named point.NAME), then a row of the job's %s (its columns under their own "
+             "names), its fields copied as the job wrote them\"",
           c->point_cols, c->file);
   fprintf(f, ",\n  \"rows\": %ld,\n  \"jobs\": %ld,\n  \"jobs_collected\": [", rows, c->npoints);
   long k = 0;
