@@ -54,10 +54,10 @@ tests_libfailwrite_la_LIBADD = $(DL_LIBS)
 TESTS = $(check_PROGRAMS)
 
 # `cdyn sweep` and `cdyn collect` through make and GNU parallel: a shell
-# script, run by automake's plain driver (exit 77: skipped, when GNU
+# script, run by automake's plain driver (its default for .test files,
+# which automake installs as build-aux/test-driver; exit 77: skipped, when GNU
 # parallel is not installed, unless CDYN_REQUIRE_PARALLEL=1).
 TESTS += tests/sweep.test
-TEST_LOG_DRIVER = $(SHELL) $(top_srcdir)/build-aux/test-driver
 TEST_LOG_COMPILER = $(SHELL)
 EXTRA_DIST += tests/sweep.test
 # The example scenes against the scene format's JSON Schema (python3's
