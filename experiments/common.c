@@ -207,9 +207,7 @@ static const char *role_name(enum exp_role r)
   return r == EXP_PAPER ? "paper" : r == EXP_EXTRA ? "extra" : "companion";
 }
 
-/* The fields every metadata record shares (program, build, command, the
-   experiment's parameters and the run's schemes), after "{\n". */
-static void meta_common(FILE *f, const exp_ctx *ctx)
+void exp_meta_program(FILE *f, const char *command)
 {
   fprintf(f, "  \"program\": \"cdyn\",\n  \"version\": ");
   exp_json_str(f, cdyn_version());
@@ -222,7 +220,14 @@ static void meta_common(FILE *f, const exp_ctx *ctx)
   fprintf(f, ", \"cflags\": ");
   exp_json_str(f, exp_build_cflags());
   fprintf(f, "},\n  \"command\": ");
-  exp_json_str(f, ctx->command);
+  exp_json_str(f, command ? command : "");
+}
+
+/* The fields every metadata record shares (program, build, command, the
+   experiment's parameters and the run's schemes), after "{\n". */
+static void meta_common(FILE *f, const exp_ctx *ctx)
+{
+  exp_meta_program(f, ctx->command);
   fprintf(f, ",\n  \"experiment\": ");
   exp_json_str(f, ctx->exp->name);
   fprintf(f, ",\n  \"source\": ");

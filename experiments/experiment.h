@@ -326,6 +326,10 @@ int exp_csv_close(exp_csv *csv, int ok);
    escaped). */
 void exp_json_str(FILE *f, const char *s);
 
+/* The metadata fields every record shares, after "{\n": program,
+   version, build and the command line (NULL: ""). */
+void exp_meta_program(FILE *f, const char *command);
+
 /* Is `dir` an existing directory with no entries? */
 int exp_dir_empty(const char *dir);
 

@@ -370,23 +370,6 @@ static char *read_all(const char *path)
   return b.s;
 }
 
-/* The JSON metadata fields every record here shares, after "{\n". */
-static void meta_program(FILE *f, const char *command)
-{
-  fprintf(f, "  \"program\": \"cdyn\",\n  \"version\": ");
-  exp_json_str(f, cdyn_version());
-  fprintf(f, ",\n  \"build\": {\"commit\": ");
-  exp_json_str(f, exp_build_commit());
-  fprintf(f, ", \"modified\": ");
-  exp_json_str(f, exp_build_modified());
-  fprintf(f, ", \"compiler\": ");
-  exp_json_str(f, exp_build_compiler());
-  fprintf(f, ", \"cflags\": ");
-  exp_json_str(f, exp_build_cflags());
-  fprintf(f, "},\n  \"command\": ");
-  exp_json_str(f, command ? command : "");
-}
-
 /* ---- the sweep ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -914,7 +897,7 @@ static int write_sweep_meta(const sweep *s)
     return 1;
   FILE *f = a.f;
   fprintf(f, "{\n  \"sweep_of\": \"%s\",\n", s->exp ? "experiment" : "scene");
-  meta_program(f, s->command);
+  exp_meta_program(f, s->command);
   if (s->exp) {
     fprintf(f, ",\n  \"experiment\": ");
     exp_json_str(f, s->exp->name);
@@ -1737,7 +1720,7 @@ static int write_collected(collect *c)
   fprintf(f, "{\n  \"collected\": ");
   exp_json_str(f, name);
   fprintf(f, ",\n");
-  meta_program(f, c->command);
+  exp_meta_program(f, c->command);
   fprintf(f, ",\n  \"sweep_dir\": ");
   exp_json_str(f, c->dir);
   fprintf(f, ",\n  \"file\": ");
