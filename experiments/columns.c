@@ -176,6 +176,9 @@ static const column_def defs[] = {
   {"convergence", "convergence", "vel_err", "m/s", "largest node velocity difference from the reference at T"},
   {"convergence", "convergence", "drift", "1", "(E(T) - E(0)) / (m g L)"},
   {"convergence", "convergence", "max_energy_err", "1", "largest |E - E(0)| / (m g L) over the run"},
+  {"convergence", "convergence", "lam_err", "N",
+   "largest multiplier difference from the exact constraint force at lam_t, over the rows"},
+  {"convergence", "convergence", "lam_t", "s", "the time within the last step that the scheme's multipliers belong to"},
   {"convergence", "orders", "declared_order", "1", "the scheme's declared order"},
   {"convergence", "orders", "declared_order_constant_force", "1", "its declared order under a constant force"},
   {"convergence", "orders", "fitted_order", "1", "least-squares slope of log pos_err against log h"},
@@ -185,6 +188,15 @@ static const column_def defs[] = {
   {"convergence", "orders", "err_fine", "m", "pos_err at the finest h"},
   {"convergence", "orders", "e_max_fine", "m", "largest e_n at the finest h"},
   {"convergence", "orders", "drift_fine", "1", "drift at the finest h"},
+  {"convergence", "orders", "declared_velocity_order", "1", "the scheme's declared velocity order under a constant force"},
+  {"convergence", "orders", "fitted_velocity_order", "1", "least-squares slope of log vel_err against log h"},
+  {"convergence", "orders", "velocity_points", "1", "step sizes in the velocity fit"},
+  {"convergence", "orders", "declared_lambda_order", "1", "the scheme's declared multiplier order (0: not declared)"},
+  {"convergence", "orders", "lambda_time", "1", "fraction of the step at which the multipliers apply (0, 0.5, 1)"},
+  {"convergence", "orders", "lambda_force", "1", "1: the multipliers are the constraint force; 0: the scheme says they are not"},
+  {"convergence", "orders", "fitted_lambda_order", "1", "least-squares slope of log lam_err against log h"},
+  {"convergence", "orders", "lambda_points", "1", "step sizes in the multiplier fit"},
+  {"convergence", "orders", "lambda_err_fine", "N", "lam_err at the finest h"},
 
   /* stability and stiff-pendulum */
   /* cloth-elongation, cloth-vs-implicit-ode */

@@ -13,12 +13,29 @@
  * From rest at theta0 its angle obeys theta'' = -(g/R) sin theta, whose
  * solution is theta(t) = 2 asin(k sn(K - w t | k^2)), k = sin(theta0/2),
  * w = sqrt(g/R) (reference/bead.c).
+ *
+ * The hoop: one particle on the "hoop" type (centre 0, axis y, normal z at
+ * t = 0, R = 1, spin omega), whose reference is reference/hoop.c.
+ *
+ * Exact multipliers (exp_problem.multipliers), in the library's
+ * convention M a + J^T lambda = F, from the reference state:
+ *   - an arm: the links' tensions T_k from the reference's accelerations
+ *     by Newton's law from the free end inwards (cdyn_ref_nlink_tensions);
+ *     link k (particles k, k+1, Phi = |x_k - x_k+1| - L) has lambda = T_k.
+ *     The pivot, particle 0 of mass m_0, is held by the pin rows (Phi =
+ *     x_0 - p, J = I): 0 = m_0 a_0 = F_0 - lambda_pin - n_0 T_0 with
+ *     n_0 = (x_0 - x_1) / L, so lambda_pin = F_0 - n_0 T_0.
+ *   - the bead: plane row lambda = 0 (no force across the plane), radial
+ *     row (J = x^T / R) lambda = m g cos theta + m R theta'^2.
+ *   - the hoop: cdyn_ref_hoop_multipliers (Coriolis force across the
+ *     hoop's plane, and the radial force).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bead.h"
+#include "hoop.h"
 #include "experiment.h"
 #include "nlink.h"
 #include "problems.h"
@@ -120,11 +137,35 @@ static int arm_reference(size_t links, const double *theta, double t, double *q,
   return rc;
 }
 
+/* The arm's exact multipliers at t: 3 pin rows, then one per link. */
+static int arm_multipliers(size_t links, const double *theta, double t, double *lambda)
+{
+  exp_arm a = {links, 1.0, G, 1.0, 0.0, theta};
+  cdyn_ref_nlink *r;
+  double T[EXP_ARM_MAX], xy[2 * EXP_ARM_MAX];
+  int rc = exp_arm_reference(&a, &r);
+  if (rc)
+    return rc;
+  if (!(rc = cdyn_ref_nlink_advance(r, t)) && !(rc = cdyn_ref_nlink_tensions(r, T, NULL)))
+    rc = cdyn_ref_nlink_positions(r, xy);
+  cdyn_ref_nlink_free(r);
+  if (rc)
+    return rc;
+  /* n_0 = (x_0 - x_1) / L with the pivot at the origin. */
+  double n0[3] = {-xy[0] / a.length, -xy[1] / a.length, 0}, F0[3] = {0, -a.mass * a.g, 0};
+  for (int k = 0; k < 3; k++)
+    lambda[k] = F0[k] - n0[k] * T[0];
+  for (size_t i = 0; i < links; i++)
+    lambda[3 + i] = T[i];
+  return CDYN_OK;
+}
+
 /* ---- pendulum ---------------------------------------------------------------------- */
 
 static const double pend_theta[1] = {1.2};
 static int pend_build(cdyn_system **out) { return build_arm(1, pend_theta, out); }
 static int pend_ref(double t, double *q, double *v) { return arm_reference(1, pend_theta, t, q, v); }
+static int pend_lambda(double t, double *l) { return arm_multipliers(1, pend_theta, t, l); }
 
 const exp_problem exp_problem_pendulum = {
   .name = "pendulum",
@@ -136,11 +177,14 @@ const exp_problem exp_problem_pendulum = {
   .length = 1.0,
   .build = pend_build,
   .reference = pend_ref,
+  .m = 4,
+  .multipliers = pend_lambda,
 };
 
 static const double pendh_theta[1] = {PI / 2};
 static int pendh_build(cdyn_system **out) { return build_arm(1, pendh_theta, out); }
 static int pendh_ref(double t, double *q, double *v) { return arm_reference(1, pendh_theta, t, q, v); }
+static int pendh_lambda(double t, double *l) { return arm_multipliers(1, pendh_theta, t, l); }
 
 const exp_problem exp_problem_pendulum_h = {
   .name = "pendulum-h",
@@ -152,6 +196,8 @@ const exp_problem exp_problem_pendulum_h = {
   .length = 1.0,
   .build = pendh_build,
   .reference = pendh_ref,
+  .m = 4,
+  .multipliers = pendh_lambda,
 };
 
 /* ---- double pendulum ----------------------------------------------------------------- */
@@ -159,6 +205,7 @@ const exp_problem exp_problem_pendulum_h = {
 static const double dbl_theta[2] = {PI / 2, PI / 2};
 static int dbl_build(cdyn_system **out) { return build_arm(2, dbl_theta, out); }
 static int dbl_ref(double t, double *q, double *v) { return arm_reference(2, dbl_theta, t, q, v); }
+static int dbl_lambda(double t, double *l) { return arm_multipliers(2, dbl_theta, t, l); }
 
 const exp_problem exp_problem_double = {
   .name = "double",
@@ -170,6 +217,8 @@ const exp_problem exp_problem_double = {
   .length = 2.0,
   .build = dbl_build,
   .reference = dbl_ref,
+  .m = 5,
+  .multipliers = dbl_lambda,
 };
 
 /* ---- 10-link chain --------------------------------------------------------------------- */
@@ -178,6 +227,7 @@ static const double c10_theta[10] = {PI / 2, PI / 2, PI / 2, PI / 2, PI / 2,
                                      PI / 2, PI / 2, PI / 2, PI / 2, PI / 2};
 static int c10_build(cdyn_system **out) { return build_arm(10, c10_theta, out); }
 static int c10_ref(double t, double *q, double *v) { return arm_reference(10, c10_theta, t, q, v); }
+static int c10_lambda(double t, double *l) { return arm_multipliers(10, c10_theta, t, l); }
 
 const exp_problem exp_problem_chain10 = {
   .name = "chain10",
@@ -189,6 +239,8 @@ const exp_problem exp_problem_chain10 = {
   .length = 10.0,
   .build = c10_build,
   .reference = c10_ref,
+  .m = 13,
+  .multipliers = c10_lambda,
 };
 
 /* ---- bead on a circle -------------------------------------------------------------------- */
@@ -233,6 +285,17 @@ static int bead_ref(double t, double *q, double *v)
   return CDYN_OK;
 }
 
+static int bead_lambda(double t, double *l)
+{
+  double th, om;
+  int rc = cdyn_ref_bead_exact(1.0, G, bead_theta0, t, &th, &om);
+  if (rc)
+    return rc;
+  l[0] = 0;
+  l[1] = G * cos(th) + om * om; /* m = 1, R = 1 */
+  return CDYN_OK;
+}
+
 const exp_problem exp_problem_bead = {
   .name = "bead",
   .description = "bead on the unit circle (002), 1 kg, from rest at 2 rad",
@@ -243,6 +306,82 @@ const exp_problem exp_problem_bead = {
   .length = 1.0,
   .build = bead_build,
   .reference = bead_ref,
+  .m = 2,
+  .multipliers = bead_lambda,
+};
+
+/* ---- bead on a spinning hoop ---------------------------------------------------------------- */
+
+static const double hoop_theta0 = 1.4;
+
+int exp_hoop_build(double theta0, cdyn_system **out)
+{
+  if (!out || !isfinite(theta0))
+    return cdyn_error(CDYN_EINVAL, "exp_hoop_build: NULL output or non-finite theta0");
+  cdyn_system *sys;
+  int rc = cdyn_system_new(&sys, 1);
+  if (rc)
+    return rc;
+  /* At t = 0 the hoop is the x-y plane; at rest relative to it the bead
+     moves with the hoop, v = omega y^ x x = (0, 0, -omega x). */
+  const double w = EXP_HOOP_OMEGA;
+  double g[3] = {0, -G, 0}, x[3] = {sin(theta0), -cos(theta0), 0}, v[3] = {0, 0, -w * sin(theta0)};
+  double params[11] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 1, w}; /* centre, axis, normal, R, omega */
+  size_t p0 = 0;
+  if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)) &&
+      !(rc = cdyn_system_set_velocity(sys, 0, v)))
+    rc = cdyn_system_add_constraint_named(sys, "hoop", &p0, params, NULL);
+  if (rc) {
+    cdyn_system_free(sys);
+    return rc;
+  }
+  *out = sys;
+  return CDYN_OK;
+}
+
+static int hoop_build(cdyn_system **out) { return exp_hoop_build(hoop_theta0, out); }
+
+/* The reference advanced to t: its state (q, v) and multipliers (either may be NULL). */
+static int hoop_at(double t, double *q, double *v, double *lambda)
+{
+  cdyn_ref_hoop_params hp = {1.0, G, EXP_HOOP_OMEGA, hoop_theta0, 0.0, 1e-13, 1e-13};
+  cdyn_ref_hoop *r;
+  int rc = cdyn_ref_hoop_new(&r, &hp);
+  if (rc)
+    return rc;
+  if (!(rc = cdyn_ref_hoop_advance(r, t)) && (q || v))
+    rc = cdyn_ref_hoop_state(r, q, v, NULL);
+  if (!rc && lambda)
+    rc = cdyn_ref_hoop_multipliers(r, 1.0, lambda);
+  cdyn_ref_hoop_free(r);
+  return rc;
+}
+
+static int hoop_ref(double t, double *q, double *v) { return hoop_at(t, q, v, NULL); }
+static int hoop_lambda(double t, double *l) { return hoop_at(t, NULL, NULL, l); }
+
+/*
+ * Energy is not conserved on a driven hoop: with the Jacobi integral
+ * R^2 theta'^2 / 2 - omega^2 R^2 sin^2 theta / 2 - g R cos theta constant,
+ * E - E0 = omega^2 R^2 (sin^2 theta - sin^2 theta0) per unit mass, within
+ * +- omega^2 R^2 = 2 g R.  energy_range, whose 10 % the stability rule
+ * allows as a gain, is 4 m g R, so that the rule stays well clear of the
+ * true motion's largest gain (2 g (1 - sin^2 1.4) = 0.57 J) and still
+ * stops a run that gains energy of the order of the motion's.
+ */
+const exp_problem exp_problem_hoop = {
+  .name = "hoop",
+  .description = "bead on a hoop spinning about its vertical diameter (a constraint moving with time), R = 1 m, 1 kg, "
+                 "omega = sqrt(2 g / R), from relative rest at 1.4 rad",
+  .n = 1,
+  .T = 1.0,
+  .energy_scale = 9.81,
+  .energy_range = 4 * 9.81,
+  .length = 1.0,
+  .build = hoop_build,
+  .reference = hoop_ref,
+  .m = 2,
+  .multipliers = hoop_lambda,
 };
 
 /* ---- running a problem ------------------------------------------------------------------- */
@@ -253,13 +392,26 @@ static int build_problem(const void *pv, cdyn_system **out)
   return p->build(out);
 }
 
+/* After every step: keep its multipliers (the last step's stay). */
+static int keep_multipliers(void *octx, const exp_state *s)
+{
+  exp_problem_result *r = octx;
+  if (s->k == 0)
+    return 0;
+  size_t m = cdyn_stepper_rows(s->st);
+  r->m = 0;
+  if (m <= EXP_PROBLEM_MAX_ROWS && cdyn_stepper_multipliers(s->st, r->lambda) == CDYN_OK)
+    r->m = m;
+  return 0;
+}
+
 int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const exp_runspec *run, const char *const *extra, double h,
                     long steps, double emax_stop, double dE_stop, exp_problem_result *r, double *q, double *v)
 {
   memset(r, 0, sizeof *r);
   exp_limits lim = {emax_stop, dE_stop};
   exp_outcome o;
-  int rc = exp_run(ctx, run, extra, build_problem, p, h, steps, &lim, NULL, NULL, &o, q, v);
+  int rc = exp_run(ctx, run, extra, build_problem, p, h, steps, &lim, keep_multipliers, r, &o, q, v);
   if (rc)
     return rc;
   r->status = o.status; /* a failed step's, an unmeasurable state's, or the guard's CDYN_EDIVERGED */

@@ -9,6 +9,13 @@
  *   bead        002's bead on the unit circle, C = (x.x - 1)/2 in the
  *               x-y plane, 1 kg, released at rest from theta0 = 2 rad
  *               (above the horizontal)
+ *   hoop        a bead on a hoop of R = 1 m spinning about its vertical
+ *               diameter at omega = sqrt(2 g / R) (the "hoop" constraint
+ *               type, which moves with time), 1 kg, released at rest
+ *               relative to the hoop at 1.4 rad; its relative equilibrium
+ *               is theta* = acos(g / (omega^2 R)) = pi/3 and small
+ *               oscillations about it have Omega = omega sin theta*
+ *               (reference/hoop.c, rk8pd at 1e-13)
  *   pendulum-h  the pendulum released from horizontal
  *   chain10     a 10-link arm of 1 m links and 1 kg nodes, released from
  *               horizontal
@@ -36,9 +43,16 @@ typedef struct exp_problem {
   int (*build)(cdyn_system **out);
   /* Reference positions and velocities of all n particles (3n each) at t. */
   int (*reference)(double t, double *q, double *v);
+  /* Constraint rows of the built system, and the exact multipliers of
+     those rows at t (m values, the library's convention M a + J^T lambda
+     = F), from the reference state by Newton's law on the particles,
+     independently of the library (problems.c gives each derivation). */
+  size_t m;
+  int (*multipliers)(double t, double *lambda);
 } exp_problem;
 
 /* What one run of a problem measured. */
+#define EXP_PROBLEM_MAX_ROWS 16
 typedef struct exp_problem_result {
   int status;           /* CDYN_OK, or the status of the step that failed (CDYN_EDIVERGED: the error limit) */
   long steps;           /* steps completed */
@@ -47,6 +61,8 @@ typedef struct exp_problem_result {
   double emax, eend;    /* constraint error e_n: largest, and at the end */
   double E0, Eend;      /* total energy at the start and at the end */
   double dEmax;         /* largest |E - E0| */
+  size_t m;             /* rows of the last step (0 if none was taken) */
+  double lambda[EXP_PROBLEM_MAX_ROWS]; /* its multipliers (cdyn_stepper_multipliers), when m fits */
 } exp_problem_result;
 
 typedef struct exp_ctx exp_ctx;
@@ -118,7 +134,12 @@ double exp_stable_grid_h(int j);
    theta0 from the downward vertical, gravity 9.81 along -y. */
 int exp_bead_build(double theta0, cdyn_system **out);
 
-extern const exp_problem exp_problem_pendulum, exp_problem_double, exp_problem_bead,
+/* The hoop problem's system at angle theta0 on the hoop, at rest relative
+   to it (1 kg, R = 1 m, omega = sqrt(2 g / R)). */
+int exp_hoop_build(double theta0, cdyn_system **out);
+#define EXP_HOOP_OMEGA 4.4294469180700204 /* sqrt(2 * 9.81) */
+
+extern const exp_problem exp_problem_pendulum, exp_problem_double, exp_problem_bead, exp_problem_hoop,
   exp_problem_pendulum_h, exp_problem_chain10;
 
 #endif

@@ -141,6 +141,26 @@ double cdyn_scheme_order_constant_force(size_t i)
   return t->order_constant_force > 0 ? t->order_constant_force : t->order;
 }
 
+double cdyn_scheme_velocity_order(size_t i)
+{
+  const cdyn_scheme_type *t = cdyn_scheme_at(i);
+  if (!t)
+    return 0.0;
+  return t->velocity_order != 0 ? t->velocity_order : t->order;
+}
+
+double cdyn_scheme_velocity_order_constant_force(size_t i)
+{
+  const cdyn_scheme_type *t = cdyn_scheme_at(i);
+  if (!t)
+    return 0.0;
+  return t->velocity_order != 0 ? t->velocity_order : cdyn_scheme_order_constant_force(i);
+}
+
+double cdyn_scheme_lambda_order(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->lambda_order : 0.0; }
+int cdyn_scheme_lambda_time(size_t i) { return cdyn_scheme_at(i) ? (int)cdyn_scheme_at(i)->lambda_time : -1; }
+const char *cdyn_scheme_lambda_note(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->lambda_note : NULL; }
+
 static int scheme_index(const char *name, size_t *index)
 {
   for (size_t k = 0; k < cdyn_scheme_count(); k++)
@@ -253,6 +273,20 @@ int cdyn_scheme_register(const cdyn_scheme_type *t)
     return cdyn_error(CDYN_EINVAL, "cdyn_scheme_register: '%s' needs a description and a source", t->name);
   if (!isfinite(t->order) || t->order < 0 || !isfinite(t->order_constant_force) || t->order_constant_force < 0)
     return cdyn_error(CDYN_EINVAL, "cdyn_scheme_register: '%s': orders must be finite and >= 0", t->name);
+  if (!isfinite(t->velocity_order) || (t->velocity_order < 0 && t->velocity_order != CDYN_ORDER_NONE) ||
+      !isfinite(t->lambda_order) || t->lambda_order < 0)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scheme_register: '%s': velocity orders must be finite and >= 0 (or CDYN_ORDER_NONE), multiplier orders finite and >= 0",
+                      t->name);
+  if (t->lambda_time != CDYN_LAMBDA_START && t->lambda_time != CDYN_LAMBDA_MID && t->lambda_time != CDYN_LAMBDA_END)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scheme_register: '%s': lambda_time %d is not a cdyn_lambda_time", t->name,
+                      (int)t->lambda_time);
+  if (t->lambda_note && t->lambda_order > 0)
+    return cdyn_error(CDYN_EINVAL,
+                      "cdyn_scheme_register: '%s': a multiplier with a lambda_note is not the constraint force, "
+                      "so it cannot declare a lambda_order",
+                      t->name);
+  if (t->lambda_note && !t->lambda_note[0])
+    return cdyn_error(CDYN_EINVAL, "cdyn_scheme_register: '%s': lambda_note is empty", t->name);
   int rc = check_options(t);
   if (rc)
     return rc;

@@ -4,7 +4,7 @@
 # Included by the top Makefile.am; paths are relative to the top directory.
 noinst_LTLIBRARIES = reference/libcdynref.la
 reference_libcdynref_la_SOURCES = reference/nlink.h reference/nlink.c \
-	reference/bead.h reference/bead.c reference/spherical.h reference/spherical.c \
+	reference/bead.h reference/bead.c reference/hoop.h reference/hoop.c reference/spherical.h reference/spherical.c \
 	reference/kkt.h reference/kkt.c reference/ode.h reference/ode.c \
 	reference/lcp_enum.h reference/lcp_enum.c \
 	reference/chain_be.h reference/chain_be.c \

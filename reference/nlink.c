@@ -373,6 +373,69 @@ int cdyn_ref_nlink_velocities(const cdyn_ref_nlink *r, double *vxy)
   return CDYN_OK;
 }
 
+int cdyn_ref_nlink_accelerations(cdyn_ref_nlink *r, double *axy)
+{
+  if (r == NULL || axy == NULL)
+    return cdyn_error(CDYN_EINVAL, "cdyn_ref_nlink_accelerations: NULL argument");
+  const size_t n = r->n;
+  double *dydt = malloc(2 * n * sizeof *dydt);
+  if (!dydt)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_ref_nlink_accelerations: out of memory");
+  r->failure = RHS_OK;
+  r->ode.nonfinite = 0;
+  if (nlink_rhs(r->ode.t, r->y, dydt, r) != GSL_SUCCESS) {
+    free(dydt);
+    return cdyn_error(CDYN_ESOLVE, "cdyn_ref_nlink_accelerations: the equations of motion cannot be solved at t = %g",
+                      r->ode.t);
+  }
+  const double *th = r->y, *w = r->y + n, *wd = dydt + n;
+  double ax = 0, ay = 0;
+  for (size_t i = 0; i < n; i++) {
+    /* e = (sin, -cos), e' = (cos, sin): L (e' w' - e w^2). */
+    ax += r->len[i] * (cos(th[i]) * wd[i] - sin(th[i]) * w[i] * w[i]);
+    ay += r->len[i] * (sin(th[i]) * wd[i] + cos(th[i]) * w[i] * w[i]);
+    axy[2 * i] = ax;
+    axy[2 * i + 1] = ay;
+  }
+  free(dydt);
+  return CDYN_OK;
+}
+
+int cdyn_ref_nlink_tensions(cdyn_ref_nlink *r, double *tension, double *residual)
+{
+  if (r == NULL || tension == NULL)
+    return cdyn_error(CDYN_EINVAL, "cdyn_ref_nlink_tensions: NULL argument");
+  const size_t n = r->n;
+  double *axy = malloc(2 * n * sizeof *axy);
+  if (!axy)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_ref_nlink_tensions: out of memory");
+  int rc = cdyn_ref_nlink_accelerations(r, axy);
+  if (rc) {
+    free(axy);
+    return rc;
+  }
+  double next = 0, ux_next = 0, uy_next = 0, worst = 0;
+  for (size_t k = n; k-- > 0;) {
+    /* Node k+1 carries mass[k] and ends link k. */
+    double ux = sin(r->y[k]), uy = -cos(r->y[k]);
+    double fx = -r->mass[k] * axy[2 * k] + next * ux_next;
+    double fy = -r->mass[k] * (r->g + axy[2 * k + 1]) + next * uy_next;
+    double T = ux * fx + uy * fy;
+    double across = fabs(-uy * fx + ux * fy);
+    double scale = r->mass[k] * r->g + fabs(T);
+    if (scale > 0 && across / scale > worst)
+      worst = across / scale;
+    tension[k] = T;
+    next = T;
+    ux_next = ux;
+    uy_next = uy;
+  }
+  free(axy);
+  if (residual)
+    *residual = worst;
+  return CDYN_OK;
+}
+
 int cdyn_ref_nlink_energy(const cdyn_ref_nlink *r, double *E)
 {
   if (r == NULL)

@@ -85,6 +85,29 @@ int cdyn_ref_nlink_positions(const cdyn_ref_nlink *r, double *xy);
 int cdyn_ref_nlink_velocities(const cdyn_ref_nlink *r, double *vxy);
 
 /*
+ * The n node accelerations (x, y pairs, laid out as in
+ * cdyn_ref_nlink_positions()) of the current state: the angular
+ * accelerations of the equations of motion (nlink.c) carried through
+ * r_k'' = sum_{i<k} L_i (e'(th_i) w_i' - e(th_i) w_i^2).  CDYN_ESOLVE if
+ * the mass matrix cannot be factored.
+ */
+int cdyn_ref_nlink_accelerations(cdyn_ref_nlink *r, double *axy);
+
+/*
+ * The tension of each link (n values, positive when the link pulls its
+ * ends together), from Newton's second law on the nodes taken from the
+ * free end inwards: with u_i = e(th_i) the unit vector of link i from node
+ * i to node i+1 and g_v = (0, -g),
+ *   m_i r_{i+1}'' = m_i g_v - T_i u_i + T_{i+1} u_{i+1},   T_n = 0,
+ * so T_i = u_i . (m_i g_v - m_i r_{i+1}'' + T_{i+1} u_{i+1}).  The part of
+ * that balance across u_i vanishes for the exact accelerations; its
+ * largest magnitude over the nodes, relative to m_i g + |T_i|, goes to
+ * *residual (may be NULL): a check of the equations of motion (rounding
+ * level, ~1e-15).
+ */
+int cdyn_ref_nlink_tensions(cdyn_ref_nlink *r, double *tension, double *residual);
+
+/*
  * Total energy T + V with T = 1/2 sum_k m_k |v_k|^2 and V = sum_k m_k g y_k,
  * evaluated from the Cartesian node positions and velocities.  The zero of
  * V is y = 0, not the pivot, so E depends on pivot[1].  Returns

@@ -95,6 +95,22 @@ static void gen_circle(uint64_t *rng, double *p)
   p[6] = tu_uniform(rng, 0.3, 2.0); /* radius */
 }
 
+/* A hoop: centre, an axis, a normal well away from it, R, a spin rate. */
+static void gen_hoop(uint64_t *rng, double *p)
+{
+  for (int k = 0; k < 3; k++)
+    p[k] = tu_rand(rng);
+  gen_normal(rng, p + 3);
+  double na = sqrt(p[3] * p[3] + p[4] * p[4] + p[5] * p[5]), c;
+  do {
+    gen_normal(rng, p + 6);
+    double nn = sqrt(p[6] * p[6] + p[7] * p[7] + p[8] * p[8]);
+    c = fabs(p[3] * p[6] + p[4] * p[7] + p[5] * p[8]) / (na * nn);
+  } while (c > 0.9);
+  p[9] = tu_uniform(rng, 0.3, 2.0);  /* radius */
+  p[10] = tu_uniform(rng, -3.0, 3.0); /* spin rate */
+}
+
 static void gen_sphere(uint64_t *rng, double *p)
 {
   for (int k = 0; k < 3; k++)
@@ -208,6 +224,7 @@ static const struct {
   {"plane", 6, gen_plane, NULL},
   /* The same parameters (a point, a normal of order one, not unit). */
   {"halfspace", 6, gen_plane, NULL},
+  {"hoop", 11, gen_hoop, NULL},
   {"curve", 12, gen_curve, NULL},
   {"angle", 1, gen_angle, NULL},
   {"parallel", 0, gen_none, NULL},
@@ -379,7 +396,8 @@ START_TEST(test_type_table)
                  {"angle", cdyn_constraint_angle},       {"parallel", cdyn_constraint_parallel},
                  {"anchor", cdyn_constraint_anchor},     {"node_triangle", cdyn_constraint_node_triangle},
                  {"edge_edge", cdyn_constraint_edge_edge},
-                 {"halfspace", cdyn_constraint_halfspace}};
+                 {"halfspace", cdyn_constraint_halfspace},
+                 {"hoop", cdyn_constraint_hoop}};
   for (size_t k = 0; k < sizeof builtin / sizeof builtin[0]; k++) {
     ck_assert_int_eq(cdyn_constraint_type_find(builtin[k].name, &t), CDYN_OK);
     ck_assert_ptr_eq(t, builtin[k].ptr);
@@ -828,6 +846,39 @@ START_TEST(test_halfspace_values)
 }
 END_TEST
 
+START_TEST(test_hoop_values)
+{
+  /* Axis y, normal z at t = 0 (given with a part along the axis, which is
+     dropped), R = 2, w = 0.5: at t = pi the hoop has turned by pi/2 and
+     its normal is n = (1, 0, 0), n' = w (0, 0, -1).  At x = (0.3, 1, 2),
+     v = (1, 2, 3): Phi_1 = 0.3, Phi_t = -1, phi_tt = 2 n'.v - w^2 Phi_1
+     = -3 - 0.075; Phi_2 = (5.09 - 4) / 4, jdotv_2 = 14 / 2. */
+  double p[11] = {0, 0, 0, 0, 3, 0, 0, 0.7, 1, 2, 0.5}, x[1][3] = {{0.3, 1, 2}}, v[1][3] = {{1, 2, 3}};
+  cdyn_row r[CDYN_MAX_ROWS];
+  ck_assert_int_eq(eval_named("hoop", p, x, v, pi, r), CDYN_OK);
+  NEAR(r[0].phi, 0.3);
+  NEAR(r[0].jac[0][0], 1.0);
+  NEAR(r[0].jac[0][2], 0.0);
+  NEAR(r[0].phi_t, -1.0);
+  NEAR(r[0].jdotv, 0.0);
+  NEAR(r[0].phi_tt, -3.075);
+  NEAR(r[1].phi, 1.09 / 4);
+  NEAR(r[1].jac[0][2], 1.0);
+  NEAR(r[1].jdotv, 7.0);
+  /* At w = 0 it is the circle of normal n0 (the part of n across a). */
+  double c[7] = {0, 0, 0, 0, 0, 1, 2};
+  cdyn_row rc[CDYN_MAX_ROWS];
+  p[10] = 0;
+  ck_assert_int_eq(eval_named("hoop", p, x, v, pi, r), CDYN_OK);
+  ck_assert_int_eq(eval_named("circle", c, x, v, pi, rc), CDYN_OK);
+  for (int k = 0; k < 2; k++) {
+    NEAR(r[k].phi, rc[k].phi);
+    NEAR(r[k].phi_t, rc[k].phi_t);
+    NEAR(r[k].jdotv + r[k].phi_tt, rc[k].jdotv + rc[k].phi_tt);
+  }
+}
+END_TEST
+
 START_TEST(test_curve_values)
 {
   /* f = 1 + 2 s + 3 s^2 + 0.5 sin(pi s), g = -1 + s^2 at s = x = 0.5:
@@ -1067,6 +1118,10 @@ START_TEST(test_invalid_parameters)
   expect_rejected("plane", (double[]){1, 2, 3, INFINITY, 0, 0});
   expect_rejected("halfspace", (double[]){1, 2, 3, 0, 0, 0});
   expect_rejected("halfspace", (double[]){1, 2, 3, 0, NAN, 1});
+  expect_rejected("hoop", (double[]){0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1});   /* no axis */
+  expect_rejected("hoop", (double[]){0, 0, 0, 0, 1, 0, 0, 2, 0, 1, 1});   /* normal along the axis */
+  expect_rejected("hoop", (double[]){0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1});   /* R = 0 */
+  expect_rejected("hoop", (double[]){0, 0, 0, 0, 1, 0, 0, 0, 1, 1, NAN}); /* spin rate */
   expect_rejected("curve", (double[]){0, 0, 0, 0, NAN, 0, 0, 0, 0, 0, 0, 0});
   expect_rejected("angle", (double[]){0});
   expect_rejected("angle", (double[]){pi});
@@ -1182,6 +1237,22 @@ static dyn_case make_case(const char *type)
     for (int k = 0; k < 3; k++) {
       c.x[0][k] = p[k] + p[6] * t1[k];
       c.v[0][k] = 1.5 * t2[k];
+    }
+  } else if (!strcmp(type, "hoop")) {
+    /* Axis a, normal t1 across it; the hoop spans a^ and t2 at t = 0. */
+    double p[11] = {0.2, -0.1, 0.3, 0.3, 1.0, 0.4, 0, 0, 0, 0.9, 1.3}, ah[3] = {0.3, 1.0, 0.4}, wx[3];
+    across(ah, t1, t2);
+    unit3(ah);
+    memcpy(p + 6, t1, sizeof t1);
+    memcpy(c.params, p, sizeof p);
+    const double b = 0.7, R = p[9], u = 1.1;
+    double d[3];
+    for (int k = 0; k < 3; k++)
+      d[k] = R * (cos(b) * ah[k] + sin(b) * t2[k]);
+    cross3(ah, d, wx);
+    for (int k = 0; k < 3; k++) {
+      c.x[0][k] = p[k] + d[k];
+      c.v[0][k] = u * (-sin(b) * ah[k] + cos(b) * t2[k]) + p[10] * wx[k];
     }
   } else if (!strcmp(type, "sphere")) {
     double p[4] = {0.1, 0.5, -0.2, 1.1}, e[3] = {0.6, -0.7, 0.4};
@@ -1390,7 +1461,7 @@ static void run_case(const dyn_case *c, const char *scheme, double h, long nstep
 }
 
 static const char *const moving_types[] = {"circle", "sphere", "plane", "curve", "angle",
-                                           "parallel", "anchor", "node_triangle", "edge_edge"};
+                                           "parallel", "anchor", "node_triangle", "edge_edge", "hoop"};
 
 /*
  * The implicit scheme (001 eq 14) makes the linearisation of
@@ -1494,6 +1565,7 @@ static Suite *constraints_suite(void)
   tcase_add_test(tc, test_sphere_values);
   tcase_add_test(tc, test_plane_values);
   tcase_add_test(tc, test_halfspace_values);
+  tcase_add_test(tc, test_hoop_values);
   tcase_add_test(tc, test_curve_values);
   tcase_add_test(tc, test_angle_values);
   tcase_add_test(tc, test_parallel_values);

@@ -71,6 +71,7 @@ extern const cdyn_constraint_type *const cdyn_constraint_anchor;
 extern const cdyn_constraint_type *const cdyn_constraint_node_triangle;
 extern const cdyn_constraint_type *const cdyn_constraint_edge_edge;
 extern const cdyn_constraint_type *const cdyn_constraint_halfspace;
+extern const cdyn_constraint_type *const cdyn_constraint_hoop;
 
 /* NULL-terminated table of every registered type. */
 extern const cdyn_constraint_type *const cdyn_constraint_types[];

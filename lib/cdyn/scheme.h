@@ -138,6 +138,24 @@ typedef struct cdyn_set_change {
 
 /* ---- the scheme type ------------------------------------------------------------ */
 
+/*
+ * When within a step h from t a scheme's multipliers apply: the time at
+ * which they approximate the exact constraint force (the multipliers of
+ * the index-1 system along the exact motion).  A multiplier evaluated at
+ * the state the step starts from belongs to t; one that acts as an
+ * impulse over the whole step (v+ = v + h W (F - J^T lambda)) averages
+ * the force over the step and belongs to t + h/2; one evaluated at the
+ * end state belongs to t + h.
+ */
+/* A velocity that does not converge as h -> 0 (cdyn_scheme_type.velocity_order). */
+#define CDYN_ORDER_NONE (-1.0)
+
+enum cdyn_lambda_time {
+  CDYN_LAMBDA_START = 0, /* t */
+  CDYN_LAMBDA_MID = 1,   /* t + h/2 */
+  CDYN_LAMBDA_END = 2    /* t + h */
+};
+
 typedef struct cdyn_scheme_type {
   const char *name;
   const char *description;
@@ -146,6 +164,21 @@ typedef struct cdyn_scheme_type {
   /* Expected order when the applied force is constant (gravity alone), where
      some schemes do better; 0 means the same as `order`. */
   double order_constant_force;
+  /* Expected global order of the velocity; 0 means the same as the
+     position's (`order`, or `order_constant_force` with a constant force),
+     CDYN_ORDER_NONE that it does not converge in general (the scheme's
+     file says where it does). */
+  double velocity_order;
+  /* The multipliers as constraint forces (d->lambda, above).
+     lambda_order > 0: their expected global order against the exact
+     constraint force at lambda_time, which tests/test_schemes.c asserts.
+     lambda_note non-NULL: d->lambda is not the constraint force (a
+     penalty spring's force, a position correction, a half-step
+     multiplier); the note says in one sentence what it is, and lambda_order
+     must be 0.  Both 0/NULL: not declared (measured, not asserted). */
+  double lambda_order;
+  enum cdyn_lambda_time lambda_time;
+  const char *lambda_note;
   const cdyn_option *options; /* ends with CDYN_OPTIONS_END; may be NULL */
   size_t options_size;        /* sizeof the option struct (0 without options) */
   /* Enforces inequality rows (cdyn/contact.h).  The other schemes refuse a

@@ -158,6 +158,10 @@ const cdyn_scheme_type cdyn_scheme_improved = {
   .source = "000 eqs 5-7 and the full step",
   .order = 1,
   .order_constant_force = 2,
+  .velocity_order = CDYN_ORDER_NONE,
+  .lambda_time = CDYN_LAMBDA_MID,
+  .lambda_note = "000's half-step multiplier, 4 Phi/h^2 + 2 J v/h + J W F solved at t: it carries the alternating "
+                 "normal-velocity mode of the scheme's constraint dynamics (improved.c)",
   .options = options_plain,
   .options_size = sizeof(opts),
   .alloc = alloc,
@@ -172,6 +176,10 @@ const cdyn_scheme_type cdyn_scheme_improved_ab2 = {
   .description = "improved midpoint implicit with the AB2 force extrapolation",
   .source = "000 eqs 5-7 and its AB2 predictor",
   .order = 2,
+  .velocity_order = CDYN_ORDER_NONE,
+  .lambda_time = CDYN_LAMBDA_MID,
+  .lambda_note = "000's half-step multiplier, 4 Phi/h^2 + 2 J v/h + J W F solved at t: it carries the alternating "
+                 "normal-velocity mode of the scheme's constraint dynamics (improved.c)",
   .options = options_ab2,
   .options_size = sizeof(opts),
   .alloc = alloc,

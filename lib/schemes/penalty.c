@@ -153,6 +153,9 @@ const cdyn_scheme_type cdyn_scheme_penalty = {
   .description = "constraints as stiff damped springs (penalty), symplectic Euler",
   .source = "004 (penalty force, stiff spring)",
   .order = 0,
+  .lambda_time = CDYN_LAMBDA_START,
+  .lambda_note = "the force k Phi + c Phi-dot of a penalty spring of finite stiffness: it tends to the constraint "
+                 "force as k grows, not as h shrinks",
   .options = options_se,
   .options_size = sizeof(opts),
   .alloc = alloc,
@@ -166,6 +169,9 @@ const cdyn_scheme_type cdyn_scheme_penalty_euler = {
   .description = "constraints as stiff damped springs (penalty), explicit Euler",
   .source = "004 (penalty force, stiff spring)",
   .order = 0,
+  .lambda_time = CDYN_LAMBDA_START,
+  .lambda_note = "the force k Phi + c Phi-dot of a penalty spring of finite stiffness: it tends to the constraint "
+                 "force as k grows, not as h shrinks",
   .options = options_euler,
   .options_size = sizeof(opts),
   .alloc = alloc,

@@ -85,6 +85,8 @@ const cdyn_scheme_type cdyn_scheme_rattle = {
   .description = "RATTLE: SHAKE's positions, velocities projected onto J v + Phi_t = 0",
   .source = "Andersen 1983; Hairer, Lubich, Wanner, GNI sec. VII.1",
   .order = 2,
+  .lambda_order = 2,
+  .lambda_time = CDYN_LAMBDA_START,
   .options = cdyn_shake_options,
   .options_size = sizeof(opts),
   .alloc = cdyn_shake_alloc,
