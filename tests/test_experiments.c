@@ -1722,12 +1722,16 @@ static size_t check_search(const char *path, const table *t, size_t r, const sta
 
 /* ---- 10. convergence ----------------------------------------------------------------- */
 
-#define CONV_COLUMNS "scheme,problem,h,steps,status,pos_err,vel_err,e_max,e_end,drift,max_energy_err"
+#define CONV_COLUMNS "scheme,problem,h,steps,status,pos_err,vel_err,e_max,e_end,drift,max_energy_err,lam_err,lam_t"
 #define ORDER_COLUMNS                                                                                   \
   "scheme,problem,declared_order,declared_order_constant_force,fitted_order,local_order,points,err_coarse," \
-  "err_fine,e_max_fine,drift_fine"
-enum { CV_H = 2, CV_STEPS, CV_STATUS, CV_POS, CV_VEL, CV_EMAX, CV_EEND, CV_DRIFT };
-enum { OR_DECL = 2, OR_DECL_CF, OR_FIT, OR_LOCAL, OR_POINTS, OR_COARSE, OR_FINE, OR_EMAX, OR_DRIFT };
+  "err_fine,e_max_fine,drift_fine,declared_velocity_order,fitted_velocity_order,velocity_points,"          \
+  "declared_lambda_order,lambda_time,lambda_force,fitted_lambda_order,lambda_points,lambda_err_fine"
+enum { CV_H = 2, CV_STEPS, CV_STATUS, CV_POS, CV_VEL, CV_EMAX, CV_EEND, CV_DRIFT, CV_DEMAX, CV_LAM, CV_LAMT };
+enum {
+  OR_DECL = 2, OR_DECL_CF, OR_FIT, OR_LOCAL, OR_POINTS, OR_COARSE, OR_FINE, OR_EMAX, OR_DRIFT, OR_DECL_V, OR_FIT_V,
+  OR_POINTS_V, OR_DECL_L, OR_LTIME, OR_LFORCE, OR_FIT_L, OR_POINTS_L, OR_LFINE
+};
 
 /*
  * The pendulum of problems.h (L = 1 m, 1 kg, pinned at the origin,
@@ -1735,7 +1739,8 @@ enum { OR_DECL = 2, OR_DECL_CF, OR_FIT, OR_LOCAL, OR_POINTS, OR_COARSE, OR_FINE,
  * times at h = 1/N with `scheme`, against reference/nlink.h's solution at
  * T = 1 s: what convergence.csv reports for that run.
  */
-static void pendulum_run(const char *scheme, long N, double *pos_err, double *e_max, double *e_end, double *drift)
+static void pendulum_run(const char *scheme, long N, double *pos_err, double *e_max, double *e_end, double *drift,
+                         double *lam_link)
 {
   const double theta0 = 1.2, one = 1.0;
   cdyn_system *sys;
@@ -1754,6 +1759,9 @@ static void pendulum_run(const char *scheme, long N, double *pos_err, double *e_
   ck_assert_int_eq(cdyn_system_energy(sys, &T, &V), CDYN_OK);
   *drift = (T + V - E0) / (1.0 * G * 1.0); /* relative to m g L */
   const double *q = cdyn_system_positions(sys);
+  double lam[4];
+  ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);
+  *lam_link = lam[3];
 
   cdyn_ref_nlink_params rp = {1, &one, &one, G, {0, 0}, &theta0, NULL, 1e-13, 1e-13};
   cdyn_ref_nlink *ref;
@@ -1770,9 +1778,11 @@ static void pendulum_run(const char *scheme, long N, double *pos_err, double *e_
 
 START_TEST(test_convergence_restricted)
 {
-  static const char *const schemes[] = {"implicit", "baumgarte-rk4"};
-  static const char *const problems[] = {"pendulum", "double", "bead"};
-  enum { NS = 2, NP = 3, LEVELS = 4, N0 = 40 };
+  /* The two schemes asked for, then the experiment's companion run. */
+  static const char *const schemes[] = {"implicit", "baumgarte-rk4", "poststab-pv"};
+  static const char *const scheme_of[] = {"implicit", "baumgarte-rk4", "poststab"};
+  static const char *const problems[] = {"pendulum", "double", "bead", "hoop"};
+  enum { NS = 2, NP = 4, LEVELS = 4, N0 = 40 };
   const double floor_err = 1e-10; /* convergence.c's default `floor` */
   run_ok("run", "convergence", "--scheme", "implicit,baumgarte-rk4", "--set", "levels=4", "--set", "n0=40", "--out",
          "a");
@@ -1788,13 +1798,21 @@ START_TEST(test_convergence_restricted)
 
   pathf(path, "%s/convergence.csv", dir);
   pathf(opath, "%s/orders.csv", dir);
-  table c = read_table(path, CONV_COLUMNS, 2), o = read_table(opath, ORDER_COLUMNS, 2);
-  ck_assert_msg(c.nrows == NS * NP * LEVELS, "%s: %zu rows, expected %d schemes x %d problems x %d levels", path,
-                c.nrows, NS, NP, LEVELS);
-  ck_assert_msg(o.nrows == NS * NP, "%s: %zu rows, expected %d", opath, o.nrows, NS * NP);
+  table c = read_table_nan(path, CONV_COLUMNS, 2), o = read_table_nan(opath, ORDER_COLUMNS, 2);
+  ck_assert_msg(c.nrows == (NS + 1) * NP * LEVELS, "%s: %zu rows, expected %d runs x %d problems x %d levels", path,
+                c.nrows, NS + 1, NP, LEVELS);
+  ck_assert_msg(o.nrows == (NS + 1) * NP, "%s: %zu rows, expected %d", opath, o.nrows, (NS + 1) * NP);
+  /* The companion's rows come last (its runs may be unstable at these h:
+     the rows below check the two schemes asked for). */
+  for (size_t p = 0; p < NP; p++) {
+    char label[64];
+    snprintf(label, sizeof label, "poststab-pv,%s", problems[p]);
+    ck_assert_msg(!strcmp(o.label[NS * NP + p], label), "%s: row %zu is %s, expected %s", opath, NS * NP + p + 1,
+                  o.label[NS * NP + p], label);
+  }
   for (size_t s = 0; s < NS; s++) {
     size_t idx;
-    ck_assert_int_eq(cdyn_scheme_find(schemes[s], &idx), CDYN_OK);
+    ck_assert_int_eq(cdyn_scheme_find(scheme_of[s], &idx), CDYN_OK);
     for (size_t p = 0; p < NP; p++) {
       char label[64];
       snprintf(label, sizeof label, "%s,%s", schemes[s], problems[p]);
@@ -1877,8 +1895,37 @@ START_TEST(test_convergence_restricted)
      API.  The same operations in the same order give the same state, and
      the reference is the same rk8pd solution at 1e-13: 1e-12 leaves room
      for the reference's own error and nothing more. */
-  double pos_err, e_max, e_end, drift;
-  pendulum_run("implicit", N0, &pos_err, &e_max, &e_end, &drift);
+  double pos_err, e_max, e_end, drift, lam_link;
+  pendulum_run("implicit", N0, &pos_err, &e_max, &e_end, &drift, &lam_link);
+  /* Its multiplier: implicit's belongs to the midpoint of the last step
+     (t = 1 - h/2, lam_t), where the link's tension is m g cos theta +
+     m L theta'^2 (1 kg, 1 m) from the reference; lam_err is the largest
+     error over the rows, the link's among them. */
+  {
+    const double theta0 = 1.2, one = 1.0, h = 1.0 / (double)N0, tl = 1.0 - h + 0.5 * h; /* as convergence.c */
+    cdyn_ref_nlink_params rp = {1, &one, &one, G, {0, 0}, &theta0, NULL, 1e-13, 1e-13};
+    cdyn_ref_nlink *ref;
+    double th, om;
+    ck_assert_int_eq(cdyn_ref_nlink_new(&ref, &rp), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_nlink_advance(ref, tl), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_nlink_angles(ref, &th, &om), CDYN_OK);
+    cdyn_ref_nlink_free(ref);
+    double tension = G * cos(th) + om * om;
+    ck_assert_msg(tv(&c, 0, CV_LAMT) == tl, "%s: lam_t %.17g, expected 1 - h/2 = %.17g", path, tv(&c, 0, CV_LAMT), tl);
+    ck_assert_msg(tv(&c, 0, CV_LAM) >= fabs(lam_link - tension) - 1e-12 && tv(&c, 0, CV_LAM) < 1.0,
+                  "%s: implicit pendulum at h = 1/%d: lam_err %.17g; the link's error here is %.17g", path, N0,
+                  tv(&c, 0, CV_LAM), fabs(lam_link - tension));
+  }
+  /* The declared velocity and multiplier orders are the registry's. */
+  for (size_t r = 0; r < o.nrows; r++) {
+    size_t idx;
+    ck_assert_int_eq(cdyn_scheme_find(scheme_of[r / NP], &idx), CDYN_OK);
+    double frac = cdyn_scheme_lambda_time(idx) == CDYN_LAMBDA_MID ? 0.5 : cdyn_scheme_lambda_time(idx) == CDYN_LAMBDA_END ? 1 : 0;
+    ck_assert_msg(tv(&o, r, OR_DECL_V) == cdyn_scheme_velocity_order_constant_force(idx) &&
+                    tv(&o, r, OR_DECL_L) == cdyn_scheme_lambda_order(idx) && tv(&o, r, OR_LTIME) == frac &&
+                    tv(&o, r, OR_LFORCE) == 1.0,
+                  "%s: row %zu: declared velocity / multiplier orders and time are not the registry's", opath, r + 1);
+  }
   ck_assert_msg(fabs(tv(&c, 0, CV_POS) - pos_err) <= 1e-12, "%s: implicit pendulum at h = 1/%d: pos_err %.17g, "
                 "the same run here gives %.17g", path, N0, tv(&c, 0, CV_POS), pos_err);
   ck_assert_msg(fabs(tv(&c, 0, CV_EMAX) - e_max) <= 1e-15 && fabs(tv(&c, 0, CV_EEND) - e_end) <= 1e-15 &&

@@ -48,6 +48,7 @@
 
 #include "bead.h"
 #include "chain_be.h"
+#include "hoop.h"
 #include "cdyn/cdyn.h"
 #include "kkt.h"
 #include "nlink.h"
@@ -2132,6 +2133,178 @@ START_TEST(test_chain_be_errors)
 }
 END_TEST
 
+/* ---- multipliers as forces, and the spinning hoop ------------------------------------ */
+
+/*
+ * Link tensions of the N-link reference (Newton's law from the free end)
+ * against two independent answers: the single pendulum's closed form
+ * T = m g cos theta + m L theta'^2, and, for a 3-link arm with unequal
+ * masses and lengths in motion, the dense KKT solve of reference/kkt.c on
+ * the same state as a particle system (pin rows first, then the links,
+ * whose multipliers are the tensions).  Both at 1e-9 relative to m g: the
+ * reference's angles carry ~1e-12, the KKT solve's rounding grows with its
+ * condition (~1e4 here).
+ */
+START_TEST(test_nlink_tensions)
+{
+  const double L1 = 1.3, m1 = 0.7, th1 = 1.1;
+  cdyn_ref_nlink_params p1 = {1, &L1, &m1, 9.81, {0, 0}, &th1, NULL, 1e-13, 1e-13};
+  cdyn_ref_nlink *r;
+  ck_assert_int_eq(cdyn_ref_nlink_new(&r, &p1), CDYN_OK);
+  for (int k = 1; k <= 5; k++) {
+    ck_assert_int_eq(cdyn_ref_nlink_advance(r, 0.3 * k), CDYN_OK);
+    double th, om, T, res;
+    ck_assert_int_eq(cdyn_ref_nlink_angles(r, &th, &om), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_nlink_tensions(r, &T, &res), CDYN_OK);
+    double exact = m1 * 9.81 * cos(th) + m1 * L1 * om * om;
+    ck_assert_msg(fabs(T - exact) <= 1e-12 * m1 * 9.81 && res <= 1e-13, "t = %g: tension %.17g, closed form %.17g, "
+                  "residual %.3e", 0.3 * k, T, exact, res);
+  }
+  cdyn_ref_nlink_free(r);
+
+  const double L[3] = {1.0, 0.8, 1.2}, m[3] = {1.0, 0.5, 2.0}, th0[3] = {1.2, 0.4, -0.7};
+  cdyn_ref_nlink_params p3 = {3, L, m, 9.81, {0, 0}, th0, NULL, 1e-13, 1e-13};
+  ck_assert_int_eq(cdyn_ref_nlink_new(&r, &p3), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_nlink_advance(r, 0.7), CDYN_OK);
+  double xy[6], vxy[6], T[3], res;
+  ck_assert_int_eq(cdyn_ref_nlink_positions(r, xy), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_nlink_velocities(r, vxy), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_nlink_tensions(r, T, &res), CDYN_OK);
+  cdyn_ref_nlink_free(r);
+  ck_assert_double_le(res, 1e-12);
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 4), CDYN_OK);
+  const double g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_mass(sys, 0, 1.0), CDYN_OK);
+  for (int i = 0; i < 3; i++) {
+    const double x[3] = {xy[2 * i], xy[2 * i + 1], 0}, v[3] = {vxy[2 * i], vxy[2 * i + 1], 0};
+    ck_assert_int_eq(cdyn_system_set_position(sys, (size_t)i + 1, x), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_velocity(sys, (size_t)i + 1, v), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_mass(sys, (size_t)i + 1, m[i]), CDYN_OK);
+  }
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, o, NULL), CDYN_OK);
+  for (size_t i = 0; i < 3; i++)
+    ck_assert_int_eq(cdyn_system_add_distance(sys, i, i + 1, L[i], NULL), CDYN_OK);
+  double qdd[12], lam[6];
+  ck_assert_int_eq(cdyn_ref_kkt_accel(sys, 0, 0, qdd, lam), CDYN_OK);
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(fabs(lam[3 + i] - T[i]) <= 1e-9 * 9.81, "link %d: KKT %.17g, Newton from the free end %.17g", i,
+                  lam[3 + i], T[i]);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * The spinning hoop (reference/hoop.c).  omega^2 R = 2 g puts the
+ * relative equilibrium at theta* = acos(1/2) = pi/3 with Omega = omega
+ * sin theta* = sqrt(3 g / 2).  Released there at relative rest the bead
+ * stays (to the integrator's tolerance); released 1e-4 away it oscillates
+ * with the period 2 pi / Omega, measured from successive upward crossings
+ * of theta* (linear interpolation between samples 1e-3 s apart, whose
+ * error is far below the O(delta^2) = 1e-8 relative shift of a finite
+ * amplitude): 1e-6 relative.  Below the threshold (omega^2 R < g) the
+ * bottom is stable with Omega^2 = g / R - omega^2.
+ */
+START_TEST(test_hoop_equilibrium_frequency)
+{
+  const double g = 9.81, R = 1.0, w = sqrt(2 * g / R);
+  double th_eq, W;
+  ck_assert_int_eq(cdyn_ref_hoop_equilibrium(R, g, w, &th_eq, &W), CDYN_OK);
+  ck_assert_double_eq_tol(th_eq, M_PI / 3, 1e-15);
+  ck_assert_double_eq_tol(W, sqrt(1.5 * g), 1e-14);
+  cdyn_ref_hoop_params p = {R, g, w, th_eq, 0, 1e-13, 1e-13};
+  cdyn_ref_hoop *r;
+  ck_assert_int_eq(cdyn_ref_hoop_new(&r, &p), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_hoop_advance(r, 5.0), CDYN_OK);
+  double th, td;
+  ck_assert_int_eq(cdyn_ref_hoop_angle(r, &th, &td), CDYN_OK);
+  ck_assert_msg(fabs(th - th_eq) <= 1e-12 && fabs(td) <= 1e-12, "from the relative equilibrium: theta - theta* = %.3e",
+                th - th_eq);
+  cdyn_ref_hoop_free(r);
+
+  p.theta0 = th_eq + 1e-4;
+  ck_assert_int_eq(cdyn_ref_hoop_new(&r, &p), CDYN_OK);
+  double prev = 1e-4, tprev = 0, cross[4];
+  int nc = 0;
+  for (int k = 1; k <= 6000 && nc < 4; k++) {
+    double t = 1e-3 * k;
+    ck_assert_int_eq(cdyn_ref_hoop_advance(r, t), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_hoop_angle(r, &th, NULL), CDYN_OK);
+    double d = th - th_eq;
+    if (prev < 0 && d >= 0)
+      cross[nc++] = tprev + (t - tprev) * (-prev) / (d - prev);
+    prev = d;
+    tprev = t;
+  }
+  cdyn_ref_hoop_free(r);
+  ck_assert_int_ge(nc, 3);
+  double period = (cross[nc - 1] - cross[0]) / (nc - 1);
+  ck_assert_msg(fabs(period * W / (2 * M_PI) - 1) <= 1e-6, "period %.10f, 2 pi / Omega = %.10f", period,
+                2 * M_PI / W);
+
+  /* Below the threshold: the bottom, Omega^2 = g/R - omega^2. */
+  ck_assert_int_eq(cdyn_ref_hoop_equilibrium(R, g, 2.0, &th_eq, &W), CDYN_OK);
+  ck_assert_double_eq(th_eq, 0);
+  ck_assert_double_eq_tol(W, sqrt(g - 4.0), 1e-14);
+  ck_assert_int_eq(cdyn_ref_hoop_equilibrium(0, g, 2.0, &th_eq, &W), CDYN_EINVAL);
+}
+END_TEST
+
+/*
+ * Along a large motion of the hoop: the Jacobi integral R^2 th'^2 / 2 -
+ * omega^2 R^2 sin^2 th / 2 - g R cos th is conserved (1e-10); the
+ * Cartesian state lies on the library's "hoop" constraint with the same
+ * parameters, moving with it (Phi = 0, J v + Phi_t = 0, and the
+ * acceleration obeys J a + (Jv)_q v + phi_tt = 0); and the multipliers
+ * satisfy Newton's law m a = F - J^T lambda in all three directions, with
+ * the closed forms of hoop.h.
+ */
+START_TEST(test_hoop_state_multipliers)
+{
+  const double g = 9.81, R = 1.0, w = sqrt(2 * g / R), m = 1.0;
+  cdyn_ref_hoop_params p = {R, g, w, 1.4, 0.0, 1e-13, 1e-13};
+  cdyn_ref_hoop *r;
+  ck_assert_int_eq(cdyn_ref_hoop_new(&r, &p), CDYN_OK);
+  const double J0 = -0.5 * w * w * R * R * sin(1.4) * sin(1.4) - g * R * cos(1.4);
+  const cdyn_constraint_type *type;
+  ck_assert_int_eq(cdyn_constraint_type_find("hoop", &type), CDYN_OK);
+  const double params[11] = {0, 0, 0, 0, 1, 0, 0, 0, 1, R, w};
+  for (int k = 1; k <= 20; k++) {
+    double t = 0.1 * k, th, td, x[3], v[3], a[3], lam[2];
+    ck_assert_int_eq(cdyn_ref_hoop_advance(r, t), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_hoop_angle(r, &th, &td), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_hoop_state(r, x, v, a), CDYN_OK);
+    ck_assert_int_eq(cdyn_ref_hoop_multipliers(r, m, lam), CDYN_OK);
+    double J = 0.5 * R * R * td * td - 0.5 * w * w * R * R * sin(th) * sin(th) - g * R * cos(th);
+    ck_assert_msg(fabs(J - J0) <= 1e-10, "t = %g: Jacobi integral %.17g, at 0 %.17g", t, J, J0);
+    cdyn_row rows[2];
+    const double *xp[1] = {x}, *vp[1] = {v};
+    ck_assert_int_eq(type->eval(params, xp, vp, t, rows), CDYN_OK);
+    for (int i = 0; i < 2; i++) {
+      double jv = 0, ja = 0;
+      for (int c = 0; c < 3; c++) {
+        jv += rows[i].jac[0][c] * v[c];
+        ja += rows[i].jac[0][c] * a[c];
+      }
+      ck_assert_msg(fabs(rows[i].phi) <= 1e-14 && fabs(jv + rows[i].phi_t) <= 1e-13 &&
+                      fabs(ja + rows[i].jdotv + rows[i].phi_tt) <= 1e-12,
+                    "t = %g, row %d: Phi %.3e, J v + Phi_t %.3e, J a + S %.3e", t, i, rows[i].phi, jv + rows[i].phi_t,
+                    ja + rows[i].jdotv + rows[i].phi_tt);
+    }
+    const double F[3] = {0, -m * g, 0};
+    for (int c = 0; c < 3; c++) {
+      double res = m * a[c] - F[c] + rows[0].jac[0][c] * lam[0] + rows[1].jac[0][c] * lam[1];
+      ck_assert_msg(fabs(res) <= 1e-12 * m * g, "t = %g: m a - F + J^T lambda = %.3e along axis %d", t, res, c);
+    }
+    ck_assert_double_eq_tol(lam[0], 2 * m * R * w * td * cos(th), 1e-12);
+    ck_assert_double_eq_tol(lam[1], m * g * cos(th) + m * R * (td * td + w * w * sin(th) * sin(th)), 1e-12);
+  }
+  cdyn_ref_hoop_free(r);
+}
+END_TEST
+
+
 static Suite *reference_suite(void)
 {
   Suite *s = suite_create("reference_nlink");
@@ -2140,6 +2313,13 @@ static Suite *reference_suite(void)
   tcase_add_test(tc, test_energy_2link_horizontal);
   tcase_add_test(tc, test_energy_5link_irregular);
   tcase_add_test(tc, test_angular_momentum_zero_gravity);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("forces_and_hoop");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_nlink_tensions);
+  tcase_add_test(tc, test_hoop_equilibrium_frequency);
+  tcase_add_test(tc, test_hoop_state_multipliers);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("period");
