@@ -40,7 +40,8 @@
  * Multipliers.  A pin's multiplier is the force its rows exert in the
  * linearised step, in the library's convention (M dv / h = f - J^T lambda,
  * J = I): lambda = (b - A dv)_pinned / h, the residual of the full,
- * unfiltered system on the pinned components.
+ * unfiltered system on the pinned components: a backward-Euler impulse,
+ * which belongs to the step's midpoint t + h/2 (lambda_time).
  *
  * Order 1 (backward Euler); the energy of an undamped spring decays at a
  * rate proportional to h (the method's numerical damping), which

@@ -10,6 +10,10 @@
  * and an explicit integrator advances (q, v) with that acceleration.
  * alpha = beta = 0 is the plain index-1 formulation, which drifts.
  *
+ * Multiplier order: 1 over symplectic Euler; over RK4, 3: the last
+ * stage's state y_n + h k3 is y(t + h) + O(h^3) (explicit Runge-Kutta
+ * stages are only first-order accurate), and its lambda inherits that.
+ *
  * Expected order: that of the integrator (1 for symplectic Euler, 4 for
  * RK4); the feedback terms vanish on the exact solution.
  *

@@ -50,7 +50,10 @@
  * step is taken without event location and the step returns CDYN_NOCONV
  * (a chattering contact: a ball bouncing to rest with e < 1 makes
  * infinitely many events in finite time).  The multipliers of the last
- * acceleration solve are kept in the library's convention, lambda = -mu.
+ * acceleration solve are kept in the library's convention, lambda = -mu:
+ * they belong to the start of the last sub-step, the start of the step
+ * when it was not cut (lambda_time).  An impulse at contact is not in
+ * them.
  *
  * History: Platt's carried set, per row.  When the constraint set
  * changes, a row that stays keeps its flag (cdyn_set_change.from) and a

@@ -11,7 +11,9 @@
  * solve per step.  This is one linearised Newton step on Phi(q+) = 0, so
  * the scheme damps energy, the more the larger h.  lambda is the force
  * multiplier of the whole step (the constraint force acts from t to t + h
- * as a backward-Euler impulse).  No history: a change of the constraint
+ * as a backward-Euler impulse), so it is the force averaged over the step
+ * and belongs to its midpoint, t + h/2 (lambda_time; first order, which
+ * the convergence table and tests/test_schemes.c measure).  No history: a change of the constraint
  * set needs nothing.
  *
  * Expected order: 1.

@@ -43,6 +43,33 @@
  * order 2; tests/test_schemes.c (gravity) and tests/test_forces.c (a
  * spring) assert them.
  *
+ * The constraint dynamics, and why lambda and v do not converge.  Take J
+ * fixed and write u = J v + Phi_t for the normal velocity.  The half step
+ * makes Phi + (h/2) J v1/2 = 0, so J v1/2 = -2 Phi / h, and then
+ *   Phi+ = Phi + h J v1/2 = -Phi,
+ *   u+   = u - h J W J^T lambda = u - h (4 Phi / h^2 + 2 u / h) = -u - 4 Phi / h
+ * (the J W F terms cancel): the map (Phi, u) -> (-Phi, -u - 4 Phi / h) has
+ * the double eigenvalue -1 with a Jordan block.  Phi does not decay but
+ * alternates; u alternates and grows by 4 |Phi| / h every step.  On a
+ * curved constraint each step also adds the curvature term kappa = (h^2 /
+ * 2) v1/2^T Hess(Phi) v1/2 to Phi+, so Phi alternates about kappa / 2 with
+ * the amplitude the first step leaves, kappa_0 / 2, and u_k grows as
+ * (-1)^k 2 k kappa_0 / h = (-1)^k t v0^2 / R for a particle moving at v0 on
+ * a circle of radius R: the normal velocity's error grows linearly in
+ * time, independently of h.  lambda = 4 Phi / h^2 + 2 u / h + J W F then
+ * carries 2 u / h, an error that grows as t / h.  The positions are not
+ * affected: q+ = q + h v1/2 and v1/2 is free of the mode, so they converge
+ * at second order (with a constant force) all the same.  Released at rest
+ * (kappa_0 = 0) only the slow change of kappa excites the mode, at O(h^2)
+ * per unit time, so on the suite's pendulums the velocity converges at
+ * T = 1 s and the multiplier at first order, with an error growing in t.
+ * This is the scheme as 000 states it (the full step applies for h the
+ * multiplier sized to cancel the normal velocity in h/2), not a scaling
+ * of lambda: tests/test_schemes.c (test_improved_jordan_mode) checks the
+ * Jordan block to rounding and |u(1 s)| = v0^2 / R within 1 % for h =
+ * 1/100 .. 1/1600.  The scheme type says so: velocity_order
+ * CDYN_ORDER_NONE, and a lambda_note in place of a multiplier order.
+ *
  * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
  * pinned at two points) are not detected: the step takes the
  * least-squares solution of its linear system and returns success.

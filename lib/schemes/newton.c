@@ -9,7 +9,9 @@
  * 004 writes +sum lambda_j grad c_j; with the library's convention
  * M qdd + J^T lambda = F the sign flips, and lambda is then a force
  * multiplier: the step is v+ = v + h W (F - J(q+)^T lambda), q+ = q + h v+,
- * a backward-Euler step of the constraint force.  This file computes v+
+ * a backward-Euler step of the constraint force: an impulse over the
+ * step, whose multiplier belongs to the step's midpoint t + h/2
+ * (lambda_time), at first order.  This file computes v+
  * that way and q+ = q + h v+, which is 004's q+ and v+ in exact
  * arithmetic but does not lose digits to (q+ - q) / h.  st->lambda holds
  * lambda, in the convention of cdyn_stepper_multipliers.

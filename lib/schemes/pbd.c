@@ -16,6 +16,13 @@
  * steps 1-3).  After the sweeps
  *   v+ = (q~ - q) / h,   q+ = q~.
  *
+ * Multipliers: the sweeps' accumulated lambda_r, in the library's
+ * convention -lambda_r / h^2 (below), is the force the position
+ * correction implies over the step: an impulse, so it belongs to the
+ * step's midpoint t + h/2 (lambda_time).  With K sweeps that have not
+ * converged it is the force of the step actually taken, not that of the
+ * exact implicit step.
+ *
  * Compliance: XPBD's row with compliance alpha is the constraint
  * Phi_r + alpha~ lambda_r = 0 of one implicit-Euler step of the potential
  * Phi_r^2 / (2 alpha); in the library's convention (force -J^T lambda,

@@ -22,7 +22,8 @@
  * unstabilised step's last acceleration evaluation (the projection's
  * multipliers are displacements, not forces, and are not reported).
  *
- * Expected order: that of the integrator (1 for symplectic Euler).
+ * Expected order: that of the integrator (1 for symplectic Euler), in
+ * position, velocity and multiplier (at the step's start).
  *
  * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
  * pinned at two points) are not detected: the step takes the

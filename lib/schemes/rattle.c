@@ -35,7 +35,8 @@
  * row that stays keeps its mu_- (cdyn_set_change.from) and a new row
  * starts with Lambda = lambda.  The trajectory does not depend on mu_-.
  *
- * Expected order: 2.
+ * Expected order: 2 in position, velocity and Lambda, which belongs to
+ * the step's start t.
  */
 #include <stddef.h>
 

@@ -70,7 +70,9 @@
  * order in position 2.00; energy error bounded and falling by 4.0 per
  * halving of h.
  *
- * Expected order: 2.
+ * Expected order: 2 in position and in Lambda, which belongs to the
+ * step's start t (the Stoermer-Verlet force at q_n); 1 in velocity, whose
+ * normal component is O(h) (above).
  */
 #include <math.h>
 #include <stddef.h>

@@ -20,6 +20,9 @@
  * History: only a multistep integrator's (AB2), dropped when the
  * constraint set changes (ab2.c says why).
  *
+ * lambda is that of the last acceleration evaluation: at the start of
+ * the step for the one-stage integrators (lambda_time).
+ *
  * Expected order: that of the integrator (1 for symplectic Euler).
  *
  * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
