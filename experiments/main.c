@@ -191,9 +191,23 @@ static int cmd_list(const char *what)
     if (!cdyn_scheme_find(what, &idx)) {
       char ord[64];
       print_order(idx, ord, sizeof ord);
-      printf("%s: %s  [%s]\n  order %s%s%s\n  options (--set %s.KEY=VALUE):\n", what, cdyn_scheme_description(idx),
-             cdyn_scheme_source(idx), ord, cdyn_scheme_inequalities(idx) ? "; enforces inequality rows" : "",
-             cdyn_scheme_pins_only(idx) ? "; enforces pins only (springs and pins: cloth)" : "", what);
+      printf("%s: %s  [%s]\n  order %s%s%s\n", what, cdyn_scheme_description(idx), cdyn_scheme_source(idx), ord,
+             cdyn_scheme_inequalities(idx) ? "; enforces inequality rows" : "",
+             cdyn_scheme_pins_only(idx) ? "; enforces pins only (springs and pins: cloth)" : "");
+      static const char *const when[] = {"the step's start", "the step's midpoint", "the step's end"};
+      int lt = cdyn_scheme_lambda_time(idx);
+      double vo = cdyn_scheme_velocity_order(idx), lo = cdyn_scheme_lambda_order(idx);
+      if (vo == CDYN_ORDER_NONE)
+        printf("  velocity: does not converge in general\n");
+      else
+        printf("  velocity order %g\n", vo);
+      if (cdyn_scheme_lambda_note(idx))
+        printf("  multipliers (at %s): not the constraint force: %s\n", when[lt], cdyn_scheme_lambda_note(idx));
+      else if (lo > 0)
+        printf("  multipliers: the constraint force at %s, order %g\n", when[lt], lo);
+      else
+        printf("  multipliers: at %s, order not declared\n", when[lt]);
+      printf("  options (--set %s.KEY=VALUE):\n", what);
       print_scheme_options(idx, 1, "    ");
       return 0;
     }

@@ -46,6 +46,8 @@ FIGURES = \
 	arm2-tracking:arm2-trajectory \
 	convergence:convergence \
 	convergence-energy:convergence \
+	convergence-velocity:convergence \
+	convergence-lambda:convergence \
 	stability:stability \
 	bad-initial:bad-initial \
 	bead-circle:bead-circle \
@@ -117,7 +119,8 @@ fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf: $(FIGDIR)/$(call fig_experiment,
 	paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES) $(FIGDIR)/palette.gp
 $(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
 # A plot script that loads another plot's script depends on it too.
-$(FIGDIR)/convergence-energy.pdf: paper_figs/convergence.gp
+$(FIGDIR)/convergence-energy.pdf $(FIGDIR)/convergence-velocity.pdf $(FIGDIR)/convergence-lambda.pdf: \
+	paper_figs/convergence.gp
 
 $(FIGDIR)/%.pdf:
 	$(AM_V_GEN)$(call plot,$(FIGDIR)/$*,$*,pdf,pdf) && $(call plot,$(FIGDIR)/$*,$*,png,png)
