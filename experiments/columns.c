@@ -198,6 +198,18 @@ static const column_def defs[] = {
   {"convergence", "orders", "lambda_points", "1", "step sizes in the multiplier fit"},
   {"convergence", "orders", "lambda_err_fine", "N", "lam_err at the finest h"},
 
+  /* spinning-hoop */
+  {"spinning-hoop", NULL, "run", "", "run name: a scheme, a companion run, or the reference"},
+  {"spinning-hoop", "hoop-trace", "dtheta", "rad", "theta - theta*, the bead's angle from its relative equilibrium"},
+  {"spinning-hoop", "hoop-summary", "stopped", "1", "1: a step failed or e_n exceeded 0.1 R"},
+  {"spinning-hoop", "hoop-summary", "left", "1", "1: the bead left its relative equilibrium (max_dev > 5 delta)"},
+  {"spinning-hoop", "hoop-summary", "period", "s", "mean time between upward crossings of theta*"},
+  {"spinning-hoop", "hoop-summary", "freq_err", "1", "period_ref / period - 1: relative error of the frequency"},
+  {"spinning-hoop", "hoop-summary", "centre", "rad", "mean of theta - theta* over whole periods"},
+  {"spinning-hoop", "hoop-summary", "amp_ratio", "1", "largest |theta - theta*| over the last period, over the first"},
+  {"spinning-hoop", "hoop-summary", "max_dev", "rad", "largest |theta - theta*| over the run"},
+  {"spinning-hoop", "hoop-summary", "u_max", "m/s", "largest normal velocity |J v + Phi_t| over the rows and the run"},
+
   /* stability and stiff-pendulum */
   /* cloth-elongation, cloth-vs-implicit-ode */
   {"cloth-elongation", NULL, "eps_max", "1", "largest elongation (|x_ij| - L0) / L0 over the structural springs"},

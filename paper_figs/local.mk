@@ -28,7 +28,7 @@ $(FIGDIR)/extra-schemes: FORCE
 $(FIGDIR)/palette.gp: cdyn$(EXEEXT)
 	@$(MKDIR_P) $(FIGDIR)
 	$(AM_V_GEN)$(RUN_CDYN) palette > $@.tmp && mv $@.tmp $@
-EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence stability bad-initial \
+EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence spinning-hoop stability bad-initial \
 	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
 	active-set-census ccd-census chain-scale-stability cloth-elongation cloth-vs-implicit-ode cloth-contact \
 	collision-cost
@@ -48,6 +48,7 @@ FIGURES = \
 	convergence-energy:convergence \
 	convergence-velocity:convergence \
 	convergence-lambda:convergence \
+	spinning-hoop:spinning-hoop \
 	stability:stability \
 	bad-initial:bad-initial \
 	bead-circle:bead-circle \
