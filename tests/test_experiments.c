@@ -87,6 +87,7 @@
 #include "bead.h"
 #include "ccd_exact.h"
 #include "claims.h"
+#include "hoop.h"
 #include "nlink.h"
 #include "testutil.h"
 
@@ -1941,6 +1942,101 @@ START_TEST(test_convergence_deterministic)
 {
   run_ok("run", "convergence", "--scheme", "implicit,baumgarte-rk4", "--set", "levels=3", "--out", "a");
   run_ok("run", "convergence", "--scheme", "implicit,baumgarte-rk4", "--set", "levels=3", "--out", "b");
+  check_same_output(2);
+}
+END_TEST
+
+/* ---- 10b. spinning-hoop ---------------------------------------------------------------- */
+
+#define HOOP_SUMMARY_COLUMNS "run,h,steps,status,stopped,left,period,freq_err,centre,amp_ratio,max_dev,u_max,e_max"
+enum { HS_H = 1, HS_STEPS, HS_STATUS, HS_STOPPED, HS_LEFT, HS_PERIOD, HS_FREQ, HS_CENTRE, HS_AMP, HS_MAXDEV, HS_UMAX };
+
+/*
+ * The spinning hoop with rattle, implicit and poststab (and the companion
+ * poststab-pv) at h = 0.01 and 0.005 over 20 s.  Against the closed form
+ * (reference/hoop.h), to second order in the amplitude: with x = theta -
+ * theta* the motion is x'' = -Omega^2 x + a x^2 + c x^3 with Omega^2 =
+ * 3 g / 2, a = f''/2 = -(3 sqrt 3 / 4) g and c = f'''/6 = (3/4) g (f =
+ * sin theta (omega^2 cos theta - g/R), omega^2 = 2 g / R, R = 1), whose
+ * mean is a delta^2 / (2 Omega^2) = -0.433 delta^2 and whose frequency
+ * shift is, in Landau and Lifshitz's form x'' + Omega^2 x = -alpha x^2 -
+ * beta x^3 (alpha = -a, beta = -c), d omega / Omega = (3 beta / (8
+ * Omega^2) - 5 alpha^2 / (12 Omega^4)) delta^2 = (-0.1875 - 0.3125)
+ * delta^2 = -0.5 delta^2.  So the reference's period is (2 pi / Omega)
+ * (1 + 0.5 delta^2) and its centre -0.433 delta^2, each to 10 % (the
+ * next terms are O(delta) relative); its amplitude ratio is 1.  rattle's
+ * frequency error is second order: halving h divides it by 4 within 10 %
+ * (measured 3.98), and it keeps the amplitude to 1e-3.  implicit keeps the
+ * bead at its equilibrium at both h.  poststab in 001's reading (positions
+ * only) leaves the relative equilibrium at h = 0.01 (it swings around the
+ * hoop: max |theta - theta*| above 1 rad), while with the velocity
+ * projection it stays: the finding the README reports for
+ * arm2.poststab_deviates.  The trace's reference rows are the reference
+ * itself.
+ */
+START_TEST(test_spinning_hoop)
+{
+  run_ok("run", "spinning-hoop", "--scheme", "rattle,implicit,poststab", "--set", "levels=2", "--out", "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  check_meta(dir, "hoop-summary", "cdyn run spinning-hoop --scheme rattle,implicit,poststab --set levels=2 --out a",
+             0.01, 2000, "levels", "2");
+  pathf(path, "%s/hoop-summary.csv", dir);
+  table t = read_table_nan(path, HOOP_SUMMARY_COLUMNS, 1);
+  static const char *const runs[] = {"reference", "rattle", "implicit", "poststab", "poststab-pv"};
+  ck_assert_msg(t.nrows == 10, "%s: %zu rows, expected 5 runs x 2 step sizes", path, t.nrows);
+  for (size_t r = 0; r < t.nrows; r++)
+    ck_assert_msg(!strcmp(t.label[r], runs[r / 2]) && tv(&t, r, HS_H) == (r % 2 ? 0.005 : 0.01),
+                  "%s: row %zu is %s at h = %g", path, r + 1, t.label[r], tv(&t, r, HS_H));
+  const double W = sqrt(1.5 * G), T0 = 2 * PI / W;
+  const double d2 = 0.05 * 0.05;
+  for (size_t r = 0; r < 2; r++) {
+    double shift = tv(&t, r, HS_PERIOD) / T0 - 1;
+    ck_assert_msg(fabs(shift / (0.5 * d2) - 1) <= 0.1,
+                  "reference period %.9f, 2 pi / Omega = %.9f: shift %.4e, second-order theory %.4e",
+                  tv(&t, r, HS_PERIOD), T0, shift, 0.5 * d2);
+    ck_assert_msg(fabs(tv(&t, r, HS_CENTRE) / (-0.433 * d2) - 1) <= 0.1 && fabs(tv(&t, r, HS_AMP) - 1) <= 1e-3,
+                  "reference centre %.4e (theory %.4e), amplitude ratio %.6f", tv(&t, r, HS_CENTRE), -0.433 * d2,
+                  tv(&t, r, HS_AMP));
+  }
+  double ratio = tv(&t, 2, HS_FREQ) / tv(&t, 3, HS_FREQ);
+  ck_assert_msg(fabs(ratio / 4 - 1) <= 0.1, "rattle: frequency errors %.3e (h = 0.01), %.3e (h = 0.005): ratio %.3f",
+                tv(&t, 2, HS_FREQ), tv(&t, 3, HS_FREQ), ratio);
+  ck_assert_msg(fabs(tv(&t, 3, HS_AMP) - 1) <= 1e-3 && tv(&t, 3, HS_UMAX) <= 1e-10,
+                "rattle: amplitude ratio %.6f, normal velocity %.3e", tv(&t, 3, HS_AMP), tv(&t, 3, HS_UMAX));
+  for (size_t r = 4; r < 6; r++)
+    ck_assert_msg(tv(&t, r, HS_LEFT) == 0 && tv(&t, r, HS_STOPPED) == 0, "implicit at h = %g left or stopped",
+                  tv(&t, r, HS_H));
+  ck_assert_msg(tv(&t, 6, HS_LEFT) == 1 && tv(&t, 6, HS_MAXDEV) > 1.0,
+                "poststab (positions only) at h = 0.01: left %g, max |theta - theta*| %.3f", tv(&t, 6, HS_LEFT),
+                tv(&t, 6, HS_MAXDEV));
+  ck_assert_msg(tv(&t, 8, HS_LEFT) == 0 && tv(&t, 8, HS_STOPPED) == 0,
+                "poststab with the velocity projection at h = 0.01 left its equilibrium");
+  table_free(&t);
+
+  /* The trace's reference rows: theta - theta* of the reference. */
+  pathf(path, "%s/hoop-trace.csv", dir);
+  t = read_table_nan(path, "run,t,dtheta", 1);
+  ck_assert_msg(!strcmp(t.label[0], "reference") && !strcmp(t.label[1000], "reference"), "%s: rows 1, 1001 are %s, %s",
+                path, t.label[0], t.label[1000]);
+  cdyn_ref_hoop_params hp = {1.0, G, sqrt(2 * G), PI / 3 + 0.05, 0, 1e-13, 1e-13};
+  cdyn_ref_hoop *ref;
+  double th;
+  ck_assert_int_eq(cdyn_ref_hoop_new(&ref, &hp), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_hoop_advance(ref, tv(&t, 1000, 1)), CDYN_OK);
+  ck_assert_int_eq(cdyn_ref_hoop_angle(ref, &th, NULL), CDYN_OK);
+  cdyn_ref_hoop_free(ref);
+  ck_assert_msg(fabs(tv(&t, 1000, 2) - (th - PI / 3)) <= 1e-9, "trace at t = %g: %.12f, the reference %.12f",
+                tv(&t, 1000, 1), tv(&t, 1000, 2), th - PI / 3);
+  table_free(&t);
+}
+END_TEST
+
+START_TEST(test_spinning_hoop_deterministic)
+{
+  run_ok("run", "spinning-hoop", "--scheme", "implicit,improved", "--set", "levels=1", "--steps", "300", "--out", "a");
+  run_ok("run", "spinning-hoop", "--scheme", "implicit,improved", "--set", "levels=1", "--steps", "300", "--out", "b");
   check_same_output(2);
 }
 END_TEST
@@ -4329,6 +4425,8 @@ int main(void)
   add(s, "report", test_report);
   add(s, "convergence_restricted", test_convergence_restricted);
   add(s, "convergence_deterministic", test_convergence_deterministic);
+  add(s, "spinning_hoop", test_spinning_hoop);
+  add(s, "spinning_hoop_deterministic", test_spinning_hoop_deterministic);
   add(s, "stability_implicit", test_stability_implicit);
   add(s, "bad_initial", test_bad_initial);
   add(s, "bead_circle", test_bead_circle);
