@@ -65,9 +65,9 @@
  * T = 1 s and the multiplier at first order, with an error growing in t.
  * This is the scheme as 000 states it (the full step applies for h the
  * multiplier sized to cancel the normal velocity in h/2), not a scaling
- * of lambda: tests/test_schemes.c (test_improved_jordan_mode) checks the
- * Jordan block to rounding and |u(1 s)| = v0^2 / R within 1 % for h =
- * 1/100 .. 1/1600.  The scheme type says so: velocity_order
+ * of lambda: tests/test_arms.c checks the Jordan block to rounding, and
+ * tests/test_schemes.c (test_improved_jordan_mode) |u(1 s)| = v0^2 / R
+ * within 1 % for h = 1/100 .. 1/1600, with h lambda = 2 |u|.  The scheme type says so: velocity_order
  * CDYN_ORDER_NONE, and a lambda_note in place of a multiplier order.
  *
  * Inconsistent constraints (Phi(q) = 0 without a solution: a particle
