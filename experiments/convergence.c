@@ -58,11 +58,6 @@ static const exp_param params[] = {
    "multiplier errors (N) below this are left out of the fit (reference and rounding level)"},
   EXP_PARAMS_END};
 
-static const char *const project_velocity[] = {"project_velocity", "on", NULL};
-static const exp_companion companions[] = {
-  {"poststab-pv", "poststab", project_velocity,
-   "post-stabilisation with the velocity projection as well (001 projects positions only)"},
-  {NULL, NULL, NULL, NULL}};
 
 #define NPROB 4
 #define MAX_LEVELS 12
@@ -287,7 +282,7 @@ const cdyn_experiment cdyn_experiment_convergence = {
   .source = "verification (schemes.md)",
   .params = params,
   .schemes = "all",
-  .companions = companions,
+  .companions = exp_poststab_pv_companions,
   .h = 0,
   .steps = 0,
   .run = run,

@@ -65,11 +65,6 @@ static const exp_param params[] = {
   {"levels", "4", EXP_INT, 1, 8, 0, "step sizes h, h/2, ... (the same duration)"},
   EXP_PARAMS_END};
 
-static const char *const project_velocity[] = {"project_velocity", "on", NULL};
-static const exp_companion companions[] = {
-  {"poststab-pv", "poststab", project_velocity,
-   "post-stabilisation with the velocity projection as well (001 projects positions only)"},
-  {NULL, NULL, NULL, NULL}};
 
 static const double G = 9.81, R = 1.0;
 #define MAX_LEVELS 8
@@ -211,6 +206,17 @@ static int reference_run(double theta0, double theta_eq, double h, long steps, e
   return CDYN_OK;
 }
 
+/* The rest of a table's header after "| run |": a column per step size. */
+static void report_h_columns(exp_ctx *ctx, const double *hs, int levels)
+{
+  for (int l = 0; l < levels; l++)
+    exp_report(ctx, " h = %g |", hs[l]);
+  exp_report(ctx, "\n|---|");
+  for (int l = 0; l < levels; l++)
+    exp_report(ctx, "---|");
+  exp_report(ctx, "\n");
+}
+
 static int run(exp_ctx *ctx)
 {
   double delta, theta_eq, Omega;
@@ -299,12 +305,7 @@ static int run(exp_ctx *ctx)
              "last period against the first (1: exact), per step size; \"left\": the bead left its relative "
              "equilibrium (|theta - theta*| > 5 delta); \"stopped\": a step failed or e_n exceeded 0.1 R.\n\n| run |",
              theta_eq, Omega, 2 * 3.14159265358979323846 / Omega, delta, ref[0].period, T);
-  for (int l = 0; l < levels; l++)
-    exp_report(ctx, " h = %g |", hs[l]);
-  exp_report(ctx, "\n|---|");
-  for (int l = 0; l < levels; l++)
-    exp_report(ctx, "---|");
-  exp_report(ctx, "\n");
+  report_h_columns(ctx, hs, levels);
   for (int s = 0; s < ctx->nruns; s++) {
     exp_report(ctx, "| %s |", ctx->runs[s].name);
     for (int l = 0; l < levels; l++) {
@@ -320,12 +321,7 @@ static int run(exp_ctx *ctx)
     exp_report(ctx, "\n");
   }
   exp_report(ctx, "\nLargest normal velocity |J v + Phi_t| over each run (m/s; 0 on the exact motion):\n\n| run |");
-  for (int l = 0; l < levels; l++)
-    exp_report(ctx, " h = %g |", hs[l]);
-  exp_report(ctx, "\n|---|");
-  for (int l = 0; l < levels; l++)
-    exp_report(ctx, "---|");
-  exp_report(ctx, "\n");
+  report_h_columns(ctx, hs, levels);
   for (int s = 0; s < ctx->nruns; s++) {
     exp_report(ctx, "| %s |", ctx->runs[s].name);
     for (int l = 0; l < levels; l++)
@@ -342,7 +338,7 @@ const cdyn_experiment cdyn_experiment_spinning_hoop = {
   .source = "verification (a constraint moving with time; 001's post-stabilisation claim)",
   .params = params,
   .schemes = "all",
-  .companions = companions,
+  .companions = exp_poststab_pv_companions,
   .h = 0.01,
   .steps = 2000,
   .run = run,

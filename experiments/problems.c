@@ -247,25 +247,35 @@ const exp_problem exp_problem_chain10 = {
 
 static const double bead_theta0 = 2.0;
 
-int exp_bead_build(double theta0, cdyn_system **out)
+/* One particle of 1 kg at x with velocity v on a constraint of type
+   `type`, under gravity G along -y. */
+static int one_particle(const double x[3], const double v[3], const char *type, const double *params,
+                        cdyn_system **out)
 {
-  if (!out || !isfinite(theta0))
-    return cdyn_error(CDYN_EINVAL, "exp_bead_build: NULL output or non-finite theta0");
   cdyn_system *sys;
   int rc = cdyn_system_new(&sys, 1);
   if (rc)
     return rc;
-  double g[3] = {0, -G, 0}, x[3] = {sin(theta0), -cos(theta0), 0};
-  double params[7] = {0, 0, 0, 0, 0, 1, 1}; /* centre, normal, R */
+  double g[3] = {0, -G, 0};
   size_t p0 = 0;
-  if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)))
-    rc = cdyn_system_add_constraint_named(sys, "circle", &p0, params, NULL);
+  if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)) &&
+      !(rc = cdyn_system_set_velocity(sys, 0, v)))
+    rc = cdyn_system_add_constraint_named(sys, type, &p0, params, NULL);
   if (rc) {
     cdyn_system_free(sys);
     return rc;
   }
   *out = sys;
   return CDYN_OK;
+}
+
+int exp_bead_build(double theta0, cdyn_system **out)
+{
+  if (!out || !isfinite(theta0))
+    return cdyn_error(CDYN_EINVAL, "exp_bead_build: NULL output or non-finite theta0");
+  const double x[3] = {sin(theta0), -cos(theta0), 0}, v[3] = {0, 0, 0};
+  const double params[7] = {0, 0, 0, 0, 0, 1, 1}; /* centre, normal, R */
+  return one_particle(x, v, "circle", params, out);
 }
 
 static int bead_build(cdyn_system **out) { return exp_bead_build(bead_theta0, out); }
@@ -318,25 +328,12 @@ int exp_hoop_build(double theta0, cdyn_system **out)
 {
   if (!out || !isfinite(theta0))
     return cdyn_error(CDYN_EINVAL, "exp_hoop_build: NULL output or non-finite theta0");
-  cdyn_system *sys;
-  int rc = cdyn_system_new(&sys, 1);
-  if (rc)
-    return rc;
   /* At t = 0 the hoop is the x-y plane; at rest relative to it the bead
      moves with the hoop, v = omega y^ x x = (0, 0, -omega x). */
   const double w = EXP_HOOP_OMEGA;
-  double g[3] = {0, -G, 0}, x[3] = {sin(theta0), -cos(theta0), 0}, v[3] = {0, 0, -w * sin(theta0)};
-  double params[11] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 1, w}; /* centre, axis, normal, R, omega */
-  size_t p0 = 0;
-  if (!(rc = cdyn_system_set_gravity(sys, g)) && !(rc = cdyn_system_set_position(sys, 0, x)) &&
-      !(rc = cdyn_system_set_velocity(sys, 0, v)))
-    rc = cdyn_system_add_constraint_named(sys, "hoop", &p0, params, NULL);
-  if (rc) {
-    cdyn_system_free(sys);
-    return rc;
-  }
-  *out = sys;
-  return CDYN_OK;
+  const double x[3] = {sin(theta0), -cos(theta0), 0}, v[3] = {0, 0, -w * sin(theta0)};
+  const double params[11] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 1, w}; /* centre, axis, normal, R, omega */
+  return one_particle(x, v, "hoop", params, out);
 }
 
 static int hoop_build(cdyn_system **out) { return exp_hoop_build(hoop_theta0, out); }
@@ -383,6 +380,14 @@ const exp_problem exp_problem_hoop = {
   .m = 2,
   .multipliers = hoop_lambda,
 };
+
+/* ---- companions ---------------------------------------------------------------------------- */
+
+static const char *const project_velocity[] = {"project_velocity", "on", NULL};
+const exp_companion exp_poststab_pv_companions[] = {
+  {"poststab-pv", "poststab", project_velocity,
+   "post-stabilisation with the velocity projection as well (001 projects positions only)"},
+  {NULL, NULL, NULL, NULL}};
 
 /* ---- running a problem ------------------------------------------------------------------- */
 

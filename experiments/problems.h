@@ -32,6 +32,8 @@
 
 #include <cdyn/cdyn.h>
 
+#include "experiment.h"
+
 typedef struct exp_problem {
   const char *name;
   const char *description;
@@ -138,6 +140,11 @@ int exp_bead_build(double theta0, cdyn_system **out);
    to it (1 kg, R = 1 m, omega = sqrt(2 g / R)). */
 int exp_hoop_build(double theta0, cdyn_system **out);
 #define EXP_HOOP_OMEGA 4.4294469180700204 /* sqrt(2 * 9.81) */
+
+/* The companion run "poststab-pv": post-stabilisation with the velocity
+   projection as well (001 projects positions only), for the experiments
+   that report both readings (convergence, spinning-hoop). */
+extern const exp_companion exp_poststab_pv_companions[];
 
 extern const exp_problem exp_problem_pendulum, exp_problem_double, exp_problem_bead, exp_problem_hoop,
   exp_problem_pendulum_h, exp_problem_chain10;

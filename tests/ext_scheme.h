@@ -70,6 +70,10 @@ static const cdyn_scheme_type ext_implicit = {
   .description = "001's first-order implicit scheme, written outside the library (test)",
   .source = "001 eqs 11-16",
   .order = 1,
+  /* Its multiplier is a backward-Euler impulse over the step: the force
+     averaged over it, which belongs to the midpoint, at first order. */
+  .lambda_order = 1,
+  .lambda_time = CDYN_LAMBDA_MID,
   .alloc = ext_alloc,
   .free = free,
   .step = ext_step,
