@@ -12,9 +12,9 @@
  *   lam_err    max over rows of |lambda_r - lambda_ref,r| (N), the
  *              multipliers of the last step against the exact constraint
  *              force at the time they belong to, lam_t = T - h + tau h
- *              with tau = 0, 1/2 or 1 as the scheme declares
- *              (cdyn_scheme_lambda_time: the step's start, midpoint or
- *              end)
+ *              with tau = 0, 1/2 or 1 as the scheme declares for the
+ *              run's options (cdyn_stepper_lambda_time: the step's
+ *              start, midpoint or end)
  *   e_max      largest constraint error e_n over the run
  *   drift      (E(T) - E(0)) / (m g L), the energy drift, relative
  * The fitted order of each error is the least-squares slope of its log
@@ -35,7 +35,7 @@
  * A scheme whose lambda is not the constraint force (it declares a
  * lambda_note: a penalty spring's force, a half-step multiplier) still
  * has its error measured and fitted, but is marked lambda_force = 0 in
- * orders.csv, and the report gives the note instead of a comparison.
+ * orders.csv, and the report gives the note beside its measured error.
  *
  * Outputs: convergence.csv (one row per scheme, problem and h) and
  * orders.csv (one row per scheme and problem), plus the table in the
@@ -71,12 +71,13 @@ typedef struct {
   double fitted, local, err_coarse, err_fine, emax_fine, drift_fine;
   double vfitted, lfitted, lerr_fine;
   int used, vused, lused;
+  int lambda_time; /* of the run's stepper, with its options */
 } order_row;
 
-/* The fraction of the step at which a scheme's multipliers apply. */
-static double lambda_fraction(size_t idx)
+/* The fraction of the step at which multipliers of time t apply. */
+static double time_fraction(int t)
 {
-  switch (cdyn_scheme_lambda_time(idx)) {
+  switch (t) {
   case CDYN_LAMBDA_MID:
     return 0.5;
   case CDYN_LAMBDA_END:
@@ -86,10 +87,9 @@ static double lambda_fraction(size_t idx)
   }
 }
 
-static const char *lambda_time_name(size_t idx)
+static const char *lambda_time_name(int t)
 {
   static const char *const names[] = {"start", "mid", "end"};
-  int t = cdyn_scheme_lambda_time(idx);
   return t >= 0 && t <= 2 ? names[t] : "?";
 }
 
@@ -121,8 +121,9 @@ static int run(exp_ctx *ctx)
         lerr[MAX_LEVELS];
       int ok[MAX_LEVELS], vok[MAX_LEVELS], lok[MAX_LEVELS];
       size_t idx;
-      cdyn_scheme_find(ctx->runs[s].scheme, &idx);
-      const double tau = lambda_fraction(idx);
+      if ((rc = cdyn_scheme_find(ctx->runs[s].scheme, &idx)))
+        break;
+      int lambda_time = cdyn_scheme_lambda_time(idx);
       if ((rc = p->reference(p->T, qr, vr)))
         break;
       for (int k = 0; k < levels && !rc; k++) {
@@ -134,11 +135,14 @@ static int run(exp_ctx *ctx)
           break;
         /* A run that fails a step or breaks the stability rules of
            stability.c (e_n above 10 % of the length, energy gained above
-           10 % of what gravity can release) is unstable at this h; its
+           10 % of the problem's energy_range) is unstable at this h; its
            errors are recorded as missing and it is not in the fit. */
         int done = r.status == CDYN_OK && !r.stopped && r.steps == N;
-        /* The time the last step's multipliers belong to. */
-        double lt = p->T - h + tau * h;
+        /* The time the last step's multipliers belong to, with the run's
+           options (an integrator option can move it). */
+        if (r.steps > 0)
+          lambda_time = r.lambda_time;
+        double lt = p->T - h + time_fraction(lambda_time) * h;
         if (done && (rc = p->multipliers(lt, lam_ref)))
           break;
         hs[k] = h;
@@ -180,6 +184,7 @@ static int run(exp_ctx *ctx)
       o->vfitted = exp_fit_slope(hs, verr, vok, levels, &o->vused);
       o->lfitted = exp_fit_slope(hs, lerr, lok, levels, &o->lused);
       o->lerr_fine = lerr[levels - 1];
+      o->lambda_time = lambda_time;
       printf("  %-16s %-9s fitted order q %6.3f (local %6.3f, %d points)  v %6.3f  lambda %6.3f  err %.3e .. %.3e\n",
              ctx->runs[s].name, p->name, o->fitted, o->local, o->used, o->vfitted, o->lfitted, o->err_coarse,
              o->err_fine);
@@ -202,7 +207,8 @@ static int run(exp_ctx *ctx)
     return rc;
   for (int s = 0; s < ctx->nruns && !rc; s++) {
     size_t idx;
-    cdyn_scheme_find(ctx->runs[s].scheme, &idx);
+    if ((rc = cdyn_scheme_find(ctx->runs[s].scheme, &idx)))
+      break;
     for (int pi = 0; pi < NPROB && !rc; pi++) {
       const order_row *o = &orow[s][pi];
       const char *labels[2] = {ctx->runs[s].name, problems[pi]->name};
@@ -219,7 +225,7 @@ static int run(exp_ctx *ctx)
                         o->vfitted,
                         (double)o->vused,
                         cdyn_scheme_lambda_order(idx),
-                        lambda_fraction(idx),
+                        time_fraction(o->lambda_time),
                         cdyn_scheme_lambda_note(idx) ? 0.0 : 1.0,
                         o->lfitted,
                         (double)o->lused,
@@ -241,7 +247,8 @@ static int run(exp_ctx *ctx)
              levels, n0, n0 << (levels - 1));
   for (int s = 0; s < ctx->nruns; s++) {
     size_t idx;
-    cdyn_scheme_find(ctx->runs[s].scheme, &idx);
+    if (cdyn_scheme_find(ctx->runs[s].scheme, &idx))
+      continue; /* found above */
     char lo[32];
     if (cdyn_scheme_lambda_note(idx))
       snprintf(lo, sizeof lo, "not a force");
@@ -255,7 +262,7 @@ static int run(exp_ctx *ctx)
     else
       snprintf(vo, sizeof vo, "%g", cdyn_scheme_velocity_order_constant_force(idx));
     exp_report(ctx, "| %s | %g / %s / %s (%s) |", ctx->runs[s].name, cdyn_scheme_order_constant_force(idx), vo, lo,
-               lambda_time_name(idx));
+               lambda_time_name(orow[s][0].lambda_time));
     for (int pi = 0; pi < NPROB; pi++)
       exp_report(ctx, " %.2f / %.2f / %.2f |", orow[s][pi].fitted, orow[s][pi].vfitted, orow[s][pi].lfitted);
     exp_report(ctx, " %.2e | %.2e |\n", orow[s][0].emax_fine, orow[s][0].drift_fine);
@@ -265,7 +272,8 @@ static int run(exp_ctx *ctx)
                   "|---|---|---|---|---|---|\n");
   for (int s = 0; s < ctx->nruns; s++) {
     size_t idx;
-    cdyn_scheme_find(ctx->runs[s].scheme, &idx);
+    if (cdyn_scheme_find(ctx->runs[s].scheme, &idx))
+      continue; /* found above */
     exp_report(ctx, "| %s |", ctx->runs[s].name);
     for (int pi = 0; pi < NPROB; pi++)
       exp_report(ctx, " %.2e |", orow[s][pi].lerr_fine);

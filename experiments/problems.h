@@ -40,7 +40,9 @@ typedef struct exp_problem {
   size_t n;            /* particles */
   double T;            /* horizon of the convergence runs */
   double energy_scale; /* m g L of the problem, for relative energies */
-  double energy_range; /* E(0) - min E: the energy gravity can release */
+  double energy_range; /* the scale of the energy-gain rule: E(0) - min E, the energy gravity
+                          can release, for the conservative problems; for the driven hoop a
+                          bound on |E - E(0)| (problems.c) */
   double length;       /* total constraint length, for relative errors */
   int (*build)(cdyn_system **out);
   /* Reference positions and velocities of all n particles (3n each) at t. */
@@ -64,6 +66,7 @@ typedef struct exp_problem_result {
   double E0, Eend;      /* total energy at the start and at the end */
   double dEmax;         /* largest |E - E0| */
   size_t m;             /* rows of the last step (0 if none was taken) */
+  int lambda_time;      /* when within a step the multipliers apply (cdyn_stepper_lambda_time) */
   double lambda[EXP_PROBLEM_MAX_ROWS]; /* its multipliers (cdyn_stepper_multipliers), when m fits */
 } exp_problem_result;
 

@@ -136,6 +136,13 @@ static const cdyn_option *option_at(const cdyn_stepper *st, size_t i, void **bas
 
 size_t cdyn_stepper_option_count(const cdyn_stepper *st) { return st ? option_total(st->type) : 0; }
 
+int cdyn_stepper_lambda_time(const cdyn_stepper *st)
+{
+  if (!st)
+    return -1;
+  return (int)(st->type->lambda_time_of ? st->type->lambda_time_of(st->opts) : st->type->lambda_time);
+}
+
 const char *cdyn_stepper_option_name(const cdyn_stepper *st, size_t i)
 {
   if (!st)

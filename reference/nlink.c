@@ -385,7 +385,9 @@ int cdyn_ref_nlink_accelerations(cdyn_ref_nlink *r, double *axy)
   r->ode.nonfinite = 0;
   if (nlink_rhs(r->ode.t, r->y, dydt, r) != GSL_SUCCESS) {
     free(dydt);
-    return cdyn_error(CDYN_ESOLVE, "cdyn_ref_nlink_accelerations: the equations of motion cannot be solved at t = %g",
+    if (r->ode.nonfinite || r->failure == RHS_NONFINITE_SYSTEM || r->failure == RHS_NONFINITE_RESULT)
+      return cdyn_error(CDYN_ENONFINITE, "cdyn_ref_nlink_accelerations: a value is not finite at t = %g", r->ode.t);
+    return cdyn_error(CDYN_ESOLVE, "cdyn_ref_nlink_accelerations: the mass matrix cannot be factored at t = %g",
                       r->ode.t);
   }
   const double *th = r->y, *w = r->y + n, *wd = dydt + n;

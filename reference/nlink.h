@@ -89,7 +89,8 @@ int cdyn_ref_nlink_velocities(const cdyn_ref_nlink *r, double *vxy);
  * cdyn_ref_nlink_positions()) of the current state: the angular
  * accelerations of the equations of motion (nlink.c) carried through
  * r_k'' = sum_{i<k} L_i (e'(th_i) w_i' - e(th_i) w_i^2).  CDYN_ESOLVE if
- * the mass matrix cannot be factored.
+ * the mass matrix cannot be factored, CDYN_ENONFINITE if a value is not
+ * finite.
  */
 int cdyn_ref_nlink_accelerations(cdyn_ref_nlink *r, double *axy);
 

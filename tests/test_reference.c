@@ -2141,9 +2141,11 @@ END_TEST
  * T = m g cos theta + m L theta'^2, and, for a 3-link arm with unequal
  * masses and lengths in motion, the dense KKT solve of reference/kkt.c on
  * the same state as a particle system (pin rows first, then the links,
- * whose multipliers are the tensions).  Both at 1e-9 relative to m g: the
- * reference's angles carry ~1e-12, the KKT solve's rounding grows with its
- * condition (~1e4 here).
+ * whose multipliers are the tensions, and the pin rows, whose
+ * multipliers hold the pivot: 0 = m_0 g_v - lambda_pin - n_0 T_0, n_0 =
+ * (x_0 - x_1) / L_0).  The closed form at 1e-12 m g, the KKT solve at
+ * 1e-9 m g: the reference's angles carry ~1e-12, the KKT solve's rounding
+ * grows with its condition (~1e4 here).
  */
 START_TEST(test_nlink_tensions)
 {
@@ -2191,6 +2193,11 @@ START_TEST(test_nlink_tensions)
   for (int i = 0; i < 3; i++)
     ck_assert_msg(fabs(lam[3 + i] - T[i]) <= 1e-9 * 9.81, "link %d: KKT %.17g, Newton from the free end %.17g", i,
                   lam[3 + i], T[i]);
+  /* The pivot (1 kg, at the origin): lambda_pin = m_0 g_v - n_0 T_0. */
+  const double pin[3] = {-(-xy[0] / L[0]) * T[0], -9.81 - (-xy[1] / L[0]) * T[0], 0};
+  for (int k = 0; k < 3; k++)
+    ck_assert_msg(fabs(lam[k] - pin[k]) <= 1e-9 * 9.81, "pin row %d: KKT %.17g, the pivot's balance %.17g", k, lam[k],
+                  pin[k]);
   cdyn_system_free(sys);
 }
 END_TEST

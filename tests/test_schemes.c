@@ -276,9 +276,7 @@ static void hoop_run(const char *scheme, long N, hoop_out *o)
   }
   double lam[2];
   ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);
-  size_t idx;
-  ck_assert_int_eq(cdyn_scheme_find(scheme, &idx), CDYN_OK);
-  int when = cdyn_scheme_lambda_time(idx);
+  int when = cdyn_stepper_lambda_time(st);
   double tl = T - h + (when == CDYN_LAMBDA_MID ? 0.5 : when == CDYN_LAMBDA_END ? 1.0 : 0.0) * h;
   cdyn_ref_hoop_params rp = {1.0, G, w, th0, 0.0, 1e-13, 1e-13};
   cdyn_ref_hoop *r;
@@ -334,6 +332,89 @@ START_TEST(test_velocity_lambda_order)
     if (getenv("CDYN_TEST_VERBOSE"))
       printf("hoop %-14s multiplier order %.3f\n", scheme, fl);
   }
+}
+END_TEST
+
+/*
+ * The pins-only schemes (baraff-witkin) cannot run the hoop: their
+ * multipliers are those of pins.  A 1 kg particle pinned at the origin
+ * holds a 1 kg particle hanging on a spring (k = 100 N/m, rest length 1
+ * m), released A = 0.1 m below its equilibrium at rest: the spring's
+ * extension is m g / k + A cos(omega t), omega = sqrt(k / m) = 10 rad/s,
+ * and the pin holds both weights and the oscillating spring force,
+ *   lambda_pin,y = -2 m g - k A cos(omega t)
+ * (the library's convention: 0 = F_0 + F_spring,0 - lambda_pin).  Over
+ * h = 1/100 .. 1/1600 to T = 1 s (omega h <= 0.1) the error at the
+ * declared time must converge at the declared order, within 0.25.
+ */
+/* An integrator option moves the multipliers' time: Baumgarte's are at the
+   step's start over symplectic Euler, at its end over RK4 (its last
+   stage), as baumgarte-rk4 declares. */
+START_TEST(test_lambda_time_follows_options)
+{
+  cdyn_system *s;
+  cdyn_stepper *st;
+  const double one = 1.0;
+  ck_assert_int_eq(tu_chain(&s, 1, 1.0, 1.0, &one), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "baumgarte"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_lambda_time(st), CDYN_LAMBDA_START);
+  ck_assert_int_eq(cdyn_stepper_set(st, "integrator", "rk4"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_lambda_time(st), CDYN_LAMBDA_END);
+  size_t idx;
+  ck_assert_int_eq(cdyn_scheme_find("baumgarte-rk4", &idx), CDYN_OK);
+  ck_assert_int_eq(cdyn_scheme_lambda_time(idx), CDYN_LAMBDA_END);
+  ck_assert_int_eq(cdyn_stepper_set(st, "integrator", "ab2"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_lambda_time(st), CDYN_LAMBDA_START);
+  cdyn_stepper_free(st);
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "implicit"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_lambda_time(st), CDYN_LAMBDA_MID);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+  ck_assert_int_eq(cdyn_stepper_lambda_time(NULL), -1);
+}
+END_TEST
+
+START_TEST(test_pins_only_lambda_order)
+{
+  int tested = 0;
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    if (!cdyn_scheme_pins_only(i) || cdyn_scheme_lambda_order(i) <= 0)
+      continue;
+    const double k = 100, m = 1, L = 1, A = 0.1, w = sqrt(k / m), T = 1;
+    double hs[NH], err[NH];
+    for (int l = 0; l < NH; l++) {
+      long N = 100L << l;
+      double h = T / (double)N;
+      cdyn_system *s;
+      cdyn_stepper *st;
+      const double g[3] = {0, -G, 0}, o[3] = {0, 0, 0}, x1[3] = {0, -(L + m * G / k + A), 0};
+      ck_assert_int_eq(cdyn_system_new(&s, 2), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_position(s, 1, x1), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_mass(s, 0, m), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_mass(s, 1, m), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_add_spring(s, 0, 1, k, 0, L, NULL), CDYN_OK);
+      ck_assert_int_eq(cdyn_stepper_new(&st, s, cdyn_scheme_name(i)), CDYN_OK);
+      for (long n = 0; n < N; n++)
+        ck_assert_int_eq(cdyn_stepper_step(st, h), CDYN_OK);
+      double lam[3];
+      ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);
+      int when = cdyn_stepper_lambda_time(st);
+      double tl = T - h + (when == CDYN_LAMBDA_MID ? 0.5 : when == CDYN_LAMBDA_END ? 1.0 : 0.0) * h;
+      double exact = -2 * m * G - k * A * cos(w * tl);
+      hs[l] = h;
+      err[l] = fmax(fmax(fabs(lam[0]), fabs(lam[2])), fabs(lam[1] - exact));
+      cdyn_stepper_free(st);
+      cdyn_system_free(s);
+    }
+    double fitted = fit_order(hs, err, NH);
+    ck_assert_msg(fabs(fitted - cdyn_scheme_lambda_order(i)) <= 0.25,
+                  "%s: pin multiplier order %.3f, declared %g (errors %.3e .. %.3e N)", cdyn_scheme_name(i), fitted,
+                  cdyn_scheme_lambda_order(i), err[0], err[NH - 1]);
+    tested++;
+  }
+  ck_assert_int_ge(tested, 1);
 }
 END_TEST
 
@@ -1113,6 +1194,8 @@ static Suite *suite(void)
   tcase_add_loop_test(tc, test_convergence_order, 0, ns);
   tcase_add_loop_test(tc, test_velocity_lambda_order, 0, ns);
   tcase_add_test(tc, test_improved_jordan_mode);
+  tcase_add_test(tc, test_pins_only_lambda_order);
+  tcase_add_test(tc, test_lambda_time_follows_options);
   tcase_add_loop_test(tc, test_constraint_error_vanishes, 0, ns);
   tcase_add_test(tc, test_implicit_constraint_bound);
   suite_add_tcase(s, tc);

@@ -179,6 +179,11 @@ typedef struct cdyn_scheme_type {
   double lambda_order;
   enum cdyn_lambda_time lambda_time;
   const char *lambda_note;
+  /* When an option moves the multipliers' time (an integrator option:
+     RK4's last stage is at t + h), the time for the options `opts`; NULL:
+     lambda_time whatever the options.  The declared orders, like `order`,
+     are those of the default options. */
+  enum cdyn_lambda_time (*lambda_time_of)(const void *opts);
   const cdyn_option *options; /* ends with CDYN_OPTIONS_END; may be NULL */
   size_t options_size;        /* sizeof the option struct (0 without options) */
   /* Enforces inequality rows (cdyn/contact.h).  The other schemes refuse a
@@ -303,6 +308,10 @@ typedef struct cdyn_integrator_type {
   const char *name;
   const char *description;
   unsigned order;
+  /* When within the step its last acceleration evaluation is made (the
+     multipliers a scheme over it reports): CDYN_LAMBDA_START for the
+     one-stage and multistep methods, CDYN_LAMBDA_END for RK4. */
+  enum cdyn_lambda_time last_eval;
   unsigned nvec; /* work vectors of 3n used, at most CDYN_INTEGRATOR_NVEC */
   int (*step)(cdyn_stepper *st, cdyn_integrator_work *w, cdyn_accel_fn accel, void *ctx,
               double *q, double *v, double t, double h);

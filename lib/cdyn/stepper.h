@@ -159,14 +159,18 @@ double cdyn_scheme_order_constant_force(size_t i);
 double cdyn_scheme_velocity_order(size_t i);
 double cdyn_scheme_velocity_order_constant_force(size_t i);
 /* The multipliers as constraint forces (cdyn_scheme_type.lambda_order,
-   lambda_time, lambda_note): the declared order (0: not declared, or not
-   a force), the time within the step they belong to (enum
-   cdyn_lambda_time, in cdyn/scheme.h; -1 for an i out of range), and
+   lambda_time, lambda_note), for the default options: the declared order
+   (0: not declared, or not a force), the time within the step they belong
+   to (enum cdyn_lambda_time, in cdyn/scheme.h; -1 for an i out of range), and
    what they are when they are not the constraint force (NULL when they
    are). */
 double cdyn_scheme_lambda_order(size_t i);
 int cdyn_scheme_lambda_time(size_t i);
 const char *cdyn_scheme_lambda_note(size_t i);
+/* The time within a step that st's multipliers belong to with its current
+   options (an integrator option can move it: cdyn_scheme_type.lambda_time_of);
+   -1 for a NULL st. */
+int cdyn_stepper_lambda_time(const cdyn_stepper *st);
 /* Index of a scheme by name, or CDYN_EUNKNOWN. */
 int cdyn_scheme_find(const char *name, size_t *index);
 /* Does scheme i enforce inequality rows (cdyn/contact.h)?  The others

@@ -60,6 +60,7 @@ const cdyn_integrator_type cdyn_integrator_ab2 = {
   .name = "ab2",
   .description = "two-step Adams-Bashforth (variable step; Euler start)",
   .order = 2,
+  .last_eval = CDYN_LAMBDA_START,
   .nvec = 3,
   .step = step,
 };

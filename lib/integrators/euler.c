@@ -23,6 +23,7 @@ const cdyn_integrator_type cdyn_integrator_euler = {
   .name = "euler",
   .description = "explicit Euler: q+ = q + h v, v+ = v + h a",
   .order = 1,
+  .last_eval = CDYN_LAMBDA_START,
   .nvec = 1,
   .step = step,
 };

@@ -57,6 +57,7 @@ const cdyn_integrator_type cdyn_integrator_rk4 = {
   .name = "rk4",
   .description = "classical fourth-order Runge-Kutta",
   .order = 4,
+  .last_eval = CDYN_LAMBDA_END,
   .nvec = 5,
   .step = step,
 };

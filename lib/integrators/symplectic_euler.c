@@ -24,6 +24,7 @@ const cdyn_integrator_type cdyn_integrator_symplectic_euler = {
   .name = "symplectic-euler",
   .description = "symplectic Euler: v+ = v + h a, q+ = q + h v+",
   .order = 1,
+  .last_eval = CDYN_LAMBDA_START,
   .nvec = 1,
   .step = step,
 };

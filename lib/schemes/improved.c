@@ -56,8 +56,13 @@
  * the amplitude the first step leaves, kappa_0 / 2, and u_k grows as
  * (-1)^k 2 k kappa_0 / h = (-1)^k t v0^2 / R for a particle moving at v0 on
  * a circle of radius R: the normal velocity's error grows linearly in
- * time, independently of h.  lambda = 4 Phi / h^2 + 2 u / h + J W F then
- * carries 2 u / h, an error that grows as t / h.  The positions are not
+ * time, independently of h, on a fixed curved constraint.  On one that
+ * moves (the spinning hoop) the mode is driven at every step and stays of
+ * order one over the step sizes measured: |u| 1.5-3 m/s over 1 s at every
+ * h from 1/100 to 1/3200, and at most 10.2, 6.4, 5.0, 4.5 m/s over 20 s at
+ * h = 0.01, 0.005, 0.0025, 0.00125 (spinning-hoop).  lambda = 4 Phi / h^2 + 2 (J v + Phi_t) / h + J W F =
+ * 4 Phi / h^2 + 2 u / h + J W F then carries 2 u / h, an error that grows
+ * as t / h.  The positions are not
  * affected: q+ = q + h v1/2 and v1/2 is free of the mode, so they converge
  * at second order (with a constant force) all the same.  Released at rest
  * (kappa_0 = 0) only the slow change of kappa excites the mode, at O(h^2)
@@ -187,8 +192,9 @@ const cdyn_scheme_type cdyn_scheme_improved = {
   .order_constant_force = 2,
   .velocity_order = CDYN_ORDER_NONE,
   .lambda_time = CDYN_LAMBDA_MID,
-  .lambda_note = "000's half-step multiplier, 4 Phi/h^2 + 2 J v/h + J W F solved at t: it carries the alternating "
-                 "normal-velocity mode of the scheme's constraint dynamics (improved.c)",
+  .lambda_note = "000's half-step multiplier, 4 Phi/h^2 + 2 Phi_t/h + 2 J v/h + J W F from the rows at t, for the half "
+                 "step to t + h/2: it carries the alternating normal-velocity mode of the scheme's constraint dynamics "
+                 "(improved.c)",
   .options = options_plain,
   .options_size = sizeof(opts),
   .alloc = alloc,
@@ -205,8 +211,9 @@ const cdyn_scheme_type cdyn_scheme_improved_ab2 = {
   .order = 2,
   .velocity_order = CDYN_ORDER_NONE,
   .lambda_time = CDYN_LAMBDA_MID,
-  .lambda_note = "000's half-step multiplier, 4 Phi/h^2 + 2 J v/h + J W F solved at t: it carries the alternating "
-                 "normal-velocity mode of the scheme's constraint dynamics (improved.c)",
+  .lambda_note = "000's half-step multiplier, 4 Phi/h^2 + 2 Phi_t/h + 2 J v/h + J W F from the rows at t, for the half "
+                 "step to t + h/2: it carries the alternating normal-velocity mode of the scheme's constraint dynamics "
+                 "(improved.c)",
   .options = options_ab2,
   .options_size = sizeof(opts),
   .alloc = alloc,
