@@ -1775,6 +1775,22 @@ static void pendulum_run(const char *scheme, long N, double *pos_err, double *e_
   cdyn_system_free(sys);
 }
 
+/* The least-squares slope of y against x (n points), summed about the
+   means: the test's own fit of what orders.csv reports. */
+static double ls_slope(const double *x, const double *y, size_t n)
+{
+  double mx = 0, my = 0, sxx = 0, sxy = 0;
+  for (size_t k = 0; k < n; k++) {
+    mx += x[k] / (double)n;
+    my += y[k] / (double)n;
+  }
+  for (size_t k = 0; k < n; k++) {
+    sxx += (x[k] - mx) * (x[k] - mx);
+    sxy += (x[k] - mx) * (y[k] - my);
+  }
+  return sxy / sxx;
+}
+
 START_TEST(test_convergence_restricted)
 {
   /* The two schemes asked for, then the experiment's companion run. */
@@ -1843,34 +1859,18 @@ START_TEST(test_convergence_restricted)
          slope between the two finest, and the end values. */
       size_t r = s * NP + p;
       ck_assert_msg(!strcmp(o.label[r], label), "%s: row %zu is %s, expected %s", opath, r + 1, o.label[r], label);
-      double mx = 0, my = 0, sxx = 0, sxy = 0;
-      for (size_t k = 0; k < LEVELS; k++) {
-        mx += lh[k] / LEVELS;
-        my += le[k] / LEVELS;
-      }
-      for (size_t k = 0; k < LEVELS; k++) {
-        sxx += (lh[k] - mx) * (lh[k] - mx);
-        sxy += (lh[k] - mx) * (le[k] - my);
-      }
-      double fit = sxy / sxx, local = (le[LEVELS - 2] - le[LEVELS - 1]) / (lh[LEVELS - 2] - lh[LEVELS - 1]);
+      double fit = ls_slope(lh, le, LEVELS);
+      double local = (le[LEVELS - 2] - le[LEVELS - 1]) / (lh[LEVELS - 2] - lh[LEVELS - 1]);
       /* The same slopes of the velocity and multiplier errors (all above
          their floors here: the smallest, rk4's multiplier at h = 1/320, is
          ~1e-6 N). */
-      double svy = 0, sly = 0, mv = 0, ml = 0;
-      for (size_t k = 0; k < LEVELS; k++) {
-        mv += lv[k] / LEVELS;
-        ml += ll[k] / LEVELS;
-      }
-      for (size_t k = 0; k < LEVELS; k++) {
-        svy += (lh[k] - mx) * (lv[k] - mv);
-        sly += (lh[k] - mx) * (ll[k] - ml);
-      }
-      ck_assert_msg(fabs(tv(&o, r, OR_FIT_V) - svy / sxx) <= 1e-12 && tv(&o, r, OR_POINTS_V) == LEVELS,
+      double fit_v = ls_slope(lh, lv, LEVELS), fit_l = ls_slope(lh, ll, LEVELS);
+      ck_assert_msg(fabs(tv(&o, r, OR_FIT_V) - fit_v) <= 1e-12 && tv(&o, r, OR_POINTS_V) == LEVELS,
                     "%s: %s: fitted velocity order %.17g (%g points), the rows give %.17g", opath, label,
-                    tv(&o, r, OR_FIT_V), tv(&o, r, OR_POINTS_V), svy / sxx);
-      ck_assert_msg(fabs(tv(&o, r, OR_FIT_L) - sly / sxx) <= 1e-12 && tv(&o, r, OR_POINTS_L) == LEVELS,
+                    tv(&o, r, OR_FIT_V), tv(&o, r, OR_POINTS_V), fit_v);
+      ck_assert_msg(fabs(tv(&o, r, OR_FIT_L) - fit_l) <= 1e-12 && tv(&o, r, OR_POINTS_L) == LEVELS,
                     "%s: %s: fitted multiplier order %.17g (%g points), the rows give %.17g", opath, label,
-                    tv(&o, r, OR_FIT_L), tv(&o, r, OR_POINTS_L), sly / sxx);
+                    tv(&o, r, OR_FIT_L), tv(&o, r, OR_POINTS_L), fit_l);
       ck_assert_msg(tv(&o, r, OR_LFINE) == tv(&c, r0 + LEVELS - 1, CV_LAM), "%s: %s: lambda_err_fine is not the finest row's",
                     opath, label);
       /* Both slopes come from logs of the same doubles; the two ways of
