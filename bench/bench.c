@@ -57,7 +57,6 @@
 #endif
 
 #include "cdyn/cdyn.h"
-#include "cdyn_internal.h"
 #include "problem.h"
 #include "problems.h"
 #ifdef HAVE_ODE
@@ -69,13 +68,6 @@
 #define MAX_REPS 15
 /* h omega_N of every run: below newton's boundary 0.35 (the lowest). */
 #define H_OMEGA 0.25
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- the variants ---------------------------------------------------------------- */
 
@@ -195,12 +187,12 @@ static int time_cholmod(const cdyn_matrix *A, int reps, int supernodal, double *
     goto done;
   cholmod_dense B = {m, 1, m, m, b, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
   for (int k = 0; k < reps; k++) {
-    double t0 = now();
+    double t0 = cdyn_clock();
     if (!cholmod_factorize(&S, L, &c))
       goto done;
-    double t1 = now();
+    double t1 = cdyn_clock();
     cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, &B, &c);
-    double t2 = now();
+    double t2 = cdyn_clock();
     if (!X)
       goto done;
     cholmod_free_dense(&X, &c);
@@ -238,7 +230,7 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
       time_cholmod(A, reps, CHOLMOD_SIMPLICIAL, tf, ts, b, &f->simplicial_factor, &f->simplicial_solve, &lnz, &fl,
                    &sup))
     goto done;
-  f->kd = cdyn_banded_kd(A);
+  f->kd = cdyn_matrix_bandwidth(A);
   if (f->kd <= 8) {
     size_t ld = f->kd + 1;
     double *ab = malloc(ld * m * sizeof *ab), *x = malloc(m * sizeof *x);
@@ -255,12 +247,12 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
           if ((size_t)A->col[e] <= i)
             ab[(i - (size_t)A->col[e]) + (size_t)A->col[e] * ld] = A->val[e];
       memcpy(x, b, m * sizeof *x);
-      double t0 = now();
+      double t0 = cdyn_clock();
       lapack_int i1 = LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, (lapack_int)f->kd, ab, (lapack_int)ld);
-      double t1 = now();
+      double t1 = cdyn_clock();
       lapack_int i2 = LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, (lapack_int)f->kd, 1, ab,
                                           (lapack_int)ld, x, (lapack_int)m);
-      double t2 = now();
+      double t2 = cdyn_clock();
       if (i1 || i2)
         break;
       tf[k] = t1 - t0;
@@ -318,9 +310,9 @@ static int run_cdyn(const bench_problem *p, const variant *v, double h, long ste
   double total = 0;
   r->ok = 1;
   for (long k = 0; k < steps; k++) {
-    double t0 = now();
+    double t0 = cdyn_clock();
     rc = cdyn_stepper_step(st, h);
-    total += now() - t0;
+    total += cdyn_clock() - t0;
     if (rc < 0) {
       r->ok = 0;
       snprintf(r->note, sizeof r->note, "step %ld: %s", k + 1, cdyn_errmsg());
@@ -351,8 +343,9 @@ static int run_cdyn(const bench_problem *p, const variant *v, double h, long ste
   out->iterations = S.solves ? (double)S.iterations / (double)S.solves : 0;
   out->nonlinear = (double)S.nonlinear_iterations / ns;
   out->residual = S.last_residual;
-  if (floor && r->ok && st->m)
-    measure_floor(&st->mat, floor_reps, floor);
+  cdyn_matrix A;
+  if (floor && r->ok && cdyn_stepper_rows(st) && cdyn_stepper_matrix(st, &A) == CDYN_OK)
+    measure_floor(&A, floor_reps, floor);
   rc = r->ok ? 0 : -1;
 done:
   if (rc && !r->note[0])

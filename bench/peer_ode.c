@@ -57,6 +57,8 @@
 
 #include "peer_ode.h"
 
+#include "cdyn/stepper.h"
+
 #include <ode/ode.h>
 
 #include <math.h>
@@ -65,7 +67,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define PEER_ODE_RADIUS 0.01          /* m, the bodies' inertia sphere */
 #define PEER_ODE_STEP_MAX_ROWS 15000  /* dWorldStep's largest island */
@@ -210,13 +211,6 @@ static void on_fatal(int num, const char *msg, va_list ap)
   /* Not ours: ODE aborts on return, as it would have without us. */
   vfprintf(stderr, msg, ap);
   fputc('\n', stderr);
-}
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int finite3(const dReal *v)
@@ -465,10 +459,10 @@ int peer_ode_run(const bench_problem *p, int variant, double h, long steps,
       out->stretch_max = out->stretch_end = bench_stretch(p, s->x);
     }
     while (out->ok && s->taken < steps) {
-      double t0 = now();
+      double t0 = cdyn_clock();
       int done = variants[variant].quick ? dWorldQuickStep(s->world, h)
                                          : dWorldStep(s->world, h);
-      double t1 = now();
+      double t1 = cdyn_clock();
       s->taken++;
       out->steps = s->taken;
       out->seconds += t1 - t0;

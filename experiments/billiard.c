@@ -140,7 +140,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "experiment.h"
 
@@ -511,20 +510,13 @@ out:
 
 /* ---- the experiment --------------------------------------------------------------------- */
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int run(exp_ctx *ctx)
 {
   bil_params p;
   int rc = get_params(ctx, &p);
   if (rc)
     return rc;
-  const double t_start = now();
+  const double t_start = cdyn_clock();
   static run_result res[MAX_RUNS];
   memset(res, 0, sizeof res);
   int nrun = 0;
@@ -546,7 +538,7 @@ static int run(exp_ctx *ctx)
   }
   const char *skipped = ctx->skipped;
   for (int k = 0; k < nrun && !rc; k++) {
-    const double t0 = now();
+    const double t0 = cdyn_clock();
     if ((rc = run_one(ctx, &p, &res[k])))
       break;
     exp_progress(ctx, "billiard", k + 1, nrun);
@@ -555,7 +547,7 @@ static int run(exp_ctx *ctx)
            "pull/violate steps %ld/%ld, min mu %.3e N, min impulse %.3e N s, rack moved %.3g r, dE_end %.3e J  "
            "(%.2f s)\n",
            x->name, x->failed ? "FAILED" : "ran", x->fail_step, x->max_pen / p.r, x->min_gap / p.r, x->max_solves,
-           x->pull_steps, x->violate_steps, x->min_mu, x->min_impulse, x->rack_moved / p.r, x->dE_end, now() - t0);
+           x->pull_steps, x->violate_steps, x->min_mu, x->min_impulse, x->rack_moved / p.r, x->dE_end, cdyn_clock() - t0);
   }
   if (rc)
     return rc;
@@ -672,7 +664,7 @@ static int run(exp_ctx *ctx)
                    x->pull_steps, x->violate_steps, x->min_mu, x->min_impulse, p.mass * p.speed, x->rack_moved / p.r,
                    x->max_solves, x->max_excess, x->noconv, others);
   }
-  printf("  billiard: %d runs of %ld steps in %.2f s\n", nrun, ctx->steps, now() - t_start);
+  printf("  billiard: %d runs of %ld steps in %.2f s\n", nrun, ctx->steps, cdyn_clock() - t_start);
   return rc;
 }
 

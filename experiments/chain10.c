@@ -114,7 +114,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
@@ -415,13 +414,6 @@ static void summarise(const run_result *r, long n, double *work, run_summary *s)
 
 /* ---- the experiment ---------------------------------------------------------------- */
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 
 static int run(exp_ctx *ctx)
 {
@@ -429,7 +421,7 @@ static int run(exp_ctx *ctx)
   int rc = get_params(ctx, &p);
   if (rc)
     return rc;
-  const double t_start = now();
+  const double t_start = cdyn_clock();
   const long N = ctx->steps, ntr = p.trials + 1;
 
   /* The runs: the schemes, then the mass-weighted post-stabilisation
@@ -476,7 +468,7 @@ static int run(exp_ctx *ctx)
   }
 
   for (int r = 0; r < nrun && !rc; r++) {
-    const double t0 = now();
+    const double t0 = cdyn_clock();
     for (long t = 0; t < ntr && !rc; t++) {
       run_result *rr = &res[r * ntr + t];
       double *q = starts + t * 3 * NODES;
@@ -502,7 +494,7 @@ static int run(exp_ctx *ctx)
       for (long t = 0; t < ntr; t++)
         nf += res[r * ntr + t].failed;
       printf("  %-16s %ld runs, %ld failed, unperturbed: %s at step %ld, e_max %.3e  (%.2f s)\n", names[r], ntr, nf,
-             res[r * ntr].failed ? "failed" : "survived", res[r * ntr].fail_step, res[r * ntr].emax, now() - t0);
+             res[r * ntr].failed ? "failed" : "survived", res[r * ntr].fail_step, res[r * ntr].emax, cdyn_clock() - t0);
     }
   }
   if (rc)
@@ -658,7 +650,7 @@ static int run(exp_ctx *ctx)
                    si->failed, si->runs, r0, rmed, si->e_mean, sp ? sp->e_mean : NAN, si->Eend_median,
                    res[ii * ntr].E0, others);
   }
-  printf("  chain10-stability: %d x %ld runs of %ld steps in %.2f s\n", nrun, ntr, N, now() - t_start);
+  printf("  chain10-stability: %d x %ld runs of %ld steps in %.2f s\n", nrun, ntr, N, cdyn_clock() - t_start);
 
 out:
   free(e);

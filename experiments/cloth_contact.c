@@ -73,20 +73,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cdyn/cloth.h>
 #include <cdyn/collision.h>
 
 #include "ccd_replay.h"
 #include "experiment.h"
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 #define MAX_BALLS 8
 
@@ -459,13 +451,13 @@ static int contact_run(exp_ctx *ctx)
           R->status = status;
           fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, k, cdyn_errmsg());
         } else {
-          double t0 = now();
+          double t0 = cdyn_clock();
           ref_replay_report rp;
           if (ref_replay(s.tri, s.ntri, s.x0, cdyn_system_positions(s.sys), 4 * delta, &rp)) {
             rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
             break;
           }
-          double dt = now() - t0;
+          double dt = cdyn_clock() - t0;
           replay_t += dt, slice_replay += dt;
           R->crossings += rp.crossings, cross_slice += rp.crossings;
           R->exact += rp.exact, exact_slice += rp.exact;
@@ -790,9 +782,9 @@ static int cost_run(exp_ctx *ctx)
     for (long r = 0; r < reps && !rc; r++) {
       if ((rc = cdyn_system_set_state(sys, q0, v0)))
         break;
-      double t0 = now();
+      double t0 = cdyn_clock();
       rc = cdyn_contacts_before(cc, h);
-      double t1 = now();
+      double t1 = cdyn_clock();
       tb += t1 - t0;
       if (rc)
         break;
@@ -801,20 +793,20 @@ static int cost_run(exp_ctx *ctx)
       int redo;
       if ((rc = cdyn_system_set_state(sys, q1, v0)))
         break;
-      t0 = now();
+      t0 = cdyn_clock();
       /* A stepper is not needed in mode inequality: the check and the releases read the state. */
       rc = cdyn_contacts_after(cc, NULL, h, &redo);
-      ta += now() - t0;
+      ta += cdyn_clock() - t0;
     }
     if (rc)
       goto next;
-    double t0 = now();
+    double t0 = cdyn_clock();
     ref_replay_report rp;
     if (ref_replay(tri, ntri, q0, q1, 0, &rp)) {
       rc = cdyn_error(CDYN_ENOMEM, "collision-cost: the replay failed (out of memory)");
       goto next;
     }
-    double tr = now() - t0;
+    double tr = cdyn_clock() - t0;
     tri_n[k] = (double)ntri;
     t_det[k] = (tb + ta) / (double)reps;
     double row[6] = {(double)N, (double)(N * N), (double)ntri, (double)cn.candidates, (double)cn.active,

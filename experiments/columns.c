@@ -288,7 +288,7 @@ static const column_def defs[] = {
   {"collision-cost", NULL, "before", "s", "wall-clock time of cdyn_contacts_before (mean over reps)"},
   {"collision-cost", NULL, "after", "s", "wall-clock time of cdyn_contacts_after, the check of the motion taken (mean over reps)"},
   {"collision-cost", NULL, "replay", "s", "wall-clock time of the exact replay of the same motion (one call)"},
-  {"cloth-vs-implicit-ode", NULL, "solver", "", "linear solver of the run (the stepper's solver, or Baraff-Witkin's linear)"},
+  {"cloth-vs-implicit-ode", NULL, "solver", "", "linear solver of the run (the stepper option solver; for baraff-witkin, auto is its filtered PCG)"},
   {"cloth-vs-implicit-ode", NULL, "grid", "1", "nodes per side of the patch"},
   {"cloth-vs-implicit-ode", NULL, "nodes", "1", "nodes of the patch, grid^2"},
   {"cloth-vs-implicit-ode", NULL, "k_scale", "1", "factor on every spring constant (Baraff-Witkin's stiffening; 1 otherwise)"},

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "build-info.h"
@@ -683,18 +682,11 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
   return rc;
 }
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void exp_progress(exp_ctx *ctx, const char *what, long done, long total)
 {
   if (!isatty(STDERR_FILENO))
     return;
-  double t = now();
+  double t = cdyn_clock();
   if (done < total && t - ctx->progress_last < 0.25)
     return;
   ctx->progress_last = t;

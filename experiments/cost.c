@@ -18,7 +18,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "experiment.h"
 
@@ -26,13 +25,6 @@ static const exp_param params[] = {
   {"trials", "5", EXP_INT, 1, 100, 0, "timed batches per scheme and chain (the fastest counts)"},
   {"batch_s", "0.04", EXP_REAL, 0, 10, EXP_OPEN_MIN, "minimum duration of a timed batch (s)"},
   EXP_PARAMS_END};
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int build_chain(size_t links, cdyn_system **out)
 {
@@ -98,11 +90,11 @@ static int run(exp_ctx *ctx)
       double best = INFINITY;
       for (int tr = 0; tr < trials && rc >= 0; tr++) {
         long count = 0;
-        double t0 = now(), t1;
+        double t0 = cdyn_clock(), t1;
         do {
           rc = cdyn_stepper_step(st, ctx->h);
           count++;
-          t1 = now();
+          t1 = cdyn_clock();
         } while (rc >= 0 && t1 - t0 < batch_s);
         double per = (t1 - t0) / (double)count;
         if (per < best)

@@ -3,19 +3,42 @@
 # the top Makefile.am; paths are relative to the top directory.
 lib_LTLIBRARIES = lib/libcdyn.la
 cdynincludedir = $(includedir)/cdyn
-cdyninclude_HEADERS = lib/cdyn/cdyn.h lib/cdyn/error.h lib/cdyn/system.h \
-	lib/cdyn/constraint.h lib/cdyn/stepper.h lib/cdyn/contact.h lib/cdyn/scheme.h lib/cdyn/cloth.h lib/cdyn/collision.h lib/cdyn/scene.h
+cdyninclude_HEADERS = lib/cdyn/cdyn.h lib/cdyn/error.h lib/cdyn/option.h lib/cdyn/system.h \
+	lib/cdyn/constraint.h lib/cdyn/stepper.h lib/cdyn/solver.h lib/cdyn/contact.h lib/cdyn/scheme.h \
+	lib/cdyn/cloth.h lib/cdyn/collision.h lib/cdyn/scene.h
 # The type objects' sources come from their tables (lib/*/*.def) through
 # lib/types.am, which ./autogen.sh writes: adding a constraint type, solver,
 # integrator, scheme or active-set algorithm is one file plus one table line.
 include $(srcdir)/lib/types.am
-lib_libcdyn_la_SOURCES = lib/cdyn_internal.h lib/error.c lib/system.c \
-	lib/options.c lib/stepper.c lib/layout.c lib/blocks.c lib/registry.c \
-	lib/cloth.c lib/strainlimit.c lib/ball.c lib/ccd.c lib/bvh.c lib/proximity.c lib/contacts.c \
-	lib/scene_internal.h lib/scene.c lib/scene_load.c \
-	lib/constraints/constraints.def lib/constraints/vec3.h \
-	lib/solvers/solvers.def lib/solvers/lsq.c lib/integrators/integrators.def lib/schemes/schemes.def \
-	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/common.c \
+# The rooms, from the bottom up; each calls only into rooms above it in
+# this list (the type objects' rooms are called by the ones below them
+# only through their type objects' function pointers):
+#   base/        the error record, the numeric helpers, the version;
+#   constraints/, solvers/
+#                constraint types and linear solver types (each with its
+#                table, table.c, from its .def file);
+#   core/        the system, and the building blocks schemes are written with;
+#   integrators/, activeset/
+#                explicit integrators, and active-set algorithms for
+#                inequality rows;
+#   schemes/     the schemes;
+#   stepper/     options, the registry of schemes and solvers, the row
+#                layout and A's pattern, the stepper;
+#   cloth/       the cloth patch, strain limiting and heavy balls;
+#   collision/   collision detection and cloth contacts;
+#   scene/       scene files: the reader and the writer.
+lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/numeric.c lib/base/version.c \
+	lib/constraints/constraints.def lib/constraints/vec3.h lib/constraints/table.c \
+	lib/solvers/solvers.def lib/solvers/table.c lib/solvers/lsq.h lib/solvers/lsq.c lib/solvers/matrix.c \
+	lib/core/internal.h lib/core/system.c lib/core/blocks.c \
+	lib/integrators/integrators.def lib/integrators/table.c \
+	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/activeset.c lib/activeset/common.c \
+	lib/schemes/schemes.def lib/schemes/table.c lib/schemes/shake.h \
+	lib/stepper/internal.h lib/stepper/options.c lib/stepper/registry.c lib/stepper/layout.c \
+	lib/stepper/stepper.c \
+	lib/cloth/cloth.c lib/cloth/strainlimit.c lib/cloth/ball.c \
+	lib/collision/bvh.c lib/collision/proximity.c lib/collision/ccd.c lib/collision/contacts.c \
+	lib/scene/internal.h lib/scene/scene.c lib/scene/scene_load.c \
 	$(TYPE_SOURCES)
 # libcdyn itself uses Jansson (the scene reader), CHOLMOD, LAPACKE and BLAS only (its sparse storage
 # is its own, so no GSL error handler can abort the caller's process); GSL

@@ -26,7 +26,7 @@ check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_contact \
 	tests/test_switching \
 	tests/test_cloth tests/test_ccd tests/test_contacts tests/test_scene \
-	tests/test_oom
+	tests/test_oom tests/test_solver_register
 else !HAVE_CHECK
 check_SCRIPTS = tests/check-not-found
 tests/check-not-found:

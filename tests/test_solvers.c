@@ -28,7 +28,7 @@
 #include <check.h>
 #include <lapacke.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 #include "testutil.h"
 
 /* ---- fixtures ---------------------------------------------------------------- */
@@ -841,7 +841,7 @@ START_TEST(test_conformance)
     ck_assert_msg(rc == CDYN_OK, "%s on the %s of %zu (m = %zu): status %d (%s)", name, c->kind, c->size, m, rc,
                   cdyn_errmsg());
     ck_assert_int_eq(info.fallback, 0);
-    cdyn_csr_apply(&st->mat, x, Ax);
+    cdyn_matrix_apply(&st->mat, x, Ax);
     double rr = 0, bb = 0;
     for (size_t i = 0; i < m; i++) {
       rr += (Ax[i] - b[i]) * (Ax[i] - b[i]);
@@ -908,7 +908,7 @@ END_TEST
  */
 START_TEST(test_solver_errors)
 {
-  const cdyn_solver_type *type = cdyn_solver_types[_i];
+  const cdyn_solver_type *type = cdyn_solver_type_at((size_t)_i);
   uint64_t rng = 5;
   cdyn_system *sys = random_chain(20, &rng);
   cdyn_stepper *st = assembled_stepper(sys);

@@ -175,7 +175,7 @@
 #include <stdio.h>
 
 #include "activeset/activeset.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 /* Relative size below which a component of dw on a row of NC, or of u
    on a row of C, is rounding noise (see the choices above). */

@@ -15,7 +15,7 @@
  * the ignored g1 (003 figure 3).
  */
 #include "activeset/activeset.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w,
                  unsigned char *handled, cdyn_activeset_report *rep)

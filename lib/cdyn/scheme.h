@@ -66,42 +66,13 @@
 
 #include "cdyn/constraint.h"
 #include "cdyn/contact.h"
+#include "cdyn/option.h"
+#include "cdyn/solver.h"
 #include "cdyn/stepper.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- options -------------------------------------------------------------- */
-
-enum cdyn_option_kind {
-  CDYN_OPT_DOUBLE,     /* double, within [min, max] */
-  CDYN_OPT_INT,        /* long, within [min, max] */
-  CDYN_OPT_BOOL,       /* int: on/off, 1/0, true/false, yes/no */
-  CDYN_OPT_CHOICE,     /* int: index into `choices` */
-  CDYN_OPT_INTEGRATOR  /* const cdyn_integrator_type * */
-};
-
-/*
- * One option of a scheme: a field of the scheme's option struct, set from
- * text by cdyn_stepper_set, listed by `cdyn list SCHEME` and written to
- * every output's metadata.  A table ends with CDYN_OPTIONS_END.
- */
-typedef struct cdyn_option {
-  const char *name;
-  enum cdyn_option_kind kind;
-  size_t offset;               /* of the field within the option struct */
-  const char *def;             /* default, as text */
-  double min, max;             /* inclusive bounds for DOUBLE and INT */
-  const char *const *choices;  /* NULL-terminated, for CHOICE */
-  const char *doc;             /* one line */
-} cdyn_option;
-
-#define CDYN_OPTIONS_END {NULL, 0, 0, NULL, 0, 0, NULL, NULL}
-/* The option entry of a scheme's integrator (field `field` of its options
-   struct `type`). */
-#define CDYN_INTEGRATOR_OPTION(type, field, def, doc)                                             \
-  {"integrator", CDYN_OPT_INTEGRATOR, offsetof(type, field), def, 0, 0, NULL, doc}
 
 /* ---- what a scheme sees ------------------------------------------------------ */
 
@@ -204,6 +175,12 @@ typedef struct cdyn_scheme_type {
      filters pinned degrees of freedom, such as Baraff-Witkin's): the
      stepper refuses a system with any other enabled constraint. */
   int pins_only;
+  /* Solves a linear system of its own rather than A = J D J^T (Baraff-
+     Witkin's 3n x 3n matrix): the stepper option `solver` names the
+     solver type of that system (cdyn_stepper_solver), and its value auto
+     is the scheme's own choice, which cdyn_stepper_get reports as "auto"
+     (for the other schemes, "auto(NAME)": the solver chosen for A). */
+  int own_system;
 } cdyn_scheme_type;
 
 /*
@@ -261,6 +238,15 @@ int cdyn_factor(cdyn_stepper *st);
 int cdyn_solve(cdyn_stepper *st, const double *b, double *x);
 /* The same for nrhs right-hand sides at once: b and x hold nrhs blocks of m. */
 int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x);
+/*
+ * For a scheme that solves a linear system of its own besides A
+ * (Baraff-Witkin's 3n x 3n matrix): the solver type that the stepper
+ * option `solver` names, that type's option struct and the stepper's
+ * rank_tol, to give its own instance of the type (cdyn/solver.h); *type
+ * is NULL when the option is `auto`, which leaves the choice to the
+ * scheme (its file says what it chooses).  opts and rank_tol may be NULL.
+ */
+int cdyn_stepper_solver(const cdyn_stepper *st, const cdyn_solver_type **type, const void **opts, double *rank_tol);
 /* Rows at (q, v, t), A = J W J^T and its factorisation.  Nothing when m = 0. */
 int cdyn_prepare(cdyn_stepper *st, const double *q, const double *v, double t);
 /* y = J x (x: 3n, y: m) and x = J^T y through the current rows. */
@@ -397,9 +383,6 @@ int cdyn_iter_correct(cdyn_stepper *st, const double *b, double *dl, double *lam
  */
 int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict verdict,
                      unsigned iterations, double r, double rprev, double tol, int linear);
-
-/* Are all len values finite? */
-int cdyn_all_finite(const double *x, size_t len);
 
 #ifdef __cplusplus
 }

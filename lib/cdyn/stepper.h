@@ -15,12 +15,15 @@
  *
  * Options are strings set by name (`alpha`, `solver`, ...): the scheme's
  * own options plus the options every stepper has:
- *   solver    auto | cholesky | cholmod | banded | pcg
+ *   solver    auto | cholesky | cholmod | banded | pcg | a registered one
  *             cholesky: dense LAPACKE; cholmod: sparse Cholesky (CHOLMOD);
  *             banded: LAPACK band Cholesky in the rows' order; pcg:
- *             conjugate gradients.  auto, decided when the stepper is
- *             built: cholesky for a row capacity of at most 256, cholmod
- *             above.  cdyn_stepper_get reports the choice as "auto(name)".
+ *             conjugate gradients; solvers of one's own: cdyn/solver.h.
+ *             auto, decided when the stepper is built: cholesky for a row
+ *             capacity of at most 256, cholmod above.  cdyn_stepper_get
+ *             reports the choice as "auto(name)".  A scheme that solves a
+ *             system of its own (baraff-witkin) solves it with the type
+ *             named, and decides itself what auto means (its file says).
  *   pcg_tol   relative residual at which PCG stops (default 1e-12)
  *   pcg_maxiter  iteration limit of PCG (0 = 10 m)
  *   pcg_precond  jacobi (default) | sgs (a symmetric Gauss-Seidel sweep)
@@ -197,6 +200,12 @@ const char *cdyn_solver_description(size_t i);
 
 /* Package version, "MAJOR.MINOR.PATCH". */
 const char *cdyn_version(void);
+
+/* Seconds on a monotonic clock: the clock of cdyn_stats' times, for
+   timing a caller's own work alike. */
+double cdyn_clock(void);
+/* Are all len values finite? */
+int cdyn_all_finite(const double *x, size_t len);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@
  */
 #include <math.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 #include "vec3.h"
 
 static const char *const names[] = {"length", "p0x", "p0y", "p0z", "ux", "uy", "uz",

@@ -29,7 +29,7 @@
  */
 #include <math.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 #include "vec3.h"
 
 static const char *const names[] = {"f_a0", "f_a1", "f_a2", "f_amp", "f_k", "f_phase",

@@ -13,7 +13,7 @@
  */
 #include <math.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static const char *const names[] = {"length"};
 

@@ -44,7 +44,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 #include "vec3.h"
 
 static const char *const names[] = {"thickness"};

@@ -48,7 +48,7 @@
  */
 #include <math.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 #include "vec3.h"
 
 static int eval(const double *p, const double *const *x, const double *const *v,

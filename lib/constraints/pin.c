@@ -17,7 +17,7 @@
  */
 #include <math.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static const char *const names[] = {"p0x", "p0y", "p0z", "ux", "uy", "uz",
                                     "ax",  "ay",  "az",  "omega", "phase"};

@@ -15,7 +15,7 @@
  */
 #include <math.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 #include "vec3.h"
 
 static const char *const names[] = {"px", "py", "pz", "nx", "ny", "nz"};

@@ -28,7 +28,7 @@
  *   step.  A scheme calls the integrator once per step and resets the work
  *   with its own reset.
  */
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static int step(cdyn_stepper *st, cdyn_integrator_work *iw, cdyn_accel_fn accel, void *ctx,
                 double *q, double *v, double t, double h)

@@ -2,7 +2,7 @@
  * euler.c: explicit Euler for q' = v, v' = a(q, v, t).
  *   q+ = q + h v,   v+ = v + h a(q, v, t)          first order.
  */
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static int step(cdyn_stepper *st, cdyn_integrator_work *iw, cdyn_accel_fn accel, void *ctx,
                 double *q, double *v, double t, double h)

@@ -8,7 +8,7 @@
  * The q-component of each stage is the stage velocity, so only the stage
  * point (qt, vt), the acceleration and the two running sums are stored.
  */
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static int step(cdyn_stepper *st, cdyn_integrator_work *iw, cdyn_accel_fn accel, void *ctx,
                 double *q, double *v, double t, double h)

@@ -3,7 +3,7 @@
  * v' = a(q, v, t), the update of 001 eqs 11-12:
  *   v+ = v + h a(q, v, t),   q+ = q + h v+          first order.
  */
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static int step(cdyn_stepper *st, cdyn_integrator_work *iw, cdyn_accel_fn accel, void *ctx,
                 double *q, double *v, double t, double h)

@@ -20,20 +20,20 @@
  * Constraints: pins only, which sec. 5.3 handles by filtering.  A pinned
  * particle's velocity change is prescribed, z = (p(t + h) - x0) / h - v0,
  * so that it lands on its pin exactly (for a fixed pin, z = -v0); the free
- * degrees of freedom solve the rest.  Two solvers (option `linear`):
- *   pcg      the paper's modified conjugate gradients: start from dv = z,
- *            filter the residual and every search direction (pinned
- *            components to zero), Jacobi preconditioner P = diag(A), stop
- *            at r^T P^-1 r <= cg_tol^2 (b~^T P^-1 b~) (their eq. and stopping
- *            rule, b~ the filtered right-hand side), or after cg_maxiter
- *            iterations (CDYN_NOCONV);
- *   cholmod  sparse Cholesky (CHOLMOD, lib/solvers/cholmod.c) of the
- *            reduced system: the pinned rows and columns are replaced by
- *            the identity and their coupling moved to the right-hand side,
+ * degrees of freedom solve the rest, by the stepper's `solver` option:
+ *   auto     (the default) the paper's modified conjugate gradients: start
+ *            from dv = z, filter the residual and every search direction
+ *            (pinned components to zero), Jacobi preconditioner
+ *            P = diag(A), stop at r^T P^-1 r <= cg_tol^2 (b~^T P^-1 b~)
+ *            (their eq. and stopping rule, b~ the filtered right-hand
+ *            side), or after cg_maxiter iterations (CDYN_NOCONV);
+ *   a solver type (cholmod, cholesky, banded, pcg, or one registered:
+ *            cdyn/solver.h), with its own options: the reduced system, in
+ *            which the pinned rows and columns are replaced by the
+ *            identity and their coupling moved to the right-hand side,
  *            A_ff dv_f = b_f - A_fp z_p, which keeps one pattern whatever
- *            is pinned;
- *   cholesky the same reduced system by dense LAPACK Cholesky (small
- *            systems only: 3n x 3n storage).
+ *            is pinned.  cholmod is the sparse direct choice; cholesky
+ *            stores 3n x 3n and suits small systems only.
  * Any other enabled constraint is refused (the stepper does so when it is
  * made or when the set changes: cdyn_scheme_type.pins_only).
  *
@@ -50,7 +50,8 @@
  * Storage.  A is 3n x 3n in compressed sparse rows of 3 x 3 blocks: the
  * particle's own block and one per spring neighbour, the diagonal entry
  * first in each row (the convention of lib/solvers).  The pattern is
- * built at the first step after the springs changed (it allocates then,
+ * built at the first step after the springs or the solver option changed
+ * (it allocates then,
  * as a sparse solver's analysis of a new pattern does, and is counted in
  * cdyn_stats.analyses); other steps do not allocate.
  */
@@ -59,13 +60,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
-enum { LIN_PCG, LIN_CHOLMOD, LIN_CHOLESKY };
 enum { COMP_CHOI_KO, COMP_KEEP };
 
 typedef struct {
-  int linear;
   double cg_tol;
   long cg_maxiter;
   int compression;
@@ -88,11 +87,10 @@ typedef struct {
   unsigned long version;
   int have_pattern;
   unsigned long pattern_id;
-  /* The direct solver, made with the pattern. */
+  /* The solver type the stepper's `solver` option names (NULL: auto, the
+     filtered PCG), and its instance, made with the pattern. */
   const cdyn_solver_type *stype;
   void *sstate;
-  void *sopts;
-  int slinear;
   unsigned long cg_iterations; /* of the last step */
 } state;
 
@@ -110,8 +108,6 @@ static void drop_pattern(state *s)
   if (s->stype && s->sstate)
     s->stype->free(s->sstate);
   s->sstate = NULL;
-  free(s->sopts);
-  s->sopts = NULL;
   s->stype = NULL;
   s->have_pattern = 0;
 }
@@ -153,7 +149,7 @@ static int st_alloc(void **out, size_t n, size_t mcap)
 /* Position of column `col` in block row of particle i: the row of
    component a starts at rowptr[3i + a]; blocks follow in the order of
    nbr (the particle itself first). */
-static int build_pattern(state *s, const cdyn_system *sys, int linear)
+static int build_pattern(state *s, const cdyn_system *sys, const cdyn_solver_type *stype)
 {
   size_t n = s->n, n3 = 3 * n, ns = sys->nsprings;
   drop_pattern(s);
@@ -242,26 +238,12 @@ static int build_pattern(state *s, const cdyn_system *sys, int linear)
   s->version = sys->version;
   s->have_pattern = 1;
   s->pattern_id++;
-  if (linear != LIN_PCG) {
-    const char *name = linear == LIN_CHOLMOD ? "cholmod" : "cholesky";
-    if ((rc = cdyn_solver_type_find(name, &s->stype)))
-      goto fail;
-    if (s->stype->options_size) {
-      if (!(s->sopts = calloc(1, s->stype->options_size)))
-        goto out;
-      /* The solver's defaults: simplicial for cholmod.  CHOLMOD's own
-         choice (supernodal) was no faster on the cloth (2.7 against 1.8
-         ms per step at 16 x 16, 17 against 19 at 32 x 32) and allocates
-         on every factorisation. */
-      for (const cdyn_option *o = s->stype->options; o && o->name; o++)
-        if ((rc = cdyn_option_parse(o, s->sopts, o->def)))
-          goto fail;
-    }
-    if ((rc = s->stype->alloc(&s->sstate, n3))) {
+  if (stype) {
+    if ((rc = stype->alloc(&s->sstate, n3))) {
       s->sstate = NULL;
       goto fail;
     }
-    s->slinear = linear;
+    s->stype = stype;
   }
   rc = CDYN_OK;
   goto done;
@@ -357,9 +339,18 @@ static int filtered_pcg(state *s, const opts *o)
   return dnew > tol2 ? CDYN_NOCONV : CDYN_OK;
 }
 
+/* y = A_red x, the reduced matrix's operator (cdyn_matrix.apply). */
+static int red_apply(const void *ctx, const double *x, double *y)
+{
+  const state *s = ctx;
+  csr_mul(s, s->red, x, y);
+  return CDYN_OK;
+}
+
 /* The reduced system: pinned rows and columns replaced by the identity,
-   their coupling moved to the right-hand side. */
-static int direct_solve(state *s, unsigned long *analyses)
+   their coupling moved to the right-hand side, solved by the stepper's
+   solver type with its options. */
+static int reduced_solve(state *s, const void *sopts, double rank_tol, unsigned long *analyses)
 {
   size_t n3 = 3 * s->n;
   /* rhs = b - A z over the free rows; z on the pinned ones. */
@@ -380,14 +371,14 @@ static int direct_solve(state *s, unsigned long *analyses)
                    .val = s->red,
                    .diag = s->diag,
                    .pattern = s->pattern_id,
-                   .apply = NULL,
-                   .ctx = NULL};
+                   .apply = red_apply,
+                   .ctx = s};
   cdyn_solve_info info = {0};
-  int rc = s->stype->setup(s->sstate, &A, 1e-14, s->sopts, &info);
+  int rc = s->stype->setup(s->sstate, &A, rank_tol, sopts, &info);
   *analyses += info.analyses;
   if (rc < 0)
     return rc;
-  int rs = s->stype->solve(s->sstate, &A, 1, s->rhs, s->dv, 1e-14, s->sopts, &info);
+  int rs = s->stype->solve(s->sstate, &A, 1, s->rhs, s->dv, rank_tol, sopts, &info);
   if (rs < 0)
     return rs;
   if (info.fallback)
@@ -405,10 +396,14 @@ static int step(cdyn_stepper *st, void *ctx, double h)
   const opts *o = d->opts;
   const cdyn_system *sys = st->sys;
   size_t n = d->n, n3 = 3 * n;
-  int rc;
-  if (!s->have_pattern || s->version != sys->version || s->nspr != sys->nsprings ||
-      (o->linear != LIN_PCG) != (s->stype != NULL) || (s->stype && s->slinear != o->linear)) {
-    if ((rc = build_pattern(s, sys, o->linear)))
+  const cdyn_solver_type *stype;
+  const void *sopts;
+  double rank_tol;
+  int rc = cdyn_stepper_solver(st, &stype, &sopts, &rank_tol);
+  if (rc)
+    return rc;
+  if (!s->have_pattern || s->version != sys->version || s->nspr != sys->nsprings || s->stype != stype) {
+    if ((rc = build_pattern(s, sys, stype)))
       return rc;
     /* A new pattern: its allocation is counted as a sparse solver's
        analysis is (cdyn_stats.analyses). */
@@ -418,7 +413,7 @@ static int step(cdyn_stepper *st, void *ctx, double h)
   memset(s->pinned, 0, n3);
   for (size_t r = 0; r < d->m; r++) {
     const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
-    if (c->type != cdyn_constraint_pin)
+    if (c->type != &cdyn_ctype_pin)
       return cdyn_error(CDYN_EINVAL, "baraff-witkin: constraint %zu is '%s'; only pins are handled", d->rowcon[r],
                         c->type->name);
   }
@@ -480,10 +475,10 @@ static int step(cdyn_stepper *st, void *ctx, double h)
     }
   }
   int status;
-  if (o->linear == LIN_PCG)
+  if (!stype)
     status = filtered_pcg(s, o);
   else
-    status = direct_solve(s, &st->stats.analyses);
+    status = reduced_solve(s, sopts, rank_tol, &st->stats.analyses);
   if (status < 0)
     return status;
   /* Multipliers: the unfiltered residual on the pinned components. */
@@ -500,17 +495,13 @@ static int step(cdyn_stepper *st, void *ctx, double h)
   return status;
 }
 
-static const char *const linear_names[] = {"pcg", "cholmod", "cholesky", NULL};
 static const char *const compression_names[] = {"choi-ko", "keep", NULL};
 
 static const cdyn_option options[] = {
-  {"linear", CDYN_OPT_CHOICE, offsetof(opts, linear), "pcg", 0, 0, linear_names,
-   "solver of the 3n system: pcg (the paper's filtered PCG), cholmod (sparse Cholesky of the reduced system), "
-   "cholesky (dense LAPACK, small systems)"},
   {"cg_tol", CDYN_OPT_DOUBLE, offsetof(opts, cg_tol), "1e-8", 1e-16, 1.0, NULL,
-   "pcg: stop at r^T P^-1 r <= cg_tol^2 b^T P^-1 b (filtered)"},
+   "solver=auto (the paper's filtered PCG): stop at r^T P^-1 r <= cg_tol^2 b^T P^-1 b (filtered)"},
   {"cg_maxiter", CDYN_OPT_INT, offsetof(opts, cg_maxiter), "10000", 1, 1e9, NULL,
-   "pcg: iterations before the step returns CDYN_NOCONV"},
+   "solver=auto: iterations before the step returns CDYN_NOCONV"},
   {"compression", CDYN_OPT_CHOICE, offsetof(opts, compression), "choi-ko", 0, 0, compression_names,
    "choi-ko: drop the transverse stiffness of compressed springs (A stays positive definite); keep: exact Jacobian"},
   CDYN_OPTIONS_END};
@@ -528,4 +519,5 @@ const cdyn_scheme_type cdyn_scheme_baraff_witkin = {
   .free = st_free,
   .step = step,
   .pins_only = 1,
+  .own_system = 1,
 };

@@ -32,7 +32,7 @@
  */
 #include <stddef.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 typedef struct {
   double alpha, beta;

@@ -73,7 +73,7 @@
 #include <string.h>
 
 #include "activeset/activeset.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static const char *const algorithms[] = {
 #define CDYN_ACTIVESET(id, file) #id,

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 /* Work only: the scheme keeps no history, so it needs no reset. */
 typedef struct {

@@ -83,7 +83,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 typedef struct {
   int ab2;

@@ -97,7 +97,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 typedef struct {
   double tol;

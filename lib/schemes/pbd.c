@@ -85,7 +85,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 typedef struct {
   long iterations;
@@ -128,7 +128,7 @@ static int residual(cdyn_stepper *st, const state *ws, const double *q, double t
   for (size_t r = 0; r < d->m; r++) {
     double e = fabs(ws->phi[r] + at * ws->lam[r]);
     if (!isfinite(e))
-      return cdyn_error(CDYN_ENONFINITE, "%s: constraint %zu is not finite at t = %g", cdyn_stepper_scheme(st),
+      return cdyn_error(CDYN_ENONFINITE, "%s: constraint %zu is not finite at t = %g", st->type->name,
                         d->rowcon[r], t);
     if (e > mx)
       mx = e;
@@ -151,7 +151,7 @@ static int sweep(cdyn_stepper *st, const state *ws, double *q, double t, double 
     double w = row_weight(d, i, row);
     if (!isfinite(row->phi) || !isfinite(w))
       return cdyn_error(CDYN_ENONFINITE, "%s: constraint %zu row %zu is not finite at t = %g",
-                        cdyn_stepper_scheme(st), d->rowcon[i], i - first, t);
+                        st->type->name, d->rowcon[i], i - first, t);
     if (!(w > 0))
       continue;
     double dl = (-row->phi - at * ws->lam[i]) / (w + at);

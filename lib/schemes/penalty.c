@@ -78,7 +78,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 typedef struct {
   double k, damping;

@@ -40,7 +40,7 @@
  */
 #include <stddef.h>
 
-#include "cdyn_internal.h"
+#include "schemes/shake.h"
 
 typedef cdyn_shake_opts opts; /* shake's options, shared */
 

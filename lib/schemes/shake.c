@@ -79,7 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
+#include "schemes/shake.h"
 
 typedef cdyn_shake_opts opts;
 

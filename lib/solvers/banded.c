@@ -33,7 +33,9 @@
 
 #include <lapacke.h>
 
-#include "cdyn_internal.h"
+#include "cdyn/error.h"
+#include "cdyn/solver.h"
+#include "solvers/lsq.h"
 
 /* Corrections of the least-squares iteration. */
 #define MAXREF 60
@@ -85,18 +87,6 @@ static int band_alloc(void **out, size_t m)
   return CDYN_OK;
 }
 
-size_t cdyn_banded_kd(const cdyn_matrix *A)
-{
-  size_t kd = 0;
-  for (size_t i = 0; i < A->m; i++)
-    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-      size_t j = (size_t)A->col[k], d = i > j ? i - j : j - i;
-      if (d > kd)
-        kd = d;
-    }
-  return kd;
-}
-
 /* Scatter A (+ shift on the diagonal) into band storage and factor it. */
 static lapack_int factor(band_state *s, const cdyn_matrix *A, double shift)
 {
@@ -120,7 +110,7 @@ static int band_setup(void *p, const cdyn_matrix *A, double rank_tol, const void
   if (m > s->mcap)
     return cdyn_error(CDYN_EINVAL, "banded: %zu rows, sized for %zu", m, s->mcap);
   if (!s->have_pattern || A->pattern != s->pattern) {
-    size_t kd = cdyn_banded_kd(A);
+    size_t kd = cdyn_matrix_bandwidth(A);
     if (m && kd + 1 > ((size_t)-1) / sizeof(double) / m)
       return cdyn_error(CDYN_ENOMEM, "banded: a band of %zu by %zu is too large", kd + 1, m);
     if ((kd + 1) * m > s->cap) {

@@ -21,7 +21,9 @@
 
 #include <lapacke.h>
 
-#include "cdyn_internal.h"
+#include "cdyn/error.h"
+#include "cdyn/solver.h"
+#include "solvers/lsq.h"
 
 typedef struct {
   size_t mcap;   /* rows it is sized for */

@@ -64,7 +64,9 @@
 #include <cholmod.h>
 #endif
 
-#include "cdyn_internal.h"
+#include "cdyn/error.h"
+#include "cdyn/solver.h"
+#include "solvers/lsq.h"
 
 /* Patterns whose analyses are kept. */
 #define CACHE 8
@@ -479,7 +481,7 @@ static int reuse_pcg(chm_state *s, const cdyn_matrix *A, const chm_opts *o, cons
   memcpy(s->p, s->z, m * sizeof(double));
   double rz = dot(s->r, s->z, m);
   for (long k = 0; k < o->reuse_maxit; k++) {
-    cdyn_csr_apply(A, s->p, s->ap);
+    cdyn_matrix_apply(A, s->p, s->ap);
     double pap = dot(s->p, s->ap, m);
     if (!(pap > 0))
       return 1;

@@ -1,8 +1,7 @@
 /*
- * lsq.c: what the direct sparse solvers (cholmod.c, banded.c) share: the
- * product y = A x through A's CSR storage, the relative residual, and the
- * minimum-norm least-squares solution of a singular A from a factor of
- * the shifted A + delta I.
+ * lsq.c: what the direct solvers (cholesky.c, cholmod.c, banded.c) share:
+ * the report that ends a direct solve, and the minimum-norm least-squares
+ * solution of a singular A from a factor of the shifted A + delta I.
  *
  * Least squares.  With S = (A + delta I)^-1, delta > 0, in A's eigenbasis
  * (eigenvalues sigma), A^+ b, the minimum-norm least-squares solution
@@ -30,28 +29,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
-
-void cdyn_csr_apply(const cdyn_matrix *A, const double *x, double *y)
-{
-  for (size_t i = 0; i < A->m; i++) {
-    double acc = 0;
-    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      acc += A->val[k] * x[A->col[k]];
-    y[i] = acc;
-  }
-}
-
-double cdyn_csr_residual(const cdyn_matrix *A, const double *b, const double *x, double *work)
-{
-  cdyn_csr_apply(A, x, work);
-  double rr = 0, bb = 0;
-  for (size_t i = 0; i < A->m; i++) {
-    rr += (work[i] - b[i]) * (work[i] - b[i]);
-    bb += b[i] * b[i];
-  }
-  return bb > 0 ? sqrt(rr / bb) : sqrt(rr);
-}
+#include "cdyn/error.h"
+#include "cdyn/solver.h"
+#include "solvers/lsq.h"
 
 int cdyn_direct_report(const cdyn_matrix *A, size_t nrhs, const double *b, const double *x, double *work,
                        const char *name, cdyn_solve_info *info)
@@ -61,7 +41,7 @@ int cdyn_direct_report(const cdyn_matrix *A, size_t nrhs, const double *b, const
     return cdyn_error(CDYN_ENONFINITE, "%s: non-finite solution", name);
   double worst = 0;
   for (size_t j = 0; j < nrhs; j++) {
-    double res = cdyn_csr_residual(A, b + j * m, x + j * m, work);
+    double res = cdyn_matrix_residual(A, b + j * m, x + j * m, work);
     if (res > worst)
       worst = res;
   }
@@ -114,7 +94,7 @@ int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, 
     ++*its;
     if (!(dn > 1e-15 * xn))
       break;
-    cdyn_csr_apply(A, x, r);
+    cdyn_matrix_apply(A, x, r);
     for (size_t i = 0; i < m; i++)
       r[i] = br[i] - r[i];
   }

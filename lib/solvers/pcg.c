@@ -34,7 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
+#include "cdyn/error.h"
+#include "cdyn/solver.h"
+#include "solvers/lsq.h"
 
 typedef struct {
   double tol;

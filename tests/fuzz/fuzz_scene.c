@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cdyn/cdyn.h>
@@ -41,7 +40,7 @@
 /* The sizes of the hooks (the springs, nodes and triangles they watch,
    Provot's sweeps), which the caps read and the public API does not
    give. */
-#include "scene_internal.h"
+#include "scene/internal.h"
 
 /*
  * The reader's limit of particles.  It bounds more than the particles: a
@@ -270,13 +269,6 @@ static int can_step(const cdyn_scene *sc)
 
 /* ---- the harness ------------------------------------------------------------------------------ */
 
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static double start; /* of the input */
 
 static void run_steps(cdyn_scene *sc, cdyn_stepper *st)
@@ -285,7 +277,7 @@ static void run_steps(cdyn_scene *sc, cdyn_stepper *st)
   cdyn_scene_get_run(sc, &run);
   const cdyn_system *sys = cdyn_scene_system(sc);
   size_t n = cdyn_system_size(sys);
-  for (int k = 0; k < STEPS && k < run.steps && now() - start < STEP_TIME; k++) {
+  for (int k = 0; k < STEPS && k < run.steps && cdyn_clock() - start < STEP_TIME; k++) {
     int rc = cdyn_scene_step(sc, st, run.h);
     if (rc < 0) {
       FUZZ_REQUIRE(cdyn_errmsg()[0], "a failed step without a message");
@@ -329,7 +321,7 @@ static void check_stepper(cdyn_scene *sc)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   init_path();
-  start = now();
+  start = cdyn_clock();
   cdyn_scene *sc = (cdyn_scene *)&sc; /* not NULL: a refusal must clear it */
   int rc = cdyn_scene_parse(&sc, (const char *)data, size, NAME, &limits);
   if (rc != CDYN_OK) {

@@ -69,7 +69,7 @@
 #include <stddef.h>
 
 #include "cdyn/collision.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 typedef struct {
   double lo, hi;

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "cdyn/cloth.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 struct cdyn_ball {
   cdyn_system *sys;

@@ -5,7 +5,7 @@
  * unweighted post-stabilisation) adds the contribution list of layout.c
  * into the preallocated values, in a fixed order, so an assembly is
  * bitwise reproducible.  The linear solver sees A through cdyn_matrix
- * (cdyn_internal.h); cdyn_factor calls its setup once per assembly that
+ * (cdyn/solver.h); cdyn_factor calls its setup once per assembly that
  * changed A: an assembly that reproduces the factored values bit for bit
  * keeps the factorisation.
  *
@@ -16,33 +16,30 @@
  *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
  *              + 2 alpha (J v + Phi_t) + beta^2 Phi.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <float.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
-double cdyn_clock(void)
+/* ---- what a scheme sees ------------------------------------------------------- */
+
+const cdyn_scheme_data *cdyn_stepper_data(const cdyn_stepper *st) { return st ? &st->d : NULL; }
+
+int cdyn_stepper_solver(const cdyn_stepper *st, const cdyn_solver_type **type, const void **opts, double *rank_tol)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  if (!st || !type)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_solver: NULL argument");
+  *type = st->solver_auto ? NULL : st->solver;
+  if (opts)
+    *opts = st->solver_opts[st->solver_k];
+  if (rank_tol)
+    *rank_tol = st->common.rank_tol;
+  return CDYN_OK;
 }
 
-int cdyn_all_finite(const double *x, size_t len)
-{
-  /* x * 0 is 0 for a finite x and NaN for an infinite or NaN one, so the
-     sum is 0 exactly when every x is finite: a loop without branches
-     that the compiler vectorises. */
-  double acc = 0;
-  for (size_t k = 0; k < len; k++)
-    acc += x[k] * 0.0;
-  return acc == 0;
-}
 
 int cdyn_state_alloc(void **state, size_t size, const size_t *offsets, const size_t *lens, size_t count)
 {
@@ -181,13 +178,7 @@ int cdyn_assemble(cdyn_stepper *st, const double *d)
   return CDYN_OK;
 }
 
-static const void *solver_opts(const cdyn_stepper *st)
-{
-  for (size_t k = 0; cdyn_solver_types[k]; k++)
-    if (cdyn_solver_types[k] == st->solver)
-      return st->solver_opts[k];
-  return NULL;
-}
+static const void *solver_opts(const cdyn_stepper *st) { return st->solver_opts[st->solver_k]; }
 
 int cdyn_factor(cdyn_stepper *st)
 {

@@ -20,14 +20,13 @@
  * a scheme option resets the scheme's history: the equations that history
  * was computed for have changed.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
-
-#include "config.h"
+#include "stepper/internal.h"
 
 /*
  * solver=auto, decided when the stepper is built (and again when its row
@@ -50,8 +49,6 @@ static const char *auto_solver(const cdyn_stepper *st)
   return st->mcap <= AUTO_DENSE_MAX_ROWS ? "cholesky" : "cholmod";
 }
 
-const char *cdyn_version(void) { return PACKAGE_VERSION; }
-
 /* ---- options ----------------------------------------------------------------- */
 
 static const cdyn_option common_options[] = {
@@ -62,39 +59,25 @@ static const cdyn_option common_options[] = {
    "state restored (0: off)"},
   CDYN_OPTIONS_END};
 
-size_t cdyn_option_count(const cdyn_option *t)
-{
-  size_t k = 0;
-  while (t && t[k].name)
-    k++;
-  return k;
-}
-
-static size_t solver_type_count(void)
-{
-  size_t k = 0;
-  while (cdyn_solver_types[k])
-    k++;
-  return k;
-}
-
 /*
- * Option i of a stepper of scheme `type`: 0 is "solver" (no table entry),
- * then each solver type's table, then the common table, then the
- * scheme's.  *where gets the struct the option lives in: -1 the common
- * options, k >= 0 solver type k's, and SCHEME_OPTS the scheme's.
+ * Option i of a stepper of scheme `type` that knows the first nsolvers
+ * solver types: 0 is "solver" (no table entry), then each solver type's
+ * table, then the common table, then the scheme's.  *where gets the
+ * struct the option lives in: -1 the common options, k >= 0 solver type
+ * k's, and SCHEME_OPTS the scheme's.
  */
 #define SCHEME_OPTS (-2)
-static const cdyn_option *option_entry(const cdyn_scheme_type *type, size_t i, long *where)
+static const cdyn_option *option_entry(const cdyn_scheme_type *type, size_t nsolvers, size_t i, long *where)
 {
   if (i == 0)
     return NULL;
   i--;
-  for (size_t k = 0; cdyn_solver_types[k]; k++) {
-    size_t c = cdyn_option_count(cdyn_solver_types[k]->options);
+  for (size_t k = 0; k < nsolvers; k++) {
+    const cdyn_solver_type *t = cdyn_solver_type_at(k);
+    size_t c = cdyn_option_count(t->options);
     if (i < c) {
       *where = (long)k;
-      return &cdyn_solver_types[k]->options[i];
+      return &t->options[i];
     }
     i -= c;
   }
@@ -110,11 +93,11 @@ static const cdyn_option *option_entry(const cdyn_scheme_type *type, size_t i, l
   return NULL;
 }
 
-static size_t option_total(const cdyn_scheme_type *type)
+static size_t option_total(const cdyn_scheme_type *type, size_t nsolvers)
 {
   size_t c = 1 + cdyn_option_count(common_options) + cdyn_option_count(type->options);
-  for (size_t k = 0; cdyn_solver_types[k]; k++)
-    c += cdyn_option_count(cdyn_solver_types[k]->options);
+  for (size_t k = 0; k < nsolvers; k++)
+    c += cdyn_option_count(cdyn_solver_type_at(k)->options);
   return c;
 }
 
@@ -126,7 +109,7 @@ static const char *const SOLVER_DOC =
 static const cdyn_option *option_at(const cdyn_stepper *st, size_t i, void **base, int *scheme)
 {
   long where = 0;
-  const cdyn_option *o = option_entry(st->type, i, &where);
+  const cdyn_option *o = option_entry(st->type, st->nsolvers, i, &where);
   *scheme = where == SCHEME_OPTS;
   *base = NULL;
   if (o)
@@ -134,7 +117,7 @@ static const cdyn_option *option_at(const cdyn_stepper *st, size_t i, void **bas
   return o;
 }
 
-size_t cdyn_stepper_option_count(const cdyn_stepper *st) { return st ? option_total(st->type) : 0; }
+size_t cdyn_stepper_option_count(const cdyn_stepper *st) { return st ? option_total(st->type, st->nsolvers) : 0; }
 
 int cdyn_stepper_lambda_time(const cdyn_stepper *st)
 {
@@ -170,7 +153,7 @@ const char *cdyn_stepper_option_doc(const cdyn_stepper *st, size_t i)
 size_t cdyn_scheme_option_count(size_t i)
 {
   const cdyn_scheme_type *t = cdyn_scheme_at(i);
-  return t ? option_total(t) : 0;
+  return t ? option_total(t, cdyn_solver_count()) : 0;
 }
 
 int cdyn_scheme_option(size_t i, size_t k, const char **name, const char **def, const char **doc)
@@ -178,11 +161,12 @@ int cdyn_scheme_option(size_t i, size_t k, const char **name, const char **def, 
   const cdyn_scheme_type *t = cdyn_scheme_at(i);
   if (!t)
     return cdyn_error(CDYN_EINVAL, "cdyn_scheme_option: no scheme %zu (there are %zu)", i, cdyn_scheme_count());
-  if (k >= option_total(t))
+  size_t ns = cdyn_solver_count();
+  if (k >= option_total(t, ns))
     return cdyn_error(CDYN_EINVAL, "cdyn_scheme_option: scheme '%s' has %zu options, not %zu", t->name,
-                      option_total(t), k + 1);
+                      option_total(t, ns), k + 1);
   long where;
-  const cdyn_option *o = option_entry(t, k, &where);
+  const cdyn_option *o = option_entry(t, ns, k, &where);
   if (name)
     *name = o ? o->name : "solver";
   if (def)
@@ -192,29 +176,38 @@ int cdyn_scheme_option(size_t i, size_t k, const char **name, const char **def, 
   return CDYN_OK;
 }
 
-static int use_solver(cdyn_stepper *st, const cdyn_solver_type *type, int is_auto)
+/* The solver type named `name` among those st knows, and its index. */
+static int known_solver(const cdyn_stepper *st, const char *name, const cdyn_solver_type **type, size_t *k)
 {
-  void *state = NULL;
-  int rc = type->alloc(&state, st->mcap);
+  int rc = cdyn_solver_type_find(name, type);
   if (rc)
     return rc;
-  if (st->solver)
-    st->solver->free(st->solver_state);
-  st->solver = type;
-  st->solver_state = state;
-  st->solver_auto = is_auto;
-  st->factored = 0;
-  return CDYN_OK;
+  for (*k = 0; *k < st->nsolvers; (*k)++)
+    if (cdyn_solver_type_at(*k) == *type)
+      return CDYN_OK;
+  return cdyn_error(CDYN_EUNKNOWN,
+                    "linear solver '%s' was registered after this stepper was built; build the stepper again", name);
 }
 
 static int set_solver(cdyn_stepper *st, const char *value)
 {
   const cdyn_solver_type *type;
+  size_t k;
   int is_auto = !strcmp(value, "auto");
-  int rc = cdyn_solver_type_find(is_auto ? auto_solver(st) : value, &type);
+  int rc = known_solver(st, is_auto ? auto_solver(st) : value, &type, &k);
   if (rc)
     return rc;
-  return use_solver(st, type, is_auto);
+  void *state = NULL;
+  if ((rc = type->alloc(&state, st->mcap)))
+    return rc;
+  if (st->solver)
+    st->solver->free(st->solver_state);
+  st->solver = type;
+  st->solver_k = k;
+  st->solver_state = state;
+  st->solver_auto = is_auto;
+  st->factored = 0;
+  return CDYN_OK;
 }
 
 int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value)
@@ -251,8 +244,10 @@ int cdyn_stepper_get(const cdyn_stepper *st, const char *key, char *buf, size_t 
   if (!st || !key || !buf || len == 0)
     return cdyn_error(CDYN_EINVAL, "cdyn_stepper_get: NULL argument");
   if (!strcmp(key, "solver")) {
-    int w = snprintf(buf, len, "%s%s%s", st->solver_auto ? "auto(" : "", st->solver->name,
-                     st->solver_auto ? ")" : "");
+    int w = st->solver_auto && st->type->own_system
+              ? snprintf(buf, len, "auto")
+              : snprintf(buf, len, "%s%s%s", st->solver_auto ? "auto(" : "", st->solver->name,
+                         st->solver_auto ? ")" : "");
     if (w < 0 || (size_t)w >= len)
       return cdyn_error(CDYN_EINVAL, "cdyn_stepper_get: buffer too small");
     return CDYN_OK;
@@ -279,7 +274,7 @@ void cdyn_stepper_free(cdyn_stepper *st)
     st->type->free(st->state);
   cdyn_layout_free(st);
   if (st->solver_opts)
-    for (size_t k = 0; k < solver_type_count(); k++)
+    for (size_t k = 0; k < st->nsolvers; k++)
       free(st->solver_opts[k]);
   free(st->solver_opts);
   free(st->F);
@@ -289,13 +284,16 @@ void cdyn_stepper_free(cdyn_stepper *st)
   free(st);
 }
 
-int cdyn_stepper_resize_states(cdyn_stepper *st)
+/* The scheme's and the solver's states again, after the row capacity
+   grew. */
+static int resize_states(cdyn_stepper *st)
 {
   /* Both new states first, so that a failure leaves the old ones. */
   void *state = NULL, *sstate = NULL;
   const cdyn_solver_type *stype = st->solver;
+  size_t sk = st->solver_k;
   int rc;
-  if (st->solver_auto && (rc = cdyn_solver_type_find(auto_solver(st), &stype)))
+  if (st->solver_auto && (rc = known_solver(st, auto_solver(st), &stype, &sk)))
     return rc;
   if (st->type->alloc && (rc = st->type->alloc(&state, st->n, st->mcap)) != CDYN_OK) {
     if (state && st->type->free)
@@ -312,6 +310,7 @@ int cdyn_stepper_resize_states(cdyn_stepper *st)
   st->state = state;
   st->solver->free(st->solver_state);
   st->solver = stype;
+  st->solver_k = sk;
   st->solver_state = sstate;
   st->factored = 0;
   st->states_mcap = st->mcap;
@@ -345,15 +344,17 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
   st->type = type;
   st->sys = sys;
   st->n = sys->n;
-  size_t n3 = 3 * st->n, ns = solver_type_count();
+  size_t n3 = 3 * st->n, ns = cdyn_solver_count();
   st->F = calloc(n3, sizeof(double));
   st->q0 = malloc(n3 * sizeof(double));
   st->v0 = malloc(n3 * sizeof(double));
   st->opts = calloc(1, type->options_size ? type->options_size : 1);
-  st->solver_opts = calloc(ns, sizeof *st->solver_opts);
+  st->solver_opts = calloc(ns ? ns : 1, sizeof *st->solver_opts);
+  if (st->solver_opts)
+    st->nsolvers = ns;
   int ok = st->F && st->q0 && st->v0 && st->opts && st->solver_opts;
   for (size_t k = 0; k < ns && ok; k++) {
-    size_t sz = cdyn_solver_types[k]->options_size;
+    size_t sz = cdyn_solver_type_at(k)->options_size;
     ok = (st->solver_opts[k] = calloc(1, sz ? sz : 1)) != NULL;
   }
   if (!ok) {
@@ -390,8 +391,6 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
 }
 
 const char *cdyn_stepper_scheme(const cdyn_stepper *st) { return st ? st->type->name : NULL; }
-
-const cdyn_scheme_data *cdyn_stepper_data(const cdyn_stepper *st) { return st ? &st->d : NULL; }
 
 int cdyn_stepper_stats(const cdyn_stepper *st, cdyn_stats *stats)
 {
@@ -466,7 +465,54 @@ int cdyn_stepper_handled(const cdyn_stepper *st, unsigned char *handled)
   return st->type->handled(st->state, st->m, handled);
 }
 
+int cdyn_stepper_reserve(cdyn_stepper *st, size_t nnz)
+{
+  if (!st)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_reserve: NULL stepper");
+  if (nnz > (size_t)INT_MAX)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_reserve: %zu non-zeros exceed the limit of %d", nnz, INT_MAX);
+  return cdyn_layout_reserve(st, nnz);
+}
+
+int cdyn_stepper_matrix(const cdyn_stepper *st, cdyn_matrix *A)
+{
+  if (!st || !A)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_matrix: NULL argument");
+  *A = st->mat;
+  return CDYN_OK;
+}
+
 /* ---- the step ---------------------------------------------------------------- */
+
+/*
+ * Bring the layout up to date with the system's constraint set, when it
+ * changed since the last step: refuse a set the scheme cannot enforce,
+ * grow the arrays and then the scheme's and the solver's states when the
+ * system's capacity grew (a scheme given a fresh state is not told of the
+ * change: it has no history), then lay the set out (layout.c).
+ */
+static int follow(cdyn_stepper *st)
+{
+  cdyn_system *sys = st->sys;
+  if (sys->version == st->version)
+    return CDYN_OK;
+  if (sys->m_ineq && !st->type->inequalities)
+    return cdyn_error(CDYN_EINVAL,
+                      "cdyn_stepper_step: scheme '%s' enforces equalities only, and the system now has %zu "
+                      "inequality rows; use the scheme 'contact'",
+                      st->type->name, sys->m_ineq);
+  int rc, fresh = 0;
+  if ((rc = cdyn_check_pins_only(sys, st->type, "cdyn_stepper_step")) || (rc = cdyn_layout_grow(st)))
+    return rc;
+  /* The scheme's and the solver's states are sized by the row capacity
+     (again here after a failed attempt). */
+  if (st->states_mcap != st->mcap) {
+    if ((rc = resize_states(st)))
+      return rc;
+    fresh = 1;
+  }
+  return cdyn_layout_follow(st, fresh);
+}
 
 int cdyn_stepper_step(cdyn_stepper *st, double h)
 {
@@ -478,7 +524,7 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
   size_t n3 = 3 * st->n;
   if (!cdyn_all_finite(sys->q, n3) || !cdyn_all_finite(sys->v, n3))
     return cdyn_error(CDYN_ENONFINITE, "cdyn_stepper_step: the state is not finite at t = %g", sys->t);
-  int rc = cdyn_layout_follow(st);
+  int rc = follow(st);
   if (rc < 0)
     return rc;
   memcpy(st->q0, sys->q, n3 * sizeof(double));

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static int finite3(const double x[3])
 {

@@ -22,7 +22,7 @@
 #include <math.h>
 
 #include "cdyn/collision.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 

@@ -1,11 +1,12 @@
 /*
- * cdyn_internal.h: the library's private structures, and the linear
- * solver interface.  Private to the library and its tests of internals.
+ * core/internal.h: the library's private structures: the system, the
+ * stepper, and the tables of types.  Private to the library and its tests
+ * of internals.
  *
  * Schemes are written against the public cdyn/scheme.h, which states
  * their contract in full; this header adds what only the library itself
- * sees: the system and stepper structs, the option parser, the tables of
- * registered types, and the linear solvers.
+ * sees: the system and stepper structs, the option parser and the tables
+ * of types.  Linear solvers are public (cdyn/solver.h).
  *
  * The scheme-writer's contract, in short (cdyn/scheme.h has the rest):
  *   - state: alloc(&state, n, mcap) sizes every work array once; step
@@ -39,6 +40,7 @@
 
 #include "cdyn/cdyn.h"
 #include "cdyn/scheme.h"
+#include "cdyn/solver.h"
 
 /* ---- system ---------------------------------------------------------- */
 
@@ -105,110 +107,30 @@ int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
 int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const double *v,
                             double t, double *F);
 
-/* Seconds on a monotonic clock (the time split of cdyn_stats). */
-double cdyn_clock(void);
-
 /* system.c: the 3 x 3 Jacobians df_i/dx_i and df_i/dv_i of spring sp at
    x_i, x_j (row-major; see there). */
 int cdyn_spring_jacobians(const cdyn_spring *sp, const double *xi, const double *xj, int compression_fix,
                           double Kx[9], double Kv[9]);
 
-/* layout.c: CDYN_EINVAL (from `who`) when `type` enforces pins only and an
-   enabled constraint of sys is not a pin. */
-int cdyn_check_pins_only(const cdyn_system *sys, const cdyn_scheme_type *type, const char *who);
+/* ---- the tables of types ------------------------------------------------------ */
 
-/* ---- options ----------------------------------------------------------- */
-
-/* Parse `value` for option `o` into base + o->offset. */
-int cdyn_option_parse(const cdyn_option *o, void *base, const char *value);
-int cdyn_option_format(const cdyn_option *o, const void *base, char *buf,
-                       size_t len);
-/* Entries of a table (up to CDYN_OPTIONS_END); 0 for NULL. */
-size_t cdyn_option_count(const cdyn_option *table);
-
-/* ---- linear solvers (SUNDIALS' model) -------------------------------------- */
-
-/*
- * The matrix a linear solver sees: A = J D J^T, m x m, symmetric positive
- * semi-definite, in compressed sparse row storage of its full pattern
- * (both triangles).  Each row's diagonal entry comes first in it, the
- * others follow in the order of assembly, so val[rowptr[i]] is A_ii.
- * `pattern` changes exactly when m, rowptr or col change, which is when a
- * solver with a symbolic analysis must redo it; `apply` computes y = A x
- * (the only access an iterative solver needs, with `diag` for a Jacobi
- * preconditioner).
- */
-typedef struct cdyn_matrix {
-  size_t m, nnz;
-  const int *rowptr, *col;
-  const double *val;
-  const double *diag; /* m */
-  unsigned long pattern;
-  int (*apply)(const void *ctx, const double *x, double *y);
-  const void *ctx;
-} cdyn_matrix;
-
-typedef struct cdyn_solve_info {
-  unsigned long iterations;
-  double residual;  /* |A x - b| / |b| (0 when b = 0), the worst over the right-hand sides */
-  unsigned rank;
-  int fallback;     /* the least-squares path was taken */
-  unsigned long analyses; /* symbolic analyses done by this call (a new pattern) */
-  unsigned long factorizations; /* numeric factorisations (or preconditioner builds) done by this call */
-} cdyn_solve_info;
-
-/*
- * A linear solver type.  `alloc` sizes its state for up to mcap rows;
- * `setup` analyses and factors (or builds the preconditioner for) the
- * current A, redoing a symbolic analysis only when A->pattern changed;
- * `solve` then solves A x = b for nrhs right-hand sides (blocks of m),
- * any number of times.  Neither setup nor solve allocates, except for
- * the symbolic analysis of a pattern the solver has not seen before
- * (reported in info->analyses).  Statuses
- * follow cdyn/error.h: > 0 recoverable (CDYN_NOCONV), < 0 failed.
- * `rank_tol` is the stepper's relative pivot (or eigenvalue) below which A
- * is treated as singular; `opts` is the solver's own option struct.
- */
-typedef struct cdyn_solver_type {
-  const char *name;
-  const char *description;
-  int iterative;               /* sees A only through apply and diag */
-  const cdyn_option *options;  /* the solver's own options; may be NULL */
-  size_t options_size;
-  int (*alloc)(void **state, size_t mcap);
-  void (*free)(void *state);
-  int (*setup)(void *state, const cdyn_matrix *A, double rank_tol, const void *opts,
-               cdyn_solve_info *info);
-  int (*solve)(void *state, const cdyn_matrix *A, size_t nrhs, const double *b, double *x,
-               double rank_tol, const void *opts, cdyn_solve_info *info);
-} cdyn_solver_type;
-
-extern const cdyn_solver_type *const cdyn_solver_types[];
-
-/* solvers/lsq.c: y = A x and |A x - b| / |b| (0-safe) through A's CSR
-   storage (work: m); the minimum-norm least-squares solution of a
-   singular A from a solve with A + delta I (solve(ctx, b, y), y may be
-   b; delta the shift), with work br, r, u, dx of m each; *its counts the corrections. */
-typedef int (*cdyn_shifted_solve)(void *ctx, const double *b, double *y);
-/* The end of a direct solve of nrhs right-hand sides: CDYN_ENONFINITE
-   (naming the solver) unless x is finite, else info->residual, the worst
-   relative residual (work: m). */
-int cdyn_direct_report(const cdyn_matrix *A, size_t nrhs, const double *b, const double *x, double *work,
-                       const char *name, cdyn_solve_info *info);
-void cdyn_csr_apply(const cdyn_matrix *A, const double *x, double *y);
-/* solvers/banded.c: the half-bandwidth max |i - j| of A's pattern. */
-size_t cdyn_banded_kd(const cdyn_matrix *A);
-double cdyn_csr_residual(const cdyn_matrix *A, const double *b, const double *x, double *work);
-int cdyn_shifted_lsq(const cdyn_matrix *A, cdyn_shifted_solve solve, void *ctx, double delta, const double *b,
-                     double *x, double *br, double *r, double *u, double *dx, unsigned max_iter, unsigned long *its);
-int cdyn_solver_type_find(const char *name, const cdyn_solver_type **type);
-
-/* ---- integrators and schemes ------------------------------------------------ */
-
+/* The built-in types, from each family's .def file (lib/FAMILY/table.c;
+   NULL-ended; cdyn_constraint_types is public, in cdyn/constraint.h). */
+extern const cdyn_solver_type *const cdyn_builtin_solvers[];
 extern const cdyn_integrator_type *const cdyn_integrator_types[];
+extern const cdyn_scheme_type *const cdyn_builtin_schemes[];
+/* The pin type object itself (constraints/pin.c), for the code that
+   treats pins apart. */
+extern const cdyn_constraint_type cdyn_ctype_pin;
 
-/* The scheme with index i: built-in ones first, then registered ones. */
-const cdyn_scheme_type *cdyn_scheme_at(size_t i);
+/* The entries of a NULL-ended table. */
+static inline size_t cdyn_table_count(const void *const *table)
+{
+  size_t k = 0;
+  while (table[k])
+    k++;
+  return k;
+}
 
 /* ---- the stepper ------------------------------------------------------------ */
 
@@ -277,7 +199,9 @@ struct cdyn_stepper {
   const cdyn_solver_type *solver;
   int solver_auto;
   void *solver_state;
-  void **solver_opts;       /* one option struct per registered solver type */
+  size_t nsolvers;          /* solver types known when the stepper was built */
+  void **solver_opts;       /* nsolvers: one option struct per solver type */
+  size_t solver_k;          /* the index of `solver` among them */
   cdyn_common_opts common;  /* rank_tol, max_error: the options every stepper has */
 
   /* Work of the stepper itself. */
@@ -288,54 +212,5 @@ struct cdyn_stepper {
 
   cdyn_stats stats;
 };
-
-/* layout.c: the row layout and A's pattern, built with the stepper and
-   brought up to date with the system at the start of each step. */
-int cdyn_layout_build(cdyn_stepper *st);
-int cdyn_layout_follow(cdyn_stepper *st);
-void cdyn_layout_free(cdyn_stepper *st);
-/* stepper.c: the scheme's and the solver's states again, after the row
-   capacity grew. */
-int cdyn_stepper_resize_states(cdyn_stepper *st);
-
-/*
- * The SHAKE step (lib/schemes/shake.c), which RATTLE completes with a
- * velocity projection: advances the system by h in place and leaves the
- * multiplier lambda of the first half kick, v1/2 = v + (h/2) W (F -
- * J^T lambda), in d->lambda.
- */
-typedef struct cdyn_shake_opts {
-  double tol;
-  long max_iter;
-} cdyn_shake_opts;
-extern const cdyn_option cdyn_shake_options[];
-
-typedef struct cdyn_shake_work {
-  double *q0, *v0, *u, *jt; /* 3n each */
-  double *b, *phi, *dl;     /* m each */
-  double *block;
-} cdyn_shake_work;
-
-int cdyn_shake_step(cdyn_stepper *st, const cdyn_shake_work *w, double h, double tol, long max_iter,
-                    const char *name);
-
-/*
- * The state of shake and rattle: the work, and the history of their
- * multipliers.  `history` says a step of this stepper precedes; had[r]
- * then says whether that step enforced row r; mu holds RATTLE's velocity
- * multipliers of that step, by row.
- */
-typedef struct cdyn_shake_state {
-  cdyn_shake_work w;
-  unsigned char *had; /* m */
-  double *mu, *spare; /* m */
-  int history;
-} cdyn_shake_state;
-
-int cdyn_shake_alloc(void **state, size_t n, size_t m);
-void cdyn_shake_free(void *state);
-void cdyn_shake_reset(void *state);
-void cdyn_shake_changed(void *state, const cdyn_stepper *st, const cdyn_set_change *c);
-void cdyn_shake_mark(cdyn_shake_state *s, size_t m);
 
 #endif

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "cdyn/cloth.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 struct cdyn_strainlimit {
   cdyn_system *sys;

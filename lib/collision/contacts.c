@@ -87,7 +87,7 @@
 
 #include "cdyn/collision.h"
 #include "cdyn/stepper.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 enum { VF = 0, EE = 1 };
 

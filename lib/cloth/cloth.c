@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "cdyn/cloth.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 #include "constraints/vec3.h"
 
 struct cdyn_cloth {

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "cdyn/collision.h"
-#include "cdyn_internal.h"
+#include "core/internal.h"
 
 typedef struct {
   double lo[3], hi[3];

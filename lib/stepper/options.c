@@ -1,7 +1,9 @@
 /*
- * options.c: typed options set from text, so that schemes declare their
- * parameters once (name, kind, bounds, default, documentation) and the
- * stepper, the command line and the metadata writer all read that table.
+ * options.c: typed options set from text (cdyn/option.h), so that schemes
+ * and solvers declare their parameters once (name, kind, bounds, default,
+ * documentation) and the stepper, the command line and the metadata
+ * writer all read that table.  An integrator-valued option is looked up in
+ * the integrators' table (lib/integrators/table.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -9,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
+#include "stepper/internal.h"
 
 static int parse_double(const char *s, double *out)
 {
@@ -20,6 +22,14 @@ static int parse_double(const char *s, double *out)
     return 0;
   *out = x;
   return 1;
+}
+
+size_t cdyn_option_count(const cdyn_option *t)
+{
+  size_t k = 0;
+  while (t && t[k].name)
+    k++;
+  return k;
 }
 
 int cdyn_option_parse(const cdyn_option *o, void *base, const char *value)

@@ -33,8 +33,8 @@
 #include "cdyn/contact.h"
 #include "cdyn/error.h"
 #include "cdyn/scene.h"
-#include "cdyn_internal.h"
-#include "scene_internal.h"
+#include "core/internal.h"
+#include "scene/internal.h"
 
 #define MAX_GENERATED 10000000.0 /* particles of one generator */
 #define MAX_FILE ((size_t)1 << 30)

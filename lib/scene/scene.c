@@ -32,8 +32,8 @@
 #include "cdyn/contact.h"
 #include "cdyn/error.h"
 #include "cdyn/scene.h"
-#include "cdyn_internal.h"
-#include "scene_internal.h"
+#include "core/internal.h"
+#include "scene/internal.h"
 
 static int utf8_ok(const char *s);
 

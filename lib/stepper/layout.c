@@ -23,8 +23,10 @@
  * allocation is checked and reported as CDYN_ENOMEM.
  *
  * Following a change.  The system counts its changes (version).  At the
- * start of a step whose system has changed, cdyn_stepper_follow lays the
- * new set out, maps each new row to its old one (a row is the same if its
+ * start of a step whose system has changed, the stepper grows the arrays
+ * if the system's capacity grew (cdyn_layout_grow), sizes its scheme's and
+ * solver's states for them, and then cdyn_layout_follow lays the new set
+ * out, maps each new row to its old one (a row is the same if its
  * constraint was laid out before with the same generation, so a slot that
  * was emptied and filled again counts as new), rebuilds the pattern and
  * the contribution list, and moves the last multipliers to their new
@@ -46,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdyn_internal.h"
+#include "stepper/internal.h"
 
 /* Resize *p from `old` to `count` elements of `size` bytes, zeroing the new
    tail; *p is untouched on failure. */
@@ -388,36 +390,27 @@ int cdyn_check_pins_only(const cdyn_system *sys, const cdyn_scheme_type *type, c
   return CDYN_OK;
 }
 
-int cdyn_layout_follow(cdyn_stepper *st)
+int cdyn_layout_grow(cdyn_stepper *st)
 {
   cdyn_system *sys = st->sys;
-  if (sys->version == st->version)
+  if (sys->cap_rows <= st->mcap && sys->cap_cons <= st->ccap)
     return CDYN_OK;
-  if (sys->m_ineq && !st->type->inequalities)
-    return cdyn_error(CDYN_EINVAL,
-                      "cdyn_stepper_step: scheme '%s' enforces equalities only, and the system now has %zu "
-                      "inequality rows; use the scheme 'contact'",
-                      st->type->name, sys->m_ineq);
-  int rc, fresh = 0;
-  if ((rc = cdyn_check_pins_only(sys, st->type, "cdyn_stepper_step")))
+  /* Grow geometrically, so that constraints added one at a time past the
+     reserve cost a logarithmic number of reallocations. */
+  size_t mcap = sys->cap_rows > st->mcap ? (sys->cap_rows > 2 * st->mcap ? sys->cap_rows : 2 * st->mcap) : st->mcap;
+  int rc = reserve_rows(st, mcap, sys->cap_cons);
+  if (rc)
     return rc;
-  if (sys->cap_rows > st->mcap || sys->cap_cons > st->ccap) {
-    /* Grow geometrically, so that constraints added one at a time past the
-       reserve cost a logarithmic number of reallocations. */
-    size_t mcap = sys->cap_rows > st->mcap ? (sys->cap_rows > 2 * st->mcap ? sys->cap_rows : 2 * st->mcap) : st->mcap;
-    if ((rc = reserve_rows(st, mcap, sys->cap_cons)))
-      return rc;
-    st->stats.reallocations++;
-  }
-  /* The scheme's and the solver's states are sized by the row capacity
-     (again here after a failed attempt). */
-  if (st->states_mcap != st->mcap) {
-    if ((rc = cdyn_stepper_resize_states(st)))
-      return rc;
-    fresh = 1;
-  }
+  st->stats.reallocations++;
+  return CDYN_OK;
+}
+
+int cdyn_layout_follow(cdyn_stepper *st, int fresh)
+{
+  cdyn_system *sys = st->sys;
   size_t m_old = st->m;
   size_t m = lay_out(st, 0);
+  int rc;
   if ((rc = build_pattern(st, m))) {
     /* The old layout is gone: lay out again at the next step, with no
        history to carry. */
@@ -449,12 +442,8 @@ int cdyn_layout_follow(cdyn_stepper *st)
   return CDYN_OK;
 }
 
-int cdyn_stepper_reserve(cdyn_stepper *st, size_t nnz)
+int cdyn_layout_reserve(cdyn_stepper *st, size_t nnz)
 {
-  if (!st)
-    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_reserve: NULL stepper");
-  if (nnz > (size_t)INT_MAX)
-    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_reserve: %zu non-zeros exceed the limit of %d", nnz, INT_MAX);
   /* A contribution is a particle two rows share: at most CDYN_MAX_PARTICLES per entry. */
   int rc = reserve_pattern(st, nnz, nnz * CDYN_MAX_PARTICLES);
   if (!rc)

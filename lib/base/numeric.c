@@ -1,0 +1,28 @@
+/*
+ * numeric.c: the numeric helpers at the bottom of the library, used by
+ * every layer above: the monotonic clock of the statistics' times, and the
+ * finiteness test that guards every state, force and result.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <stddef.h>
+#include <time.h>
+
+#include "cdyn/stepper.h"
+
+double cdyn_clock(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cdyn_all_finite(const double *x, size_t len)
+{
+  /* x * 0 is 0 for a finite x and NaN for an infinite or NaN one, so the
+     sum is 0 exactly when every x is finite: a loop without branches
+     that the compiler vectorises. */
+  double acc = 0;
+  for (size_t k = 0; k < len; k++)
+    acc += x[k] * 0.0;
+  return acc == 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * matrix.c: what any solver may do with the matrix it is given
+ * (cdyn/solver.h): the product y = A x through A's compressed rows, the
+ * relative residual |A x - b| / |b|, and the half-bandwidth of A's pattern.
+ *
+ *   y_i = sum over k in rowptr[i] .. rowptr[i+1]-1 of val[k] x[col[k]]
+ *
+ * Each sum runs in storage order, so that the same matrix and x give the
+ * same bits whichever solver asks.
+ */
+#include <math.h>
+
+#include "cdyn/solver.h"
+#include "solvers/lsq.h"
+
+void cdyn_matrix_apply(const cdyn_matrix *A, const double *x, double *y)
+{
+  if (!A || !x || !y)
+    return;
+  for (size_t i = 0; i < A->m; i++) {
+    double acc = 0;
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      acc += A->val[k] * x[A->col[k]];
+    y[i] = acc;
+  }
+}
+
+size_t cdyn_matrix_bandwidth(const cdyn_matrix *A)
+{
+  size_t kd = 0;
+  if (!A)
+    return 0;
+  for (size_t i = 0; i < A->m; i++)
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      size_t j = (size_t)A->col[k], d = i > j ? i - j : j - i;
+      if (d > kd)
+        kd = d;
+    }
+  return kd;
+}
+
+double cdyn_matrix_residual(const cdyn_matrix *A, const double *b, const double *x, double *work)
+{
+  cdyn_matrix_apply(A, x, work);
+  double rr = 0, bb = 0;
+  for (size_t i = 0; i < A->m; i++) {
+    rr += (work[i] - b[i]) * (work[i] - b[i]);
+    bb += b[i] * b[i];
+  }
+  return bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+}
