@@ -38,7 +38,8 @@ lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/numeric.c lib/base/version.c 
 	lib/stepper/stepper.c \
 	lib/cloth/cloth.c lib/cloth/strainlimit.c lib/cloth/ball.c \
 	lib/collision/bvh.c lib/collision/proximity.c lib/collision/ccd.c lib/collision/contacts.c \
-	lib/scene/internal.h lib/scene/scene.c lib/scene/scene_load.c \
+	lib/scene/internal.h lib/scene/scene.c lib/scene/load.h lib/scene/fields.c lib/scene/generate.c \
+	lib/scene/load.c \
 	$(TYPE_SOURCES)
 # libcdyn itself uses Jansson (the scene reader), CHOLMOD, LAPACKE and BLAS only (its sparse storage
 # is its own, so no GSL error handler can abort the caller's process); GSL

@@ -55,10 +55,10 @@ struct cdyn_scene {
 
 /* A scene's name names files: 1 to 100 letters, digits, '-', '_', '.' (not first). */
 #define SCENE_NAME_RULE "a name is 1 to 100 letters, digits, '-', '_' or '.' (not first), as it names files"
-int scene_name_ok(const char *name);
+int cdyn_scene_name_ok(const char *name);
 
 /* steps = ceil((t_end - t0) / h), a ratio within 1e-9 of an integer taken
    as it; CDYN_EINVAL for t_end <= t0 or beyond 1e8 steps. */
-int scene_steps_to(double t0, double t_end, double h, long *steps);
+int cdyn_scene_steps_to(double t0, double t_end, double h, long *steps);
 
 #endif

@@ -314,7 +314,7 @@ int cdyn_scene_set_name(cdyn_scene *sc, const char *name, const char *descriptio
 {
   if (!sc || !name)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: NULL argument");
-  if (!scene_name_ok(name))
+  if (!cdyn_scene_name_ok(name))
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: '%.100s': %s", name, SCENE_NAME_RULE);
   if (description && !utf8_ok(description))
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_name: the description is not UTF-8 text (a scene file is)");
@@ -431,14 +431,14 @@ static int utf8_ok(const char *s)
   return 1;
 }
 
-int scene_name_ok(const char *name)
+int cdyn_scene_name_ok(const char *name)
 {
   size_t len = strlen(name);
   return len >= 1 && len <= 100 && name[0] != '.' &&
          strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == len;
 }
 
-int scene_steps_to(double t0, double t_end, double h, long *steps)
+int cdyn_scene_steps_to(double t0, double t_end, double h, long *steps)
 {
   double r = (t_end - t0) / h;
   if (!(r > 0) || !isfinite(r))
@@ -462,7 +462,7 @@ int cdyn_scene_set_run(cdyn_scene *sc, const cdyn_scene_run *run)
   if (!(r.h > 0) || !isfinite(r.h))
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: h = %g must be finite and > 0", r.h);
   if (r.has_t_end) {
-    int rc = scene_steps_to(cdyn_system_time(sc->sys), r.t_end, r.h, &r.steps);
+    int rc = cdyn_scene_steps_to(cdyn_system_time(sc->sys), r.t_end, r.h, &r.steps);
     if (rc)
       return rc;
   }
