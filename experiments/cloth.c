@@ -267,10 +267,16 @@ static const exp_param elong_params[] = {
   {"snapshots", "0.5,1.5,2.5", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
 
+/* Baraff-Witkin solves its own 3n x 3n system with the solver its stepper
+   option names: auto, the paper's filtered PCG, whatever `solver` (the
+   constraint schemes' solver) says. */
+static const char *const bw_overrides[] = {"solver", "auto", NULL};
+
 static const exp_companion elong_companions[] = {
   {"springs", "implicit", NULL, "the springs alone (no constraint but the pins), the ball by projection"},
   {"provot", "implicit", NULL, "the springs, then Provot's position correction beyond eps_max"},
-  {"baraff-witkin", "baraff-witkin", NULL, "linearised backward Euler on all springs, same constants"},
+  {"baraff-witkin", "baraff-witkin", bw_overrides,
+   "linearised backward Euler on all springs, same constants, the paper's filtered PCG"},
   {NULL, NULL, NULL, NULL}};
 
 #define MAX_SNAPS 16
