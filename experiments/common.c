@@ -19,12 +19,47 @@
 #include "build-info.h"
 #include "experiment.h"
 
-const cdyn_experiment *exp_find(const char *name)
+void exp_print_experiment(const cdyn_experiment *e)
 {
-  for (size_t k = 0; cdyn_experiments[k]; k++)
-    if (!strcmp(cdyn_experiments[k]->name, name))
-      return cdyn_experiments[k];
-  return NULL;
+  printf("%s: %s  [%s]\n", e->name, e->description, e->source);
+  if (e->schemes)
+    printf("  schemes: %s\n", e->schemes);
+  else
+    printf("  schemes: none (it studies part of the library directly)\n");
+  if (e->inequalities)
+    printf("  runs only schemes that enforce inequality rows\n");
+  for (const exp_companion *c = e->companions; c && c->name; c++) {
+    printf("  companion run %s: %s", c->name, c->scheme);
+    for (const char *const *o = c->overrides; o && *o; o += 2)
+      printf(" %s=%s", o[0], o[1]);
+    printf("  (%s)\n", c->doc);
+  }
+  if (e->h > 0)
+    printf("  --h %g (default)\n", e->h);
+  else
+    printf("  --h: not used (the experiment chooses its step sizes)\n");
+  if (e->steps > 0)
+    printf("  --steps %ld (default)\n", e->steps);
+  else
+    printf("  --steps: not used\n");
+  printf("  parameters (--set NAME=VALUE):\n");
+  for (const exp_param *p = e->params; p && p->name; p++) {
+    char range[96];
+    exp_param_range(p, range, sizeof range);
+    printf("    %-14s = %-8s %-24s %s\n", p->name, p->def, range, p->doc);
+  }
+  if (!e->params || !e->params[0].name)
+    printf("    (none)\n");
+  printf("  claims:");
+  int any = 0;
+  for (size_t k = 0; k < exp_nclaims; k++)
+    if (exp_claim_defs[k].experiment && !strcmp(exp_claim_defs[k].experiment, e->name)) {
+      printf("%s %s", any ? "," : "", exp_claim_defs[k].id);
+      any = 1;
+    }
+  printf("%s\n", any ? "" : " none");
+  printf("  scheme options: --set KEY=VALUE (every scheme with KEY) or --set SCHEME.KEY=VALUE;\n"
+         "  `cdyn list SCHEME` lists a scheme's options.\n");
 }
 
 int exp_fail(int status, const char *what)
@@ -172,35 +207,6 @@ const char *exp_build_cflags(void) { return CDYN_BUILD_CFLAGS; }
 
 /* ---- metadata ------------------------------------------------------------------------ */
 
-void exp_json_str(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-int exp_dir_empty(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  struct dirent *ent;
-  int empty = 1;
-  while ((ent = readdir(d)))
-    if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
-      empty = 0;
-  closedir(d);
-  return empty;
-}
-
 static const char *role_name(enum exp_role r)
 {
   return r == EXP_PAPER ? "paper" : r == EXP_EXTRA ? "extra" : "companion";
@@ -275,8 +281,8 @@ static void meta_common(FILE *f, const exp_ctx *ctx)
   fprintf(f, "}");
 }
 
-/* Close f; a write error (ferror, or fclose flushing to a full disk) is
-   an error naming the file and the reason. */
+/* Close f (report.part.md, appended to); a write error (ferror, or fclose
+   flushing to a full disk) is an error naming the file and the reason. */
 static int close_checked(FILE *f, const char *path)
 {
   errno = 0;
@@ -287,30 +293,16 @@ static int close_checked(FILE *f, const char *path)
   return CDYN_OK;
 }
 
-static int close_renamed(FILE *f, const char *tmp, const char *path)
-{
-  int rc = close_checked(f, tmp);
-  if (rc) {
-    remove(tmp);
-    return rc;
-  }
-  if (rename(tmp, path)) {
-    int e = errno;
-    remove(tmp);
-    return cdyn_error(CDYN_EIO, "cannot rename %s: %s", tmp, strerror(e));
-  }
-  return CDYN_OK;
-}
-
 static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, const cdyn_stepper *st,
                       const char *extra)
 {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/%s.meta.json", ctx->outdir, csvname);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
+  char name[300];
+  snprintf(name, sizeof name, "%s.meta.json", csvname);
+  exp_afile a;
+  int rc = exp_afile_open(&a, ctx->outdir, name, 0);
+  if (rc)
+    return rc;
+  FILE *f = a.f;
   fprintf(f, "{\n  \"file\": ");
   exp_json_str(f, csvname);
   fprintf(f, ",\n");
@@ -363,19 +355,18 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
   if (extra && *extra)
     fprintf(f, ",\n  %s", extra);
   fprintf(f, "\n}\n");
-  return close_renamed(f, tmp, path);
+  return exp_afile_close(&a, 1);
 }
 
 /* The record of the whole run, run.meta.json, by which `cdyn report`
-   finds the run (main.c writes it when the run is complete). */
+   finds the run (cmd_run.c writes it when the run is complete). */
 int exp_write_run_meta(exp_ctx *ctx)
 {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/run.meta.json", ctx->outdir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cdyn_error(CDYN_EIO, "cannot write %s: %s", tmp, strerror(errno));
+  exp_afile a;
+  int rc = exp_afile_open(&a, ctx->outdir, "run.meta.json", 0);
+  if (rc)
+    return rc;
+  FILE *f = a.f;
   fprintf(f, "{\n  \"run_of\": ");
   exp_json_str(f, ctx->exp->name);
   fprintf(f, ",\n");
@@ -383,7 +374,7 @@ int exp_write_run_meta(exp_ctx *ctx)
   fprintf(f, ",\n  \"skipped\": ");
   exp_json_str(f, ctx->skipped);
   fprintf(f, ",\n  \"claims\": \"claims.part.csv\",\n  \"complete\": true\n}\n");
-  return close_renamed(f, tmp, path);
+  return exp_afile_close(&a, 1);
 }
 
 /* runs.csv: the run names, their schemes and roles, for the figures
@@ -430,15 +421,14 @@ int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *colum
     exp_csv_close(csv, 0);
     return cdyn_error(CDYN_ENOMEM, "out of memory");
   }
-  snprintf(csv->path, sizeof csv->path, "%s/%s.csv", ctx->outdir, name);
-  snprintf(csv->tmp, sizeof csv->tmp, "%s/.%s.csv.tmp", ctx->outdir, name);
-  csv->f = fopen(csv->tmp, "w");
-  if (!csv->f) {
-    int rc = cdyn_error(CDYN_EIO, "cannot write %s: %s", csv->tmp, strerror(errno));
+  char file[300];
+  snprintf(file, sizeof file, "%s.csv", name);
+  int rc = exp_afile_open(&csv->file, ctx->outdir, file, 0);
+  if (rc) {
     exp_csv_close(csv, 0);
     return rc;
   }
-  fprintf(csv->f, "%s\n", columns);
+  fprintf(csv->file.f, "%s\n", columns);
   csv->ncol = 1;
   for (const char *p = columns; *p; p++)
     csv->ncol += *p == ',';
@@ -461,19 +451,20 @@ int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const do
 {
   if (nl + n != csv->ncol) {
     csv->failed = 1;
-    return cdyn_error(CDYN_EINVAL, "%s: row of %d fields for %d columns", csv->path, nl + n, csv->ncol);
+    return cdyn_error(CDYN_EINVAL, "%s: row of %d fields for %d columns", csv->file.path, nl + n, csv->ncol);
   }
+  FILE *f = csv->file.f;
   for (int k = 0; k < nl; k++) {
     if (k)
-      fputc(',', csv->f);
-    exp_csv_field(csv->f, labels[k]);
+      fputc(',', f);
+    exp_csv_field(f, labels[k]);
   }
   for (int k = 0; k < n; k++) {
     if (k || nl)
-      fputc(',', csv->f);
-    put_number(csv->f, v[k]);
+      fputc(',', f);
+    put_number(f, v[k]);
   }
-  fputc('\n', csv->f);
+  fputc('\n', f);
   return CDYN_OK;
 }
 
@@ -492,45 +483,24 @@ static void csv_release(exp_csv *csv)
 
 int exp_csv_close(exp_csv *csv, int ok)
 {
-  if (!csv->f) {
+  if (!csv->file.f) {
     csv_release(csv);
     return CDYN_OK;
   }
-  int rc = close_checked(csv->f, csv->tmp);
-  csv->f = NULL;
-  if (!ok || rc || csv->failed) {
-    if (!ok)
-      rc = CDYN_OK; /* the caller's error is the one to report */
-    else if (!rc)
-      rc = cdyn_error(CDYN_EIO, "error writing %s", csv->path);
-  } else if ((rc = write_meta(csv->ctx, csv->name, csv->columns, csv->stepper, csv->extra)) == CDYN_OK) {
-    if (rename(csv->tmp, csv->path) == 0) {
-      csv_release(csv);
-      return CDYN_OK;
-    }
-    rc = cdyn_error(CDYN_EIO, "cannot rename to %s: %s", csv->path, strerror(errno));
+  /* The CSV complete (every write checked), then its metadata record,
+     then the CSV renamed into place: a failed run leaves neither. */
+  int rc = ok ? exp_afile_flush(&csv->file) : CDYN_OK;
+  if (ok && !rc && csv->failed)
+    rc = cdyn_error(CDYN_EIO, "error writing %s", csv->file.path);
+  if (ok && !rc && !(rc = write_meta(csv->ctx, csv->name, csv->columns, csv->stepper, csv->extra)) &&
+      (rc = exp_afile_close(&csv->file, 1))) {
     char meta[4200];
     snprintf(meta, sizeof meta, "%s/%s.meta.json", csv->ctx->outdir, csv->name);
     remove(meta);
   }
-  remove(csv->tmp);
+  exp_afile_close(&csv->file, 0); /* removes the temporary file, if it is still there */
   csv_release(csv);
-  return rc;
-}
-
-void exp_csv_field(FILE *f, const char *s)
-{
-  if (!strpbrk(s, ",\"\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
+  return ok ? rc : CDYN_OK;
 }
 
 /* ---- claims ---------------------------------------------------------------------------- */

@@ -29,6 +29,7 @@
 #include <cdyn/cdyn.h>
 
 #include "claims.h"
+#include "cmdutil.h"
 
 #define EXP_MAX_RUNS 64
 #define EXP_MAX_SETS 64
@@ -119,6 +120,32 @@ typedef struct exp_set {
   const char *scheme, *key, *value;
 } exp_set;
 
+/*
+ * A scene file as an experiment (scene_run.c): read once, its bytes kept
+ * (each run builds its scene from them), with what the file says: its
+ * name (made safe in file names), its scheme and run, and the experiment
+ * record that `cdyn run scene` runs, whose defaults are the file's.
+ */
+typedef struct exp_scene_src {
+  char path[4096];
+  char *text;
+  size_t len;
+  uint64_t digest;        /* FNV-1a of the file's bytes */
+  char name[256], scheme[128];
+  cdyn_scene_run run;
+  cdyn_experiment exp;
+} exp_scene_src;
+
+/* Read and check the scene file at path (CDYN_EINVAL or CDYN_EIO with a
+   message); free with exp_scene_free (which takes NULL). */
+int exp_scene_read(exp_scene_src **out, const char *path);
+void exp_scene_free(exp_scene_src *s);
+/* A scene built from it (as cdyn_scene_load builds one). */
+int exp_scene_build(const exp_scene_src *s, cdyn_scene **out);
+/* The steps at step size h when the scene's run gives t_end (else *steps
+   is left as it is). */
+int exp_scene_steps(const exp_scene_src *s, double h, long *steps);
+
 struct exp_ctx {
   const cdyn_experiment *exp;
   const char *outdir;
@@ -136,8 +163,8 @@ struct exp_ctx {
   char alg_names[EXP_MAX_RUNS][32];            /* the algorithm runs' names */
   const char *alg_overrides[EXP_MAX_RUNS][3]; /* and their activeset = NAME */
   const char *command;  /* the command line, for metadata */
+  exp_scene_src *scene; /* `cdyn run scene`: the scene file (exp is &scene->exp); NULL otherwise */
   FILE *claims;         /* claims.part.csv, open while running */
-  char claims_tmp[4096];
   unsigned char judged[256]; /* by index into exp_claim_defs */
   int failed_io;        /* a report fragment could not be written */
   char io_error[1024];  /* and why (its message) */
@@ -146,6 +173,8 @@ struct exp_ctx {
 
 extern const cdyn_experiment *const cdyn_experiments[];
 const cdyn_experiment *exp_find(const char *name);
+/* Print an experiment's record (cdyn list NAME, cdyn run NAME --help). */
+void exp_print_experiment(const cdyn_experiment *e);
 
 /* A parameter's value, checked against its table entry when the run
    started (so these never fail for a name in the table). */
@@ -294,8 +323,7 @@ exp_runspec exp_run_or_plain(const exp_ctx *ctx, const char *name);
 
 /* A CSV file being written: rows go to a temporary file until close. */
 typedef struct exp_csv {
-  FILE *f;
-  char path[4096], tmp[4096];
+  exp_afile file;
   int ncol;
   int failed;
   /* What the metadata record needs; it is written when the CSV is
@@ -322,19 +350,9 @@ int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const do
 /* Finish: rename into place on success; remove the temporary file if !ok. */
 int exp_csv_close(exp_csv *csv, int ok);
 
-/* Write s as a JSON string (quotes, backslashes and control characters
-   escaped). */
-void exp_json_str(FILE *f, const char *s);
-
 /* The metadata fields every record shares, after "{\n": program,
    version, build and the command line (NULL: ""). */
 void exp_meta_program(FILE *f, const char *command);
-
-/* Is `dir` an existing directory with no entries? */
-int exp_dir_empty(const char *dir);
-
-/* Write one CSV field, quoted when it holds a comma, quote or newline. */
-void exp_csv_field(FILE *f, const char *s);
 
 /*
  * The unit and meaning of column `column` of file `file` (without .csv)

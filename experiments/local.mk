@@ -4,11 +4,23 @@
 bin_PROGRAMS = cdyn
 # The experiments' files come from experiments/experiments.def (through
 # lib/types.am, which ./autogen.sh writes); the rest is the framework.
-cdyn_SOURCES = experiments/main.c experiments/experiment.h experiments/common.c \
-	experiments/experiments.def experiments/claims.c experiments/claims.h experiments/claimdefs.c \
-	experiments/runner.c experiments/capture.c experiments/scene_run.h experiments/scene_run.c experiments/columns.c experiments/problems.h experiments/problems.c \
+# The layers, from the top: main.c dispatches to the commands (cmd_*.c,
+# scene_run.c's check, report.c's report); run, export and sweep parse and
+# check a run's arguments with runargs.c; every command writes through
+# cmdutil.c.  The commands find the experiments in table.c (from
+# experiments.def); the experiments stand on the framework: their
+# parameters, output and metadata (common.c), the runner (runner.c),
+# export (capture.c), the claims' rules and verdicts (claimdefs.c), column
+# documentation (columns.c) and the shared problems.
+cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
+	experiments/cmd_list.c experiments/cmd_run.c experiments/cmd_sweep.c experiments/cmd_collect.c \
+	experiments/runargs.h experiments/runargs.c experiments/cmdutil.h experiments/cmdutil.c \
+	experiments/experiment.h experiments/common.c experiments/experiments.def experiments/table.c \
+	experiments/report.c experiments/claims.h experiments/claimdefs.c \
+	experiments/runner.c experiments/capture.c experiments/scene_run.c experiments/columns.c \
+	experiments/problems.h experiments/problems.c \
 	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
-	experiments/ccd_queries.c experiments/sweep.h experiments/sweep.c $(EXPERIMENT_SOURCES)
+	experiments/ccd_queries.c $(EXPERIMENT_SOURCES)
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
 nodist_cdyn_SOURCES = build-info.h
 

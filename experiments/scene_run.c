@@ -28,53 +28,65 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdutil.h"
+#include "commands.h"
 #include "experiment.h"
-#include "scene_run.h"
-
-static char scene_path[4096];
-static cdyn_scene_run scene_run_spec; /* the file's run */
-static char scene_name[256];
-static uint64_t scene_file_digest;
 
 static int run_scene(exp_ctx *ctx);
 
 static const exp_param no_params[] = {EXP_PARAMS_END};
 
-/* Filled from the file by exp_scene_prepare: its h and steps are the
-   defaults of --h and --steps. */
-cdyn_experiment exp_scene_experiment = {
-  "scene", "a scene file (doc/scene-format.md)", "the scene file", no_params, NULL, "", NULL, 0, 1, NULL, 0.01, 100,
-  run_scene};
-
-static uint64_t file_digest(const char *path)
+static uint64_t text_digest(const char *text, size_t len)
 {
   uint64_t h = EXP_DIGEST_INIT;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return 0;
-  int c;
-  while ((c = getc(f)) != EOF) {
-    h ^= (uint64_t)(unsigned char)c;
+  for (size_t k = 0; k < len; k++) {
+    h ^= (uint64_t)(unsigned char)text[k];
     h *= UINT64_C(0x100000001b3);
   }
-  fclose(f);
   return h;
 }
 
-int exp_scene_prepare(const char *path, char *scheme, size_t len)
+void exp_scene_free(exp_scene_src *s)
 {
-  if (strlen(path) >= sizeof scene_path)
+  if (!s)
+    return;
+  free(s->text);
+  free(s);
+}
+
+int exp_scene_read(exp_scene_src **out, const char *path)
+{
+  *out = NULL;
+  if (strlen(path) >= sizeof((exp_scene_src *)0)->path)
     return cdyn_error(CDYN_EINVAL, "scene path too long");
-  cdyn_scene *sc;
-  int rc = cdyn_scene_load(&sc, path, NULL);
-  if (rc)
+  exp_scene_src *s = calloc(1, sizeof *s);
+  if (!s)
+    return cdyn_error(CDYN_ENOMEM, "scene: out of memory");
+  snprintf(s->path, sizeof s->path, "%s", path);
+  if (!(s->text = exp_read_file(path, &s->len))) {
+    int rc = cdyn_error(CDYN_EIO, "%s: %s", path, strerror(errno ? errno : EIO));
+    exp_scene_free(s);
     return rc;
-  snprintf(scene_path, sizeof scene_path, "%s", path);
-  cdyn_scene_get_run(sc, &scene_run_spec);
-  snprintf(scene_name, sizeof scene_name, "%s", cdyn_scene_name(sc));
-  snprintf(scheme, len, "%s", cdyn_scene_scheme(sc));
-  exp_scene_experiment.h = scene_run_spec.h;
-  exp_scene_experiment.steps = scene_run_spec.steps;
+  }
+  cdyn_scene *sc;
+  int rc = exp_scene_build(s, &sc);
+  if (rc) {
+    exp_scene_free(s);
+    return rc;
+  }
+  cdyn_scene_get_run(sc, &s->run);
+  snprintf(s->name, sizeof s->name, "%s", cdyn_scene_name(sc));
+  snprintf(s->scheme, sizeof s->scheme, "%s", cdyn_scene_scheme(sc));
+  s->digest = text_digest(s->text, s->len);
+  /* The scene's experiment: its defaults are the file's. */
+  s->exp = (cdyn_experiment){.name = "scene",
+                             .description = "a scene file (doc/scene-format.md)",
+                             .source = "the scene file",
+                             .params = no_params,
+                             .schemes = s->scheme,
+                             .h = s->run.h,
+                             .steps = s->run.steps,
+                             .run = run_scene};
   /* A scene of pins alone runs under the schemes that enforce pins only. */
   cdyn_system *sys = cdyn_scene_system(sc);
   int pins_only = 1;
@@ -83,29 +95,34 @@ int exp_scene_prepare(const char *path, char *scheme, size_t len)
     if (!cdyn_system_get_constraint(sys, c, &t, NULL, NULL) && t != cdyn_constraint_pin)
       pins_only = 0;
   }
-  exp_scene_experiment.pins_only_ok = pins_only;
-  exp_scene_experiment.inequalities = cdyn_system_inequality_rows(sys) > 0;
+  s->exp.pins_only_ok = pins_only;
+  s->exp.inequalities = cdyn_system_inequality_rows(sys) > 0;
   cdyn_scene_free(sc);
-  scene_file_digest = file_digest(path);
   /* The scene's name makes file names: only characters safe in them. */
-  for (char *p = scene_name; *p; p++)
+  for (char *p = s->name; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
           *p == '.'))
       *p = '_';
-  if (!*scene_name)
-    snprintf(scene_name, sizeof scene_name, "scene");
+  if (!*s->name)
+    snprintf(s->name, sizeof s->name, "scene");
+  *out = s;
   return CDYN_OK;
 }
 
-int exp_scene_steps(double h, long *steps)
+int exp_scene_build(const exp_scene_src *s, cdyn_scene **out)
 {
-  if (!scene_run_spec.has_t_end)
+  return cdyn_scene_parse(out, s->text, s->len, s->path, NULL);
+}
+
+int exp_scene_steps(const exp_scene_src *s, double h, long *steps)
+{
+  if (!s->run.has_t_end)
     return CDYN_OK;
   cdyn_scene *sc;
-  int rc = cdyn_scene_load(&sc, scene_path, NULL);
+  int rc = exp_scene_build(s, &sc);
   if (rc)
     return rc;
-  cdyn_scene_run r = scene_run_spec;
+  cdyn_scene_run r = s->run;
   r.h = h;
   rc = cdyn_scene_set_run(sc, &r);
   if (!rc)
@@ -175,7 +192,7 @@ static int observe_end(scene_obs *o)
 /* The metadata fields of a scene's run (a JSON fragment, malloc'ed; NULL
    when out of memory): the scene file, its digest, name and description,
    the scene as run and record.every. */
-static char *meta_fields(const cdyn_scene *sc, const char *base, long every)
+static char *meta_fields(const exp_scene_src *src, const cdyn_scene *sc, const char *base, long every)
 {
   char *buf = NULL;
   size_t len = 0;
@@ -183,8 +200,8 @@ static char *meta_fields(const cdyn_scene *sc, const char *base, long every)
   if (!f)
     return NULL;
   fputs("\"scene_file\": ", f);
-  exp_json_str(f, scene_path);
-  fprintf(f, ", \"scene_file_digest\": \"%016" PRIx64 "\", \"scene_name\": ", scene_file_digest);
+  exp_json_str(f, src->path);
+  fprintf(f, ", \"scene_file_digest\": \"%016" PRIx64 "\", \"scene_name\": ", src->digest);
   exp_json_str(f, cdyn_scene_name(sc));
   fputs(", \"scene_description\": ", f);
   exp_json_str(f, cdyn_scene_description(sc));
@@ -218,7 +235,7 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
 {
   cdyn_scene *sc = NULL;
   cdyn_stepper *st = NULL;
-  int rc = cdyn_scene_load(&sc, scene_path, NULL);
+  int rc = exp_scene_build(ctx->scene, &sc);
   if (rc)
     return rc;
   cdyn_scene_run run;
@@ -233,10 +250,10 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
     return rc;
   }
   char base[512], path[8192];
-  snprintf(base, sizeof base, "%s-%s", scene_name, r->name);
+  snprintf(base, sizeof base, "%s-%s", ctx->scene->name, r->name);
   snprintf(path, sizeof path, "%s/%s.scene.json", ctx->outdir, base);
   rc = cdyn_scene_save(sc, st, &run, path);
-  char *extra = rc ? NULL : meta_fields(sc, base, run.record_every);
+  char *extra = rc ? NULL : meta_fields(ctx->scene, sc, base, run.record_every);
   if (!rc && !extra)
     rc = cdyn_error(CDYN_ENOMEM, "scene: out of memory");
   exp_csv series, state;
@@ -279,7 +296,7 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
     double v[11] = {(double)out.status, run.h, (double)out.steps, o.last_t, out.e0, out.emax, out.eend,
                     out.E0, out.Eend, out.dEmax, (double)ss.stepper_steps};
     rc = exp_csv_row_labels(summary, labels, 4, v, 11);
-    printf("%s %s: %s after %ld of %ld steps, e_max %.3g m, max |E - E0| %.3g J, digest %s\n", scene_name, r->name,
+    printf("%s %s: %s after %ld of %ld steps, e_max %.3g m, max |E - E0| %.3g J, digest %s\n", ctx->scene->name, r->name,
            end_name(out.end), out.steps, run.steps, out.emax, out.dEmax, digest);
   }
   if (state_open) {
@@ -304,12 +321,12 @@ static int run_scene(exp_ctx *ctx)
 {
   exp_csv summary;
   char name[300];
-  snprintf(name, sizeof name, "%s-summary", scene_name);
+  snprintf(name, sizeof name, "%s-summary", ctx->scene->name);
   cdyn_scene *sc;
-  int rc = cdyn_scene_load(&sc, scene_path, NULL);
+  int rc = exp_scene_build(ctx->scene, &sc);
   if (rc)
     return rc;
-  char *extra = meta_fields(sc, NULL, 0);
+  char *extra = meta_fields(ctx->scene, sc, NULL, 0);
   cdyn_scene_free(sc);
   if (!extra)
     return cdyn_error(CDYN_ENOMEM, "scene: out of memory");
@@ -326,8 +343,9 @@ static int run_scene(exp_ctx *ctx)
 
 /* ---- cdyn check --------------------------------------------------------------------------------- */
 
-int exp_cmd_check(int argc, char **argv)
+int exp_cmd_check(int argc, char **argv, const char *command)
 {
+  (void)command;
   if (argc < 1) {
     fprintf(stderr, "usage: cdyn check FILE.json ...\n");
     return 2;
@@ -367,4 +385,3 @@ int exp_cmd_check(int argc, char **argv)
   return bad;
 }
 
-const char *exp_scene_name(void) { return scene_name; }

@@ -1,5 +1,5 @@
 /*
- * claims.c: the experiment registry, and the claims report.
+ * report.c: the claims report, `cdyn report DIR`.
  *
  * `cdyn report DIR` looks at every directory under DIR that holds a complete
  * run (its run.meta.json, written last by `cdyn run`, names the
@@ -21,17 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commands.h"
 #include "experiment.h"
-
-#define CDYN_EXPERIMENT(id, file) extern const cdyn_experiment cdyn_experiment_##id;
-#include "experiments.def"
-#undef CDYN_EXPERIMENT
-
-const cdyn_experiment *const cdyn_experiments[] = {
-#define CDYN_EXPERIMENT(id, file) &cdyn_experiment_##id,
-#include "experiments.def"
-#undef CDYN_EXPERIMENT
-  NULL};
 
 #define NFIELDS 6
 typedef struct {
@@ -67,29 +58,6 @@ static int parse_line(char *line, row *r)
   }
   *out = '\0';
   return k == NFIELDS - 1;
-}
-
-static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t len)
-{
-  snprintf(tmp, len, "%s/.%s.tmp", dir, name);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    fprintf(stderr, "cdyn report: cannot write %s: %s\n", tmp, strerror(errno));
-  return f;
-}
-
-/* Close a temporary file; 0, or CDYN_EIO with a message (and the file removed). */
-static int close_tmp(FILE *f, const char *tmp)
-{
-  errno = 0;
-  int bad = ferror(f);
-  bad |= fclose(f);
-  if (bad) {
-    fprintf(stderr, "cdyn report: error writing %s: %s\n", tmp, errno ? strerror(errno) : "write error");
-    remove(tmp);
-    return CDYN_EIO;
-  }
-  return CDYN_OK;
 }
 
 /* The experiment a run directory holds, from its run.meta.json ("run_of"),
@@ -245,17 +213,19 @@ int exp_write_report(const char *dir)
   /* A report that would misstate the runs is not written at all. */
   if (rc)
     goto out;
-  char tmp_csv[4200], tmp_md[4200];
-  FILE *csv = open_tmp(dir, "claims.csv", tmp_csv, sizeof tmp_csv);
-  FILE *md = csv ? open_tmp(dir, "claims.md", tmp_md, sizeof tmp_md) : NULL;
-  if (!csv || !md) {
-    if (csv) {
-      fclose(csv);
-      remove(tmp_csv);
-    }
+  exp_afile acsv, amd;
+  if (exp_afile_open(&acsv, dir, "claims.csv", 0)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
     rc = CDYN_EIO;
     goto out;
   }
+  if (exp_afile_open(&amd, dir, "claims.md", 0)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
+    exp_afile_close(&acsv, 0);
+    rc = CDYN_EIO;
+    goto out;
+  }
+  FILE *csv = acsv.f, *md = amd.f;
   int counts[4] = {0, 0, 0, 0};
   fprintf(csv, "id,experiment,measured,threshold,verdict,note\n");
   fprintf(md, "# cdyn claims report\n\n"
@@ -333,26 +303,16 @@ int exp_write_report(const char *dir)
       fwrite(buf, 1, nread, md);
     fclose(f);
   }
-  /* Both complete, or neither in place: claims.csv goes first, and comes
-     out again if claims.md cannot follow it. */
-  char path_csv[4200], path_md[4200];
-  snprintf(path_csv, sizeof path_csv, "%s/claims.csv", dir);
-  snprintf(path_md, sizeof path_md, "%s/claims.md", dir);
-  int r1 = close_tmp(csv, tmp_csv);
-  int r2 = close_tmp(md, tmp_md);
-  if (r1 || r2) {
-    remove(tmp_csv);
-    remove(tmp_md);
+  /* Both complete, or neither in place: both checked first, then
+     claims.csv renamed, and removed again if claims.md cannot follow it. */
+  if (exp_afile_flush(&acsv) || exp_afile_flush(&amd) || exp_afile_close(&acsv, 1)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
+    exp_afile_close(&acsv, 0);
+    exp_afile_close(&amd, 0);
     rc = CDYN_EIO;
-  } else if (rename(tmp_csv, path_csv)) {
-    fprintf(stderr, "cdyn report: cannot write %s: %s\n", path_csv, strerror(errno));
-    remove(tmp_csv);
-    remove(tmp_md);
-    rc = CDYN_EIO;
-  } else if (rename(tmp_md, path_md)) {
-    fprintf(stderr, "cdyn report: cannot write %s: %s\n", path_md, strerror(errno));
-    remove(tmp_md);
-    remove(path_csv);
+  } else if (exp_afile_close(&amd, 1)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
+    remove(acsv.path);
     rc = CDYN_EIO;
   } else {
     printf("%d hold, %d partly, %d do not hold, %d not run\n", counts[0], counts[1], counts[2], counts[3]);
@@ -367,4 +327,18 @@ out:
   free(found);
   free(lines);
   return rc;
+}
+
+int exp_cmd_report(int argc, char **argv, const char *command)
+{
+  (void)command;
+  if (argc != 1) {
+    fprintf(stderr, "usage: cdyn report DIR\n");
+    return 2;
+  }
+  if (strlen(argv[0]) > 3000) {
+    fprintf(stderr, "cdyn report: a directory path of %zu bytes is too long (at most 3000)\n", strlen(argv[0]));
+    return 2;
+  }
+  return exp_write_report(argv[0]) ? 1 : 0;
 }

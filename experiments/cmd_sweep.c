@@ -1,6 +1,7 @@
 /*
- * sweep.c: `cdyn sweep`, the jobs of a grid of runs for an existing engine
- * to run, and `cdyn collect`, their results in one table.
+ * cmd_sweep.c: `cdyn sweep`, the jobs of a grid of runs for an existing
+ * engine to run (`cdyn collect`, which gathers their results into one
+ * table, is cmd_collect.c).
  *
  *   cdyn sweep (EXPERIMENT | scene FILE.json) --out DIR [--scheme LIST]
  *              [--h LIST] [--steps N] [--grid KEY=V1,V2,...]...
@@ -42,30 +43,17 @@
  *
  * Everything is checked before anything is written: the options, the
  * number of points, the directory, and every job: `cdyn run`'s own checks
- * (exp_run_check, main.c) on the arguments of the job's command line, so
+ * (exp_run_check, runargs.c) on the arguments of the job's command line, so
  * that a sweep accepts exactly the points `cdyn run` accepts.  Every file
  * is written under a temporary name and renamed when complete; --force
  * clears only what a sweep, its jobs and collect write.
  *
- * `cdyn collect` reads points.csv and, of every job, one CSV file (--file;
- * for a scene sweep the scene's NAME-summary.csv by default), and writes
- * collected-NAME.csv: the point's columns, then the file's, each row of
- * each job, every field copied as text exactly as the job wrote it (so
- * quoting is kept).  Its header is job, then the other columns of
- * points.csv prefixed with "point." (point.scheme, point.h, point.KEY...),
- * then the file's header: a column of the file keeps its name, and no
- * name is given twice (a file whose header would repeat one is refused).
- * A job that is not complete, or that did not write the file, is an
- * error naming it (--allow-missing: collect the rest and record the
- * missing in collected-NAME.meta.json).
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,136 +62,34 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "experiment.h"
-#include "scene_run.h"
-#include "sweep.h"
+#include "commands.h"
+#include "runargs.h"
 
 extern char **environ;
 
 #define SW_MAX_POINTS 100000L /* jobs of one sweep (six-digit job directories) */
 #define SW_MAX_GRIDS 16       /* --grid options */
 #define SW_MAX_SETS EXP_MAX_SETS
-#define SW_MAX_DIR 2900       /* DIR, so that DIR/jobs/NNNNNN is within cdyn run's 3000 bytes */
-#define SW_MAX_NAMED 20       /* missing jobs a message names */
 /* The arguments of a job's `cdyn run`, after "run" and before --out. */
 #define SW_MAX_ARGS (8 + 2 * (SW_MAX_SETS + SW_MAX_GRIDS) + 1)
 
-/* The command whose messages these are: "cdyn sweep" or "cdyn collect". */
-static const char *prog = "cdyn sweep";
 
-static int fail(int rc, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
-#endif
-  ;
+/* Messages: "cdyn sweep: ..." on stderr, and the status. */
+static const char *const prog = "cdyn sweep";
+#define fail(rc, ...) exp_complain(prog, rc, __VA_ARGS__)
 
-/* Print "PROG: message" on stderr and return rc. */
-static int fail(int rc, const char *fmt, ...)
+/* An atomic file of the sweep's directory; 1 with the message printed. */
+static int af_open(exp_afile *a, const char *dir, const char *name, int executable)
 {
-  va_list ap;
-  fprintf(stderr, "%s: ", prog);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  return rc;
+  return exp_afile_open(a, dir, name, executable) ? fail(1, "%s", cdyn_errmsg()) : 0;
+}
+
+static int af_close(exp_afile *a, int ok)
+{
+  return exp_afile_close(a, ok) ? fail(1, "%s", cdyn_errmsg()) : 0;
 }
 
 /* ---- text ------------------------------------------------------------------------------- */
-
-/* A growing string; `failed` once an allocation failed (the text is then
-   incomplete, and the caller reports it). */
-typedef struct {
-  char *s;
-  size_t len, cap;
-  int failed;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-  if (b->failed)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *p = realloc(b->s, cap);
-    if (!p) {
-      b->failed = 1;
-      return;
-    }
-    b->s = p;
-    b->cap = cap;
-  }
-  memcpy(b->s + b->len, s, n);
-  b->len += n;
-  b->s[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-static void sb_putc(sbuf *b, char c) { sb_add(b, &c, 1); }
-
-static void sb_clear(sbuf *b)
-{
-  b->len = 0;
-  if (b->s)
-    b->s[0] = '\0';
-}
-
-static void sb_free(sbuf *b)
-{
-  free(b->s);
-  memset(b, 0, sizeof *b);
-}
-
-/* s as one shell word: as it is when no shell treats any of its
-   characters specially, else in single quotes (a quote within as '\''). */
-static void sb_shell(sbuf *b, const char *s)
-{
-  static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
-  if (*s && strspn(s, safe) == strlen(s)) {
-    sb_puts(b, s);
-    return;
-  }
-  sb_putc(b, '\'');
-  for (; *s; s++)
-    if (*s == '\'')
-      sb_puts(b, "'\\''");
-    else
-      sb_putc(b, *s);
-  sb_putc(b, '\'');
-}
-
-/* A shell word for printing (a static buffer: one use at a time). */
-static const char *shell_word(const char *s)
-{
-  static sbuf b;
-  sb_clear(&b);
-  sb_shell(&b, s);
-  return b.failed ? s : b.s;
-}
-
-
-/* Does s hold a control character (a newline would split a job's line)? */
-static int has_control(const char *s)
-{
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || *s == 0x7f)
-      return 1;
-  return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_list(char **v, int n)
-{
-  for (int k = 0; k < n; k++)
-    free(v[k]);
-  free(v);
-}
 
 /*
  * Split `text` into items separated by any character of `seps`, into new
@@ -218,11 +104,11 @@ static int split_list(const char *text, const char *seps, int escapes, int colla
 {
   *items = NULL;
   *n = 0;
-  if (has_control(text))
+  if (exp_has_control(text))
     return fail(2, "%s: holds a control character (a newline, a tab, ...)", what);
   char **v = NULL;
   int nv = 0, cap = 0, rc = 0;
-  sbuf cur = {0};
+  exp_text cur = {0};
   int had = 0; /* the current item has a character (an escaped one counts) */
   for (const char *p = text;; p++) {
     if (*p && !strchr(seps, *p)) {
@@ -233,7 +119,7 @@ static int split_list(const char *text, const char *seps, int escapes, int colla
         }
         p++;
       }
-      sb_putc(&cur, *p);
+      exp_text_putc(&cur, *p);
       had = 1;
       continue;
     }
@@ -261,7 +147,7 @@ static int split_list(const char *text, const char *seps, int escapes, int colla
       break;
     }
     nv++;
-    sb_clear(&cur);
+    exp_text_clear(&cur);
     had = 0;
     if (nv > SW_MAX_POINTS) {
       rc = fail(2, "%s: more than %ld values", what, SW_MAX_POINTS);
@@ -272,7 +158,7 @@ static int split_list(const char *text, const char *seps, int escapes, int colla
   }
   if (!rc && cur.failed)
     rc = fail(1, "%s: out of memory", what);
-  sb_free(&cur);
+  exp_text_free(&cur);
   if (!rc && nv == 0)
     rc = fail(2, "%s: no value given", what);
   if (!rc) {
@@ -282,7 +168,7 @@ static int split_list(const char *text, const char *seps, int escapes, int colla
       rc = fail(1, "%s: out of memory", what);
     } else {
       memcpy(sorted, v, (size_t)nv * sizeof *sorted);
-      qsort(sorted, (size_t)nv, sizeof *sorted, cmp_str);
+      qsort(sorted, (size_t)nv, sizeof *sorted, exp_str_cmp);
       for (int k = 1; k < nv && !rc; k++)
         if (!strcmp(sorted[k - 1], sorted[k]))
           rc = fail(2, "%s: '%s' is given twice", what, sorted[k]);
@@ -290,84 +176,12 @@ static int split_list(const char *text, const char *seps, int escapes, int colla
     }
   }
   if (rc) {
-    free_list(v, nv);
+    exp_strv_free(v, nv);
     return rc;
   }
   *items = v;
   *n = nv;
   return 0;
-}
-
-/* ---- files -------------------------------------------------------------------------------- */
-
-/* A file written under a temporary name (DIR/.NAME.tmp), renamed when complete. */
-typedef struct {
-  FILE *f;
-  char path[4096], tmp[4096];
-} afile;
-
-static int af_open(afile *a, const char *dir, const char *name, int executable)
-{
-  memset(a, 0, sizeof *a);
-  snprintf(a->path, sizeof a->path, "%s/%s", dir, name);
-  snprintf(a->tmp, sizeof a->tmp, "%s/.%s.tmp", dir, name);
-  int fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC, executable ? 0777 : 0666);
-  if (fd < 0)
-    return fail(1, "cannot write %s: %s", a->tmp, strerror(errno));
-  a->f = fdopen(fd, "w");
-  if (!a->f) {
-    int e = errno;
-    close(fd);
-    remove(a->tmp);
-    return fail(1, "cannot write %s: %s", a->tmp, strerror(e));
-  }
-  return 0;
-}
-
-/* Finish: rename into place when ok and every write succeeded, else remove. */
-static int af_close(afile *a, int ok)
-{
-  if (!a->f)
-    return ok ? 1 : 0;
-  errno = 0;
-  int bad = ferror(a->f);
-  bad |= fclose(a->f);
-  a->f = NULL;
-  int rc = 0;
-  if (ok && bad)
-    rc = fail(1, "error writing %s: %s", a->tmp, errno ? strerror(errno) : "write error");
-  else if (ok && rename(a->tmp, a->path))
-    rc = fail(1, "cannot rename %s to %s: %s", a->tmp, a->path, strerror(errno));
-  if (!ok || rc)
-    remove(a->tmp);
-  return ok ? rc : 0;
-}
-
-static int is_regular(const char *path)
-{
-  struct stat sb;
-  return !stat(path, &sb) && S_ISREG(sb.st_mode);
-}
-
-/* The whole of a (small) file as a string; NULL with errno on failure. */
-static char *read_all(const char *path)
-{
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return NULL;
-  sbuf b = {0};
-  char buf[8192];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-    sb_add(&b, buf, n);
-  int bad = ferror(f) || b.failed;
-  fclose(f);
-  if (bad || !b.s) {
-    sb_free(&b);
-    errno = bad ? EIO : 0;
-    return bad ? NULL : strdup("");
-  }
-  return b.s;
 }
 
 /* ---- the sweep ---------------------------------------------------------------------------- */
@@ -387,6 +201,7 @@ typedef struct {
      the experiment that runs scenes (scene_run.c), with the file's
      defaults. */
   const cdyn_experiment *rules;
+  exp_scene_src *src;         /* the scene file, read once */
   char **schemes;             /* registered names; none: the experiment's or scene's own */
   int nschemes;
   char **hs;                  /* as given; none: the default */
@@ -409,12 +224,13 @@ typedef struct {
 static void sweep_free(sweep *s)
 {
   free(s->scene);
-  free_list(s->schemes, s->nschemes);
-  free_list(s->hs, s->nh);
+  exp_scene_free(s->src);
+  exp_strv_free(s->schemes, s->nschemes);
+  exp_strv_free(s->hs, s->nh);
   for (int k = 0; k < s->ngrid; k++) {
     free(s->grid[k].key);
-    free_list(s->grid[k].values, s->grid[k].n);
-    free_list(s->grid[k].args, s->grid[k].args ? s->grid[k].n : 0);
+    exp_strv_free(s->grid[k].values, s->grid[k].n);
+    exp_strv_free(s->grid[k].args, s->grid[k].args ? s->grid[k].n : 0);
   }
   for (int k = 0; k < s->nsets; k++)
     free(s->set_keys[k]);
@@ -451,41 +267,6 @@ static void describe_point(const sweep *s, long job, char *buf, size_t len)
     used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", used ? ", " : "", s->grid[k].key,
                              s->grid[k].values[ig[k]]);
 }
-
-static void sweep_usage(FILE *f)
-{
-  fprintf(f,
-          "usage: cdyn sweep (EXPERIMENT | scene FILE.json) --out DIR [--scheme LIST] [--h LIST] [--steps N]\n"
-          "                  [--grid KEY=V1,V2,...]... [--set KEY=VALUE]... [--force]\n"
-          "                  [--run make|parallel] [--jobs N]\n"
-          "       cdyn collect DIR [--file NAME.csv] [--allow-missing]\n"
-          "\n"
-          "sweep    writes into DIR one `cdyn run` job per point of the product of the schemes\n"
-          "         of --scheme (each alone; without it the experiment's or scene's own), the\n"
-          "         steps of --h (comma separated) and the values of every --grid KEY (what\n"
-          "         --set KEY=VALUE takes; comma separated, \\, a comma within a value), each\n"
-          "         job writing DIR/jobs/NNNNNN and its output DIR/logs/NNNNNN.log; --set\n"
-          "         and --steps apply to every job.  It writes DIR/points.csv (the point of\n"
-          "         every job), jobs.txt (one shell command a line), Makefile, slurm.sh and\n"
-          "         sweep.meta.json, and prints how to run them:\n"
-          "           make -C DIR -j 2 -k                   runs the jobs not complete\n"
-          "           parallel --jobs 2 < DIR/jobs.txt      GNU parallel on this machine\n"
-          "           parallel --sshlogin H1,H2 < DIR/jobs.txt   on machines sharing the files\n"
-          "           sbatch DIR/slurm.sh                   a Slurm job array\n"
-          "         --run make|parallel runs them itself through that engine, --jobs N at a\n"
-          "         time (default 2).  DIR must be empty or absent, unless --force, which\n"
-          "         clears a directory holding only what a sweep wrote.  Every job is first\n"
-          "         checked as `cdyn run` checks its arguments: nothing is written if one fails.\n"
-          "collect  writes DIR/collected-NAME.csv: for every job, the rows of its NAME.csv\n"
-          "         (--file; for a scene sweep its NAME-summary.csv by default), each after\n"
-          "         the job's point, with collected-NAME.meta.json.  The columns: job,\n"
-          "         point.scheme, point.h, point.KEY... (points.csv's, prefixed), then the\n"
-          "         file's own.  A job without run.meta.json or without the file is an error\n"
-          "         naming it, unless --allow-missing, which collects the others and records\n"
-          "         the missing.\n");
-}
-
-/* ---- the jobs ------------------------------------------------------------------------------ */
 
 /* The arguments of job `job`'s `cdyn run` after "run", without --out
    and --force, into argv (SW_MAX_ARGS, NULL-terminated); returns their
@@ -537,27 +318,21 @@ static int check_jobs(const sweep *s)
       continue;
     char point[1024];
     describe_point(s, job, point, sizeof point);
-    sbuf b = {0};
-    sb_puts(&b, "cdyn run");
+    exp_text b = {0};
+    exp_text_puts(&b, "cdyn run");
     for (int k = 0; k < argc; k++) {
-      sb_putc(&b, ' ');
-      sb_shell(&b, argv[k]);
+      exp_text_putc(&b, ' ');
+      exp_text_shell(&b, argv[k]);
     }
     fail(rc, "job %ld (%s) is refused by cdyn run (above):\n  %s", job, *point ? point : "the defaults",
          b.failed ? "" : b.s);
-    sb_free(&b);
+    exp_text_free(&b);
     return rc;
   }
   return 0;
 }
 
 /* ---- the directory ---------------------------------------------------------------------- */
-
-static int ends_with(const char *s, const char *suffix)
-{
-  size_t n = strlen(s), l = strlen(suffix);
-  return n >= l && !strcmp(s + n - l, suffix);
-}
 
 static int six_digits(const char *s)
 {
@@ -571,9 +346,9 @@ static int sweep_file_name(const char *name)
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
     if (!strcmp(name, names[k]))
       return 1;
-  if (name[0] == '.' && ends_with(name, ".tmp"))
+  if (name[0] == '.' && exp_ends_with(name, ".tmp"))
     return 1;
-  return !strncmp(name, "collected-", 10) && (ends_with(name, ".csv") || ends_with(name, ".meta.json"));
+  return !strncmp(name, "collected-", 10) && (exp_ends_with(name, ".csv") || exp_ends_with(name, ".meta.json"));
 }
 
 enum walk_level { WALK_TOP, WALK_JOBS, WALK_LOGS };
@@ -610,7 +385,7 @@ static int walk_sweep_dir(const char *who, const char *dir, enum walk_level leve
     else if (level == WALK_JOBS)
       ok = isdir && six_digits(name);
     else
-      ok = isreg && (ends_with(name, ".log") || ends_with(name, ".out"));
+      ok = isreg && (exp_ends_with(name, ".log") || exp_ends_with(name, ".out"));
     if (!ok) {
       if (why)
         fprintf(stderr, "%s: %s holds %s, which no sweep writes: %s\n", who, dir, name, why);
@@ -702,7 +477,7 @@ static int program_path(char **out)
     if (!strncmp(base, "lt-", 3))
       base += 3;
     snprintf(wrapper, sizeof wrapper, "%.*s/%s", (int)(slash - 6 - buf), buf, base);
-    if (is_regular(wrapper) && !access(wrapper, X_OK))
+    if (exp_is_regular(wrapper) && !access(wrapper, X_OK))
       path = wrapper;
   }
   *out = strdup(path);
@@ -728,31 +503,31 @@ static int prepare_dir(const sweep *s, int *created)
 /* ---- writing the sweep --------------------------------------------------------------------- */
 
 /* Job `job`'s command, one line of jobs.txt. */
-static void job_command(const sweep *s, long job, sbuf *b)
+static void job_command(const sweep *s, long job, exp_text *b)
 {
   char *argv[SW_MAX_ARGS], path[4096];
   job_args(s, job, argv);
-  sb_clear(b);
-  sb_shell(b, s->exe);
-  sb_puts(b, " run");
+  exp_text_clear(b);
+  exp_text_shell(b, s->exe);
+  exp_text_puts(b, " run");
   for (int k = 0; argv[k]; k++) {
-    sb_putc(b, ' ');
-    sb_shell(b, argv[k]);
+    exp_text_putc(b, ' ');
+    exp_text_shell(b, argv[k]);
   }
   snprintf(path, sizeof path, "%s/jobs/%06ld", s->out, job);
-  sb_puts(b, " --out ");
-  sb_shell(b, path);
+  exp_text_puts(b, " --out ");
+  exp_text_shell(b, path);
   /* --force: a job that was interrupted (killed, a node lost) runs again
      over what it left; cdyn run clears only its own kind of files. */
-  sb_puts(b, " --force > ");
+  exp_text_puts(b, " --force > ");
   snprintf(path, sizeof path, "%s/logs/%06ld.log", s->out, job);
-  sb_shell(b, path);
-  sb_puts(b, " 2>&1");
+  exp_text_shell(b, path);
+  exp_text_puts(b, " 2>&1");
 }
 
 static int write_points(const sweep *s)
 {
-  afile a;
+  exp_afile a;
   if (af_open(&a, s->out, "points.csv", 0))
     return 1;
   fprintf(a.f, "job,scheme,h");
@@ -781,7 +556,7 @@ static int write_points(const sweep *s)
    doubled for make). */
 static int write_jobs(const sweep *s)
 {
-  afile jobs, mk;
+  exp_afile jobs, mk;
   if (af_open(&jobs, s->out, "jobs.txt", 0))
     return 1;
   if (af_open(&mk, s->out, "Makefile", 0)) {
@@ -799,7 +574,7 @@ static int write_jobs(const sweep *s)
   for (long job = 0; job < s->npoints; job++)
     fprintf(mk.f, " \\\n\tjobs/%06ld/run.meta.json", job);
   fprintf(mk.f, "\n\nall: $(JOBS)\n.PHONY: all\n");
-  sbuf b = {0};
+  exp_text b = {0};
   for (long job = 0; job < s->npoints && !b.failed; job++) {
     job_command(s, job, &b);
     if (b.failed)
@@ -814,7 +589,7 @@ static int write_jobs(const sweep *s)
     fputc('\n', mk.f);
   }
   int ok = !b.failed;
-  sb_free(&b);
+  exp_text_free(&b);
   if (!ok) {
     af_close(&jobs, 0);
     af_close(&mk, 0);
@@ -830,7 +605,7 @@ static int write_jobs(const sweep *s)
 
 static int write_slurm(const sweep *s)
 {
-  afile a;
+  exp_afile a;
   if (af_open(&a, s->out, "slurm.sh", 1))
     return 1;
   char path[4096];
@@ -843,11 +618,11 @@ static int write_slurm(const sweep *s)
                "# filesystem, and the program at the same path.\n"
                "#SBATCH --job-name=cdyn-sweep\n"
                "#SBATCH --array=0-%ld\n",
-          cdyn_version(), shell_word(s->out), s->npoints, s->npoints - 1);
+          cdyn_version(), exp_shell_word(s->out), s->npoints, s->npoints - 1);
   /* #SBATCH lines are not read by a shell: a path is written there only
      when it needs no quoting, with % (a Slurm file name pattern) as %%. */
   snprintf(path, sizeof path, "%s/logs", s->out);
-  if (!strcmp(shell_word(path), path)) {
+  if (!strcmp(exp_shell_word(path), path)) {
     fprintf(a.f, "#SBATCH --output=");
     for (const char *p = path; *p; p++) {
       if (*p == '%')
@@ -867,7 +642,7 @@ static int write_slurm(const sweep *s)
                "  exit 1\n"
                "fi\n"
                "exec /bin/sh -c \"$line\"\n",
-          shell_word(path));
+          exp_shell_word(path));
   return af_close(&a, 1);
 }
 
@@ -892,7 +667,7 @@ static void json_axis(FILE *f, const char *name, char **values, int n, const cha
 
 static int write_sweep_meta(const sweep *s)
 {
-  afile a;
+  exp_afile a;
   if (af_open(&a, s->out, "sweep.meta.json", 0))
     return 1;
   FILE *f = a.f;
@@ -954,7 +729,7 @@ static char *find_program(const char *name)
     if (!cand)
       return NULL;
     snprintf(cand, n, "%.*s%s%s", (int)len, len ? path : ".", "/", name);
-    if (is_regular(cand) && !access(cand, X_OK))
+    if (exp_is_regular(cand) && !access(cand, X_OK))
       return cand;
     free(cand);
     path += len;
@@ -971,17 +746,17 @@ static long count_complete(const sweep *s, long *first_missing, int print)
   for (long job = 0; job < s->npoints; job++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/jobs/%06ld/run.meta.json", s->out, job);
-    if (is_regular(path)) {
+    if (exp_is_regular(path)) {
       done++;
       continue;
     }
     if (*first_missing < 0)
       *first_missing = job;
-    if (print && named++ < SW_MAX_NAMED)
+    if (print && named++ < EXP_SWEEP_MAX_NAMED)
       fprintf(stderr, "  job %ld (jobs/%06ld): not complete; see %s/logs/%06ld.log\n", job, job, s->out, job);
   }
-  if (print && named > SW_MAX_NAMED)
-    fprintf(stderr, "  ... and %ld more\n", named - SW_MAX_NAMED);
+  if (print && named > EXP_SWEEP_MAX_NAMED)
+    fprintf(stderr, "  ... and %ld more\n", named - EXP_SWEEP_MAX_NAMED);
   return done;
 }
 
@@ -1007,9 +782,9 @@ static int run_engine(const sweep *s)
   char *make_argv[] = {prog_path, "-C", s->out, "-k", "-j", jobs_n, NULL};
   char *par_argv[] = {prog_path, "--jobs", jobs_n, "--arg-file", jobs_txt, NULL};
   char **argv = !strcmp(name, "make") ? make_argv : par_argv;
-  printf("\n%s: running the %ld jobs: %s", prog, s->npoints, shell_word(name));
+  printf("\n%s: running the %ld jobs: %s", prog, s->npoints, exp_shell_word(name));
   for (int k = 1; argv[k]; k++)
-    printf(" %s", shell_word(argv[k]));
+    printf(" %s", exp_shell_word(argv[k]));
   printf("\n");
   fflush(stdout);
   pid_t pid;
@@ -1027,7 +802,7 @@ static int run_engine(const sweep *s)
   if (done < s->npoints) {
     fprintf(stderr, "%s: %ld of %ld jobs did not complete:\n", prog, s->npoints - done, s->npoints);
     count_complete(s, &first, 1);
-    fprintf(stderr, "  (make -C %s -j %d -k runs them again)\n", shell_word(s->out), s->jobs);
+    fprintf(stderr, "  (make -C %s -j %d -k runs them again)\n", exp_shell_word(s->out), s->jobs);
     return 1;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status))
@@ -1056,15 +831,13 @@ static int add_scheme(sweep *s, size_t idx)
    --scheme all means). */
 static int prepare_scene(sweep *s)
 {
-  static char scheme[128];
   if (!(s->scene = realpath(s->scene_arg, NULL)))
     return fail(2, "scene %s: %s", s->scene_arg, strerror(errno));
-  if (has_control(s->scene))
+  if (exp_has_control(s->scene))
     return fail(2, "scene %s: its absolute path %s holds a control character", s->scene_arg, s->scene);
-  if (exp_scene_prepare(s->scene, scheme, sizeof scheme))
+  if (exp_scene_read(&s->src, s->scene))
     return fail(2, "scene %s: %s", s->scene_arg, cdyn_errmsg());
-  exp_scene_experiment.schemes = scheme;
-  s->rules = &exp_scene_experiment;
+  s->rules = &s->src->exp;
   return 0;
 }
 
@@ -1103,7 +876,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
                                                  : NULL;
     if (!once && strcmp(a, "--grid") && strcmp(a, "--set")) {
       fprintf(stderr, "%s: unknown option '%s'\n", prog, a);
-      sweep_usage(stderr);
+      exp_sweep_usage(stderr);
       return 2;
     }
     if (!val)
@@ -1122,7 +895,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
     char *key = strndup(val, kl);
     if (!key)
       return fail(1, "out of memory");
-    if (kl != strcspn(key, ",\"' \t\n\r") || has_control(key)) {
+    if (kl != strcspn(key, ",\"' \t\n\r") || exp_has_control(key)) {
       fail(2, "%s %s: the key '%s' holds a comma, quote, space or control character", a, val, key);
       free(key);
       return 2;
@@ -1143,7 +916,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
         free(key);
         return fail(2, "at most %d --set options", SW_MAX_SETS);
       }
-      if (has_control(eq + 1)) {
+      if (exp_has_control(eq + 1)) {
         free(key);
         return fail(2, "--set %s: the value holds a control character", val);
       }
@@ -1180,7 +953,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
   }
   if (!s->out_arg)
     return fail(2, "--out DIR is required: the directory of the sweep's files and jobs");
-  if (!*s->out_arg || has_control(s->out_arg))
+  if (!*s->out_arg || exp_has_control(s->out_arg))
     return fail(2, "--out: an empty directory name, or one with a control character");
   if (s->engine && strcmp(s->engine, "make") && strcmp(s->engine, "parallel"))
     return fail(2, "--run %s: the engines are make and parallel", s->engine);
@@ -1193,7 +966,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
       return fail(2, "--jobs %s: expected an integer in [1, 4096]", jobs_arg);
     s->jobs = (int)j;
   }
-  if (s->steps && has_control(s->steps))
+  if (s->steps && exp_has_control(s->steps))
     return fail(2, "--steps: the value holds a control character");
   if (s->h_arg && (rc = split_list(s->h_arg, ", ", 0, 1, "--h", &s->hs, &s->nh)))
     return rc;
@@ -1207,7 +980,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
     size_t cap = (size_t)n + cdyn_scheme_count();
     s->schemes = calloc(cap, sizeof *s->schemes);
     if (!s->schemes) {
-      free_list(names, n);
+      exp_strv_free(names, n);
       return fail(1, "out of memory");
     }
     for (int k = 0; k < n && !rc; k++) {
@@ -1237,7 +1010,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
       if (left_out)
         printf(" (cdyn list SCHEME says what each enforces)\n");
     }
-    free_list(names, n);
+    exp_strv_free(names, n);
     if (rc)
       return rc;
     if (!s->nschemes)
@@ -1253,12 +1026,12 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
     return fail(2, "what to sweep? cdyn sweep EXPERIMENT ... or cdyn sweep scene FILE.json ... "
                    "(cdyn sweep --help)");
   if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
-    sweep_usage(stdout);
+    exp_sweep_usage(stdout);
     return 0;
   }
   for (int k = 1; k < argc; k++)
     if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
-      sweep_usage(stdout);
+      exp_sweep_usage(stdout);
       return 0;
     }
   int rc = parse_sweep_args(s, argc, argv);
@@ -1279,13 +1052,13 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
     return rc;
   if ((rc = absolute_dir(s->out_arg, &s->out)))
     return rc;
-  if (strlen(s->out) > SW_MAX_DIR)
-    return fail(2, "--out: the absolute path %s is %zu bytes, more than %d", s->out, strlen(s->out), SW_MAX_DIR);
-  if (has_control(s->out))
+  if (strlen(s->out) > EXP_SWEEP_MAX_DIR)
+    return fail(2, "--out: the absolute path %s is %zu bytes, more than %d", s->out, strlen(s->out), EXP_SWEEP_MAX_DIR);
+  if (exp_has_control(s->out))
     return fail(2, "--out: the absolute path %s holds a control character", s->out);
   if ((rc = program_path(&s->exe)))
     return rc;
-  if (has_control(s->exe))
+  if (exp_has_control(s->exe))
     return fail(1, "the program's path %s holds a control character", s->exe);
   if (s->engine && (rc = find_engine(s)))
     return rc;
@@ -1314,13 +1087,13 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
     return 1;
   }
 
-  const char *dir = shell_word(s->out);
+  const char *dir = exp_shell_word(s->out);
   char dirq[8192];
   snprintf(dirq, sizeof dirq, "%s", dir);
   char jobs_txt[4200];
   snprintf(jobs_txt, sizeof jobs_txt, "%s/jobs.txt", s->out);
   char jobsq[8400];
-  snprintf(jobsq, sizeof jobsq, "%s", shell_word(jobs_txt));
+  snprintf(jobsq, sizeof jobsq, "%s", exp_shell_word(jobs_txt));
   printf("%s: %ld job%s of %s%s in %s (points.csv: the point of every job)\n", prog, s->npoints,
          s->npoints == 1 ? "" : "s", s->exp ? "" : "scene ", s->exp ? s->exp->name : s->scene, s->out);
   if (!s->engine) {
@@ -1347,508 +1120,8 @@ static int sweep_main(sweep *s, int argc, char **argv, const char *command)
 int exp_cmd_sweep(int argc, char **argv, const char *command)
 {
   static sweep s;
-  prog = "cdyn sweep";
   memset(&s, 0, sizeof s);
   int rc = sweep_main(&s, argc, argv, command);
   sweep_free(&s);
   return rc;
-}
-
-/* ---- collect ------------------------------------------------------------------------------ */
-
-/*
- * Read one CSV record of f into b, as text, without its line end (\n or
- * \r\n): a newline inside a quoted field belongs to the record.
- * *nfields gets its number of fields; *line counts the lines read (the
- * record starts on line *line + 1 of the file).  Returns 1 for a record,
- * 0 at the end of the file, -1 for a read error, -2 for a quote left open.
- */
-static int csv_record(FILE *f, sbuf *b, int *nfields, long *line)
-{
-  sb_clear(b);
-  int c, quoted = 0, any = 0, nf = 1;
-  while ((c = getc(f)) != EOF) {
-    any = 1;
-    if (c == '\n')
-      (*line)++;
-    if (c == '"')
-      quoted = !quoted;
-    else if (!quoted && c == ',')
-      nf++;
-    else if (!quoted && c == '\n')
-      break;
-    sb_putc(b, (char)c);
-  }
-  if (ferror(f) || b->failed)
-    return -1;
-  if (!any)
-    return 0;
-  if (quoted)
-    return -2;
-  if (c == '\n' && b->len && b->s[b->len - 1] == '\r')
-    b->s[--b->len] = '\0';
-  if (!b->s)
-    sb_puts(b, "");
-  *nfields = nf;
-  return 1;
-}
-
-typedef struct {
-  long job;
-  char *reason;
-} sw_missing;
-
-typedef struct {
-  const char *dir, *file_arg, *command;
-  int allow_missing;
-  char *meta;          /* sweep.meta.json */
-  int scene;           /* a scene sweep */
-  char **points;       /* the rows of points.csv, as text */
-  long npoints;
-  char *header;        /* points.csv's */
-  int point_cols;
-  char file[512];      /* the CSV collected from every job */
-  sw_missing *missing;
-  long nmissing;
-  unsigned char *done; /* by job: collected */
-} collect;
-
-static void collect_free(collect *c)
-{
-  free(c->meta);
-  for (long k = 0; k < c->npoints; k++)
-    free(c->points[k]);
-  free(c->points);
-  free(c->header);
-  for (long k = 0; k < c->nmissing; k++)
-    free(c->missing[k].reason);
-  free(c->missing);
-  free(c->done);
-}
-
-static void job_dir(const collect *c, long job, char *buf, size_t len)
-{
-  snprintf(buf, len, "%s/jobs/%06ld", c->dir, job);
-}
-
-static int job_complete(const collect *c, long job)
-{
-  char path[4200];
-  snprintf(path, sizeof path, "%s/jobs/%06ld/run.meta.json", c->dir, job);
-  return is_regular(path);
-}
-
-/* The files of a job's directory whose names end with `suffix`, sorted. */
-static int list_files(const char *dir, const char *suffix, char ***names, int *n)
-{
-  *names = NULL;
-  *n = 0;
-  DIR *d = opendir(dir);
-  if (!d)
-    return fail(1, "cannot read %s: %s", dir, strerror(errno));
-  struct dirent *ent;
-  int cap = 0, rc = 0;
-  while ((ent = readdir(d)) && !rc) {
-    if (ent->d_name[0] == '.' || !ends_with(ent->d_name, suffix))
-      continue;
-    if (*n == cap) {
-      cap = cap ? 2 * cap : 16;
-      char **v = realloc(*names, (size_t)cap * sizeof *v);
-      if (!v) {
-        rc = fail(1, "out of memory");
-        break;
-      }
-      *names = v;
-    }
-    if (!((*names)[*n] = strdup(ent->d_name)))
-      rc = fail(1, "out of memory");
-    else
-      (*n)++;
-  }
-  closedir(d);
-  if (!rc && *n)
-    qsort(*names, (size_t)*n, sizeof **names, cmp_str);
-  return rc;
-}
-
-static int read_points(collect *c)
-{
-  char path[4096];
-  snprintf(path, sizeof path, "%s/sweep.meta.json", c->dir);
-  if (!(c->meta = read_all(path)))
-    return fail(1, "%s is not a complete sweep's directory: cannot read %s: %s (cdyn sweep writes it last)", c->dir,
-                path, strerror(errno));
-  c->scene = strstr(c->meta, "\"sweep_of\": \"scene\"") != NULL;
-  snprintf(path, sizeof path, "%s/points.csv", c->dir);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return fail(1, "cannot read %s: %s", path, strerror(errno));
-  sbuf b = {0};
-  int nf = 0, r, rc = 0;
-  long cap = 0, lines = 0, line = 1;
-  if ((r = csv_record(f, &b, &nf, &lines)) != 1 || strncmp(b.s, "job,scheme,h", 12) || strchr(b.s, '"')) {
-    rc = fail(1, "%s: %s", path, r == 1 ? "its header is not job,scheme,h,... (unquoted)" : "no header");
-  } else {
-    /* The collected header's: job, then point.NAME for the others. */
-    sbuf hb = {0};
-    for (const char *p = b.s; *p; p++)
-      if (*p == ',')
-        sb_puts(&hb, ",point.");
-      else
-        sb_putc(&hb, *p);
-    if (hb.failed)
-      rc = fail(1, "out of memory");
-    c->header = hb.s;
-  }
-  c->point_cols = nf;
-  for (line = lines + 1; !rc && (r = csv_record(f, &b, &nf, &lines)) == 1; line = lines + 1) {
-    char *end;
-    long job = strtol(b.s, &end, 10);
-    if (end == b.s || *end != ',' || job != c->npoints || nf != c->point_cols) {
-      rc = fail(1, "%s line %ld: expected job %ld with %d fields", path, line, c->npoints, c->point_cols);
-      break;
-    }
-    if (c->npoints == cap) {
-      cap = cap ? 2 * cap : 1024;
-      char **v = realloc(c->points, (size_t)cap * sizeof *v);
-      if (!v) {
-        rc = fail(1, "out of memory");
-        break;
-      }
-      c->points = v;
-    }
-    if (!(c->points[c->npoints] = strdup(b.s))) {
-      rc = fail(1, "out of memory");
-      break;
-    }
-    c->npoints++;
-  }
-  if (!rc && r < 0)
-    rc = fail(1, "%s line %ld: %s", path, line, r == -2 ? "a quoted field is not closed" : "read error");
-  fclose(f);
-  sb_free(&b);
-  if (!rc && !c->npoints)
-    rc = fail(1, "%s: no jobs", path);
-  return rc;
-}
-
-/* Which file to collect: --file, or a scene's NAME-summary.csv. */
-static int choose_file(collect *c)
-{
-  if (c->file_arg) {
-    const char *f = c->file_arg;
-    if (!*f || strchr(f, '/') || f[0] == '.' || has_control(f) || strlen(f) > 400)
-      return fail(2, "--file %s: expected the name of a CSV file of a job (NAME.csv, no directory)", f);
-    snprintf(c->file, sizeof c->file, "%s%s", f, ends_with(f, ".csv") ? "" : ".csv");
-    return 0;
-  }
-  long first = -1;
-  for (long job = 0; job < c->npoints && first < 0; job++)
-    if (job_complete(c, job))
-      first = job;
-  char dir[4200];
-  char **names;
-  int n, rc;
-  if (first < 0) {
-    if (c->scene)
-      return fail(1, "no job of %s is complete (none has run.meta.json): nothing to collect", c->dir);
-    return fail(2, "which file? The jobs of an experiment write several CSV files: name one with --file "
-                   "NAME.csv (no job is complete yet, to list them)");
-  }
-  job_dir(c, first, dir, sizeof dir);
-  if (c->scene) {
-    if ((rc = list_files(dir, "-summary.csv", &names, &n)))
-      return rc;
-    if (n == 1)
-      snprintf(c->file, sizeof c->file, "%s", names[0]);
-    else if (n == 0)
-      rc = fail(1, "job %ld (%s) wrote no NAME-summary.csv; name the file with --file NAME.csv", first, dir);
-    else
-      rc = fail(2, "job %ld (%s) wrote %d files *-summary.csv (%s, %s, ...); name one with --file NAME.csv", first,
-                dir, n, names[0], names[1]);
-    free_list(names, n);
-    return rc;
-  }
-  if ((rc = list_files(dir, ".csv", &names, &n)))
-    return rc;
-  fprintf(stderr, "%s: which file? The jobs of an experiment write several CSV files: name one with --file "
-                  "NAME.csv.\n  Job %ld wrote: ", prog, first);
-  for (int k = 0; k < n; k++)
-    fprintf(stderr, "%s%s", k ? ", " : "", names[k]);
-  fprintf(stderr, "%s\n", n ? "" : "no CSV file");
-  free_list(names, n);
-  return 2;
-}
-
-static int add_missing(collect *c, long job, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 3, 4)))
-#endif
-  ;
-
-static int add_missing(collect *c, long job, const char *fmt, ...)
-{
-  char reason[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
-  va_end(ap);
-  sw_missing *m = &c->missing[c->nmissing];
-  m->job = job;
-  if (!(m->reason = strdup(reason)))
-    return fail(1, "out of memory");
-  c->nmissing++;
-  return 0;
-}
-
-/* The first field of CSV record `rec` (its text) given twice, unquoted,
-   into a new string *dup (NULL: none).  Returns 0, or 1 out of memory. */
-static int repeated_field(const char *rec, char **dup)
-{
-  size_t len = strlen(rec), n = 0;
-  char *buf = malloc(len + 1), *q = buf;
-  char **field = malloc((len + 1) * sizeof *field);
-  *dup = NULL;
-  if (!buf || !field) {
-    free(buf);
-    free(field);
-    return 1;
-  }
-  field[n++] = buf;
-  for (int quoted = 0; *rec; rec++) {
-    if (*rec == '"' && quoted && rec[1] == '"')
-      *q++ = *rec++;
-    else if (*rec == '"')
-      quoted = !quoted;
-    else if (*rec == ',' && !quoted) {
-      *q++ = '\0';
-      field[n++] = q;
-    } else
-      *q++ = *rec;
-  }
-  *q = '\0';
-  qsort(field, n, sizeof *field, cmp_str);
-  int rc = 0;
-  for (size_t k = 1; k < n && !*dup && !rc; k++)
-    if (!strcmp(field[k - 1], field[k]))
-      rc = !(*dup = strdup(field[k]));
-  free(field);
-  free(buf);
-  return rc;
-}
-
-/* Copy job's file into out, each row after the job's point; the header
-   must be `header` (NULL: the first job's, returned in *header). */
-static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
-{
-  char dir[4200], path[4800];
-  job_dir(c, job, dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/%s", dir, c->file);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return fail(1, "job %ld: cannot read %s: %s", job, path, strerror(errno));
-  sbuf b = {0};
-  int nf = 0, ncols = 0, r, rc = 0;
-  long lines = 0, line = 1;
-  r = csv_record(f, &b, &nf, &lines);
-  if (r != 1) {
-    rc = fail(1, "job %ld: %s: %s", job, path, r == 0 ? "empty (no header)" : r == -2 ? "a quoted field is not closed"
-                                                                                        : "read error");
-  } else if (!*header) {
-    sbuf all = {0};
-    char *dup = NULL;
-    sb_puts(&all, c->header);
-    sb_putc(&all, ',');
-    sb_puts(&all, b.s);
-    if (all.failed || repeated_field(all.s, &dup) || !(*header = strdup(b.s)))
-      rc = fail(1, "out of memory");
-    else if (dup)
-      rc = fail(1, "job %ld: %s: the collected header\n  %s\nwould name the column %s twice", job, path, all.s, dup);
-    else
-      fprintf(out, "%s\n", all.s);
-    free(dup);
-    sb_free(&all);
-  } else if (strcmp(*header, b.s)) {
-    rc = fail(1, "job %ld: the header of %s\n  %s\ndiffers from the first job's\n  %s", job, path, b.s, *header);
-  }
-  ncols = nf;
-  for (line = lines + 1; !rc && (r = csv_record(f, &b, &nf, &lines)) == 1; line = lines + 1) {
-    if (!b.len)
-      continue;
-    if (nf != ncols) {
-      rc = fail(1, "job %ld: %s line %ld has %d fields, its header %d", job, path, line, nf, ncols);
-      break;
-    }
-    fprintf(out, "%s,%s\n", c->points[job], b.s);
-    (*rows)++;
-  }
-  if (!rc && r < 0)
-    rc = fail(1, "job %ld: %s line %ld: %s", job, path, line, r == -2 ? "a quoted field is not closed" : "read error");
-  sb_free(&b);
-  fclose(f);
-  return rc;
-}
-
-static int write_collected(collect *c)
-{
-  char stem[512], name[600], meta_name[700];
-  snprintf(stem, sizeof stem, "%.*s", (int)(strlen(c->file) - 4), c->file);
-  snprintf(name, sizeof name, "collected-%s.csv", stem);
-  snprintf(meta_name, sizeof meta_name, "collected-%s.meta.json", stem);
-  afile csv, meta;
-  if (af_open(&csv, c->dir, name, 0))
-    return 1;
-  char *header = NULL;
-  long rows = 0, ncollected = 0;
-  int rc = 0;
-  for (long job = 0; job < c->npoints && !rc; job++)
-    if (c->done[job]) {
-      rc = copy_job(c, job, csv.f, &header, &rows);
-      ncollected++;
-    }
-  if (rc) {
-    af_close(&csv, 0);
-    free(header);
-    return rc;
-  }
-  if (af_open(&meta, c->dir, meta_name, 0)) {
-    af_close(&csv, 0);
-    free(header);
-    return 1;
-  }
-  FILE *f = meta.f;
-  fprintf(f, "{\n  \"collected\": ");
-  exp_json_str(f, name);
-  fprintf(f, ",\n");
-  exp_meta_program(f, c->command);
-  fprintf(f, ",\n  \"sweep_dir\": ");
-  exp_json_str(f, c->dir);
-  fprintf(f, ",\n  \"file\": ");
-  exp_json_str(f, c->file);
-  fprintf(f, ",\n  \"point_columns\": ");
-  exp_json_str(f, c->header);
-  fprintf(f, ",\n  \"file_columns\": ");
-  exp_json_str(f, header ? header : "");
-  fprintf(f, ",\n  \"note\": \"each row: the job's point (the first %d columns, from points.csv: job, then "
-             "its other columns named point.NAME), then a row of the job's %s (its columns under their own "
-             "names), its fields copied as the job wrote them\"",
-          c->point_cols, c->file);
-  fprintf(f, ",\n  \"rows\": %ld,\n  \"jobs\": %ld,\n  \"jobs_collected\": [", rows, c->npoints);
-  long k = 0;
-  for (long job = 0; job < c->npoints; job++)
-    if (c->done[job])
-      fprintf(f, "%s%ld", k++ ? ", " : "", job);
-  fprintf(f, "],\n  \"jobs_missing\": [");
-  for (long m = 0; m < c->nmissing; m++) {
-    fprintf(f, "%s\n    {\"job\": %ld, \"reason\": ", m ? "," : "", c->missing[m].job);
-    exp_json_str(f, c->missing[m].reason);
-    fprintf(f, "}");
-  }
-  fprintf(f, "%s],\n  \"sweep\": ", c->nmissing ? "\n  " : "");
-  /* The sweep's record as it is (JSON), without its final newline. */
-  size_t ml = strlen(c->meta);
-  while (ml && (c->meta[ml - 1] == '\n' || c->meta[ml - 1] == '\r'))
-    ml--;
-  fwrite(c->meta, 1, ml, f);
-  fprintf(f, "\n}\n");
-  free(header);
-  /* The metadata first: a collected CSV is never without its record. */
-  if ((rc = af_close(&meta, 1))) {
-    af_close(&csv, 0);
-    return rc;
-  }
-  if ((rc = af_close(&csv, 1))) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", c->dir, meta_name);
-    remove(path);
-    return rc;
-  }
-  printf("%s: %ld of %ld jobs, %ld rows of %s: %s/%s\n", prog, ncollected, c->npoints, rows, c->file, c->dir, name);
-  if (c->nmissing)
-    printf("%s: %ld job%s missing (listed in %s/%s)\n", prog, c->nmissing, c->nmissing == 1 ? "" : "s", c->dir,
-           meta_name);
-  return 0;
-}
-
-static int collect_main(collect *c, int argc, char **argv, const char *command)
-{
-  c->command = command;
-  for (int k = 0; k < argc; k++) {
-    const char *a = argv[k];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      sweep_usage(stdout);
-      return -1;
-    } else if (!strcmp(a, "--allow-missing")) {
-      c->allow_missing = 1;
-    } else if (!strcmp(a, "--file")) {
-      if (k + 1 >= argc)
-        return fail(2, "--file needs a value (NAME.csv)");
-      if (c->file_arg)
-        return fail(2, "--file is given twice");
-      c->file_arg = argv[++k];
-    } else if (!strncmp(a, "--", 2)) {
-      fprintf(stderr, "%s: unknown option '%s'\n", prog, a);
-      sweep_usage(stderr);
-      return 2;
-    } else if (c->dir) {
-      return fail(2, "one directory only ('%s' and '%s')", c->dir, a);
-    } else {
-      c->dir = a;
-    }
-  }
-  if (!c->dir)
-    return fail(2, "which sweep? cdyn collect DIR [--file NAME.csv] [--allow-missing]");
-  if (strlen(c->dir) > SW_MAX_DIR || has_control(c->dir))
-    return fail(2, "%s: too long a path, or one with a control character", c->dir);
-  int rc = read_points(c);
-  if (!rc)
-    rc = choose_file(c);
-  if (rc)
-    return rc;
-  c->missing = calloc((size_t)c->npoints, sizeof *c->missing);
-  c->done = calloc((size_t)c->npoints, 1);
-  if (!c->missing || !c->done)
-    return fail(1, "out of memory");
-  for (long job = 0; job < c->npoints && !rc; job++) {
-    char dir[4200], path[4800];
-    job_dir(c, job, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/%s", dir, c->file);
-    if (!job_complete(c, job))
-      rc = add_missing(c, job, "not complete (no run.meta.json: not run, running, or failed; see logs/%06ld.log)",
-                       job);
-    else if (!is_regular(path))
-      rc = add_missing(c, job, "complete, but it wrote no %s", c->file);
-    else
-      c->done[job] = 1;
-  }
-  if (rc)
-    return rc;
-  if (c->nmissing && !c->allow_missing) {
-    fprintf(stderr, "%s: %ld of %ld jobs of %s have no %s to collect:\n", prog, c->nmissing, c->npoints, c->dir,
-            c->file);
-    for (long m = 0; m < c->nmissing && m < SW_MAX_NAMED; m++)
-      fprintf(stderr, "  job %ld (jobs/%06ld): %s\n", c->missing[m].job, c->missing[m].job, c->missing[m].reason);
-    if (c->nmissing > SW_MAX_NAMED)
-      fprintf(stderr, "  ... and %ld more\n", c->nmissing - SW_MAX_NAMED);
-    int incomplete = 0;
-    for (long m = 0; m < c->nmissing; m++)
-      incomplete |= !job_complete(c, c->missing[m].job);
-    if (incomplete)
-      fprintf(stderr, "  (make -C %s -j 2 -k runs the jobs not complete again)\n", shell_word(c->dir));
-    fprintf(stderr, "  (--allow-missing collects the others, and records the missing)\n");
-    return 1;
-  }
-  if (c->nmissing == c->npoints)
-    return fail(1, "no job of %s has %s: nothing to collect", c->dir, c->file);
-  return write_collected(c);
-}
-
-int exp_cmd_collect(int argc, char **argv, const char *command)
-{
-  static collect c;
-  prog = "cdyn collect";
-  memset(&c, 0, sizeof c);
-  int rc = collect_main(&c, argc, argv, command);
-  collect_free(&c);
-  return rc < 0 ? 0 : rc;
 }

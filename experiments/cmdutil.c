@@ -1,0 +1,317 @@
+/*
+ * cmdutil.c: what the cdyn program's commands share (cmdutil.h): text
+ * that grows, atomic files, reading a file, output directories and their
+ * walks, JSON and CSV quoting.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cdyn/error.h>
+
+#include "cmdutil.h"
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+void exp_text_add(exp_text *b, const char *s, size_t n)
+{
+  if (b->failed)
+    return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1)
+      cap *= 2;
+    char *p = realloc(b->s, cap);
+    if (!p) {
+      b->failed = 1;
+      return;
+    }
+    b->s = p;
+    b->cap = cap;
+  }
+  memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = '\0';
+}
+
+void exp_text_puts(exp_text *b, const char *s) { exp_text_add(b, s, strlen(s)); }
+void exp_text_putc(exp_text *b, char c) { exp_text_add(b, &c, 1); }
+
+void exp_text_clear(exp_text *b)
+{
+  b->len = 0;
+  if (b->s)
+    b->s[0] = '\0';
+}
+
+void exp_text_free(exp_text *b)
+{
+  free(b->s);
+  memset(b, 0, sizeof *b);
+}
+
+void exp_text_shell(exp_text *b, const char *s)
+{
+  static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+  if (*s && strspn(s, safe) == strlen(s)) {
+    exp_text_puts(b, s);
+    return;
+  }
+  exp_text_putc(b, '\'');
+  for (; *s; s++)
+    if (*s == '\'')
+      exp_text_puts(b, "'\\''");
+    else
+      exp_text_putc(b, *s);
+  exp_text_putc(b, '\'');
+}
+
+int exp_complain(const char *who, int rc, const char *fmt, ...)
+{
+  va_list ap;
+  fprintf(stderr, "%s: ", who);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return rc;
+}
+
+int exp_ends_with(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), l = strlen(suffix);
+  return n >= l && !strcmp(s + n - l, suffix);
+}
+
+int exp_str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void exp_strv_free(char **v, int n)
+{
+  for (int k = 0; v && k < n; k++)
+    free(v[k]);
+  free(v);
+}
+
+/* A shell word for printing (a static buffer: one use at a time). */
+const char *exp_shell_word(const char *s)
+{
+  static exp_text b;
+  exp_text_clear(&b);
+  exp_text_shell(&b, s);
+  return b.failed ? s : b.s;
+}
+
+int exp_has_control(const char *s)
+{
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f)
+      return 1;
+  return 0;
+}
+
+void exp_json_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+void exp_csv_field(FILE *f, const char *s)
+{
+  if (!strpbrk(s, ",\"\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+int exp_afile_open(exp_afile *a, const char *dir, const char *name, int executable)
+{
+  memset(a, 0, sizeof *a);
+  snprintf(a->path, sizeof a->path, "%s/%s", dir, name);
+  snprintf(a->tmp, sizeof a->tmp, "%s/.%s.tmp", dir, name);
+  a->f = fopen(a->tmp, "w");
+  if (!a->f)
+    return cdyn_error(CDYN_EIO, "cannot write %s: %s", a->tmp, strerror(errno));
+  if (executable) {
+    /* What open(path, ..., 0777) would give: every permission the umask
+       leaves. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fileno(a->f), 0777 & ~mask)) {
+      int e = errno;
+      fclose(a->f);
+      a->f = NULL;
+      remove(a->tmp);
+      return cdyn_error(CDYN_EIO, "cannot make %s executable: %s", a->tmp, strerror(e));
+    }
+  }
+  return CDYN_OK;
+}
+
+int exp_afile_flush(exp_afile *a)
+{
+  errno = 0;
+  if (!a->f || fflush(a->f) || ferror(a->f))
+    return cdyn_error(CDYN_EIO, "error writing %s: %s", a->tmp, errno ? strerror(errno) : "write error");
+  return CDYN_OK;
+}
+
+int exp_afile_close(exp_afile *a, int ok)
+{
+  if (!a->f)
+    return ok ? cdyn_error(CDYN_EIO, "%s was not opened", a->tmp) : CDYN_OK;
+  errno = 0;
+  int bad = ferror(a->f);
+  bad |= fclose(a->f);
+  a->f = NULL;
+  int rc = CDYN_OK;
+  if (ok && bad)
+    rc = cdyn_error(CDYN_EIO, "error writing %s: %s", a->tmp, errno ? strerror(errno) : "write error");
+  else if (ok && rename(a->tmp, a->path))
+    rc = cdyn_error(CDYN_EIO, "cannot rename %s to %s: %s", a->tmp, a->path, strerror(errno));
+  if (!ok || rc)
+    remove(a->tmp);
+  return ok ? rc : CDYN_OK;
+}
+
+int exp_is_regular(const char *path)
+{
+  struct stat sb;
+  return !stat(path, &sb) && S_ISREG(sb.st_mode);
+}
+
+char *exp_read_file(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  exp_text b = {0};
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    exp_text_add(&b, buf, n);
+  int bad = ferror(f) || b.failed;
+  fclose(f);
+  if (bad) {
+    exp_text_free(&b);
+    errno = EIO;
+    return NULL;
+  }
+  if (!b.s && !(b.s = calloc(1, 1)))
+    return NULL;
+  if (len)
+    *len = b.len;
+  return b.s;
+}
+
+/* ---- output directories --------------------------------------------------------------------- */
+
+int exp_dir_empty(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  struct dirent *ent;
+  int empty = 1;
+  while ((ent = readdir(d)))
+    if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
+      empty = 0;
+  closedir(d);
+  return empty;
+}
+
+int exp_output_name(const char *name)
+{
+  static const char *const suffixes[] = {".csv", ".json", ".md", ".tmp", ".log"};
+  if (!strcmp(name, "done"))
+    return 1;
+  size_t n = strlen(name);
+  for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+    size_t s = strlen(suffixes[k]);
+    if (n > s && !strcmp(name + n - s, suffixes[k]))
+      return 1;
+  }
+  return 0;
+}
+
+int exp_clear_dir(const char *who, const char *dir, int check_only, const char *why)
+{
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "%s: cannot read %s: %s\n", who, dir, strerror(errno));
+    return 1;
+  }
+  struct dirent *ent;
+  int rc = 0;
+  while ((ent = readdir(d))) {
+    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, ".."))
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    struct stat sb;
+    if (lstat(path, &sb) || !S_ISREG(sb.st_mode) || !exp_output_name(ent->d_name)) {
+      if (why)
+        fprintf(stderr, "%s: %s holds %s, which no cdyn run writes: %s\n", who, dir, ent->d_name, why);
+      rc = 1;
+      break;
+    }
+    if (!check_only && remove(path)) {
+      fprintf(stderr, "%s: cannot remove %s: %s\n", who, path, strerror(errno));
+      rc = 1;
+      break;
+    }
+  }
+  closedir(d);
+  return rc;
+}
+
+int exp_prepare_outdir(const char *who, const char *dir, int force, int *created, exp_clear_fn clear)
+{
+  *created = 0;
+  struct stat sb;
+  if (stat(dir, &sb)) {
+    if (errno != ENOENT || mkdir(dir, 0777)) {
+      fprintf(stderr, "%s: cannot create %s: %s\n", who, dir, strerror(errno));
+      return 1;
+    }
+    *created = 1;
+    return 0;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "%s: %s exists and is not a directory\n", who, dir);
+    return 1;
+  }
+  if (exp_dir_empty(dir))
+    return 0;
+  if (!force) {
+    fprintf(stderr, "%s: %s is not empty; choose another --out, or add --force to clear it\n", who, dir);
+    return 1;
+  }
+  if (clear(who, dir, 1, "--force clears only a directory of cdyn output; remove it yourself"))
+    return 1;
+  return clear(who, dir, 0, NULL);
+}

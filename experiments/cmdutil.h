@@ -1,0 +1,121 @@
+/*
+ * cmdutil.h: what the cdyn program's commands share (cmdutil.c), at the
+ * bottom of the program: text that grows, atomic files, reading a file,
+ * output directories and their walks, and the JSON and CSV quoting of
+ * every file the program writes.
+ *
+ * Atomic files.  Every file the program writes is written under a
+ * temporary name in its directory (DIR/.NAME.tmp) and renamed into place
+ * when it is complete and every write succeeded; otherwise the temporary
+ * file is removed.  So an interrupted or failed command leaves nothing
+ * that looks finished, and a reader never sees half a file.
+ *
+ * Output directories.  `cdyn run`, `cdyn export` and `cdyn sweep` write
+ * into a directory that is absent (then created), empty, or, with
+ * --force, cleared of what they write themselves: exp_prepare_outdir,
+ * with a walk that first checks every entry and only then removes
+ * (exp_clear_fn; exp_clear_dir for a run's directory, a sweep's own walk
+ * for a sweep's).
+ */
+#ifndef CDYN_CMDUTIL_H
+#define CDYN_CMDUTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+/* A growing NUL-terminated string; `failed` once an allocation failed
+   (the text is then incomplete, and the caller reports it). */
+typedef struct exp_text {
+  char *s;
+  size_t len, cap;
+  int failed;
+} exp_text;
+
+void exp_text_add(exp_text *b, const char *s, size_t n);
+void exp_text_puts(exp_text *b, const char *s);
+void exp_text_putc(exp_text *b, char c);
+void exp_text_clear(exp_text *b);
+void exp_text_free(exp_text *b);
+/* s as one shell word: as it is when no shell treats any of its
+   characters specially, else in single quotes (a quote within as '\''). */
+void exp_text_shell(exp_text *b, const char *s);
+/* s as one shell word, for printing (a static buffer: one use at a time). */
+const char *exp_shell_word(const char *s);
+/* Does s hold a control character (a newline would split a line)? */
+int exp_has_control(const char *s);
+
+/* Print "WHO: message" on stderr and return rc. */
+int exp_complain(const char *who, int rc, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+
+/* Does s end with suffix? */
+int exp_ends_with(const char *s, const char *suffix);
+/* strcmp for qsort of an array of strings. */
+int exp_str_cmp(const void *a, const void *b);
+/* Free n strings and the array that holds them (v may be NULL). */
+void exp_strv_free(char **v, int n);
+
+/* Write s as a JSON string (quotes, backslashes and control characters
+   escaped). */
+void exp_json_str(FILE *f, const char *s);
+/* Write one CSV field, quoted when it holds a comma, quote or newline. */
+void exp_csv_field(FILE *f, const char *s);
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+/* A file written under DIR/.NAME.tmp and renamed to DIR/NAME when complete. */
+typedef struct exp_afile {
+  FILE *f;
+  char path[4096], tmp[4200];
+} exp_afile;
+
+/* Open it; CDYN_EIO with a message (cdyn_errmsg) when the temporary file
+   cannot be made.  `executable`: mode 0777 rather than 0666 (before the
+   umask). */
+int exp_afile_open(exp_afile *a, const char *dir, const char *name, int executable);
+/* Flush it and check that every write so far succeeded: CDYN_EIO with a
+   message when one did not (the file stays open, for exp_afile_close). */
+int exp_afile_flush(exp_afile *a);
+/* Finish it.  With ok: rename into place when every write succeeded
+   (CDYN_EIO with a message when one did not, or the rename failed: the
+   temporary file is then removed); without: remove the temporary file
+   and return CDYN_OK (the caller's error is the one to report). */
+int exp_afile_close(exp_afile *a, int ok);
+
+int exp_is_regular(const char *path);
+/* The whole of a (small) file as a string (malloc'ed; its length into
+   *len, may be NULL); NULL with errno on failure. */
+char *exp_read_file(const char *path, size_t *len);
+
+/* ---- output directories --------------------------------------------------------------------- */
+
+/* Is `dir` an existing directory with no entries? */
+int exp_dir_empty(const char *dir);
+
+/* Is `name` a file a cdyn run (or make figures) writes? */
+int exp_output_name(const char *name);
+
+/* Clears a directory of output, or (check_only) only checks that it
+   holds nothing else; returns 0, or 1 with a message naming the first
+   entry it refuses (the message ends with `why`; none when why is NULL).
+   Messages begin with `who` ("cdyn run"). */
+typedef int (*exp_clear_fn)(const char *who, const char *dir, int check_only, const char *why);
+
+/* That of a run's directory: every entry a regular file exp_output_name
+   accepts. */
+int exp_clear_dir(const char *who, const char *dir, int check_only, const char *why);
+
+/*
+ * Make output directory `dir` ready: absent (then created: *created),
+ * empty, or, with `force`, cleared by `clear`, which first checks that it
+ * holds only what it may remove, then removes it.  Returns 0, or 1 with a
+ * message beginning with `who`.
+ */
+int exp_prepare_outdir(const char *who, const char *dir, int force, int *created, exp_clear_fn clear);
+
+#endif
