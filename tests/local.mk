@@ -14,7 +14,7 @@ TEST_DATA_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_TEST_DATA='"$(abs_top_srcdir)/tests/d
 # remedy before it builds or runs any test: check-am makes check_SCRIPTS
 # before it runs the tests, and this one's rule fails.
 if HAVE_CHECK
-check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
+check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/test_solvers tests/test_schemes \
 	tests/test_reference tests/test_reference_bead tests/test_reference_kkt \
 	tests/test_errors tests/test_alloc \
 	tests/test_forces \
