@@ -160,12 +160,6 @@ static void gen_thickness(uint64_t *rng, double *p)
   p[0] = tu_uniform(rng, 0.0, 0.5);
 }
 
-static double dist3(const double *a, const double *b)
-{
-  return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
-              (a[2] - b[2]) * (a[2] - b[2]));
-}
-
 /* |(b - a) x (d - c)| / (|b - a| |d - c|): the sine of the angle between
    two edges. */
 static double sine_between(const double *a, const double *b, const double *c, const double *d)
@@ -182,7 +176,7 @@ static double sine_between(const double *a, const double *b, const double *c, co
 
 static int well_sphere(const sample *s)
 {
-  return dist3(s->x[0], s->params) >= 0.5;
+  return tu_dist3(s->x[0], s->params) >= 0.5;
 }
 
 static int well_anchor(const sample *s)
@@ -191,7 +185,7 @@ static int well_anchor(const sample *s)
   double ph = sin(p[10] * s->t + p[11]) - sin(p[11]), at[3];
   for (int k = 0; k < 3; k++)
     at[k] = p[1 + k] + p[4 + k] * s->t + p[7 + k] * ph;
-  return dist3(s->x[0], at) >= 0.5;
+  return tu_dist3(s->x[0], at) >= 0.5;
 }
 
 /* N = |e1| |e2| sin(angle) >= 0.5 |e1| |e2|: the triangle's angle at x1,
@@ -278,7 +272,7 @@ static void draw_sample(const cdyn_constraint_type *type, uint64_t *rng, sample 
     int ok = 1;
     for (unsigned a = 0; a < type->nparticles; a++)
       for (unsigned b = 0; b < a; b++)
-        if (dist3(s->x[a], s->x[b]) < 0.5)
+        if (tu_dist3(s->x[a], s->x[b]) < 0.5)
           ok = 0;
     if (ok && (!generators[g].well || generators[g].well(s)))
       break;

@@ -152,20 +152,6 @@ static void run(const char *scheme, const pend *p, double h, long N, double wind
   run_opts(scheme, NULL, p, h, N, window, o);
 }
 
-/* Least-squares slope of log(y) against log(x). */
-static double fit_order(const double *x, const double *y, int n)
-{
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int k = 0; k < n; k++) {
-    double lx = log(x[k]), ly = log(y[k]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
 static const pend single = {1, 1.3, 0.7, 1.1};
 static const pend dbl = {2, 0.9, 1.3, 0.8};
 
@@ -317,7 +303,7 @@ START_TEST(test_velocity_lambda_order)
                   "(h = 1/2560)",
                   scheme, ve[0], ve[NH - 1]);
   } else {
-    double fv = fit_order(hs, ve, NH);
+    double fv = tu_fit_order(hs, ve, NH);
     ck_assert_msg(fabs(fv - pv) <= 0.25, "%s on the hoop: velocity order %.3f, declared %g (errors %.3e .. %.3e)",
                   scheme, fv, pv, ve[0], ve[NH - 1]);
     if (getenv("CDYN_TEST_VERBOSE"))
@@ -325,7 +311,7 @@ START_TEST(test_velocity_lambda_order)
   }
   double pl = cdyn_scheme_lambda_order(idx);
   if (pl > 0) {
-    double fl = fit_order(hs, le, NH);
+    double fl = tu_fit_order(hs, le, NH);
     ck_assert_msg(fabs(fl - pl) <= 0.25,
                   "%s on the hoop: multiplier order %.3f at its declared time, declared %g (errors %.3e .. %.3e N)",
                   scheme, fl, pl, le[0], le[NH - 1]);
@@ -408,7 +394,7 @@ START_TEST(test_pins_only_lambda_order)
       cdyn_stepper_free(st);
       cdyn_system_free(s);
     }
-    double fitted = fit_order(hs, err, NH);
+    double fitted = tu_fit_order(hs, err, NH);
     ck_assert_msg(fabs(fitted - cdyn_scheme_lambda_order(i)) <= 0.25,
                   "%s: pin multiplier order %.3f, declared %g (errors %.3e .. %.3e N)", cdyn_scheme_name(i), fitted,
                   cdyn_scheme_lambda_order(i), err[0], err[NH - 1]);
@@ -506,7 +492,7 @@ START_TEST(test_convergence_order)
     run(scheme, &single, hs[k], N, 0, &o);
     err[k] = o.pos_err;
   }
-  double fitted = fit_order(hs, err, NH);
+  double fitted = tu_fit_order(hs, err, NH);
   ck_assert_msg(fabs(fitted - p) <= 0.25, "%s: fitted order %.3f, declared %g (errors %.3e .. %.3e)", scheme,
                 fitted, p, err[0], err[NH - 1]);
 }
@@ -586,7 +572,7 @@ START_TEST(test_constraint_error_vanishes)
   }
   if (tol > 0)
     return;
-  double slope = fit_order(hs, em, 4);
+  double slope = tu_fit_order(hs, em, 4);
   ck_assert_msg(slope >= 0.9, "%s: constraint error fitted order %.3f (max e %.3e .. %.3e)", scheme, slope, em[0],
                 em[3]);
   if (!strcmp(scheme, "implicit"))
@@ -633,7 +619,7 @@ START_TEST(test_energy_poststab_dissipates_first_order)
   }
   /* The projection removes O(h) energy per unit time (dq = O(h^2) per
      step against a velocity left unprojected): first order in h. */
-  double slope = fit_order(hs, loss, 3);
+  double slope = tu_fit_order(hs, loss, 3);
   ck_assert_msg(fabs(slope - 1) <= 0.2, "post-stab energy loss order %.3f", slope);
 }
 END_TEST
@@ -647,7 +633,7 @@ START_TEST(test_energy_baumgarte_bounded_first_order)
     d[k] = o[k].dEmax;
   /* Symplectic Euler: an O(h) energy error over the whole 30 s, so no
      drift that survives h -> 0. */
-  double slope = fit_order(hs, d, 3);
+  double slope = tu_fit_order(hs, d, 3);
   ck_assert_msg(fabs(slope - 1) <= 0.2, "Baumgarte max |E - E0| order %.3f (%.3e .. %.3e)", slope, d[0], d[2]);
 }
 END_TEST
@@ -661,7 +647,7 @@ START_TEST(test_energy_rk4_high_order)
     d[k] = o[k].dEmax;
   /* RK4 is not symplectic: its energy error is that of a fourth-order
      method; over a long run the band is wider than for the position. */
-  double slope = fit_order(hs, d, 3);
+  double slope = tu_fit_order(hs, d, 3);
   ck_assert_msg(slope >= 3.0 && slope <= 5.0, "RK4 max |E - E0| order %.3f (%.3e .. %.3e)", slope, d[0], d[2]);
   ck_assert_msg(d[0] < 1e-3 * fabs(o[0].E0), "RK4 energy error %.3e at h = 0.02", d[0]);
 }
@@ -872,7 +858,7 @@ START_TEST(test_ab2_order)
       run_opts(schemes[i], kv, &single, hs[k], N, 0, &o);
       err[k] = o.pos_err;
     }
-    double fitted = fit_order(hs, err, NH);
+    double fitted = tu_fit_order(hs, err, NH);
     ck_assert_msg(fabs(fitted - 2) <= 0.25, "%s over ab2: fitted order %.3f (errors %.3e .. %.3e)", schemes[i],
                   fitted, err[0], err[NH - 1]);
   }
@@ -907,7 +893,7 @@ START_TEST(test_ab2_variable_step)
     cdyn_stepper_free(st);
     cdyn_system_free(s);
   }
-  double fitted = fit_order(Hs, err, NH);
+  double fitted = tu_fit_order(Hs, err, NH);
   ck_assert_msg(fabs(fitted - 2) <= 0.25, "ab2 with alternating steps: fitted order %.3f (errors %.3e .. %.3e)",
                 fitted, err[0], err[NH - 1]);
 }

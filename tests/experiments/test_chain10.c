@@ -42,11 +42,6 @@ enum { F_TRIAL = 1, F_FAILED, F_STEP, F_CAUSE, F_STATUS, F_E0, F_EMAX, F_EBEFORE
   "identical_to_poststab,E_end_median"
 enum { S_RUNS = 1, S_FAILED, S_MIN, S_Q1, S_MED, S_Q3, S_MAX, S_EMEAN, S_EBEFORE, S_NOCONV, S_IDENT, S_EEND };
 
-static double dist3(const double *a, const double *b)
-{
-  return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-}
-
 /*
  * The starts of a chain10-stability run (starts.csv, trials + 1 starts)
  * against what chain10.c promises, for saw-tooth angle `deg` and largest
@@ -91,7 +86,7 @@ static void check_chain10_starts(const char *dir, long trials, double deg, doubl
                     t * C10_NODES + i + 1, q[5 * i], q[5 * i + 1]);
       if (t == 0) {
         double want[3] = {i * cos(phi), (i % 2) ? sin(phi) : 0.0, 0.0};
-        ck_assert_msg(dist3(q + 5 * i + 2, want) <= TOL_POS, "%s: trial 0 node %d at (%.17g, %.17g, %.17g)", path, i,
+        ck_assert_msg(tu_dist3(q + 5 * i + 2, want) <= TOL_POS, "%s: trial 0 node %d at (%.17g, %.17g, %.17g)", path, i,
                       q[5 * i + 2], q[5 * i + 3], q[5 * i + 4]);
       }
     }
@@ -100,7 +95,7 @@ static void check_chain10_starts(const char *dir, long trials, double deg, doubl
       ck_assert_msg(q[2 + c] == q0[2 + c] && q[5 * 10 + 2 + c] == q0[5 * 10 + 2 + c],
                     "%s: trial %ld moves an end of the chain", path, t);
     for (int i = 0; i < 10; i++) {
-      double len = dist3(q + 5 * i + 2, q + 5 * (i + 1) + 2);
+      double len = tu_dist3(q + 5 * i + 2, q + 5 * (i + 1) + 2);
       ck_assert_msg(fabs(len - 1) <= TOL_LINK, "%s: trial %ld: link %d has length 1 %+.3g", path, t, i, len - 1);
     }
     if (t == 0)
@@ -110,7 +105,7 @@ static void check_chain10_starts(const char *dir, long trials, double deg, doubl
     for (int i = 1; i < 10; i++) {
       double psi = eps * (2 * gsl_rng_uniform(rng) - 1);
       const double *a = q + 5 * (i - 1) + 2, *b = q0 + 5 * (i + 1) + 2, *x0 = q0 + 5 * i + 2, *x1 = q + 5 * i + 2;
-      double k[3], u0[3], u1[3], nk = dist3(a, b);
+      double k[3], u0[3], u1[3], nk = tu_dist3(a, b);
       for (int c = 0; c < 3; c++)
         k[c] = (b[c] - a[c]) / nk;
       double k0 = 0, k1 = 0;
@@ -130,8 +125,8 @@ static void check_chain10_starts(const char *dir, long trials, double deg, doubl
                     "%s: trial %ld node %d turned by %.17g rad about its neighbours' axis, seed %ld gives %.17g", path,
                     t, i, angle, t, psi);
       /* One rotation by |psi| <= eps at a distance <= L from its axis. */
-      ck_assert_msg(dist3(x0, x1) <= eps * (1 + 1e-9), "%s: trial %ld node %d moved %.3g > eps L", path, t, i,
-                    dist3(x0, x1));
+      ck_assert_msg(tu_dist3(x0, x1) <= eps * (1 + 1e-9), "%s: trial %ld node %d moved %.3g > eps L", path, t, i,
+                    tu_dist3(x0, x1));
       zmax = fmax(zmax, fabs(x1[2]));
     }
     /* The perturbation leaves the plane (the exact start has z = 0). */
@@ -140,7 +135,7 @@ static void check_chain10_starts(const char *dir, long trials, double deg, doubl
     const double *prev = s.v + (size_t)(t - 1) * C10_NODES * 5;
     double diff = 0;
     for (int i = 0; i < C10_NODES; i++)
-      diff = fmax(diff, dist3(q + 5 * i + 2, prev + 5 * i + 2));
+      diff = fmax(diff, tu_dist3(q + 5 * i + 2, prev + 5 * i + 2));
     ck_assert_msg(diff > 0.01 * eps, "%s: trials %ld and %ld start within %.3g of each other", path, t - 1, t, diff);
   }
   gsl_rng_free(rng);
