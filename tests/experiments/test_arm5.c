@@ -1,10 +1,15 @@
 /*
  * tests/experiments/test_arm5.c: the experiments arm5-improved and
- * arm5-baumgarte (000's five-link arm), end to end: the panels and their
- * runs' files against each other (the error sums and means, the diverged
- * runs), the fitted orders, and the claims recomputed from the files, for
- * a run that stays on the arm and one long enough for the improved scheme
- * to diverge at the coarse step.
+ * arm5-baumgarte (000's five-link arm), end to end.
+ *
+ * - arm5-improved: the panels against their runs' files (the error sums
+ *   and means, the ratio to implicit, the diverged runs), the mass
+ *   invariance of the uniform arm to rounding, the heavy free end, the
+ *   order study, and the claims recomputed from the panels by the table's
+ *   rules; for a run of 1 s, where every run completes, and one of 3 s,
+ *   where the improved scheme diverges at the coarse step;
+ * - arm5-baumgarte: the sweep over (alpha, beta) against its rules, its
+ *   main run against the sweep, and the claims.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700

@@ -1,10 +1,20 @@
 /*
- * tests/experiments/test_cloth_experiments.c: the cloth experiments
- * cloth-elongation, cloth-vs-implicit-ode, cloth-contact and
- * collision-cost, end to end, each on small grids over a fraction of a
- * second: the summaries against the series and the snapshots, the
- * fastest solvers against the rows they were chosen from, and the claims
- * judged by their rules on these values.
+ * tests/experiments/test_cloth_experiments.c: the cloth experiments, end
+ * to end, each on small grids over a fraction of a second.
+ *
+ * - cloth-elongation: the summary against the series, the triangles'
+ *   strains in the snapshots against the series' largest spring strain,
+ *   the ball out of reach, the claim by its rule, the same bytes on rerun
+ *   but for the timing file;
+ * - cloth-vs-implicit-ode: one fastest solver per method and grid, the
+ *   fastest of the rows timed over the same steps, Baraff-Witkin's
+ *   stiffness, the steps and h by the experiment's rule, the claim by its
+ *   rule;
+ * - cloth-contact: the summary against the series, the coarse run, the
+ *   snapshots' triangles and balls, the claim by its rule, the same bytes
+ *   on rerun but for the timing files;
+ * - collision-cost: one row per mesh with its triangle count, the times
+ *   positive.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700

@@ -2,18 +2,22 @@
  * tests/experiments/test_contact_experiments.c: the contact experiments
  * corner, active-set-census, ccd-census and billiard, end to end.
  *
- * - corner (003 figures 1-5): each case's runs against the contact
- *   conditions and the summary, and the accelerations against the exact
- *   ones;
- * - active-set-census: the summary's totals against its rows and the
- *   counterexamples it lists;
+ * - corner (003 figures 1-5): each case's runs step by step (the gaps as
+ *   written, each algorithm's first steps against h^2 / m), the summary
+ *   against the runs, and the four corner claims by the table's rules on
+ *   the summary;
+ * - active-set-census: the summary per algorithm (the exact solver exact
+ *   on every problem, the iterative algorithm never penetrating and never
+ *   taking more solves than rows), and every counterexample of the run in
+ *   the committed list tests/data/census-counterexamples.csv;
  * - ccd-census, a quick run: no false negative or late contact, the
  *   constructed queries as built, the family rows against the totals,
  *   every disagreement replayed from its hex floats through the library
  *   and the exact reference, the same bytes on rerun but for the times;
- * - billiard: a short run's start against the rack's geometry, its
- *   series against the summary and the snapshots, and the momentum kept
- *   until the first wall contact.
+ * - billiard: a short run's start against the rack's geometry, its series
+ *   against the summary, the snapshots, the claim by the table's rule and
+ *   the same bytes on rerun; and the momentum kept until the first wall
+ *   contact.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
