@@ -15,6 +15,7 @@ TEST_DATA_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_TEST_DATA='"$(abs_top_srcdir)/tests/d
 # before it runs the tests, and this one's rule fails.
 if HAVE_CHECK
 check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/test_solvers tests/test_schemes \
+	tests/test_ab2 \
 	tests/test_reference tests/test_reference_bead tests/test_reference_kkt \
 	tests/test_errors tests/test_alloc \
 	tests/test_forces \
@@ -36,7 +37,8 @@ tests/check-not-found:
 	@echo "On Debian: apt-get install check, then re-run ./configure." >&2
 	@exit 1
 endif !HAVE_CHECK
-noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h tests/refutil.h
+noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h tests/refutil.h \
+	tests/pendutil.h
 
 # The cdyn program end to end (tests/experiments/): one test program per
 # experiment or family of experiments, each built from its NAME.c, the
