@@ -14,8 +14,10 @@ TEST_DATA_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_TEST_DATA='"$(abs_top_srcdir)/tests/d
 # remedy before it builds or runs any test: check-am makes check_SCRIPTS
 # before it runs the tests, and this one's rule fails.
 if HAVE_CHECK
-check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
-	tests/test_reference tests/test_errors tests/test_experiments tests/test_alloc \
+check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/test_solvers tests/test_schemes \
+	tests/test_ab2 \
+	tests/test_reference tests/test_reference_bead tests/test_reference_kkt \
+	tests/test_errors tests/test_alloc \
 	tests/test_forces \
 	tests/test_soft \
 	tests/test_nonlinear \
@@ -26,7 +28,8 @@ check_PROGRAMS = tests/test_constraints tests/test_solvers tests/test_schemes \
 	tests/test_contact \
 	tests/test_switching \
 	tests/test_cloth tests/test_ccd tests/test_contacts tests/test_scene \
-	tests/test_oom tests/test_solver_register
+	tests/test_oom tests/test_solver_register \
+	$(EXPERIMENT_TESTS)
 else !HAVE_CHECK
 check_SCRIPTS = tests/check-not-found
 tests/check-not-found:
@@ -34,10 +37,36 @@ tests/check-not-found:
 	@echo "On Debian: apt-get install check, then re-run ./configure." >&2
 	@exit 1
 endif !HAVE_CHECK
-noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h
-tests_test_experiments_SOURCES = tests/test_experiments.c experiments/claimdefs.c experiments/claims.h
-tests_test_experiments_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
-tests_test_experiments_DEPENDENCIES = cdyn$(EXEEXT) lib/libcdyn.la reference/libcdynref.la
+noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h tests/refutil.h \
+	tests/pendutil.h
+
+# The cdyn program end to end (tests/experiments/): one test program per
+# experiment or family of experiments, each built from its NAME.c, the
+# harness they share and the claims table (experiments/claimdefs.c),
+# whose rules they apply to what the runs wrote.  Each runs the built
+# cdyn, so it is built after it.
+EXPERIMENT_TESTS = tests/experiments/test_cli tests/experiments/test_arm2 \
+	tests/experiments/test_convergence tests/experiments/test_stability \
+	tests/experiments/test_bad_initial tests/experiments/test_bead_circle \
+	tests/experiments/test_arm5 tests/experiments/test_chain10 \
+	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments
+EXPERIMENT_TEST_SOURCES = tests/experiments/harness.c tests/experiments/harness.h \
+	experiments/claimdefs.c experiments/claims.h
+tests_experiments_test_cli_SOURCES = tests/experiments/test_cli.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_arm2_SOURCES = tests/experiments/test_arm2.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_convergence_SOURCES = tests/experiments/test_convergence.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_stability_SOURCES = tests/experiments/test_stability.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_bad_initial_SOURCES = tests/experiments/test_bad_initial.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_bead_circle_SOURCES = tests/experiments/test_bead_circle.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_arm5_SOURCES = tests/experiments/test_arm5.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_chain10_SOURCES = tests/experiments/test_chain10.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_contact_experiments_SOURCES = tests/experiments/test_contact_experiments.c \
+	$(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_contact_experiments_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
+tests_experiments_test_cloth_experiments_SOURCES = tests/experiments/test_cloth_experiments.c \
+	$(EXPERIMENT_TEST_SOURCES)
+$(addsuffix $(EXEEXT),$(EXPERIMENT_TESTS)): cdyn$(EXEEXT)
+
 tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c
 tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_ccd_census_SOURCES = tests/test_ccd_census.c experiments/ccd_queries.c experiments/ccd_queries.h
@@ -45,7 +74,7 @@ tests_test_ccd_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
 
 # A write that fails on demand, preloaded into the cdyn program by
-# test_experiments (tests/failwrite.c); built for make check only.
+# tests/experiments/test_cli (tests/failwrite.c); built for make check only.
 check_LTLIBRARIES = tests/libfailwrite.la
 tests_libfailwrite_la_SOURCES = tests/failwrite.c
 tests_libfailwrite_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests

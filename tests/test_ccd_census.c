@@ -344,11 +344,6 @@ static int parallel_at(const double x[4][2][3], const int idx[4], const mpq_t t)
   return z;
 }
 
-static double dist3(const double *a, const double *b)
-{
-  return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-}
-
 /* |((y - x) x d)| / |d|, the distance from y to the line through x along d. */
 static double line_dist(const double *x, const double *y, const double *d)
 {
@@ -367,7 +362,7 @@ static double feature_dist(const double x[4][2][3], int ee, enum ccdq_feature ft
   const double *node = ee ? P[2] : P[0], *a = ee ? P[0] : P[1], *b = ee ? P[1] : P[2];
   double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   if (ft == CCDQ_AT_VERTEX)
-    return dist3(node, a);
+    return tu_dist3(node, a);
   if (ft == CCDQ_AT_EDGE)
     return line_dist(a, node, d);
   /* The face's plane (vf) or the plane through p q parallel to r s (ee). */

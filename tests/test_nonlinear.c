@@ -133,14 +133,6 @@ static void jv_phit(const chain *c, const double *q, const double *x, double t, 
   }
 }
 
-static double max_abs(const double *x, size_t len)
-{
-  double m = 0;
-  for (size_t k = 0; k < len; k++)
-    m = fmax(m, fabs(x[k]));
-  return m;
-}
-
 static double energy(const cdyn_system *s)
 {
   double T, V;
@@ -160,20 +152,6 @@ static double scheme_tol(const cdyn_stepper *st)
   char buf[64];
   ck_assert_int_eq(cdyn_stepper_get(st, "tol", buf, sizeof buf), CDYN_OK);
   return strtod(buf, NULL);
-}
-
-/* Least-squares slope of log y against log x. */
-static double fit_order(const double *x, const double *y, int n)
-{
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int k = 0; k < n; k++) {
-    double lx = log(x[k]), ly = log(y[k]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
 static const char *const iterating[3] = {"newton", "shake", "rattle"};
@@ -198,7 +176,7 @@ START_TEST(test_residual_within_tol)
     int rc = cdyn_stepper_step(st, 0.002);
     ck_assert_msg(rc == CDYN_OK, "%s step %ld: %d (%s)", scheme, k, rc, cdyn_errmsg());
     ck_assert_int_eq(cdyn_system_constraint_values(s, phi), CDYN_OK);
-    ck_assert_msg(max_abs(phi, m) <= tol, "%s step %ld: max |Phi_r| = %.3e > tol %.1e", scheme, k, max_abs(phi, m),
+    ck_assert_msg(tu_max_abs(phi, m) <= tol, "%s step %ld: max |Phi_r| = %.3e > tol %.1e", scheme, k, tu_max_abs(phi, m),
                   tol);
     cdyn_stats S;
     ck_assert_int_eq(cdyn_stepper_stats(st, &S), CDYN_OK);
@@ -471,7 +449,7 @@ START_TEST(test_multiplier_is_tension)
     cdyn_system_free(ss);
     cdyn_system_free(sr);
   }
-  double pn = fit_order(hs, err_newton, 3), pr = fit_order(hs, err_rattle, 3);
+  double pn = tu_fit_order(hs, err_newton, 3), pr = tu_fit_order(hs, err_rattle, 3);
   ck_assert_msg(fabs(pn - 1) <= 0.2, "newton: multiplier error order %.3f (%.3e .. %.3e)", pn, err_newton[0],
                 err_newton[2]);
   ck_assert_msg(fabs(pr - 2) <= 0.25, "rattle: multiplier error order %.3f (%.3e .. %.3e)", pr, err_rattle[0],
@@ -515,7 +493,7 @@ START_TEST(test_spring_damper_order)
         d[k - 1] = fmax(d[k - 1], fabs(q[k][i] - q[k - 1][i]));
     }
   }
-  double fitted = fit_order(hs, d, 3);
+  double fitted = tu_fit_order(hs, d, 3);
   ck_assert_msg(fabs(fitted - p) <= 0.25, "%s with a damped spring: order %.3f, declared %g (%.3e .. %.3e)", scheme,
                 fitted, p, d[0], d[2]);
 }
@@ -644,7 +622,7 @@ START_TEST(test_newton_fixed_point)
     ck_assert_msg(G1 <= tol + round, "step %ld: |q+ - q_pred + h^2 W J^T lambda| = %.3e", k, G1);
     ck_assert_msg(dv <= 2 * round / h, "step %ld: v+ - (q+ - q) / h = %.3e", k, dv);
     ck_assert_int_eq(cdyn_system_constraint_values(s, phi), CDYN_OK);
-    ck_assert_msg(max_abs(phi, 5) <= tol, "step %ld: |Phi| = %.3e", k, max_abs(phi, 5));
+    ck_assert_msg(tu_max_abs(phi, 5) <= tol, "step %ld: |Phi| = %.3e", k, tu_max_abs(phi, 5));
   }
   cdyn_stepper_free(st);
   cdyn_system_free(s);
@@ -684,7 +662,7 @@ START_TEST(test_newton_dissipates_first_order)
     cdyn_stepper_free(st);
     cdyn_system_free(s);
   }
-  double p = fit_order(hs, loss, 3);
+  double p = tu_fit_order(hs, loss, 3);
   ck_assert_msg(fabs(p - 1) <= 0.2, "energy loss order %.3f (%.3e .. %.3e)", p, loss[0], loss[2]);
 }
 END_TEST
@@ -776,8 +754,8 @@ START_TEST(test_rattle_velocity_constraint)
     ck_assert_int_eq(cdyn_system_get_state(s, q, v), CDYN_OK);
     jv_phit(&c, q, v, cdyn_system_time(s), r);
     pin_velocity(c.pin, cdyn_system_time(s), pv);
-    double bound = 256 * DBL_EPSILON * (max_abs(v, 33) + max_abs(pv, 3));
-    ck_assert_msg(max_abs(r, 13) <= bound, "step %ld: |J v + Phi_t| = %.3e > %.3e", k, max_abs(r, 13), bound);
+    double bound = 256 * DBL_EPSILON * (tu_max_abs(v, 33) + tu_max_abs(pv, 3));
+    ck_assert_msg(tu_max_abs(r, 13) <= bound, "step %ld: |J v + Phi_t| = %.3e > %.3e", k, tu_max_abs(r, 13), bound);
   }
   cdyn_stepper_free(st);
   cdyn_system_free(s);
@@ -829,7 +807,7 @@ START_TEST(test_shake_velocity_first_order)
     cdyn_stepper_free(st);
     cdyn_system_free(s);
   }
-  double p1 = fit_order(hs, big, 3), p2 = fit_order(hs, rem, 3);
+  double p1 = tu_fit_order(hs, big, 3), p2 = tu_fit_order(hs, rem, 3);
   ck_assert_msg(fabs(p1 - 1) <= 0.1, "|J v + Phi_t| order %.3f (%.3e .. %.3e)", p1, big[0], big[2]);
   ck_assert_msg(fabs(p2 - 2) <= 0.2, "remainder after (h/2) A lambda: order %.3f (%.3e .. %.3e)", p2, rem[0], rem[2]);
 }

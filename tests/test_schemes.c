@@ -24,15 +24,13 @@
  * - Schemes of declared order 0 (penalty methods) converge as k -> infinity
  *   instead: their error and constraint error fall like 1 / k, and their
  *   error does not vanish as h -> 0 at fixed k.
- * - The AB2 integrator: order 2 under baumgarte and poststab, with
- *   constant and with alternating step sizes, and its history restarts
- *   (cdyn_stepper_reset, an option change, a failed step) checked against
- *   the formula.
  * - A scheme written outside the library (tests/ext_scheme.h: 001's
  *   implicit scheme on the public cdyn/scheme.h), registered by main before
  *   the suites count the schemes, goes through every loop above, and must
  *   give the built-in "implicit" bit for bit; cdyn_scheme_register refuses
  *   every kind of malformed type with a message.
+ *
+ * The AB2 integrator under these schemes is tested in test_ab2.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,129 +45,16 @@
 #include "hoop.h"
 #include "nlink.h"
 #include "ext_scheme.h"
+#include "pendutil.h"
 #include "testutil.h"
 
-static const double G = 9.81;
-
-typedef struct {
-  size_t links;
-  double L, m, theta0;
-} pend;
-
-/* A planar pendulum of `links` links from angle theta0, at rest. */
-static cdyn_system *make_pendulum(const pend *p)
-{
-  cdyn_system *s;
-  ck_assert_int_eq(cdyn_system_new(&s, p->links + 1), CDYN_OK);
-  double g[3] = {0, -G, 0}, o[3] = {0, 0, 0};
-  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
-  for (size_t i = 1; i <= p->links; i++) {
-    double x[3] = {(double)i * p->L * sin(p->theta0), -(double)i * p->L * cos(p->theta0), 0};
-    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
-    ck_assert_int_eq(cdyn_system_set_mass(s, i, p->m), CDYN_OK);
-  }
-  ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
-  for (size_t i = 0; i < p->links; i++)
-    ck_assert_int_eq(cdyn_system_add_distance(s, i, i + 1, p->L, NULL), CDYN_OK);
-  return s;
-}
-
-/* Reference position of the last node at time T. */
-static void reference_at(const pend *p, double T, double *xy_last)
-{
-  double len[8], mass[8], th[8];
-  for (size_t i = 0; i < p->links; i++) {
-    len[i] = p->L;
-    mass[i] = p->m;
-    th[i] = p->theta0;
-  }
-  cdyn_ref_nlink_params rp = {p->links, len, mass, G, {0, 0}, th, NULL, 1e-13, 1e-13};
-  cdyn_ref_nlink *r;
-  ck_assert_int_eq(cdyn_ref_nlink_new(&r, &rp), CDYN_OK);
-  ck_assert_int_eq(cdyn_ref_nlink_advance(r, T), CDYN_OK);
-  double xy[16];
-  ck_assert_int_eq(cdyn_ref_nlink_positions(r, xy), CDYN_OK);
-  xy_last[0] = xy[2 * p->links - 2];
-  xy_last[1] = xy[2 * p->links - 1];
-  cdyn_ref_nlink_free(r);
-}
-
-typedef struct {
-  double pos_err;  /* |x_last - x_ref| at the end */
-  double emax;     /* max constraint error over the run */
-  double E0;       /* initial energy */
-  double dEmax;    /* max |E - E0| */
-  double first, last; /* mean E - E0 over the first and last `window` seconds */
-} run_out;
-
-/* Set options from a NULL-terminated list of key, value pairs (may be NULL). */
-static void set_options(cdyn_stepper *st, const char *const *kv)
-{
-  for (size_t i = 0; kv && kv[i]; i += 2)
-    ck_assert_msg(cdyn_stepper_set(st, kv[i], kv[i + 1]) == CDYN_OK, "%s = %s: %s", kv[i], kv[i + 1],
-                  cdyn_errmsg());
-}
-
-/* `run` with options set on the stepper first. */
-static void run_opts(const char *scheme, const char *const *kv, const pend *p, double h, long N, double window,
-                     run_out *o)
-{
-  cdyn_system *s = make_pendulum(p);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, s, scheme), CDYN_OK);
-  set_options(st, kv);
-  double T, V;
-  ck_assert_int_eq(cdyn_system_energy(s, &T, &V), CDYN_OK);
-  memset(o, 0, sizeof *o);
-  o->E0 = T + V;
-  long P = window > 0 ? lround(window / h) : 0;
-  for (long k = 1; k <= N; k++) {
-    int rc = cdyn_stepper_step(st, h);
-    ck_assert_msg(rc == CDYN_OK, "%s h = %g step %ld: %s", scheme, h, k, cdyn_errmsg());
-    double e;
-    ck_assert_int_eq(cdyn_system_constraint_error(s, &e), CDYN_OK);
-    ck_assert_int_eq(cdyn_system_energy(s, &T, &V), CDYN_OK);
-    double d = T + V - o->E0;
-    if (e > o->emax)
-      o->emax = e;
-    if (fabs(d) > o->dEmax)
-      o->dEmax = fabs(d);
-    if (k <= P)
-      o->first += d / (double)P;
-    if (k > N - P)
-      o->last += d / (double)P;
-  }
-  double ref[2];
-  reference_at(p, (double)N * h, ref);
-  const double *q = cdyn_system_positions(s);
-  o->pos_err = hypot(q[3 * p->links] - ref[0], q[3 * p->links + 1] - ref[1]);
-  cdyn_stepper_free(st);
-  cdyn_system_free(s);
-}
-
+/* run_opts without options. */
 static void run(const char *scheme, const pend *p, double h, long N, double window, run_out *o)
 {
   run_opts(scheme, NULL, p, h, N, window, o);
 }
 
-/* Least-squares slope of log(y) against log(x). */
-static double fit_order(const double *x, const double *y, int n)
-{
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int k = 0; k < n; k++) {
-    double lx = log(x[k]), ly = log(y[k]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
-static const pend single = {1, 1.3, 0.7, 1.1};
 static const pend dbl = {2, 0.9, 1.3, 0.8};
-
-#define NH 5
 
 /*
  * A scheme of declared order 0 is a penalty method: it does not converge
@@ -317,7 +202,7 @@ START_TEST(test_velocity_lambda_order)
                   "(h = 1/2560)",
                   scheme, ve[0], ve[NH - 1]);
   } else {
-    double fv = fit_order(hs, ve, NH);
+    double fv = tu_fit_order(hs, ve, NH);
     ck_assert_msg(fabs(fv - pv) <= 0.25, "%s on the hoop: velocity order %.3f, declared %g (errors %.3e .. %.3e)",
                   scheme, fv, pv, ve[0], ve[NH - 1]);
     if (getenv("CDYN_TEST_VERBOSE"))
@@ -325,7 +210,7 @@ START_TEST(test_velocity_lambda_order)
   }
   double pl = cdyn_scheme_lambda_order(idx);
   if (pl > 0) {
-    double fl = fit_order(hs, le, NH);
+    double fl = tu_fit_order(hs, le, NH);
     ck_assert_msg(fabs(fl - pl) <= 0.25,
                   "%s on the hoop: multiplier order %.3f at its declared time, declared %g (errors %.3e .. %.3e N)",
                   scheme, fl, pl, le[0], le[NH - 1]);
@@ -408,7 +293,7 @@ START_TEST(test_pins_only_lambda_order)
       cdyn_stepper_free(st);
       cdyn_system_free(s);
     }
-    double fitted = fit_order(hs, err, NH);
+    double fitted = tu_fit_order(hs, err, NH);
     ck_assert_msg(fabs(fitted - cdyn_scheme_lambda_order(i)) <= 0.25,
                   "%s: pin multiplier order %.3f, declared %g (errors %.3e .. %.3e N)", cdyn_scheme_name(i), fitted,
                   cdyn_scheme_lambda_order(i), err[0], err[NH - 1]);
@@ -506,7 +391,7 @@ START_TEST(test_convergence_order)
     run(scheme, &single, hs[k], N, 0, &o);
     err[k] = o.pos_err;
   }
-  double fitted = fit_order(hs, err, NH);
+  double fitted = tu_fit_order(hs, err, NH);
   ck_assert_msg(fabs(fitted - p) <= 0.25, "%s: fitted order %.3f, declared %g (errors %.3e .. %.3e)", scheme,
                 fitted, p, err[0], err[NH - 1]);
 }
@@ -586,7 +471,7 @@ START_TEST(test_constraint_error_vanishes)
   }
   if (tol > 0)
     return;
-  double slope = fit_order(hs, em, 4);
+  double slope = tu_fit_order(hs, em, 4);
   ck_assert_msg(slope >= 0.9, "%s: constraint error fitted order %.3f (max e %.3e .. %.3e)", scheme, slope, em[0],
                 em[3]);
   if (!strcmp(scheme, "implicit"))
@@ -633,7 +518,7 @@ START_TEST(test_energy_poststab_dissipates_first_order)
   }
   /* The projection removes O(h) energy per unit time (dq = O(h^2) per
      step against a velocity left unprojected): first order in h. */
-  double slope = fit_order(hs, loss, 3);
+  double slope = tu_fit_order(hs, loss, 3);
   ck_assert_msg(fabs(slope - 1) <= 0.2, "post-stab energy loss order %.3f", slope);
 }
 END_TEST
@@ -647,7 +532,7 @@ START_TEST(test_energy_baumgarte_bounded_first_order)
     d[k] = o[k].dEmax;
   /* Symplectic Euler: an O(h) energy error over the whole 30 s, so no
      drift that survives h -> 0. */
-  double slope = fit_order(hs, d, 3);
+  double slope = tu_fit_order(hs, d, 3);
   ck_assert_msg(fabs(slope - 1) <= 0.2, "Baumgarte max |E - E0| order %.3f (%.3e .. %.3e)", slope, d[0], d[2]);
 }
 END_TEST
@@ -661,7 +546,7 @@ START_TEST(test_energy_rk4_high_order)
     d[k] = o[k].dEmax;
   /* RK4 is not symplectic: its energy error is that of a fourth-order
      method; over a long run the band is wider than for the position. */
-  double slope = fit_order(hs, d, 3);
+  double slope = tu_fit_order(hs, d, 3);
   ck_assert_msg(slope >= 3.0 && slope <= 5.0, "RK4 max |E - E0| order %.3f (%.3e .. %.3e)", slope, d[0], d[2]);
   ck_assert_msg(d[0] < 1e-3 * fabs(o[0].E0), "RK4 energy error %.3e at h = 0.02", d[0]);
 }
@@ -851,212 +736,6 @@ START_TEST(test_witkin_equals_baumgarte)
 }
 END_TEST
 
-/* ---- the AB2 integrator ------------------------------------------------------ */
-
-/*
- * baumgarte and poststab over integrator = ab2 converge at order 2 on the
- * single pendulum: the feedback and the projection act on O(h^3) local
- * constraint errors, so the integrator's order is the scheme's.  Same step
- * sizes and band as test_convergence_order.
- */
-START_TEST(test_ab2_order)
-{
-  const char *const schemes[2] = {"baumgarte", "poststab"};
-  const char *const kv[] = {"integrator", "ab2", NULL};
-  for (int i = 0; i < 2; i++) {
-    double hs[NH], err[NH];
-    for (int k = 0; k < NH; k++) {
-      long N = 40L << k;
-      hs[k] = 1.0 / (double)N;
-      run_out o;
-      run_opts(schemes[i], kv, &single, hs[k], N, 0, &o);
-      err[k] = o.pos_err;
-    }
-    double fitted = fit_order(hs, err, NH);
-    ck_assert_msg(fabs(fitted - 2) <= 0.25, "%s over ab2: fitted order %.3f (errors %.3e .. %.3e)", schemes[i],
-                  fitted, err[0], err[NH - 1]);
-  }
-}
-END_TEST
-
-/*
- * Variable steps: N steps alternating 0.8 H and 1.2 H (N even, so T = N H
- * = 1 s).  The variable-step AB2 stays second order.  The constant-step
- * weights (3/2, -1/2) used with a step ratio r != 1 would make a local
- * error h (r - 1) / 2 (f_n - f_n-1) = O(H^2) per step, +0.24 H^2 f' after
- * a short step and -0.16 H^2 f' after a long one, which do not cancel:
- * a first-order method, outside the 0.25 band.
- */
-START_TEST(test_ab2_variable_step)
-{
-  const char *const kv[] = {"integrator", "ab2", NULL};
-  double Hs[NH], err[NH];
-  for (int k = 0; k < NH; k++) {
-    long N = 40L << k;
-    Hs[k] = 1.0 / (double)N;
-    cdyn_system *s = make_pendulum(&single);
-    cdyn_stepper *st;
-    ck_assert_int_eq(cdyn_stepper_new(&st, s, "baumgarte"), CDYN_OK);
-    set_options(st, kv);
-    for (long j = 0; j < N; j++)
-      ck_assert_int_eq(cdyn_stepper_step(st, (j % 2 ? 1.2 : 0.8) * Hs[k]), CDYN_OK);
-    double ref[2];
-    reference_at(&single, cdyn_system_time(s), ref);
-    const double *q = cdyn_system_positions(s);
-    err[k] = hypot(q[3] - ref[0], q[4] - ref[1]);
-    cdyn_stepper_free(st);
-    cdyn_system_free(s);
-  }
-  double fitted = fit_order(Hs, err, NH);
-  ck_assert_msg(fabs(fitted - 2) <= 0.25, "ab2 with alternating steps: fitted order %.3f (errors %.3e .. %.3e)",
-                fitted, err[0], err[NH - 1]);
-}
-END_TEST
-
-/* A linear force -kappa x that can be told to fail once. */
-typedef struct {
-  double kappa;
-  int fail;
-} lin_ctx;
-
-static int linear_force(void *ctx, size_t n, double t, const double *q, const double *v, double *f)
-{
-  (void)t;
-  (void)v;
-  lin_ctx *c = ctx;
-  if (c->fail) {
-    c->fail = 0;
-    return 1;
-  }
-  for (size_t k = 0; k < 3 * n; k++)
-    f[k] -= c->kappa * q[k];
-  return 0;
-}
-
-/*
- * The AB2 formula written as the integral of the line through the last two
- * slopes, y+ = y + h f_n + h^2 / (2 h_p) (f_n - f_n-1), with an explicit
- * Euler step when there is no history: an algebraically different form of
- * what ab2.c computes, so the two agree to rounding only.
- */
-typedef struct {
-  double x[3], v[3], ap[3], vp[3], hp;
-  int have;
-} ab2_model;
-
-static void model_step(ab2_model *m, double kappa, double w, double h, int symplectic_euler)
-{
-  for (int k = 0; k < 3; k++) {
-    double a = w * (-kappa * m->x[k]);
-    double xn, vn;
-    if (symplectic_euler) {
-      vn = m->v[k] + h * a;
-      xn = m->x[k] + h * vn;
-    } else if (m->have) {
-      double c = h * h / (2 * m->hp);
-      xn = m->x[k] + h * m->v[k] + c * (m->v[k] - m->vp[k]);
-      vn = m->v[k] + h * a + c * (a - m->ap[k]);
-    } else {
-      xn = m->x[k] + h * m->v[k];
-      vn = m->v[k] + h * a;
-    }
-    m->ap[k] = a;
-    m->vp[k] = m->v[k];
-    m->x[k] = xn;
-    m->v[k] = vn;
-  }
-  m->hp = h;
-  m->have = !symplectic_euler;
-}
-
-static void same_as_model(const cdyn_system *s, const ab2_model *m, const char *what)
-{
-  /* States of order 1 after a dozen steps of O(1) arithmetic: agreement to
-     a few hundred ulps. */
-  double x[3], v[3];
-  ck_assert_int_eq(cdyn_system_get_particle(s, 0, NULL, x, v), CDYN_OK);
-  for (int k = 0; k < 3; k++) {
-    ck_assert_msg(fabs(x[k] - m->x[k]) <= 1e-13, "%s: x[%d] = %.17g, formula %.17g", what, k, x[k], m->x[k]);
-    ck_assert_msg(fabs(v[k] - m->v[k]) <= 1e-13, "%s: v[%d] = %.17g, formula %.17g", what, k, v[k], m->v[k]);
-  }
-}
-
-/*
- * AB2's history: the variable-step formula from the second step on, an
- * Euler step after cdyn_stepper_reset, after the integrator option was
- * changed (the old integrator's scratch is not AB2 history), after any
- * other scheme option changed, and after a failed step.  One particle on a
- * linear spring force, no constraints, through baumgarte (which then
- * integrates a = W F).
- */
-START_TEST(test_ab2_history)
-{
-  const double mass = 1.7, kappa = 2.9, x0[3] = {0.31, -0.52, 0.11}, v0[3] = {0.2, 0.05, -0.4};
-  lin_ctx ctx = {kappa, 0};
-  cdyn_system *s;
-  ck_assert_int_eq(cdyn_system_new(&s, 1), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_mass(s, 0, mass), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_position(s, 0, x0), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_velocity(s, 0, v0), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_force_callback(s, linear_force, &ctx), CDYN_OK);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, s, "baumgarte"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "integrator", "ab2"), CDYN_OK);
-  ab2_model m = {{0}, {0}, {0}, {0}, 0, 0};
-  for (int k = 0; k < 3; k++) {
-    m.x[k] = x0[k];
-    m.v[k] = v0[k];
-  }
-  const double w = 1.0 / mass;
-  /* Euler start, then AB2 with step ratios 21/13 and 17/21. */
-  const double hs[3] = {0.013, 0.021, 0.017};
-  for (int i = 0; i < 3; i++) {
-    ck_assert_int_eq(cdyn_stepper_step(st, hs[i]), CDYN_OK);
-    model_step(&m, kappa, w, hs[i], 0);
-    same_as_model(s, &m, i ? "AB2 step" : "first (Euler) step");
-  }
-  /* Reset: Euler again, then AB2 from the new history. */
-  ck_assert_int_eq(cdyn_stepper_reset(st), CDYN_OK);
-  m.have = 0;
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.019), CDYN_OK);
-  model_step(&m, kappa, w, 0.019, 0);
-  same_as_model(s, &m, "step after reset");
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.011), CDYN_OK);
-  model_step(&m, kappa, w, 0.011, 0);
-  same_as_model(s, &m, "second step after reset");
-  /* Integrator switched to symplectic Euler and back. */
-  ck_assert_int_eq(cdyn_stepper_set(st, "integrator", "symplectic-euler"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.015), CDYN_OK);
-  model_step(&m, kappa, w, 0.015, 1);
-  same_as_model(s, &m, "symplectic Euler step");
-  ck_assert_int_eq(cdyn_stepper_set(st, "integrator", "ab2"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.012), CDYN_OK);
-  model_step(&m, kappa, w, 0.012, 0);
-  same_as_model(s, &m, "first step after switching to ab2");
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.016), CDYN_OK);
-  model_step(&m, kappa, w, 0.016, 0);
-  same_as_model(s, &m, "second step after switching to ab2");
-  /* Another scheme option changes the equations: history is dropped. */
-  ck_assert_int_eq(cdyn_stepper_set(st, "alpha", "3"), CDYN_OK);
-  m.have = 0;
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.014), CDYN_OK);
-  model_step(&m, kappa, w, 0.014, 0);
-  same_as_model(s, &m, "step after an option change");
-  /* A failed step restores the state and drops the history. */
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.018), CDYN_OK);
-  model_step(&m, kappa, w, 0.018, 0);
-  ctx.fail = 1;
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.02), CDYN_ECALLBACK);
-  same_as_model(s, &m, "failed step");
-  m.have = 0;
-  ck_assert_int_eq(cdyn_stepper_step(st, 0.013), CDYN_OK);
-  model_step(&m, kappa, w, 0.013, 0);
-  same_as_model(s, &m, "step after a failed step");
-  cdyn_stepper_free(st);
-  cdyn_system_free(s);
-}
-END_TEST
-
 /* ---- schemes written outside the library ------------------------------------ */
 
 /*
@@ -1213,12 +892,6 @@ static Suite *suite(void)
   tcase_add_test(tc, test_witkin_equals_baumgarte);
   tcase_add_test(tc, test_external_equals_builtin);
   tcase_add_test(tc, test_register_errors);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("ab2");
-  tcase_set_timeout(tc, 300);
-  tcase_add_test(tc, test_ab2_order);
-  tcase_add_test(tc, test_ab2_variable_step);
-  tcase_add_test(tc, test_ab2_history);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -58,14 +58,6 @@ static void steps(cdyn_stepper *st, double h, long N, const char *what)
   }
 }
 
-static double max_abs(const double *x, size_t len)
-{
-  double m = 0;
-  for (size_t k = 0; k < len; k++)
-    m = fmax(m, fabs(x[k]));
-  return m;
-}
-
 /* Pendulum hanging straight down: particle 0 (mass m0) pinned at the
    origin (rows 0-2), particle 1 (mass m1) at (0, -L, 0), link row 3. */
 static cdyn_system *hanging(double m0, double m1, double L)
@@ -395,7 +387,7 @@ static double pbd_chain(const char *scheme, double alpha, long K, double h, doub
   if (alpha > 0)
     set_num(st, "compliance", alpha);
   steps(st, h, lround(T / h), scheme);
-  double vmax = max_abs(cdyn_system_velocities(s), 3 * (n + 1));
+  double vmax = tu_max_abs(cdyn_system_velocities(s), 3 * (n + 1));
   ck_assert_msg(vmax <= 1e-9, "%s, K = %ld, h = %g: not steady after %g s (max |v| = %.3e)", scheme, K, h, T, vmax);
   double S = chain_stretch(s, n);
   if (lam)
@@ -596,7 +588,7 @@ START_TEST(test_pbd_tol)
   ck_assert_uint_eq(stats.nonlinear_noconv, 0);
   double phi[4];
   ck_assert_int_eq(cdyn_system_constraint_values(s, phi), CDYN_OK);
-  ck_assert_double_eq(stats.last_nonlinear_residual, max_abs(phi, 4));
+  ck_assert_double_eq(stats.last_nonlinear_residual, tu_max_abs(phi, 4));
   /* A tolerance that 2 sweeps cannot reach is reported as not converged. */
   set_opt(st, "iterations", "2");
   set_opt(st, "tol", "1e-300");
@@ -642,7 +634,7 @@ START_TEST(test_xpbd_compliance_stretch)
         set_num(st, "iterations", (double)Ks[b]);
         set_num(st, "compliance", hard ? 0.0 : alpha);
         steps(st, hs[a], lround(20 / hs[a]), "xpbd");
-        ck_assert(max_abs(cdyn_system_velocities(s), 6) < 1e-12);
+        ck_assert(tu_max_abs(cdyn_system_velocities(s), 6) < 1e-12);
         double phi[4], lam[4];
         ck_assert_int_eq(cdyn_system_constraint_values(s, phi), CDYN_OK);
         ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);

@@ -8,6 +8,9 @@
  *   could hide a wrong sign or a swapped index.
  * - tu_chain: a planar chain of rigid links hanging from a pin, the system
  *   most tests are built on.
+ * - tu_dist3, tu_max_abs, tu_fit_order: the distance of two points, the
+ *   largest magnitude in an array, and the least-squares slope of log y
+ *   against log x (a convergence order).
  *
  * - tu_run: run a suite and turn its failures into the exit status.
  * - tu_skip: say that a whole program cannot run here, as a skip.
@@ -104,6 +107,35 @@ static inline int tu_chain(cdyn_system **out, size_t links, double L,
   }
   *out = sys;
   return rc;
+}
+
+/* |a - b| for points a and b in 3-D. */
+static inline double tu_dist3(const double *a, const double *b)
+{
+  return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* max_k |x[k]| (0 when len is 0). */
+static inline double tu_max_abs(const double *x, size_t len)
+{
+  double m = 0;
+  for (size_t k = 0; k < len; k++)
+    m = fmax(m, fabs(x[k]));
+  return m;
+}
+
+/* Least-squares slope of log y against log x (n points). */
+static inline double tu_fit_order(const double *x, const double *y, int n)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int k = 0; k < n; k++) {
+    double lx = log(x[k]), ly = log(y[k]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
 /* Run every test of `s`; EXIT_SUCCESS when none failed. */

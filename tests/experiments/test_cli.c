@@ -1,0 +1,605 @@
+/*
+ * tests/experiments/test_cli.c: the cdyn program's command line, its
+ * output directory and its claims report, end to end.
+ *
+ * - `--help`, `--version` and `list` (every registered scheme, active-set
+ *   algorithm and experiment is listed; a scheme in full with every
+ *   option, an experiment in full the same way as `run EXPERIMENT --help`,
+ *   which writes nothing);
+ * - bad input of every kind (unknown names, step sizes and counts out of
+ *   range or not numbers, experiment parameters and scheme options that
+ *   their checks refuse) is refused with a message and a non-zero status
+ *   before anything is written;
+ * - --out: a directory that is empty or absent, --force on one that holds
+ *   only a cdyn run's files and never on one with a file of the user's,
+ *   and the file system's reasons for refusing a name;
+ * - the same bytes whatever OPENBLAS_NUM_THREADS says;
+ * - no lost output: with each file operation failing in turn
+ *   (tests/failwrite.c, preloaded), every run and report exits non-zero
+ *   with a message and leaves nothing behind;
+ * - `cdyn report` merges the runs' verdicts into claims.csv and claims.md
+ *   with every claim of the table listed, judged or not run, and refuses
+ *   two runs of one experiment.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include <cdyn/cdyn.h>
+
+#include "harness.h"
+
+/* ---- --help, --version, list ----------------------------------------------- */
+
+/* Is `name` the first word of a line in the section that starts with the
+   line beginning `heading` (a section ends at an empty line)? */
+static int listed_in(const char *out, const char *heading, const char *name)
+{
+  const char *s = out;
+  while (s && strncmp(s, heading, strlen(heading))) {
+    s = strchr(s, '\n');
+    s = s ? s + 1 : NULL;
+  }
+  if (!s)
+    return 0;
+  for (s = strchr(s, '\n'); s && s[1] && s[1] != '\n'; s = strchr(s + 1, '\n')) {
+    const char *w = s + 1;
+    while (*w == ' ')
+      w++;
+    size_t n = strlen(name);
+    if (!strncmp(w, name, n) && (w[n] == ' ' || w[n] == '\n'))
+      return 1;
+  }
+  return 0;
+}
+
+START_TEST(test_help_and_list)
+{
+  proc p = run_cdyn("--help");
+  ck_assert_msg(p.status == 0, "cdyn --help exited with %d", p.status);
+  ck_assert_msg(strstr(p.out, "usage") != NULL, "cdyn --help does not print usage:\n%s", p.out);
+  proc_free(&p);
+
+  p = run_cdyn("--version");
+  ck_assert_int_eq(p.status, 0);
+  char want[128];
+  snprintf(want, sizeof want, "cdyn %s (commit ", cdyn_version());
+  ck_assert_msg(!strncmp(p.out, want, strlen(want)), "cdyn --version: %s", p.out);
+  proc_free(&p);
+
+  /* A scheme in full: every option a stepper of it has, with its default
+     and doc (cdyn_scheme_option, the same list cdyn_stepper_option_* gives). */
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    p = run_cdyn("list", cdyn_scheme_name(i));
+    ck_assert_msg(p.status == 0, "cdyn list %s exited with %d: %s", cdyn_scheme_name(i), p.status, p.err);
+    for (size_t k = 0; k < cdyn_scheme_option_count(i); k++) {
+      const char *name, *def, *doc;
+      ck_assert_int_eq(cdyn_scheme_option(i, k, &name, &def, &doc), CDYN_OK);
+      char line[512];
+      snprintf(line, sizeof line, "%-14s = %-18s %s\n", name, def, doc);
+      ck_assert_msg(strstr(p.out, line) != NULL, "cdyn list %s lacks the line '%s':\n%s", cdyn_scheme_name(i), line,
+                    p.out);
+    }
+    proc_free(&p);
+  }
+  /* An experiment in full, twice the same way; nothing is written. */
+  p = run_cdyn("list", "chain10-stability");
+  proc q = run_cdyn("run", "chain10-stability", "--help");
+  ck_assert_msg(p.status == 0 && q.status == 0, "list/--help exited with %d/%d: %s%s", p.status, q.status, p.err,
+                q.err);
+  ck_assert_str_eq(p.out, q.out);
+  static const char *const want_help[] = {"sawtooth       = 45       (0, 90)", "trials         = 20       integer [0, 100000]",
+                                          "companion run poststab-mass: poststab weighting=mass",
+                                          "chain10.poststab_fails", "--h 0.001 (default)"};
+  for (size_t k = 0; k < sizeof want_help / sizeof want_help[0]; k++)
+    ck_assert_msg(strstr(p.out, want_help[k]) != NULL, "cdyn list chain10-stability lacks '%s':\n%s", want_help[k],
+                  p.out);
+  proc_free(&p);
+  proc_free(&q);
+  char dir[PATH_MAX];
+  ck_assert_msg(!exists(wp(dir, "chain10-stability")), "--help wrote %s", dir);
+  p = run_cdyn("list", "nosuch");
+  ck_assert_msg(p.status == 2 && strstr(p.err, "nosuch"), "cdyn list nosuch: %d %s", p.status, p.err);
+  proc_free(&p);
+
+  p = run_cdyn("list");
+  ck_assert_msg(p.status == 0, "cdyn list exited with %d: %s", p.status, p.err);
+  ck_assert_uint_gt(cdyn_scheme_count(), 0);
+  for (size_t i = 0; i < cdyn_scheme_count(); i++)
+    ck_assert_msg(listed_in(p.out, "schemes", cdyn_scheme_name(i)), "cdyn list does not list scheme %s:\n%s",
+                  cdyn_scheme_name(i), p.out);
+  for (size_t i = 0; i < cdyn_activeset_count(); i++)
+    ck_assert_msg(listed_in(p.out, "active-set algorithms", cdyn_activeset_name(i)),
+                  "cdyn list does not list active-set algorithm %s:\n%s", cdyn_activeset_name(i), p.out);
+  static const char *const exps[] = {"arm2-drift", "arm2-trajectory", "step-cost",   "convergence",
+                                     "stability",  "bad-initial",     "bead-circle", "stiff-pendulum",
+                                     "chain10-stability", "corner", "billiard", "active-set-census", "ccd-census"};
+  for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++)
+    ck_assert_msg(listed_in(p.out, "experiments", exps[i]), "cdyn list does not list experiment %s:\n%s",
+                  exps[i], p.out);
+  proc_free(&p);
+}
+END_TEST
+
+/* ---- bad input ---------------------------------------------------------------------- */
+
+typedef struct {
+  const char *args[12];
+  const char *names;   /* what stderr must mention */
+  const char *outdir;  /* the --out directory, if any */
+} bad_case;
+
+/* Every one is refused before anything is written: the parameters against
+   their table, scheme options on a scratch stepper, the experiment's own
+   checks across parameters. */
+static const bad_case bad_cases[] = {
+  {{"run", "nope", "--out", "o1", NULL}, "nope", "o1"},
+  {{"run", "arm2-drift", "--scheme", "nope", "--out", "o2", NULL}, "nope", "o2"},
+  {{"run", "arm2-drift", "--h", "0", "--out", "o3", NULL}, "--h", "o3"},
+  {{"run", "arm2-drift", "--h", "-1", "--out", "o4", NULL}, "--h", "o4"},
+  {{"run", "arm2-drift", "--h", "nan", "--out", "o5", NULL}, "--h", "o5"},
+  {{"run", "arm2-drift", "--steps", "0", "--out", "o6", NULL}, "--steps", "o6"},
+  {{"run", "arm2-drift", "--set", "nokey=1", "--out", "o7", NULL}, "nokey", "o7"},
+  {{"run", "arm2-drift", "--steps", "5", "--set", "alpha=abc", "--out", "o8", NULL}, "alpha = 'abc'", "o8"},
+  {{"run", "arm2-drift", "--steps", "5", "--set", "mass=-1", "--out", "o9", NULL}, "mass = '-1'", "o9"},
+  {{"run", "arm2-drift", "--steps", "5", "--set", "links=0", "--out", "o10", NULL}, "links = '0'", "o10"},
+  {{"run", "chain-scale-stability", "--set", "links_min=20", "--set", "links_max=10", "--out", "o10b", NULL},
+   "links_min = 20 is above links_max", "o10b"},
+  {{"run", "chain-scale-stability", "--set", "links_min=1", "--set", "links_max=100000", "--out", "o10c", NULL},
+   "more than 16 sizes", "o10c"},
+  {{"run", "chain-scale-stability", "--h", "0.01", "--out", "o10d", NULL}, "--h", "o10d"},
+  {{"run", "cloth-elongation", "--set", "snapshots=0.1,x", "--out", "o11a", NULL}, "snapshots", "o11a"},
+  {{"run", "cloth-vs-implicit-ode", "--set", "grids=32,16", "--out", "o11b", NULL}, "grids", "o11b"},
+  {{"run", "cloth-vs-implicit-ode", "--h", "0.01", "--out", "o11c", NULL}, "--h", "o11c"},
+  {{"run", "cloth-contact", "--set", "snapshots=x", "--out", "o11e", NULL}, "snapshots", "o11e"},
+  {{"run", "collision-cost", "--set", "grids=1", "--out", "o11f", NULL}, "grids", "o11f"},
+  {{"run", "collision-cost", "--steps", "5", "--out", "o11g", NULL}, "--steps", "o11g"},
+  {{"run", "arm2-drift", "--scheme", "baraff-witkin", "--out", "o11d", NULL}, "pins only", "o11d"},
+  /* Without its value --out must not fall back to ./arm2-drift. */
+  {{"run", "arm2-drift", "--steps", "5", "--out", NULL}, "--out", "arm2-drift"},
+  {{"run", "convergence", "--set", "levels=1", "--out", "o11", NULL}, "levels = '1'", "o11"},
+  {{"run", "convergence", "--set", "levels=x", "--out", "o12", NULL}, "levels = 'x'", "o12"},
+  {{"run", "convergence", "--set", "n0=2.5", "--out", "o13", NULL}, "n0 = '2.5'", "o13"},
+  {{"run", "stability", "--set", "err_frac=-1", "--out", "o14", NULL}, "err_frac = '-1'", "o14"},
+  {{"run", "stability", "--set", "energy_frac=0", "--out", "o15", NULL}, "energy_frac = '0'", "o15"},
+  {{"run", "bead-circle", "--set", "theta0=4", "--out", "o16", NULL}, "theta0 = '4'", "o16"},
+  {{"run", "stiff-pendulum", "--set", "damping=-1", "--out", "o18", NULL}, "damping = '-1'", "o18"},
+  {{"run", "bad-initial", "--set", "levels=3", "--out", "o19", NULL}, "levels", "o19"},
+  {{"run", "arm5-improved", "--set", "order_levels=1", "--out", "o20", NULL}, "order_levels = '1'", "o20"},
+  {{"run", "arm5-improved", "--set", "diverge_frac=0", "--out", "o21", NULL}, "diverge_frac = '0'", "o21"},
+  {{"run", "arm5-improved", "--set", "mass_heavy=-1", "--out", "o22", NULL}, "mass_heavy = '-1'", "o22"},
+  /* 5 steps of 0.01 s are not 10 steps of the coarse 0.1 s. */
+  {{"run", "arm5-improved", "--steps", "5", "--out", "o23", NULL}, "at least 10 steps", "o23"},
+  {{"run", "arm5-baumgarte", "--set", "err_frac=0", "--out", "o24", NULL}, "err_frac = '0'", "o24"},
+  {{"run", "arm5-baumgarte", "--set", "links=0", "--out", "o25", NULL}, "links = '0'", "o25"},
+  {{"run", "arm5-improved", "--set", "h_coarse=0.01", "--out", "o36", NULL}, "h_coarse = 0.01", "o36"},
+  {{"run", "arm5-improved", "--set", "mass_heavy=0.5", "--out", "o37", NULL}, "mass_heavy = 0.5", "o37"},
+  {{"run", "arm5-baumgarte", "--set", "g=0", "--out", "o38", NULL}, "g = '0'", "o38"},
+  {{"run", "arm5-baumgarte", "--set", "order_T=0.05", "--out", "o39", NULL}, "order_T = 0.05", "o39"},
+  {{"run", "chain10-stability", "--set", "trials=-1", "--out", "o26", NULL}, "trials = '-1'", "o26"},
+  {{"run", "chain10-stability", "--set", "trials=2.5", "--out", "o27", NULL}, "trials = '2.5'", "o27"},
+  {{"run", "chain10-stability", "--set", "fail_tol=0", "--out", "o28", NULL}, "fail_tol = '0'", "o28"},
+  {{"run", "chain10-stability", "--set", "fail_tol=-0.1", "--out", "o29", NULL}, "fail_tol = '-0.1'", "o29"},
+  {{"run", "chain10-stability", "--set", "sawtooth=0", "--out", "o30", NULL}, "sawtooth = '0'", "o30"},
+  {{"run", "chain10-stability", "--set", "sawtooth=90", "--out", "o31", NULL}, "sawtooth = '90'", "o31"},
+  {{"run", "chain10-stability", "--set", "sawtooth=-30", "--out", "o32", NULL}, "sawtooth = '-30'", "o32"},
+  {{"run", "chain10-stability", "--set", "perturb=-1e-3", "--out", "o33", NULL}, "perturb = '-1e-3'", "o33"},
+  {{"run", "chain10-stability", "--set", "fail_tol=abc", "--out", "o34", NULL}, "fail_tol = 'abc'", "o34"},
+  {{"run", "chain10-stability", "--steps", "3", "--out", "o35", NULL}, "--steps 3", "o35"},
+  {{"run", "corner", "--set", "tau_over_h=-1", "--out", "o40", NULL}, "tau_over_h = '-1'", "o40"},
+  {{"run", "corner", "--steps", "1", "--out", "o41", NULL}, "--steps 1", "o41"},
+  {{"run", "active-set-census", "--set", "problems=0", "--out", "o42", NULL}, "problems = '0'", "o42"},
+  {{"run", "active-set-census", "--set", "max_rows=17", "--out", "o43", NULL}, "max_rows = '17'", "o43"},
+  {{"run", "active-set-census", "--set", "min_rows=5", "--set", "max_rows=4", "--out", "o54", NULL},
+   "min_rows = 5 must not exceed max_rows = 4", "o54"},
+  {{"run", "billiard", "--set", "radius=0", "--out", "o44", NULL}, "radius = '0'", "o44"},
+  {{"run", "billiard", "--set", "mass=-0.17", "--out", "o45", NULL}, "mass = '-0.17'", "o45"},
+  {{"run", "billiard", "--set", "restitution=1.5", "--out", "o46", NULL}, "restitution = '1.5'", "o46"},
+  {{"run", "billiard", "--set", "restitution_low=-0.5", "--out", "o47", NULL}, "restitution_low = '-0.5'", "o47"},
+  {{"run", "billiard", "--set", "tilt=-1", "--out", "o48", NULL}, "tilt = '-1'", "o48"},
+  {{"run", "billiard", "--set", "tau=-0.01", "--out", "o49", NULL}, "tau = '-0.01'", "o49"},
+  {{"run", "billiard", "--set", "rack_gap=-1", "--out", "o50", NULL}, "rack_gap = '-1'", "o50"},
+  {{"run", "billiard", "--set", "algorithms=nope", "--out", "o51", NULL}, "unknown active-set algorithm 'nope'", "o51"},
+  {{"run", "billiard", "--set", "snapshots=0.2,0.1", "--out", "o52", NULL}, "snapshots = '0.2,0.1'", "o52"},
+  /* A scheme that cannot enforce the walls, asked for by name. */
+  {{"run", "billiard", "--scheme", "implicit", "--out", "o53", NULL}, "implicit does not enforce inequality", "o53"},
+  /* Scheme lists that name nothing, and parameters an experiment does not use. */
+  {{"run", "arm2-drift", "--scheme", "", "--out", "o55", NULL}, "no scheme named", "o55"},
+  {{"run", "arm2-drift", "--scheme", ",,,", "--out", "o56", NULL}, "no scheme named", "o56"},
+  {{"run", "convergence", "--h", "0.01", "--out", "o57", NULL}, "does not use --h", "o57"},
+  {{"run", "stability", "--steps", "10", "--out", "o58", NULL}, "does not use --steps", "o58"},
+  {{"run", "active-set-census", "--scheme", "implicit", "--out", "o59", NULL}, "runs no schemes", "o59"},
+  {{"run", "ccd-census", "--set", "random=0", "--set", "degenerate=0", "--out", "o74", NULL}, "no query", "o74"},
+  {{"run", "ccd-census", "--set", "tol=0", "--out", "o75", NULL}, "tol = '0'", "o75"},
+  {{"run", "ccd-census", "--set", "tol=0.75", "--out", "o76", NULL}, "tol = '0.75'", "o76"},
+  {{"run", "ccd-census", "--set", "random=-1", "--out", "o77", NULL}, "random = '-1'", "o77"},
+  {{"run", "ccd-census", "--h", "0.01", "--out", "o78", NULL}, "--h", "o78"},
+  {{"run", "ccd-census", "--scheme", "implicit", "--out", "o79", NULL}, "runs no schemes", "o79"},
+  /* Scheme options: of a scheme not in the run, unknown, out of range. */
+  {{"run", "arm2-drift", "--set", "rattle.tol=1e-6", "--out", "o60", NULL}, "rattle is a scheme, but not in this run",
+   "o60"},
+  {{"run", "arm2-drift", "--set", "nosuch.tol=1", "--out", "o61", NULL}, "nosuch is not a scheme or run", "o61"},
+  {{"run", "arm2-drift", "--set", "implicit.nosuch=1", "--out", "o62", NULL}, "implicit has no option 'nosuch'",
+   "o62"},
+  {{"run", "arm2-drift", "--set", "baumgarte.alpha=-1", "--out", "o63", NULL}, "--set baumgarte.alpha=-1", "o63"},
+  {{"run", "arm2-drift", "--set", "tol=1e-6", "--out", "o64", NULL}, "no scheme of the run has such an option",
+   "o64"},
+  {{"run", "chain10-stability", "--set", "tol=-1", "--out", "o65", NULL}, "--set rattle.tol=-1", "o65"},
+  {{"run", "arm2-drift", "--set", ".tol=1", "--out", "o66", NULL}, "expected SCHEME.KEY=VALUE", "o66"},
+  /* Integers at and beyond the range of long, and numbers as text: refused,
+     never clamped or overflowed into an allocation. */
+  {{"run", "arm2-drift", "--steps", "9223372036854775807", "--out", "o67", NULL}, "--steps", "o67"},
+  {{"run", "arm2-drift", "--steps", "99999999999999999999", "--out", "o68", NULL}, "--steps", "o68"},
+  {{"run", "chain10-stability", "--steps", "1e20", "--out", "o69", NULL}, "--steps", "o69"},
+  {{"run", "arm2-drift", "--h", "1e400", "--out", "o70", NULL}, "--h", "o70"},
+  {{"run", "convergence", "--set", "n0=1e20", "--out", "o71", NULL}, "n0 = '1e20'", "o71"},
+  {{"run", "chain10-stability", "--set", "trials=9223372036854775807", "--out", "o72", NULL}, "trials", "o72"},
+  {{"run", "arm2-drift", "--steps", "-5", "--out", "o73", NULL}, "--steps", "o73"},
+};
+#define NBAD (sizeof bad_cases / sizeof bad_cases[0])
+
+START_TEST(test_bad_input)
+{
+  for (size_t k = 0; k < NBAD; k++) {
+    const bad_case *c = &bad_cases[k];
+    proc p = run_argv(c->args);
+    ck_assert_msg(p.status != 0 && p.status < 128, "case %zu (%s): exit status %d", k + 1, c->names, p.status);
+    ck_assert_msg(*p.err, "case %zu (%s): nothing on stderr", k + 1, c->names);
+    ck_assert_msg(strstr(p.err, c->names), "case %zu: stderr does not mention '%s':\n%s", k + 1, c->names, p.err);
+    proc_free(&p);
+    char dir[PATH_MAX];
+    wp(dir, "%s", c->outdir);
+    ck_assert_msg(!exists(dir), "case %zu (%s): %s created before the input was checked", k + 1, c->names, dir);
+  }
+  /* Nothing at all was written in the work directory but the captured
+     output. */
+  dirlist l = list_dir(wd);
+  for (size_t k = 0; k < l.n; k++)
+    ck_assert_msg(!strcmp(l.name[k], ".stdout") || !strcmp(l.name[k], ".stderr"), "%s/%s written by a refused run",
+                  wd, l.name[k]);
+  dirlist_free(&l);
+}
+END_TEST
+
+/* --out: an empty or absent directory, or --force on one holding only a
+   cdyn run's files; a run that fails removes what it wrote. */
+START_TEST(test_out_dir)
+{
+  char dir[PATH_MAX], path[PATH_MAX];
+  run_ok("run", "arm2-drift", "--steps", "8", "--out", "a");
+  proc p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", "a");
+  ck_assert_msg(p.status == 1 && strstr(p.err, "not empty") && strstr(p.err, "--force"), "rerun into a: %d %s",
+                p.status, p.err);
+  proc_free(&p);
+  /* --force clears it: a shorter run leaves nothing of the longer one. */
+  run_ok("run", "arm2-drift", "--steps", "8", "--scheme", "implicit", "--out", "a", "--force");
+  pathf(path, "%s/poststab.csv", wp(dir, "a"));
+  ck_assert_msg(!exists(path), "--force left %s", path);
+  /* A directory with a file of the user's is never cleared. */
+  ck_assert_int_eq(mkdir(wp(dir, "mine"), 0777), 0);
+  FILE *f = fopen(pathf(path, "%s/notes.txt", dir), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("keep me\n", f);
+  fclose(f);
+  p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", "mine", "--force");
+  ck_assert_msg(p.status == 1 && strstr(p.err, "notes.txt"), "--force into mine: %d %s", p.status, p.err);
+  proc_free(&p);
+  ck_assert_msg(exists(path), "--force removed %s", path);
+  /* A directory name the file system refuses: its reason is said. */
+  char longname[320];
+  memset(longname, 'n', 300);
+  longname[300] = '\0';
+  p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", longname);
+  ck_assert_msg(p.status == 1 && strstr(p.err, "File name too long"), "--out of 300 bytes: %d %s", p.status, p.err);
+  proc_free(&p);
+  char toolong[3100];
+  memset(toolong, 'x', 3050);
+  toolong[3050] = '\0';
+  p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", toolong);
+  ck_assert_msg(p.status == 2 && strstr(p.err, "too long"), "--out of 3050 bytes: %d %s", p.status, p.err);
+  proc_free(&p);
+  /* --out into a file is refused. */
+  p = run_cdyn("run", "arm2-drift", "--steps", "8", "--out", "mine/notes.txt");
+  ck_assert_msg(p.status == 1 && strstr(p.err, "not a directory"), "--out a file: %d %s", p.status, p.err);
+  proc_free(&p);
+}
+END_TEST
+
+/*
+ * The program pins OpenBLAS to one thread itself: the same command gives
+ * the same bytes whatever OPENBLAS_NUM_THREADS says (billiard solves many
+ * small dense problems, where a threaded BLAS would change the last bits).
+ */
+START_TEST(test_blas_threads)
+{
+  const char *old = getenv("OPENBLAS_NUM_THREADS");
+  char saved[32];
+  snprintf(saved, sizeof saved, "%s", old ? old : "1");
+  setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  run_ok("run", "billiard", "--steps", "200", "--set", "algorithms=lcp,iterative", "--out", "a");
+  setenv("OPENBLAS_NUM_THREADS", "2", 1);
+  run_ok("run", "billiard", "--steps", "200", "--set", "algorithms=lcp,iterative", "--out", "b");
+  unsetenv("OPENBLAS_NUM_THREADS");
+  run_ok("run", "billiard", "--steps", "200", "--set", "algorithms=lcp,iterative", "--out", "c");
+  setenv("OPENBLAS_NUM_THREADS", saved, 1);
+  dirlist la = list_dir(wp((char[PATH_MAX]){0}, "a"));
+  size_t ncsv = 0;
+  for (size_t k = 0; k < la.n; k++) {
+    if (!has_suffix(la.name[k], ".csv"))
+      continue;
+    ncsv++;
+    for (int other = 0; other < 2; other++) {
+      char pa[PATH_MAX], pb[PATH_MAX];
+      size_t na, nb;
+      char *a = slurp(wp(pa, "a/%s", la.name[k]), &na), *b = slurp(wp(pb, "%s/%s", other ? "c" : "b", la.name[k]), &nb);
+      ck_assert_msg(a && b && na == nb && !memcmp(a, b, na), "%s differs with OPENBLAS_NUM_THREADS %s", la.name[k],
+                    other ? "unset" : "2");
+      free(a);
+      free(b);
+    }
+  }
+  ck_assert_uint_ge(ncsv, 8);
+  dirlist_free(&la);
+}
+END_TEST
+
+/*
+ * No lost output.  The cdyn program runs with a write (or a rename) of its
+ * files failing, as on a full disk, for every k-th one in turn
+ * (tests/failwrite.c, preloaded).  Every such run must exit non-zero with
+ * a message and leave nothing behind (the directory it created is gone);
+ * the first k past the run's last write must be a complete run.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FAILWRITE_CAN_RUN 0 /* AddressSanitizer must be the first library loaded */
+#else
+#define FAILWRITE_CAN_RUN 1
+#endif
+
+static void failing_writes(const char *var, const char *experiment)
+{
+  const char *lib = getenv("CDYN_FAILWRITE");
+  long k;
+  for (k = 1; k <= 2000; k++) {
+    char n[32], dir[PATH_MAX];
+    snprintf(n, sizeof n, "%ld", k);
+    setenv("LD_PRELOAD", lib, 1);
+    setenv(var, n, 1);
+    proc p = run_cdyn("run", experiment, "--steps", "8", "--out", "w");
+    unsetenv("LD_PRELOAD");
+    unsetenv(var);
+    wp(dir, "w");
+    if (p.status == 0) {
+      /* Past the last one: a complete run, which a later k repeats. */
+      ck_assert_msg(k > 1, "%s: %s=1 did not fail the run", experiment, var);
+      char path[PATH_MAX];
+      pathf(path, "%s/run.meta.json", dir);
+      ck_assert_msg(exists(path), "%s: exit 0 without run.meta.json", experiment);
+      proc_free(&p);
+      break;
+    }
+    ck_assert_msg(p.status == 1 && strstr(p.err, "No space left on device"),
+                  "%s, %s=%ld: exit %d, stderr:\n%s", experiment, var, k, p.status, p.err);
+    ck_assert_msg(!exists(dir), "%s, %s=%ld: a failed run left %s behind", experiment, var, k, dir);
+    proc_free(&p);
+  }
+  ck_assert_msg(k > 3 && k <= 2000, "%s: %ld %s calls in a run?", experiment, k - 1, var);
+  printf("# %s: each of %ld %s calls failed in turn\n", experiment, k - 1, var);
+  char dir[PATH_MAX];
+  remove_tree(wp(dir, "w"));
+}
+
+/* The report: every failure leaves neither claims.csv nor claims.md. */
+static void failing_report(const char *var)
+{
+  const char *lib = getenv("CDYN_FAILWRITE");
+  long k;
+  char dir[PATH_MAX], csv[PATH_MAX], md[PATH_MAX];
+  wp(dir, "rep");
+  pathf(csv, "%s/claims.csv", dir);
+  pathf(md, "%s/claims.md", dir);
+  for (k = 1; k <= 50; k++) {
+    char n[32];
+    snprintf(n, sizeof n, "%ld", k);
+    setenv("LD_PRELOAD", lib, 1);
+    setenv(var, n, 1);
+    proc p = run_cdyn("report", "rep");
+    unsetenv("LD_PRELOAD");
+    unsetenv(var);
+    if (p.status == 0) {
+      ck_assert_msg(exists(csv) && exists(md), "report exit 0 without its files");
+      proc_free(&p);
+      break;
+    }
+    ck_assert_msg(p.status == 1 && strstr(p.err, "No space left on device"), "report %s=%ld: %d %s", var, k,
+                  p.status, p.err);
+    ck_assert_msg(!exists(csv) && !exists(md), "report %s=%ld: a failed report left a file behind", var, k);
+    check_no_temporaries(dir);
+    proc_free(&p);
+  }
+  ck_assert_msg(k > 1 && k <= 50, "report: %ld %s calls?", k - 1, var);
+  remove(csv);
+  remove(md);
+}
+
+START_TEST(test_failed_writes)
+{
+  char rep[PATH_MAX];
+  ck_assert_int_eq(mkdir(wp(rep, "rep"), 0777), 0);
+  run_ok("run", "arm2-drift", "--steps", "8", "--out", "rep/a");
+  failing_report("FAILOPEN_AT");
+  failing_report("FAILCLOSE_AT");
+  failing_report("FAILRENAME_AT");
+  static const char *const ops[] = {"FAILOPEN_AT", "FAILCLOSE_AT", "FAILRENAME_AT"};
+  for (int k = 0; k < 3; k++) {
+    failing_writes(ops[k], "arm2-drift");
+    failing_writes(ops[k], "bead-circle");
+  }
+}
+END_TEST
+
+/* ---- the claims report ---------------------------------------------------------- */
+
+/* Read DIR/claims.csv: the header and one row per claim, in order; return
+   the number of not-run rows.  `part` (may be NULL) is the arm2-drift
+   claims.part.csv whose rows must reappear unchanged. */
+static size_t check_claims_csv(const char *dir, const char *part)
+{
+  char path[PATH_MAX];
+  pathf(path, "%s/claims.csv", dir);
+  char *text = must_slurp(path);
+  char *lines[64];
+  size_t n = split_lines(path, text, lines, 64);
+  ck_assert_msg(n == NCLAIMS + 1, "%s: %zu lines, expected a header and %zu claims", path, n, NCLAIMS);
+  ck_assert_str_eq(lines[0], "id,experiment,measured,threshold,verdict,note");
+  char *ptext = part ? must_slurp(part) : NULL;
+  char *plines[8];
+  size_t np = ptext ? split_lines(part, ptext, plines, 8) : 0;
+  size_t notrun = 0;
+  for (size_t k = 0; k < NCLAIMS; k++) {
+    char *f[8];
+    int nf = split_csv(lines[k + 1], f, 8);
+    ck_assert_msg(nf == 6, "%s: row %zu has %d fields", path, k + 1, nf);
+    ck_assert_msg(!strcmp(f[0], claim_id(k)), "%s: row %zu is %s, expected %s", path, k + 1, f[0], claim_id(k));
+    char *pf[8] = {NULL};
+    for (size_t j = 0; j < np; j++) {
+      size_t len = strlen(claim_id(k));
+      if (!strncmp(plines[j], claim_id(k), len) && plines[j][len] == ',') {
+        ck_assert_int_eq(split_csv(plines[j], pf, 8), 6);
+        break;
+      }
+    }
+    const exp_claim_def *c = &exp_claim_defs[k];
+    if (pf[0]) {
+      ck_assert_str_eq(f[1], "arm2-drift");
+      ck_assert_msg(is_verdict(f[4]), "%s: %s has verdict '%s'", path, f[0], f[4]);
+      for (int i = 2; i < 6; i++)
+        ck_assert_msg(!strcmp(f[i], pf[i]), "%s: %s field %d is '%s', the experiment wrote '%s'", path, f[0], i + 1,
+                      f[i], pf[i]);
+    } else {
+      /* Not run: its experiment and rule (if it has them), nothing measured. */
+      char rule[1024] = "";
+      if (c->experiment)
+        exp_rule_text(c, rule, sizeof rule);
+      ck_assert_msg(!strcmp(f[4], "not-run") && !strcmp(f[1], c->experiment ? c->experiment : "") && !*f[2] &&
+                      !strcmp(f[3], rule),
+                    "%s: %s is '%s' from '%s' (threshold '%s'), but no run judged it", path, f[0], f[4], f[1], f[3]);
+      notrun++;
+    }
+  }
+  free(ptext);
+  free(text);
+  return notrun;
+}
+
+static void check_claims_md(const char *dir, size_t notrun)
+{
+  char path[PATH_MAX];
+  pathf(path, "%s/claims.md", dir);
+  char *md = must_slurp(path);
+  for (size_t k = 0; k < NCLAIMS; k++) {
+    char id[128];
+    snprintf(id, sizeof id, "`%s`", claim_id(k));
+    ck_assert_msg(strstr(md, id) != NULL, "%s does not mention %s", path, id);
+  }
+  char tally[64];
+  snprintf(tally, sizeof tally, "%zu not run", notrun);
+  ck_assert_msg(strstr(md, tally) != NULL, "%s does not say '%s'", path, tally);
+  free(md);
+}
+
+START_TEST(test_report)
+{
+  char dir[PATH_MAX], part[PATH_MAX];
+  ck_assert_int_eq(mkdir(wp(dir, "r"), 0777), 0);
+  /* The report finds runs by their metadata, whatever the directory is
+     called; a directory without a complete run is not one. */
+  run_ok("run", "arm2-drift", "--steps", "40", "--out", "r/some-name");
+  ck_assert_int_eq(mkdir(wp(part, "r/not-a-run"), 0777), 0);
+  FILE *f = fopen(wp(part, "r/not-a-run/claims.part.csv"), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("arm2.poststab_deviates,arm2-trajectory,1,x,holds,forged\n", f);
+  fclose(f);
+  wp(part, "r/some-name/claims.part.csv");
+  ck_assert_msg(exists(part), "%s not written", part);
+  run_ok("report", "r");
+  size_t notrun = check_claims_csv(dir, part);
+  ck_assert_uint_eq(notrun, NCLAIMS - 3);
+  check_claims_md(dir, notrun);
+  check_no_temporaries(dir);
+  /* Each claim's rule, sub-measures and reason are in the Markdown. */
+  char path[PATH_MAX];
+  char *md = must_slurp(pathf(path, "%s/claims.md", dir));
+  for (size_t k = 0; k < NCLAIMS; k++)
+    if (exp_claim_defs[k].reason)
+      ck_assert_msg(strstr(md, exp_claim_defs[k].reason) != NULL, "%s lacks the reason of %s", path, claim_id(k));
+  free(md);
+
+  /* Two runs of one experiment: the report cannot choose, and says so. */
+  run_ok("run", "arm2-drift", "--steps", "40", "--out", "r/again");
+  proc p = run_cdyn("report", "r");
+  ck_assert_msg(p.status == 1 && strstr(p.err, "two runs of arm2-drift"), "report of two runs: %d %s", p.status,
+                p.err);
+  proc_free(&p);
+
+  /* Nothing measured: every claim is listed, as not run. */
+  ck_assert_int_eq(mkdir(wp(dir, "empty"), 0777), 0);
+  run_ok("report", "empty");
+  ck_assert_uint_eq(check_claims_csv(dir, NULL), NCLAIMS);
+  check_claims_md(dir, NCLAIMS);
+}
+END_TEST
+
+/* Is `id` a claim of the table? */
+static int known_claim(const char *id) { return exp_claim_find(id) != NULL; }
+
+/* The claims the new experiments judge are in the report's list. */
+START_TEST(test_new_claims_listed)
+{
+  static const char *const ids[] = {"implicit.large_steps",        "implicit.bad_initial",
+                                    "bead.drift_without_feedback", "bead.feedback_holds",
+                                    "spring.stiff_needs_small_h",  "pbd.soft_with_few_iterations",
+                                    "improved.small_extra_cost"};
+  char dir[PATH_MAX], path[PATH_MAX];
+  ck_assert_int_eq(mkdir(wp(dir, "empty"), 0777), 0);
+  run_ok("report", "empty");
+  pathf(path, "%s/claims.csv", dir);
+  char *text = must_slurp(path);
+  for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+    char row[128];
+    snprintf(row, sizeof row, "\n%s,", ids[k]);
+    ck_assert_msg(strstr(text, row) != NULL, "%s does not list the claim %s", path, ids[k]);
+    ck_assert_msg(known_claim(ids[k]), "claim_ids[] lacks %s", ids[k]);
+  }
+  free(text);
+}
+END_TEST
+
+/* ---- the suite ----------------------------------------------------------------------------- */
+
+int main(void)
+{
+  Suite *s = exp_suite("experiments_cli");
+  add(s, "help_and_list", test_help_and_list);
+  add(s, "bad_input", test_bad_input);
+  add(s, "out_dir", test_out_dir);
+  add(s, "blas_threads", test_blas_threads);
+  /* A test that cannot run here is not added, and says why (it must not
+     count as passed). */
+  const char *fw = getenv("CDYN_FAILWRITE");
+  if (FAILWRITE_CAN_RUN && fw && !access(fw, R_OK))
+    add(s, "failed_writes", test_failed_writes);
+  else
+    printf("# SKIP failed_writes: %s\n", FAILWRITE_CAN_RUN ? "no libfailwrite.so (a build without shared libraries)"
+                                                            : "AddressSanitizer must be the first library loaded");
+  add(s, "report", test_report);
+  add(s, "new_claims_listed", test_new_claims_listed);
+  return tu_run(s);
+}

@@ -1,0 +1,342 @@
+/*
+ * tests/experiments/test_cloth_experiments.c: the cloth experiments, end
+ * to end, each on small grids over a fraction of a second.
+ *
+ * - cloth-elongation: the summary against the series, the triangles'
+ *   strains in the snapshots against the series' largest spring strain,
+ *   the ball out of reach, the claim by its rule, the same bytes on rerun
+ *   but for the timing file;
+ * - cloth-vs-implicit-ode: one fastest solver per method and grid, the
+ *   fastest of the rows timed over the same steps, Baraff-Witkin's
+ *   stiffness, the steps and h by the experiment's rule, the claim by its
+ *   rule;
+ * - cloth-contact: the summary against the series, the coarse run, the
+ *   snapshots' triangles and balls, the claim by its rule, the same bytes
+ *   on rerun but for the timing files;
+ * - collision-cost: one row per mesh with its triangle count, the times
+ *   positive.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include <cdyn/cdyn.h>
+
+#include "harness.h"
+
+/* ---- cloth (cloth-elongation, cloth-vs-implicit-ode) ---------------------------------------- */
+
+enum { CLE_T = 1, CLE_STEPS, CLE_MAX, CLE_P99, CLE_ACTIVE, CLE_ACT, CLE_REL, CLE_FLIPS, CLE_CONTACTS, CLE_DEPTH, CLE_E, CLE_STATUS };
+enum { CLS_STEPS = 1, CLS_COMPLETED, CLS_MAX, CLS_P99, CLS_ACTIVE_MAX, CLS_FLIPS, CLS_DEPTH, CLS_NOCONV, CLS_STATUS };
+enum { CLN_TRI = 2, CLN_X1, CLN_T = 12, CLN_STRAIN, CLN_BX, CLN_BR = 17 };
+
+/*
+ * A short cloth-elongation (8 x 8, 0.4 s, every step written): the
+ * summary is the series' extremes; at each snapshot the largest strain of
+ * the triangles' structural edges (a second computation, over triangles
+ * rather than springs) is the series' eps_max of that step, every
+ * structural spring being an edge of a triangle, and each triangle's
+ * strain is that of one of its edges as given by its corners; the ball
+ * stays out of reach (it arrives at 1.4 s); the claim is judged by its
+ * rule on the summary's values.  The same command twice
+ * gives the same bytes but for the timing file.
+ */
+START_TEST(test_cloth_elongation)
+{
+  for (int pass = 0; pass < 2; pass++)
+    run_ok("run", "cloth-elongation", "--steps", "400", "--set", "grid=8", "--set", "out_every=1", "--set",
+           "snapshots=0.1,0.4", "--out", pass ? "b" : "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  pathf(path, "%s/cloth-elongation.csv", dir);
+  table t = read_table_nan(path, "scheme,t,steps,eps_max,eps_p99,active,activated,released,flips,contacts,depth,E,status", 1);
+  pathf(path, "%s/cloth-elongation-summary.csv", dir);
+  table sum = read_table_nan(path, "scheme,steps,completed,eps_max,eps_p99,active_max,flips,depth_max,noconv,status", 1);
+  pathf(path, "%s/cloth-snapshots.csv", dir);
+  table sn = read_table_nan(path, "scheme,snap,tri,x1,y1,z1,x2,y2,z2,x3,y3,z3,t,strain,bx,by,bz,br", 2);
+  ck_assert_uint_eq(sum.nrows, 6);
+  double springs_max = NAN, implicit_max = NAN, implicit_failed = NAN;
+  const double spacing = 1.0 / 7;
+  for (size_t r = 0; r < sum.nrows; r++) {
+    const char *name = sum.label[r];
+    double emax = 0, pmax = 0;
+    long last = -1;
+    for (size_t k = 0; k < t.nrows; k++)
+      if (!strcmp(t.label[k], name) && tv(&t, k, CLE_STATUS) == 0) {
+        emax = fmax(emax, tv(&t, k, CLE_MAX));
+        pmax = fmax(pmax, tv(&t, k, CLE_P99));
+        ck_assert(tv(&t, k, CLE_P99) <= tv(&t, k, CLE_MAX));
+        ck_assert_msg(tv(&t, k, CLE_DEPTH) == 0, "%s: a node in the ball at step %g", name, tv(&t, k, CLE_STEPS));
+        last = (long)tv(&t, k, CLE_STEPS);
+      }
+    ck_assert_msg(emax == tv(&sum, r, CLS_MAX) && pmax == tv(&sum, r, CLS_P99), "%s: summary %g / %g, series %g / %g",
+                  name, tv(&sum, r, CLS_MAX), tv(&sum, r, CLS_P99), emax, pmax);
+    ck_assert_int_eq(last, (long)tv(&sum, r, CLS_STEPS));
+    if (tv(&sum, r, CLS_COMPLETED) == 1)
+      ck_assert_int_eq(last, 400);
+    if (!strcmp(name, "springs"))
+      springs_max = emax;
+    if (!strcmp(name, "implicit")) {
+      implicit_max = tv(&sum, r, CLS_COMPLETED) == 1 ? emax : INFINITY;
+      implicit_failed = 1 - tv(&sum, r, CLS_COMPLETED);
+    }
+    /* The snapshots against the series. */
+    for (int snap = 0; snap < 2; snap++) {
+      double worst = -INFINITY, tsnap = NAN;
+      size_t ntri = 0;
+      for (size_t k = 0; k < sn.nrows; k++) {
+        char lab[128];
+        snprintf(lab, sizeof lab, "%s,%d", name, snap);
+        if (strcmp(sn.label[k], lab))
+          continue;
+        ntri++;
+        tsnap = tv(&sn, k, CLN_T);
+        /* The column is the strain of one of the corners' edges as a
+           structural edge (rest length one spacing). */
+        int match = 0;
+        for (int a = 0; a < 3; a++) {
+          const double *p = &sn.v[k * sn.ncol + CLN_X1 + 3 * a], *q = &sn.v[k * sn.ncol + CLN_X1 + 3 * ((a + 1) % 3)];
+          double d = sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+          match |= fabs(d / spacing - 1 - tv(&sn, k, CLN_STRAIN)) <= 1e-12;
+        }
+        ck_assert_msg(match, "%s, snapshot %d, triangle %g: strain %.15g is no edge's", name, snap, tv(&sn, k, CLN_TRI),
+                      tv(&sn, k, CLN_STRAIN));
+        worst = fmax(worst, tv(&sn, k, CLN_STRAIN));
+      }
+      if (!ntri)
+        continue; /* the run stopped before it */
+      ck_assert_uint_eq(ntri, 2 * 7 * 7);
+      long step = lround(tsnap / 1e-3);
+      for (size_t k = 0; k < t.nrows; k++)
+        if (!strcmp(t.label[k], name) && (long)tv(&t, k, CLE_STEPS) == step)
+          ck_assert_msg(fabs(worst - tv(&t, k, CLE_MAX)) <= 1e-12, "%s, snapshot %d: strain %.15g, series %.15g", name,
+                        snap, worst, tv(&t, k, CLE_MAX));
+    }
+  }
+  check_claim(dir, "cloth.elongation_bounded",
+              (exp_value[]){{"constrained_max", implicit_max}, {"failed", implicit_failed}, {"springs_max", springs_max}},
+              3, 1e-5);
+  ck_assert_uint_eq(check_claims_part(dir, "cloth-elongation"), 1);
+  table_free(&t);
+  table_free(&sum);
+  table_free(&sn);
+  /* Determinism, the timing file aside. */
+  char a2[PATH_MAX], b2[PATH_MAX];
+  pathf(a2, "%s/cloth-elongation-time.csv", dir);
+  wp(b2, "b/cloth-elongation-time.csv");
+  ck_assert(exists(a2) && exists(b2));
+  unlink(a2);
+  unlink(b2);
+  check_same_output(4);
+}
+END_TEST
+
+/* ---- cloth-contact, collision-cost ----------------------------------------------------------- */
+
+enum { CT_T = 1, CT_STEPS, CT_CROSS, CT_EXACT, CT_MIND, CT_GAP, CT_VIOL, CT_CONTACTS, CT_VF, CT_EE, CT_BALL, CT_CREATED,
+       CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS };
+enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_VIOL, CCS_MIND, CCS_GAP, CCS_CMAX, CCS_BMAX,
+       CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_PAR, CCS_END, CCS_RED, CCS_STATUS };
+
+/*
+ * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
+ * the summary is the series' extremes and sums (crossings, violation,
+ * distances, contacts); the violation is the distances' own; the
+ * coarse run takes a quarter of the steps at 4 h; the snapshots hold
+ * every triangle with a flag 0, 1 or 2 and both balls; the claim is
+ * judged by its rule on the implicit run's summary.  The same command
+ * twice gives the same bytes but for the timing files.
+ */
+START_TEST(test_cloth_contact)
+{
+  for (int pass = 0; pass < 2; pass++)
+    run_ok("run", "cloth-contact", "--steps", "120", "--set", "grid=8", "--set", "balls=2", "--set", "out_every=1",
+           "--set", "snapshots=0.05,0.1", "--out", pass ? "b" : "a");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  pathf(path, "%s/cloth-contact.csv", dir);
+  table t = read_table_nan(path,
+                           "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,"
+                           "created,released,delay_max,redos,status", 1);
+  pathf(path, "%s/cloth-contact-summary.csv", dir);
+  table sum = read_table_nan(path,
+                             "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
+                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
+                             "endpoint,redundant,status", 1);
+  ck_assert_uint_eq(sum.nrows, 5);
+  const double delta = 0.005;
+  exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
+  for (size_t r = 0; r < sum.nrows; r++) {
+    const char *name = sum.label[r];
+    double cross = 0, viol = 0, mind = INFINITY, gap = INFINITY, cmax = 0;
+    long last = -1;
+    for (size_t k = 0; k < t.nrows; k++)
+      if (!strcmp(t.label[k], name) && tv(&t, k, CT_STATUS) == 0) {
+        cross += tv(&t, k, CT_CROSS);
+        viol = fmax(viol, tv(&t, k, CT_VIOL));
+        if (!isnan(tv(&t, k, CT_MIND)))
+          mind = fmin(mind, tv(&t, k, CT_MIND));
+        gap = fmin(gap, tv(&t, k, CT_GAP));
+        cmax = fmax(cmax, tv(&t, k, CT_CONTACTS));
+        ck_assert(tv(&t, k, CT_VF) + tv(&t, k, CT_EE) == tv(&t, k, CT_CONTACTS));
+        /* The violation is the distances' own (the smaller of the two gaps against delta). */
+        double md = isnan(tv(&t, k, CT_MIND)) ? INFINITY : tv(&t, k, CT_MIND);
+        double expect = fmax(0, fmax(delta - md, delta - tv(&t, k, CT_GAP))) / delta;
+        ck_assert_msg(fabs(tv(&t, k, CT_VIOL) - expect) <= 1e-12, "%s step %g: violation %g, distances give %g",
+                      name, tv(&t, k, CT_STEPS), tv(&t, k, CT_VIOL), expect);
+        last = (long)tv(&t, k, CT_STEPS);
+      }
+    ck_assert_msg(cross == tv(&sum, r, CCS_CROSS), "%s: %g crossings in the series, %g in the summary", name, cross,
+                  tv(&sum, r, CCS_CROSS));
+    ck_assert(viol == tv(&sum, r, CCS_VIOL));
+    ck_assert(mind == (isnan(tv(&sum, r, CCS_MIND)) ? INFINITY : tv(&sum, r, CCS_MIND)) && gap == tv(&sum, r, CCS_GAP));
+    ck_assert(cmax == tv(&sum, r, CCS_CMAX));
+    ck_assert_int_eq(last, (long)tv(&sum, r, CCS_STEPS));
+    int coarse = !strcmp(name, "discrete-4h");
+    ck_assert(tv(&sum, r, CCS_H) == (coarse ? 4e-3 : 1e-3));
+    if (tv(&sum, r, CCS_COMPLETED) == 1)
+      ck_assert_int_eq(last, coarse ? 30 : 120);
+    if (!strcmp(name, "implicit")) {
+      v[0].x = tv(&sum, r, CCS_COMPLETED) == 1 ? tv(&sum, r, CCS_CROSS) : INFINITY;
+      v[1].x = tv(&sum, r, CCS_VIOL);
+      v[2].x = tv(&sum, r, CCS_DELAY);
+      v[3].x = 1 - tv(&sum, r, CCS_COMPLETED);
+    }
+  }
+  check_claim(dir, "cloth.contact_no_penetration", v, 4, 1e-9);
+  ck_assert_uint_eq(check_claims_part(dir, "cloth-contact"), 1);
+  pathf(path, "%s/cloth-contact-snapshots.csv", dir);
+  table sn = read_table_nan(path, "scheme,snap,tri,x1,y1,z1,x2,y2,z2,x3,y3,z3,t,flag", 2);
+  for (size_t k = 0; k < sn.nrows; k++) {
+    double f = tv(&sn, k, 13);
+    ck_assert(f == 0 || f == 1 || f == 2);
+  }
+  pathf(path, "%s/cloth-contact-balls.csv", dir);
+  table bl = read_table_nan(path, "scheme,snap,ball,x,y,z,radius,t", 2);
+  ck_assert_uint_eq(sn.nrows, bl.nrows / 2 * 2 * 7 * 7);
+  table_free(&t);
+  table_free(&sum);
+  table_free(&sn);
+  table_free(&bl);
+  char a2[PATH_MAX], b2[PATH_MAX];
+  static const char *const timing[] = {"cloth-contact-time.csv", "cloth-contact-cost.csv"};
+  for (int k = 0; k < 2; k++) {
+    pathf(a2, "%s/%s", dir, timing[k]);
+    char rel[64];
+    snprintf(rel, sizeof rel, "b/%s", timing[k]);
+    wp(b2, rel);
+    ck_assert(exists(a2) && exists(b2));
+    unlink(a2);
+    unlink(b2);
+  }
+  check_same_output(4);
+}
+END_TEST
+
+/*
+ * collision-cost on grids 4 and 8: one row per mesh with its triangle
+ * count 2 (N - 1)^2, the times positive.
+ */
+START_TEST(test_collision_cost)
+{
+  run_ok("run", "collision-cost", "--set", "grids=4,8", "--set", "reps=2", "--out", "cc");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "cc");
+  check_no_temporaries(dir);
+  pathf(path, "%s/collision-cost.csv", dir);
+  table t = read_table_nan(path, "grid,nodes,triangles,candidates,contacts,exact", 0);
+  ck_assert_uint_eq(t.nrows, 2);
+  for (size_t k = 0; k < 2; k++) {
+    double N = tv(&t, k, 0);
+    ck_assert(tv(&t, k, 2) == 2 * (N - 1) * (N - 1));
+    ck_assert(tv(&t, k, 3) > 0);
+  }
+  pathf(path, "%s/collision-cost-time.csv", dir);
+  table tt = read_table_nan(path, "grid,triangles,before,after,replay", 0);
+  ck_assert_uint_eq(tt.nrows, 2);
+  for (size_t k = 0; k < 2; k++)
+    ck_assert(tv(&tt, k, 2) > 0 && tv(&tt, k, 3) > 0 && tv(&tt, k, 4) > 0);
+  table_free(&t);
+  table_free(&tt);
+}
+END_TEST
+
+enum { CLC_GRID = 2, CLC_NODES, CLC_H, CLC_STEPS, CLC_K, CLC_TIME, CLC_PROBE, CLC_MAX, CLC_FMEAN, CLC_FMAX, CLC_FLIPS, CLC_NOCONV,
+       CLC_COMPLETED, CLC_BEST };
+
+/*
+ * A small cloth-vs-implicit-ode (grids 8 and 12, 0.3 s): one fastest
+ * solver per method and grid, and it is the fastest of the rows timed
+ * over the same steps; Baraff-Witkin's stiffness a power of two whose run
+ * stays within eps_max; the steps and h as the experiment's rule says;
+ * the claim judged by its rule on these rows.
+ */
+START_TEST(test_cloth_cost)
+{
+  run_ok("run", "cloth-vs-implicit-ode", "--set", "grids=8,12", "--set", "T=0.3", "--out", "c");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "c");
+  check_no_temporaries(dir);
+  pathf(path, "%s/cloth-cost.csv", dir);
+  table t = read_table_nan(path,
+                           "scheme,solver,grid,nodes,h,steps,k_scale,time_per_step,time_probe,eps_max,frac_mean,"
+                           "frac_max,flips,noconv,completed,best",
+                           2);
+  double best[2][2] = {{NAN, NAN}, {NAN, NAN}}, bw_eps = NAN;
+  for (int g = 0; g < 2; g++) {
+    double grid = g ? 12 : 8, h = 1e-3 * 15 / (grid - 1);
+    for (int m = 0; m < 2; m++) {
+      const char *meth = m ? "baraff-witkin" : "implicit";
+      int nbest = 0;
+      for (size_t r = 0; r < t.nrows; r++) {
+        if (tv(&t, r, CLC_GRID) != grid || strncmp(t.label[r], meth, strlen(meth)) || t.label[r][strlen(meth)] != ',')
+          continue;
+        ck_assert(tv(&t, r, CLC_H) == h && tv(&t, r, CLC_NODES) == grid * grid);
+        if (m == 0) {
+          ck_assert_int_eq((long)tv(&t, r, CLC_STEPS), (long)ceil(0.3 / h - 1e-9));
+          ck_assert(tv(&t, r, CLC_K) == 1);
+        } else {
+          int e;
+          ck_assert_msg(frexp(tv(&t, r, CLC_K), &e) == 0.5, "k_scale %g is not a power of two", tv(&t, r, CLC_K));
+        }
+        if (tv(&t, r, CLC_BEST) == 1) {
+          nbest++;
+          best[g][m] = tv(&t, r, CLC_TIME);
+          if (m == 1) {
+            bw_eps = tv(&t, r, CLC_MAX);
+            ck_assert_msg(bw_eps <= 0.1, "grid %g: Baraff-Witkin's eps %g", grid, bw_eps);
+          }
+        }
+      }
+      ck_assert_int_eq(nbest, 1);
+      /* The best is the fastest over the steps all its rows ran. */
+      for (size_t r = 0; r < t.nrows; r++)
+        if (tv(&t, r, CLC_GRID) == grid && !strncmp(t.label[r], meth, strlen(meth)) && t.label[r][strlen(meth)] == ',')
+          ck_assert(m ? tv(&t, r, CLC_PROBE) >= 0 : tv(&t, r, CLC_TIME) >= best[g][m]);
+    }
+  }
+  check_claim(dir, "cloth.constraints_cheaper",
+              (exp_value[]){{"ratio", best[1][0] / best[1][1]}, {"largest_grid", 12}, {"bw_eps", bw_eps}}, 3, 1e-5);
+  ck_assert_uint_eq(check_claims_part(dir, "cloth-vs-implicit-ode"), 1);
+  table_free(&t);
+}
+END_TEST
+
+/* ---- the suite ----------------------------------------------------------------------------- */
+
+int main(void)
+{
+  const exp_case cases[] = {{"cloth_elongation", test_cloth_elongation},
+                             {"cloth_cost", test_cloth_cost},
+                             {"cloth_contact", test_cloth_contact},
+                             {"collision_cost", test_collision_cost}};
+  return exp_run("experiments_cloth", cases, sizeof cases / sizeof cases[0]);
+}

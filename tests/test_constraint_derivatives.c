@@ -1,0 +1,756 @@
+/*
+ * tests/test_constraint_derivatives.c: the constraint types' derivatives,
+ * and the types through a system, through the public header only.
+ *
+ * For every type in cdyn_constraint_types[] (the table is walked, so a new
+ * type is covered as soon as it is registered) and at many pseudo-random
+ * states, the derivatives a type reports are compared with finite
+ * differences of the Phi it reports:
+ *   jac[p][k]        central difference of Phi in x_p[k]
+ *   phi_t            central difference of Phi in t
+ *   jdotv            central difference of s -> J(q + s v) v
+ *   jdotv + phi_tt   central second difference of s -> Phi(q + s v, t + s)
+ * Then, through a system: the constraint values and error match the rows
+ * and a hand computation for a link and a moving pin, coincident particles
+ * are reported as degenerate, and a pendulum hanging at rest has a positive
+ * multiplier m g in its link (tension, the sign convention of system.h).
+ *
+ * The types beyond the link and the pin, by hand and in motion, are in
+ * test_constraints.c.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include <cdyn/cdyn.h>
+
+#include "testutil.h"
+
+static const double pi = 3.14159265358979323846;
+
+/* States drawn per type and per check. */
+#define NSTATES 25
+
+/* ---- states -------------------------------------------------------------------- */
+
+typedef struct {
+  const cdyn_constraint_type *type;
+  double params[CDYN_MAX_PARAMS];
+  double x[CDYN_MAX_PARTICLES][3], v[CDYN_MAX_PARTICLES][3];
+  double t;
+} sample;
+
+/* ---- parameters per type ---------------------------------------------------- */
+
+/*
+ * Every registered type needs a generator of valid parameters here.  A
+ * type without one fails the tests that walk the table, rather than being
+ * skipped, so that registering a type forces its derivatives to be tested.
+ * The generators draw values of order one, like the states below, which is
+ * what the finite-difference tolerances are derived for.
+ *
+ * A type may also give a predicate `well` that rejects a drawn state too
+ * close to where its Phi is not differentiable (a particle at a sphere's
+ * centre, a sliver triangle, nearly parallel edges): near there the
+ * derivatives grow without bound and no fixed finite-difference tolerance
+ * holds.  The predicates keep every length that a type divides by at
+ * 0.5 or more, as the 0.5 spacing of particles does for a link.
+ */
+static void gen_distance(uint64_t *rng, double *p)
+{
+  p[0] = tu_uniform(rng, 0.3, 2.0); /* length */
+}
+
+static void gen_pin(uint64_t *rng, double *p)
+{
+  for (int k = 0; k < 9; k++) /* p0, u, a */
+    p[k] = tu_rand(rng);
+  p[9] = tu_uniform(rng, 0.5, 3.0); /* omega */
+  p[10] = tu_uniform(rng, -pi, pi); /* phase */
+}
+
+/* A vector in [-1, 1)^3 of length at least 0.5 (a normal of order one). */
+static void gen_normal(uint64_t *rng, double *n)
+{
+  do
+    for (int k = 0; k < 3; k++)
+      n[k] = tu_rand(rng);
+  while (n[0] * n[0] + n[1] * n[1] + n[2] * n[2] < 0.25);
+}
+
+static void gen_circle(uint64_t *rng, double *p)
+{
+  for (int k = 0; k < 3; k++) /* centre */
+    p[k] = tu_rand(rng);
+  gen_normal(rng, p + 3);
+  p[6] = tu_uniform(rng, 0.3, 2.0); /* radius */
+}
+
+/* A hoop: centre, an axis, a normal well away from it, R, a spin rate. */
+static void gen_hoop(uint64_t *rng, double *p)
+{
+  for (int k = 0; k < 3; k++)
+    p[k] = tu_rand(rng);
+  gen_normal(rng, p + 3);
+  double na = sqrt(p[3] * p[3] + p[4] * p[4] + p[5] * p[5]), c;
+  do {
+    gen_normal(rng, p + 6);
+    double nn = sqrt(p[6] * p[6] + p[7] * p[7] + p[8] * p[8]);
+    c = fabs(p[3] * p[6] + p[4] * p[7] + p[5] * p[8]) / (na * nn);
+  } while (c > 0.9);
+  p[9] = tu_uniform(rng, 0.3, 2.0);  /* radius */
+  p[10] = tu_uniform(rng, -3.0, 3.0); /* spin rate */
+}
+
+static void gen_sphere(uint64_t *rng, double *p)
+{
+  for (int k = 0; k < 3; k++)
+    p[k] = tu_rand(rng);
+  p[3] = tu_uniform(rng, 0.3, 2.0);
+}
+
+static void gen_plane(uint64_t *rng, double *p)
+{
+  for (int k = 0; k < 3; k++)
+    p[k] = tu_rand(rng);
+  gen_normal(rng, p + 3);
+}
+
+static void gen_curve(uint64_t *rng, double *p)
+{
+  for (int r = 0; r < 2; r++) {
+    double *c = p + 6 * r;
+    for (int k = 0; k < 4; k++) /* a0, a1, a2, A */
+      c[k] = tu_rand(rng);
+    c[4] = tu_uniform(rng, 0.5, 2.0); /* k */
+    c[5] = tu_uniform(rng, -pi, pi);  /* phase */
+  }
+}
+
+static void gen_angle(uint64_t *rng, double *p)
+{
+  p[0] = tu_uniform(rng, 0.3, pi - 0.3);
+}
+
+static void gen_none(uint64_t *rng, double *p)
+{
+  (void)rng;
+  (void)p;
+}
+
+/* The anchor's path moves at |p'| <= |u| + |a| omega <= 0.52 + 1.04, so
+   that the relative velocity stays of the size of a link's (see below). */
+static void gen_anchor(uint64_t *rng, double *p)
+{
+  p[0] = tu_uniform(rng, 0.3, 2.0); /* length */
+  for (int k = 1; k < 4; k++)       /* p0 */
+    p[k] = tu_rand(rng);
+  for (int k = 4; k < 10; k++) /* u, a */
+    p[k] = 0.3 * tu_rand(rng);
+  p[10] = tu_uniform(rng, 0.5, 2.0); /* omega */
+  p[11] = tu_uniform(rng, -pi, pi);  /* phase */
+}
+
+static void gen_thickness(uint64_t *rng, double *p)
+{
+  p[0] = tu_uniform(rng, 0.0, 0.5);
+}
+
+/* |(b - a) x (d - c)| / (|b - a| |d - c|): the sine of the angle between
+   two edges. */
+static double sine_between(const double *a, const double *b, const double *c, const double *d)
+{
+  double e[3], f[3];
+  for (int k = 0; k < 3; k++) {
+    e[k] = b[k] - a[k];
+    f[k] = d[k] - c[k];
+  }
+  double n[3] = {e[1] * f[2] - e[2] * f[1], e[2] * f[0] - e[0] * f[2], e[0] * f[1] - e[1] * f[0]};
+  return sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) /
+         (sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) * sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+}
+
+static int well_sphere(const sample *s)
+{
+  return tu_dist3(s->x[0], s->params) >= 0.5;
+}
+
+static int well_anchor(const sample *s)
+{
+  const double *p = s->params;
+  double ph = sin(p[10] * s->t + p[11]) - sin(p[11]), at[3];
+  for (int k = 0; k < 3; k++)
+    at[k] = p[1 + k] + p[4 + k] * s->t + p[7 + k] * ph;
+  return tu_dist3(s->x[0], at) >= 0.5;
+}
+
+/* N = |e1| |e2| sin(angle) >= 0.5 |e1| |e2|: the triangle's angle at x1,
+   which the normal is built from, lies in [30, 150] degrees. */
+static int well_node_triangle(const sample *s)
+{
+  return sine_between(s->x[1], s->x[2], s->x[1], s->x[3]) >= 0.5;
+}
+
+static int well_edge_edge(const sample *s)
+{
+  return sine_between(s->x[0], s->x[1], s->x[2], s->x[3]) >= 0.5;
+}
+
+static const struct {
+  const char *name;
+  unsigned nparams;
+  void (*gen)(uint64_t *rng, double *params);
+  int (*well)(const sample *s); /* NULL: every state drawn is fine */
+} generators[] = {
+  {"distance", 1, gen_distance, NULL},
+  {"pin", 11, gen_pin, NULL},
+  {"circle", 7, gen_circle, NULL},
+  {"sphere", 4, gen_sphere, well_sphere},
+  {"plane", 6, gen_plane, NULL},
+  /* The same parameters (a point, a normal of order one, not unit). */
+  {"halfspace", 6, gen_plane, NULL},
+  {"hoop", 11, gen_hoop, NULL},
+  {"curve", 12, gen_curve, NULL},
+  {"angle", 1, gen_angle, NULL},
+  {"parallel", 0, gen_none, NULL},
+  {"anchor", 12, gen_anchor, well_anchor},
+  {"node_triangle", 1, gen_thickness, well_node_triangle},
+  {"edge_edge", 1, gen_thickness, well_edge_edge},
+};
+
+/* The generator table's entry for `type`, failing the test if it has none. */
+static size_t generator_of(const cdyn_constraint_type *type)
+{
+  for (size_t k = 0; k < sizeof generators / sizeof generators[0]; k++)
+    if (!strcmp(generators[k].name, type->name)) {
+      ck_assert_msg(generators[k].nparams == type->nparams,
+                    "constraint type '%s' now has %u parameters; its generator in "
+                    "tests/test_constraint_derivatives.c draws %u",
+                    type->name, type->nparams, generators[k].nparams);
+      return k;
+    }
+  ck_abort_msg("constraint type '%s' is registered but tests/test_constraint_derivatives.c has no "
+               "parameter generator for it; add one to generators[]",
+               type->name);
+  return 0;
+}
+
+/* Draw valid parameters for `type`. */
+static void draw_params(const cdyn_constraint_type *type, uint64_t *rng, double *params)
+{
+  size_t k = generator_of(type);
+  generators[k].gen(rng, params);
+  if (type->check)
+    ck_assert_msg(type->check(params) == CDYN_OK, "type '%s' rejects generated parameters: %s",
+                  type->name, cdyn_errmsg());
+}
+
+/*
+ * A state for `type`: positions in [-1, 1)^3 with every pair of particles
+ * at least 0.5 apart (Phi of a link is not differentiable where its
+ * particles meet, and its derivatives grow like 1/r^k near there),
+ * velocities in [-0.5, 0.5)^3 and t in [-2, 2), redrawn until the type's
+ * predicate (if any) accepts it.
+ */
+static void draw_sample(const cdyn_constraint_type *type, uint64_t *rng, sample *s)
+{
+  memset(s, 0, sizeof *s);
+  s->type = type;
+  size_t g = generator_of(type);
+  draw_params(type, rng, s->params);
+  for (;;) {
+    for (unsigned p = 0; p < type->nparticles; p++)
+      for (int k = 0; k < 3; k++) {
+        s->x[p][k] = tu_rand(rng);
+        s->v[p][k] = 0.5 * tu_rand(rng);
+      }
+    s->t = 2.0 * tu_rand(rng);
+    int ok = 1;
+    for (unsigned a = 0; a < type->nparticles; a++)
+      for (unsigned b = 0; b < a; b++)
+        if (tu_dist3(s->x[a], s->x[b]) < 0.5)
+          ok = 0;
+    if (ok && (!generators[g].well || generators[g].well(s)))
+      break;
+  }
+}
+
+/* Evaluate the type of `s` at positions x, velocities v and time t. */
+static void eval_at(const sample *s, double x[][3], double v[][3], double t, cdyn_row *rows)
+{
+  const double *xp[CDYN_MAX_PARTICLES] = {NULL}, *vp[CDYN_MAX_PARTICLES] = {NULL};
+  for (unsigned p = 0; p < s->type->nparticles; p++) {
+    xp[p] = x[p];
+    vp[p] = v[p];
+  }
+  memset(rows, 0, s->type->rows * sizeof *rows);
+  int rc = s->type->eval(s->params, xp, vp, t, rows);
+  ck_assert_msg(rc == CDYN_OK, "type '%s': eval failed at a non-degenerate state: %d (%s)",
+                s->type->name, rc, cdyn_errmsg());
+}
+
+/* Positions q + s v of a sample, into y. */
+static void shift(const sample *s, double step, double y[][3])
+{
+  for (unsigned p = 0; p < CDYN_MAX_PARTICLES; p++)
+    for (int k = 0; k < 3; k++)
+      y[p][k] = s->x[p][k] + step * s->v[p][k];
+}
+
+/*
+ * Error bound shared by the first-derivative checks (central differences
+ * with step h = 1e-6, states and parameters of order one as drawn above):
+ *   truncation  h^2 / 6 |Phi'''|: for a link |Phi'''| <= 3 |u|^3 / r^2 with
+ *               |u| <= sqrt(3) (the relative velocity, for the d/ds checks)
+ *               or 1 (an axis) and r >= 0.5, so <= 63 and the error is
+ *               about 1e-11; a pin is linear in x, and in t its third
+ *               derivative is |a| omega^3 <= sqrt(3) 27, again <= 1e-11.
+ *   rounding    each Phi (|Phi| <= about 12: |x| + |p0| + |u t| + 2 |a|)
+ *               carries about eps |Phi| = 3e-15, divided by 2 h: 3e-9.
+ * So 1e-7 (1 + |reference|) holds with a margin above 30, while a wrong
+ * sign, axis or particle gives an error of order one.
+ *
+ * The other types obey the same count with their own lengths in place of
+ * r: a sphere's |x - c| and an anchor's |x - p(t)| (kept >= 0.5 by their
+ * predicates; the anchor's path speed is at most 1.6, so relative speeds
+ * stay below 2.5), the link lengths of angle and parallel (>= 0.5 by the
+ * spacing of particles), and for node_triangle and edge_edge
+ * |n| / |e| >= 0.5 |e'| >= 0.25 by their predicates (a normal turns at
+ * the rate |n'| / |n|).  circle, plane and curve are polynomials or
+ * sines of order one in x.  Measured over 20000 states per type, the
+ * largest difference of any of these checks is 14 % of its tolerance
+ * (node_triangle's jdotv + phi_tt) and at most 3 % for the others;
+ * without the predicates node_triangle and edge_edge exceed the
+ * tolerance (5 and 31 times), which is why they are there.
+ */
+static const double fd_h = 1e-6;
+static const double fd_tol = 1e-7;
+
+static void check_close(const char *what, const sample *s, unsigned r, int p, int k,
+                        double fd, double ref, double tol)
+{
+  ck_assert_msg(fabs(fd - ref) <= tol * (1.0 + fabs(ref)),
+                "type '%s', row %u, %s (particle %d, axis %d): reported %.17g, finite "
+                "difference %.17g (difference %.3g, tolerance %.3g) at t = %.17g",
+                s->type->name, r, what, p, k, ref, fd, fd - ref, tol * (1.0 + fabs(ref)), s->t);
+}
+
+/* ---- tests of every type ------------------------------------------------------- */
+
+/* The table is well formed, and every entry can be found by its name. */
+START_TEST(test_type_table)
+{
+  size_t count = 0;
+  uint64_t rng = 11;
+  for (size_t i = 0; cdyn_constraint_types[i]; i++, count++) {
+    const cdyn_constraint_type *type = cdyn_constraint_types[i];
+    ck_assert_ptr_nonnull(type->name);
+    ck_assert_str_ne(type->name, "");
+    ck_assert_ptr_nonnull(type->description);
+    ck_assert_str_ne(type->description, "");
+    ck_assert_ptr_nonnull(type->eval);
+    ck_assert_uint_ge(type->nparticles, 1);
+    ck_assert_uint_le(type->nparticles, CDYN_MAX_PARTICLES);
+    ck_assert_uint_ge(type->rows, 1);
+    ck_assert_uint_le(type->rows, CDYN_MAX_ROWS);
+    ck_assert_uint_le(type->nparams, CDYN_MAX_PARAMS);
+    if (type->nparams) {
+      ck_assert_ptr_nonnull(type->param_names);
+      for (unsigned a = 0; a < type->nparams; a++)
+        ck_assert_msg(type->param_names[a] && type->param_names[a][0],
+                      "type '%s': parameter %u has no name", type->name, a);
+    }
+    const cdyn_constraint_type *found = NULL;
+    ck_assert_int_eq(cdyn_constraint_type_find(type->name, &found), CDYN_OK);
+    ck_assert_ptr_eq(found, type);
+    double params[CDYN_MAX_PARAMS];
+    draw_params(type, &rng, params);
+  }
+  ck_assert_uint_ge(count, 2);
+  const cdyn_constraint_type *t = NULL;
+  ck_assert_int_eq(cdyn_constraint_type_find("distance", &t), CDYN_OK);
+  ck_assert_ptr_eq(t, cdyn_constraint_distance);
+  ck_assert_int_eq(cdyn_constraint_type_find("pin", &t), CDYN_OK);
+  ck_assert_ptr_eq(t, cdyn_constraint_pin);
+  /* Each built-in type's public pointer is the registered object. */
+  const struct {
+    const char *name;
+    const cdyn_constraint_type *ptr;
+  } builtin[] = {{"circle", cdyn_constraint_circle},     {"sphere", cdyn_constraint_sphere},
+                 {"plane", cdyn_constraint_plane},       {"curve", cdyn_constraint_curve},
+                 {"angle", cdyn_constraint_angle},       {"parallel", cdyn_constraint_parallel},
+                 {"anchor", cdyn_constraint_anchor},     {"node_triangle", cdyn_constraint_node_triangle},
+                 {"edge_edge", cdyn_constraint_edge_edge},
+                 {"halfspace", cdyn_constraint_halfspace},
+                 {"hoop", cdyn_constraint_hoop}};
+  for (size_t k = 0; k < sizeof builtin / sizeof builtin[0]; k++) {
+    ck_assert_int_eq(cdyn_constraint_type_find(builtin[k].name, &t), CDYN_OK);
+    ck_assert_ptr_eq(t, builtin[k].ptr);
+  }
+}
+END_TEST
+
+/*
+ * Every registered type at NSTATES drawn states (seeded by `seed`): the
+ * rows at the sample, `base`, go to `check`, which compares them with its
+ * finite differences.
+ */
+static void each_sample(uint64_t seed, void (*check)(sample *s, const cdyn_row *base))
+{
+  for (size_t i = 0; cdyn_constraint_types[i]; i++)
+    for (int trial = 0; trial < NSTATES; trial++) {
+      sample s;
+      cdyn_row base[CDYN_MAX_ROWS];
+      draw_sample(cdyn_constraint_types[i], &seed, &s);
+      eval_at(&s, s.x, s.v, s.t, base);
+      check(&s, base);
+    }
+}
+
+/* jac[p][k] = dPhi / dx_p[k]. */
+static void check_jacobian(sample *s, const cdyn_row *base)
+{
+  cdyn_row plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
+  for (unsigned p = 0; p < s->type->nparticles; p++)
+    for (int k = 0; k < 3; k++) {
+      double xp[CDYN_MAX_PARTICLES][3], xm[CDYN_MAX_PARTICLES][3];
+      memcpy(xp, s->x, sizeof xp);
+      memcpy(xm, s->x, sizeof xm);
+      xp[p][k] += fd_h;
+      xm[p][k] -= fd_h;
+      /* The step actually taken, after rounding of x +- h. */
+      double dx = xp[p][k] - xm[p][k];
+      eval_at(s, xp, s->v, s->t, plus);
+      eval_at(s, xm, s->v, s->t, minus);
+      for (unsigned r = 0; r < s->type->rows; r++)
+        check_close("jac", s, r, (int)p, k, (plus[r].phi - minus[r].phi) / dx, base[r].jac[p][k], fd_tol);
+    }
+}
+
+START_TEST(test_jacobian)
+{
+  each_sample(UINT64_C(0x6A09E667F3BCC908), check_jacobian);
+}
+END_TEST
+
+/* phi_t = dPhi / dt at fixed positions. */
+static void check_phi_t(sample *s, const cdyn_row *base)
+{
+  cdyn_row plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
+  double tp = s->t + fd_h, tm = s->t - fd_h;
+  eval_at(s, s->x, s->v, tp, plus);
+  eval_at(s, s->x, s->v, tm, minus);
+  for (unsigned r = 0; r < s->type->rows; r++)
+    check_close("phi_t", s, r, -1, -1, (plus[r].phi - minus[r].phi) / (tp - tm), base[r].phi_t, fd_tol);
+}
+
+START_TEST(test_phi_t)
+{
+  each_sample(UINT64_C(0xBB67AE8584CAA73B), check_phi_t);
+}
+END_TEST
+
+/* g(s) = sum_p jac[p](q + s v) . v_p at fixed t. */
+static double jv_at(const sample *s, unsigned r, double step)
+{
+  double y[CDYN_MAX_PARTICLES][3];
+  cdyn_row rows[CDYN_MAX_ROWS];
+  shift(s, step, y);
+  double v[CDYN_MAX_PARTICLES][3];
+  memcpy(v, s->v, sizeof v);
+  eval_at(s, y, v, s->t, rows);
+  double g = 0;
+  for (unsigned p = 0; p < s->type->nparticles; p++)
+    for (int k = 0; k < 3; k++)
+      g += rows[r].jac[p][k] * s->v[p][k];
+  return g;
+}
+
+/* jdotv = (J v)_q v = d/ds J(q + s v) v at s = 0. */
+static void check_jdotv(sample *s, const cdyn_row *base)
+{
+  for (unsigned r = 0; r < s->type->rows; r++) {
+    double fd = (jv_at(s, r, fd_h) - jv_at(s, r, -fd_h)) / (2 * fd_h);
+    check_close("jdotv", s, r, -1, -1, fd, base[r].jdotv, fd_tol);
+  }
+}
+
+START_TEST(test_jdotv)
+{
+  each_sample(UINT64_C(0x3C6EF372FE94F82B), check_jdotv);
+}
+END_TEST
+
+/*
+ * Along the motion q(s) = q + s v, t(s) = t + s (zero acceleration),
+ *   d^2/ds^2 Phi = v^T Phi_qq v + 2 Phi_qt v + Phi_tt = jdotv + phi_tt,
+ * which checks phi_tt, including its cross term, independently of how a
+ * type splits it.  Central second difference with h = 1e-4:
+ *   truncation  h^2 / 12 |f''''|: for a link |f''''| <= 24 |u|^4 / r^3 with
+ *               |u| <= sqrt(3), r >= 0.5, so <= 1728 and the error is
+ *               <= 1.5e-6; for a pin |a| omega^4 <= sqrt(3) 81, 1.2e-7.
+ *   rounding    4 eps |Phi| / h^2 with |Phi| <= 12: 1.1e-6.
+ * Both are worst cases that the drawn states do not reach together, so
+ * 1e-5 (1 + |reference|) holds with a margin of at least 4.
+ */
+static void check_phi_tt(sample *s, const cdyn_row *base)
+{
+  const double h = 1e-4, tol = 1e-5;
+  cdyn_row plus[CDYN_MAX_ROWS], minus[CDYN_MAX_ROWS];
+  double yp[CDYN_MAX_PARTICLES][3], ym[CDYN_MAX_PARTICLES][3];
+  shift(s, h, yp);
+  shift(s, -h, ym);
+  eval_at(s, yp, s->v, s->t + h, plus);
+  eval_at(s, ym, s->v, s->t - h, minus);
+  for (unsigned r = 0; r < s->type->rows; r++) {
+    double fd = (plus[r].phi - 2 * base[r].phi + minus[r].phi) / (h * h);
+    check_close("jdotv + phi_tt", s, r, -1, -1, fd, base[r].jdotv + base[r].phi_tt, tol);
+  }
+}
+
+START_TEST(test_phi_tt)
+{
+  each_sample(UINT64_C(0xA54FF53A5F1D36F1), check_phi_tt);
+}
+END_TEST
+
+/*
+ * Every type through a system: the values of cdyn_system_constraint_values
+ * are the rows' phi, and cdyn_system_constraint_error is their Euclidean
+ * norm.  Both go through the same arithmetic as eval, so they must agree
+ * to a few roundings.
+ */
+START_TEST(test_types_through_system)
+{
+  uint64_t rng = UINT64_C(0x510E527FADE682D1);
+  for (size_t i = 0; cdyn_constraint_types[i]; i++) {
+    const cdyn_constraint_type *type = cdyn_constraint_types[i];
+    for (int trial = 0; trial < NSTATES; trial++) {
+      sample s;
+      draw_sample(type, &rng, &s);
+      cdyn_row rows[CDYN_MAX_ROWS];
+      eval_at(&s, s.x, s.v, s.t, rows);
+      /* Place the particles at shuffled indices of a larger system, so that
+         the system must map the constraint's particles correctly. */
+      size_t n = type->nparticles + 2, idx[CDYN_MAX_PARTICLES];
+      for (unsigned p = 0; p < type->nparticles; p++)
+        idx[p] = n - 1 - p;
+      cdyn_system *sys = NULL;
+      ck_assert_int_eq(cdyn_system_new(&sys, n), CDYN_OK);
+      for (unsigned p = 0; p < type->nparticles; p++) {
+        ck_assert_int_eq(cdyn_system_set_position(sys, idx[p], s.x[p]), CDYN_OK);
+        ck_assert_int_eq(cdyn_system_set_velocity(sys, idx[p], s.v[p]), CDYN_OK);
+      }
+      ck_assert_int_eq(cdyn_system_set_time(sys, s.t), CDYN_OK);
+      size_t id = 99;
+      ck_assert_int_eq(cdyn_system_add_constraint(sys, type, idx, s.params, &id), CDYN_OK);
+      ck_assert_uint_eq(id, 0);
+      ck_assert_uint_eq(cdyn_system_constraint_count(sys), 1);
+      ck_assert_uint_eq(cdyn_system_row_count(sys), type->rows);
+      double phi[CDYN_MAX_ROWS], e = -1, ss = 0;
+      ck_assert_int_eq(cdyn_system_constraint_values(sys, phi), CDYN_OK);
+      for (unsigned r = 0; r < type->rows; r++) {
+        ck_assert_msg(fabs(phi[r] - rows[r].phi) <= 1e-14 * (1 + fabs(rows[r].phi)),
+                      "type '%s' row %u: system value %.17g, eval %.17g", type->name, r, phi[r],
+                      rows[r].phi);
+        ss += rows[r].phi * rows[r].phi;
+      }
+      ck_assert_int_eq(cdyn_system_constraint_error(sys, &e), CDYN_OK);
+      ck_assert_msg(fabs(e - sqrt(ss)) <= 1e-14 * (1 + sqrt(ss)),
+                    "type '%s': constraint error %.17g, norm of rows %.17g", type->name, e,
+                    sqrt(ss));
+      cdyn_system_free(sys);
+    }
+  }
+}
+END_TEST
+
+/* ---- a link and a moving pin, computed by hand ---------------------------------- */
+
+/*
+ * Particles 0 and 1 joined by a link of length L, particle 2 on the moving
+ * point p(t) = p0 + u t + a (sin(w t + phase) - sin(phase)).  The error is
+ * | |x0 - x1| - L | + |x2 - p(t)| and the rows are r - L, then x2 - p(t).
+ * The hand computation rounds differently from the library's, by a few
+ * ulps of quantities of order ten, hence 1e-13.
+ */
+START_TEST(test_system_error_by_hand)
+{
+  const double x0[3] = {0.31, -0.72, 0.15}, x1[3] = {-0.44, 0.27, 0.63};
+  const double x2[3] = {1.21, 0.38, -0.93};
+  const double L = 0.87;
+  const double p0[3] = {0.4, -0.3, 0.9}, u[3] = {0.25, -0.6, 0.1};
+  const double a[3] = {0.7, 0.35, -0.45}, w = 2.3, phase = 0.65;
+  uint64_t rng = 5;
+  for (int trial = 0; trial < NSTATES; trial++) {
+    double t = 3.0 * tu_rand(&rng);
+    cdyn_system *sys = NULL;
+    ck_assert_int_eq(cdyn_system_new(&sys, 3), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_position(sys, 0, x0), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_position(sys, 2, x2), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_time(sys, t), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_distance(sys, 0, 1, L, NULL), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_moving_pin(sys, 2, p0, u, a, w, phase, NULL), CDYN_OK);
+    ck_assert_uint_eq(cdyn_system_row_count(sys), 4);
+
+    double r = sqrt((x0[0] - x1[0]) * (x0[0] - x1[0]) + (x0[1] - x1[1]) * (x0[1] - x1[1]) +
+                    (x0[2] - x1[2]) * (x0[2] - x1[2]));
+    double expect[4] = {r - L, 0, 0, 0}, pinerr2 = 0;
+    for (int k = 0; k < 3; k++) {
+      double pk = p0[k] + u[k] * t + a[k] * (sin(w * t + phase) - sin(phase));
+      expect[1 + k] = x2[k] - pk;
+      pinerr2 += expect[1 + k] * expect[1 + k];
+    }
+    double e_expect = fabs(r - L) + sqrt(pinerr2), e = -1, phi[4];
+    ck_assert_int_eq(cdyn_system_constraint_error(sys, &e), CDYN_OK);
+    ck_assert_msg(fabs(e - e_expect) <= 1e-13 * (1 + e_expect), "t = %g: error %.17g, expected %.17g",
+                  t, e, e_expect);
+    ck_assert_int_eq(cdyn_system_constraint_values(sys, phi), CDYN_OK);
+    for (int k = 0; k < 4; k++)
+      ck_assert_msg(fabs(phi[k] - expect[k]) <= 1e-13 * (1 + fabs(expect[k])),
+                    "t = %g: row %d is %.17g, expected %.17g", t, k, phi[k], expect[k]);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+/* A link between coincident particles has no direction: Phi = |d| - L is
+   not differentiable there, which the error measure must report. */
+START_TEST(test_coincident_link_is_degenerate)
+{
+  const double x[3] = {0.3, -0.2, 0.9};
+  cdyn_system *sys = NULL;
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_position(sys, 0, x), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 0, 1, 1.0, NULL), CDYN_OK);
+  double e = -1, phi[1];
+  cdyn_error_clear();
+  ck_assert_int_eq(cdyn_system_constraint_error(sys, &e), CDYN_EDEGENERATE);
+  ck_assert_str_ne(cdyn_errmsg(), "");
+  cdyn_error_clear();
+  ck_assert_int_eq(cdyn_system_constraint_values(sys, phi), CDYN_EDEGENERATE);
+  ck_assert_str_ne(cdyn_errmsg(), "");
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* ---- the sign of the multipliers ---------------------------------------------------- */
+
+/*
+ * A pendulum at rest hanging straight down: pin at the origin on particle
+ * 0 (rows 0-2), particle 1 of mass 2.7 at (0, -1.3, 0), link of length 1.3
+ * (row 3).  With M qdd + J^T lambda = F, J of the link = [n, -n] and
+ * n = (x0 - x1) / r = (0, 1, 0), the force on particle 1 is +n lambda, up,
+ * so holding it still takes lambda = m g = 2.7 * 9.81 > 0 (tension).  The
+ * solve is exact up to rounding of quantities of order 30.
+ */
+static void hanging_pendulum(cdyn_system **out)
+{
+  const double origin[3] = {0, 0, 0}, x1[3] = {0, -1.3, 0}, g[3] = {0, -9.81, 0};
+  cdyn_system *sys = NULL;
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_mass(sys, 1, 2.7), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, origin, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 0, 1, 1.3, NULL), CDYN_OK);
+  *out = sys;
+}
+
+static void check_tension(const char *scheme)
+{
+  cdyn_system *sys = NULL;
+  cdyn_stepper *st = NULL;
+  hanging_pendulum(&sys);
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+  int rc = cdyn_stepper_step(st, 1e-6);
+  ck_assert_msg(rc == CDYN_OK, "scheme %s: step failed: %d (%s)", scheme, rc, cdyn_errmsg());
+  double lambda[4];
+  ck_assert_int_eq(cdyn_stepper_multipliers(st, lambda), CDYN_OK);
+  const double mg = 2.7 * 9.81;
+  ck_assert_msg(fabs(lambda[3] - mg) <= 1e-6 * mg,
+                "scheme %s: link multiplier %.17g, expected +m g = %.17g (tension)", scheme,
+                lambda[3], mg);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+
+START_TEST(test_tension_implicit)
+{
+  check_tension("implicit");
+}
+END_TEST
+
+/*
+ * The sign convention is the library's, not a scheme's: every scheme that
+ * solves for multipliers must report the same tension.  The schemes named
+ * here do not solve for the multipliers of the exact constrained motion,
+ * so one step from rest does not give them m g, by construction:
+ *   penalty, penalty-euler  lambda = k Phi + c (J v + Phi_t), which is 0 on
+ *                           a state exactly on the constraints and at rest
+ *   pbd, xpbd               a fixed number of Gauss-Seidel sweeps gives
+ *                           m g (1 - r^K) on this pendulum, not m g
+ * tests/test_soft.c checks each of them against its own exact value (the
+ * penalty tension at static equilibrium, PBD's m g (1 - r^K), XPBD's
+ * tension at equilibrium), with the same sign.  The list is explicit so
+ * that no other scheme can drop out of this test unnoticed.
+ */
+static int exact_multipliers(const char *scheme)
+{
+  static const char *const soft[] = {"penalty", "penalty-euler", "pbd", "xpbd"};
+  for (size_t k = 0; k < sizeof soft / sizeof soft[0]; k++)
+    if (!strcmp(scheme, soft[k]))
+      return 0;
+  return 1;
+}
+
+START_TEST(test_tension_every_scheme)
+{
+  size_t checked = 0;
+  for (size_t i = 0; i < tu_scheme_count(); i++)
+    if (exact_multipliers(tu_scheme_name(i))) {
+      check_tension(tu_scheme_name(i));
+      checked++;
+    }
+  /* The schemes that solve A lambda = b: all but the four above. */
+  ck_assert_uint_eq(checked, tu_scheme_count() - 4);
+}
+END_TEST
+
+static Suite *constraints_suite(void)
+{
+  Suite *s = suite_create("constraint_derivatives");
+  TCase *tc = tcase_create("types");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_type_table);
+  tcase_add_test(tc, test_jacobian);
+  tcase_add_test(tc, test_phi_t);
+  tcase_add_test(tc, test_jdotv);
+  tcase_add_test(tc, test_phi_tt);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("system");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_types_through_system);
+  tcase_add_test(tc, test_system_error_by_hand);
+  tcase_add_test(tc, test_coincident_link_is_degenerate);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("multipliers");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_tension_implicit);
+  tcase_add_test(tc, test_tension_every_scheme);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  return tu_run(constraints_suite());
+}
