@@ -218,12 +218,6 @@ static double energy(const scene *s)
   return E;
 }
 
-/* One step of a method: the scene's hooks around the stepper's step. */
-static int method_step(scene *s, cdyn_stepper *st, double h)
-{
-  return cdyn_scene_step(s->sc, st, h);
-}
-
 static enum method run_method(const exp_runspec *r)
 {
   size_t idx;
@@ -337,6 +331,77 @@ static int write_snapshot(exp_csv *csv, const char *run, int snap, double t, con
 static const char *const elong_columns =
   "scheme,t,steps,eps_max,eps_p99,active,activated,released,flips,contacts,depth,E,status";
 
+/* What cloth-elongation measures after each step of a run (the runner's
+   observer): the elongation, the limiter's and the ball's counts, the
+   energy, a row every `every` steps and the last, the snapshots; a run
+   whose elongation passes 10 (or is not finite) is stopped there. */
+typedef struct {
+  exp_ctx *ctx;
+  const exp_runspec *run;
+  enum method m;
+  scene *s;
+  exp_csv *series, *snapcsv;
+  long every, steps;
+  double h;
+  const double *snaps;
+  int nsnap, snap;
+  long grid;
+  double spacing, radius;
+  /* Over the run: */
+  double max, p99, depth;
+  long active_max, steps_done;
+  unsigned long flips;
+  int failed;
+} elong_obs;
+
+static int elong_observe(void *octx, const exp_state *st)
+{
+  elong_obs *o = octx;
+  scene *s = o->s;
+  long k = st->k;
+  double emax, p99;
+  int rc = elongation(s, &emax, &p99);
+  if (rc)
+    return rc;
+  cdyn_strainlimit_counts sc = {0};
+  cdyn_ball_counts bc = {0};
+  if (s->sl)
+    cdyn_strainlimit_counts_get(s->sl, &sc);
+  if (s->ball && cdyn_ball_counts_get(s->ball, &bc))
+    bc.depth = NAN;
+  double E = energy(s);
+  if (!(emax <= o->max))
+    o->max = emax;
+  if (!(p99 <= o->p99))
+    o->p99 = p99;
+  if (!(bc.depth <= o->depth))
+    o->depth = bc.depth;
+  long active = (long)(sc.active + (o->m == M_ADAPTIVE ? bc.active : 0));
+  if (active > o->active_max)
+    o->active_max = active;
+  o->flips = sc.flips;
+  o->steps_done = k;
+  if (k % o->every == 0 || k == o->steps) {
+    double t = (double)k * o->h;
+    double row[12] = {t, (double)k, emax, p99, (double)sc.active, (double)sc.activated, (double)sc.released,
+                      (double)sc.flips, (double)bc.active, bc.depth, E, 0};
+    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 12)))
+      return rc;
+  }
+  if (o->snap < o->nsnap && (double)k * o->h >= o->snaps[o->snap] - 0.5 * o->h) {
+    if ((rc = write_snapshot(o->snapcsv, o->run->name, o->snap, (double)k * o->h, s, o->grid, o->spacing, o->radius)))
+      return rc;
+    o->snap++;
+  }
+  if (!isfinite(emax) || emax > 10.0) {
+    fprintf(stderr, "  %s: elongation %g at step %ld: stopped\n", o->run->name, emax, k);
+    o->failed = 1;
+    return 1;
+  }
+  exp_progress(o->ctx, o->run->name, k, o->steps);
+  return CDYN_OK;
+}
+
 static int elong_run(exp_ctx *ctx)
 {
   scene_spec sp;
@@ -380,77 +445,32 @@ static int elong_run(exp_ctx *ctx)
       scene_free(&s);
       break;
     }
-    run_max[r] = run_p99[r] = run_depth[r] = 0;
-    run_active_max[r] = 0;
-    run_flips[r] = run_noconv[r] = 0;
-    run_status[r] = 0;
-    run_failed[r] = 0;
-    double elapsed = 0;
-    int snap = 0;
-    long k;
-    if ((rc = exp_capture_begin(s.sc, NULL, st, h, steps, NULL))) {
-      cdyn_stepper_free(st);
-      scene_free(&s);
-      break;
-    }
-    for (k = 0; k <= steps && !rc; k++) {
-      int status = 0;
-      if (k > 0) {
-        double t0 = cdyn_clock();
-        status = method_step(&s, st, h);
-        elapsed += cdyn_clock() - t0;
-        if (status < 0) {
-          run_status[r] = status;
-          run_failed[r] = 1;
-          fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, k, cdyn_errmsg());
-        }
-        if (status == CDYN_NOCONV)
-          run_noconv[r]++;
-      }
-      double emax = NAN, p99 = NAN;
-      if (status >= 0 && (rc = elongation(&s, &emax, &p99)))
-        break;
+    elong_obs o = {.ctx = ctx, .run = run, .m = m, .s = &s, .series = &series, .snapcsv = &snapcsv, .every = every,
+                   .steps = steps, .h = h, .snaps = snaps, .nsnap = nsnap, .grid = sp.grid, .spacing = spacing,
+                   .radius = sp.ball_radius};
+    exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = elong_observe, .octx = &o};
+    exp_outcome out;
+    rc = exp_simulate_with(&sim, &out);
+    if (!rc && out.end == EXP_END_FAILED_STEP) {
+      /* The failed step's row: its status, the limiter's counts, no
+         measure of a state that was not kept. */
+      o.failed = 1;
+      fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, out.end_step, cdyn_errmsg());
       cdyn_strainlimit_counts sc = {0};
-      cdyn_ball_counts bc = {0};
       if (s.sl)
         cdyn_strainlimit_counts_get(s.sl, &sc);
-      if (s.ball && status >= 0 && cdyn_ball_counts_get(s.ball, &bc))
-        bc.depth = NAN;
-      double E = status >= 0 ? energy(&s) : NAN;
-      if (status >= 0) {
-        if (!(emax <= run_max[r]))
-          run_max[r] = emax;
-        if (!(p99 <= run_p99[r]))
-          run_p99[r] = p99;
-        if (!(bc.depth <= run_depth[r]))
-          run_depth[r] = bc.depth;
-        if ((long)(sc.active + (m == M_ADAPTIVE ? bc.active : 0)) > run_active_max[r])
-          run_active_max[r] = (long)(sc.active + (m == M_ADAPTIVE ? bc.active : 0));
-        run_flips[r] = sc.flips;
-        run_steps[r] = k;
-      }
-      if (k % every == 0 || status < 0 || k == steps) {
-        double t = (double)k * h;
-        double row[12] = {t, (double)k, emax, p99, (double)sc.active, (double)sc.activated, (double)sc.released,
-                          (double)sc.flips, (double)bc.active, bc.depth, E, (double)(status < 0 ? status : 0)};
-        rc = exp_csv_row_labeled(&series, run->name, row, 12);
-      }
-      if (!rc && status >= 0 && snap < nsnap && (double)k * h >= snaps[snap] - 0.5 * h) {
-        rc = write_snapshot(&snapcsv, run->name, snap, (double)k * h, &s, sp.grid, spacing, sp.ball_radius);
-        snap++;
-      }
-      if (status < 0)
-        break;
-      exp_capture_step(s.sys);
-      if (!isfinite(emax) || emax > 10.0) {
-        fprintf(stderr, "  %s: elongation %g at step %ld: stopped\n", run->name, emax, k);
-        run_failed[r] = 1;
-        break;
-      }
-      exp_progress(ctx, run->name, k, steps);
+      double row[12] = {(double)out.end_step * h, (double)out.end_step, NAN, NAN, (double)sc.active,
+                        (double)sc.activated, (double)sc.released, (double)sc.flips, 0, 0, NAN, (double)out.status};
+      rc = exp_csv_row_labeled(&series, run->name, row, 12);
     }
-    exp_capture_end();
-    run_time[r] = elapsed / (double)(run_steps[r] > 0 ? run_steps[r] : 1);
+    run_max[r] = o.max, run_p99[r] = o.p99, run_depth[r] = o.depth;
+    run_active_max[r] = o.active_max;
+    run_flips[r] = o.flips;
+    run_noconv[r] = out.noconv;
+    run_status[r] = out.end == EXP_END_FAILED_STEP ? out.status : 0;
+    run_failed[r] = o.failed;
+    run_steps[r] = o.steps_done;
+    run_time[r] = out.elapsed / (double)(run_steps[r] > 0 ? run_steps[r] : 1);
     printf("  %-14s steps %-6ld max eps %-10.4g p99 %-10.4g max active %-6ld flips %-6lu depth %-9.3g %.3g ms/step%s\n",
            run->name, run_steps[r], run_max[r], run_p99[r], run_active_max[r], run_flips[r], run_depth[r],
            1e3 * run_time[r], run_failed[r] ? " (stopped)" : "");
@@ -643,6 +663,48 @@ typedef struct {
   int failed;
 } cost_result;
 
+/* What a run of cloth-vs-implicit-ode measures after each step (the
+   runner's observer): the time over the first `probe` steps, the
+   elongation, the constrained fraction of the structural springs; a run
+   whose elongation passes 10 (or is not finite) is stopped there. */
+typedef struct {
+  const exp_runspec *run;
+  const char *solver;
+  scene *s;
+  long probe;
+  double fsum;
+  cost_result *out;
+} cost_obs;
+
+static int cost_observe(void *octx, const exp_state *st)
+{
+  cost_obs *o = octx;
+  cost_result *out = o->out;
+  if (st->k == 0)
+    return CDYN_OK;
+  if (st->k == o->probe)
+    out->time_probe = st->elapsed / (double)o->probe;
+  double emax, p99;
+  int rc = elongation(o->s, &emax, &p99);
+  if (rc)
+    return rc;
+  if (!(emax <= out->eps_max))
+    out->eps_max = emax;
+  if (!isfinite(emax) || emax > 10) {
+    out->failed = 1;
+    return 1;
+  }
+  if (o->s->sl) {
+    cdyn_strainlimit_counts c;
+    cdyn_strainlimit_counts_get(o->s->sl, &c);
+    double f = (double)c.active / (double)o->s->nstruct;
+    o->fsum += f;
+    out->frac_max = fmax(out->frac_max, f);
+    out->flips = c.flips;
+  }
+  return CDYN_OK;
+}
+
 /* One run of the window: method m (adaptive or plain) with the stepper's
    option `key` = `solver` and, for Baraff-Witkin, the stiffness scale. */
 static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0, double scale, enum method m,
@@ -662,51 +724,23 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0,
     return rc;
   }
   memset(out, 0, sizeof *out);
-  double elapsed = 0, fsum = 0;
-  long k;
-  if ((rc = exp_capture_begin(s.sc, NULL, st, h, steps, NULL))) {
-    cdyn_stepper_free(st);
-    scene_free(&s);
-    return rc;
+  cost_obs o = {.run = run, .solver = solver, .s = &s, .probe = probe, .out = out};
+  exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = cost_observe, .octx = &o};
+  exp_outcome oc;
+  rc = exp_simulate_with(&sim, &oc);
+  if (!rc && oc.end == EXP_END_FAILED_STEP) {
+    fprintf(stderr, "  %s (%s) step %ld failed: %s\n", run->name, solver, oc.end_step, cdyn_errmsg());
+    out->failed = 1;
+    if (oc.end_step == probe)
+      out->time_probe = oc.elapsed / (double)probe;
   }
-  exp_capture_step(s.sys);
-  for (k = 1; k <= steps; k++) {
-    double t0 = cdyn_clock();
-    int status = method_step(&s, st, h);
-    elapsed += cdyn_clock() - t0;
-    if (k == probe)
-      out->time_probe = elapsed / (double)probe;
-    if (status < 0) {
-      fprintf(stderr, "  %s (%s) step %ld failed: %s\n", run->name, solver, k, cdyn_errmsg());
-      out->failed = 1;
-      break;
-    }
-    out->noconv += status == CDYN_NOCONV;
-    double emax, p99;
-    if ((rc = elongation(&s, &emax, &p99)))
-      break;
-    exp_capture_step(s.sys);
-    if (!(emax <= out->eps_max))
-      out->eps_max = emax;
-    if (!isfinite(emax) || emax > 10) {
-      out->failed = 1;
-      break;
-    }
-    if (s.sl) {
-      cdyn_strainlimit_counts c;
-      cdyn_strainlimit_counts_get(s.sl, &c);
-      double f = (double)c.active / (double)s.nstruct;
-      fsum += f;
-      out->frac_max = fmax(out->frac_max, f);
-      out->flips = c.flips;
-    }
-  }
-  out->steps = k - 1;
-  exp_capture_end();
-  out->time = elapsed / (double)(out->steps > 0 ? out->steps : 1);
+  out->noconv = oc.noconv;
+  /* A run stopped for its elongation counts the steps before that one. */
+  out->steps = oc.end == EXP_END_OBSERVER ? oc.steps - 1 : oc.steps;
+  out->time = oc.elapsed / (double)(out->steps > 0 ? out->steps : 1);
   if (out->steps < probe)
     out->time_probe = out->time;
-  out->frac_mean = fsum / (double)(out->steps > 0 ? out->steps : 1);
+  out->frac_mean = o.fsum / (double)(out->steps > 0 ? out->steps : 1);
   cdyn_stepper_free(st);
   scene_free(&s);
   return rc;

@@ -199,26 +199,13 @@ fail:
   return rc;
 }
 
+/* Where a run's time went: the detection (the scene's contact handler,
+   before and after each step), the steps (the stepper, repeats
+   included), and how many stepper steps a step took in all. */
 typedef struct {
   double detect, solve; /* seconds */
   unsigned long steps;  /* stepper steps taken (repeats included) */
 } step_cost;
-
-/* One step: the scene's hooks, the step, and its repeats while the taken
-   motion shows a new contact (cdyn_scene_step); the state before it kept
-   for the replay. */
-static int cc_step(cc_scene *s, cdyn_stepper *st, double h, step_cost *cost)
-{
-  memcpy(s->x0, cdyn_system_positions(s->sys), 3 * (s->nodes + s->nb) * sizeof(double));
-  cdyn_scene_stats a, b;
-  cdyn_scene_stats_get(s->sc, &a);
-  int status = cdyn_scene_step(s->sc, st, h);
-  cdyn_scene_stats_get(s->sc, &b);
-  cost->detect += b.detect - a.detect;
-  cost->solve += b.solve - a.solve;
-  cost->steps += b.stepper_steps - a.stepper_steps;
-  return status;
-}
 
 /* Smallest |x_node - c| - r over nodes and balls; the ball-node pairs within r + delta + 1e-9. */
 static double ball_gap(const cc_scene *s, double r, double delta, size_t *touching)
@@ -343,6 +330,116 @@ static const char *const contact_columns =
   "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
   "delay_max,redos,status";
 
+/* What cloth-contact measures after each step of a run (the runner's
+   observer): the exact replay of the step's motion (the state before it
+   is kept at every observation), the distances, contacts and releases,
+   a row (and the times) every `ev` steps and the last, the snapshots. */
+typedef struct {
+  exp_ctx *ctx;
+  const exp_runspec *run;
+  run_result *R;
+  cc_scene *s;
+  exp_csv *series, *tseries, *mesh, *balls;
+  unsigned char *flag;
+  double radius, delta, h;
+  long steps, ev;
+  const double *snaps;
+  int nsnap, snap;
+  cdyn_contacts_counts cn;
+  cdyn_scene_stats last; /* the scene's times at the last observation */
+  double replay;         /* s in the replays */
+  /* Over the current slice of ev steps: */
+  step_cost slice;
+  double slice_replay, min_slice, gap_slice, viol_slice;
+  unsigned long cross_slice, exact_slice, rel_slice, created_slice;
+} contact_obs;
+
+static int contact_observe(void *octx, const exp_state *st)
+{
+  contact_obs *o = octx;
+  cc_scene *s = o->s;
+  run_result *R = o->R;
+  long k = st->k;
+  double delta = o->delta;
+  int rc;
+  if (k > 0) {
+    cdyn_scene_stats now;
+    cdyn_scene_stats_get(s->sc, &now);
+    o->slice.detect += now.detect - o->last.detect;
+    o->slice.solve += now.solve - o->last.solve;
+    o->last = now;
+    double t0 = cdyn_clock();
+    ref_replay_report rp;
+    if (ref_replay(s->tri, s->ntri, s->x0, cdyn_system_positions(s->sys), 4 * delta, &rp))
+      return cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
+    double dt = cdyn_clock() - t0;
+    o->replay += dt, o->slice_replay += dt;
+    R->crossings += rp.crossings, o->cross_slice += rp.crossings;
+    R->exact += rp.exact, o->exact_slice += rp.exact;
+    R->degenerate += rp.degenerate;
+    o->min_slice = fmin(o->min_slice, rp.min_dist);
+    R->min_dist = fmin(R->min_dist, rp.min_dist);
+    if ((rc = cdyn_contacts_counts_get(s->cc, &o->cn)))
+      return rc;
+    o->rel_slice += o->cn.released;
+    o->created_slice += o->cn.created;
+    R->created += o->cn.created;
+    R->steps_done = k;
+  } else {
+    cdyn_scene_stats_get(s->sc, &o->last);
+  }
+  /* The state this step ends at: the next step's start, for its replay. */
+  memcpy(s->x0, cdyn_system_positions(s->sys), 3 * (s->nodes + s->nb) * sizeof(double));
+  size_t touching = 0;
+  double gap = ball_gap(s, o->radius, delta, &touching);
+  o->gap_slice = fmin(o->gap_slice, gap);
+  R->ball_gap = fmin(R->ball_gap, gap);
+  double viol = fmax(0, fmax(delta - o->min_slice, delta - o->gap_slice)) / delta;
+  o->viol_slice = fmax(o->viol_slice, viol);
+  R->violation = fmax(R->violation, viol);
+  if ((long)o->cn.active > R->contacts_max)
+    R->contacts_max = (long)o->cn.active;
+  if ((long)touching > R->ball_max)
+    R->ball_max = (long)touching;
+  if (k % o->ev == 0 || k == o->steps) {
+    double t = (double)k * o->h;
+    double row[16] = {t,
+                      (double)k,
+                      (double)o->cross_slice,
+                      (double)o->exact_slice,
+                      isfinite(o->min_slice) ? o->min_slice : NAN,
+                      o->gap_slice,
+                      o->viol_slice,
+                      (double)o->cn.active,
+                      (double)o->cn.vf,
+                      (double)o->cn.ee,
+                      (double)touching,
+                      (double)o->created_slice,
+                      (double)o->rel_slice,
+                      (double)o->cn.delay_max,
+                      (double)o->cn.redos,
+                      0};
+    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 16)))
+      return rc;
+    long n = k == 0 ? 1 : (k % o->ev ? k % o->ev : o->ev);
+    double trow[4] = {t, o->slice.detect / (double)n, o->slice.solve / (double)n, o->slice_replay / (double)n};
+    if ((rc = exp_csv_row_labeled(o->tseries, o->run->name, trow, 4)))
+      return rc;
+    o->cross_slice = o->exact_slice = o->rel_slice = o->created_slice = 0;
+    o->min_slice = o->gap_slice = INFINITY;
+    o->viol_slice = 0;
+    o->slice.detect = o->slice.solve = 0;
+    o->slice_replay = 0;
+  }
+  if (o->snap < o->nsnap && (double)k * o->h >= o->snaps[o->snap] - 0.5 * o->h) {
+    if ((rc = write_snapshot(o->mesh, o->balls, o->run->name, o->snap, (double)k * o->h, s, o->radius, delta, o->flag)))
+      return rc;
+    o->snap++;
+  }
+  exp_progress(o->ctx, o->run->name, k, o->steps);
+  return CDYN_OK;
+}
+
 static int contact_run(exp_ctx *ctx)
 {
   cc_spec sp;
@@ -426,104 +523,23 @@ static int contact_run(exp_ctx *ctx)
       cc_free(&s);
       break;
     }
-    if ((rc = exp_capture_begin(s.sc, NULL, st, h, steps, NULL))) {
-      cdyn_stepper_free(st);
-      cc_free(&s);
-      break;
+    contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
+                     .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
+                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY};
+    exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
+    exp_outcome out;
+    rc = exp_simulate_with(&sim, &out);
+    if (!rc && out.end == EXP_END_FAILED_STEP) {
+      R->failed = 1;
+      R->status = out.status;
+      fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, out.end_step, cdyn_errmsg());
     }
-    step_cost cost = {0, 0, 0}, slice = {0, 0, 0};
-    double replay_t = 0, slice_replay = 0;
-    unsigned long cross_slice = 0, exact_slice = 0, rel_slice = 0, created_slice = 0;
-    double min_slice = INFINITY, gap_slice = INFINITY, viol_slice = 0;
-    int snap = 0;
-    size_t touching = 0;
-    cdyn_contacts_counts cn;
-    memset(&cn, 0, sizeof cn);
-    for (long k = 0; k <= steps && !rc; k++) {
-      int status = 0;
-      if (k > 0) {
-        step_cost c1 = {0, 0, 0};
-        status = cc_step(&s, st, h, &c1);
-        cost.detect += c1.detect, cost.solve += c1.solve, cost.steps += c1.steps;
-        slice.detect += c1.detect, slice.solve += c1.solve;
-        if (status < 0) {
-          R->failed = 1;
-          R->status = status;
-          fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, k, cdyn_errmsg());
-        } else {
-          double t0 = cdyn_clock();
-          ref_replay_report rp;
-          if (ref_replay(s.tri, s.ntri, s.x0, cdyn_system_positions(s.sys), 4 * delta, &rp)) {
-            rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
-            break;
-          }
-          double dt = cdyn_clock() - t0;
-          replay_t += dt, slice_replay += dt;
-          R->crossings += rp.crossings, cross_slice += rp.crossings;
-          R->exact += rp.exact, exact_slice += rp.exact;
-          R->degenerate += rp.degenerate;
-          min_slice = fmin(min_slice, rp.min_dist);
-          R->min_dist = fmin(R->min_dist, rp.min_dist);
-          if ((rc = cdyn_contacts_counts_get(s.cc, &cn)))
-            break;
-          rel_slice += cn.released;
-          created_slice += cn.created;
-          R->created += cn.created;
-          R->steps_done = k;
-        }
-      }
-      if (status < 0)
-        break;
-      exp_capture_step(s.sys);
-      double gap = ball_gap(&s, sp.radius, delta, &touching);
-      gap_slice = fmin(gap_slice, gap);
-      R->ball_gap = fmin(R->ball_gap, gap);
-      double viol = fmax(0, fmax(delta - min_slice, delta - gap_slice)) / delta;
-      viol_slice = fmax(viol_slice, viol);
-      R->violation = fmax(R->violation, viol);
-      if ((long)cn.active > R->contacts_max)
-        R->contacts_max = (long)cn.active;
-      if ((long)touching > R->ball_max)
-        R->ball_max = (long)touching;
-      if (k % ev == 0 || status < 0 || k == steps) {
-        double t = (double)k * h;
-        double row[16] = {t,
-                          (double)k,
-                          (double)cross_slice,
-                          (double)exact_slice,
-                          isfinite(min_slice) ? min_slice : NAN,
-                          gap_slice,
-                          viol_slice,
-                          (double)cn.active,
-                          (double)cn.vf,
-                          (double)cn.ee,
-                          (double)touching,
-                          (double)created_slice,
-                          (double)rel_slice,
-                          (double)cn.delay_max,
-                          (double)cn.redos,
-                          (double)(status < 0 ? status : 0)};
-        if ((rc = exp_csv_row_labeled(&series, run->name, row, 16)))
-          break;
-        long n = k == 0 ? 1 : (k % ev ? k % ev : ev);
-        double trow[4] = {t, slice.detect / (double)n, slice.solve / (double)n, slice_replay / (double)n};
-        if ((rc = exp_csv_row_labeled(&tseries, run->name, trow, 4)))
-          break;
-        cross_slice = exact_slice = rel_slice = created_slice = 0;
-        min_slice = gap_slice = INFINITY;
-        viol_slice = 0;
-        slice.detect = slice.solve = 0;
-        slice_replay = 0;
-      }
-      if (!rc && status >= 0 && snap < nsnap && (double)k * h >= snaps[snap] - 0.5 * h) {
-        rc = write_snapshot(&mesh, &balls, run->name, snap, (double)k * h, &s, sp.radius, delta, flag);
-        snap++;
-      }
-      if (status < 0)
-        break;
-      exp_progress(ctx, run->name, k, steps);
-    }
-    exp_capture_end();
+    /* The failed step's share of the detection and the solve. */
+    cdyn_scene_stats ss;
+    cdyn_scene_stats_get(s.sc, &ss);
+    step_cost cost = {ss.detect, ss.solve, ss.stepper_steps};
+    double replay_t = o.replay;
+    cdyn_contacts_counts cn = o.cn;
     R->releases = cn.total_released;
     R->delay_max = cn.delay_max;
     R->delay_mean = cn.total_released ? (double)cn.delay_sum / (double)cn.total_released : 0;

@@ -218,6 +218,8 @@ typedef struct exp_state {
   cdyn_system *sys;
   cdyn_stepper *st;
   int status;      /* the step's status (CDYN_OK or CDYN_NOCONV; 0 at k = 0) */
+  double step_time; /* s of wall clock (cdyn_clock) in step k's call (a scene's hooks included; 0 at k = 0) */
+  double elapsed;   /* s in every step's call so far */
 } exp_state;
 
 /* Called after every measured step, including the one that breaks a
@@ -238,7 +240,32 @@ typedef struct exp_outcome {
   double e_fail;         /* EXP_END_ERROR_LIMIT: e_n after the step that crossed it (the
                             divergence guard refused that step, so no row shows it); NaN otherwise */
   uint64_t digest;       /* of the trajectory: exp_digest_state after every measured step */
+  double elapsed;        /* s of wall clock in the steps' calls, the failed step's included */
 } exp_outcome;
+
+/*
+ * A run for the runner (exp_simulate_with): what it steps, how far, by
+ * which limits and for which observer.  `scene` (may be NULL) steps with
+ * the scene's hooks (cdyn_scene_step) and is the scene's system; else
+ * `sys` steps with cdyn_stepper_step.  `continued`: the run goes on from
+ * where an earlier one of the same stepper left off (step-cost's timed
+ * batches after its measured steps): `cdyn export` does not write it as a
+ * run of its own.
+ */
+typedef struct exp_sim {
+  cdyn_scene *scene;
+  cdyn_system *sys;
+  cdyn_stepper *st;
+  double h;
+  long steps;
+  const exp_limits *lim; /* NULL: none */
+  exp_observer obs;      /* NULL: none */
+  void *octx;
+  int continued;
+} exp_sim;
+
+/* The runner: exp_simulate's rules for any run of exp_sim. */
+int exp_simulate_with(const exp_sim *sim, exp_outcome *out);
 
 /*
  * Step `st` (a stepper of `sys`) `steps` times by h, measuring e_n and E

@@ -6,8 +6,10 @@
  * uses everywhere (experiment.h): a failed step, a state whose constraint
  * error or energy cannot be measured or is not finite, a constraint error
  * above a limit, an energy gain above a limit.  An experiment's own
- * measures come from an observer called after every measured step.  The
- * time of step k is k h, as every experiment's CSV writes it.
+ * measures come from an observer called after every measured step, which
+ * also sees the wall-clock time each step's call took (the timing
+ * experiments' measure; the runner's own measurements are outside it).
+ * The time of step k is k h, as every experiment's CSV writes it.
  *
  * The error limit is the library's divergence guard: the stepper's
  * max_error is set to e_max for the run (or kept, when the run's own
@@ -27,11 +29,18 @@
 
 const exp_limits exp_no_limits = {INFINITY, INFINITY};
 
-/* The step loop of exp_simulate; guarded0 is the stepper's count of
-   guarded steps before the run. */
-static int simulate(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim,
-                    unsigned long guarded0, exp_observer obs, void *octx, exp_outcome *out)
+/* The step loop of exp_simulate_with; guarded0 is the stepper's count
+   of guarded steps before the run. */
+static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim, unsigned long guarded0,
+                    exp_outcome *out)
 {
+  cdyn_scene *sc = sim->scene;
+  cdyn_stepper *st = sim->st;
+  double h = sim->h;
+  long steps = sim->steps;
+  exp_observer obs = sim->obs;
+  void *octx = sim->octx;
+  int capture = !sim->continued;
   exp_state s;
   memset(&s, 0, sizeof s);
   s.sys = sys;
@@ -40,8 +49,13 @@ static int simulate(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h
     s.k = k;
     s.t = (double)k * h;
     s.status = CDYN_OK;
+    s.step_time = 0;
     if (k > 0) {
+      double t0 = cdyn_clock();
       int src = sc ? cdyn_scene_step(sc, st, h) : cdyn_stepper_step(st, h);
+      s.step_time = cdyn_clock() - t0;
+      s.elapsed += s.step_time;
+      out->elapsed = s.elapsed;
       if (src < 0) {
         cdyn_stats stats;
         int guarded = src == CDYN_EDIVERGED && !cdyn_stepper_stats(st, &stats) && stats.guarded > guarded0;
@@ -75,7 +89,8 @@ static int simulate(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h
       out->E0 = s.E;
     }
     exp_digest_state(&out->digest, sys);
-    exp_capture_step(sys);
+    if (capture)
+      exp_capture_step(sys);
     out->steps = k;
     out->end_step = k;
     out->eend = s.e;
@@ -114,18 +129,24 @@ static int simulate(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h
 int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim, exp_observer obs,
                  void *octx, exp_outcome *out)
 {
-  return exp_simulate_scene(NULL, sys, st, h, steps, lim, obs, octx, out);
+  exp_sim sim = {.sys = sys, .st = st, .h = h, .steps = steps, .lim = lim, .obs = obs, .octx = octx};
+  return exp_simulate_with(&sim, out);
 }
 
 int exp_simulate_scene(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h, long steps, const exp_limits *lim,
                        exp_observer obs, void *octx, exp_outcome *out)
 {
+  exp_sim sim = {.scene = sc, .sys = sys, .st = st, .h = h, .steps = steps, .lim = lim, .obs = obs, .octx = octx};
+  return exp_simulate_with(&sim, out);
+}
+
+int exp_simulate_with(const exp_sim *sim, exp_outcome *out)
+{
   memset(out, 0, sizeof *out);
   out->digest = EXP_DIGEST_INIT;
-  if (sc)
-    sys = cdyn_scene_system(sc);
-  if (!lim)
-    lim = &exp_no_limits;
+  cdyn_system *sys = sim->scene ? cdyn_scene_system(sim->scene) : sim->sys;
+  cdyn_stepper *st = sim->st;
+  const exp_limits *lim = sim->lim ? sim->lim : &exp_no_limits;
   out->end = EXP_END_COMPLETED;
   out->e_fail = NAN;
   /* The error limit as the stepper's divergence guard (see above), when
@@ -150,10 +171,11 @@ int exp_simulate_scene(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, doubl
     guarded0 = stats.guarded;
   }
   /* cdyn export: the run as a scene, as it starts (the guard set). */
-  if ((rc = exp_capture_begin(sc, sys, st, h, steps, lim)))
+  if (!sim->continued && (rc = exp_capture_begin(sim->scene, sys, st, sim->h, sim->steps, lim)))
     return rc;
-  rc = simulate(sc, sys, st, h, steps, lim, guarded0, obs, octx, out);
-  exp_capture_end();
+  rc = simulate(sim, sys, lim, guarded0, out);
+  if (!sim->continued)
+    exp_capture_end();
   /* The stepper's own max_error again, whatever the run did. */
   if (guard) {
     int grc = cdyn_stepper_set(st, "max_error", saved);
