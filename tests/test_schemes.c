@@ -254,6 +254,30 @@ START_TEST(test_lambda_time_follows_options)
   ck_assert_int_eq(cdyn_stepper_new(&st, s, "implicit"), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_lambda_time(st), CDYN_LAMBDA_MID);
   cdyn_stepper_free(st);
+  /* Every scheme with an integrator option follows its integrator, and
+     declares the time of its default one. */
+  int driven = 0;
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    const char *name = cdyn_scheme_name(i);
+    if (cdyn_scheme_pins_only(i) || cdyn_stepper_new(&st, s, name) != CDYN_OK)
+      continue;
+    char integ[64];
+    if (cdyn_stepper_get(st, "integrator", integ, sizeof integ) == CDYN_OK) {
+      driven++;
+      const cdyn_integrator_type *it;
+      ck_assert_int_eq(cdyn_integrator_type_find(integ, &it), CDYN_OK);
+      ck_assert_msg(cdyn_scheme_lambda_time(i) == (int)it->last_eval, "%s declares %d, its %s evaluates last at %d",
+                    name, cdyn_scheme_lambda_time(i), integ, (int)it->last_eval);
+      ck_assert_int_eq(cdyn_stepper_lambda_time(st), (int)it->last_eval);
+      ck_assert_int_eq(cdyn_stepper_set(st, "integrator", "rk4"), CDYN_OK);
+      ck_assert_msg(cdyn_stepper_lambda_time(st) == CDYN_LAMBDA_END, "%s over rk4", name);
+      ck_assert_int_eq(cdyn_stepper_set(st, "integrator", "euler"), CDYN_OK);
+      ck_assert_msg(cdyn_stepper_lambda_time(st) == CDYN_LAMBDA_START, "%s over euler", name);
+    }
+    cdyn_error_clear();
+    cdyn_stepper_free(st);
+  }
+  ck_assert_int_ge(driven, 6); /* baumgarte, baumgarte-rk4, witkin, poststab, penalty, penalty-euler */
   cdyn_system_free(s);
   ck_assert_int_eq(cdyn_stepper_lambda_time(NULL), -1);
 }

@@ -150,10 +150,12 @@ typedef struct cdyn_scheme_type {
   double lambda_order;
   enum cdyn_lambda_time lambda_time;
   const char *lambda_note;
-  /* When an option moves the multipliers' time (an integrator option:
-     RK4's last stage is at t + h), the time for the options `opts`; NULL:
-     lambda_time whatever the options.  The declared orders, like `order`,
-     are those of the default options. */
+  /* When an option moves the multipliers' time, the time for the options
+     `opts`.  NULL: for a scheme with an integrator option
+     (CDYN_INTEGRATOR_OPTION) the last acceleration evaluation of the
+     integrator it names (cdyn_integrator_type.last_eval: RK4's last stage
+     is at t + h), for any other lambda_time whatever the options.  The
+     declared orders, like `order`, are those of the default options. */
   enum cdyn_lambda_time (*lambda_time_of)(const void *opts);
   const cdyn_option *options; /* ends with CDYN_OPTIONS_END; may be NULL */
   size_t options_size;        /* sizeof the option struct (0 without options) */

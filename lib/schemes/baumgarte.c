@@ -76,10 +76,6 @@ static int step(cdyn_stepper *st, void *ctx, double h)
 static const cdyn_option options_se[] = OPTIONS("symplectic-euler");
 static const cdyn_option options_rk4[] = OPTIONS("rk4");
 
-/* The multipliers are those of the integrator's last acceleration
-   evaluation: the step's start, or its end over RK4. */
-static enum cdyn_lambda_time lambda_time_of(const void *o) { return ((const opts *)o)->integrator->last_eval; }
-
 const cdyn_scheme_type cdyn_scheme_baumgarte = {
   .name = "baumgarte",
   .description = "explicit Baumgarte stabilisation over symplectic Euler",
@@ -87,7 +83,6 @@ const cdyn_scheme_type cdyn_scheme_baumgarte = {
   .order = 1,
   .lambda_order = 1,
   .lambda_time = CDYN_LAMBDA_START,
-  .lambda_time_of = lambda_time_of,
   .options = options_se,
   .options_size = sizeof(opts),
   .alloc = alloc,
@@ -103,7 +98,6 @@ const cdyn_scheme_type cdyn_scheme_baumgarte_rk4 = {
   .order = 4,
   .lambda_order = 3,
   .lambda_time = CDYN_LAMBDA_END,
-  .lambda_time_of = lambda_time_of,
   .options = options_rk4,
   .options_size = sizeof(opts),
   .alloc = alloc,

@@ -148,17 +148,12 @@ static int step(cdyn_stepper *st, void *ctx, double h)
 static const cdyn_option options_se[] = OPTIONS("symplectic-euler");
 static const cdyn_option options_euler[] = OPTIONS("euler");
 
-/* The multipliers are those of the integrator's last acceleration
-   evaluation: the step's start, or its end over RK4. */
-static enum cdyn_lambda_time lambda_time_of(const void *o) { return ((const opts *)o)->integrator->last_eval; }
-
 const cdyn_scheme_type cdyn_scheme_penalty = {
   .name = "penalty",
   .description = "constraints as stiff damped springs (penalty), symplectic Euler",
   .source = "004 (penalty force, stiff spring)",
   .order = 0,
   .lambda_time = CDYN_LAMBDA_START,
-  .lambda_time_of = lambda_time_of,
   .lambda_note = "the force k Phi + c Phi-dot of a penalty spring of finite stiffness: it tends to the constraint "
                  "force as k grows, not as h shrinks",
   .options = options_se,
@@ -175,7 +170,6 @@ const cdyn_scheme_type cdyn_scheme_penalty_euler = {
   .source = "004 (penalty force, stiff spring)",
   .order = 0,
   .lambda_time = CDYN_LAMBDA_START,
-  .lambda_time_of = lambda_time_of,
   .lambda_note = "the force k Phi + c Phi-dot of a penalty spring of finite stiffness: it tends to the constraint "
                  "force as k grows, not as h shrinks",
   .options = options_euler,

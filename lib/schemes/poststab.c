@@ -133,10 +133,6 @@ static const cdyn_option options[] = {
    "position projections per step"},
   CDYN_OPTIONS_END};
 
-/* The multipliers are those of the integrator's last acceleration
-   evaluation: the step's start, or its end over RK4. */
-static enum cdyn_lambda_time lambda_time_of(const void *o) { return ((const opts *)o)->integrator->last_eval; }
-
 const cdyn_scheme_type cdyn_scheme_poststab = {
   .name = "poststab",
   .description = "post-stabilisation: unstabilised step, then position projection",
@@ -144,7 +140,6 @@ const cdyn_scheme_type cdyn_scheme_poststab = {
   .order = 1,
   .lambda_order = 1,
   .lambda_time = CDYN_LAMBDA_START,
-  .lambda_time_of = lambda_time_of,
   .options = options,
   .options_size = sizeof(opts),
   .alloc = alloc,

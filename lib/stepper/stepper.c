@@ -123,7 +123,17 @@ int cdyn_stepper_lambda_time(const cdyn_stepper *st)
 {
   if (!st)
     return -1;
-  return (int)(st->type->lambda_time_of ? st->type->lambda_time_of(st->opts) : st->type->lambda_time);
+  const cdyn_scheme_type *t = st->type;
+  if (t->lambda_time_of)
+    return (int)t->lambda_time_of(st->opts);
+  /* An integrator-driven scheme: its integrator's last evaluation. */
+  for (size_t k = 0; k < cdyn_option_count(t->options); k++)
+    if (t->options[k].kind == CDYN_OPT_INTEGRATOR) {
+      const cdyn_integrator_type *it;
+      memcpy(&it, (const char *)st->opts + t->options[k].offset, sizeof it);
+      return (int)it->last_eval;
+    }
+  return (int)t->lambda_time;
 }
 
 const char *cdyn_stepper_option_name(const cdyn_stepper *st, size_t i)
