@@ -7,7 +7,7 @@
  * at the nodes; gravity g along -y.  Start: horizontal along +x, at rest.
  * The paper gives h = 0.05 and 1460 steps (73 s) and leaves the masses,
  * lengths, g and Baumgarte's alpha, beta open; the defaults below are the
- * choices of this suite (README, "Choices").
+ * choices of this suite (doc/choices.md).
  *
  * arm2-drift (001 fig 2): the per-step constraint error
  *   e_n = sum over links | |x_i - x_j| - L | + |x_0 - p|

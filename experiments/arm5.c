@@ -7,7 +7,7 @@
  * constraint"), point masses at the nodes, gravity g along -y, released at
  * rest from horizontal.  000 gives h in {0.01, 0.1} and mass in {1, 50}
  * and nothing else; lengths (1 m), g (9.81), the run length (10 s) and
- * the reading of "mass" are this suite's choices (README, "Choices").
+ * the reading of "mass" are this suite's choices (doc/choices.md).
  *
  * The error of 000's figures is the per-step constraint error
  *   e_n = sum over links | |x_i - x_j| - L | + |x_0 - p|

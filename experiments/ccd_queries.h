@@ -1,6 +1,6 @@
 /*
  * ccd_queries.h: the continuous-collision queries of the ccd-census
- * experiment (beyond the papers; cloth.md, "Collision detection"), shared
+ * experiment (beyond the papers; doc/cloth.md, "Collision detection"), shared
  * with tests/test_ccd_census.c, which checks that each family is what it
  * says.
  *

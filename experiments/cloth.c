@@ -1,7 +1,7 @@
 /*
  * cloth.c: the cloth experiments of 000 sec. 4 and 001 sec. V-B.
  *
- * The scene (cloth.md; the papers give no numbers, so these are choices,
+ * The scene (doc/cloth.md, "The cloth model"; the papers give no numbers, so these are choices,
  * all parameters): a square patch of side `size` (1 m), grid x grid nodes
  * (16 x 16), total mass `mass` (0.5 kg), Provot's springs (lib/cloth.c)
  * with k_struct = 100, k_shear = 20, k_bend = 2 N/m and damping c = 0.02

@@ -287,7 +287,7 @@ const cdyn_experiment cdyn_experiment_convergence = {
   .name = "convergence",
   .description = "convergence order of every scheme in position, velocity and multiplier against references "
                  "(pendulum, double pendulum, bead, spinning hoop)",
-  .source = "verification (schemes.md)",
+  .source = "verification (doc/schemes.md)",
   .params = params,
   .schemes = "all",
   .companions = exp_poststab_pv_companions,

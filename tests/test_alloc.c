@@ -77,7 +77,7 @@ END_TEST
  * left out: cholmod_super_numeric allocates its update workspace on every
  * call, and its BLAS-3 calls may allocate inside OpenBLAS (678 times a
  * step where ASan's hook also counts aligned allocations), as cholmod.c
- * and the README say.
+ * and doc/reliability.md say.
  */
 static const char *const grid_configs[][3] = {
   {"cholesky", NULL, NULL},

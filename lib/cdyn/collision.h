@@ -1,5 +1,5 @@
 /*
- * cdyn/collision.h: collision detection for cloth (001 sec. V-A; cloth.md,
+ * cdyn/collision.h: collision detection for cloth (001 sec. V-A; doc/cloth.md,
  * "Collision detection").
  *
  * Continuous narrow phase.  The points move linearly over a step,

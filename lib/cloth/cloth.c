@@ -1,7 +1,7 @@
 /*
  * cloth.c: the mass-spring cloth patch of cdyn/cloth.h (000 fig. 1 and
- * 001 fig. 6 hang such a patch by two corners; the model is restated in
- * the project's notes on cloth).
+ * 001 fig. 6 hang such a patch by two corners; doc/cloth.md, "The cloth
+ * model").
  *
  * Node (i, j) -> index j nx + i, at x0 + (i / (nx - 1)) u + (j / (ny - 1)) v.
  * Springs (Provot 1995), with rest length their starting length L0:

@@ -1,8 +1,7 @@
 /*
  * bvh.c: a bounding-volume hierarchy of axis-aligned boxes, the broad phase
- * of collision detection (cloth.md: "a spatial hash or a bounding-volume
- * hierarchy over the swept boxes of triangles and edges; never all
- * pairs").
+ * of collision detection (doc/cloth.md, "Broad phase": never all
+ * pairs).
  *
  * Build: top down, each node's boxes split at the median of their centres
  * along the longest axis of the centres' bounds (quickselect with a

@@ -1,7 +1,7 @@
 /*
  * ccd.c: conservative continuous collision detection of a node and a
- * triangle, and of two edges, moving linearly over a step (cloth.md,
- * "Collision detection"; the coplanarity condition of Provot 1997 and
+ * triangle, and of two edges, moving linearly over a step (doc/cloth.md,
+ * "Continuous"; the coplanarity condition of Provot 1997 and
  * Bridson, Fedkiw, Anderson 2002; interval root finding as in Redon, Kheddar
  * and Coquillart 2002).
  *

@@ -1,6 +1,6 @@
 /*
  * contacts.c: cloth non-penetration constraints, created by collision
- * detection and released by 001's rules (001 sec. V-A; cloth.md,
+ * detection and released by 001's rules (001 sec. V-A; doc/cloth.md,
  * "Non-penetration" and "Collision detection"; cdyn/collision.h).
  *
  * Constraints (the library's types, flagged as inequalities or switched on

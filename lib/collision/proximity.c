@@ -1,5 +1,5 @@
 /*
- * proximity.c: the discrete narrow phase (cloth.md, "Discrete
+ * proximity.c: the discrete narrow phase (doc/cloth.md, "Discrete
  * (proximity)"): the closest points of a node and a triangle, and of two
  * edges, at one instant; a pair is near when their distance is below the
  * thickness delta.

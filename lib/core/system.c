@@ -296,8 +296,8 @@ int cdyn_system_eval_forces(const cdyn_system *sys, const double *q, const doubl
 }
 
 /*
- * The force Jacobians of a spring (Baraff and Witkin 1998, sec. 4.5 and
- * the project's notes on cloth), n = x_ij / r, x_ij = x_i - x_j:
+ * The force Jacobians of a spring (Baraff and Witkin 1998, sec. 4.5;
+ * doc/cloth.md, "Baraff–Witkin"), n = x_ij / r, x_ij = x_i - x_j:
  *   df_i/dx_i = -k [ n n^T + (1 - L0 / r)(I - n n^T) ]  ( = -df_i/dx_j = df_j/dx_j )
  *   df_i/dv_i = -c n n^T
  * The damping force's own dependence on x (through n) is left out, as

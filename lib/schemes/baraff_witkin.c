@@ -8,7 +8,7 @@
  *   (M - h D - h^2 K) dv = h (f0 + h K v0),   v+ = v0 + dv,   x+ = x0 + h v+,
  * with f0 = F(x0, v0, t) the whole applied force (springs, gravity, the
  * force callback) and K = df/dx, D = df/dv the Jacobians of the springs
- * alone.  For a spring between i and j, n = x_ij / r (cloth.md):
+ * alone.  For a spring between i and j, n = x_ij / r (doc/cloth.md, "Baraff–Witkin"):
  *   df_i/dx_i = -k [n n^T + (1 - L0/r)(I - n n^T)] = -df_i/dx_j,
  *   df_i/dv_i = -c n n^T                           = -df_i/dv_j
  * (cdyn_spring_jacobians).  The force callback is treated explicitly: its

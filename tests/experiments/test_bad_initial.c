@@ -83,7 +83,7 @@ START_TEST(test_bad_initial)
   check_bad_initial(dir, schemes, 2, 300, 0.01, &b, &sm);
 
   /*
-   * Implicit is one linearised Newton step on Phi(q+) = 0 (001; schemes.md:
+   * Implicit is one linearised Newton step on Phi(q+) = 0 (001; doc/schemes.md:
    * Phi + h J v+ = 0 at q).  The pin is linear, so it is met after one
    * step; each link |x_i - x_j| - L keeps the remainder of its
    * linearisation, |d_perp|^2 / (2 L), d the change of the link vector over

@@ -305,7 +305,7 @@ enum { HS_H = 1, HS_STEPS, HS_STATUS, HS_STOPPED, HS_LEFT, HS_PERIOD, HS_FREQ, H
  * bead at its equilibrium at both h.  poststab in 001's reading (positions
  * only) leaves the relative equilibrium at h = 0.01 (it swings around the
  * hoop: max |theta - theta*| above 1 rad), while with the velocity
- * projection it stays: the finding the README reports for
+ * projection it stays: the finding doc/experiments.md describes for
  * arm2.poststab_deviates.  The trace's reference rows are the reference
  * itself.
  */
