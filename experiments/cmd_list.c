@@ -77,6 +77,7 @@ static int list(const char *what)
         printf("  multipliers: at %s, order not declared\n", when[lt]);
       printf("  options (--set %s.KEY=VALUE):\n", what);
       print_scheme_options(idx, 1, "    ");
+      printf("  its equations, source and choices: doc/schemes.md (installed in %s)\n", CDYN_DOCDIR);
       return 0;
     }
     const cdyn_experiment *e = exp_find(what);
@@ -122,6 +123,9 @@ static int list(const char *what)
     const cdyn_experiment *e = cdyn_experiments[i];
     printf("  %-18s %s  [%s]\n", e->name, e->description, e->source);
   }
+  printf("\nthe manual: doc/README.md (installed in %s); every scheme's equations in doc/schemes.md,\n"
+         "the experiments and their choices in doc/experiments.md, the claims' rules in doc/claims.md\n",
+         CDYN_DOCDIR);
   return 0;
 }
 

@@ -60,6 +60,8 @@ void exp_print_experiment(const cdyn_experiment *e)
   printf("%s\n", any ? "" : " none");
   printf("  scheme options: --set KEY=VALUE (every scheme with KEY) or --set SCHEME.KEY=VALUE;\n"
          "  `cdyn list SCHEME` lists a scheme's options.\n");
+  printf("  what the paper gives and what this suite chose: doc/experiments.md; the claims' rules:\n"
+         "  doc/claims.md\n");
 }
 
 int exp_fail(int status, const char *what)

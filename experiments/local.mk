@@ -21,6 +21,8 @@ cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
 	experiments/problems.h experiments/problems.c \
 	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
 	experiments/ccd_queries.c $(EXPERIMENT_SOURCES)
+# Where `cdyn list` says the manual is installed.
+cdyn_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"'
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
 nodist_cdyn_SOURCES = build-info.h
 

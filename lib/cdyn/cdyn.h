@@ -8,6 +8,10 @@
  *   scheme.h      writing a scheme of one's own and registering it
  *
  * Every function returns a status (cdyn/error.h); nothing prints or aborts.
+ *
+ * The manual (doc/README.md; installed in $(docdir)): doc/library.md for
+ * using the library, doc/extending.md for schemes, constraint types and
+ * solvers of one's own, doc/schemes.md for every scheme's equations.
  */
 #ifndef CDYN_CDYN_H
 #define CDYN_CDYN_H

@@ -7,6 +7,8 @@
  * system, so every scheme runs on it; its topology (nodes by grid index,
  * triangles, edges, springs by kind) is kept in a cdyn_cloth for the
  * collision handling that works on triangles and edges.
+ *
+ * The model, the switching rules and the choices made: doc/cloth.md.
  */
 #ifndef CDYN_CLOTH_H
 #define CDYN_CLOTH_H

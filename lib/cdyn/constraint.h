@@ -15,6 +15,8 @@
  *
  * Adding a type is one file defining a `const cdyn_constraint_type` and one
  * line in lib/constraints/constraints.def.
+ *
+ * Writing a constraint type: doc/extending.md, "A constraint type".
  */
 #ifndef CDYN_CONSTRAINT_H
 #define CDYN_CONSTRAINT_H

@@ -22,6 +22,9 @@
  * velocity level w is the post-impulse normal velocity plus the
  * restitution target.  An active-set algorithm picks the handled set S,
  * solves A_SS mu_S = -b_S with mu = 0 off S, and may iterate.
+ *
+ * The algorithms and their equations: doc/schemes.md, "Inequality
+ * constraints".
  */
 #ifndef CDYN_CONTACT_H
 #define CDYN_CONTACT_H

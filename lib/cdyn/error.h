@@ -18,6 +18,8 @@
  *
  * The message belonging to the most recent non-zero status is kept per
  * thread and returned by cdyn_errmsg().
+ *
+ * Statuses, messages and what a failed call leaves: doc/reliability.md.
  */
 #ifndef CDYN_ERROR_H
 #define CDYN_ERROR_H

@@ -7,6 +7,8 @@
  * stepper sets them from text (cdyn_stepper_set), lists them
  * (cdyn_stepper_option_name, `cdyn list SCHEME`) and writes them into
  * every output's metadata, all from that one table.
+ *
+ * Options in use: doc/library.md.
  */
 #ifndef CDYN_OPTION_H
 #define CDYN_OPTION_H

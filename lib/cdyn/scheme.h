@@ -58,6 +58,9 @@
  *
  * Registration is not thread-safe: register schemes before steppers are
  * used from several threads.
+ *
+ * Writing a scheme: doc/extending.md; the built-in schemes' equations,
+ * orders and multipliers: doc/schemes.md.
  */
 #ifndef CDYN_SCHEME_H
 #define CDYN_SCHEME_H

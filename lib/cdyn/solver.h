@@ -52,6 +52,8 @@
  * built or used from several threads.  A stepper knows the solver types
  * registered when it was built; a solver registered later can be chosen
  * by steppers built after it.
+ *
+ * Writing a solver: doc/extending.md, "A linear solver".
  */
 #ifndef CDYN_SOLVER_H
 #define CDYN_SOLVER_H

@@ -47,6 +47,8 @@
  * out of iterations (option max_iter) while still converging, and
  * CDYN_EDIVERGED (< 0, state restored) when the residual grows: the step
  * is too large for the iteration, and a smaller h is the remedy.
+ *
+ * Using a stepper, its options and statistics: doc/library.md.
  */
 #ifndef CDYN_STEPPER_H
 #define CDYN_STEPPER_H

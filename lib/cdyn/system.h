@@ -24,6 +24,8 @@
  * reuse it.  The rows of Phi are those of the enabled constraints, in id
  * order.  Reserve capacity ahead (cdyn_system_reserve) so that steppers
  * size their workspaces once and no step allocates.
+ *
+ * Building a system: doc/library.md.
  */
 #ifndef CDYN_SYSTEM_H
 #define CDYN_SYSTEM_H
