@@ -129,6 +129,16 @@ START_TEST(test_errors)
   BAD(HEAD ", \"scheme\": {\"name\": \"implicit\", \"options\": {\"solver\": [1]}}}", "$.scheme.options.solver");
   /* Generators. */
   BAD("{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"rope\"}]}", "$.generators[0].type", "unknown value");
+  BAD("{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"particles\"}]}", "$.generators[0]",
+      "'particles' is required");
+  BAD("{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"particles\", \"particles\": []}]}",
+      "$.generators[0].particles", "non-empty array");
+  BAD("{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"particles\", \"particles\": [{\"x\": [0, 0, 0]}, "
+      "{\"x\": [1, 0, 0], \"m\": -1}]}]}",
+      "$.generators[0].particles[1].m", "must be > 0");
+  BAD("{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"particles\", \"particles\": [{\"x\": [0, 0, 0]}], "
+      "\"count\": 2}]}",
+      "$.generators[0].count", "unknown field");
   BAD("{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"chain\", \"count\": 3, \"step\": [0, 0, 0]}]}",
       "$.generators[0].step", "not be zero");
   BAD("{\"cdyn_scene\": 1, \"generators\": [{\"type\": \"chain\", \"count\": 3, \"step\": [1, 0, 0], \"joints\": "
@@ -474,9 +484,19 @@ START_TEST(test_generators)
                             "{\"type\": \"cloth\", \"nx\": 4, \"ny\": 3, \"origin\": [0, 1, 0], \"u\": [2, 0, 0], "
                             "\"v\": [0, 0, 1], \"mass\": 1.2, \"k_struct\": 100, \"k_shear\": 20, \"k_bend\": 2, "
                             "\"damping\": 0.02, \"pins\": [0, 3], \"strain_limit\": {\"eps_max\": 0.1}, "
-                            "\"contacts\": {\"thickness\": 0.01}}]}");
+                            "\"contacts\": {\"thickness\": 0.01}},"
+                            "{\"type\": \"particles\", \"particles\": [{\"x\": [0.25, -0.5, 7], \"v\": [0, 3, 0], "
+                            "\"m\": 2.5}, {\"x\": [1, 1, 1]}]}]}");
   cdyn_system *sys = cdyn_scene_system(sc);
-  ck_assert_int_eq(cdyn_system_size(sys), 1 + 4 + 12 + 12);
+  ck_assert_int_eq(cdyn_system_size(sys), 1 + 4 + 12 + 12 + 2);
+  /* The particles generator's: after the cloth, as given (m = 1 by default). */
+  {
+    double m, x[3], v[3];
+    cdyn_system_get_particle(sys, 29, &m, x, v);
+    ck_assert(m == 2.5 && x[0] == 0.25 && x[1] == -0.5 && x[2] == 7 && v[0] == 0 && v[1] == 3 && v[2] == 0);
+    cdyn_system_get_particle(sys, 30, &m, x, v);
+    ck_assert(m == 1 && x[0] == 1 && v[1] == 0);
+  }
   /* The chain: particles 1 .. 4, links, a pin at its start. */
   for (size_t k = 0; k < 4; k++) {
     double m, x[3], v[3];
@@ -523,8 +543,35 @@ START_TEST(test_generators)
   ck_assert(t == cdyn_constraint_pin && parts[0] == 17 + 3 && p[0] == 2);
   ck_assert_int_eq(cdyn_scene_strainlimit_count(sc), 1);
   ck_assert_ptr_nonnull(cdyn_scene_contacts(sc));
+  /* The patch's topology in the scene's numbering: cdyn_cloth_new's,
+     nodes shifted by 17 and springs by the grid's 20. */
+  ck_assert_uint_eq(cdyn_scene_patch_count(sc), 1);
+  cdyn_scene_patch pt;
+  ck_assert_int_eq(cdyn_scene_get_patch(sc, 0, &pt), CDYN_OK);
+  ck_assert(pt.first == 17 && pt.nx == 4 && pt.ny == 3);
+  for (int k = 0; k < CDYN_SPRING_KINDS; k++) {
+    size_t f, n;
+    ck_assert_int_eq(cdyn_cloth_springs(cl, (enum cdyn_spring_kind)k, &f, &n), CDYN_OK);
+    ck_assert(pt.spring_first[k] == 20 + f && pt.spring_count[k] == n);
+  }
+  const size_t *tri;
+  size_t ntri;
+  ck_assert_int_eq(cdyn_cloth_triangles(cl, &tri, &ntri), CDYN_OK);
+  ck_assert_uint_eq(pt.ntri, ntri);
+  for (size_t k = 0; k < 3 * ntri; k++)
+    ck_assert_uint_eq(pt.tri[k], 17 + tri[k]);
+  TU_EXPECT_EINVAL(cdyn_scene_get_patch(sc, 1, &pt));
+  TU_EXPECT_EINVAL(cdyn_scene_get_patch(NULL, 0, &pt));
+  TU_EXPECT_EINVAL(cdyn_scene_get_patch(sc, 0, NULL));
+  ck_assert_uint_eq(cdyn_scene_patch_count(NULL), 0);
   cdyn_cloth_free(cl);
   cdyn_system_free(ref);
+  cdyn_scene_free(sc);
+  /* A scene made in C has no patches. */
+  cdyn_system *s2;
+  ck_assert_int_eq(cdyn_system_new(&s2, 2), CDYN_OK);
+  ck_assert_int_eq(cdyn_scene_new(&sc, s2), CDYN_OK);
+  ck_assert_uint_eq(cdyn_scene_patch_count(sc), 0);
   cdyn_scene_free(sc);
 }
 END_TEST

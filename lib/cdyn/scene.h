@@ -125,6 +125,24 @@ size_t cdyn_scene_ball_count(const cdyn_scene *sc);
 cdyn_ball *cdyn_scene_ball(const cdyn_scene *sc, size_t k);
 cdyn_contacts *cdyn_scene_contacts(const cdyn_scene *sc);
 
+/*
+ * The cloth patches a scene file's "cloth" generators made (in the order
+ * of its generators; a scene made in C has none): the patch's nodes are
+ * particles first .. first + nx ny - 1 of the scene's system (node (i, j)
+ * is first + j nx + i), its springs of kind k are springs spring_first[k]
+ * .. spring_first[k] + spring_count[k] - 1, and its triangles are ntri
+ * triples of particle indices (counterclockwise about u x v; the scene
+ * keeps them).  CDYN_EINVAL for k out of range.
+ */
+typedef struct cdyn_scene_patch {
+  size_t first, nx, ny;
+  size_t spring_first[CDYN_SPRING_KINDS], spring_count[CDYN_SPRING_KINDS];
+  const size_t *tri;
+  size_t ntri;
+} cdyn_scene_patch;
+size_t cdyn_scene_patch_count(const cdyn_scene *sc);
+int cdyn_scene_get_patch(const cdyn_scene *sc, size_t k, cdyn_scene_patch *patch);
+
 cdyn_system *cdyn_scene_system(const cdyn_scene *sc);
 /* Name and description ("" when none). */
 const char *cdyn_scene_name(const cdyn_scene *sc);

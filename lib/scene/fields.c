@@ -415,3 +415,21 @@ int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, c
   co->max_redo = (unsigned)redo;
   return CDYN_OK;
 }
+
+int particle_list(ld *L, const json_t *arr, const jpath *base, size_t first)
+{
+  static const char *const keys[] = {"x", "v", "m", NULL};
+  for (size_t i = 0; i < json_array_size(arr); i++) {
+    jpath p = jp_idx(base, i);
+    json_t *e = json_array_get(arr, i);
+    double x[3], v[3], m;
+    int rc = check_object(L, e, &p, keys);
+    if (rc || (rc = f_vec(L, e, &p, "x", NULL, x)) || (rc = f_vec(L, e, &p, "v", zero3, v)) ||
+        (rc = f_num(L, e, &p, "m", POS, 1, &m)))
+      return rc;
+    if ((rc = cdyn_system_set_mass(L->sys, first + i, m)) || (rc = cdyn_system_set_position(L->sys, first + i, x)) ||
+        (rc = cdyn_system_set_velocity(L->sys, first + i, v)))
+      return wrap(L, &p, rc);
+  }
+  return CDYN_OK;
+}

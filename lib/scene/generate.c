@@ -1,8 +1,10 @@
 /*
  * generate.c: the generators of the scene format (doc/scene-format.md,
  * "generators"): a chain of particles joined by links or springs, a
- * rectangular grid of them, and the cloth patch of cdyn_cloth_new with
- * its optional strain limiter, Provot's correction and contact handler.
+ * rectangular grid of them, the cloth patch of cdyn_cloth_new with its
+ * optional strain limiter, Provot's correction and contact handler (and
+ * its topology, kept for the scene: cdyn_scene_patch), and explicit
+ * particles at their place in the generators' order.
  * Each writes its particles from index `first` on, and its springs and
  * constraints in the order the format fixes; the hooks are gathered
  * (scene/load.h), to be added after the explicit lists.
@@ -14,7 +16,7 @@
 
 #include "scene/load.h"
 
-const char *const gen_types[] = {"chain", "cloth", "grid", NULL};
+const char *const gen_types[] = {"chain", "cloth", "grid", "particles", NULL};
 
 /* ---- generators --------------------------------------------------------------------------------- */
 
@@ -28,7 +30,7 @@ int gen_count(const ld *L, const json_t *g, const jpath *p, double *count)
   json_t *t = json_object_get(g, "type");
   int type;
   if (!t)
-    return fail(L, p, "the field 'type' is required (\"chain\", \"cloth\" or \"grid\")");
+    return fail(L, p, "the field 'type' is required (\"chain\", \"cloth\", \"grid\" or \"particles\")");
   int rc = f_enum(L, g, p, "type", gen_types, 0, &type);
   if (rc)
     return rc;
@@ -41,6 +43,14 @@ int gen_count(const ld *L, const json_t *g, const jpath *p, double *count)
     if ((rc = f_int(L, g, p, "nx", 1, 0, 2, MAX_GENERATED, &a)) || (rc = f_int(L, g, p, "ny", 1, 0, 2, MAX_GENERATED, &b)))
       return rc;
     *count = (double)a * (double)b;
+  } else if (type == 3) {
+    json_t *list = json_object_get(g, "particles");
+    jpath q = jp_key(p, "particles");
+    if (!list)
+      return fail(L, p, "the field 'particles' is required");
+    if (!json_is_array(list) || json_array_size(list) == 0)
+      return fail(L, &q, "expected a non-empty array of particles");
+    *count = (double)json_array_size(list);
   } else {
     json_t *n = json_object_get(g, "n");
     jpath q = jp_key(p, "n");
@@ -163,6 +173,35 @@ int gen_grid(ld *L, const json_t *g, const jpath *p, size_t first)
   return CDYN_OK;
 }
 
+/* Keep the patch's topology for the scene (cdyn_scene_patch), its
+   indices those of the scene's system. */
+static int add_patch(ld *L, const cdyn_cloth *cl, const cdyn_cloth_spec *cs, size_t first, size_t spring0)
+{
+  cdyn_scene_patch *v = realloc(L->patches, (L->npatches + 1) * sizeof *v);
+  if (!v)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+  L->patches = v;
+  cdyn_scene_patch *pt = &v[L->npatches];
+  memset(pt, 0, sizeof *pt);
+  pt->first = first, pt->nx = cs->nx, pt->ny = cs->ny;
+  for (int k = 0; k < CDYN_SPRING_KINDS; k++) {
+    cdyn_cloth_springs(cl, (enum cdyn_spring_kind)k, &pt->spring_first[k], &pt->spring_count[k]);
+    pt->spring_first[k] += spring0;
+  }
+  const size_t *tri;
+  size_t nt;
+  cdyn_cloth_triangles(cl, &tri, &nt);
+  size_t *copy = malloc((nt ? 3 * nt : 1) * sizeof *copy);
+  if (!copy)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory", L->file);
+  for (size_t k = 0; k < 3 * nt; k++)
+    copy[k] = first + tri[k];
+  pt->tri = copy;
+  pt->ntri = nt;
+  L->npatches++;
+  return CDYN_OK;
+}
+
 int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first)
 {
   static const char *const keys[] = {"type", "nx", "ny", "origin", "u", "v", "mass", "k_struct", "k_shear", "k_bend",
@@ -222,6 +261,8 @@ int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first)
   size_t sfirst = 0, scount = 0;
   if (!rc)
     cdyn_cloth_springs(cl, CDYN_SPRING_STRUCT, &sfirst, &scount);
+  if (!rc)
+    rc = add_patch(L, cl, &cs, first, spring0);
   json_t *o;
   if (!rc && (o = json_object_get(g, "strain_limit"))) {
     jpath q = jp_key(p, "strain_limit");
@@ -284,4 +325,18 @@ int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first)
   cdyn_cloth_free(cl);
   cdyn_system_free(tmp);
   return rc;
+}
+
+/* Explicit particles where the generators' order puts them (after the
+   particles of the generators before it): the top-level "particles" list
+   comes before every generator, so a particle that must follow one (a
+   ball after its cloth) is given here. */
+int gen_particles(ld *L, const json_t *g, const jpath *p, size_t first)
+{
+  static const char *const keys[] = {"type", "particles", NULL};
+  int rc = check_object(L, g, p, keys);
+  if (rc)
+    return rc;
+  jpath q = jp_key(p, "particles");
+  return particle_list(L, json_object_get(g, "particles"), &q, first);
 }

@@ -1,6 +1,7 @@
 /*
- * scene_internal.h: the scene object (cdyn/scene.h), shared by its
- * builder and writer (scene.c) and its reader (scene_load.c).
+ * scene/internal.h: the scene object (cdyn/scene.h), shared by its
+ * builder and writer (scene.c) and its reader (load.c, fields.c,
+ * generate.c).
  */
 #ifndef CDYN_SCENE_INTERNAL_H
 #define CDYN_SCENE_INTERNAL_H
@@ -51,6 +52,8 @@ struct cdyn_scene {
   size_t nopts;
   cdyn_scene_run run;
   cdyn_scene_stats stats;
+  cdyn_scene_patch *patches; /* the cloth generators' (each tri owned) */
+  size_t npatches;
 };
 
 /* A scene's name names files: 1 to 100 letters, digits, '-', '_', '.' (not first). */

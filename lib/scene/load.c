@@ -49,20 +49,7 @@ static int array_field(const ld *L, const json_t *root, const char *key, json_t 
 static int do_particles(ld *L, const json_t *arr)
 {
   jpath base = {"$.particles"};
-  static const char *const keys[] = {"x", "v", "m", NULL};
-  for (size_t i = 0; i < json_array_size(arr); i++) {
-    jpath p = jp_idx(&base, i);
-    json_t *e = json_array_get(arr, i);
-    double x[3], v[3], m;
-    int rc = check_object(L, e, &p, keys);
-    if (rc || (rc = f_vec(L, e, &p, "x", NULL, x)) || (rc = f_vec(L, e, &p, "v", zero3, v)) ||
-        (rc = f_num(L, e, &p, "m", POS, 1, &m)))
-      return rc;
-    if ((rc = cdyn_system_set_mass(L->sys, i, m)) || (rc = cdyn_system_set_position(L->sys, i, x)) ||
-        (rc = cdyn_system_set_velocity(L->sys, i, v)))
-      return wrap(L, &p, rc);
-  }
-  return CDYN_OK;
+  return particle_list(L, arr, &base, 0);
 }
 
 static int two_particles(const ld *L, const json_t *e, const jpath *p, size_t *i, size_t *j)
@@ -592,6 +579,11 @@ static void free_hooks(ld *L)
     }
   }
   free(L->gen_tris);
+  for (size_t k = 0; k < L->npatches; k++)
+    free((size_t *)L->patches[k].tri);
+  free(L->patches);
+  L->patches = NULL;
+  L->npatches = 0;
 }
 
 static int build(ld *L, const json_t *root, cdyn_scene **out)
@@ -661,7 +653,10 @@ static int build(ld *L, const json_t *root, cdyn_scene **out)
     int type;
     gen_count(L, gen, &p, &c);
     f_enum(L, gen, &p, "type", gen_types, 0, &type);
-    rc = type == 0 ? gen_chain(L, gen, &p, first, (size_t)c) : type == 1 ? gen_cloth(L, gen, &p, first) : gen_grid(L, gen, &p, first);
+    rc = type == 0   ? gen_chain(L, gen, &p, first, (size_t)c)
+         : type == 1 ? gen_cloth(L, gen, &p, first)
+         : type == 2 ? gen_grid(L, gen, &p, first)
+                     : gen_particles(L, gen, &p, first);
     if (rc)
       return rc;
     first += (size_t)c;
@@ -697,6 +692,11 @@ static int build(ld *L, const json_t *root, cdyn_scene **out)
     return rc;
   }
   L->sys = NULL;
+  /* The cloth generators' patches are the scene's now. */
+  sc->patches = L->patches;
+  sc->npatches = L->npatches;
+  L->patches = NULL;
+  L->npatches = 0;
   *out = sc;
   return CDYN_OK;
 }

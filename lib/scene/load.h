@@ -54,6 +54,9 @@ typedef struct {
   size_t *gen_tris, gen_ntris;
   json_t *gen_contacts;
   jpath gen_contacts_path;
+  /* The cloth generators' patches, for the scene (cdyn_scene_patch). */
+  cdyn_scene_patch *patches;
+  size_t npatches;
 } ld;
 
 #define jp_key cdyn_scene_rd_jp_key
@@ -83,6 +86,8 @@ typedef struct {
 #define gen_chain cdyn_scene_rd_gen_chain
 #define gen_grid cdyn_scene_rd_gen_grid
 #define gen_cloth cdyn_scene_rd_gen_cloth
+#define gen_particles cdyn_scene_rd_gen_particles
+#define particle_list cdyn_scene_rd_particle_list
 
 jpath jp_key(const jpath *p, const char *key);
 jpath jp_idx(const jpath *p, size_t i);
@@ -148,6 +153,10 @@ int gen_count(const ld *L, const json_t *g, const jpath *p, double *count);
 int gen_chain(ld *L, const json_t *g, const jpath *p, size_t first, size_t count);
 int gen_grid(ld *L, const json_t *g, const jpath *p, size_t first);
 int gen_cloth(ld *L, const json_t *g, const jpath *p, size_t first);
+int gen_particles(ld *L, const json_t *g, const jpath *p, size_t first);
+
+/* Explicit particles (array arr, its path base) as particles first on. */
+int particle_list(ld *L, const json_t *arr, const jpath *base, size_t first);
 
 static inline double dist(const double *a, const double *b)
 {

@@ -107,6 +107,9 @@ void cdyn_scene_free(cdyn_scene *sc)
   }
   free(sc->opt_keys);
   free(sc->opt_vals);
+  for (size_t k = 0; k < sc->npatches; k++)
+    free((size_t *)sc->patches[k].tri);
+  free(sc->patches);
   free(sc->scheme);
   free(sc->name);
   free(sc->description);
@@ -303,6 +306,18 @@ size_t cdyn_scene_ball_count(const cdyn_scene *sc) { return sc ? sc->nballs : 0;
 cdyn_ball *cdyn_scene_ball(const cdyn_scene *sc, size_t k) { return sc && k < sc->nballs ? sc->balls[k].b : NULL; }
 
 cdyn_contacts *cdyn_scene_contacts(const cdyn_scene *sc) { return sc ? sc->contacts.cc : NULL; }
+
+size_t cdyn_scene_patch_count(const cdyn_scene *sc) { return sc ? sc->npatches : 0; }
+
+int cdyn_scene_get_patch(const cdyn_scene *sc, size_t k, cdyn_scene_patch *patch)
+{
+  if (!sc || !patch)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_get_patch: NULL argument");
+  if (k >= sc->npatches)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_get_patch: the scene has %zu cloth patches, not %zu", sc->npatches, k + 1);
+  *patch = sc->patches[k];
+  return CDYN_OK;
+}
 
 cdyn_system *cdyn_scene_system(const cdyn_scene *sc) { return sc ? sc->sys : NULL; }
 
