@@ -65,17 +65,20 @@ typedef struct {
 
 enum method { M_SPRINGS, M_ADAPTIVE, M_PROVOT, M_PLAIN };
 
-/* The cloth as a scene (cdyn/scene.h): the patch and the ball's pin are
-   the scene's own; the strain limiter (adaptive), Provot's correction
-   (provot) and the ball are its step hooks, so that cdyn_scene_step runs
-   them around each step and `cdyn export` writes the whole run. */
+/* The cloth as a scene (cdyn/scene.h), described in the scene format and
+   read by the library's reader (scene_new): the patch from the cloth
+   generator, the ball after it (a particles generator) on its moving
+   pin; the strain limiter (adaptive), Provot's correction (provot) and
+   the ball are the scene's step hooks, so that cdyn_scene_step runs them
+   around each step and `cdyn export` writes the whole run.  The
+   patch's topology comes with the scene (cdyn_scene_get_patch). */
 typedef struct {
   cdyn_scene *sc;
   cdyn_system *sys;     /* the scene's */
-  cdyn_cloth *cl;
+  cdyn_scene_patch patch;
   cdyn_strainlimit *sl; /* the scene's hooks, or NULL */
   cdyn_ball *ball;
-  size_t *structural, nstruct;
+  size_t first_struct, nstruct;
   size_t nodes, ball_particle;
   double *eps;          /* nstruct: scratch for the percentile */
 } scene;
@@ -83,10 +86,6 @@ typedef struct {
 static void scene_free(scene *s)
 {
   cdyn_scene_free(s->sc);
-  if (!s->sc)
-    cdyn_system_free(s->sys);
-  cdyn_cloth_free(s->cl);
-  free(s->structural);
   free(s->eps);
   memset(s, 0, sizeof *s);
 }
@@ -96,66 +95,50 @@ static int scene_new(const scene_spec *sp, enum method m, double eps_max, long s
   memset(s, 0, sizeof *s);
   size_t N = (size_t)sp->grid;
   const size_t pins[2] = {0, N - 1};
-  cdyn_cloth_spec cs;
-  memset(&cs, 0, sizeof cs);
-  cs.nx = cs.ny = N;
-  cs.origin[0] = -sp->size / 2, cs.origin[2] = -sp->size / 2;
-  cs.u[0] = sp->size, cs.v[2] = sp->size;
-  cs.mass = sp->mass;
-  cs.k_struct = sp->k_struct, cs.k_shear = sp->k_shear, cs.k_bend = sp->k_bend;
-  cs.damping = sp->damping;
-  cs.pins = pins, cs.npins = 2;
-  cs.extra = sp->ball ? 1 : 0;
-  int rc = cdyn_cloth_new(&s->cl, &s->sys, &cs);
+  exp_cloth_material mat = {sp->size, sp->mass, sp->k_struct, sp->k_shear, sp->k_bend, sp->damping};
+  char hooks[256] = "";
+  if (m == M_ADAPTIVE)
+    snprintf(hooks, sizeof hooks, "\"strain_limit\": {\"eps_max\": %.17g}", eps_max);
+  else if (m == M_PROVOT)
+    snprintf(hooks, sizeof hooks, "\"provot\": {\"eps_max\": %.17g, \"sweeps\": %ld}", eps_max, sweeps);
+  exp_text t = {0};
+  exp_text_puts(&t, "{\"cdyn_scene\": 1, \"name\": \"cloth\", \"gravity\": [0, -9.81, 0], \"generators\": [");
+  exp_cloth_generator(&t, &mat, sp->grid, pins, 2, hooks);
+  if (sp->ball) {
+    /* The ball: 1 m behind the pinned edge, at the middle of the hanging
+       cloth, moved by its pin at ball_speed along +z. */
+    double c[3] = {0, -sp->size / 2, -sp->size / 2 - 1.0};
+    exp_text_printf(&t,
+                    ", {\"type\": \"particles\", \"particles\": [{\"x\": [%.17g, %.17g, %.17g], "
+                    "\"v\": [0, 0, %.17g]}]}], \"pins\": [{\"i\": %zu, \"at\": [%.17g, %.17g, %.17g], "
+                    "\"u\": [0, 0, %.17g]}], \"balls\": [{\"ball\": %zu, \"nodes\": [",
+                    c[0], c[1], c[2], sp->ball_speed, N * N, c[0], c[1], c[2], sp->ball_speed, N * N);
+    for (size_t k = 0; k < N * N; k++)
+      exp_text_printf(&t, "%s%zu", k ? ", " : "", k);
+    exp_text_printf(&t, "], \"radius\": %.17g, \"mode\": \"%s\"}]}", sp->ball_radius,
+                    m == M_ADAPTIVE ? "switch" : "project");
+  } else {
+    exp_text_puts(&t, "]}");
+  }
+  int rc = exp_scene_read_text(&t, "cloth", &s->sc);
+  exp_text_free(&t);
   if (rc)
     return rc;
+  s->sys = cdyn_scene_system(s->sc);
+  if ((rc = cdyn_scene_get_patch(s->sc, 0, &s->patch)))
+    goto fail;
   s->nodes = N * N;
   s->ball_particle = s->nodes;
-  const double g[3] = {0, -9.81, 0};
-  size_t first;
-  if ((rc = cdyn_system_set_gravity(s->sys, g)) ||
-      (rc = cdyn_cloth_springs(s->cl, CDYN_SPRING_STRUCT, &first, &s->nstruct)))
-    goto fail;
-  s->structural = malloc(s->nstruct * sizeof(size_t));
-  s->eps = malloc(s->nstruct * sizeof(double));
-  if (!s->structural || !s->eps) {
+  s->first_struct = s->patch.spring_first[CDYN_SPRING_STRUCT];
+  s->nstruct = s->patch.spring_count[CDYN_SPRING_STRUCT];
+  if (!(s->eps = malloc(s->nstruct * sizeof(double)))) {
     rc = CDYN_ENOMEM;
     goto fail;
   }
-  for (size_t k = 0; k < s->nstruct; k++)
-    s->structural[k] = first + k;
-  if (sp->ball) {
-    double c[3] = {0, -sp->size / 2, -sp->size / 2 - 1.0}, u[3] = {0, 0, sp->ball_speed}, zero[3] = {0, 0, 0};
-    if ((rc = cdyn_system_set_position(s->sys, s->ball_particle, c)) ||
-        (rc = cdyn_system_set_velocity(s->sys, s->ball_particle, u)) ||
-        (rc = cdyn_system_add_moving_pin(s->sys, s->ball_particle, c, u, zero, 0, 0, NULL)))
-      goto fail;
-  }
-  if ((rc = cdyn_scene_new(&s->sc, s->sys)))
-    goto fail;
-  if (m == M_ADAPTIVE) {
-    cdyn_strainlimit_opts o = {eps_max, 0, 0, 0, 0};
-    if ((rc = cdyn_scene_add_strainlimit(s->sc, s->structural, s->nstruct, &o)))
-      goto fail;
+  if (m == M_ADAPTIVE)
     s->sl = cdyn_scene_strainlimit(s->sc, 0);
-  }
-  if (m == M_PROVOT && (rc = cdyn_scene_add_provot(s->sc, s->structural, s->nstruct, eps_max, (int)sweeps, pins, 2)))
-    goto fail;
-  if (sp->ball) {
-    size_t *nodes = malloc(s->nodes * sizeof(size_t));
-    if (!nodes) {
-      rc = CDYN_ENOMEM;
-      goto fail;
-    }
-    for (size_t k = 0; k < s->nodes; k++)
-      nodes[k] = k;
-    cdyn_ball_opts bo = {sp->ball_radius, 0.0, m == M_ADAPTIVE ? CDYN_BALL_SWITCH : CDYN_BALL_PROJECT, 0.0};
-    rc = cdyn_scene_add_ball(s->sc, s->ball_particle, nodes, s->nodes, &bo);
-    free(nodes);
-    if (rc)
-      goto fail;
+  if (sp->ball)
     s->ball = cdyn_scene_ball(s->sc, 0);
-  }
   return CDYN_OK;
 fail:
   scene_free(s);
@@ -176,7 +159,7 @@ static int elongation(scene *s, double *emax, double *p99)
   for (size_t k = 0; k < s->nstruct; k++) {
     size_t i, j;
     double rest;
-    int rc = cdyn_system_get_spring(s->sys, s->structural[k], &i, &j, NULL, NULL, &rest);
+    int rc = cdyn_system_get_spring(s->sys, s->first_struct + k, &i, &j, NULL, NULL, &rest);
     if (rc)
       return rc;
     double d = sqrt((q[3 * i] - q[3 * j]) * (q[3 * i] - q[3 * j]) + (q[3 * i + 1] - q[3 * j + 1]) * (q[3 * i + 1] - q[3 * j + 1]) +
@@ -293,9 +276,9 @@ static int elong_check(exp_ctx *ctx)
 static int write_snapshot(exp_csv *csv, const char *run, int snap, double t, const scene *s, long grid,
                           double spacing, double radius)
 {
-  const size_t *tri;
-  size_t ntri, N = (size_t)grid;
-  int rc = cdyn_cloth_triangles(s->cl, &tri, &ntri);
+  const size_t *tri = s->patch.tri;
+  size_t ntri = s->patch.ntri, N = (size_t)grid;
+  int rc = CDYN_OK;
   const double *q = cdyn_system_positions(s->sys);
   char snapbuf[16];
   snprintf(snapbuf, sizeof snapbuf, "%d", snap);

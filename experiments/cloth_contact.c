@@ -89,18 +89,20 @@ typedef struct {
   long capacity;
 } cc_spec;
 
-/* The scene (cdyn/scene.h): the cloth, its posts and the balls are its
-   own; the strain limiter, the balls' constraints (ball-node, then
-   ball-ball, ball by ball) and the contact handler are its step hooks, so
-   that cdyn_scene_step runs them around each step (and repeats a step
-   whose motion shows a new contact), and `cdyn export` writes the run. */
+/* The scene (cdyn/scene.h), described in the scene format and read by
+   the library's reader (cc_new): the cloth (the cloth generator, with its
+   strain limiter and its contact handler), its posts (the generator's
+   pins) and the balls after it (a particles generator) are its own; the
+   strain limiter, the balls' constraints (ball-node, then ball-ball, ball
+   by ball) and the contact handler are its step hooks, so that
+   cdyn_scene_step runs them around each step (and repeats a step whose
+   motion shows a new contact), and `cdyn export` writes the run. */
 typedef struct {
   cdyn_scene *sc;
   cdyn_system *sys; /* the scene's */
-  cdyn_cloth *cl;
   cdyn_contacts *cc; /* the scene's */
   size_t nodes, nb;
-  const size_t *tri;
+  const size_t *tri; /* the patch's (the scene's) */
   size_t ntri;
   double *x0; /* the state before the step, for the replay */
 } cc_scene;
@@ -108,9 +110,6 @@ typedef struct {
 static void cc_free(cc_scene *s)
 {
   cdyn_scene_free(s->sc);
-  if (!s->sc)
-    cdyn_system_free(s->sys);
-  cdyn_cloth_free(s->cl);
   free(s->x0);
   memset(s, 0, sizeof *s);
 }
@@ -120,81 +119,62 @@ static int cc_new(const cc_spec *sp, int inequality, int continuous, cc_scene *s
   memset(s, 0, sizeof *s);
   size_t N = (size_t)sp->grid, nb = (size_t)sp->balls;
   size_t pins[4] = {N * (N / 2 - 1), N * (N / 2), N * (N / 2 - 1) + N - 1, N * (N / 2) + N - 1};
-  cdyn_cloth_spec cs;
-  memset(&cs, 0, sizeof cs);
-  cs.nx = cs.ny = N;
-  cs.origin[0] = -sp->size / 2, cs.origin[2] = -sp->size / 2;
-  cs.u[0] = sp->size, cs.v[2] = sp->size;
-  cs.mass = sp->mass;
-  cs.k_struct = sp->k_struct, cs.k_shear = sp->k_shear, cs.k_bend = sp->k_bend;
-  cs.damping = sp->damping;
-  cs.pins = pins, cs.npins = 4;
-  cs.extra = nb;
-  int rc = cdyn_cloth_new(&s->cl, &s->sys, &cs);
+  exp_cloth_material mat = {sp->size, sp->mass, sp->k_struct, sp->k_shear, sp->k_bend, sp->damping};
+  char hooks[512];
+  snprintf(hooks, sizeof hooks,
+           "\"strain_limit\": {\"eps_max\": %.17g}, \"contacts\": {\"thickness\": %.17g, \"mode\": \"%s\", "
+           "\"continuous\": %s, \"capacity\": %ld, \"margin\": %.17g}",
+           sp->eps_max, sp->delta, inequality ? "inequality" : "switch", continuous ? "true" : "false", sp->capacity,
+           sp->delta);
+  exp_text t = {0};
+  exp_text_puts(&t, "{\"cdyn_scene\": 1, \"name\": \"cloth-contact\", \"gravity\": [0, -9.81, 0], \"generators\": [");
+  exp_cloth_generator(&t, &mat, sp->grid, pins, 4, hooks);
+  /* The balls: at x = 0, z = -0.3, 0, 0.3 m (evenly for another count),
+     heights 0.2, 0.4, 0.6 m, moving down. */
+  static const double zs[3] = {-0.3, 0, 0.3};
+  exp_text_puts(&t, ", {\"type\": \"particles\", \"particles\": [");
+  for (size_t b = 0; b < nb; b++) {
+    double c[3] = {0, 0.2 + 0.2 * (double)b, nb <= 3 ? zs[b] : -0.3 + 0.6 * (double)b / (double)(nb - 1)};
+    exp_text_printf(&t, "%s{\"x\": [%.17g, %.17g, %.17g], \"v\": [0, %.17g, 0], \"m\": %.17g}", b ? ", " : "", c[0],
+                    c[1], c[2], -sp->speed, sp->ball_mass);
+  }
+  exp_text_puts(&t, "]}], \"balls\": [");
+  const char *mode = inequality ? "inequality" : "switch";
+  for (size_t b = 0; b < nb; b++) {
+    exp_text_printf(&t, "%s{\"ball\": %zu, \"radius\": %.17g, \"thickness\": %.17g, \"mode\": \"%s\", \"nodes\": [",
+                    b ? ", " : "", N * N + b, sp->radius, sp->delta, mode);
+    for (size_t k = 0; k < N * N; k++)
+      exp_text_printf(&t, "%s%zu", k ? ", " : "", k);
+    exp_text_puts(&t, "]}");
+    if (b + 1 < nb) {
+      /* ball-ball: this ball against the later ones. */
+      exp_text_printf(&t, ", {\"ball\": %zu, \"radius\": %.17g, \"mode\": \"%s\", \"nodes\": [", N * N + b,
+                      2 * sp->radius, mode);
+      for (size_t o = b + 1; o < nb; o++)
+        exp_text_printf(&t, "%s%zu", o > b + 1 ? ", " : "", N * N + o);
+      exp_text_puts(&t, "]}");
+    }
+  }
+  exp_text_puts(&t, "]}");
+  int rc = exp_scene_read_text(&t, "cloth-contact", &s->sc);
+  exp_text_free(&t);
   if (rc)
     return rc;
+  s->sys = cdyn_scene_system(s->sc);
   s->nodes = N * N;
   s->nb = nb;
-  const double g[3] = {0, -9.81, 0};
-  size_t first, nstruct, *structural = NULL, *nodes = NULL;
-  if ((rc = cdyn_system_set_gravity(s->sys, g)) || (rc = cdyn_cloth_springs(s->cl, CDYN_SPRING_STRUCT, &first, &nstruct)) ||
-      (rc = cdyn_cloth_triangles(s->cl, &s->tri, &s->ntri)))
+  s->cc = cdyn_scene_contacts(s->sc);
+  cdyn_scene_patch pt;
+  if ((rc = cdyn_scene_get_patch(s->sc, 0, &pt)))
     goto fail;
-  structural = malloc(nstruct * sizeof(size_t));
-  nodes = malloc(s->nodes * sizeof(size_t));
-  s->x0 = malloc(3 * (s->nodes + nb) * sizeof(double));
-  if (!structural || !nodes || !s->x0) {
+  s->tri = pt.tri;
+  s->ntri = pt.ntri;
+  if (!(s->x0 = malloc(3 * (s->nodes + nb) * sizeof(double)))) {
     rc = CDYN_ENOMEM;
     goto fail;
   }
-  for (size_t k = 0; k < nstruct; k++)
-    structural[k] = first + k;
-  for (size_t k = 0; k < s->nodes; k++)
-    nodes[k] = k;
-  static const double zs[3] = {-0.3, 0, 0.3};
-  for (size_t b = 0; b < nb; b++) {
-    size_t p = s->nodes + b;
-    double c[3] = {0, 0.2 + 0.2 * (double)b, nb <= 3 ? zs[b] : -0.3 + 0.6 * (double)b / (double)(nb - 1)};
-    double v[3] = {0, -sp->speed, 0};
-    if ((rc = cdyn_system_set_mass(s->sys, p, sp->ball_mass)) || (rc = cdyn_system_set_position(s->sys, p, c)) ||
-        (rc = cdyn_system_set_velocity(s->sys, p, v)))
-      goto fail;
-  }
-  if ((rc = cdyn_scene_new(&s->sc, s->sys)))
-    goto fail;
-  cdyn_strainlimit_opts so = {sp->eps_max, 0, 0, 0, 0};
-  if ((rc = cdyn_scene_add_strainlimit(s->sc, structural, nstruct, &so)))
-    goto fail;
-  int mode = inequality ? CDYN_BALL_INEQUALITY : CDYN_BALL_SWITCH;
-  for (size_t b = 0; b < nb; b++) {
-    cdyn_ball_opts bo = {sp->radius, sp->delta, mode, 0.0};
-    if ((rc = cdyn_scene_add_ball(s->sc, s->nodes + b, nodes, s->nodes, &bo)))
-      goto fail;
-    if (b + 1 < nb) {
-      size_t others[MAX_BALLS];
-      for (size_t o = b + 1; o < nb; o++)
-        others[o - b - 1] = s->nodes + o;
-      cdyn_ball_opts bbo = {2 * sp->radius, 0.0, mode, 0.0};
-      if ((rc = cdyn_scene_add_ball(s->sc, s->nodes + b, others, nb - b - 1, &bbo)))
-        goto fail;
-    }
-  }
-  cdyn_contacts_opts co;
-  cdyn_contacts_opts_default(&co);
-  co.thickness = sp->delta;
-  co.mode = inequality ? CDYN_CONTACTS_INEQUALITY : CDYN_CONTACTS_SWITCH;
-  co.continuous = continuous;
-  co.capacity = (size_t)sp->capacity;
-  co.margin = sp->delta;
-  if ((rc = cdyn_scene_add_contacts(s->sc, s->tri, s->ntri, &co)))
-    goto fail;
-  s->cc = cdyn_scene_contacts(s->sc);
-  free(structural);
-  free(nodes);
   return CDYN_OK;
 fail:
-  free(structural);
-  free(nodes);
   cc_free(s);
   return rc;
 }
@@ -748,17 +728,20 @@ static int cost_run(exp_ctx *ctx)
   double tri_n[MAX_GRIDS], t_det[MAX_GRIDS];
   for (int k = 0; k < ng && !rc; k++) {
     size_t N = (size_t)grids[k];
-    cdyn_cloth *cl;
-    cdyn_system *sys;
-    cdyn_cloth_spec cs;
-    memset(&cs, 0, sizeof cs);
-    cs.nx = cs.ny = N;
-    cs.origin[0] = cs.origin[2] = -0.5;
-    cs.u[0] = 1, cs.v[2] = 1;
-    cs.mass = 0.5;
-    cs.k_struct = 100, cs.k_shear = 20, cs.k_bend = 2;
-    if ((rc = cdyn_cloth_new(&cl, &sys, &cs)))
+    /* The mesh: the cloth generator's 1 m patch of N x N nodes. */
+    const exp_cloth_material mat = {1.0, 0.5, 100, 20, 2, 0};
+    exp_text t = {0};
+    exp_text_puts(&t, "{\"cdyn_scene\": 1, \"name\": \"collision-cost\", \"generators\": [");
+    exp_cloth_generator(&t, &mat, (long)N, NULL, 0, NULL);
+    exp_text_puts(&t, "]}");
+    cdyn_scene *sc = NULL;
+    rc = exp_scene_read_text(&t, "collision-cost", &sc);
+    exp_text_free(&t);
+    if (rc)
       break;
+    cdyn_system *sys = cdyn_scene_system(sc);
+    cdyn_scene_patch pt;
+    cdyn_scene_get_patch(sc, 0, &pt);
     unsigned long long st = (unsigned long long)seed * 0x2545f4914f6cdd1dULL + (unsigned long long)N;
     double *q0 = malloc(3 * N * N * sizeof *q0), *v0 = malloc(3 * N * N * sizeof *v0),
            *q1 = malloc(3 * N * N * sizeof *q1);
@@ -782,9 +765,8 @@ static int cost_run(exp_ctx *ctx)
     }
     if ((rc = cdyn_system_set_state(sys, q0, v0)))
       goto next;
-    const size_t *tri;
-    size_t ntri;
-    cdyn_cloth_triangles(cl, &tri, &ntri);
+    const size_t *tri = pt.tri;
+    size_t ntri = pt.ntri;
     cdyn_contacts_opts co;
     cdyn_contacts_opts_default(&co);
     co.thickness = delta;
@@ -838,8 +820,7 @@ static int cost_run(exp_ctx *ctx)
     free(q0);
     free(v0);
     free(q1);
-    cdyn_cloth_free(cl);
-    cdyn_system_free(sys);
+    cdyn_scene_free(sc);
   }
   int c1 = exp_csv_close(&out, rc == CDYN_OK), c2 = exp_csv_close(&timing, rc == CDYN_OK);
   if (rc || (rc = c1) || (rc = c2))

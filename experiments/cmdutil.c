@@ -44,6 +44,33 @@ void exp_text_add(exp_text *b, const char *s, size_t n)
 void exp_text_puts(exp_text *b, const char *s) { exp_text_add(b, s, strlen(s)); }
 void exp_text_putc(exp_text *b, char c) { exp_text_add(b, &c, 1); }
 
+void exp_text_printf(exp_text *b, const char *fmt, ...)
+{
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    b->failed = 1;
+    return;
+  }
+  if ((size_t)n < sizeof buf) {
+    exp_text_add(b, buf, (size_t)n);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (!big) {
+    b->failed = 1;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  exp_text_add(b, big, (size_t)n);
+  free(big);
+}
+
 void exp_text_clear(exp_text *b)
 {
   b->len = 0;

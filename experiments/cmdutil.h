@@ -37,6 +37,12 @@ void exp_text_add(exp_text *b, const char *s, size_t n);
 void exp_text_puts(exp_text *b, const char *s);
 void exp_text_putc(exp_text *b, char c);
 void exp_text_clear(exp_text *b);
+/* Append printf-style text. */
+void exp_text_printf(exp_text *b, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
 void exp_text_free(exp_text *b);
 /* s as one shell word: as it is when no shell treats any of its
    characters specially, else in single quotes (a quote within as '\''). */

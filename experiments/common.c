@@ -666,3 +666,39 @@ void exp_progress(exp_ctx *ctx, const char *what, long done, long total)
           total > 0 ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
   fflush(stderr);
 }
+
+/* ---- scenes from text ---------------------------------------------------------------- */
+
+void exp_cloth_material_get(const exp_ctx *ctx, exp_cloth_material *m)
+{
+  exp_param_double(ctx, "size", &m->size);
+  exp_param_double(ctx, "mass", &m->mass);
+  exp_param_double(ctx, "k_struct", &m->k_struct);
+  exp_param_double(ctx, "k_shear", &m->k_shear);
+  exp_param_double(ctx, "k_bend", &m->k_bend);
+  exp_param_double(ctx, "damping", &m->damping);
+}
+
+void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
+                         const char *hooks)
+{
+  exp_text_printf(b,
+                  "{\"type\": \"cloth\", \"nx\": %ld, \"ny\": %ld, \"origin\": [%.17g, 0, %.17g], "
+                  "\"u\": [%.17g, 0, 0], \"v\": [0, 0, %.17g], \"mass\": %.17g, \"k_struct\": %.17g, "
+                  "\"k_shear\": %.17g, \"k_bend\": %.17g, \"damping\": %.17g, \"pins\": [",
+                  grid, grid, -m->size / 2, -m->size / 2, m->size, m->size, m->mass, m->k_struct, m->k_shear,
+                  m->k_bend, m->damping);
+  for (size_t k = 0; k < npins; k++)
+    exp_text_printf(b, "%s%zu", k ? ", " : "", pins[k]);
+  exp_text_puts(b, "]");
+  if (hooks && *hooks)
+    exp_text_printf(b, ", %s", hooks);
+  exp_text_puts(b, "}");
+}
+
+int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out)
+{
+  if (b->failed || !b->s)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory for the scene's text", name);
+  return cdyn_scene_parse(out, b->s, b->len, name, NULL);
+}

@@ -437,6 +437,28 @@ double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int
     {"k_bend", "2", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "stiffness of the bend springs (N/m)"},               \
     {"damping", "0.02", EXP_REAL, 0, INFINITY, EXP_OPEN_MAX, "damping c of every spring (N s/m)"}
 
+/* The cloth experiments' material (CLOTH_MATERIAL_PARAMS). */
+typedef struct exp_cloth_material {
+  double size, mass, k_struct, k_shear, k_bend, damping;
+} exp_cloth_material;
+void exp_cloth_material_get(const exp_ctx *ctx, exp_cloth_material *m);
+
+/*
+ * Scenes built from the scene format's text (doc/scene-format.md), as a
+ * researcher writes one: the cloth experiments describe their scenes so,
+ * with the "cloth" generator, and read them with the library's reader.
+ * exp_cloth_generator appends that generator for a square patch of
+ * grid x grid nodes of material m, horizontal at y = 0 (x and z in
+ * [-size/2, size/2]), pinned at the npins nodes `pins`, with `hooks`
+ * (text inside the generator's object, after a comma: its strain_limit,
+ * provot or contacts; may be NULL).  Numbers are written with 17 digits,
+ * so that they read back to the same bits.  exp_scene_read_text builds
+ * the scene from the text (`name` in messages).
+ */
+void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
+                         const char *hooks);
+int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out);
+
 /* Parse a comma-separated list of times >= 0 (snapshot times) into ts (at
    most max); CDYN_EINVAL naming `who` for a bad or surplus entry. */
 int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n);
