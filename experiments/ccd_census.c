@@ -2,7 +2,7 @@
  * ccd_census.c: ccd-census, beyond the papers (cloth.md, "Collision
  * detection": "aim for zero misses, and measure it against an exact
  * reference"): the library's continuous collision detection
- * (cdyn_ccd_vf, cdyn_ccd_ee, lib/ccd.c: conservative interval bisection)
+ * (cdyn_ccd_vf, cdyn_ccd_ee, lib/collision/ccd.c: conservative interval bisection)
  * against the exact reference (ref_ccd_vf, ref_ccd_ee,
  * reference/ccd_exact.c: integers, Bernstein bounds and Sturm sequences),
  * query by query.

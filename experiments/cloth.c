@@ -1,9 +1,11 @@
 /*
  * cloth.c: the cloth experiments of 000 sec. 4 and 001 sec. V-B.
  *
- * The scene (doc/cloth.md, "The cloth model"; the papers give no numbers, so these are choices,
- * all parameters): a square patch of side `size` (1 m), grid x grid nodes
- * (16 x 16), total mass `mass` (0.5 kg), Provot's springs (lib/cloth.c)
+ * The scene (doc/cloth.md, "The cloth model"; the papers give no
+ * numbers, so these are choices, all parameters), described in the scene
+ * format (the cloth generator; scene_new): a square patch of side `size`
+ * (1 m), grid x grid nodes (16 x 16), total mass `mass` (0.5 kg),
+ * Provot's springs (lib/cloth/cloth.c)
  * with k_struct = 100, k_shear = 20, k_bend = 2 N/m and damping c = 0.02
  * N s/m on every spring, horizontal at y = 0 (x and z in [-size/2,
  * size/2]), pinned at the two corners of its edge z = -size/2, at rest;
@@ -13,7 +15,7 @@
  * (0.6 m/s) along +z, its centre at x = 0, y = -size/2 (the middle of the
  * hanging cloth), starting 1 m behind the pinned edge: it reaches the
  * hanging cloth at about 1.4 s and pushes it 0.5 m beyond by T = 2.5 s.
- * The cloth's nodes are kept out of the ball (lib/ball.c).
+ * The cloth's nodes are kept out of the ball (lib/cloth/ball.c).
  *
  * Methods (runs):
  *   springs        the springs alone: the scheme `implicit` with no
@@ -21,7 +23,7 @@
  *                  explicitly (its free acceleration, symplectic Euler);
  *                  the ball by projection;
  *   implicit, improved, rattle (and any other equality scheme given)
- *                  adaptive constraints (lib/strainlimit.c): before each
+ *                  adaptive constraints (lib/cloth/strainlimit.c): before each
  *                  step a structural spring stretched beyond eps_max
  *                  becomes the distance constraint |x_ij| = (1 + eps_max)
  *                  L0, after it a constraint whose multiplier pushes

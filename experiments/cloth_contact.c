@@ -21,18 +21,18 @@
  * run discrete-4h blows up: 7,404 crossings in its first 1.0 s, 691,251
  * in the next 0.2 s, whose exact replay alone takes 11 min; --steps 1200
  * shows it.)  Adaptive strain
- * limiting (lib/strainlimit.c, eps_max 0.1) stays on.
+ * limiting (lib/cloth/strainlimit.c, eps_max 0.1) stays on.
  *
  * Constraints.  Ball-node: |x_node - c| >= r + delta, one cdyn_ball per
  * ball over every node; ball-ball: |c_i - c_j| >= 2 r (a cdyn_ball of
  * radius 2 r over the other balls).  Cloth-cloth (self-collision
- * included): lib/contacts.c, thickness delta (5 mm), capacity `capacity`,
+ * included): lib/collision/contacts.c, thickness delta (5 mm), capacity `capacity`,
  * region margin delta, separation speed 1 mm/s, release on any pull.
  * With a scheme that enforces inequalities ("contact": the runs lcp and
  * iterative, the active-set algorithms of 003 on the same rows) every
  * such constraint is an inequality row; with an equality scheme (the run
  * implicit, 001's) they are switched on as equalities and released by
- * their multipliers (lib/ball.c, lib/contacts.c, mode switch).
+ * their multipliers (lib/cloth/ball.c, lib/collision/contacts.c, mode switch).
  *
  * Runs:
  *   implicit      001's: switched equality constraints, continuous detection;
@@ -57,7 +57,7 @@
  * min over nodes of |x_node - c| - r, against delta.  The violation of a
  * step is max(delta - min distance, delta - ball gap, 0) / delta.
  * Contacts active (node-triangle, edge-edge, ball-node), created,
- * released, and the release delays (lib/contacts.c: step ends between the
+ * released, and the release delays (lib/collision/contacts.c: step ends between the
  * first at which a contact is seen separating and its release); the
  * time spent in detection (cdyn_contacts_before and _after) and in the
  * step (the solve), in cloth-contact-time.csv, the one file that changes
@@ -299,7 +299,7 @@ typedef struct {
   int failed, status;
   double h;
   unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
-  unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/contacts.c) */
+  unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/collision/contacts.c) */
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
   double t_detect, t_solve, t_replay; /* per step */

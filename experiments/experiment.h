@@ -427,7 +427,7 @@ double exp_max_dist(const double *a, const double *b, size_t n);
    (ok may be NULL: all); *used gets their number; NaN below two points. */
 double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used);
 
-/* The cloth's material (lib/cloth.c), the same defaults in every cloth
+/* The cloth's material (lib/cloth/cloth.c), the same defaults in every cloth
    experiment: entries of an exp_param table. */
 #define CLOTH_MATERIAL_PARAMS                                                                                  \
   {"size", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "side of the square patch (m)"},          \

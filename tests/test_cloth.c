@@ -3,7 +3,7 @@
  * (cdyn/cloth.h).
  *
  * - The mesh: node, spring, triangle and edge counts for several sizes
- *   (formulas in lib/cloth.c), every spring at rest at the start, every
+ *   (formulas in lib/cloth/cloth.c), every spring at rest at the start, every
  *   triangle counterclockwise about u x v with positive area, every
  *   triangle edge listed once, the alternating diagonals, pins in place.
  * - Bad input: fewer than 2 x 2 nodes, parallel or non-finite axes, mass

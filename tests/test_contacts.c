@@ -1,5 +1,5 @@
 /*
- * test_contacts.c: cloth non-penetration constraints (lib/contacts.c):
+ * test_contacts.c: cloth non-penetration constraints (lib/collision/contacts.c):
  * contacts made by proximity and by continuous detection, checked by the
  * exact replay (reference/ccd_replay.c, GMP); each release rule provoked
  * by a constructed motion; several contacts on one node solved by the

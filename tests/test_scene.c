@@ -1,5 +1,5 @@
 /*
- * test_scene.c: scenes (cdyn/scene.h, lib/scene.c, lib/scene_load.c):
+ * test_scene.c: scenes (cdyn/scene.h, lib/scene/scene.c, lib/scene/load.c):
  *
  * - every kind of bad file is refused with a message that names the file
  *   and the line and column (syntax) or the JSON path of the value, and

@@ -1,6 +1,6 @@
 /*
  * tests/test_solvers.c: assembly of A = J W J^T and the linear solvers,
- * through the library's internals (cdyn_internal.h).
+ * through the library's internals (core/internal.h).
  *
  * - The sparse A that cdyn_assemble builds from its precomputed pattern
  *   must equal a dense A = J W J^T formed here from a dense J, on planar

@@ -12,7 +12,7 @@
  * (within the interval enclosures, at a time resolution `tol`).  *hit gets
  * 1 or 0 and, on a hit, *t (may be NULL) a time no later than the first
  * contact, within tol of the interval that could not be excluded.  Method
- * and the argument for its conservativeness: lib/ccd.c.
+ * and the argument for its conservativeness: lib/collision/ccd.c.
  *
  * CDYN_EINVAL for a NULL or non-finite point, hit NULL, or tol outside
  * (0, 0.5].  Neither function allocates.
@@ -45,7 +45,7 @@ int cdyn_ccd_ee(const double p0[3], const double p1[3], const double q0[3], cons
  * 0: the face normal, or the edges' common normal).  CDYN_EINVAL for a NULL
  * or non-finite point, a delta not finite and > 0, NULL outputs;
  * CDYN_EDEGENERATE for a triangle of (nearly) zero area or an edge of zero
- * length.  Method: lib/proximity.c.
+ * length.  Method: lib/collision/proximity.c.
  */
 typedef struct cdyn_proximity {
   double dist;
@@ -85,7 +85,7 @@ int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t c
  * nodes against its triangles, its edges against its edges, self-collision
  * included), found by the detection above and enforced as node_triangle
  * and edge_edge constraints of thickness delta; equations, detection,
- * release rules and capacity in lib/contacts.c.
+ * release rules and capacity in lib/collision/contacts.c.
  *   CDYN_CONTACTS_INEQUALITY  inequality rows Phi >= 0, for the scheme
  *                             "contact" (its active set: lcp, iterative...);
  *   CDYN_CONTACTS_SWITCH      equalities Phi = 0 while held, for the
@@ -126,7 +126,7 @@ typedef struct cdyn_contacts_counts {
   unsigned long redundant;      /* mode switch: pairs whose node or edge was already held, cumulative */
   unsigned long total_released; /* cumulative, by rule: */
   unsigned long released_separating, released_pull, released_region, released_degenerate;
-  unsigned long delay_sum, delay_max; /* release delays in steps (lib/contacts.c), cumulative */
+  unsigned long delay_sum, delay_max; /* release delays in steps (lib/collision/contacts.c), cumulative */
 } cdyn_contacts_counts;
 
 enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1 };

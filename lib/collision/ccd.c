@@ -42,7 +42,7 @@
  *
  * Two additions keep the cost bounded without giving up conservativeness.
  * (1) A distance filter first: with D0 and D1 the distances of the two
- * parties at t = 0 and t = 1 (lib/proximity.c) and S the largest
+ * parties at t = 0 and t = 1 (lib/collision/proximity.c) and S the largest
  * displacement of a point of the first plus that of the second, the
  * distance at t is at least max(D0 - t S, D1 - (1 - t) S) (every point of
  * a party moves by at most its largest corner's displacement), whose

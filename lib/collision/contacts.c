@@ -19,16 +19,16 @@
  *
  * Detection, before a step of h (cdyn_contacts_before).  Every element's
  * box bounds it at the state x and at the predicted x + h v, grown by
- * delta; three hierarchies (nodes, triangles, edges; lib/bvh.c, refitted)
+ * delta; three hierarchies (nodes, triangles, edges; lib/collision/bvh.c, refitted)
  * give the node-triangle and edge-edge pairs whose boxes overlap.  A pair
  * that does not share a particle becomes a contact when
  *   (proximity)  its distance at x is below delta, its closest points
  *                are inside the face (node-triangle) or inside both edges
  *                (edge-edge), and the parties do not separate: u =
  *                n.(v_1 - v_2) <= 0 along the closest points' direction
- *                (lib/proximity.c); or
+ *                (lib/collision/proximity.c); or
  *   (continuous, option)  the motion x -> x + h v makes them touch
- *                (lib/ccd.c, conservative); an edge pair only when its
+ *                (lib/collision/ccd.c, conservative); an edge pair only when its
  *                closest points at the reported time are inside both
  *                edges (an edge meeting another at its end is a node
  *                meeting the triangles of that edge, which the
@@ -46,7 +46,7 @@
  * Verification, after the step (cdyn_contacts_after, continuous on).  The
  * predicted motion is not the motion taken (the step adds h^2 a), so the
  * taken motion x_start -> x_end of every pair whose swept boxes overlap
- * and that has no contact is tested with lib/ccd.c; a pair that may have
+ * and that has no contact is tested with lib/collision/ccd.c; a pair that may have
  * touched gets its contact (oriented at x_start), the state is restored to
  * the step's start and *redo asks the caller to take the step again.  A
  * step is repeated at most max_redo times; a touch found after that is

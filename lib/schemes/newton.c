@@ -74,7 +74,7 @@
  * step's equations to any useful accuracy, so the step returns
  * CDYN_EDIVERGED and the stepper restores the state, which lets the
  * caller retry with a smaller h instead of continuing silently from a
- * wrong state (see cdyn_iter_verdict in cdyn_internal.h).
+ * wrong state (see cdyn_iter_verdict in cdyn/scheme.h).
  *
  * State: work only (q_n, v_n, W F, J_(k-1)^T lambda_k, J_k^T lambda_k and
  * the right-hand side); no history, so a change of the constraint set

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_scene.c: a libFuzzer harness over the scene reader and
- * writer (cdyn/scene.h, lib/scene_load.c, lib/scene.c).
+ * writer (cdyn/scene.h, lib/scene/load.c, lib/scene/scene.c).
  *
  * The input bytes are a scene file's text, read by cdyn_scene_parse as
  * "fuzz.json" with a limit of MAX_PARTICLES particles (a generator alone
