@@ -16,7 +16,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,16 +28,6 @@
 static const char *const prog = "cdyn collect";
 #define fail(rc, ...) exp_complain(prog, rc, __VA_ARGS__)
 
-/* An atomic file of the sweep's directory; 1 with the message printed. */
-static int af_open(exp_afile *a, const char *dir, const char *name, int executable)
-{
-  return exp_afile_open(a, dir, name, executable) ? fail(1, "%s", cdyn_errmsg()) : 0;
-}
-
-static int af_close(exp_afile *a, int ok)
-{
-  return exp_afile_close(a, ok) ? fail(1, "%s", cdyn_errmsg()) : 0;
-}
 
 /*
  * Read one CSV record of f into b, as text, without its line end (\n or
@@ -123,35 +112,40 @@ static int job_complete(const collect *c, long job)
 }
 
 /* The files of a job's directory whose names end with `suffix`, sorted. */
+typedef struct {
+  const char *suffix;
+  char **names;
+  int n, cap;
+} file_list;
+
+static int list_entry(void *ctx, const char *path, const char *name, const struct stat *sb)
+{
+  file_list *l = ctx;
+  (void)path, (void)sb;
+  if (name[0] == '.' || !exp_ends_with(name, l->suffix))
+    return 0;
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    char **v = realloc(l->names, (size_t)cap * sizeof *v);
+    if (!v)
+      return fail(1, "out of memory");
+    l->names = v;
+    l->cap = cap;
+  }
+  if (!(l->names[l->n] = strdup(name)))
+    return fail(1, "out of memory");
+  l->n++;
+  return 0;
+}
+
 static int list_files(const char *dir, const char *suffix, char ***names, int *n)
 {
-  *names = NULL;
-  *n = 0;
-  DIR *d = opendir(dir);
-  if (!d)
-    return fail(1, "cannot read %s: %s", dir, strerror(errno));
-  struct dirent *ent;
-  int cap = 0, rc = 0;
-  while ((ent = readdir(d)) && !rc) {
-    if (ent->d_name[0] == '.' || !exp_ends_with(ent->d_name, suffix))
-      continue;
-    if (*n == cap) {
-      cap = cap ? 2 * cap : 16;
-      char **v = realloc(*names, (size_t)cap * sizeof *v);
-      if (!v) {
-        rc = fail(1, "out of memory");
-        break;
-      }
-      *names = v;
-    }
-    if (!((*names)[*n] = strdup(ent->d_name)))
-      rc = fail(1, "out of memory");
-    else
-      (*n)++;
-  }
-  closedir(d);
-  if (!rc && *n)
-    qsort(*names, (size_t)*n, sizeof **names, exp_str_cmp);
+  file_list l = {suffix, NULL, 0, 0};
+  int rc = exp_walk_dir(prog, dir, list_entry, &l);
+  if (!rc && l.n)
+    qsort(l.names, (size_t)l.n, sizeof *l.names, exp_str_cmp);
+  *names = l.names;
+  *n = l.n;
   return rc;
 }
 
@@ -380,7 +374,7 @@ static int write_collected(collect *c)
   snprintf(name, sizeof name, "collected-%s.csv", stem);
   snprintf(meta_name, sizeof meta_name, "collected-%s.meta.json", stem);
   exp_afile csv, meta;
-  if (af_open(&csv, c->dir, name, 0))
+  if (exp_afile_create(&csv, prog, c->dir, name, 0))
     return 1;
   char *header = NULL;
   long rows = 0, ncollected = 0;
@@ -391,12 +385,12 @@ static int write_collected(collect *c)
       ncollected++;
     }
   if (rc) {
-    af_close(&csv, 0);
+    exp_afile_finish(&csv, prog, 0);
     free(header);
     return rc;
   }
-  if (af_open(&meta, c->dir, meta_name, 0)) {
-    af_close(&csv, 0);
+  if (exp_afile_create(&meta, prog, c->dir, meta_name, 0)) {
+    exp_afile_finish(&csv, prog, 0);
     free(header);
     return 1;
   }
@@ -437,11 +431,11 @@ static int write_collected(collect *c)
   fprintf(f, "\n}\n");
   free(header);
   /* The metadata first: a collected CSV is never without its record. */
-  if ((rc = af_close(&meta, 1))) {
-    af_close(&csv, 0);
+  if ((rc = exp_afile_finish(&meta, prog, 1))) {
+    exp_afile_finish(&csv, prog, 0);
     return rc;
   }
-  if ((rc = af_close(&csv, 1))) {
+  if ((rc = exp_afile_finish(&csv, prog, 1))) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", c->dir, meta_name);
     remove(path);

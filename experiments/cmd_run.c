@@ -77,29 +77,7 @@ static int execute(exp_ctx *c, exp_run_args *ra)
   return 0;
 }
 
-/* cdyn run ARGV; the context is static (it is large). */
-int exp_cmd_run(int argc, char **argv, const char *command)
-{
-  static exp_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  char *keys[EXP_MAX_SETS * 2], *values[EXP_MAX_SETS * 2];
-  exp_run_args ra;
-  memset(&ra, 0, sizeof ra);
-  ra.keys = keys;
-  ra.values = values;
-  int nset_args = 0;
-  for (int k = 1; k < argc; k++)
-    nset_args += !strcmp(argv[k], "--set");
-  int rc;
-  if (nset_args > EXP_MAX_SETS) {
-    fprintf(stderr, "cdyn run: at most %d --set options\n", EXP_MAX_SETS);
-    rc = 2;
-  } else if (!(rc = exp_run_parse(&ctx, &ra, argc, argv, command))) {
-    rc = execute(&ctx, &ra);
-  }
-  exp_run_release(&ctx, &ra);
-  return rc < 0 ? 0 : rc;
-}
+int exp_cmd_run(int argc, char **argv, const char *command) { return exp_run_with(argc, argv, command, 0, execute); }
 
 /*
  * cdyn export EXPERIMENT [--out DIR] [--force] [run options]: run the

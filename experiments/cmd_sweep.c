@@ -78,17 +78,6 @@ extern char **environ;
 static const char *const prog = "cdyn sweep";
 #define fail(rc, ...) exp_complain(prog, rc, __VA_ARGS__)
 
-/* An atomic file of the sweep's directory; 1 with the message printed. */
-static int af_open(exp_afile *a, const char *dir, const char *name, int executable)
-{
-  return exp_afile_open(a, dir, name, executable) ? fail(1, "%s", cdyn_errmsg()) : 0;
-}
-
-static int af_close(exp_afile *a, int ok)
-{
-  return exp_afile_close(a, ok) ? fail(1, "%s", cdyn_errmsg()) : 0;
-}
-
 /* ---- text ------------------------------------------------------------------------------- */
 
 /*
@@ -359,52 +348,48 @@ enum walk_level { WALK_TOP, WALK_JOBS, WALK_LOGS };
  * above, jobs/NNNNNN (each a run's directory, exp_clear_dir) and logs/
  * (the jobs' *.log, Slurm's *.out).  As exp_clear_dir for a run's.
  */
-static int walk_sweep_dir(const char *who, const char *dir, enum walk_level level, int check_only, const char *why)
+typedef struct {
+  const char *who, *dir, *why;
+  enum walk_level level;
+  int check_only;
+} sweep_walk;
+
+static int walk_sweep_dir(const char *who, const char *dir, enum walk_level level, int check_only, const char *why);
+
+static int sweep_entry(void *ctx, const char *path, const char *name, const struct stat *sb)
 {
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "%s: cannot read %s: %s\n", who, dir, strerror(errno));
+  const sweep_walk *w = ctx;
+  int isdir = sb && S_ISDIR(sb->st_mode), isreg = sb && S_ISREG(sb->st_mode), ok, rc = 0;
+  if (w->level == WALK_TOP)
+    ok = isdir ? !strcmp(name, "jobs") || !strcmp(name, "logs") : isreg && sweep_file_name(name);
+  else if (w->level == WALK_JOBS)
+    ok = isdir && six_digits(name);
+  else
+    ok = isreg && (exp_ends_with(name, ".log") || exp_ends_with(name, ".out"));
+  if (!ok) {
+    if (w->why)
+      fprintf(stderr, "%s: %s holds %s, which no sweep writes: %s\n", w->who, w->dir, name, w->why);
     return 1;
   }
-  struct dirent *ent;
-  int rc = 0;
-  while (!rc && (ent = readdir(d))) {
-    const char *name = ent->d_name;
-    if (!strcmp(name, ".") || !strcmp(name, ".."))
-      continue;
-    char path[8192];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct stat sb;
-    int isdir = 0, isreg = 0, ok;
-    if (!lstat(path, &sb)) {
-      isdir = S_ISDIR(sb.st_mode);
-      isreg = S_ISREG(sb.st_mode);
-    }
-    if (level == WALK_TOP)
-      ok = isdir ? !strcmp(name, "jobs") || !strcmp(name, "logs") : isreg && sweep_file_name(name);
-    else if (level == WALK_JOBS)
-      ok = isdir && six_digits(name);
-    else
-      ok = isreg && (exp_ends_with(name, ".log") || exp_ends_with(name, ".out"));
-    if (!ok) {
-      if (why)
-        fprintf(stderr, "%s: %s holds %s, which no sweep writes: %s\n", who, dir, name, why);
-      rc = 1;
-    } else if (isdir) {
-      rc = level == WALK_JOBS ? exp_clear_dir(who, path, check_only, why)
-                              : walk_sweep_dir(who, path, !strcmp(name, "jobs") ? WALK_JOBS : WALK_LOGS,
-                                               check_only, why);
-      if (!rc && !check_only && rmdir(path)) {
-        fprintf(stderr, "%s: cannot remove %s: %s\n", who, path, strerror(errno));
-        rc = 1;
-      }
-    } else if (!check_only && remove(path)) {
-      fprintf(stderr, "%s: cannot remove %s: %s\n", who, path, strerror(errno));
+  if (isdir) {
+    rc = w->level == WALK_JOBS ? exp_clear_dir(w->who, path, w->check_only, w->why)
+                               : walk_sweep_dir(w->who, path, !strcmp(name, "jobs") ? WALK_JOBS : WALK_LOGS,
+                                                w->check_only, w->why);
+    if (!rc && !w->check_only && rmdir(path)) {
+      fprintf(stderr, "%s: cannot remove %s: %s\n", w->who, path, strerror(errno));
       rc = 1;
     }
+  } else if (!w->check_only && remove(path)) {
+    fprintf(stderr, "%s: cannot remove %s: %s\n", w->who, path, strerror(errno));
+    rc = 1;
   }
-  closedir(d);
   return rc;
+}
+
+static int walk_sweep_dir(const char *who, const char *dir, enum walk_level level, int check_only, const char *why)
+{
+  sweep_walk w = {who, dir, why, level, check_only};
+  return exp_walk_dir(who, dir, sweep_entry, &w);
 }
 
 /* A sweep's directory, as an exp_clear_fn for exp_prepare_outdir. */
@@ -528,7 +513,7 @@ static void job_command(const sweep *s, long job, exp_text *b)
 static int write_points(const sweep *s)
 {
   exp_afile a;
-  if (af_open(&a, s->out, "points.csv", 0))
+  if (exp_afile_create(&a, prog, s->out, "points.csv", 0))
     return 1;
   fprintf(a.f, "job,scheme,h");
   for (int g = 0; g < s->ngrid; g++) {
@@ -549,7 +534,7 @@ static int write_points(const sweep *s)
     }
     fputc('\n', a.f);
   }
-  return af_close(&a, 1);
+  return exp_afile_finish(&a, prog, 1);
 }
 
 /* jobs.txt and the Makefile, whose recipes are the same commands ('$'
@@ -557,10 +542,10 @@ static int write_points(const sweep *s)
 static int write_jobs(const sweep *s)
 {
   exp_afile jobs, mk;
-  if (af_open(&jobs, s->out, "jobs.txt", 0))
+  if (exp_afile_create(&jobs, prog, s->out, "jobs.txt", 0))
     return 1;
-  if (af_open(&mk, s->out, "Makefile", 0)) {
-    af_close(&jobs, 0);
+  if (exp_afile_create(&mk, prog, s->out, "Makefile", 0)) {
+    exp_afile_finish(&jobs, prog, 0);
     return 1;
   }
   fprintf(mk.f, "# Written by cdyn sweep (cdyn %s): one target per job, the run.meta.json\n"
@@ -591,22 +576,22 @@ static int write_jobs(const sweep *s)
   int ok = !b.failed;
   exp_text_free(&b);
   if (!ok) {
-    af_close(&jobs, 0);
-    af_close(&mk, 0);
+    exp_afile_finish(&jobs, prog, 0);
+    exp_afile_finish(&mk, prog, 0);
     return fail(1, "out of memory writing the jobs");
   }
-  int rc = af_close(&jobs, 1);
+  int rc = exp_afile_finish(&jobs, prog, 1);
   if (rc) {
-    af_close(&mk, 0);
+    exp_afile_finish(&mk, prog, 0);
     return rc;
   }
-  return af_close(&mk, 1);
+  return exp_afile_finish(&mk, prog, 1);
 }
 
 static int write_slurm(const sweep *s)
 {
   exp_afile a;
-  if (af_open(&a, s->out, "slurm.sh", 1))
+  if (exp_afile_create(&a, prog, s->out, "slurm.sh", 1))
     return 1;
   char path[4096];
   fprintf(a.f, "#!/bin/sh\n"
@@ -643,7 +628,7 @@ static int write_slurm(const sweep *s)
                "fi\n"
                "exec /bin/sh -c \"$line\"\n",
           exp_shell_word(path));
-  return af_close(&a, 1);
+  return exp_afile_finish(&a, prog, 1);
 }
 
 static void json_axis(FILE *f, const char *name, char **values, int n, const char *none)
@@ -668,7 +653,7 @@ static void json_axis(FILE *f, const char *name, char **values, int n, const cha
 static int write_sweep_meta(const sweep *s)
 {
   exp_afile a;
-  if (af_open(&a, s->out, "sweep.meta.json", 0))
+  if (exp_afile_create(&a, prog, s->out, "sweep.meta.json", 0))
     return 1;
   FILE *f = a.f;
   fprintf(f, "{\n  \"sweep_of\": \"%s\",\n", s->exp ? "experiment" : "scene");
@@ -711,7 +696,7 @@ static int write_sweep_meta(const sweep *s)
              "  \"files\": {\"points\": \"points.csv\", \"jobs\": \"jobs.txt\", \"make\": \"Makefile\", "
              "\"slurm\": \"slurm.sh\", \"job_dir\": \"jobs/NNNNNN\", \"job_log\": \"logs/NNNNNN.log\", "
              "\"complete\": \"jobs/NNNNNN/run.meta.json\"}\n}\n");
-  return af_close(&a, 1);
+  return exp_afile_finish(&a, prog, 1);
 }
 
 /* ---- running the jobs through an engine ------------------------------------------------- */

@@ -225,6 +225,16 @@ int exp_afile_close(exp_afile *a, int ok)
   return ok ? rc : CDYN_OK;
 }
 
+int exp_afile_create(exp_afile *a, const char *who, const char *dir, const char *name, int executable)
+{
+  return exp_afile_open(a, dir, name, executable) ? exp_complain(who, 1, "%s", cdyn_errmsg()) : 0;
+}
+
+int exp_afile_finish(exp_afile *a, const char *who, int ok)
+{
+  return exp_afile_close(a, ok) ? exp_complain(who, 1, "%s", cdyn_errmsg()) : 0;
+}
+
 int exp_is_regular(const char *path)
 {
   struct stat sb;
@@ -285,7 +295,7 @@ int exp_output_name(const char *name)
   return 0;
 }
 
-int exp_clear_dir(const char *who, const char *dir, int check_only, const char *why)
+int exp_walk_dir(const char *who, const char *dir, exp_walk_fn fn, void *ctx)
 {
   DIR *d = opendir(dir);
   if (!d) {
@@ -294,26 +304,43 @@ int exp_clear_dir(const char *who, const char *dir, int check_only, const char *
   }
   struct dirent *ent;
   int rc = 0;
-  while ((ent = readdir(d))) {
+  while (!rc && (ent = readdir(d))) {
     if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, ".."))
       continue;
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
     struct stat sb;
-    if (lstat(path, &sb) || !S_ISREG(sb.st_mode) || !exp_output_name(ent->d_name)) {
-      if (why)
-        fprintf(stderr, "%s: %s holds %s, which no cdyn run writes: %s\n", who, dir, ent->d_name, why);
-      rc = 1;
-      break;
-    }
-    if (!check_only && remove(path)) {
-      fprintf(stderr, "%s: cannot remove %s: %s\n", who, path, strerror(errno));
-      rc = 1;
-      break;
-    }
+    rc = fn(ctx, path, ent->d_name, lstat(path, &sb) ? NULL : &sb);
   }
   closedir(d);
   return rc;
+}
+
+/* What exp_clear_dir's walk needs. */
+typedef struct {
+  const char *who, *dir, *why;
+  int check_only;
+} clear_walk;
+
+static int clear_entry(void *ctx, const char *path, const char *name, const struct stat *sb)
+{
+  const clear_walk *w = ctx;
+  if (!sb || !S_ISREG(sb->st_mode) || !exp_output_name(name)) {
+    if (w->why)
+      fprintf(stderr, "%s: %s holds %s, which no cdyn run writes: %s\n", w->who, w->dir, name, w->why);
+    return 1;
+  }
+  if (!w->check_only && remove(path)) {
+    fprintf(stderr, "%s: cannot remove %s: %s\n", w->who, path, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+int exp_clear_dir(const char *who, const char *dir, int check_only, const char *why)
+{
+  clear_walk w = {who, dir, why, check_only};
+  return exp_walk_dir(who, dir, clear_entry, &w);
 }
 
 int exp_prepare_outdir(const char *who, const char *dir, int force, int *created, exp_clear_fn clear)

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* ---- text ------------------------------------------------------------------------------- */
 
@@ -92,6 +93,10 @@ int exp_afile_flush(exp_afile *a);
    temporary file is then removed); without: remove the temporary file
    and return CDYN_OK (the caller's error is the one to report). */
 int exp_afile_close(exp_afile *a, int ok);
+/* The same for a command that prints its messages: 0, or 1 with "WHO:
+   message" printed. */
+int exp_afile_create(exp_afile *a, const char *who, const char *dir, const char *name, int executable);
+int exp_afile_finish(exp_afile *a, const char *who, int ok);
 
 int exp_is_regular(const char *path);
 /* The whole of a (small) file as a string (malloc'ed; its length into
@@ -99,6 +104,15 @@ int exp_is_regular(const char *path);
 char *exp_read_file(const char *path, size_t *len);
 
 /* ---- output directories --------------------------------------------------------------------- */
+
+/*
+ * Walk the entries of `dir` (not . and ..): fn(ctx, path, name, sb) for
+ * each, path being DIR/NAME and sb its lstat (NULL when that failed),
+ * until fn returns non-zero, which exp_walk_dir returns; 1 with a message
+ * beginning with `who` when dir cannot be read.
+ */
+typedef int (*exp_walk_fn)(void *ctx, const char *path, const char *name, const struct stat *sb);
+int exp_walk_dir(const char *who, const char *dir, exp_walk_fn fn, void *ctx);
 
 /* Is `dir` an existing directory with no entries? */
 int exp_dir_empty(const char *dir);

@@ -465,8 +465,10 @@ void exp_run_release(exp_ctx *c, exp_run_args *ra)
   c->scene = NULL;
 }
 
-int exp_run_check(int argc, char **argv)
+int exp_run_with(int argc, char **argv, const char *command, int check_only,
+                 int (*then)(exp_ctx *c, exp_run_args *ra))
 {
+  /* Static: the context is large, and one run is made at a time. */
   static exp_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   char *keys[EXP_MAX_SETS * 2], *values[EXP_MAX_SETS * 2];
@@ -474,7 +476,7 @@ int exp_run_check(int argc, char **argv)
   memset(&ra, 0, sizeof ra);
   ra.keys = keys;
   ra.values = values;
-  ra.check_only = 1;
+  ra.check_only = check_only;
   int nset_args = 0;
   for (int k = 1; k < argc; k++)
     nset_args += !strcmp(argv[k], "--set");
@@ -482,9 +484,11 @@ int exp_run_check(int argc, char **argv)
   if (nset_args > EXP_MAX_SETS) {
     fprintf(stderr, "cdyn run: at most %d --set options\n", EXP_MAX_SETS);
     rc = 2;
-  } else {
-    rc = exp_run_parse(&ctx, &ra, argc, argv, "");
+  } else if (!(rc = exp_run_parse(&ctx, &ra, argc, argv, command)) && then) {
+    rc = then(&ctx, &ra);
   }
   exp_run_release(&ctx, &ra);
   return rc < 0 ? 0 : rc;
 }
+
+int exp_run_check(int argc, char **argv) { return exp_run_with(argc, argv, "", 1, NULL); }

@@ -37,6 +37,14 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
 void exp_run_release(exp_ctx *c, exp_run_args *ra);
 
 /*
+ * Parse and check `cdyn run ARGV` into a context of its own, then, when it
+ * can run, call `then` on it (NULL: stop there); release it.  Returns the
+ * exit status: `then`'s, or exp_run_parse's (0 after --help).
+ */
+int exp_run_with(int argc, char **argv, const char *command, int check_only,
+                 int (*then)(exp_ctx *c, exp_run_args *ra));
+
+/*
  * Would `cdyn run ARGV` start?  exp_run_parse's checks alone: it writes
  * nothing and returns 0, or prints the message `cdyn run` would print and
  * returns its exit status (2 or 1).  --out and --force are not needed.
