@@ -15,7 +15,15 @@ FUZZ_RUNS = 100000
 FUZZ_SECONDS = 60
 FUZZ_CFLAGS = -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_LIB_C = $(addprefix $(srcdir)/,$(filter %.c,$(lib_libcdyn_la_SOURCES)))
+# The library is compiled once for the harnesses, into tests/fuzz/obj/
+# (every object depends on every header of the library: a header that
+# changes compiles them all again), and archived.
+FUZZ_LIB_C = $(filter %.c,$(lib_libcdyn_la_SOURCES))
+FUZZ_LIB_H = $(addprefix $(srcdir)/,$(filter %.h,$(lib_libcdyn_la_SOURCES)) $(cdyninclude_HEADERS)) \
+	$(srcdir)/lib/types.am
+FUZZ_LIB_OBJ = $(FUZZ_LIB_C:%.c=tests/fuzz/obj/%.o)
+FUZZ_INCLUDES = -I$(srcdir)/lib -I$(top_builddir) -I$(srcdir)/tests/fuzz $(JANSSON_CFLAGS) $(CHOLMOD_CFLAGS) \
+	$(LAPACKE_CFLAGS) $(BLAS_CFLAGS)
 # Per harness NAME: the longest input libFuzzer makes (FUZZ_MAX_LEN_NAME,
 # else FUZZ_MAX_LEN) and a dictionary of the input's keywords
 # (FUZZ_DICT_NAME, none if unset).  A scene file is text, longer than the
@@ -31,10 +39,17 @@ FUZZ_ENV = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS
 	OPENBLAS_NUM_THREADS=1
 
 if HAVE_CLANG
-tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h $(FUZZ_LIB_C) $(srcdir)/lib/types.am
+tests/fuzz/obj/%.o: $(srcdir)/%.c $(FUZZ_LIB_H)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_CC)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_INCLUDES) -c -o $@ $<
+
+tests/fuzz/libcdyn-fuzz.a: $(FUZZ_LIB_OBJ)
+	$(AM_V_AR)rm -f $@ && $(AR) rcs $@ $(FUZZ_LIB_OBJ)
+
+tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h tests/fuzz/libcdyn-fuzz.a
 	@$(MKDIR_P) tests/fuzz
-	$(AM_V_GEN)$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/lib -I$(top_builddir) -I$(srcdir)/tests/fuzz \
-	  $(JANSSON_CFLAGS) $(CHOLMOD_CFLAGS) $(LAPACKE_CFLAGS) $(BLAS_CFLAGS) -o $@ $< $(FUZZ_LIB_C) $(JANSSON_LIBS) $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) -lm
+	$(AM_V_GEN)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_INCLUDES) -o $@ $< tests/fuzz/libcdyn-fuzz.a \
+	  $(JANSSON_LIBS) $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) -lm
 
 fuzz: $(FUZZ_HARNESSES)
 
@@ -70,6 +85,6 @@ fuzz fuzz-smoke fuzz-run:
 	@echo "(on Debian: apt-get install clang libclang-rt-14-dev, then re-run ./configure)." >&2
 endif
 
-CLEANFILES = $(FUZZ_HARNESSES) $(FUZZ_HARNESSES:=-smoke.log) $(FUZZ_HARNESSES:=-run.log)
+CLEANFILES = $(FUZZ_HARNESSES) $(FUZZ_HARNESSES:=-smoke.log) $(FUZZ_HARNESSES:=-run.log) tests/fuzz/libcdyn-fuzz.a
 EXTRA_DIST += tests/fuzz/fuzz.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_activeset.c tests/fuzz/fuzz_scene.c \
 	tests/fuzz/scene.dict tests/fuzz/corpus
