@@ -559,8 +559,8 @@ const cdyn_experiment cdyn_experiment_cloth_elongation = {
  *   - Baraff-Witkin at k x 2^j (all three spring kinds scaled), j the
  *     smallest from j_prev - 1 up (j_prev: the previous grid's) whose
  *     largest eps over the window is at most eps_max, each probe a run of
- *     the whole window with the first of bw_solvers, the last one its
- *     timed run; its other solvers are timed over the first probe_steps
+ *     the window with the first of bw_solvers, stopped at the first step
+ *     beyond eps_max (it fails there), the last one its timed run; its other solvers are timed over the first probe_steps
  *     steps at that stiffness (a sparse factorisation of its 3n x 3n
  *     matrix costs 0.2 s a step at 64 x 64), against the first's time
  *     over the same steps; if one is faster it is run over the window.
@@ -639,6 +639,8 @@ static int cost_check(exp_ctx *ctx)
 }
 
 typedef struct {
+  int stop_early;           /* a stiffness probe: stop at the first step beyond eps_max (it fails there) */
+  int exceeded;             /* it did: eps_max holds the first elongation beyond the limit */
   double time;              /* per step, s */
   double time_probe;        /* per step over the first probe steps */
   double eps_max;           /* over the window */
@@ -657,7 +659,7 @@ typedef struct {
   const char *solver;
   scene *s;
   long probe;
-  double fsum;
+  double fsum, eps_limit;
   cost_result *out;
 } cost_obs;
 
@@ -679,6 +681,10 @@ static int cost_observe(void *octx, const exp_state *st)
     out->failed = 1;
     return 1;
   }
+  if (out->stop_early && emax > o->eps_limit) {
+    out->exceeded = 1;
+    return 1;
+  }
   if (o->s->sl) {
     cdyn_strainlimit_counts c;
     cdyn_strainlimit_counts_get(o->s->sl, &c);
@@ -694,7 +700,7 @@ static int cost_observe(void *octx, const exp_state *st)
    option `key` = `solver` and, for Baraff-Witkin, the stiffness scale. */
 static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0, double scale, enum method m,
                     const char *key, const char *solver, double eps_max, double h, long steps, long probe,
-                    cost_result *out)
+                    int stop_early, cost_result *out)
 {
   scene_spec sp = *sp0;
   sp.k_struct *= scale, sp.k_shear *= scale, sp.k_bend *= scale;
@@ -709,7 +715,8 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0,
     return rc;
   }
   memset(out, 0, sizeof *out);
-  cost_obs o = {.run = run, .solver = solver, .s = &s, .probe = probe, .out = out};
+  out->stop_early = stop_early;
+  cost_obs o = {.run = run, .solver = solver, .s = &s, .probe = probe, .eps_limit = eps_max, .out = out};
   exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = cost_observe, .octx = &o};
   exp_outcome oc;
   rc = exp_simulate_with(&sim, &oc);
@@ -784,11 +791,18 @@ static int cost_run_exp(exp_ctx *ctx)
            timed run. */
         long j = jprev > 0 ? jprev - 1 : 0;
         for (;; j++) {
+          /* A probe that passes eps_max fails there: it stops at that
+             step (the last allowed one, j = jmax, runs the window: it is
+             the timed run then). */
           if ((rc = cost_run(ctx, run, &sp, ldexp(1.0, (int)j), m, "solver", bs[0], eps_max, h, steps, probe,
-                             &res[0])))
+                             j < jmax, &res[0])))
             break;
-          printf("  %-14s grid %-4ld k x %-6g max eps %.4g%s\n", run->name, grids[gi], ldexp(1.0, (int)j),
-                 res[0].eps_max, res[0].failed ? " (failed)" : "");
+          if (res[0].exceeded)
+            printf("  %-14s grid %-4ld k x %-6g eps %.4g at step %ld: beyond the limit, stopped\n", run->name,
+                   grids[gi], ldexp(1.0, (int)j), res[0].eps_max, res[0].steps + 1);
+          else
+            printf("  %-14s grid %-4ld k x %-6g max eps %.4g%s\n", run->name, grids[gi], ldexp(1.0, (int)j),
+                   res[0].eps_max, res[0].failed ? " (failed)" : "");
           if ((!res[0].failed && res[0].eps_max <= eps_max) || j >= jmax)
             break;
         }
@@ -812,7 +826,7 @@ static int cost_run_exp(exp_ctx *ctx)
         if (m == M_ADAPTIVE && !strcmp(list[si], "cholesky") && cap > (size_t)dense_max)
           continue;
         if (m == M_ADAPTIVE || si > 0)
-          rc = cost_run(ctx, run, &sp, scale, m, key, list[si], eps_max, h, m == M_ADAPTIVE ? steps : probe, probe,
+          rc = cost_run(ctx, run, &sp, scale, m, key, list[si], eps_max, h, m == M_ADAPTIVE ? steps : probe, probe, 0,
                         &res[si]);
         if (rc)
           break;
@@ -827,7 +841,7 @@ static int cost_run_exp(exp_ctx *ctx)
           b = si;
       }
       if (!rc && m == M_PLAIN && b > 0) {
-        rc = cost_run(ctx, run, &sp, scale, m, key, list[b], eps_max, h, steps, probe, &res[b]);
+        rc = cost_run(ctx, run, &sp, scale, m, key, list[b], eps_max, h, steps, probe, 0, &res[b]);
         if (!rc)
           printf("  %-14s grid %-4ld %-9s %8.4g ms/step over the window\n", run->name, grids[gi], list[b],
                  1e3 * res[b].time);
