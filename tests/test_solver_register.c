@@ -449,7 +449,7 @@ static int noop_solve(void *state, const cdyn_matrix *A, size_t nrhs, const doub
 START_TEST(test_register_full)
 {
   static cdyn_solver_type many[20];
-  static char names[20][16];
+  static char names[20][24];
   int ok = 0, rc = CDYN_OK;
   for (int k = 0; k < 20 && rc == CDYN_OK; k++) {
     snprintf(names[k], sizeof names[k], "filler-%d", k);
