@@ -163,7 +163,7 @@ $(FIGDIR)/%.pdf $(LATEXDIR)/%.tex:
 # its queries too, but runs beside the others: no claim rests on its times
 # (its counts do not depend on them), the library and the reference are
 # timed alike, call by call, so their ratio holds under load, and running
-# it alone would add its 40 s or so to every `make figures`.
+# it alone would add its few seconds to every `make figures`.
 TIMED = $(FIGDIR)/step-cost/done $(FIGDIR)/cloth-vs-implicit-ode/done $(FIGDIR)/collision-cost/done
 TIMED_PLOTS = $(FIGDIR)/cloth-cost.pdf $(LATEXDIR)/cloth-cost.tex $(FIGDIR)/collision-cost.pdf \
 	$(LATEXDIR)/collision-cost.tex
@@ -182,8 +182,9 @@ $(TIMED_PLOTS): | $(FIGDIR)/collision-cost/done
 # The longest of the other experiments first: make -j starts the
 # prerequisites of `figures` in their order, so these run beside the many
 # short ones and the plots, not after them (cloth-contact alone takes
-# about 30 s, a third of the experiments' time before the timed ones).
-LONG_FIRST = cloth-contact ccd-census active-set-census chain-scale-stability chain10-stability stability
+# about 25 s, a third of the experiments' time before the timed ones; the
+# others here 4 to 8 s each).
+LONG_FIRST = cloth-contact active-set-census chain-scale-stability chain10-stability stability ccd-census
 
 $(FIGDIR)/claims.csv: $(EXP_STAMPS)
 	$(AM_V_GEN)$(RUN_CDYN) report $(FIGDIR) > $(FIGDIR)/report.log
