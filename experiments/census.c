@@ -117,8 +117,10 @@ static int run(exp_ctx *ctx)
       dmax = fmax(dmax, p.A[a * k + a]);
     }
     double tol_w = REL_TOL * fmax(bmax, 1e-300), tol_mu = tol_w / dmax;
-    unsigned long accepted = 0;
-    if (ref_lcp_enumerate(k, p.A, p.b, NULL, tol_w, tol_mu, mu_ref, w_ref, NULL, &accepted) != CDYN_OK) {
+    /* No count of accepted subsets: the enumeration then stops after the
+       answer's size, with the same answer (lcp_enum.h), a third of the
+       work of visiting all 2^k subsets on these problems. */
+    if (ref_lcp_enumerate(k, p.A, p.b, NULL, tol_w, tol_mu, mu_ref, w_ref, NULL, NULL) != CDYN_OK) {
       ref_failed++;
       cdyn_error_clear();
       continue;

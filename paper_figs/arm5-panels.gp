@@ -82,11 +82,14 @@ do for [ih = 1:NH] {
     } else {
       set key off
     }
+    # The last steps of the panel's runs, read once (not at every point).
+    array LAST[words(RUNS)]
+    do for [i = 1:words(RUNS)] { LAST[i] = last_step(H, M, word(RUNS, i)) }
     plot for [i = 1:words(RUNS)] run(H, M, word(RUNS, i)) using "t":"e" with lines \
            lc rgb pal_colour(word(RUNS, i)) dt dash_of(H, M, word(RUNS, i)) \
            lw lw_of(H, M, word(RUNS, i)) title small(entry(word(RUNS, i))), \
          for [i = 1:words(RUNS)] run(H, M, word(RUNS, i)) \
-           using (fail_at(H, M, word(RUNS, i)) > 0 && column("step") == last_step(H, M, word(RUNS, i)) ? column("t") : NaN) \
+           using (LAST[i] >= 0 && column("step") == LAST[i] ? column("t") : NaN) \
            :(column("e") > ELO ? column("e") : ELO) \
            with points pt 2 ps 1.5 * PSC lw 2 lc rgb "#000000" notitle, \
          keyentry with points pt 2 ps 1.5 * PSC lw 2 lc rgb "#000000" title (words(FAILS) > 0 ? small("diverged or a step failed (the run stops)") : "")

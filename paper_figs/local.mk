@@ -7,9 +7,10 @@
 # make -j), draws the figures with gnuplot and writes claims.csv and
 # claims.md, all under figures/ in the build tree.  Each experiment writes
 # into a temporary directory that is renamed when it is complete, and each
-# plot into a temporary file renamed on success, so an interrupted run
-# leaves nothing that looks finished.  Each plot is drawn three times: PDF
-# and PNG beside its data, and for LaTeX papers (cairolatex) in latex/.
+# plot into temporary files renamed on success, so an interrupted run
+# leaves nothing that looks finished.  Each plot is drawn three times, by
+# one gnuplot process: PDF and PNG beside its data, and for LaTeX papers
+# (cairolatex) in latex/.
 FIGDIR = figures
 # The program asks OpenBLAS for one thread itself (experiments/main.c).
 RUN_CDYN = ./cdyn$(EXEEXT)
@@ -109,42 +110,52 @@ $(FIGDIR)/scene-double-pendulum/done: cdyn$(EXEEXT) $(SCENE_EXAMPLE) $(FIGDIR)/e
 	  $(if $(strip $(EXTRA_SCHEMES)),--extra-schemes '$(strip $(EXTRA_SCHEMES))') > $(FIGDIR)/scene-double-pendulum.log
 	@mv $(FIGDIR)/scene-double-pendulum.tmp $(FIGDIR)/scene-double-pendulum && touch $@
 
-# plot NAME SCRIPT TERMINAL EXT: draw into NAME.tmp.EXT, then rename.
-plot = $(GNUPLOT) -c $(top_srcdir)/paper_figs/$(2).gp $(top_srcdir)/paper_figs $(FIGDIR) $(3) $(1).tmp.$(4) \
-	&& mv $(1).tmp.$(4) $(1).$(4)
-
 # Each plot is drawn again when its experiment has run again or when its
 # script or a script it loads has changed:
-#   $(FIGDIR)/PLOT.pdf: $(FIGDIR)/EXPERIMENT/done paper_figs/PLOT.gp $(GP_INCLUDES)
-fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf: $(FIGDIR)/$(call fig_experiment,$(1))/done \
-	paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES) $(FIGDIR)/palette.gp
-$(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
-# A plot script that loads another plot's script depends on it too.
-$(FIGDIR)/convergence-energy.pdf $(FIGDIR)/convergence-velocity.pdf $(FIGDIR)/convergence-lambda.pdf: \
-	paper_figs/convergence.gp
-
-$(FIGDIR)/%.pdf:
-	$(AM_V_GEN)$(call plot,$(FIGDIR)/$*,$*,pdf,pdf) && $(call plot,$(FIGDIR)/$*,$*,png,png)
-
-# The LaTeX version of each plot.  gnuplot's cairolatex terminal writes
-# NAME.tex and the graphics NAME.pdf, which NAME.tex includes by the path
-# given to `set output` less its extension.  gnuplot runs inside a
-# temporary directory, so that this path is the bare NAME (a paper finds
-# the file through \graphicspath or from its own directory), and is given
-# absolute paths to the script and the data.  The .tex is moved into place
-# last: it is the target, so an interrupted run leaves no .tex, and a run
-# after it draws the figure again.  Depending on the PDF figure gives each
-# LaTeX figure the same data dependencies without a line of its own.
+#   $(FIGDIR)/PLOT.pdf $(LATEXDIR)/PLOT.tex: $(FIGDIR)/EXPERIMENT/done paper_figs/PLOT.gp $(GP_INCLUDES) ...
 LATEXDIR = $(FIGDIR)/latex
 PLOTS_TEX = $(PLOTS:$(FIGDIR)/%=$(LATEXDIR)/%.tex)
+fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf $(LATEXDIR)/$(call fig_plot,$(1)).tex: \
+	$(FIGDIR)/$(call fig_experiment,$(1))/done paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES) \
+	$(FIGDIR)/palette.gp
+$(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
+# A plot script that loads another plot's script depends on it too.
+$(FIGDIR)/convergence-energy.pdf $(FIGDIR)/convergence-velocity.pdf $(FIGDIR)/convergence-lambda.pdf \
+$(LATEXDIR)/convergence-energy.tex $(LATEXDIR)/convergence-velocity.tex $(LATEXDIR)/convergence-lambda.tex: \
+	paper_figs/convergence.gp
 
-$(LATEXDIR)/%.tex: $(FIGDIR)/%.pdf
-	@rm -rf $(LATEXDIR)/$*.tmp
+# gp_pass SCRIPT FIGSRC DATADIR TERMINAL OUTPUT: the gnuplot arguments that
+# run paper_figs/SCRIPT.gp as `gnuplot -c SCRIPT.gp FIGSRC DATADIR TERMINAL
+# OUTPUT` would, close its output and forget everything it set ("reset
+# session": variables, functions and settings), so that the next pass
+# starts as a fresh gnuplot does.  (Each is its own -e: gnuplot 5.4 drops
+# the rest of a line after "reset session;".)
+gp_pass = -e "call '$(2)/$(1).gp' '$(2)' '$(3)' '$(4)' '$(5)'" -e "unset output" -e "reset session"
+
+# One gnuplot process draws the three versions of PLOT, each pass into a
+# temporary name, and they are renamed when all three are drawn, the PDF
+# last: PLOT.pdf and PLOT.png beside the data, and the LaTeX version
+# latex/PLOT.tex with its graphics latex/PLOT.pdf.  gnuplot's cairolatex
+# terminal writes NAME.tex and the graphics NAME.pdf, which NAME.tex
+# includes by the path given to `set output` less its extension.  The LaTeX
+# pass runs inside a temporary directory (gnuplot's cd), so that this path
+# is the bare NAME (a paper finds the file through \graphicspath or from its
+# own directory), and is given absolute paths to the script and the data.
+# The PDF figure and the .tex are both targets of the one recipe (a pattern
+# rule with two targets), with the same dependencies: an interrupted run
+# leaves one of them older than its experiment, and a run after it draws the
+# figure again; a missing .tex (or PDF) draws it again too.
+$(FIGDIR)/%.pdf $(LATEXDIR)/%.tex:
+	@rm -rf $(LATEXDIR)/$*.tmp $(FIGDIR)/$*.tmp.pdf $(FIGDIR)/$*.tmp.png
 	@$(MKDIR_P) $(LATEXDIR)/$*.tmp
-	$(AM_V_GEN)cd $(LATEXDIR)/$*.tmp && $(GNUPLOT) -c $(abs_top_srcdir)/paper_figs/$*.gp \
-	  $(abs_top_srcdir)/paper_figs $(abs_builddir)/$(FIGDIR) cairolatex $*.tex
-	@mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf && mv $(LATEXDIR)/$*.tmp/$*.tex $@ \
-	  && rmdir $(LATEXDIR)/$*.tmp
+	$(AM_V_GEN)$(GNUPLOT) \
+	  $(call gp_pass,$*,$(top_srcdir)/paper_figs,$(FIGDIR),pdf,$(FIGDIR)/$*.tmp.pdf) \
+	  $(call gp_pass,$*,$(top_srcdir)/paper_figs,$(FIGDIR),png,$(FIGDIR)/$*.tmp.png) \
+	  -e "cd '$(LATEXDIR)/$*.tmp'" \
+	  $(call gp_pass,$*,$(abs_top_srcdir)/paper_figs,$(abs_builddir)/$(FIGDIR),cairolatex,$*.tex)
+	@mv $(FIGDIR)/$*.tmp.png $(FIGDIR)/$*.png && mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf \
+	  && mv $(LATEXDIR)/$*.tmp/$*.tex $(LATEXDIR)/$*.tex && rmdir $(LATEXDIR)/$*.tmp \
+	  && mv $(FIGDIR)/$*.tmp.pdf $(FIGDIR)/$*.pdf
 
 # step-cost, cloth-vs-implicit-ode and collision-cost measure wall-clock
 # time, so they run alone, one after the other, after the other
@@ -152,20 +163,34 @@ $(LATEXDIR)/%.tex: $(FIGDIR)/%.pdf
 # its queries too, but runs beside the others: no claim rests on its times
 # (its counts do not depend on them), the library and the reference are
 # timed alike, call by call, so their ratio holds under load, and running
-# it alone would add its 40 s or so to every `make figures`.
+# it alone would add its few seconds to every `make figures`.
 TIMED = $(FIGDIR)/step-cost/done $(FIGDIR)/cloth-vs-implicit-ode/done $(FIGDIR)/collision-cost/done
 TIMED_PLOTS = $(FIGDIR)/cloth-cost.pdf $(LATEXDIR)/cloth-cost.tex $(FIGDIR)/collision-cost.pdf \
 	$(LATEXDIR)/collision-cost.tex
-$(FIGDIR)/step-cost/done: $(filter-out $(TIMED),$(EXP_STAMPS)) $(filter-out $(TIMED_PLOTS),$(PLOTS:%=%.pdf) \
+# The order is all: the prerequisites below are order-only, so that a
+# plot drawn again (a script changed) or another experiment run again does
+# not run the timed ones again (nearly a minute); they still wait for it.
+$(FIGDIR)/step-cost/done: | $(filter-out $(TIMED),$(EXP_STAMPS)) $(filter-out $(TIMED_PLOTS),$(PLOTS:%=%.pdf) \
 	$(PLOTS_TEX))
-$(FIGDIR)/cloth-vs-implicit-ode/done: $(FIGDIR)/step-cost/done
-$(FIGDIR)/collision-cost/done: $(FIGDIR)/cloth-vs-implicit-ode/done
+$(FIGDIR)/cloth-vs-implicit-ode/done: | $(FIGDIR)/step-cost/done
+$(FIGDIR)/collision-cost/done: | $(FIGDIR)/cloth-vs-implicit-ode/done
+# The timed experiments' plots wait for the last of them (order only: a
+# new collision-cost run alone does not draw cloth-cost again), so that
+# none is drawn beside a timed experiment.
+$(TIMED_PLOTS): | $(FIGDIR)/collision-cost/done
+
+# The longest of the other experiments first: make -j starts the
+# prerequisites of `figures` in their order, so these run beside the many
+# short ones and the plots, not after them (cloth-contact alone takes
+# about 25 s, a third of the experiments' time before the timed ones; the
+# others here 4 to 8 s each).
+LONG_FIRST = cloth-contact active-set-census chain-scale-stability chain10-stability stability ccd-census
 
 $(FIGDIR)/claims.csv: $(EXP_STAMPS)
 	$(AM_V_GEN)$(RUN_CDYN) report $(FIGDIR) > $(FIGDIR)/report.log
 
 if HAVE_GNUPLOT
-figures: $(PLOTS:%=%.pdf) $(PLOTS_TEX) $(FIGDIR)/claims.csv
+figures: $(LONG_FIRST:%=$(FIGDIR)/%/done) $(PLOTS:%=%.pdf) $(PLOTS_TEX) $(FIGDIR)/claims.csv
 	@echo ""
 	@echo "Figures (PDF and PNG), their data (CSV + .meta.json) and the claims report are in:"
 	@echo "  $(abs_builddir)/$(FIGDIR)/"

@@ -74,7 +74,10 @@ PANEL = PANEL + 1
 eval panel(PANEL)
 set title lab("energy change E - E(0)", 'energy change $E - E(0)$') offset 0, -0.5
 set ylabel lab("E - E(0) (J)", '$E - E(0)$ (J)') offset 1, 0
+# E(0) of each run, read once (not at every point of the plot).
 E0(r) = system("awk -F, 'NR == 2 { printf \"%.17g\", $6; exit }' '".series(r)."'") + 0
-plot for [i = 1:words(RUNS)] series(word(RUNS, i)) using 2:($6 - E0(word(RUNS, i))) with lines \
+array E0S[words(RUNS)]
+do for [i = 1:words(RUNS)] { E0S[i] = E0(word(RUNS, i)) }
+plot for [i = 1:words(RUNS)] series(word(RUNS, i)) using 2:($6 - E0S[i]) with lines \
   lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW title small(nm(word(RUNS, i)))
 unset multiplot

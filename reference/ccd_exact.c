@@ -50,9 +50,15 @@
  *   all negative, it is negative throughout: no contact either (at a
  *   contact every condition is >= 0, and where the triangle or the edges
  *   are degenerate, n = 0 or m = 0, the conditions are 0).
+ * - Node on segment (parallel edges, below): a component of the cross
+ *   product with Bernstein coefficients of one strict sign has no root in
+ *   [0, 1]: the node is never on the segment's line.
  * The early outs find that there is no contact even where the triangle or
  * an edge degenerates somewhere in the step: only a candidate contact time
- * can be reported as degenerate.
+ * can be reported as degenerate.  The same test on a root's isolating
+ * interval (the polynomial mapped onto [0, 1]) gives the sign of a
+ * condition at the root when it is conclusive, before any gcd or Sturm
+ * sequence of the condition (sign_at_root).
  *
  * Roots are isolated exactly: the square-free part g of the polynomial
  * has simple roots, counted in (lo, hi] by Sturm's sequence of g, and
@@ -441,6 +447,53 @@ static int p_bernstein_sign(const poly *p)
   return sign;
 }
 
+/*
+ * The same on [lo, hi] (lo < hi): +1 or -1 when p has that strict sign on
+ * the whole closed interval by its Bernstein coefficients there, else 0.
+ * With lo = A / 2^K, hi = B / 2^K and W = B - A, the integer polynomial
+ * q(u) = 2^(K n) p((A + W u) / 2^K) = sum_j a_j 2^(K (n - j)) (A + W u)^j
+ * (Horner's rule in A + W u) is p on [lo, hi] mapped onto u in [0, 1],
+ * times a positive constant.
+ */
+static poly scratch_bq;
+static mpz_t z_ba, z_bw;
+static int scratch_bq_ready;
+
+static int p_bernstein_sign_on(const poly *p, const dyad *lo, const dyad *hi)
+{
+  if (p->deg < 0)
+    return 0;
+  scratch_init();
+  if (!scratch_bq_ready) {
+    p_init(&scratch_bq);
+    mpz_init(z_ba);
+    mpz_init(z_bw);
+    scratch_bq_ready = 1;
+  }
+  unsigned long K = lo->k > hi->k ? lo->k : hi->k;
+  mpz_mul_2exp(z_ba, lo->n, K - lo->k);
+  mpz_mul_2exp(z_bw, hi->n, K - hi->k);
+  mpz_sub(z_bw, z_bw, z_ba);
+  poly *q = &scratch_bq;
+  int n = p->deg;
+  mpz_set(q->c[0], p->c[n]);
+  q->deg = 0;
+  for (int j = n - 1; j >= 0; j--) {
+    /* q <- q (A + W u) + a_j 2^(K (n - j)) */
+    mpz_mul(q->c[q->deg + 1], q->c[q->deg], z_bw);
+    for (int i = q->deg; i >= 1; i--) {
+      mpz_mul(q->c[i], q->c[i], z_ba);
+      mpz_addmul(q->c[i], q->c[i - 1], z_bw);
+    }
+    mpz_mul(q->c[0], q->c[0], z_ba);
+    mpz_mul_2exp(z_tmp, p->c[j], K * (unsigned long)(n - j));
+    mpz_add(q->c[0], q->c[0], z_tmp);
+    q->deg++;
+  }
+  /* The leading coefficient a_n W^n is not zero: q has degree n. */
+  return p_bernstein_sign(q);
+}
+
 /* ---- Sturm sequences and roots ----------------------------------------------------------- */
 
 /* Sturm's sequence of a square-free polynomial, each term a positive
@@ -574,13 +627,56 @@ static int narrow(const poly *g, const sturm *st, root *r)
   return hit;
 }
 
-/* The sign of s at root r of square-free g (Sturm st); r may be narrowed. */
+/* Is the bracket of root r narrow enough to report (below 2^-40)?  Its
+   width n / 2^k (lowest terms) is below 2^-40 once k - bits(n) >= 41. */
+static int bracket_fine(const root *r)
+{
+  static dyad w;
+  static int ready;
+  if (!ready) {
+    d_init(&w);
+    ready = 1;
+  }
+  d_sub(&w, &r->hi, &r->lo);
+  return w.k > 41 + mpz_sizeinbase(w.n, 2) - 1;
+}
+
+/* How many times sign_at_root narrows a root for its shortcut. */
+#define SHORTCUT_NARROW 6
+
+/*
+ * The sign of s at root r of square-free g (Sturm st); r may be narrowed.
+ *
+ * The shortcut first: when s has one strict sign on the closed [lo, hi]
+ * by its Bernstein coefficients there, neither s nor gcd(g, s) has a root
+ * in (lo, hi], and that sign is s's at the root.  If not, r is halved
+ * (narrow: the half that holds the root) a few times, as long as it is
+ * wider than a reported bracket, and tried again.  Without an answer the
+ * exact steps follow (a common root of g and s, else narrowing until s has
+ * no root in (lo, hi]), from the narrowed r.  The answer is the sign of s
+ * at the root, whichever way it is found.  And r ends as without the
+ * shortcut, once search has narrowed it to a bracket: every narrowing,
+ * here or there, takes the next interval of the one chain of halvings from
+ * the isolating interval, and the shortcut takes none that search would
+ * not take to reach the bracket (a midpoint that is the root makes r
+ * exact, and search would have met it too).
+ */
 static int sign_at_root(const poly *g, const sturm *st, root *r, const poly *s)
 {
   if (s->deg < 0)
     return 0;
   if (r->exact)
     return p_sign_at(s, &r->hi);
+  for (int tries = 0;; tries++) {
+    int bsign = p_bernstein_sign_on(s, &r->lo, &r->hi);
+    if (bsign)
+      return bsign;
+    if (tries == SHORTCUT_NARROW || bracket_fine(r))
+      break;
+    narrow(g, st, r);
+    if (r->exact)
+      return p_sign_at(s, &r->hi);
+  }
   poly h;
   p_init(&h);
   p_gcd(&h, g, s);
@@ -749,10 +845,9 @@ static int search(const poly *f, const poly *cond, int ncond, const poly *degen,
       if (cond[k].deg >= 1)
         src[nsrc++] = &cond[k];
   int found = 0, degenerate = 0;
-  dyad best_lo, best_hi, w;
+  dyad best_lo, best_hi;
   d_init(&best_lo);
   d_init(&best_hi);
-  d_init(&w);
   if (coplanar) {
     /* t = 0. */
     dyad z;
@@ -792,11 +887,9 @@ static int search(const poly *f, const poly *cond, int ncond, const poly *degen,
       int dg = sign_at_root(&g, &st, &r[j], degen) == 0;
       if (dg && skip_degen)
         continue;
-      /* Narrow to 2^-40 for the bracket: width n / 2^k (lowest terms)
-         below 2^-40 once k - bits(n) >= 41. */
+      /* Narrow to 2^-40 for the bracket. */
       while (!r[j].exact) {
-        d_sub(&w, &r[j].hi, &r[j].lo);
-        if (w.k > 41 + mpz_sizeinbase(w.n, 2) - 1)
+        if (bracket_fine(&r[j]))
           break;
         narrow(&g, &st, &r[j]);
       }
@@ -821,7 +914,6 @@ static int search(const poly *f, const poly *cond, int ncond, const poly *degen,
   }
   d_clear(&best_lo);
   d_clear(&best_hi);
-  d_clear(&w);
   if (!found)
     return 0;
   return degenerate ? REF_CCD_DEGENERATE : 1;
@@ -929,9 +1021,16 @@ static int on_segment(const ipoint *x, const ipoint *y, const ipoint *z, double 
   p_init(&L);
   p_init(&cond[0]);
   p_init(&cond[1]);
+  int rc = 0;
   v_diff(&xy, x, y);
   v_diff(&zy, z, y);
   v_cross(&cr, &xy, &zy);
+  /* A component of one strict sign on [0, 1] (a non-zero constant
+     included) has no root there, nor has the gcd below: never on the
+     line, the answer the search below would give. */
+  for (int k = 0; k < 3; k++)
+    if (p_bernstein_sign(&cr.x[k]) != 0)
+      goto out;
   v_dot(&cond[0], &xy, &zy);
   v_dot(&L, &zy, &zy);
   p_addsub(&cond[1], &L, &cond[0], -1);
@@ -944,11 +1043,11 @@ static int on_segment(const ipoint *x, const ipoint *y, const ipoint *z, double 
       else
         p_gcd(&g, &g, &cr.x[k]);
     }
-  int rc;
   if (g.deg == 0)
     rc = 0; /* a non-zero constant: never on the line */
   else
     rc = search(&g, cond, 2, &L, 0, t_lo, t_hi);
+out:
   v_clear(&xy);
   v_clear(&zy);
   v_clear(&cr);

@@ -99,7 +99,8 @@ static double disp(const double *x0, const double *x1, size_t i)
 }
 
 typedef struct {
-  const size_t *tris, *edges;
+  const size_t *tris, *edges, *nodes;
+  size_t nn, ntris;
   const double *x0, *x1;
   double pad;
   ref_replay_report *rep;
@@ -111,6 +112,26 @@ static void pt2(double out[2][3], const double *x0, const double *x1, size_t i)
   memcpy(out[1], x1 + 3 * i, sizeof out[1]);
 }
 
+/*
+ * The bound's test D0 + D1 - S > 1e-9 without D0 when D1 alone passes it:
+ * D0 >= 0, so the sum rounds to at least D1 and the test to at least
+ * D1 - S.  That needs D0 to be a number, not NaN, which it is when the
+ * pair's points at the step's start are finite and below 1e75 in
+ * magnitude: no product in the distances (of at most four coordinate
+ * differences) overflows, every division has a positive denominator, and
+ * a quotient that is infinite fails the inside tests that would use it.
+ * For other points D0 is computed.  The answer is the test's, and most
+ * pairs need one distance instead of two.
+ */
+static int tame(const double *x0, const size_t *idx, int n)
+{
+  for (int a = 0; a < n; a++)
+    for (int k = 0; k < 3; k++)
+      if (!(fabs(x0[3 * idx[a] + k]) < 1e75))
+        return 0;
+  return 1;
+}
+
 /* Node p against triangle t. */
 static void pair_vf(ctx *c, size_t p, size_t t)
 {
@@ -119,11 +140,14 @@ static void pair_vf(ctx *c, size_t p, size_t t)
     return;
   const double *x0 = c->x0, *x1 = c->x1;
   c->rep->vf_pairs++;
-  double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
   double D1 = ref_dist_point_triangle(x1 + 3 * p, x1 + 3 * v[0], x1 + 3 * v[1], x1 + 3 * v[2]);
   if (D1 < c->pad)
     c->rep->min_dist = fmin(c->rep->min_dist, D1);
   double S = disp(x0, x1, p) + fmax(disp(x0, x1, v[0]), fmax(disp(x0, x1, v[1]), disp(x0, x1, v[2])));
+  const size_t pts[4] = {p, v[0], v[1], v[2]};
+  if (D1 - S > 1e-9 && tame(x0, pts, 4))
+    return;
+  double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
   if (D0 + D1 - S > 1e-9)
     return;
   double P[2][3], A[2][3], B[2][3], C[2][3];
@@ -143,11 +167,14 @@ static void pair_ee(ctx *c, size_t e, size_t f)
     return;
   const double *x0 = c->x0, *x1 = c->x1;
   c->rep->ee_pairs++;
-  double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
   double D1 = ref_dist_segments(x1 + 3 * a[0], x1 + 3 * a[1], x1 + 3 * b[0], x1 + 3 * b[1]);
   if (D1 < c->pad)
     c->rep->min_dist = fmin(c->rep->min_dist, D1);
   double S = fmax(disp(x0, x1, a[0]), disp(x0, x1, a[1])) + fmax(disp(x0, x1, b[0]), disp(x0, x1, b[1]));
+  const size_t pts[4] = {a[0], a[1], b[0], b[1]};
+  if (D1 - S > 1e-9 && tame(x0, pts, 4))
+    return;
+  double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
   if (D0 + D1 - S > 1e-9)
     return;
   double P[2][3], Q[2][3], R[2][3], T[2][3];
@@ -174,6 +201,53 @@ static int cmp_pair(const void *x, const void *y)
   if (a[0] != b[0])
     return a[0] < b[0] ? -1 : 1;
   return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/*
+ * The pairs of boxes that overlap, of two sorted lists a and b (cmp_lo's
+ * order), each pair once: the box that comes first in that order (of the
+ * two lists merged) scans the other list from where that list's next box
+ * is while its boxes begin, along x, before the first box ends.  With b
+ * NULL, the pairs within a: each box scans the boxes after it.  Each pair
+ * is handed to fn first box first, as a sweep over one sorted list of all
+ * the boxes does.
+ */
+static void sweep(const box *a, size_t na, const box *b, size_t nb, void (*fn)(ctx *, const box *, const box *),
+                  ctx *c)
+{
+  if (!b) {
+    for (size_t i = 0; i < na; i++)
+      for (size_t j = i + 1; j < na && a[j].lo[0] <= a[i].hi[0]; j++)
+        if (overlap(&a[i], &a[j]))
+          fn(c, &a[i], &a[j]);
+    return;
+  }
+  size_t i = 0, j = 0;
+  while (i < na || j < nb) {
+    if (j == nb || (i < na && cmp_lo(&a[i], &b[j]) < 0)) {
+      for (size_t k = j; k < nb && b[k].lo[0] <= a[i].hi[0]; k++)
+        if (overlap(&a[i], &b[k]))
+          fn(c, &a[i], &b[k]);
+      i++;
+    } else {
+      for (size_t k = i; k < na && a[k].lo[0] <= b[j].hi[0]; k++)
+        if (overlap(&b[j], &a[k]))
+          fn(c, &b[j], &a[k]);
+      j++;
+    }
+  }
+}
+
+/* Tags: nodes 0 .. nn - 1, triangles nn .., edges nn + ntris .. */
+static void on_vf(ctx *c, const box *x, const box *y)
+{
+  const box *n = x->id < c->nn ? x : y, *t = x->id < c->nn ? y : x;
+  pair_vf(c, c->nodes[n->id], t->id - c->nn);
+}
+
+static void on_ee(ctx *c, const box *x, const box *y)
+{
+  pair_ee(c, x->id - c->nn - c->ntris, y->id - c->nn - c->ntris);
 }
 
 int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double *x1, double pad,
@@ -226,27 +300,20 @@ int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double 
       nodes[nn++] = tris[k];
     }
   free(seen);
-  /* Tags: nodes 0.., triangles nn.., edges nn + ntris.. */
+  /* Boxes swept over the step and grown by pad / 2, three sorted lists:
+     nodes, triangles, edges.  Only node-triangle and edge-edge pairs are
+     replayed, so only those are swept. */
   double g = pad / 2;
-  make_boxes(bx, nodes, 1, nn, x0, x1, g, 0);
-  make_boxes(bx + nn, tris, 3, ntris, x0, x1, g, nn);
-  make_boxes(bx + nn + ntris, edges, 2, nedges, x0, x1, g, nn + ntris);
-  size_t total = nn + ntris + nedges;
-  qsort(bx, total, sizeof *bx, cmp_lo);
-  ctx c = {tris, edges, x0, x1, pad, rep};
-  for (size_t i = 0; i < total; i++)
-    for (size_t j = i + 1; j < total && bx[j].lo[0] <= bx[i].hi[0]; j++) {
-      if (!overlap(&bx[i], &bx[j]))
-        continue;
-      size_t a = bx[i].id, b = bx[j].id;
-      int ka = a < nn ? 0 : a < nn + ntris ? 1 : 2, kb = b < nn ? 0 : b < nn + ntris ? 1 : 2;
-      if (ka == 0 && kb == 1)
-        pair_vf(&c, nodes[a], b - nn);
-      else if (ka == 1 && kb == 0)
-        pair_vf(&c, nodes[b], a - nn);
-      else if (ka == 2 && kb == 2)
-        pair_ee(&c, a - nn - ntris, b - nn - ntris);
-    }
+  box *bn = bx, *bt = bx + nn, *be = bx + nn + ntris;
+  make_boxes(bn, nodes, 1, nn, x0, x1, g, 0);
+  make_boxes(bt, tris, 3, ntris, x0, x1, g, nn);
+  make_boxes(be, edges, 2, nedges, x0, x1, g, nn + ntris);
+  qsort(bn, nn, sizeof *bx, cmp_lo);
+  qsort(bt, ntris, sizeof *bx, cmp_lo);
+  qsort(be, nedges, sizeof *bx, cmp_lo);
+  ctx c = {tris, edges, nodes, nn, ntris, x0, x1, pad, rep};
+  sweep(bn, nn, bt, ntris, on_vf, &c);
+  sweep(be, nedges, NULL, 0, on_ee, &c);
   free(nodes);
   free(bx);
   free(edges);

@@ -6,14 +6,16 @@
  * are the mesh's elements at x1?
  *
  * Every node-triangle pair and every edge-edge pair that shares no
- * particle is considered (no hierarchy: a sort along x and a sweep over
- * the swept boxes).  A pair whose swept boxes overlap is cleared without
+ * particle is considered (no hierarchy: the swept boxes sorted along x,
+ * the nodes' swept against the triangles', the edges' against each
+ * other).  A pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of
  * a point of the first element plus that of the second, its distance at
  * t is at least max(D0 - t S, D1 - (1 - t) S) >= (D0 + D1 - S) / 2, so
  * D0 + D1 - S > 1e-9 (metres; the doubles' rounding is below 1e-14 at the
- * scale of a metre) clears it.  Every other pair goes to the exact test
+ * scale of a metre) clears it (D1 - S > 1e-9 alone does, D0 being >= 0,
+ * and then D0 is not computed).  Every other pair goes to the exact test
  * (reference/ccd_exact.c, GMP).  The distances are computed here, by
  * minimising over the closed elements (point-triangle: the projection
  * when inside, else the three sides; segment-segment: the interior

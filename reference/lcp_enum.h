@@ -51,8 +51,8 @@ extern "C" {
  * tol_w > 0 and tol_mu > 0 are the absolute tolerances above.
  *
  * On success fills mu and w (n each) with the accepted subset that has the
- * fewest rows (ties: the lowest bitmask, bit i standing for the i-th
- * inequality row in index order), handled (n flags: that subset plus E;
+ * fewest rows (ties: the smallest max |mu_k|, then the lowest bitmask,
+ * bit i standing for the i-th inequality row in index order), handled (n flags: that subset plus E;
  * may be NULL) and *accepted (how many subsets were accepted; may be
  * NULL), and returns CDYN_OK.
  *
@@ -66,7 +66,12 @@ extern "C" {
  *                    has no solution within the tolerances; *accepted is
  *                    then 0 and mu, w are left unspecified).
  * Subsets are visited by size, then bitmask; with accepted NULL the search
- * stops at the first accepted one, which is the same answer.
+ * stops after the last subset of the first accepted one's size, and
+ * returns the same answer, bit for bit: every subset that can be the
+ * answer (none smaller is accepted, and among those of its size the
+ * choice, smallest max |mu_k| then lowest bitmask, sees them all) has been
+ * visited, and each subset's solve and test do not depend on which others
+ * were visited.  That is much less work when the answer is small.
  * It allocates on every call: a reference for tests, not for a step.
  */
 int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned char *equality,

@@ -13,6 +13,8 @@
  * - The library's conservative test (cdyn_ccd_vf, cdyn_ccd_ee) against the
  *   reference: never a false negative; false positives counted.
  * - The broad phase (cdyn_bvh): exactly the pairs of all-pairs testing.
+ * - The exact replay of a mesh's step (reference/ccd_replay.c): the same
+ *   report as testing every node-triangle and edge-edge pair.
  * - The discrete narrow phase (cdyn_proximity_*): closest points on the
  *   parties, no sampled pair closer.
  * - Bad input of each.
@@ -28,6 +30,7 @@
 #include <cdyn/cdyn.h>
 
 #include "reference/ccd_exact.h"
+#include "reference/ccd_replay.h"
 #include "testutil.h"
 
 /* The library's false positives on the constructed misses. */
@@ -650,6 +653,171 @@ START_TEST(test_proximity_bad_input)
 }
 END_TEST
 
+/* ---- the exact replay ---------------------------------------------------------------- */
+
+/* The swept box of points idx[0..n-1] grown by g, as the replay makes it. */
+static void swept_box(const size_t *idx, int n, const double *x0, const double *x1, double g, double lo[3],
+                      double hi[3])
+{
+  for (int k = 0; k < 3; k++) {
+    lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int a = 0; a < n; a++) {
+      lo[k] = fmin(lo[k], fmin(x0[3 * idx[a] + k], x1[3 * idx[a] + k]));
+      hi[k] = fmax(hi[k], fmax(x0[3 * idx[a] + k], x1[3 * idx[a] + k]));
+    }
+    lo[k] -= g, hi[k] += g;
+  }
+}
+
+static double move_of(const double *x0, const double *x1, size_t i)
+{
+  double d[3] = {x1[3 * i] - x0[3 * i], x1[3 * i + 1] - x0[3 * i + 1], x1[3 * i + 2] - x0[3 * i + 2]};
+  return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* The replay's definition, pair by pair: every node of the np particles
+   against every triangle, every edge against every later edge. */
+static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const double *x0, const double *x1, double pad,
+                             ref_replay_report *rep)
+{
+  memset(rep, 0, sizeof *rep);
+  rep->min_dist = INFINITY;
+  size_t *ed = malloc(6 * nt * sizeof *ed), ne = 0;
+  ck_assert_ptr_nonnull(ed);
+  for (size_t t = 0; t < nt; t++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = tri[3 * t + k], j = tri[3 * t + (k + 1) % 3], a = i < j ? i : j, b = i < j ? j : i, e;
+      for (e = 0; e < ne && !(ed[2 * e] == a && ed[2 * e + 1] == b); e++)
+        ;
+      if (e == ne)
+        ed[2 * ne] = a, ed[2 * ne + 1] = b, ne++;
+    }
+  double g = pad / 2, alo[3], ahi[3], blo[3], bhi[3];
+  for (size_t p = 0; p < np; p++)
+    for (size_t t = 0; t < nt; t++) {
+      const size_t *v = tri + 3 * t;
+      if (p == v[0] || p == v[1] || p == v[2])
+        continue;
+      swept_box(&p, 1, x0, x1, g, alo, ahi);
+      swept_box(v, 3, x0, x1, g, blo, bhi);
+      int ov = 1;
+      for (int k = 0; k < 3 && ov; k++)
+        ov = !(ahi[k] < blo[k] || bhi[k] < alo[k]);
+      if (!ov)
+        continue;
+      rep->vf_pairs++;
+      double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
+      double D1 = ref_dist_point_triangle(x1 + 3 * p, x1 + 3 * v[0], x1 + 3 * v[1], x1 + 3 * v[2]);
+      if (D1 < pad)
+        rep->min_dist = fmin(rep->min_dist, D1);
+      double S = move_of(x0, x1, p) +
+                 fmax(move_of(x0, x1, v[0]), fmax(move_of(x0, x1, v[1]), move_of(x0, x1, v[2])));
+      if (D0 + D1 - S > 1e-9)
+        continue;
+      double P[2][3], Q[3][2][3];
+      for (int k = 0; k < 3; k++) {
+        P[0][k] = x0[3 * p + k], P[1][k] = x1[3 * p + k];
+        for (int a = 0; a < 3; a++)
+          Q[a][0][k] = x0[3 * v[a] + k], Q[a][1][k] = x1[3 * v[a] + k];
+      }
+      rep->exact++;
+      int r = ref_ccd_vf(P, Q[0], Q[1], Q[2], NULL, NULL);
+      rep->degenerate += r == REF_CCD_DEGENERATE;
+      rep->crossings += r == 1;
+    }
+  for (size_t e = 0; e < ne; e++)
+    for (size_t f = e + 1; f < ne; f++) {
+      const size_t *a = ed + 2 * e, *b = ed + 2 * f;
+      if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1])
+        continue;
+      swept_box(a, 2, x0, x1, g, alo, ahi);
+      swept_box(b, 2, x0, x1, g, blo, bhi);
+      int ov = 1;
+      for (int k = 0; k < 3 && ov; k++)
+        ov = !(ahi[k] < blo[k] || bhi[k] < alo[k]);
+      if (!ov)
+        continue;
+      rep->ee_pairs++;
+      double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
+      double D1 = ref_dist_segments(x1 + 3 * a[0], x1 + 3 * a[1], x1 + 3 * b[0], x1 + 3 * b[1]);
+      if (D1 < pad)
+        rep->min_dist = fmin(rep->min_dist, D1);
+      double S = fmax(move_of(x0, x1, a[0]), move_of(x0, x1, a[1])) + fmax(move_of(x0, x1, b[0]), move_of(x0, x1, b[1]));
+      if (D0 + D1 - S > 1e-9)
+        continue;
+      double Q[4][2][3];
+      const size_t ends[4] = {a[0], a[1], b[0], b[1]};
+      for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+          Q[j][0][k] = x0[3 * ends[j] + k], Q[j][1][k] = x1[3 * ends[j] + k];
+      rep->exact++;
+      int r = ref_ccd_ee(Q[0], Q[1], Q[2], Q[3], NULL, NULL);
+      rep->degenerate += r == REF_CCD_DEGENERATE;
+      rep->crossings += r == 1;
+    }
+  free(ed);
+}
+
+/*
+ * The replay (a sort and sweep of the swept boxes, the distance bound
+ * with one distance where the step's end alone clears a pair, the exact
+ * test) gives the report that testing every pair gives, on crumpled
+ * sheets of 2 x 2 to 12 x 12 nodes folded over themselves, moving by up to
+ * 0.1 (crossings among them), with pad 0, 0.02 and 0.2, some nodes still
+ * and some sharing coordinates along x (boxes that begin where others do).
+ * The distances of an edge pair are taken in either order, so min_dist is
+ * compared to rounding.
+ */
+START_TEST(test_replay_all_pairs)
+{
+  uint64_t seed = 2024;
+  const size_t sides[] = {2, 3, 5, 8, 12};
+  const double pads[] = {0, 0.02, 0.2};
+  size_t crossings = 0, exact = 0;
+  for (int si = 0; si < 5; si++)
+    for (int pi = 0; pi < 3; pi++)
+      for (int rep_i = 0; rep_i < 3; rep_i++) {
+        size_t G = sides[si], np = G * G, nt = 2 * (G - 1) * (G - 1), k = 0;
+        size_t *tri = malloc(3 * nt * sizeof *tri);
+        double *x0 = malloc(3 * np * sizeof *x0), *x1 = malloc(3 * np * sizeof *x1);
+        ck_assert(tri && x0 && x1);
+        for (size_t i = 0; i + 1 < G; i++)
+          for (size_t j = 0; j + 1 < G; j++) {
+            size_t a = i * G + j, b = a + 1, c = a + G, d = c + 1;
+            tri[k++] = a, tri[k++] = b, tri[k++] = d, tri[k++] = a, tri[k++] = d, tri[k++] = c;
+          }
+        double fold = tu_uniform(&seed, 0, 3), move = tu_uniform(&seed, 0, 0.1);
+        for (size_t i = 0; i < G; i++)
+          for (size_t j = 0; j < G; j++) {
+            size_t q = i * G + j;
+            double u = (double)i / (double)(G - 1), th = fold * 3.141592653589793 * (double)j / (double)(G - 1);
+            x0[3 * q] = i % 4 == 3 ? x0[3 * (q - G)] : u + tu_uniform(&seed, -0.01, 0.01);
+            x0[3 * q + 1] = 0.3 * sin(th) + tu_uniform(&seed, -0.01, 0.01);
+            x0[3 * q + 2] = 0.3 * cos(th) + tu_uniform(&seed, -0.01, 0.01);
+            for (int c = 0; c < 3; c++)
+              x1[3 * q + c] = q % 5 == 2 ? x0[3 * q + c] : x0[3 * q + c] + tu_uniform(&seed, -move, move);
+          }
+        ref_replay_report got, want;
+        ck_assert_int_eq(ref_replay(tri, nt, x0, x1, pads[pi], &got), 0);
+        replay_all_pairs(tri, nt, np, x0, x1, pads[pi], &want);
+        ck_assert_msg(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.exact == want.exact &&
+                          got.crossings == want.crossings && got.degenerate == want.degenerate,
+                      "%zu x %zu, pad %g: pairs %zu + %zu, exact %zu, crossings %zu, degenerate %zu; all pairs: "
+                      "%zu + %zu, %zu, %zu, %zu",
+                      G, G, pads[pi], got.vf_pairs, got.ee_pairs, got.exact, got.crossings, got.degenerate,
+                      want.vf_pairs, want.ee_pairs, want.exact, want.crossings, want.degenerate);
+        ck_assert_msg(got.min_dist == want.min_dist || fabs(got.min_dist - want.min_dist) <= 1e-14,
+                      "%zu x %zu, pad %g: min_dist %.17g, all pairs %.17g", G, G, pads[pi], got.min_dist,
+                      want.min_dist);
+        crossings += got.crossings, exact += got.exact;
+        free(tri), free(x0), free(x1);
+      }
+  /* The exact test is reached and finds crossings. */
+  ck_assert_uint_gt(exact, 100);
+  ck_assert_uint_gt(crossings, 10);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("ccd");
@@ -668,6 +836,10 @@ int main(void)
   tcase_add_test(tc, test_bvh_bad_input);
   tcase_add_test(tc, test_proximity_random);
   tcase_add_test(tc, test_proximity_bad_input);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("replay");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_replay_all_pairs);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

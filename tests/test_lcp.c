@@ -951,6 +951,44 @@ START_TEST(test_reference_limits)
 }
 END_TEST
 
+/* The early stop: without a count wanted the enumeration stops after the
+   subsets of the first accepted one's size, which holds the answer, and
+   must return it bit for bit as the full enumeration does (the active-set
+   census relies on it).  Census problems of 2-12 rows, seed 7. */
+START_TEST(test_reference_early_stop)
+{
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  ck_assert_ptr_nonnull(r);
+  gsl_rng_set(r, 7);
+  cp_problem p;
+  unsigned long stopped_short = 0;
+  for (int t = 0; t < 300; t++) {
+    cp_generate(r, 2, 12, &p);
+    double tol_w, tol_mu, mu_a[CP_MAXK], w_a[CP_MAXK], mu_b[CP_MAXK], w_b[CP_MAXK];
+    unsigned char h_a[CP_MAXK], h_b[CP_MAXK];
+    tolerances(p.k, p.A, p.b, 1e-9, &tol_w, &tol_mu);
+    unsigned long acc = 0;
+    int rc_a = ref_lcp_enumerate(p.k, p.A, p.b, NULL, tol_w, tol_mu, mu_a, w_a, h_a, &acc);
+    int rc_b = ref_lcp_enumerate(p.k, p.A, p.b, NULL, tol_w, tol_mu, mu_b, w_b, h_b, NULL);
+    ck_assert_int_eq(rc_a, rc_b);
+    if (rc_a != CDYN_OK) {
+      cdyn_error_clear();
+      continue;
+    }
+    ck_assert_msg(memcmp(mu_a, mu_b, p.k * sizeof *mu_a) == 0 && memcmp(w_a, w_b, p.k * sizeof *w_a) == 0 &&
+                      memcmp(h_a, h_b, p.k) == 0,
+                  "problem %d: the early stop changes the answer", t);
+    size_t size = 0;
+    for (size_t k = 0; k < p.k; k++)
+      size += h_a[k];
+    stopped_short += size < p.k;
+  }
+  /* The stop is taken: most answers leave some row unhandled. */
+  ck_assert_uint_gt(stopped_short, 150);
+  gsl_rng_free(r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("lcp");
@@ -965,6 +1003,7 @@ int main(void)
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_degenerate_statuses);
   tcase_add_test(tc, test_reference_limits);
+  tcase_add_test(tc, test_reference_early_stop);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
