@@ -186,7 +186,8 @@ struct cdyn_stepper {
   size_t *deg;              /* n + 1: rows per particle, then their start */
   size_t *lrow;             /* mcap * CDYN_MAX_PARTICLES: rows by particle */
   unsigned *lslot;          /* the same: the particle's slot within the row */
-  size_t *mark;             /* mcap: stamps of the pattern's de-duplication */
+  size_t *mark;             /* mcap: stamps of the pattern's de-duplication (and of colpos) */
+  size_t *colpos;           /* mcap: a row's column -> its position in the row's CSR storage (fill_contrib) */
   size_t stamp;
   unsigned long pattern;    /* bumped when the pattern changes */
   unsigned long values;     /* bumped by each assembly */

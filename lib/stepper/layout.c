@@ -82,6 +82,7 @@ void cdyn_layout_free(cdyn_stepper *st)
   free(st->lambda0);
   free(st->diag);
   free(st->mark);
+  free(st->colpos);
   free(st->lrow);
   free(st->lslot);
   free(st->A.rowptr);
@@ -115,6 +116,7 @@ static int reserve_rows(cdyn_stepper *st, size_t mcap, size_t ccap)
       (rc = resize(&st->spare, om, mcap, sizeof(double))) || (rc = resize(&st->lambda, om, mcap, sizeof(double))) ||
       (rc = resize(&st->lambda0, om, mcap, sizeof(double))) ||
       (rc = resize(&st->diag, om, mcap, sizeof(double))) || (rc = resize(&st->mark, om, mcap, sizeof(size_t))) ||
+      (rc = resize(&st->colpos, om, mcap, sizeof(size_t))) ||
       (rc = resize(&st->lrow, om * P, mcap * P, sizeof(size_t))) ||
       (rc = resize(&st->lslot, om * P, mcap * P, sizeof(unsigned))) ||
       (rc = resize(&st->A.rowptr, om + 1, mcap + 1, sizeof(int))) ||
@@ -267,30 +269,31 @@ static size_t walk_pattern(cdyn_stepper *st, size_t m, cdyn_csr *out)
   return nnz;
 }
 
-/* Position of column `col` within CSR row `row` of A (rows are short). */
-static size_t csr_index(const cdyn_csr *A, size_t row, size_t col)
-{
-  for (int k = A->rowptr[row]; k < A->rowptr[row + 1]; k++)
-    if ((size_t)A->col[k] == col)
-      return (size_t)k;
-  return CDYN_NONE;
-}
-
-/* The contribution list of the m rows, against st->A (after incidence). */
+/* The contribution list of the m rows, against st->A (after incidence):
+   each row's columns are scattered into colpos (stamped in mark) before
+   its contributions, so that each entry's position is found at once
+   rather than by a scan of the row (a heavy ball's row shares a particle
+   with every node's, and holds hundreds of columns). */
 static void fill_contrib(cdyn_stepper *st)
 {
   size_t nc = 0;
   for (size_t p = 0; p < st->n; p++)
-    for (size_t a = st->deg[p]; a < st->deg[p + 1]; a++)
+    for (size_t a = st->deg[p]; a < st->deg[p + 1]; a++) {
+      size_t ra = st->lrow[a], sp = ++st->stamp;
+      for (int k = st->A.rowptr[ra]; k < st->A.rowptr[ra + 1]; k++) {
+        st->colpos[st->A.col[k]] = (size_t)k;
+        st->mark[st->A.col[k]] = sp;
+      }
       for (size_t b = st->deg[p]; b < st->deg[p + 1]; b++) {
         cdyn_contrib *c = &st->contrib[nc++];
-        c->ra = st->lrow[a];
+        c->ra = ra;
         c->rb = st->lrow[b];
         c->sa = st->lslot[a];
         c->sb = st->lslot[b];
         c->p = p;
-        c->k = csr_index(&st->A, c->ra, c->rb);
+        c->k = st->mark[c->rb] == sp ? st->colpos[c->rb] : CDYN_NONE;
       }
+    }
   st->ncontrib = nc;
 }
 
