@@ -1,9 +1,10 @@
 #!/bin/sh
 # Install the Debian 12 packages cdyn needs to build, test and draw its
-# figures.  Uses sudo when not run as root.
+# figures, and any further packages named as arguments (in the same
+# transaction).  Uses sudo when not run as root.
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config libgsl-dev liblapacke-dev libopenblas-dev libsuitesparse-dev libgmp-dev libjansson-dev check gnuplot-nox parallel"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends $PACKAGES
+$SUDO apt-get install -y -qq --no-install-recommends $PACKAGES "$@"
