@@ -6,7 +6,7 @@
  *
  *   list, palette     cmd_list.c
  *   run, export       cmd_run.c (over runargs.c)
- *   check             scene_run.c
+ *   check, replay     scene_run.c
  *   sweep             cmd_sweep.c (over runargs.c: every job checked)
  *   collect           cmd_collect.c
  *   report            report.c
@@ -32,6 +32,7 @@ int exp_cmd_palette(int argc, char **argv, const char *command);
 int exp_cmd_run(int argc, char **argv, const char *command);
 int exp_cmd_export(int argc, char **argv, const char *command);
 int exp_cmd_check(int argc, char **argv, const char *command);
+int exp_cmd_replay(int argc, char **argv, const char *command);
 int exp_cmd_sweep(int argc, char **argv, const char *command);
 int exp_cmd_collect(int argc, char **argv, const char *command);
 int exp_cmd_report(int argc, char **argv, const char *command);

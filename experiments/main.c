@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     int (*fn)(int argc, char **argv, const char *command);
   } commands[] = {{"list", exp_cmd_list},     {"run", exp_cmd_run},         {"sweep", exp_cmd_sweep},
                   {"collect", exp_cmd_collect}, {"check", exp_cmd_check},   {"export", exp_cmd_export},
-                  {"palette", exp_cmd_palette}, {"report", exp_cmd_report}};
+                  {"palette", exp_cmd_palette}, {"report", exp_cmd_report},  {"replay", exp_cmd_replay}};
   int rc = -1;
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
