@@ -46,11 +46,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_rng.h>
 
 #include <cdyn/collision.h>
+#include <cdyn/stepper.h>
 
 #include "ccd_exact.h"
 #include "ccd_queries.h"
@@ -69,14 +69,6 @@ static int check(exp_ctx *ctx)
     return cdyn_error(CDYN_EINVAL, "random = 0 and degenerate = 0: no query to make");
   return CDYN_OK;
 }
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 
 static const char *const kind_names[2] = {"vf", "ee"};
 
@@ -143,7 +135,7 @@ static int run(exp_ctx *ctx)
     return rc;
   }
   unsigned long total = 2 * ndeg * (CCDQ_NFAM - 1) + nrand, done = 0;
-  double t_start = now();
+  double t_start = cdyn_clock();
   for (int fam = 0; fam < CCDQ_NFAM && !rc; fam++)
     for (int ee = 0; ee < 2 && !rc; ee++) {
       unsigned long n = fam == CCDQ_RANDOM ? (ee ? nrand / 2 : nrand - nrand / 2) : ndeg;
@@ -163,14 +155,14 @@ static int run(exp_ctx *ctx)
         }
         int hit = 0, ref;
         double tl = 0, lo = 0, hi = 0;
-        double t0 = now();
+        double t0 = cdyn_clock();
         if (ee)
           rc = cdyn_ccd_ee(x[0][0], x[0][1], x[1][0], x[1][1], x[2][0], x[2][1], x[3][0], x[3][1], tol, &hit, &tl);
         else
           rc = cdyn_ccd_vf(x[0][0], x[0][1], x[1][0], x[1][1], x[2][0], x[2][1], x[3][0], x[3][1], tol, &hit, &tl);
-        double t1 = now();
+        double t1 = cdyn_clock();
         ref = ee ? ref_ccd_ee(x[0], x[1], x[2], x[3], &lo, &hi) : ref_ccd_vf(x[0], x[1], x[2], x[3], &lo, &hi);
-        double t2 = now();
+        double t2 = cdyn_clock();
         if (rc)
           break;
         if (ref == REF_CCD_EINVAL) {
@@ -200,7 +192,7 @@ static int run(exp_ctx *ctx)
           rc = write_cx(&cx, ee, fam, i, ref, hit, late, (const double(*)[2][3])x);
       }
     }
-  double elapsed = now() - t_start;
+  double elapsed = cdyn_clock() - t_start;
   gsl_rng_free(r);
   int crc = exp_csv_close(&cx, rc == CDYN_OK);
   if (rc || (rc = crc))
