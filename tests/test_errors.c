@@ -1051,6 +1051,26 @@ START_TEST(test_long_message_keeps_reason)
 }
 END_TEST
 
+/* A message may wrap the one before it: cdyn_errmsg() as an argument of
+   cdyn_error, short and past the buffer's length. */
+START_TEST(test_message_wraps_previous)
+{
+  cdyn_error(CDYN_EIO, "cannot read %s: %s", "f.json", "No such file or directory");
+  ck_assert_int_eq(cdyn_error(CDYN_EINVAL, "scene 'a': %s", cdyn_errmsg()), CDYN_EINVAL);
+  ck_assert_str_eq(cdyn_errmsg(), "scene 'a': cannot read f.json: No such file or directory");
+
+  static char path[9000];
+  memset(path, 'd', sizeof path - 1);
+  path[sizeof path - 1] = '\0';
+  cdyn_error(CDYN_EIO, "cannot write %s: %s", path, "File name too long");
+  ck_assert_int_eq(cdyn_error(CDYN_EIO, "export: %s", cdyn_errmsg()), CDYN_EIO);
+  const char *msg = cdyn_errmsg();
+  size_t n = strlen(msg);
+  ck_assert_msg(!strncmp(msg, "export: cannot write ddd", 24), "head: %.40s", msg);
+  ck_assert_msg(!strcmp(msg + n - 20, ": File name too long"), "the reason was cut: ...%s", msg + n - 40);
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
   Suite *s = suite_create("errors");
@@ -1093,6 +1113,7 @@ static Suite *errors_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_strerror);
   tcase_add_test(tc, test_long_message_keeps_reason);
+  tcase_add_test(tc, test_message_wraps_previous);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -24,18 +24,22 @@ void cdyn_error_clear(void) { errbuf[0] = '\0'; }
 
 int cdyn_error(int status, const char *fmt, ...)
 {
+  /* Formatted apart first, then copied: a caller may pass cdyn_errmsg()
+     itself as an argument, to wrap the reason of a call that failed. */
+  static _Thread_local char whole[4 * ERRBUF];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+  int m = vsnprintf(whole, sizeof whole, fmt, ap);
   va_end(ap);
-  if (n >= (int)sizeof errbuf) {
+  if (m < 0)
+    whole[0] = '\0';
+  size_t len = m < 0 ? 0 : m < (int)sizeof whole ? (size_t)m : sizeof whole - 1;
+  if (len < sizeof errbuf) {
+    memcpy(errbuf, whole, len + 1);
+  } else {
     /* Too long: keep its head and its end, joined by " ... ". */
-    static _Thread_local char whole[4 * ERRBUF];
-    va_start(ap, fmt);
-    int m = vsnprintf(whole, sizeof whole, fmt, ap);
-    va_end(ap);
-    size_t len = m < (int)sizeof whole ? (size_t)m : sizeof whole - 1;
     size_t head = sizeof errbuf - TAIL - 6;
+    memcpy(errbuf, whole, head);
     memcpy(errbuf + head, " ... ", 5);
     memcpy(errbuf + head + 5, whole + len - TAIL, TAIL);
     errbuf[head + 5 + TAIL] = '\0';
