@@ -11,6 +11,7 @@
 # CI does; `make fuzz-run FUZZ_SECONDS=600` runs each for that long, adding
 # what it finds to a corpus in the build tree.
 FUZZ_HARNESSES = tests/fuzz/fuzz_api tests/fuzz/fuzz_activeset tests/fuzz/fuzz_scene
+FUZZ_SMOKE = $(FUZZ_HARNESSES:tests/fuzz/fuzz_%=fuzz-smoke-%)
 FUZZ_RUNS = 100000
 FUZZ_SECONDS = 60
 FUZZ_CFLAGS = -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
@@ -58,17 +59,16 @@ fuzz: $(FUZZ_HARNESSES)
 # fails it.  What it finds goes into tests/fuzz/work-smoke-NAME in the
 # build tree (libFuzzer adds to the first corpus directory it is given),
 # never into the source tree.
-fuzz-smoke: $(FUZZ_HARNESSES)
-	@for spec in $(FUZZ_SPECS); do \
-	  set -- $$spec; h=$$1; shift; \
-	  name=$${h##*/}; corpus=$(srcdir)/tests/fuzz/corpus/$${name#fuzz_}; \
-	  work=tests/fuzz/work-smoke-$${name#fuzz_}; rm -rf $$work; $(MKDIR_P) $$work; \
-	  echo "$$h: $(FUZZ_RUNS) runs from the corpus $$corpus"; \
-	  log=$$h-smoke.log; \
-	  if $(FUZZ_ENV) ./$$h -runs=$(FUZZ_RUNS) -seed=1 "$$@" -timeout=20 -rss_limit_mb=2048 \
-	      -print_final_stats=1 -artifact_prefix=$$work/ $$work $$corpus >$$log 2>&1; then tail -n 14 $$log; \
-	  else cat $$log; echo "FAIL: $$h (log: $$log; the input in $$work)" >&2; exit 1; fi; \
-	done
+# One target per harness (FUZZ_SMOKE), so that `make -j2 fuzz-smoke` runs
+# two at once; each prints its log's end when it is done.
+fuzz-smoke: $(FUZZ_SMOKE)
+$(FUZZ_SMOKE): fuzz-smoke-%: tests/fuzz/fuzz_%
+	@h=tests/fuzz/fuzz_$*; corpus=$(srcdir)/tests/fuzz/corpus/$*; \
+	work=tests/fuzz/work-smoke-$*; rm -rf $$work; $(MKDIR_P) $$work; log=$$h-smoke.log; \
+	if $(FUZZ_ENV) ./$$h -runs=$(FUZZ_RUNS) -seed=1 $(call fuzz_opts,fuzz_$*) -timeout=20 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=$$work/ $$work $$corpus >$$log 2>&1; then \
+	  { echo "$$h: $(FUZZ_RUNS) runs from the corpus $$corpus"; tail -n 14 $$log; }; \
+	else cat $$log; echo "FAIL: $$h (log: $$log; the input in $$work)" >&2; exit 1; fi
 
 fuzz-run: $(FUZZ_HARNESSES)
 	@for spec in $(FUZZ_SPECS); do \
