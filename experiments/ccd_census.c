@@ -1,7 +1,8 @@
 /*
- * ccd_census.c: ccd-census, beyond the papers (cloth.md, "Collision
- * detection": "aim for zero misses, and measure it against an exact
- * reference"): the library's continuous collision detection
+ * ccd_census.c: ccd-census, beyond the papers (doc/cloth.md, "Collision
+ * detection" and "An exact reference is possible": the detector is held
+ * to missing nothing, counted against an exact reference): the library's
+ * continuous collision detection
  * (cdyn_ccd_vf, cdyn_ccd_ee, lib/collision/ccd.c: conservative interval bisection)
  * against the exact reference (ref_ccd_vf, ref_ccd_ee,
  * reference/ccd_exact.c: integers, Bernstein bounds and Sturm sequences),
@@ -281,7 +282,7 @@ const cdyn_experiment cdyn_experiment_ccd_census = {
   .name = "ccd-census",
   .description = "continuous collision detection (node-triangle, edge-edge) against an exact reference on random "
                  "and constructed degenerate queries",
-  .source = "beyond the papers (cloth.md)",
+  .source = "beyond the papers (doc/cloth.md)",
   .params = params,
   .check = check,
   .schemes = NULL,

@@ -473,7 +473,7 @@ int exp_write_runs(exp_ctx *ctx);
 int exp_write_run_meta(exp_ctx *ctx);
 
 /* Claims report: merge the claims.part.csv of every run found under DIR
-   (by its run.meta.json) into DIR/claims.csv and claims.md. */
+   (by its run.meta.json) into DIR/claims.csv and DIR/claims.md. */
 int exp_write_report(const char *dir);
 
 /* The build: git commit (or "unknown"), whether the tree was modified,

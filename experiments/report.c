@@ -219,6 +219,7 @@ int exp_write_report(const char *dir)
     rc = CDYN_EIO;
     goto out;
   }
+  /* The readable report, DIR/claims.md. */
   if (exp_afile_open(&amd, dir, "claims.md", 0)) {
     fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
     exp_afile_close(&acsv, 0);
@@ -304,7 +305,8 @@ int exp_write_report(const char *dir)
     fclose(f);
   }
   /* Both complete, or neither in place: both checked first, then
-     claims.csv renamed, and removed again if claims.md cannot follow it. */
+     DIR/claims.csv renamed, and removed again if DIR/claims.md cannot
+     follow it. */
   if (exp_afile_flush(&acsv) || exp_afile_flush(&amd) || exp_afile_close(&acsv, 1)) {
     fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
     exp_afile_close(&acsv, 0);

@@ -5,8 +5,8 @@
 # Included by the top Makefile.am; paths are relative to the top directory.
 #
 # `make figures` runs every experiment (independent ones in parallel under
-# make -j), draws the figures with gnuplot and writes claims.csv and
-# claims.md, all under figures/ in the build tree.  Each experiment writes
+# make -j), draws the figures with gnuplot and writes the claims report
+# figures/claims.csv and figures/claims.md, all in the build tree.  Each experiment writes
 # into a temporary directory that is renamed when it is complete, and each
 # plot into temporary files renamed on success, so an interrupted run
 # leaves nothing that looks finished.  Each plot is drawn three times, by
@@ -199,7 +199,7 @@ $(FIGDIR)/claims.csv: $(EXP_STAMPS)
 # `make claims`: every experiment and the claims report, without the
 # figures (and without gnuplot): what an added scheme's check needs.
 claims: $(LONG_FIRST:%=$(FIGDIR)/%/done) $(FIGDIR)/claims.csv
-	@echo "claims: $(abs_builddir)/$(FIGDIR)/claims.csv and claims.md"
+	@echo "claims: $(abs_builddir)/$(FIGDIR)/claims.csv and $(abs_builddir)/$(FIGDIR)/claims.md"
 
 if HAVE_GNUPLOT
 figures: $(LONG_FIRST:%=$(FIGDIR)/%/done) $(PLOTS:%=%.pdf) $(PLOTS_TEX) $(FIGDIR)/claims.csv
@@ -207,7 +207,7 @@ figures: $(LONG_FIRST:%=$(FIGDIR)/%/done) $(PLOTS:%=%.pdf) $(PLOTS_TEX) $(FIGDIR
 	@echo "Figures (PDF and PNG), their data (CSV + .meta.json) and the claims report are in:"
 	@echo "  $(abs_builddir)/$(FIGDIR)/"
 	@echo "  for LaTeX papers (NAME.tex + NAME.pdf): $(abs_builddir)/$(LATEXDIR)/"
-	@echo "  claims: $(abs_builddir)/$(FIGDIR)/claims.csv and claims.md"
+	@echo "  claims: $(abs_builddir)/$(FIGDIR)/claims.csv and $(abs_builddir)/$(FIGDIR)/claims.md"
 
 # `make check-latex-figures`: draw the LaTeX figures if needed and compile
 # each in a minimal document with pdflatex (paper_figs/check-latex.sh).

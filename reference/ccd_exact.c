@@ -1,7 +1,7 @@
 /*
  * reference/ccd_exact.c: exact continuous collision detection on the
- * doubles given, in integer arithmetic (cloth.md, "An exact reference is
- * possible"; Provot 1997 and Bridson, Fedkiw, Anderson 2002 for the
+ * doubles given, in integer arithmetic (doc/cloth.md, "An exact reference
+ * is possible"; Provot 1997 and Bridson, Fedkiw, Anderson 2002 for the
  * coplanarity cubic; Sturm sequences, pseudo-remainders and Bernstein
  * coefficients as in Basu, Pollack and Roy, "Algorithms in Real Algebraic
  * Geometry", ch. 2, 8 and 10).

@@ -1,6 +1,6 @@
 /*
  * reference/ccd_exact.h: exact continuous collision detection, the
- * reference the library's detector is checked against (cloth.md,
+ * reference the library's detector is checked against (doc/cloth.md,
  * "Collision detection").  It shares no code with the library.
  *
  * Every point moves linearly over the step, x(t) = x0 + t (x1 - x0),

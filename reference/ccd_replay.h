@@ -1,7 +1,7 @@
 /*
  * reference/ccd_replay.h: the continuous check of a step of a triangle
- * mesh, for the cloth-contact experiment (cloth.md, "Collision
- * detection"): did any node pass through a triangle, or any edge through
+ * mesh, for the cloth-contact experiment (doc/cloth.md,
+ * "Collision detection"): did any node pass through a triangle, or any edge through
  * another, while every point moved linearly from x0 to x1?  And how close
  * are the mesh's elements at x1?
  *

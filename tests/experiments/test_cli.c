@@ -17,7 +17,7 @@
  * - no lost output: with each file operation failing in turn
  *   (tests/failwrite.c, preloaded), every run and report exits non-zero
  *   with a message and leaves nothing behind;
- * - `cdyn report` merges the runs' verdicts into claims.csv and claims.md
+ * - `cdyn report` merges the runs' verdicts into DIR/claims.csv and DIR/claims.md
  *   with every claim of the table listed, judged or not run, and refuses
  *   two runs of one experiment.
  */
@@ -396,7 +396,7 @@ static void failing_writes(const char *var, const char *experiment)
   remove_tree(wp(dir, "w"));
 }
 
-/* The report: every failure leaves neither claims.csv nor claims.md. */
+/* The report: every failure leaves neither DIR/claims.csv nor DIR/claims.md. */
 static void failing_report(const char *var)
 {
   const char *lib = getenv("CDYN_FAILWRITE");
