@@ -11,7 +11,11 @@
  *   jdotv   (J v)_q v, the velocity-product term of Phi-double-dot
  *   phi_tt  2 Phi_qt v + Phi_tt
  * so that along any motion Phi-double-dot = J qdd + jdotv + phi_tt
- * (001 eqs 5-8).  A type never allocates and never keeps state.
+ * (001 eqs 5-8).  Optionally (`hess`) it also fills the geometric
+ * stiffness sum_r lambda_r Hess Phi_r for given multipliers: the
+ * derivative of the constraint force J^T lambda with respect to the
+ * positions, which a step implicit in the constraint geometry needs
+ * (doc/large-steps.md).  A type never allocates and never keeps state.
  *
  * Adding a type is one file defining a `const cdyn_constraint_type` and one
  * line in lib/constraints/constraints.def.
@@ -58,6 +62,20 @@ typedef struct cdyn_constraint_type {
    */
   int (*eval)(const double *params, const double *const *x,
               const double *const *v, double t, cdyn_row *rows);
+  /*
+   * Optional: the geometric stiffness of the constraint's rows for given
+   * multipliers lambda (type->rows values),
+   *   K = sum_r lambda[r] d^2 Phi_r / dx dx,
+   * at positions x[p] and time t, into K: (3 np)^2 values, row-major,
+   * np = nparticles, particle p's coordinates at 3p .. 3p + 2.  K is the
+   * caller's and is overwritten.  Return CDYN_OK, or CDYN_EDEGENERATE
+   * (with a message) where Phi is not twice differentiable.  NULL: the
+   * type has no second derivatives, and the schemes that need them
+   * (backward-euler, bdf2, implicit with geometric_stiffness) refuse it
+   * with a message naming the type.
+   */
+  int (*hess)(const double *params, const double *const *x, double t,
+              const double *lambda, double *K);
 } cdyn_constraint_type;
 
 /* Built-in types. */

@@ -7,6 +7,9 @@
  *   Phi_t    = 0
  *   (Jv)_q v = (u.u - (n.u)^2) / r         (d/ds of n(q + s v).u)
  *   phi_tt   = 0
+ *   Hess Phi = [ P, -P; -P, P ] / r,  P = I - n n^T  (the geometric
+ *              stiffness lambda Hess Phi: a tension lambda > 0 resists
+ *              sideways motion of either end like a spring lambda / r)
  *
  * Phi is not differentiable at r = 0, where eval reports CDYN_EDEGENERATE.
  * Parameters: L > 0.
@@ -50,6 +53,28 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)p;
+  (void)t;
+  double d[3];
+  for (int k = 0; k < 3; k++)
+    d[k] = x[0][k] - x[1][k];
+  double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!isfinite(r))
+    return cdyn_error(CDYN_ENONFINITE, "distance constraint: the link length is not finite (positions non-finite or beyond 1e154)");
+  if (!(r > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "distance constraint: particles coincide (r = 0)");
+  double s = lambda[0] / r;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double e = s * ((a == b) - d[a] * d[b] / (r * r));
+      K[6 * a + b] = K[6 * (a + 3) + b + 3] = e;
+      K[6 * a + b + 3] = K[6 * (a + 3) + b] = -e;
+    }
+  return CDYN_OK;
+}
+
 const cdyn_constraint_type cdyn_ctype_distance = {
   .name = "distance",
   .description = "rigid link |x_0 - x_1| = L (Phi = r - L)",
@@ -59,5 +84,6 @@ const cdyn_constraint_type cdyn_ctype_distance = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };
 

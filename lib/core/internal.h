@@ -100,6 +100,14 @@ int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
                          const double *v, double t, cdyn_row *rows);
 
 /*
+ * The geometric stiffness sum_r lambda[r] Hess Phi_r of constraint c at
+ * (q, t) into K ((3 np)^2 values, row-major, np = c->type->nparticles,
+ * in the order of c->p), through its type's `hess`; CDYN_EINVAL naming
+ * the type when the type has none.
+ */
+int cdyn_constraint_hess(const cdyn_constraint *c, const double *q, double t, const double *lambda, double *K);
+
+/*
  * Applied forces F(q, v, t) of the system (gravity, springs, user
  * callback) into F (3n), at any state: what cdyn_forces and the public
  * cdyn_system_forces both call.

@@ -469,6 +469,17 @@ int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
   return c->type->eval(c->params, x, vv, t, rows);
 }
 
+int cdyn_constraint_hess(const cdyn_constraint *c, const double *q, double t, const double *lambda, double *K)
+{
+  if (!c->type->hess)
+    return cdyn_error(CDYN_EINVAL, "constraint type '%s' has no geometric stiffness (its type object's hess is NULL)",
+                      c->type->name);
+  const double *x[CDYN_MAX_PARTICLES];
+  for (unsigned a = 0; a < c->type->nparticles; a++)
+    x[a] = q + 3 * c->p[a];
+  return c->type->hess(c->params, x, t, lambda, K);
+}
+
 int cdyn_system_constraint_values(const cdyn_system *s, double *phi)
 {
   CHECK_SYS(s);
