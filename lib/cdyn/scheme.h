@@ -186,6 +186,12 @@ typedef struct cdyn_scheme_type {
      is the scheme's own choice, which cdyn_stepper_get reports as "auto"
      (for the other schemes, "auto(NAME)": the solver chosen for A). */
   int own_system;
+  /* A step that returns CDYN_NOCONV has not advanced: its iteration
+     did not converge and the stepper restores q, v, the multipliers and
+     the time, as after a failure (the schemes whose Newton iteration has
+     no usable iterate short of convergence: backward-euler, bdf2).  The
+     others keep the last iterate and advance. */
+  int noconv_restores;
 } cdyn_scheme_type;
 
 /*

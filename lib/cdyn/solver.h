@@ -86,6 +86,8 @@ typedef struct cdyn_solve_info {
   int fallback;                 /* the least-squares path was taken (A singular) */
   unsigned long analyses;       /* symbolic analyses done by this call (a new pattern) */
   unsigned long factorizations; /* numeric factorisations (or preconditioner builds) done by this call */
+  unsigned negative;            /* negative pivots of a symmetric indefinite factorisation (ldlt): by
+                                   Sylvester's law of inertia, A's negative eigenvalues; 0 for the others */
 } cdyn_solve_info;
 
 typedef struct cdyn_solver_type {

@@ -51,6 +51,27 @@
  * least-squares solution, by the iteration of lsq.c (at most MAXREF
  * corrections, each two solves and a product with A).  The rank reported
  * is the number of pivots of A + delta I above 10 delta.
+ *
+ * ldlt: the same machinery for symmetric quasi-definite matrices,
+ *   [ H   B^T ]
+ *   [ B   -C  ],   H and C symmetric positive definite,
+ * the Newton matrices of backward-euler and bdf2 (doc/large-steps.md).
+ * Every symmetric permutation of a quasi-definite matrix has an LDL^T
+ * factorisation with D of fixed signs, stable when H and C are not too
+ * ill-conditioned (Vanderbei 1995, "Symmetric quasidefinite matrices",
+ * SIAM J. Optim. 5(1)); CHOLMOD's simplicial LDL^T does not pivot and
+ * takes negative pivots as they come, so it factors P A P^T for the AMD
+ * ordering P of the pattern, as for cholmod.  The solver counts the
+ * negative pivots (info->negative): by Sylvester's law of inertia, the
+ * number of negative eigenvalues of A, which is the rows of C exactly
+ * when H is positive definite on the null space of B (the test a Newton
+ * method uses to detect a direction of negative curvature).  A pivot that
+ * is zero or not finite is a singular matrix (CDYN_ESOLVE); a matrix with
+ * no negative pivot and a pivot below rank_tol max_j A_jj is a singular
+ * positive semi-definite one, and takes cholmod's least-squares path, so
+ * that ldlt can stand in for cholmod on A = J D J^T.  ldlt is always
+ * simplicial (the supernodal factorisation is LL^T only) and keeps one
+ * factorisation per setup (no reuse).
  */
 #include <math.h>
 #include <stddef.h>
@@ -110,6 +131,8 @@ typedef struct {
   double delta;          /* 0, or the shift of the least-squares path */
   unsigned rank;
   int stale;             /* the factor is of an earlier A (reuse) */
+  int indefinite;        /* ldlt: negative pivots are accepted and counted */
+  unsigned negative;     /* ldlt: negative pivots of the last factorisation */
   int refactor;          /* the last reused solve was slow: factor at the next setup */
 } chm_state;
 
@@ -181,6 +204,14 @@ static int chm_alloc(void **out, size_t m)
   s->c.final_asis = 1;    /* keep the factor as computed: no conversion, no allocation */
   *out = s;
   return CDYN_OK;
+}
+
+static int ldlt_alloc(void **out, size_t m)
+{
+  int rc = chm_alloc(out, m);
+  if (!rc)
+    ((chm_state *)*out)->indefinite = 1;
+  return rc;
 }
 
 static int same_pattern(const analysis *a, const cdyn_matrix *A, int mode)
@@ -348,7 +379,9 @@ static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void 
   const chm_opts *o = opts;
   chm_state *s = p;
   info->iterations = 0;
-  int mode = o ? o->mode : 0;
+  int mode = o && !s->indefinite ? o->mode : 0;
+  if (s->indefinite)
+    o = NULL; /* ldlt: simplicial, no reuse */
   int same = s->have_pattern && A->pattern == s->pattern && s->cur && s->cur->mode == mode;
   if (A->m > s->mcap)
     return cdyn_error(CDYN_EINVAL, "cholmod: %zu rows, sized for %zu", A->m, s->mcap);
@@ -400,8 +433,35 @@ static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solv
     dmax = fmax(dmax, A->diag[j]);
   cholmod_sparse S = wrap(m, a->nnz, a->pp, a->pi, a->px, a->L->is_super ? -1 : 1, 1);
   s->delta = 0;
+  s->negative = 0;
   int ok = cholmod_factorize(&S, a->L, &s->c);
   unsigned count = 0;
+  if (s->indefinite && ok && s->c.status == CHOLMOD_OK) {
+    /* Quasi-definite: count the negative pivots; a zero or non-finite one
+       is a singular matrix.  Without negative pivots, the positive
+       semi-definite test below applies. */
+    const double *x = a->L->x;
+    const int *lp = a->L->p;
+    for (size_t j = 0; j < m; j++) {
+      double d = x[lp[j]];
+      if (!isfinite(d) || d == 0)
+        return cdyn_error(CDYN_ESOLVE, "ldlt: pivot %zu of %zu is %g: the matrix is singular", j, m, d);
+      s->negative += d < 0;
+    }
+    info->negative = s->negative;
+  }
+  if (s->negative) {
+    s->rank = (unsigned)m;
+    if (!a->X) {
+      memset(s->t, 0, m * sizeof(double));
+      cholmod_dense B = {m, 1, m, m, s->t, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
+      if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->X, NULL, &a->Y, &a->E, &s->c))
+        return chm_status(s, "the first solve (cholmod_solve2)");
+    }
+    info->rank = s->rank;
+    info->fallback = 0;
+    return CDYN_OK;
+  }
   double dmin = ok && s->c.status == CHOLMOD_OK ? min_pivot(a->L, 0, &count) : 0;
   if (!ok && s->c.status < CHOLMOD_OK)
     return chm_status(s, "the factorisation (cholmod_factorize)");
@@ -546,6 +606,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
   info->factorizations = refactored;
   info->rank = s->rank;
   info->fallback = s->delta > 0;
+  info->negative = s->negative;
   return rc;
 }
 
@@ -566,6 +627,19 @@ const cdyn_solver_type cdyn_solver_cholmod = {
   .description = "sparse Cholesky (CHOLMOD, AMD ordering, supernodal where it pays); least squares when A is singular",
   .iterative = 0,
   .alloc = chm_alloc,
+  .free = chm_free,
+  .setup = chm_setup,
+  .solve = chm_solve,
+};
+
+const cdyn_solver_type cdyn_solver_ldlt = {
+  .name = "ldlt",
+  .options = NULL,
+  .options_size = 0,
+  .description = "sparse LDL^T without pivoting for symmetric quasi-definite matrices (CHOLMOD simplicial, AMD "
+                 "ordering), counting the negative pivots; least squares when A is singular positive semi-definite",
+  .iterative = 0,
+  .alloc = ldlt_alloc,
   .free = chm_free,
   .setup = chm_setup,
   .solve = chm_solve,

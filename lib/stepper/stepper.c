@@ -572,6 +572,14 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
                       st->type->name, t0, h, e, st->common.max_error);
     }
   }
+  if (rc == CDYN_NOCONV && st->type->noconv_restores) {
+    /* The scheme did not advance: nothing to keep, no history to drop. */
+    memcpy(sys->q, st->q0, n3 * sizeof(double));
+    memcpy(sys->v, st->v0, n3 * sizeof(double));
+    memcpy(st->lambda, st->lambda0, st->m * sizeof(double));
+    sys->t = t0;
+    return rc;
+  }
   if (rc < 0) {
     memcpy(sys->q, st->q0, n3 * sizeof(double));
     memcpy(sys->v, st->v0, n3 * sizeof(double));

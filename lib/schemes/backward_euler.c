@@ -1,0 +1,678 @@
+/*
+ * backward_euler.c: backward Euler and BDF2 on the whole nonlinear
+ * system, implicit in the constraint geometry and in the springs, solved
+ * by Newton's method with the geometric stiffness (doc/large-steps.md).
+ *
+ * The step.  With base point (xb, vb) and step k, the unknowns are the
+ * end positions x and the multipliers lambda, v+ = (x - xb) / k:
+ *   R(x, lambda) = M (x - xb - k vb) / k^2 - F(x, (x - xb) / k, t + h) + J(x)^T lambda = 0
+ *   Phi(x, t + h) = 0
+ * backward-euler: xb = q_n, vb = v_n, k = h (Hairer and Wanner, Solving
+ *   ODEs II, ch. VII: first order in q, v and lambda on the index-3 DAE);
+ * bdf2: xb = (4 q_n - q_(n-1)) / 3, vb = (4 v_n - v_(n-1)) / 3, k = 2h/3,
+ *   which is BDF2's q+ - 4/3 q_n + 1/3 q_(n-1) = 2h/3 v+ and the same for
+ *   v (ibid., second order).  Its first step, and any step whose h differs
+ *   from the last one's or follows a reset or a change of the constraint
+ *   set, is a backward-Euler step.
+ * F is the whole applied force (gravity, springs, the user callback) at
+ * the end of the step; lambda is the multiplier of the constraint force
+ * at t + h (lambda_time END), in the library's convention (M qdd + J^T
+ * lambda = F: a hanging link has lambda > 0).  001's `implicit` is this
+ * step's first Newton iteration from x = q_n without the geometric
+ * stiffness, linearised in Phi.
+ *
+ * Newton's matrix for (dx, dlambda) at an iterate is symmetric:
+ *   [ H    J^T ]   H = M (1 + delta) / k^2 + K(x, lambda) - dF/dx - dF/dv / k,
+ *   [ J    -C  ]   K = sum_r lambda_r Hess Phi_r  (the constraint types' `hess`),
+ * with the springs' force Jacobians dF/dx, dF/dv of Baraff and Witkin
+ * (cdyn_spring_jacobians; with Choi and Ko's fix under compression, which
+ * keeps their contribution positive semi-definite).  The force callback's
+ * Jacobian is not known: the callback enters the residual exactly but not
+ * the matrix (a modified Newton method).
+ *
+ * Solving the indefinite matrix.  C = diag(c_r) is a compliance of
+ * c_r = 1e-10 k^2 (J W J^T)_rr, ten decades below the constraint's own
+ * compliance in the step, J H^-1 J^T ~ k^2 J W J^T: it makes the matrix
+ * quasi-definite when H is positive definite, so that the LDL^T
+ * factorisation of the `ldlt` solver (CHOLMOD simplicial, AMD ordering,
+ * no pivoting; lib/solvers/cholmod.c) exists for that ordering (Vanderbei
+ * 1995).  It changes only the matrix, not the residual, so Newton
+ * converges to the exact solution, at a rate of order 1e-10 per iteration
+ * from this change.  Pivoting (Bunch-Kaufman) would not need C, but no
+ * sparse pivoting LDL^T is among the project's dependencies, and
+ * quasi-definiteness gives the inertia for free.
+ * H is not always positive definite: a link that pushes (lambda < 0)
+ * contributes -|lambda| P / r.  The factorisation's inertia tells: the
+ * matrix has exactly m negative pivots when H is positive definite on the
+ * null space of J (approximately, for small C).  With more, the iteration
+ * adds delta M / k^2 to H (delta = 1e-4, then tenfold, up to 1e8, which
+ * shortens the step like a trust region in the mass metric) and factors
+ * again; each next iteration starts from a tenth of the last delta.
+ *
+ * Globalisation.  The residuals are measured as lengths,
+ *   e = ( k^2 W R,  Phi ),
+ * the position correction that would make the momentum balance hold, and
+ * the constraint violation.  A Newton step (dx, dlambda) is accepted with
+ * the largest alpha in 1, 1/2, 1/4, ... 1/1024 that gives sufficient
+ * decrease of the merit function theta = |e|^2 / 2 (Armijo, with the
+ * exact Newton direction's slope -2 theta: theta(alpha) <= (1 - 2e-4
+ * alpha) theta(0)).  When none does, delta is raised as above and the
+ * direction computed again.
+ *
+ * Stopping: max |(k^2 W R)_i| <= tol and max |Phi_r| <= tol (tol 1e-10 m
+ * by default: on a chain of links of 5 cm, a stretch of 2e-9).  When the
+ * iteration meets neither within max_iter iterations, or delta passes
+ * 1e8, or the residual is not finite, the step returns CDYN_NOCONV and
+ * the stepper restores q, v, the multipliers and the time
+ * (noconv_restores): the caller may retry with a smaller h.
+ *
+ * Start.  x0 = xb + k vb + k^2 W (F(q_n, v_n, t) - J(q_n)^T lambda_n) and
+ * lambda_0 = lambda_n, the last step's multipliers (carried across a
+ * change of the constraint set row by row; zero for a new row).
+ *
+ * Storage.  The matrix is (3n + m) x (3n + m) in compressed sparse rows,
+ * both triangles, the diagonal entry first in each row (lib/solvers'
+ * convention).  Its pattern (every particle's 3 x 3 block, the blocks of
+ * each constraint's and each spring's particle pairs, J and J^T, the
+ * diagonal of C) is built at the first step after the springs, the
+ * constraint set or the solver option changed; that allocates, as a
+ * sparse solver's analysis of a new pattern does, and is counted in
+ * cdyn_stats.analyses.  Other steps do not allocate.  Every constraint
+ * type of the system must give its geometric stiffness (`hess`); a type
+ * without it is refused with a message naming it.
+ *
+ * Expected orders: backward-euler 1 (q, v and lambda); bdf2 2.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define DELTA0 1e-4
+#define DELTA_MAX 1e8
+#define COMPLIANCE 1e-10
+#define ARMIJO 1e-4
+#define MAX_HALVINGS 10
+
+typedef struct {
+  double tol;
+  long max_iter;
+} opts;
+
+typedef struct {
+  size_t n, mcap;
+  int bdf2;
+  /* 3n each */
+  double *xb, *vb, *x, *xs, *F, *jt, *ex;
+  /* mcap each */
+  double *lam, *lams, *lamprev, *comp;
+  /* the last step's start (BDF2) */
+  double *qprev, *vprev, hprev;
+  int have_prev;
+  /* dim = 3n + mcap each */
+  double *rhs, *sol;
+  /* the matrix */
+  int *rowptr, *col;
+  double *val, *diag;
+  size_t dim, nnz;
+  unsigned long version, pattern_id;
+  size_t m_pattern;
+  int have_pattern;
+  const cdyn_solver_type *stype;
+  void *sstate;
+  double K[(3 * CDYN_MAX_PARTICLES) * (3 * CDYN_MAX_PARTICLES)];
+} state;
+
+static void drop_pattern(state *s)
+{
+  free(s->rowptr);
+  free(s->col);
+  free(s->val);
+  s->rowptr = s->col = NULL;
+  s->val = NULL;
+  if (s->stype && s->sstate)
+    s->stype->free(s->sstate);
+  s->sstate = NULL;
+  s->stype = NULL;
+  s->have_pattern = 0;
+}
+
+static void st_free(void *p)
+{
+  state *s = p;
+  if (!s)
+    return;
+  drop_pattern(s);
+  free(s->xb);
+  free(s->lam);
+  free(s->rhs);
+  free(s->diag);
+  free(s);
+}
+
+static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
+{
+  state *s = calloc(1, sizeof *s);
+  if (!s)
+    return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory");
+  s->n = n;
+  s->mcap = mcap;
+  s->bdf2 = bdf2;
+  size_t n3 = 3 * n, dim = n3 + mcap;
+  s->xb = calloc(9 * n3 + 1, sizeof(double));
+  s->lam = calloc(4 * mcap + 1, sizeof(double));
+  s->rhs = calloc(2 * dim + 1, sizeof(double));
+  s->diag = calloc(dim + 1, sizeof(double));
+  if (!s->xb || !s->lam || !s->rhs || !s->diag) {
+    st_free(s);
+    return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for %zu particles and %zu rows", n, mcap);
+  }
+  double *p = s->xb;
+  s->vb = p += n3;
+  s->x = p += n3;
+  s->xs = p += n3;
+  s->F = p += n3;
+  s->jt = p += n3;
+  s->ex = p += n3;
+  s->qprev = p += n3;
+  s->vprev = p + n3;
+  s->lams = s->lam + mcap;
+  s->lamprev = s->lams + mcap;
+  s->comp = s->lamprev + mcap;
+  s->sol = s->rhs + dim;
+  *out = s;
+  return CDYN_OK;
+}
+
+static int alloc_be(void **out, size_t n, size_t mcap) { return st_alloc_kind(out, n, mcap, 0); }
+static int alloc_bdf2(void **out, size_t n, size_t mcap) { return st_alloc_kind(out, n, mcap, 1); }
+
+static void reset(void *p)
+{
+  state *s = p;
+  s->have_prev = 0;
+  memset(s->lamprev, 0, s->mcap * sizeof(double));
+}
+
+/* The multipliers follow their rows; the BDF2 history is kept (positions
+   and velocities do not change with the set). */
+static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *change)
+{
+  state *s = p;
+  size_t m = st->m;
+  for (size_t r = 0; r < m; r++) {
+    long f = change->from[r];
+    s->lams[r] = f >= 0 && (size_t)f < change->m_old ? s->lamprev[f] : 0;
+  }
+  memcpy(s->lamprev, s->lams, m * sizeof(double));
+  s->have_prev = 0;
+}
+
+/* ---- the pattern ------------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Append the entries of the dense block rows ri[0..na) x cols cj[0..nb) to keys. */
+static size_t put_block(uint64_t *keys, size_t k, uint64_t dim, const size_t *ri, size_t na, const size_t *cj, size_t nb)
+{
+  for (size_t a = 0; a < na; a++)
+    for (size_t b = 0; b < nb; b++)
+      keys[k++] = (uint64_t)ri[a] * dim + cj[b];
+  return k;
+}
+
+static int build_pattern(state *s, const cdyn_stepper *st, const cdyn_solver_type *stype)
+{
+  const cdyn_scheme_data *d = &st->d;
+  const cdyn_system *sys = st->sys;
+  size_t n3 = 3 * d->n, m = d->m, dim = n3 + m;
+  drop_pattern(s);
+  /* An upper bound of the entries before de-duplication. */
+  size_t cap = 9 * d->n + m;
+  for (size_t r = 0; r < m;) {
+    const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
+    size_t np = c->type->nparticles;
+    cap += 9 * np * np + 6 * np * c->type->rows;
+    r += c->type->rows;
+  }
+  for (size_t k = 0; k < sys->nsprings; k++)
+    cap += 36;
+  uint64_t *keys = malloc(cap * sizeof *keys);
+  if (!keys)
+    return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern (%zu entries)", cap);
+  size_t k = 0, idx[3 * CDYN_MAX_PARTICLES], one;
+  for (size_t i = 0; i < d->n; i++) {
+    size_t b[3] = {3 * i, 3 * i + 1, 3 * i + 2};
+    k = put_block(keys, k, dim, b, 3, b, 3);
+  }
+  for (size_t r = 0; r < m;) {
+    const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
+    size_t np = c->type->nparticles;
+    for (size_t a = 0; a < np; a++)
+      for (size_t e = 0; e < 3; e++)
+        idx[3 * a + e] = 3 * c->p[a] + e;
+    k = put_block(keys, k, dim, idx, 3 * np, idx, 3 * np);
+    for (unsigned q = 0; q < c->type->rows; q++) {
+      one = n3 + r + q;
+      k = put_block(keys, k, dim, idx, 3 * np, &one, 1);
+      k = put_block(keys, k, dim, &one, 1, idx, 3 * np);
+      keys[k++] = (uint64_t)one * dim + one;
+    }
+    r += c->type->rows;
+  }
+  for (size_t q = 0; q < sys->nsprings; q++) {
+    const cdyn_spring *sp = &sys->springs[q];
+    if (!sp->enabled || sp->i == sp->j)
+      continue;
+    size_t bi[3] = {3 * sp->i, 3 * sp->i + 1, 3 * sp->i + 2}, bj[3] = {3 * sp->j, 3 * sp->j + 1, 3 * sp->j + 2};
+    k = put_block(keys, k, dim, bi, 3, bj, 3);
+    k = put_block(keys, k, dim, bj, 3, bi, 3);
+  }
+  qsort(keys, k, sizeof *keys, cmp_u64);
+  size_t nnz = 0;
+  for (size_t e = 0; e < k; e++)
+    if (!nnz || keys[e] != keys[nnz - 1])
+      keys[nnz++] = keys[e];
+  s->rowptr = malloc((dim + 1) * sizeof(int));
+  s->col = malloc((nnz + 1) * sizeof(int));
+  s->val = calloc(nnz + 1, sizeof(double));
+  if (!s->rowptr || !s->col || !s->val || nnz > (size_t)0x7fffffff) {
+    free(keys);
+    drop_pattern(s);
+    return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern (%zu non-zeros)", nnz);
+  }
+  /* Rows in order; within a row, the diagonal first, then the others in
+     ascending order (every row has its diagonal). */
+  size_t e = 0;
+  for (size_t i = 0; i < dim; i++) {
+    s->rowptr[i] = (int)e;
+    size_t first = e, end = e;
+    while (end < nnz && keys[end] / dim == i)
+      end++;
+    int pos = (int)first + 1;
+    s->col[first] = (int)i;
+    for (size_t f = first; f < end; f++) {
+      size_t j = (size_t)(keys[f] % dim);
+      if (j != i)
+        s->col[pos++] = (int)j;
+    }
+    e = end;
+  }
+  s->rowptr[dim] = (int)nnz;
+  free(keys);
+  s->dim = dim;
+  s->nnz = nnz;
+  s->m_pattern = m;
+  s->version = sys->version;
+  s->pattern_id++;
+  int rc = stype->alloc(&s->sstate, dim);
+  if (rc) {
+    s->sstate = NULL;
+    drop_pattern(s);
+    return rc;
+  }
+  s->stype = stype;
+  s->have_pattern = 1;
+  return CDYN_OK;
+}
+
+/* Position of entry (i, j) in the pattern (present by construction). */
+static size_t at(const state *s, size_t i, size_t j)
+{
+  int lo = s->rowptr[i], hi = s->rowptr[i + 1] - 1;
+  if ((size_t)s->col[lo] == j)
+    return (size_t)lo;
+  lo++;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if ((size_t)s->col[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (size_t)lo;
+}
+
+/* ---- residual, matrix, solve -------------------------------------------------------- */
+
+/*
+ * The residuals at the iterate (x, lam): rows at x into d->rows, F, and
+ * e = (k^2 W R, Phi) into s->ex (3n) and the rows' phi; -R and -Phi into
+ * rhs; *rmax gets max |e|, and the return value theta = |e|^2 / 2.
+ */
+static int residual(cdyn_stepper *st, state *s, const double *x, const double *lam, double k, double t1,
+                    double *theta, double *rmax)
+{
+  cdyn_scheme_data *d = &st->d;
+  size_t n3 = 3 * d->n, m = d->m;
+  double *vi = s->jt; /* scratch for (x - xb) / k, then J^T lambda */
+  for (size_t i = 0; i < n3; i++)
+    vi[i] = (x[i] - s->xb[i]) / k;
+  int rc;
+  if ((rc = cdyn_forces(st, x, vi, t1, s->F)) || (rc = cdyn_eval_rows(st, x, vi, t1)))
+    return rc;
+  cdyn_jtmul(st, lam, s->jt);
+  double th = 0, mx = 0;
+  for (size_t i = 0; i < n3; i++) {
+    double mi = d->mass[i / 3];
+    double R = mi * (x[i] - s->xb[i] - k * s->vb[i]) / (k * k) - s->F[i] + s->jt[i];
+    s->rhs[i] = -R;
+    double e = k * k * R / mi;
+    th += e * e;
+    mx = fmax(mx, fabs(e));
+    if (isnan(e))
+      mx = NAN;
+  }
+  for (size_t r = 0; r < m; r++) {
+    double e = d->rows[r].phi;
+    s->rhs[n3 + r] = -e;
+    th += e * e;
+    mx = fmax(mx, fabs(e));
+    if (isnan(e))
+      mx = NAN;
+  }
+  *theta = 0.5 * th;
+  *rmax = mx;
+  return CDYN_OK;
+}
+
+/* Newton's matrix at the iterate (rows at x in d->rows), with H's mass term scaled by 1 + delta. */
+static int assemble(cdyn_stepper *st, state *s, const double *x, const double *lam, double k, double t1,
+                    double delta)
+{
+  cdyn_scheme_data *d = &st->d;
+  const cdyn_system *sys = st->sys;
+  size_t n3 = 3 * d->n, m = d->m;
+  double *val = s->val;
+  memset(val, 0, s->nnz * sizeof(double));
+  for (size_t i = 0; i < n3; i++)
+    val[s->rowptr[i]] = d->mass[i / 3] * (1 + delta) / (k * k);
+  int rc;
+  for (size_t r = 0; r < m;) {
+    const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
+    size_t np = c->type->nparticles, nr = c->type->rows, dn = 3 * np;
+    if ((rc = cdyn_constraint_hess(c, x, t1, lam + r, s->K)))
+      return rc;
+    for (size_t a = 0; a < dn; a++)
+      for (size_t b = 0; b < dn; b++) {
+        double v = s->K[a * dn + b];
+        if (v != 0)
+          val[at(s, 3 * c->p[a / 3] + a % 3, 3 * c->p[b / 3] + b % 3)] += v;
+      }
+    for (size_t q = 0; q < nr; q++) {
+      const cdyn_row *row = &d->rows[r + q];
+      size_t rr = n3 + r + q;
+      double jwj = 0;
+      for (size_t a = 0; a < np; a++)
+        for (size_t e = 0; e < 3; e++) {
+          size_t ci = 3 * c->p[a] + e;
+          double j = row->jac[a][e];
+          val[at(s, ci, rr)] += j;
+          val[at(s, rr, ci)] += j;
+          jwj += j * j * d->winv[c->p[a]];
+        }
+      s->comp[r + q] = COMPLIANCE * k * k * jwj;
+      val[s->rowptr[rr]] = -s->comp[r + q];
+    }
+    r += nr;
+  }
+  for (size_t q = 0; q < sys->nsprings; q++) {
+    const cdyn_spring *sp = &sys->springs[q];
+    if (!sp->enabled || sp->i == sp->j)
+      continue;
+    double Kx[9], Kv[9];
+    if ((rc = cdyn_spring_jacobians(sp, x + 3 * sp->i, x + 3 * sp->j, 1, Kx, Kv)))
+      return rc;
+    for (size_t a = 0; a < 3; a++)
+      for (size_t b = 0; b < 3; b++) {
+        double v = -Kx[3 * a + b] - Kv[3 * a + b] / k;
+        val[at(s, 3 * sp->i + a, 3 * sp->i + b)] += v;
+        val[at(s, 3 * sp->j + a, 3 * sp->j + b)] += v;
+        val[at(s, 3 * sp->i + a, 3 * sp->j + b)] -= v;
+        val[at(s, 3 * sp->j + a, 3 * sp->i + b)] -= v;
+      }
+  }
+  for (size_t i = 0; i < s->dim; i++)
+    s->diag[i] = val[s->rowptr[i]];
+  return CDYN_OK;
+}
+
+static int apply(const void *ctx, const double *x, double *y)
+{
+  const cdyn_matrix *A = ctx;
+  cdyn_matrix_apply(A, x, y);
+  return CDYN_OK;
+}
+
+/* Factor and solve; *negative gets the factor's negative pivots. */
+static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts, unsigned *negative)
+{
+  cdyn_matrix A = {s->dim, s->nnz, s->rowptr, s->col, s->val, s->diag, s->pattern_id, apply, NULL};
+  A.ctx = &A;
+  cdyn_solve_info info = {0};
+  int rc = s->stype->setup(s->sstate, &A, rank_tol, sopts, &info);
+  st->stats.analyses += info.analyses;
+  st->stats.factorizations += info.factorizations;
+  if (rc < 0)
+    return rc;
+  *negative = info.negative;
+  cdyn_solve_info sinfo = {0};
+  rc = s->stype->solve(s->sstate, &A, 1, s->rhs, s->sol, rank_tol, sopts, &sinfo);
+  st->stats.solves++;
+  st->stats.last_residual = sinfo.residual;
+  return rc;
+}
+
+/* ---- the step --------------------------------------------------------------------- */
+
+static int check_types(const cdyn_stepper *st, const char *name)
+{
+  const cdyn_scheme_data *d = &st->d;
+  for (size_t r = 0; r < d->m; r++) {
+    const cdyn_constraint *c = &st->sys->cons[d->rowcon[r]];
+    if (!c->type->hess)
+      return cdyn_error(CDYN_EINVAL,
+                        "%s: constraint %zu is of type '%s', which gives no geometric stiffness (hess); this scheme "
+                        "needs it",
+                        name, d->rowcon[r], c->type->name);
+  }
+  return CDYN_OK;
+}
+
+static int step(cdyn_stepper *st, void *state_, double h)
+{
+  state *s = state_;
+  cdyn_scheme_data *d = &st->d;
+  const opts *o = d->opts;
+  const char *name = s->bdf2 ? "bdf2" : "backward-euler";
+  size_t n3 = 3 * d->n, m = d->m;
+  double t1 = d->t + h;
+  int rc;
+  if ((rc = check_types(st, name)))
+    return rc;
+  const cdyn_solver_type *stype;
+  const void *sopts;
+  double rank_tol;
+  if ((rc = cdyn_stepper_solver(st, &stype, &sopts, &rank_tol)))
+    return rc;
+  if (!stype) {
+    if ((rc = cdyn_solver_type_find("ldlt", &stype)))
+      return rc;
+    sopts = NULL;
+  } else if (!strcmp(stype->name, "cholmod") || !strcmp(stype->name, "cholesky") ||
+             !strcmp(stype->name, "banded") || stype->iterative) {
+    return cdyn_error(CDYN_EINVAL,
+                      "%s: solver '%s' is for positive semi-definite matrices; this scheme's Newton matrix is "
+                      "symmetric indefinite (use solver=auto or ldlt)",
+                      name, stype->name);
+  }
+  if (!s->have_pattern || s->version != st->sys->version || s->m_pattern != m || s->stype != stype ||
+      s->dim != n3 + m) {
+    if ((rc = build_pattern(s, st, stype)))
+      return rc;
+    st->stats.analyses++;
+  }
+
+  /* The base point and step of the method. */
+  int two = s->bdf2 && s->have_prev && fabs(h - s->hprev) <= 1e-12 * h;
+  double k = two ? 2.0 * h / 3.0 : h;
+  for (size_t i = 0; i < n3; i++) {
+    s->xb[i] = two ? (4 * d->q[i] - s->qprev[i]) / 3 : d->q[i];
+    s->vb[i] = two ? (4 * d->v[i] - s->vprev[i]) / 3 : d->v[i];
+  }
+  /* The start: the last multipliers, and an explicit step with them. */
+  memcpy(s->lam, s->lamprev, m * sizeof(double));
+  if ((rc = cdyn_forces(st, d->q, d->v, d->t, s->F)) || (m && (rc = cdyn_eval_rows(st, d->q, d->v, d->t))))
+    return rc;
+  cdyn_jtmul(st, s->lam, s->jt);
+  for (size_t i = 0; i < n3; i++)
+    s->x[i] = s->xb[i] + k * s->vb[i] + k * k * d->winv[i / 3] * (s->F[i] - s->jt[i]);
+
+  double theta, rmax, delta = 0;
+  if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)))
+    return rc;
+  unsigned it = 0;
+  int converged = 0, failed = 0;
+  for (;;) {
+    if (!isfinite(rmax)) {
+      failed = 1;
+      break;
+    }
+    if (rmax <= o->tol) {
+      converged = 1;
+      break;
+    }
+    if ((long)it >= o->max_iter)
+      break;
+    it++;
+    /* Newton's direction, with the inertia correction. */
+    delta = delta >= 10 * DELTA0 ? delta / 10 : 0;
+    int accepted = 0;
+    while (!accepted) {
+      unsigned neg = 0;
+      for (;;) {
+        if ((rc = assemble(st, s, s->x, s->lam, k, t1, delta)))
+          return rc;
+        if ((rc = solve(st, s, rank_tol, sopts, &neg)) < 0)
+          return rc;
+        if (neg <= m)
+          break;
+        delta = delta > 0 ? 10 * delta : DELTA0;
+        if (delta > DELTA_MAX)
+          break;
+      }
+      if (delta > DELTA_MAX) {
+        failed = 1;
+        break;
+      }
+      /* Backtracking on theta. */
+      double alpha = 1, th_s = theta, r_s = rmax;
+      for (int hv = 0; hv <= MAX_HALVINGS; hv++, alpha /= 2) {
+        for (size_t i = 0; i < n3; i++)
+          s->xs[i] = s->x[i] + alpha * s->sol[i];
+        for (size_t r = 0; r < m; r++)
+          s->lams[r] = s->lam[r] + alpha * s->sol[n3 + r];
+        rc = residual(st, s, s->xs, s->lams, k, t1, &th_s, &r_s);
+        if (rc == CDYN_EDEGENERATE || rc == CDYN_ENONFINITE)
+          continue; /* a trial beyond where the constraints are defined: shorter */
+        if (rc)
+          return rc;
+        if (th_s <= (1 - 2 * ARMIJO * alpha) * theta) {
+          accepted = 1;
+          break;
+        }
+      }
+      if (!accepted) {
+        delta = delta > 0 ? 10 * delta : DELTA0;
+        if (delta > DELTA_MAX) {
+          failed = 1;
+          break;
+        }
+        /* Back to the iterate's rows for the next direction. */
+        if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)))
+          return rc;
+        continue;
+      }
+      memcpy(s->x, s->xs, n3 * sizeof(double));
+      memcpy(s->lam, s->lams, m * sizeof(double));
+      theta = th_s;
+      rmax = r_s;
+    }
+    if (failed)
+      break;
+  }
+  cdyn_record_nonlinear(st, it, rmax, converged);
+  if (!converged) {
+    cdyn_error(CDYN_NOCONV,
+               "%s: Newton did not converge in the step from t = %g with h = %g (%u iterations, residual %g m, "
+               "tol %g m%s); the state is restored",
+               name, d->t, h, it, rmax, o->tol, failed ? ", no acceptable direction" : "");
+    return CDYN_NOCONV;
+  }
+  /* The end state. */
+  if (s->bdf2) {
+    memcpy(s->qprev, d->q, n3 * sizeof(double));
+    memcpy(s->vprev, d->v, n3 * sizeof(double));
+    s->hprev = h;
+    s->have_prev = 1;
+  }
+  for (size_t i = 0; i < n3; i++) {
+    d->v[i] = (s->x[i] - s->xb[i]) / k;
+    d->q[i] = s->x[i];
+  }
+  memcpy(d->lambda, s->lam, m * sizeof(double));
+  memcpy(s->lamprev, s->lam, m * sizeof(double));
+  return CDYN_OK;
+}
+
+static const cdyn_option options[] = {
+  {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-10", 0.0, 1e300, NULL,
+   "stop when max |k^2 W R| and max |Phi_r| are at most this (lengths, m)"},
+  {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
+   "Newton iterations per step before CDYN_NOCONV (the state restored)"},
+  CDYN_OPTIONS_END};
+
+const cdyn_scheme_type cdyn_scheme_backward_euler = {
+  .name = "backward-euler",
+  .description = "backward Euler on the whole nonlinear system (constraints and springs), Newton with the geometric "
+                 "stiffness, line search, quasi-definite LDL^T",
+  .source = "doc/large-steps.md (Hairer and Wanner II ch. VII; Vanderbei 1995)",
+  .order = 1,
+  .lambda_order = 1,
+  .lambda_time = CDYN_LAMBDA_END,
+  .options = options,
+  .options_size = sizeof(opts),
+  .alloc = alloc_be,
+  .free = st_free,
+  .step = step,
+  .reset = reset,
+  .changed = changed,
+  .own_system = 1,
+  .noconv_restores = 1,
+};
+
+const cdyn_scheme_type cdyn_scheme_bdf2 = {
+  .name = "bdf2",
+  .description = "BDF2 on the whole nonlinear system (constraints and springs), Newton with the geometric stiffness, "
+                 "line search, quasi-definite LDL^T",
+  .source = "doc/large-steps.md (Hairer and Wanner II ch. VII)",
+  .order = 2,
+  .lambda_order = 2,
+  .lambda_time = CDYN_LAMBDA_END,
+  .options = options,
+  .options_size = sizeof(opts),
+  .alloc = alloc_bdf2,
+  .free = st_free,
+  .step = step,
+  .reset = reset,
+  .changed = changed,
+  .own_system = 1,
+  .noconv_restores = 1,
+};
