@@ -398,7 +398,7 @@ START_TEST(test_convergence_order)
 {
   const char *scheme = tu_scheme_name((size_t)_i);
   /* Gravity alone is a constant force. */
-  double p = cdyn_scheme_order_constant_force((size_t)_i);
+  double p = cdyn_scheme_order_constant_force(tu_scheme_index((size_t)_i));
   if (p == 0) {
     check_penalty_limit(scheme);
     return;
@@ -466,7 +466,7 @@ START_TEST(test_constraint_error_vanishes)
      (sqrt(3) + 2) tol. */
   const char *scheme = tu_scheme_name((size_t)_i);
   double tol = scheme_tol(scheme);
-  if (cdyn_scheme_order((size_t)_i) == 0) {
+  if (cdyn_scheme_order(tu_scheme_index((size_t)_i)) == 0) {
     /* A penalty scheme's constraint error is the stretch T / k of its
        springs, which does not vanish with h but falls like 1 / k; the
        maximum over the run is the largest tension over k, to within
@@ -624,7 +624,7 @@ START_TEST(test_conformance)
      chain swinging from 1.2 rad carries at most 3 - 2 cos 1.2 = 2.3
      times it, so 3 sum_i T_i / k bounds the error. */
   double bound = 0.05;
-  if (cdyn_scheme_order((size_t)_i) == 0) {
+  if (cdyn_scheme_order(tu_scheme_index((size_t)_i)) == 0) {
     cdyn_system *s0 = chain10();
     cdyn_stepper *st0;
     char kbuf[64];
@@ -648,9 +648,16 @@ START_TEST(test_conformance)
   ck_assert_msg(memcmp(q1, q2, sizeof q1) == 0, "%s: two identical runs differ", scheme);
   /* PCG at its default 1e-12 tolerance agrees with Cholesky far below
      the scheme's own error (300 steps amplify solve errors mildly). */
-  chain_run(scheme, "pcg", 300, q3);
-  for (int k = 0; k < 33; k++)
-    ck_assert_msg(fabs(q3[k] - q1[k]) <= 1e-8, "%s: pcg and cholesky differ by %.3e", scheme, fabs(q3[k] - q1[k]));
+  if (tu_solver_fits(scheme, "pcg")) {
+    chain_run(scheme, "pcg", 300, q3);
+    for (int k = 0; k < 33; k++)
+      ck_assert_msg(fabs(q3[k] - q1[k]) <= 1e-8, "%s: pcg and cholesky differ by %.3e", scheme, fabs(q3[k] - q1[k]));
+  } else {
+    /* A scheme with an indefinite system: its one fitting solver, named,
+       gives bitwise the run of its automatic choice. */
+    chain_run(scheme, "ldlt", 300, q3);
+    ck_assert_msg(memcmp(q1, q3, sizeof q1) == 0, "%s: ldlt named and auto differ", scheme);
+  }
   cdyn_system *s = chain10();
   cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, s, scheme), CDYN_OK);

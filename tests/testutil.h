@@ -171,6 +171,30 @@ static inline const char *tu_scheme_name(size_t k)
   return NULL;
 }
 
+/* Does the solver named `solver` fit the scheme named `scheme`
+   (cdyn_scheme_solver_fits)?  A scheme with a symmetric indefinite system
+   refuses the others, which the tests that walk every pair check. */
+static inline int tu_solver_fits(const char *scheme, const char *solver)
+{
+  size_t i, j;
+  if (cdyn_scheme_find(scheme, &i) != CDYN_OK)
+    return 0;
+  for (j = 0; j < cdyn_solver_count(); j++)
+    if (!strcmp(cdyn_solver_name(j), solver))
+      return cdyn_scheme_solver_fits(i, j);
+  return 0;
+}
+
+/* The registry index of tu_scheme_name(k), for cdyn_scheme_order(i) and
+   the other accessors by index (cdyn_scheme_count() when there is none). */
+static inline size_t tu_scheme_index(size_t k)
+{
+  for (size_t i = 0; i < cdyn_scheme_count(); i++)
+    if (!cdyn_scheme_pins_only(i) && k-- == 0)
+      return i;
+  return cdyn_scheme_count();
+}
+
 /*
  * The program cannot run its tests here (`why` says why): report a skip,
  * never a pass.  Under automake's TAP driver (CK_TAP_LOG_FILE_NAME=-) that

@@ -192,6 +192,10 @@ typedef struct cdyn_scheme_type {
      no usable iterate short of convergence: backward-euler, bdf2).  The
      others keep the last iterate and advance. */
   int noconv_restores;
+  /* Its own system (own_system) is symmetric indefinite, a KKT matrix:
+     the stepper option `solver` takes only the solver types that factor
+     such matrices (cdyn_solver_type.indefinite) and refuses the others. */
+  int indefinite;
 } cdyn_scheme_type;
 
 /*

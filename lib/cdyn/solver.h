@@ -94,6 +94,10 @@ typedef struct cdyn_solver_type {
   const char *name;
   const char *description;
   int iterative;               /* sees A only through apply and diag */
+  /* Factors symmetric quasi-definite (indefinite) matrices as well and
+     reports their negative pivots (cdyn_solve_info.negative): the solvers
+     that the schemes with an indefinite system take (ldlt). */
+  int indefinite;
   const cdyn_option *options;  /* its own options, ending with CDYN_OPTIONS_END; may be NULL */
   size_t options_size;         /* sizeof its option struct (0 without options) */
   int (*alloc)(void **state, size_t mcap);

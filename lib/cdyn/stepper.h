@@ -183,6 +183,12 @@ int cdyn_scheme_find(const char *name, size_t *index);
 int cdyn_scheme_inequalities(size_t i);
 /* Does scheme i enforce pins only (cdyn_scheme_type.pins_only)?  0 for an i out of range. */
 int cdyn_scheme_pins_only(size_t i);
+/* Can scheme i use solver type j (cdyn_solver_name)?  A scheme whose own
+   system is symmetric indefinite (cdyn_scheme_type.indefinite:
+   backward-euler, bdf2) takes only the solver types that factor such
+   matrices (cdyn_solver_type.indefinite: ldlt); every other pair fits.
+   0 for an index out of range. */
+int cdyn_scheme_solver_fits(size_t i, size_t j);
 /*
  * The options a stepper of scheme i has (those of cdyn_stepper_option_*,
  * in the same order), without building one: their number, and the name,

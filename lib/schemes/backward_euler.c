@@ -67,17 +67,25 @@
  * (noconv_restores): the caller may retry with a smaller h.
  *
  * Start.  x0 = xb + k vb + k^2 W (F(q_n, v_n, t) - J(q_n)^T lambda_n) and
- * lambda_0 = lambda_n, the last step's multipliers (carried across a
- * change of the constraint set row by row; zero for a new row).
+ * lambda_0 = lambda_n, the last step's multipliers.  A change of the
+ * constraint set resets the start to lambda_0 = 0 and the method to a
+ * backward-Euler step, as for a stepper built afresh (the step is then
+ * bitwise that of a fresh stepper, which tests/test_switching.c checks):
+ * the multipliers of rows that stay would be a better start, but the
+ * converged step would then differ from a fresh stepper's within tol.
  *
  * Storage.  The matrix is (3n + m) x (3n + m) in compressed sparse rows,
  * both triangles, the diagonal entry first in each row (lib/solvers'
  * convention).  Its pattern (every particle's 3 x 3 block, the blocks of
  * each constraint's and each spring's particle pairs, J and J^T, the
- * diagonal of C) is built at the first step after the springs, the
- * constraint set or the solver option changed; that allocates, as a
- * sparse solver's analysis of a new pattern does, and is counted in
- * cdyn_stats.analyses.  Other steps do not allocate.  Every constraint
+ * diagonal of C) is built again at the first step after the springs, the
+ * constraint set or the solver option changed, by bucketing the entries
+ * per row and sorting each short row in place (no qsort, which may
+ * allocate).  A pattern equal to the one in use keeps its id, so the
+ * solver keeps its analysis.  Only a pattern that outgrows every earlier
+ * one allocates, as a sparse solver's analysis of a new pattern does,
+ * and that is counted in cdyn_stats.analyses.  Other steps do not
+ * allocate.  Every constraint
  * type of the system must give its geometric stiffness (`hess`); a type
  * without it is refused with a message naming it.
  *
@@ -106,7 +114,7 @@ typedef struct {
   size_t n, mcap;
   int bdf2;
   /* 3n each */
-  double *xb, *vb, *x, *xs, *F, *jt, *ex;
+  double *xb, *vb, *x, *xs, *F, *jt, *pos; /* x, xs: the displacement u = x - xb and its trial */
   /* mcap each */
   double *lam, *lams, *lamprev, *comp;
   /* the last step's start (BDF2) */
@@ -115,9 +123,12 @@ typedef struct {
   /* dim = 3n + mcap each */
   double *rhs, *sol;
   /* the matrix */
-  int *rowptr, *col;
-  double *val, *diag;
-  size_t dim, nnz;
+  int *rowptr, *col;   /* dim + 1, nnz_cap */
+  double *val, *diag;  /* nnz_cap, dim */
+  size_t dim, nnz, nnz_cap;
+  /* building the pattern: each row's entries before de-duplication */
+  int *ent, *cnt;      /* ent_cap, dim + 1 */
+  size_t ent_cap;
   unsigned long version, pattern_id;
   size_t m_pattern;
   int have_pattern;
@@ -131,8 +142,11 @@ static void drop_pattern(state *s)
   free(s->rowptr);
   free(s->col);
   free(s->val);
-  s->rowptr = s->col = NULL;
+  free(s->ent);
+  free(s->cnt);
+  s->rowptr = s->col = s->ent = s->cnt = NULL;
   s->val = NULL;
+  s->nnz_cap = s->ent_cap = 0;
   if (s->stype && s->sstate)
     s->stype->free(s->sstate);
   s->sstate = NULL;
@@ -176,7 +190,7 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->xs = p += n3;
   s->F = p += n3;
   s->jt = p += n3;
-  s->ex = p += n3;
+  s->pos = p += n3;
   s->qprev = p += n3;
   s->vprev = p + n3;
   s->lams = s->lam + mcap;
@@ -197,60 +211,41 @@ static void reset(void *p)
   memset(s->lamprev, 0, s->mcap * sizeof(double));
 }
 
-/* The multipliers follow their rows; the BDF2 history is kept (positions
-   and velocities do not change with the set). */
-static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *change)
-{
-  state *s = p;
-  size_t m = st->m;
-  for (size_t r = 0; r < m; r++) {
-    long f = change->from[r];
-    s->lams[r] = f >= 0 && (size_t)f < change->m_old ? s->lamprev[f] : 0;
-  }
-  memcpy(s->lamprev, s->lams, m * sizeof(double));
-  s->have_prev = 0;
-}
-
 /* ---- the pattern ------------------------------------------------------------------ */
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * The entries of the matrix before de-duplication, row by row: walk()
+ * calls put(i, j) for each, first to count them per row (cnt), then to
+ * place them (ent, from the row starts in cnt).
+ */
+typedef struct {
+  state *s;
+  int place;
+} walker;
+
+static void put(walker *w, size_t i, size_t j)
 {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
+  if (w->place)
+    w->s->ent[w->s->cnt[i]++] = (int)j;
+  else
+    w->s->cnt[i + 1]++;
 }
 
-/* Append the entries of the dense block rows ri[0..na) x cols cj[0..nb) to keys. */
-static size_t put_block(uint64_t *keys, size_t k, uint64_t dim, const size_t *ri, size_t na, const size_t *cj, size_t nb)
+static void put_block(walker *w, const size_t *ri, size_t na, const size_t *cj, size_t nb)
 {
   for (size_t a = 0; a < na; a++)
     for (size_t b = 0; b < nb; b++)
-      keys[k++] = (uint64_t)ri[a] * dim + cj[b];
-  return k;
+      put(w, ri[a], cj[b]);
 }
 
-static int build_pattern(state *s, const cdyn_stepper *st, const cdyn_solver_type *stype)
+static void walk(walker *w, const cdyn_stepper *st)
 {
   const cdyn_scheme_data *d = &st->d;
   const cdyn_system *sys = st->sys;
-  size_t n3 = 3 * d->n, m = d->m, dim = n3 + m;
-  drop_pattern(s);
-  /* An upper bound of the entries before de-duplication. */
-  size_t cap = 9 * d->n + m;
-  for (size_t r = 0; r < m;) {
-    const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
-    size_t np = c->type->nparticles;
-    cap += 9 * np * np + 6 * np * c->type->rows;
-    r += c->type->rows;
-  }
-  for (size_t k = 0; k < sys->nsprings; k++)
-    cap += 36;
-  uint64_t *keys = malloc(cap * sizeof *keys);
-  if (!keys)
-    return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern (%zu entries)", cap);
-  size_t k = 0, idx[3 * CDYN_MAX_PARTICLES], one;
+  size_t n3 = 3 * d->n, m = d->m, idx[3 * CDYN_MAX_PARTICLES], one;
   for (size_t i = 0; i < d->n; i++) {
     size_t b[3] = {3 * i, 3 * i + 1, 3 * i + 2};
-    k = put_block(keys, k, dim, b, 3, b, 3);
+    put_block(w, b, 3, b, 3);
   }
   for (size_t r = 0; r < m;) {
     const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
@@ -258,12 +253,12 @@ static int build_pattern(state *s, const cdyn_stepper *st, const cdyn_solver_typ
     for (size_t a = 0; a < np; a++)
       for (size_t e = 0; e < 3; e++)
         idx[3 * a + e] = 3 * c->p[a] + e;
-    k = put_block(keys, k, dim, idx, 3 * np, idx, 3 * np);
+    put_block(w, idx, 3 * np, idx, 3 * np);
     for (unsigned q = 0; q < c->type->rows; q++) {
       one = n3 + r + q;
-      k = put_block(keys, k, dim, idx, 3 * np, &one, 1);
-      k = put_block(keys, k, dim, &one, 1, idx, 3 * np);
-      keys[k++] = (uint64_t)one * dim + one;
+      put_block(w, idx, 3 * np, &one, 1);
+      put_block(w, &one, 1, idx, 3 * np);
+      put(w, one, one);
     }
     r += c->type->rows;
   }
@@ -272,54 +267,130 @@ static int build_pattern(state *s, const cdyn_stepper *st, const cdyn_solver_typ
     if (!sp->enabled || sp->i == sp->j)
       continue;
     size_t bi[3] = {3 * sp->i, 3 * sp->i + 1, 3 * sp->i + 2}, bj[3] = {3 * sp->j, 3 * sp->j + 1, 3 * sp->j + 2};
-    k = put_block(keys, k, dim, bi, 3, bj, 3);
-    k = put_block(keys, k, dim, bj, 3, bi, 3);
+    put_block(w, bi, 3, bj, 3);
+    put_block(w, bj, 3, bi, 3);
   }
-  qsort(keys, k, sizeof *keys, cmp_u64);
-  size_t nnz = 0;
-  for (size_t e = 0; e < k; e++)
-    if (!nnz || keys[e] != keys[nnz - 1])
-      keys[nnz++] = keys[e];
-  s->rowptr = malloc((dim + 1) * sizeof(int));
-  s->col = malloc((nnz + 1) * sizeof(int));
-  s->val = calloc(nnz + 1, sizeof(double));
-  if (!s->rowptr || !s->col || !s->val || nnz > (size_t)0x7fffffff) {
-    free(keys);
-    drop_pattern(s);
-    return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern (%zu non-zeros)", nnz);
+}
+
+/* Grow an int array to at least `need` entries (keeping nothing). */
+static int grow(int **p, size_t *cap, size_t need)
+{
+  if (need <= *cap)
+    return 0;
+  free(*p);
+  *p = malloc(need * sizeof **p);
+  *cap = *p ? need : 0;
+  return *p ? 1 : -1;
+}
+
+/*
+ * The pattern of the current constraint set and springs.  Nothing is
+ * allocated unless the entries outgrow every earlier pattern; a pattern
+ * equal to the one in use keeps its id, so the solver's analysis of it
+ * is kept too.
+ */
+static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *stype)
+{
+  const cdyn_scheme_data *d = &st->d;
+  size_t n3 = 3 * d->n, m = d->m, dim = n3 + m, dcap = n3 + s->mcap;
+  int grew = 0;
+  if (!s->cnt) {
+    s->cnt = malloc((dcap + 1) * sizeof(int));
+    s->rowptr = malloc((dcap + 1) * sizeof(int));
+    if (!s->cnt || !s->rowptr)
+      return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern of %zu rows", dcap);
+    s->dim = 0;
+    grew = 1;
   }
-  /* Rows in order; within a row, the diagonal first, then the others in
-     ascending order (every row has its diagonal). */
-  size_t e = 0;
-  for (size_t i = 0; i < dim; i++) {
-    s->rowptr[i] = (int)e;
-    size_t first = e, end = e;
-    while (end < nnz && keys[end] / dim == i)
-      end++;
-    int pos = (int)first + 1;
-    s->col[first] = (int)i;
-    for (size_t f = first; f < end; f++) {
-      size_t j = (size_t)(keys[f] % dim);
-      if (j != i)
-        s->col[pos++] = (int)j;
+  if (s->stype != stype) {
+    if (s->stype && s->sstate)
+      s->stype->free(s->sstate);
+    s->sstate = NULL;
+    s->stype = NULL;
+    int rc = stype->alloc(&s->sstate, dcap);
+    if (rc) {
+      s->sstate = NULL;
+      return rc;
     }
-    e = end;
+    s->stype = stype;
+    s->dim = 0; /* a new solver: a new pattern id */
+    grew = 1;
   }
+  walker w = {s, 0};
+  memset(s->cnt, 0, (dim + 1) * sizeof(int));
+  walk(&w, st);
+  for (size_t i = 0; i < dim; i++)
+    s->cnt[i + 1] += s->cnt[i];
+  size_t total = (size_t)s->cnt[dim];
+  int g = grow(&s->ent, &s->ent_cap, total ? total : 1);
+  if (g < 0)
+    return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern (%zu entries)", total);
+  grew |= g;
+  w.place = 1;
+  walk(&w, st); /* cnt[i] now holds row i's end, cnt[i - 1] (0 for i = 0) its start */
+  /* De-duplicate each row in place: the diagonal first, then the other
+     columns in ascending order (insertion sort: the rows are short). */
+  size_t nnz = 0, start = 0;
+  int same = s->have_pattern && s->dim == dim;
+  for (size_t i = 0; i < dim; i++) {
+    size_t end = (size_t)s->cnt[i];
+    int *e = s->ent + start;
+    size_t len = end - start, u = 0;
+    for (size_t a = 0; a < len; a++) {
+      int c = e[a];
+      size_t pos = u;
+      while (pos > 0 && e[pos - 1] > c)
+        pos--;
+      if (pos > 0 && e[pos - 1] == c)
+        continue;
+      memmove(e + pos + 1, e + pos, (u - pos) * sizeof(int));
+      e[pos] = c;
+      u++;
+    }
+    /* The diagonal to the front. */
+    size_t dpos = 0;
+    while (dpos < u && (size_t)e[dpos] != i)
+      dpos++;
+    memmove(e + 1, e, dpos * sizeof(int));
+    e[0] = (int)i;
+    if (same && (s->rowptr[i] != (int)nnz || s->rowptr[i + 1] - s->rowptr[i] != (int)u))
+      same = 0;
+    /* Compact into ent's front (nnz <= start always). */
+    if (same && memcmp(s->col + nnz, e, u * sizeof(int)))
+      same = 0;
+    memmove(s->ent + nnz, e, u * sizeof(int));
+    s->cnt[i] = (int)nnz; /* now row i's start in the compacted entries */
+    nnz += u;
+    start = end;
+  }
+  if (same && nnz == s->nnz) {
+    s->version = st->sys->version;
+    return CDYN_OK;
+  }
+  if (nnz > s->nnz_cap) {
+    free(s->col);
+    free(s->val);
+    s->col = malloc(nnz * sizeof(int));
+    s->val = malloc(nnz * sizeof(double));
+    if (!s->col || !s->val) {
+      drop_pattern(s);
+      return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern (%zu non-zeros)", nnz);
+    }
+    s->nnz_cap = nnz;
+    grew = 1;
+  }
+  memcpy(s->col, s->ent, nnz * sizeof(int));
+  for (size_t i = 0; i < dim; i++)
+    s->rowptr[i] = s->cnt[i];
   s->rowptr[dim] = (int)nnz;
-  free(keys);
   s->dim = dim;
   s->nnz = nnz;
   s->m_pattern = m;
-  s->version = sys->version;
+  s->version = st->sys->version;
   s->pattern_id++;
-  int rc = stype->alloc(&s->sstate, dim);
-  if (rc) {
-    s->sstate = NULL;
-    drop_pattern(s);
-    return rc;
-  }
-  s->stype = stype;
   s->have_pattern = 1;
+  if (grew)
+    st->stats.analyses++;
   return CDYN_OK;
 }
 
@@ -343,18 +414,22 @@ static size_t at(const state *s, size_t i, size_t j)
 /* ---- residual, matrix, solve -------------------------------------------------------- */
 
 /*
- * The residuals at the iterate (x, lam): rows at x into d->rows, F, and
- * e = (k^2 W R, Phi) into s->ex (3n) and the rows' phi; -R and -Phi into
- * rhs; *rmax gets max |e|, and the return value theta = |e|^2 / 2.
+ * The residuals at the iterate x = xb + u, lam: x into s->pos, the rows
+ * at x into d->rows, F; -R and -Phi into rhs; *theta gets |e|^2 / 2,
+ * e = (k^2 W R, Phi), and *rmax max |e|.  The unknown is the
+ * displacement u rather than x, so that v+ = u / k keeps the digits that
+ * (x - xb) / k would lose.
  */
-static int residual(cdyn_stepper *st, state *s, const double *x, const double *lam, double k, double t1,
+static int residual(cdyn_stepper *st, state *s, const double *u, const double *lam, double k, double t1,
                     double *theta, double *rmax)
 {
   cdyn_scheme_data *d = &st->d;
   size_t n3 = 3 * d->n, m = d->m;
-  double *vi = s->jt; /* scratch for (x - xb) / k, then J^T lambda */
-  for (size_t i = 0; i < n3; i++)
-    vi[i] = (x[i] - s->xb[i]) / k;
+  double *x = s->pos, *vi = s->jt; /* vi: scratch for u / k, then J^T lambda */
+  for (size_t i = 0; i < n3; i++) {
+    x[i] = s->xb[i] + u[i];
+    vi[i] = u[i] / k;
+  }
   int rc;
   if ((rc = cdyn_forces(st, x, vi, t1, s->F)) || (rc = cdyn_eval_rows(st, x, vi, t1)))
     return rc;
@@ -362,7 +437,7 @@ static int residual(cdyn_stepper *st, state *s, const double *x, const double *l
   double th = 0, mx = 0;
   for (size_t i = 0; i < n3; i++) {
     double mi = d->mass[i / 3];
-    double R = mi * (x[i] - s->xb[i] - k * s->vb[i]) / (k * k) - s->F[i] + s->jt[i];
+    double R = mi * (u[i] - k * s->vb[i]) / (k * k) - s->F[i] + s->jt[i];
     s->rhs[i] = -R;
     double e = k * k * R / mi;
     th += e * e;
@@ -506,18 +581,11 @@ static int step(cdyn_stepper *st, void *state_, double h)
     if ((rc = cdyn_solver_type_find("ldlt", &stype)))
       return rc;
     sopts = NULL;
-  } else if (!strcmp(stype->name, "cholmod") || !strcmp(stype->name, "cholesky") ||
-             !strcmp(stype->name, "banded") || stype->iterative) {
-    return cdyn_error(CDYN_EINVAL,
-                      "%s: solver '%s' is for positive semi-definite matrices; this scheme's Newton matrix is "
-                      "symmetric indefinite (use solver=auto or ldlt)",
-                      name, stype->name);
   }
   if (!s->have_pattern || s->version != st->sys->version || s->m_pattern != m || s->stype != stype ||
       s->dim != n3 + m) {
     if ((rc = build_pattern(s, st, stype)))
       return rc;
-    st->stats.analyses++;
   }
 
   /* The base point and step of the method. */
@@ -533,7 +601,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
     return rc;
   cdyn_jtmul(st, s->lam, s->jt);
   for (size_t i = 0; i < n3; i++)
-    s->x[i] = s->xb[i] + k * s->vb[i] + k * k * d->winv[i / 3] * (s->F[i] - s->jt[i]);
+    s->x[i] = k * s->vb[i] + k * k * d->winv[i / 3] * (s->F[i] - s->jt[i]);
 
   double theta, rmax, delta = 0;
   if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)))
@@ -558,7 +626,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
     while (!accepted) {
       unsigned neg = 0;
       for (;;) {
-        if ((rc = assemble(st, s, s->x, s->lam, k, t1, delta)))
+        if ((rc = assemble(st, s, s->pos, s->lam, k, t1, delta)))
           return rc;
         if ((rc = solve(st, s, rank_tol, sopts, &neg)) < 0)
           return rc;
@@ -624,8 +692,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
     s->have_prev = 1;
   }
   for (size_t i = 0; i < n3; i++) {
-    d->v[i] = (s->x[i] - s->xb[i]) / k;
-    d->q[i] = s->x[i];
+    d->v[i] = s->x[i] / k;
+    d->q[i] = s->xb[i] + s->x[i];
   }
   memcpy(d->lambda, s->lam, m * sizeof(double));
   memcpy(s->lamprev, s->lam, m * sizeof(double));
@@ -653,9 +721,9 @@ const cdyn_scheme_type cdyn_scheme_backward_euler = {
   .free = st_free,
   .step = step,
   .reset = reset,
-  .changed = changed,
   .own_system = 1,
   .noconv_restores = 1,
+  .indefinite = 1,
 };
 
 const cdyn_scheme_type cdyn_scheme_bdf2 = {
@@ -672,7 +740,7 @@ const cdyn_scheme_type cdyn_scheme_bdf2 = {
   .free = st_free,
   .step = step,
   .reset = reset,
-  .changed = changed,
   .own_system = 1,
   .noconv_restores = 1,
+  .indefinite = 1,
 };

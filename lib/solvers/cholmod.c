@@ -639,6 +639,7 @@ const cdyn_solver_type cdyn_solver_ldlt = {
   .description = "sparse LDL^T without pivoting for symmetric quasi-definite matrices (CHOLMOD simplicial, AMD "
                  "ordering), counting the negative pivots; least squares when A is singular positive semi-definite",
   .iterative = 0,
+  .indefinite = 1,
   .alloc = ldlt_alloc,
   .free = chm_free,
   .setup = chm_setup,

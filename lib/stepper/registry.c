@@ -71,6 +71,12 @@ const char *cdyn_scheme_source(size_t i) { return cdyn_scheme_at(i) ? cdyn_schem
 
 int cdyn_scheme_inequalities(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->inequalities != 0 : 0; }
 int cdyn_scheme_pins_only(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->pins_only != 0 : 0; }
+int cdyn_scheme_solver_fits(size_t i, size_t j)
+{
+  const cdyn_scheme_type *t = cdyn_scheme_at(i);
+  const cdyn_solver_type *s = cdyn_solver_type_at(j);
+  return t && s && (!t->indefinite || s->indefinite);
+}
 
 double cdyn_scheme_order(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->order : 0.0; }
 

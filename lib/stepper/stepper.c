@@ -207,6 +207,11 @@ static int set_solver(cdyn_stepper *st, const char *value)
   int rc = known_solver(st, is_auto ? auto_solver(st) : value, &type, &k);
   if (rc)
     return rc;
+  if (!is_auto && st->type->indefinite && !type->indefinite)
+    return cdyn_error(CDYN_EINVAL,
+                      "scheme '%s' solves a symmetric indefinite (KKT) system; solver '%s' factors positive "
+                      "semi-definite matrices only (use auto, or ldlt)",
+                      st->type->name, type->name);
   void *state = NULL;
   if ((rc = type->alloc(&state, st->mcap)))
     return rc;
