@@ -892,20 +892,25 @@ static int elong_anim(exp_ctx *ctx, const scene_spec *sp, const elong_result *re
   if (rc || (rc = c))
     return rc;
 
-  char hbuf[32];
+  char hbuf[32], only[256] = "";
+  for (int r = ctx->nruns; r < nr; r++)
+    snprintf(only + strlen(only), sizeof only - strlen(only), "%s%s", r > ctx->nruns ? ", " : "", runs[r].name);
   exp_report(ctx,
              "At animation steps: the same cloth and ball over the same %g s, every run again at each step of "
-             "anim_h%s%s (with the adaptive constraints; its springs implicit), the experiment's own step first for "
-             "reference. Stable: every step taken (a step returning CDYN_NOCONV from a scheme that restores its "
+             "anim_h%s%s%s, the experiment's own step first for reference. Stable: every step taken (a step returning CDYN_NOCONV from a scheme that restores its "
              "state is not taken and ends the run), a finite state, and the largest structural strain <= %g after "
              "every step; \"first broken\" is the first rule a run broke and when. Energy lost per second: "
              "(E(0) - E(t)) / t to the last step taken (the cloth's kinetic, gravity's and springs' energy; the ball "
              "does work on it). Files cloth-animation.csv, cloth-animation-series.csv (every step), "
-             "cloth-animation-time.csv (the times).\n\n| run | h (s) | steps taken | stable | first broken (t, s) | "
-             "max eps | eps <= %g | eps <= %g | energy lost (J/s) | ms/step | Newton it./step | set changes |\n"
+             "cloth-animation-time.csv (the time per step, which changes from run to run and so is not in this report; "
+             "cloth-vs-implicit-ode compares the times at these steps). Per step: the stepper's nonlinear iterations "
+             "and numeric factorisations, and the set changes over the run.\n\n| run | h (s) | steps taken | stable "
+             "| first broken (t, s) | max eps | eps <= %g | eps <= %g | energy lost (J/s) | Newton it./step | "
+             "factorisations/step | set changes |\n"
              "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-             T, nr > ctx->nruns ? ", and " : "", nr > ctx->nruns ? "the schemes of anim_schemes" : "", bound,
-             eps_max, eps_tol);
+             T, nr > ctx->nruns ? ", and beside them " : "", only,
+             nr > ctx->nruns ? " (from anim_schemes, with the same adaptive constraints)" : "",
+             bound, eps_max, eps_tol);
   for (int hi = -1; hi < nh; hi++)
     for (int r = 0; r < (hi < 0 ? ctx->nruns : nr); r++) {
       const elong_result *e = hi < 0 ? &res[r] : &ares[hi][r];
@@ -922,7 +927,8 @@ static int elong_anim(exp_ctx *ctx, const scene_spec *sp, const elong_result *re
       exp_report(ctx, "| %s | %s | %ld / %ld | %s | %s | %.4g | %s | %s | %s | %.3g | %.3g | %lu |\n", runs[r].name,
                  hbuf, e->steps, steps, stable ? "yes" : "no", broken, e->max,
                  stable && e->max <= eps_max ? "yes" : "no", stable && e->max <= eps_tol ? "yes" : "no", loss,
-                 1e3 * e->time, per_step(e->stats.nonlinear_iterations, e), e->stats.set_changes);
+                 per_step(e->stats.nonlinear_iterations, e), per_step(e->stats.factorizations, e),
+                 e->stats.set_changes);
     }
   exp_report(ctx, "\n(Energy lost: only for runs that took every step.)");
   /* The verdicts, per step. */
@@ -1012,6 +1018,11 @@ static const exp_param cost_params[] = {
   {"dense_max", "2500", EXP_INT, 1, 1e6, 0, "largest row capacity at which the dense solver is tried"},
   {"bw_j_max", "12", EXP_INT, 0, 30, 0, "largest doubling of Baraff-Witkin's stiffness tried"},
   {"probe_steps", "20", EXP_INT, 1, 1e9, 0, "steps over which Baraff-Witkin's solvers other than the first are timed"},
+  {"anim_h", "1/60,1/120", EXP_TEXT, 0, 0, 0,
+   "animation steps (s; numbers or p/q, comma separated; none: no such comparison), the same h for both methods"},
+  {"anim_grids", "16", EXP_TEXT, 0, 0, 0, "grid sizes of the comparison at animation steps (none: none)"},
+  {"anim_scheme", "backward-euler", EXP_TEXT, 0, 0, 0, "the adaptive constraints' scheme at animation steps"},
+  {"anim_T", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "window of the comparison at animation steps (s)"},
   EXP_PARAMS_END};
 
 static const exp_companion cost_companions[] = {
@@ -1065,6 +1076,27 @@ static int cost_check(exp_ctx *ctx)
             MAX_SOLVERS);
     return 2;
   }
+  double hs[MAX_ANIM];
+  if (parse_steps(exp_param_string(ctx, "anim_h"), hs, MAX_ANIM, &n)) {
+    fprintf(stderr, "cdyn run: anim_h: at most %d step sizes > 0, comma separated, each a number or p/q (1/60), or "
+                    "none\n", MAX_ANIM);
+    return 2;
+  }
+  const char *ag = exp_param_string(ctx, "anim_grids");
+  if (strcmp(ag, "none") && parse_grids(ag, g, &n)) {
+    fprintf(stderr, "cdyn run: anim_grids: a comma-separated increasing list of at most %d sizes in [4, 512], or "
+                    "none\n", MAX_GRIDS);
+    return 2;
+  }
+  char one[1][32];
+  size_t idx;
+  if (parse_schemes(exp_param_string(ctx, "anim_scheme"), one, 1, &n) || n != 1 ||
+      (!cdyn_scheme_find(one[0], &idx) && cdyn_scheme_pins_only(idx))) {
+    cdyn_error_clear();
+    fprintf(stderr, "cdyn run: anim_scheme: one registered scheme that enforces constraints (cdyn list shows "
+                    "them)\n");
+    return 2;
+  }
   return 0;
 }
 
@@ -1078,6 +1110,8 @@ typedef struct {
   unsigned long flips, noconv;
   long steps;
   int failed;
+  int not_taken;            /* it ended at a step not taken (CDYN_NOCONV, the state restored) */
+  unsigned long iterations, analyses, set_changes; /* the stepper's counts (cdyn_stats) */
 } cost_result;
 
 /* What a run of cloth-vs-implicit-ode measures after each step (the
@@ -1090,6 +1124,7 @@ typedef struct {
   scene *s;
   long probe;
   double fsum, eps_limit;
+  double t_prev; /* the system's time after the last step taken */
   cost_result *out;
 } cost_obs;
 
@@ -1097,6 +1132,15 @@ static int cost_observe(void *octx, const exp_state *st)
 {
   cost_obs *o = octx;
   cost_result *out = o->out;
+  double t = cdyn_system_time(st->sys);
+  if (st->k > 0 && st->status == CDYN_NOCONV && t == o->t_prev) {
+    /* Not taken (a scheme that restores its state): at a fixed step the
+       run cannot go on. */
+    fprintf(stderr, "  %s (%s) step %ld not taken: %s\n", o->run->name, o->solver, st->k, cdyn_errmsg());
+    out->failed = out->not_taken = 1;
+    return 1;
+  }
+  o->t_prev = t;
   if (st->k == 0)
     return CDYN_OK;
   if (st->k == o->probe)
@@ -1163,10 +1207,138 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const scene_spec *sp0,
   if (out->steps < probe)
     out->time_probe = out->time;
   out->frac_mean = o.fsum / (double)(out->steps > 0 ? out->steps : 1);
+  cdyn_stats stats;
+  if (!cdyn_stepper_stats(st, &stats)) {
+    out->iterations = stats.nonlinear_iterations;
+    out->analyses = stats.analyses;
+    out->set_changes = stats.set_changes;
+  }
   cdyn_stepper_free(st);
   scene_free(&s);
   return rc;
 }
+
+/* A method's best at one grid and step (cost_method). */
+typedef struct {
+  double t, eps;          /* its fastest solver's time per step and largest eps (INFINITY, nan: none completed) */
+  double kscale;          /* Baraff-Witkin's stiffness scale (1 otherwise) */
+  char solver[32];        /* "-": none completed */
+  cost_result r;          /* the fastest's run, or the first solver's when none completed */
+} cost_best;
+
+/*
+ * One method (run, method m: adaptive or plain) at grid `grid`, step h,
+ * `steps` steps, as the experiment's rule says (above): the adaptive
+ * run with each of `as` it can use (or auto, when it can use none: the
+ * indefinite schemes), Baraff-Witkin's stiffness search from *jprev - 1
+ * up and its solvers `bs`; each run's row into csv (with the stepper's
+ * counts when counts is set).
+ */
+static int cost_method(exp_ctx *ctx, const exp_runspec *run, enum method m, const scene_spec *sp, double h,
+                       long steps, const char (*as)[32], int nas, const char (*bs)[32], int nbs, long *jprev,
+                       exp_csv *csv, int counts, cost_best *best)
+{
+  double eps_max;
+  exp_param_double(ctx, "eps_max", &eps_max);
+  long dense_max = exp_param_long(ctx, "dense_max"), jmax = exp_param_long(ctx, "bw_j_max");
+  long probe = exp_param_long(ctx, "probe_steps");
+  long grid = sp->grid;
+  size_t nodes = (size_t)(grid * grid);
+  size_t cap = 2 * (size_t)grid * (size_t)(grid - 1) + 6;
+  double scale = 1;
+  char list[MAX_SOLVERS][32];
+  int nl = 0;
+  const char *key = "solver";
+  cost_result res[MAX_SOLVERS];
+  int rc = CDYN_OK;
+  for (int si = 0; si < MAX_SOLVERS; si++)
+    res[si].failed = -1; /* not run */
+  if (m == M_PLAIN) {
+    /* The stiffness: from jprev - 1 up, each probe a run of the whole
+       window with the first of bw_solvers, whose last one is its
+       timed run. */
+    long j = *jprev > 0 ? *jprev - 1 : 0;
+    for (;; j++) {
+      /* A probe that passes eps_max fails there: it stops at that
+         step (the last allowed one, j = jmax, runs the window: it is
+         the timed run then). */
+      if ((rc = cost_run(ctx, run, sp, ldexp(1.0, (int)j), m, "solver", bs[0], eps_max, h, steps, probe, j < jmax,
+                         &res[0])))
+        return rc;
+      if (res[0].exceeded)
+        printf("  %-14s grid %-4ld k x %-6g eps %.4g at step %ld: beyond the limit, stopped\n", run->name, grid,
+               ldexp(1.0, (int)j), res[0].eps_max, res[0].steps + 1);
+      else
+        printf("  %-14s grid %-4ld k x %-6g max eps %.4g%s\n", run->name, grid, ldexp(1.0, (int)j), res[0].eps_max,
+               res[0].failed ? " (failed)" : "");
+      if ((!res[0].failed && res[0].eps_max <= eps_max) || j >= jmax)
+        break;
+    }
+    *jprev = j;
+    scale = ldexp(1.0, (int)j);
+    for (int si = 0; si < nbs; si++)
+      snprintf(list[nl++], 32, "%s", bs[si]);
+  } else {
+    for (int si = 0; si < nas; si++)
+      if (solver_fits(run->scheme, as[si]) && !(!strcmp(as[si], "cholesky") && cap > (size_t)dense_max))
+        snprintf(list[nl++], 32, "%s", as[si]);
+    if (nl == 0)
+      snprintf(list[nl++], 32, "auto");
+  }
+  best->t = INFINITY;
+  best->eps = NAN;
+  best->kscale = scale;
+  snprintf(best->solver, 32, "-");
+  /* Every solver of the adaptive run over the whole window; Baraff-
+     Witkin's others over the first `probe` steps (each of its runs
+     costs far more), then the whole window for the fastest if it is
+     not the first. */
+  int b = -1;
+  for (int si = 0; si < nl && !rc; si++) {
+    if (m == M_ADAPTIVE || si > 0)
+      rc = cost_run(ctx, run, sp, scale, m, key, list[si], eps_max, h, m == M_ADAPTIVE ? steps : probe, probe, 0,
+                    &res[si]);
+    if (rc)
+      break;
+    printf("  %-14s grid %-4ld %-9s %8.4g ms/step (first %ld steps: %.4g)  max eps %.4g  constrained %.3g (max "
+           "%.3g)%s\n",
+           run->name, grid, list[si], 1e3 * res[si].time, probe, 1e3 * res[si].time_probe, res[si].eps_max,
+           res[si].frac_mean, res[si].frac_max, res[si].failed ? "  FAILED" : "");
+    double key_t = m == M_ADAPTIVE ? res[si].time : res[si].time_probe, best_key = 0;
+    if (b >= 0)
+      best_key = m == M_ADAPTIVE ? res[b].time : res[b].time_probe;
+    if (!res[si].failed && (b < 0 || key_t < best_key))
+      b = si;
+  }
+  if (!rc && m == M_PLAIN && b > 0) {
+    rc = cost_run(ctx, run, sp, scale, m, key, list[b], eps_max, h, steps, probe, 0, &res[b]);
+    if (!rc)
+      printf("  %-14s grid %-4ld %-9s %8.4g ms/step over the window\n", run->name, grid, list[b], 1e3 * res[b].time);
+  }
+  best->r = res[b >= 0 ? b : 0];
+  if (b >= 0) {
+    best->t = res[b].time;
+    best->eps = res[b].eps_max;
+    snprintf(best->solver, 32, "%s", list[b]);
+  }
+  for (int si = 0; si < nl && !rc; si++) {
+    if (res[si].failed < 0)
+      continue;
+    long called = res[si].steps + res[si].not_taken;
+    double row[17] = {(double)grid, (double)nodes, h, (double)res[si].steps, scale, res[si].time,
+                      res[si].time_probe, res[si].eps_max, res[si].frac_mean, res[si].frac_max,
+                      (double)res[si].flips, (double)res[si].noconv, res[si].failed ? 0.0 : 1.0,
+                      si == b ? 1.0 : 0.0,
+                      res[si].iterations ? (double)res[si].iterations / (double)(called > 0 ? called : 1) : NAN,
+                      (double)res[si].analyses, (double)res[si].set_changes};
+    const char *labels[2] = {run->name, list[si]};
+    rc = exp_csv_row_labels(csv, labels, 2, row, counts ? 17 : 14);
+  }
+  return rc;
+}
+
+static int cost_anim(exp_ctx *ctx, const scene_spec *sp0, const char (*as)[32], int nas, const char (*bs)[32],
+                     int nbs);
 
 static int cost_run_exp(exp_ctx *ctx)
 {
@@ -1183,8 +1355,6 @@ static int cost_run_exp(exp_ctx *ctx)
   exp_param_double(ctx, "eps_max", &eps_max);
   exp_param_double(ctx, "T", &T);
   exp_param_double(ctx, "h_ref", &h_ref);
-  long dense_max = exp_param_long(ctx, "dense_max"), jmax = exp_param_long(ctx, "bw_j_max");
-  long probe = exp_param_long(ctx, "probe_steps");
   int bw = exp_run_index(ctx, "baraff-witkin");
   exp_csv csv;
   int rc = exp_csv_open(ctx, &csv, "cloth-cost",
@@ -1203,97 +1373,23 @@ static int cost_run_exp(exp_ctx *ctx)
     sp.grid = grids[gi];
     double h = h_ref * 15.0 / (double)(grids[gi] - 1);
     long steps = (long)ceil(T / h - 1e-9);
-    size_t nodes = (size_t)(grids[gi] * grids[gi]);
-    size_t cap = 2 * (size_t)grids[gi] * (size_t)(grids[gi] - 1) + 6;
     for (int r = 0; r < ctx->nruns && !rc; r++) {
       const exp_runspec *run = &ctx->runs[r];
       enum method m = run_method(run);
-      double scale = 1;
-      const char(*list)[32] = as;
-      int nl = nas;
-      const char *key = "solver";
-      cost_result res[MAX_SOLVERS];
-      for (int si = 0; si < MAX_SOLVERS; si++)
-        res[si].failed = -1; /* not run */
-      if (m == M_PLAIN) {
-        /* The stiffness: from jprev - 1 up, each probe a run of the whole
-           window with the first of bw_solvers, whose last one is its
-           timed run. */
-        long j = jprev > 0 ? jprev - 1 : 0;
-        for (;; j++) {
-          /* A probe that passes eps_max fails there: it stops at that
-             step (the last allowed one, j = jmax, runs the window: it is
-             the timed run then). */
-          if ((rc = cost_run(ctx, run, &sp, ldexp(1.0, (int)j), m, "solver", bs[0], eps_max, h, steps, probe,
-                             j < jmax, &res[0])))
-            break;
-          if (res[0].exceeded)
-            printf("  %-14s grid %-4ld k x %-6g eps %.4g at step %ld: beyond the limit, stopped\n", run->name,
-                   grids[gi], ldexp(1.0, (int)j), res[0].eps_max, res[0].steps + 1);
-          else
-            printf("  %-14s grid %-4ld k x %-6g max eps %.4g%s\n", run->name, grids[gi], ldexp(1.0, (int)j),
-                   res[0].eps_max, res[0].failed ? " (failed)" : "");
-          if ((!res[0].failed && res[0].eps_max <= eps_max) || j >= jmax)
-            break;
-        }
-        if (rc)
-          break;
-        jprev = j;
-        scale = ldexp(1.0, (int)j);
-        kscale[gi] = scale;
-        list = bs, nl = nbs, key = "solver";
-      } else if (m != M_ADAPTIVE)
+      if (m != M_PLAIN && m != M_ADAPTIVE)
         continue;
-      best_t[r][gi] = INFINITY;
-      best_eps[r][gi] = NAN;
-      snprintf(best_s[r][gi], 32, "-");
-      /* Every solver of the adaptive run over the whole window; Baraff-
-         Witkin's others over the first `probe` steps (each of its runs
-         costs far more), then the whole window for the fastest if it is
-         not the first. */
-      int b = -1;
-      for (int si = 0; si < nl && !rc; si++) {
-        if (m == M_ADAPTIVE && !strcmp(list[si], "cholesky") && cap > (size_t)dense_max)
-          continue;
-        if (m == M_ADAPTIVE || si > 0)
-          rc = cost_run(ctx, run, &sp, scale, m, key, list[si], eps_max, h, m == M_ADAPTIVE ? steps : probe, probe, 0,
-                        &res[si]);
-        if (rc)
-          break;
-        printf("  %-14s grid %-4ld %-9s %8.4g ms/step (first %ld steps: %.4g)  max eps %.4g  constrained %.3g (max "
-               "%.3g)%s\n",
-               run->name, grids[gi], list[si], 1e3 * res[si].time, probe, 1e3 * res[si].time_probe, res[si].eps_max,
-               res[si].frac_mean, res[si].frac_max, res[si].failed ? "  FAILED" : "");
-        double key_t = m == M_ADAPTIVE ? res[si].time : res[si].time_probe, best_key = 0;
-        if (b >= 0)
-          best_key = m == M_ADAPTIVE ? res[b].time : res[b].time_probe;
-        if (!res[si].failed && (b < 0 || key_t < best_key))
-          b = si;
-      }
-      if (!rc && m == M_PLAIN && b > 0) {
-        rc = cost_run(ctx, run, &sp, scale, m, key, list[b], eps_max, h, steps, probe, 0, &res[b]);
-        if (!rc)
-          printf("  %-14s grid %-4ld %-9s %8.4g ms/step over the window\n", run->name, grids[gi], list[b],
-                 1e3 * res[b].time);
-      }
-      if (b >= 0) {
-        best_t[r][gi] = res[b].time;
-        best_eps[r][gi] = res[b].eps_max;
-        snprintf(best_s[r][gi], 32, "%s", list[b]);
-        if (m == M_ADAPTIVE && r == 0) {
-          fr_mean[gi] = res[b].frac_mean;
-          fr_max[gi] = res[b].frac_max;
-        }
-      }
-      for (int si = 0; si < nl && !rc; si++) {
-        if (res[si].failed < 0)
-          continue;
-        double row[14] = {(double)grids[gi], (double)nodes, h, (double)res[si].steps, scale, res[si].time,
-                          res[si].time_probe, res[si].eps_max, res[si].frac_mean, res[si].frac_max,
-                          (double)res[si].flips, (double)res[si].noconv, res[si].failed ? 0.0 : 1.0,
-                          si == b ? 1.0 : 0.0};
-        const char *labels[2] = {run->name, list[si]};
-        rc = exp_csv_row_labels(&csv, labels, 2, row, 14);
+      cost_best cb;
+      if ((rc = cost_method(ctx, run, m, &sp, h, steps, (const char(*)[32])as, nas, (const char(*)[32])bs, nbs,
+                            &jprev, &csv, 0, &cb)))
+        break;
+      if (m == M_PLAIN)
+        kscale[gi] = cb.kscale;
+      best_t[r][gi] = cb.t;
+      best_eps[r][gi] = cb.eps;
+      snprintf(best_s[r][gi], 32, "%s", cb.solver);
+      if (m == M_ADAPTIVE && r == 0 && strcmp(cb.solver, "-")) {
+        fr_mean[gi] = cb.r.frac_mean;
+        fr_max[gi] = cb.r.frac_max;
       }
       exp_progress(ctx, "cloth-vs-implicit-ode", gi + 1, ng);
     }
@@ -1345,7 +1441,95 @@ static int cost_run_exp(exp_ctx *ctx)
                    grids[L], ctx->runs[ad].name, 1e3 * ya[L], best_s[ad][L], 1e3 * yb[L], best_s[bw][L], kscale[L],
                    best_eps[bw][L], fr_mean[L], fr_max[L], sa, sb, cross);
   }
+  if (!rc)
+    rc = cost_anim(ctx, &sp, (const char(*)[32])as, nas, (const char(*)[32])bs, nbs);
   return rc;
+}
+
+/*
+ * The same comparison at animation steps (anim_h: 1/60 and 1/120 s by
+ * default) on anim_grids (16 by default; 64 is a parameter away, not run
+ * by make figures: a step of backward-euler at 64 x 64 costs tenths of a
+ * second), over the first anim_T s: anim_scheme (backward-euler: the
+ * springs implicit with the adaptive strain constraints) against
+ * Baraff-Witkin stiffened to the same bound at the same h, each by the
+ * rule above (cost_method; the stiffness search starts afresh at each
+ * step size).  A run whose step fails or is not taken has not completed;
+ * its time per step is over the steps it took.  cloth-cost-animation.csv
+ * (changes from run to run) and a table in the report.
+ */
+static int cost_anim(exp_ctx *ctx, const scene_spec *sp0, const char (*as)[32], int nas, const char (*bs)[32],
+                     int nbs)
+{
+  double hs[MAX_ANIM], T, eps_max;
+  long grids[MAX_GRIDS];
+  int nh, ng = 0;
+  parse_steps(exp_param_string(ctx, "anim_h"), hs, MAX_ANIM, &nh);
+  const char *gtext = exp_param_string(ctx, "anim_grids"), *scheme = exp_param_string(ctx, "anim_scheme");
+  if (strcmp(gtext, "none"))
+    parse_grids(gtext, grids, &ng);
+  if (nh == 0 || ng == 0)
+    return CDYN_OK;
+  exp_param_double(ctx, "anim_T", &T);
+  exp_param_double(ctx, "eps_max", &eps_max);
+  scene_spec sp = *sp0;
+  exp_runspec ar = exp_run_or_plain(ctx, scheme);
+  int bw = exp_run_index(ctx, "baraff-witkin");
+  exp_runspec br = bw >= 0 ? ctx->runs[bw] : exp_plain_run("baraff-witkin");
+  exp_csv csv;
+  int rc = exp_csv_open(ctx, &csv, "cloth-cost-animation",
+                        "scheme,solver,grid,nodes,h,steps,k_scale,time_per_step,time_probe,eps_max,frac_mean,"
+                        "frac_max,flips,noconv,completed,best,newton_iterations_per_step,analyses,set_changes",
+                        NULL,
+                        "\"note\": \"cloth-cost.csv's comparison at the animation steps anim_h over anim_T: time per "
+                        "step over the steps taken, wall clock, one run each (this file changes from run to run); a run "
+                        "whose step failed or was not taken has completed = 0\"");
+  if (rc)
+    return rc;
+  static cost_best ba[MAX_ANIM][MAX_GRIDS], bb[MAX_ANIM][MAX_GRIDS];
+  for (int hi = 0; hi < nh && !rc; hi++) {
+    long jprev = 0;
+    long steps = (long)ceil(T / hs[hi] - 1e-9);
+    for (int gi = 0; gi < ng && !rc; gi++) {
+      sp.grid = grids[gi];
+      if ((rc = cost_method(ctx, &ar, M_ADAPTIVE, &sp, hs[hi], steps, as, nas, bs, nbs, &jprev, &csv, 1,
+                            &ba[hi][gi])))
+        break;
+      rc = cost_method(ctx, &br, M_PLAIN, &sp, hs[hi], steps, as, nas, bs, nbs, &jprev, &csv, 1, &bb[hi][gi]);
+    }
+  }
+  int c = exp_csv_close(&csv, rc == CDYN_OK);
+  if (rc || (rc = c))
+    return rc;
+  exp_report(ctx,
+             "At animation steps (anim_h), over the first %g s, grids %s: %s with the adaptive constraints (its "
+             "springs implicit) against Baraff-Witkin stiffened to max eps <= %g at the same h, each with its "
+             "fastest solver. A run whose step failed or was not taken has not completed: its time per step is over "
+             "the steps it took, and its ratio is given in parentheses. Newton it./step and set changes: %s's.\n\n"
+             "| grid | h (s) | %s (ms) | steps taken | max eps | Newton it./step | set changes | analyses | BW k "
+             "scale | Baraff-Witkin (ms) | max eps | ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+             T, gtext, ar.name, eps_max, ar.name, ar.name);
+  for (int hi = 0; hi < nh; hi++)
+    for (int gi = 0; gi < ng; gi++) {
+      const cost_best *a = &ba[hi][gi], *b = &bb[hi][gi];
+      long steps = (long)ceil(T / hs[hi] - 1e-9), called = a->r.steps + a->r.not_taken;
+      int done = !a->r.failed;
+      double ta = a->r.time, tb = b->t;
+      char hbuf[32], ratio[32];
+      fmt_step(hbuf, sizeof hbuf, hs[hi]);
+      snprintf(ratio, sizeof ratio, done ? "%.3g" : "(%.3g)", ta / tb);
+      exp_report(ctx, "| %ld | %s | %.4g | %ld / %ld%s | %.4g | %.3g | %lu | %lu | %g | %.4g | %.4g | %s |\n",
+                 grids[gi], hbuf, 1e3 * ta, a->r.steps, steps,
+                 done ? "" : a->r.not_taken ? " (next not taken)" : " (failed)", a->r.eps_max,
+                 a->r.iterations ? (double)a->r.iterations / (double)(called > 0 ? called : 1) : NAN,
+                 a->r.set_changes, a->r.analyses, b->kscale, 1e3 * tb, b->eps, ratio);
+      printf("  animation step %s grid %ld: %s %.4g ms/step over %ld of %ld steps%s, max eps %.4g; baraff-witkin "
+             "(k x %g) %.4g ms/step, max eps %.4g; ratio %.3g\n",
+             hbuf, grids[gi], ar.name, 1e3 * ta, a->r.steps, steps, done ? "" : " (not completed)", a->r.eps_max,
+             b->kscale, 1e3 * tb, b->eps, ta / tb);
+    }
+  exp_report(ctx, "\n");
+  return CDYN_OK;
 }
 
 const cdyn_experiment cdyn_experiment_cloth_vs_implicit_ode = {

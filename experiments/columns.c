@@ -325,6 +325,10 @@ static const column_def defs[] = {
   {"cloth-vs-implicit-ode", NULL, "flips", "1", "springs made constraints again right after their release"},
   {"cloth-vs-implicit-ode", NULL, "completed", "1", "1: every step of the window was taken"},
   {"cloth-vs-implicit-ode", NULL, "best", "1", "1: the method's fastest solver at this grid"},
+  {"cloth-vs-implicit-ode", NULL, "newton_iterations_per_step", "1",
+   "nonlinear iterations per step called, a last step not taken included (nan: the scheme counts none)"},
+  {"cloth-vs-implicit-ode", NULL, "analyses", "1", "symbolic analyses of a sparse direct solver (a new pattern), over the run"},
+  {"cloth-vs-implicit-ode", NULL, "set_changes", "1", "steps that followed a change of the constraint set"},
   /* chain-scale-stability */
   {"chain-scale-stability", NULL, "links", "1", "number of links N of the hanging chain"},
   {"chain-scale-stability", NULL, "stretch_max", "1",

@@ -36,6 +36,89 @@ enum { CLE_T = 1, CLE_STEPS, CLE_MAX, CLE_P99, CLE_ACTIVE, CLE_ACT, CLE_REL, CLE
 enum { CLS_STEPS = 1, CLS_COMPLETED, CLS_MAX, CLS_P99, CLS_ACTIVE_MAX, CLS_FLIPS, CLS_DEPTH, CLS_NOCONV, CLS_STATUS };
 enum { CLN_TRI = 2, CLN_X1, CLN_T = 12, CLN_STRAIN, CLN_BX, CLN_BR = 17 };
 
+enum { CLA_H = 2, CLA_STEPS, CLA_DONE, CLA_STABLE, CLA_TFAIL, CLA_MAX, CLA_HOLDS, CLA_HOLDS_TOL, CLA_LOSS, CLA_NEWTON,
+       CLA_FACT, CLA_ANALYSES, CLA_SETCH, CLA_ACTIVE_MAX, CLA_FLIPS, CLA_NOCONV, CLA_STATUS };
+enum { CLAS_H = 1, CLAS_T, CLAS_STEPS, CLAS_MAX, CLAS_P99, CLAS_ACTIVE, CLAS_FLIPS, CLAS_CONTACTS, CLAS_DEPTH, CLAS_E,
+       CLAS_IT, CLAS_STATUS };
+
+/*
+ * cloth-elongation's runs at the animation steps (1/60 and 1/120 s over
+ * 0.4 s): the experiment's runs at its own step first (their largest eps
+ * the summary's), then every run and backward-euler at each step; each
+ * row's largest eps, steps taken and first broken rule as its series
+ * says (a strain beyond the bound of 1, a last row with a status for a
+ * step that failed or was not taken); stable exactly when no rule was
+ * broken; holds_eps and holds_eps_tol by their rule.
+ */
+static void check_cloth_animation(const char *dir, const table *sum)
+{
+  char path[PATH_MAX];
+  pathf(path, "%s/cloth-animation.csv", dir);
+  table a = read_table_nan(path,
+                           "scheme,fail,h,steps,steps_done,stable,t_fail,eps_max_measured,holds_eps,holds_eps_tol,"
+                           "energy_lost_per_s,newton_iterations_per_step,factorizations_per_step,analyses,"
+                           "set_changes,active_max,flips,noconv,status",
+                           2);
+  pathf(path, "%s/cloth-animation-series.csv", dir);
+  table se = read_table_nan(path, "scheme,h,t,steps,eps_max,eps_p99,active,flips,contacts,depth,E,iterations,status", 1);
+  const double hs[2] = {1.0 / 60, 1.0 / 120};
+  ck_assert_uint_eq(a.nrows, sum->nrows + 2 * (sum->nrows + 1));
+  int be = 0;
+  for (size_t r = 0; r < a.nrows; r++) {
+    char name[128];
+    snprintf(name, sizeof name, "%s", a.label[r]);
+    char *fail = strchr(name, ',');
+    ck_assert(fail);
+    *fail++ = '\0';
+    double h = tv(&a, r, CLA_H);
+    int stable = tv(&a, r, CLA_STABLE) == 1;
+    ck_assert_msg(stable == !strcmp(fail, "none"), "%s h %g: stable %d, fail %s", name, h, stable, fail);
+    ck_assert(stable ? isnan(tv(&a, r, CLA_TFAIL)) : tv(&a, r, CLA_TFAIL) > 0);
+    double emax = tv(&a, r, CLA_MAX);
+    ck_assert(tv(&a, r, CLA_HOLDS) == (stable && emax <= 0.1));
+    ck_assert(tv(&a, r, CLA_HOLDS_TOL) == (stable && emax <= 0.11));
+    if (r < sum->nrows) {
+      /* The experiment's own runs, in its order. */
+      ck_assert_str_eq(name, sum->label[r]);
+      ck_assert(h == 1e-3 && tv(&a, r, CLA_STEPS) == 400);
+      ck_assert(emax == tv(sum, r, CLS_MAX) && tv(&a, r, CLA_DONE) == tv(sum, r, CLS_STEPS));
+      continue;
+    }
+    int hi = (int)((r - sum->nrows) / (sum->nrows + 1));
+    ck_assert(h == hs[hi]);
+    ck_assert_int_eq((long)tv(&a, r, CLA_STEPS), (long)ceil(0.4 / h - 1e-9));
+    be += !strcmp(name, "backward-euler");
+    /* The series of this run at this step. */
+    double smax = 0;
+    long last = -1, bound_step = -1, status = 0;
+    for (size_t k = 0; k < se.nrows; k++) {
+      if (strcmp(se.label[k], name) || tv(&se, k, CLAS_H) != h)
+        continue;
+      if (tv(&se, k, CLAS_STATUS) != 0) {
+        status = (long)tv(&se, k, CLAS_STATUS);
+        continue;
+      }
+      double e = tv(&se, k, CLAS_MAX);
+      smax = fmax(smax, e);
+      if (e > 1 && bound_step < 0)
+        bound_step = (long)tv(&se, k, CLAS_STEPS);
+      last = (long)tv(&se, k, CLAS_STEPS);
+    }
+    ck_assert_msg(smax == emax, "%s h %g: series %g, table %g", name, h, smax, emax);
+    ck_assert_int_eq(last, (long)tv(&a, r, CLA_DONE));
+    ck_assert_int_eq(status, (long)tv(&a, r, CLA_STATUS));
+    if (!strcmp(fail, "strain-bound"))
+      ck_assert(fabs(tv(&a, r, CLA_TFAIL) - (double)bound_step * h) <= 1e-12);
+    if (!strcmp(fail, "step-not-taken"))
+      ck_assert(status == CDYN_NOCONV && fabs(tv(&a, r, CLA_TFAIL) - (double)(last + 1) * h) <= 1e-12);
+    if (stable)
+      ck_assert(bound_step < 0 && last == (long)tv(&a, r, CLA_STEPS) && status == 0);
+  }
+  ck_assert_int_eq(be, 2);
+  table_free(&a);
+  table_free(&se);
+}
+
 /*
  * A short cloth-elongation (8 x 8, 0.4 s, every step written): the
  * summary is the series' extremes; at each snapshot the largest strain of
@@ -124,17 +207,22 @@ START_TEST(test_cloth_elongation)
               (exp_value[]){{"constrained_max", implicit_max}, {"failed", implicit_failed}, {"springs_max", springs_max}},
               3, 1e-5);
   ck_assert_uint_eq(check_claims_part(dir, "cloth-elongation"), 1);
+  check_cloth_animation(dir, &sum);
   table_free(&t);
   table_free(&sum);
   table_free(&sn);
-  /* Determinism, the timing file aside. */
-  char a2[PATH_MAX], b2[PATH_MAX];
-  pathf(a2, "%s/cloth-elongation-time.csv", dir);
-  wp(b2, "b/cloth-elongation-time.csv");
-  ck_assert(exists(a2) && exists(b2));
-  unlink(a2);
-  unlink(b2);
-  check_same_output(4);
+  /* Determinism, the timing files aside. */
+  static const char *const timing[] = {"cloth-elongation-time.csv", "cloth-animation-time.csv"};
+  for (int k = 0; k < 2; k++) {
+    char a2[PATH_MAX], b2[PATH_MAX], rel[64];
+    pathf(a2, "%s/%s", dir, timing[k]);
+    snprintf(rel, sizeof rel, "b/%s", timing[k]);
+    wp(b2, rel);
+    ck_assert(exists(a2) && exists(b2));
+    unlink(a2);
+    unlink(b2);
+  }
+  check_same_output(6);
 }
 END_TEST
 
@@ -281,7 +369,8 @@ enum { CLC_GRID = 2, CLC_NODES, CLC_H, CLC_STEPS, CLC_K, CLC_TIME, CLC_PROBE, CL
  */
 START_TEST(test_cloth_cost)
 {
-  run_ok("run", "cloth-vs-implicit-ode", "--set", "grids=8,12", "--set", "T=0.3", "--out", "c");
+  run_ok("run", "cloth-vs-implicit-ode", "--set", "grids=8,12", "--set", "T=0.3", "--set", "anim_grids=8", "--set",
+         "anim_T=0.3", "--out", "c");
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "c");
   check_no_temporaries(dir);
@@ -327,6 +416,45 @@ START_TEST(test_cloth_cost)
               (exp_value[]){{"ratio", best[1][0] / best[1][1]}, {"largest_grid", 12}, {"bw_eps", bw_eps}}, 3, 1e-5);
   ck_assert_uint_eq(check_claims_part(dir, "cloth-vs-implicit-ode"), 1);
   table_free(&t);
+  /* At the animation steps 1/60 and 1/120 s, grid 8, 0.3 s: backward-euler
+     with the solver auto (the only one of adaptive_solvers' kind it takes)
+     and its counts; Baraff-Witkin stiffened by a power of two, its best
+     within eps_max; a run that completed took every step; at most one
+     best per method and step. */
+  pathf(path, "%s/cloth-cost-animation.csv", dir);
+  table an = read_table_nan(path,
+                            "scheme,solver,grid,nodes,h,steps,k_scale,time_per_step,time_probe,eps_max,frac_mean,"
+                            "frac_max,flips,noconv,completed,best,newton_iterations_per_step,analyses,set_changes",
+                            2);
+  int seen[2][2] = {{0, 0}, {0, 0}}, nbest[2][2] = {{0, 0}, {0, 0}};
+  for (size_t r = 0; r < an.nrows; r++) {
+    double h = tv(&an, r, CLC_H);
+    int hi = fabs(h - 1.0 / 60) < 1e-15 ? 0 : fabs(h - 1.0 / 120) < 1e-15 ? 1 : -1;
+    ck_assert_msg(hi >= 0, "h %g", h);
+    ck_assert(tv(&an, r, CLC_GRID) == 8 && tv(&an, r, CLC_NODES) == 64);
+    int m = !strncmp(an.label[r], "baraff-witkin,", 14);
+    if (!m)
+      ck_assert_str_eq(an.label[r], "backward-euler,auto");
+    seen[hi][m] = 1;
+    nbest[hi][m] += tv(&an, r, CLC_BEST) == 1;
+    if (tv(&an, r, CLC_COMPLETED) == 1 && (!m || tv(&an, r, CLC_BEST) == 1))
+      ck_assert_int_eq((long)tv(&an, r, CLC_STEPS), (long)ceil(0.3 / h - 1e-9));
+    if (m) {
+      int e;
+      ck_assert(frexp(tv(&an, r, CLC_K), &e) == 0.5);
+      if (tv(&an, r, CLC_BEST) == 1)
+        ck_assert(tv(&an, r, CLC_MAX) <= 0.1);
+    } else {
+      ck_assert(tv(&an, r, CLC_K) == 1);
+      ck_assert(tv(&an, r, CLC_BEST + 1) > 0); /* Newton iterations per step */
+      if (tv(&an, r, CLC_BEST) == 1)
+        ck_assert(tv(&an, r, CLC_COMPLETED) == 1);
+    }
+  }
+  for (int hi = 0; hi < 2; hi++)
+    for (int m = 0; m < 2; m++)
+      ck_assert(seen[hi][m] && nbest[hi][m] <= 1);
+  table_free(&an);
 }
 END_TEST
 
