@@ -38,7 +38,17 @@
  * that it stays within the rules for 10 s counts as stable: the map is of
  * stability over T, like the papers' runs.
  *
- * N doubles from links_min to links_max (5 to 160 by default).
+ * N doubles from links_min up to links_max, and links_max itself ends
+ * the list (5, 10, ..., 640, 1000 by default).
+ *
+ * Companion: implicit-gs, 001's implicit step with the lumped diagonal
+ * geometric stiffness of Andrews, Teichmann and Kry (implicit's option
+ * geometric_stiffness = diagonal): how much of the h omega = 1 wall it
+ * removes.  The schemes implicit in the constraint geometry
+ * (backward-euler, bdf2) are among "all".
+ *
+ * Claim implicit.no_step_limit (000 sec 2, 001 sec III): judged from
+ * implicit's and Baumgarte's largest stable h at every N.
  *
  * Outputs:
  *   chain-scale-probes.csv  every probe: scheme, links, h, stable, status,
@@ -60,7 +70,7 @@
 
 static const exp_param params[] = {
   {"links_min", "5", EXP_INT, 1, 1e6, 0, "fewest links; N doubles from it up to links_max"},
-  {"links_max", "160", EXP_INT, 1, 1e6, 0, "most links"},
+  {"links_max", "1000", EXP_INT, 1, 1e6, 0, "most links (run as well when the doubling does not reach it)"},
   {"length", "0.05", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "length of every link (m)"},
   {"mass", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "mass of every node (kg)"},
   {"g", "9.81", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "gravity (m/s^2), along -y"},
@@ -212,16 +222,47 @@ static int ref_probe(void *pctx, double h, int *stable)
   return exp_csv_row_labels(p->log, &label, 1, row, 8);
 }
 
+static const char *const gs_diagonal[] = {"geometric_stiffness", "diagonal", NULL};
+
+static const exp_companion companions[] = {
+  {"implicit-gs", "implicit", gs_diagonal,
+   "001's implicit step with the lumped diagonal geometric stiffness (Andrews, Teichmann and Kry 2017)"},
+  {NULL, NULL, NULL, NULL}};
+
+/* implicit.no_step_limit from the map: hs, hu of implicit and Baumgarte. */
+static int judge(exp_ctx *ctx, const long *N, int nN, double hs[][MAX_SIZES], double hu[][MAX_SIZES])
+{
+  if (!exp_claim_ready(ctx, "implicit.no_step_limit"))
+    return CDYN_OK;
+  int ri = exp_run_index(ctx, "implicit"), rb = exp_run_index(ctx, "baumgarte");
+  double stable = 0, ratio = INFINITY;
+  for (int i = 0; i < nN; i++) {
+    stable += isnan(hu[ri][i]) && !isnan(hs[ri][i]);
+    double r = hs[ri][i] / hs[rb][i];
+    if (!(r >= ratio)) /* NaN wins */
+      ratio = r;
+  }
+  exp_value v[2] = {{"stable_fraction", stable / nN}, {"min_ratio", ratio}};
+  return exp_judge(ctx, "implicit.no_step_limit", v, 2,
+                   "implicit stable on the whole grid at %g of %d sizes N = %ld .. %ld; its largest stable h over "
+                   "Baumgarte's: at least %.3g at every N",
+                   stable, nN, N[0], N[nN - 1], ratio);
+}
+
 static int sizes(exp_ctx *ctx, long *N, int *nN)
 {
   long lo = exp_param_long(ctx, "links_min"), hi = exp_param_long(ctx, "links_max");
   if (lo > hi)
     return cdyn_error(CDYN_EINVAL, "links_min = %ld is above links_max = %ld", lo, hi);
   *nN = 0;
-  for (long k = lo; k <= hi; k *= 2) {
+  for (long k = lo;; k *= 2) {
+    if (k > hi)
+      k = hi;
     if (*nN == MAX_SIZES)
       return cdyn_error(CDYN_EINVAL, "links_min = %ld to links_max = %ld: more than %d sizes", lo, hi, MAX_SIZES);
     N[(*nN)++] = k;
+    if (k == hi)
+      break;
   }
   return CDYN_OK;
 }
@@ -360,7 +401,7 @@ static int run(exp_ctx *ctx)
     report_row(ctx, ctx->runs[s].name, N, nN, hs[s], hu[s], &c);
   report_row(ctx, REF_NAME " (reference/chain_be.c)", N, nN, rs, ru, &c);
   exp_report(ctx, "\n");
-  return CDYN_OK;
+  return judge(ctx, N, nN, hs, hu);
 }
 
 const cdyn_experiment cdyn_experiment_chain_scale_stability = {
@@ -372,5 +413,6 @@ const cdyn_experiment cdyn_experiment_chain_scale_stability = {
   .schemes = "all",
   .h = 0,
   .steps = 0,
+  .companions = companions,
   .run = run,
 };
