@@ -10,6 +10,7 @@
  *   Phi_t    = -p'(t)
  *   (Jv)_q v = 0
  *   phi_tt   = 2 Phi_qt v + Phi_tt = -p''(t)
+ *   Hess Phi = 0                       (each row is linear in x)
  *
  * The error measure of the library, the Euclidean norm of a constraint's
  * rows, makes a pin's error |x - p(t)|.
@@ -41,6 +42,17 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)p;
+  (void)x;
+  (void)t;
+  (void)lambda;
+  for (int k = 0; k < 9; k++)
+    K[k] = 0;
+  return CDYN_OK;
+}
+
 const cdyn_constraint_type cdyn_ctype_pin = {
   .name = "pin",
   .description = "particle on a moving point x = p0 + u t + a (sin(w t + phi) - sin phi)",
@@ -50,5 +62,6 @@ const cdyn_constraint_type cdyn_ctype_pin = {
   .param_names = names,
   .check = NULL,
   .eval = eval,
+  .hess = hess,
 };
 
