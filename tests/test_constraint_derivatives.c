@@ -533,32 +533,46 @@ END_TEST
  *
  * Column (p, k) of K is d/dx_p[k] of the generalised constraint force
  * G(x) = J(x)^T lambda (the rows' jac as eval reports them), compared
- * with its central difference with step h = 1e-5, for lambda drawn in
+ * with its central difference with step h = 5e-6, for lambda drawn in
  * [-1, 1)^rows, at the states of the first-derivative checks:
- *   truncation  h^2 / 6 |G'''|, G''' a fourth derivative of Phi times
- *               lambda.  For a link it is at most 15 / r^3 = 120 per
- *               unit multiplier at r >= 0.5, and the other types obey
- *               the same count with their own lengths (see above; for
- *               node_triangle and edge_edge |n| / |e| >= 0.25 makes it
- *               15 / 0.25^3 = 960); with |lambda| <= 1 per row and up to
- *               three rows, h^2 / 6 * 3 * 960 = 5e-8 at worst.
+ *   truncation  h^2 / 6 |G'''|, G''' a fourth derivative of Phi times the
+ *               multipliers (up to three rows of |lambda| <= 1).  For a
+ *               link every fourth partial derivative of r is at most
+ *               3 / r^3, 24 at r >= 0.5; sphere, anchor, angle and
+ *               parallel obey the same count with their own lengths
+ *               (>= 0.5, see above), and three rows of such terms give
+ *               h^2 / 6 * 3 * 24 = 3e-10.  node_triangle and edge_edge
+ *               are the largest: Phi = nh.d with |d| <= 2 sqrt(3), and nh
+ *               turns at up to 1 / (|e| sin(angle)) <= 4 per unit motion
+ *               of a vertex (their predicates), so their fourth
+ *               derivatives are of order |d| 4^4 = 900 times a constant
+ *               of order ten (measured: |G'''| up to 1.6e4); 2e4 gives
+ *               h^2 / 6 * 2e4 = 8e-8.
  *   rounding    each entry of G (|G| <= about 10: the rows' jac are at
- *               most 1 / length <= 4 per unit multiplier, three rows)
- *               carries about 4 eps |G| = 1e-14, divided by 2 h: 5e-10.
- * So 1e-6 (1 + |K|) holds with a margin of 20 over the worst case,
+ *               most of order 1 / length <= 4 per unit multiplier)
+ *               carries about 4 eps |G| = 9e-15, divided by 2 h: 1e-9.
+ * So 1e-6 (1 + |K|) holds with a margin above 10 over the worst case,
  * while a wrong sign, a missing term or a swapped block gives an error
- * of order one.  (h = 1e-6, as in the Jacobian check, would give
- * rounding 5e-9 and truncation 5e-10: a worse balance for a second
- * derivative.)  Measured over 20000 states per type, the largest
- * difference is RATIO of the tolerance (TYPE).
+ * of order 1e-2 to 1 (dropping node_triangle's bilinear term C(g), or the
+ * -f P / N^2 term of a unit vector's Hessian, or flipping the sign of
+ * parallel's C, each fails at the first state drawn, by more than 1e-2).
+ * h = 5e-6 balances
+ * the two: the truncation term, which grows like h^2, dominates above it.
+ * Measured over 20000 states per type, the largest difference is 0.7 %
+ * of the tolerance (node_triangle, 6.5e-8), 0.3 % for edge_edge, 0.05 %
+ * for angle and parallel, at most 0.013 % for the others, and 0 for
+ * the types linear in x (pin, plane, halfspace), whose K and difference
+ * are both exactly 0.
  *
  * K must also be symmetric.  Its entries (i, j) and (j, i) come from the
  * same formulas summed in different orders, so they agree to a few
- * roundings of the largest entry: 1e-13 (1 + max |K|).
+ * roundings of the largest entry: 1e-14 (1 + max |K|) (measured: at most
+ * 3.5e-16 (1 + max |K|), one rounding, in node_triangle, angle and
+ * edge_edge; exactly symmetric in the others).
  */
 static const double hess_h = 5e-6;
 static const double hess_tol = 1e-6;
-static const double hess_sym_tol = 1e-13;
+static const double hess_sym_tol = 1e-14;
 
 /* K of the type of `s` at positions x for multipliers lambda, after
    filling it with NaN (so that an entry the type leaves unset fails). */
