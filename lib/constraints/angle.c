@@ -117,12 +117,9 @@ static int hess(const double *p, const double *const *x, double t, const double 
   cdyn_unit_dot_hess(uh, a, wh, Huu);
   cdyn_unit_dot_hess(wh, b, uh, Hww);
   cdyn_unit_pair_hess(uh, a, wh, b, I, Huw);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      H[6 * i + j] = Huu[3 * i + j];
-      H[6 * (i + 3) + j + 3] = Hww[3 * i + j];
-      H[6 * i + j + 3] = H[6 * (j + 3) + i] = Huw[3 * i + j];
-    }
+  cdyn_put_block(H, 2, 0, 0, Huu);
+  cdyn_put_block(H, 2, 1, 1, Hww);
+  cdyn_put_block(H, 2, 0, 1, Huw);
   cdyn_hess_scatter(2, to, from, H, lambda[0], 3, K);
   return cdyn_hess_finite("angle", K, 3);
 }

@@ -137,12 +137,9 @@ static int hess(const double *p, const double *const *x, double t, const double 
   cdyn_unit_dot_hess(uh, a, A, Hdd);
   cdyn_unit_dot_hess(wh, b, B, Hee);
   cdyn_unit_pair_hess(uh, a, wh, b, C, Hde);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      H[6 * i + j] = Hdd[3 * i + j];
-      H[6 * (i + 3) + j + 3] = Hee[3 * i + j];
-      H[6 * i + j + 3] = H[6 * (j + 3) + i] = Hde[3 * i + j];
-    }
+  cdyn_put_block(H, 2, 0, 0, Hdd);
+  cdyn_put_block(H, 2, 1, 1, Hee);
+  cdyn_put_block(H, 2, 0, 1, Hde);
   cdyn_hess_scatter(2, to, from, H, 1.0, 4, K);
   return cdyn_hess_finite("parallel", K, 4);
 }

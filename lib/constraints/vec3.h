@@ -116,6 +116,18 @@ static inline void cdyn_mul33(const double *A, int ta, const double *B, double *
     }
 }
 
+/*
+ * Block (I, J) of a symmetric matrix H of m x m blocks of 3 x 3 (row-major)
+ * set to M, and block (J, I) to M^T.
+ */
+static inline void cdyn_put_block(double *H, unsigned m, unsigned I, unsigned J, const double M[9])
+{
+  unsigned w = 3 * m;
+  for (unsigned i = 0; i < 3; i++)
+    for (unsigned j = 0; j < 3; j++)
+      H[(3 * I + i) * w + 3 * J + j] = H[(3 * J + j) * w + 3 * I + i] = M[3 * i + j];
+}
+
 /* The mixed block P_e C P_w / (N M) (see the file's comment). */
 static inline void cdyn_unit_pair_hess(const double e[3], double N, const double w[3], double M,
                                        const double C[9], double H[9])
@@ -350,26 +362,20 @@ static inline int cdyn_normal_offset_hess(const double a[3], const double b[3], 
       P[3 * i + j] = ((i == j) - nh[i] * nh[j]) / N;
   for (int k = 0; k < 81; k++)
     H[k] = 0;
-  /* Block (I, J) of H, I, J in {0: a, 1: b, 2: d}, and its transpose. */
-#define CDYN_PUT_BLOCK(I, J, M)                                                                                 \
-  for (int i = 0; i < 3; i++)                                                                                  \
-    for (int j = 0; j < 3; j++)                                                                                \
-      H[(3 * (I) + i) * 9 + 3 * (J) + j] = H[(3 * (J) + j) * 9 + 3 * (I) + i] = (M)[3 * i + j];
   cdyn_mul33(Na, 1, Hn, T);
   cdyn_mul33(T, 0, Na, B);
-  CDYN_PUT_BLOCK(0, 0, B);
+  cdyn_put_block(H, 3, 0, 0, B);
   cdyn_mul33(T, 0, Nb, B);
   for (int k = 0; k < 9; k++)
     B[k] += Cg[k];
-  CDYN_PUT_BLOCK(0, 1, B);
+  cdyn_put_block(H, 3, 0, 1, B);
   cdyn_mul33(Na, 1, P, B);
-  CDYN_PUT_BLOCK(0, 2, B);
+  cdyn_put_block(H, 3, 0, 2, B);
   cdyn_mul33(Nb, 1, Hn, T);
   cdyn_mul33(T, 0, Nb, B);
-  CDYN_PUT_BLOCK(1, 1, B);
+  cdyn_put_block(H, 3, 1, 1, B);
   cdyn_mul33(Nb, 1, P, B);
-  CDYN_PUT_BLOCK(1, 2, B);
-#undef CDYN_PUT_BLOCK
+  cdyn_put_block(H, 3, 1, 2, B);
   return CDYN_OK;
 }
 
