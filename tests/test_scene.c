@@ -818,7 +818,8 @@ START_TEST(test_what_a_file_cannot_hold)
   ck_assert_msg(strstr(cdyn_errmsg(), "removed constraints") != NULL, "%s", cdyn_errmsg());
   cdyn_scene_free(sc);
   /* A type of the caller's own, and two pins on one particle. */
-  static const cdyn_constraint_type mine = {"floor", "y = 0", 1, 0, 1, NULL, NULL, own_eval};
+  static const cdyn_constraint_type mine = {
+    .name = "floor", .description = "y = 0", .nparticles = 1, .nparams = 0, .rows = 1, .eval = own_eval};
   ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
   size_t p0 = 0;
   ck_assert_int_eq(cdyn_system_add_constraint(sys, &mine, &p0, NULL, NULL), CDYN_OK);
