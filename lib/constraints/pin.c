@@ -10,7 +10,7 @@
  *   Phi_t    = -p'(t)
  *   (Jv)_q v = 0
  *   phi_tt   = 2 Phi_qt v + Phi_tt = -p''(t)
- *   Hess Phi = 0                       (each row is linear in x)
+ *   Hess Phi = 0                           (Phi is linear in x)
  *
  * The error measure of the library, the Euclidean norm of a constraint's
  * rows, makes a pin's error |x - p(t)|.
