@@ -59,8 +59,17 @@
  * alpha) theta(0)).  When none does, delta is raised as above and the
  * direction computed again.
  *
- * Stopping: max |(k^2 W R)_i| <= tol and max |Phi_r| <= tol (tol 1e-10 m
- * by default: on a chain of links of 5 cm, a stretch of 2e-9).  When the
+ * Stopping: max |Phi_r| <= tol (1e-10 m by default: on a chain of links
+ * of 5 cm, a stretch of 2e-9) and max |(W R)_i| <= tol_accel (1e-8 m/s^2
+ * by default, 1e-9 g: the multipliers' error per unit mass), both
+ * residuals in units that mean something at every h: a length test on
+ * k^2 W R alone would pass at once for tiny h with any multipliers.
+ * Where rounding cannot reach them (huge forces on light particles, far
+ * coordinates), each tolerance is raised to its rounding floor: 64 eps
+ * times the size of the terms the residual sums.  At least one Newton
+ * iteration is made: the start may meet both tolerances at tiny h (a
+ * free fall of g h^2 within tol) with multipliers that are not the
+ * step's.  When the
  * iteration meets neither within max_iter iterations, or delta passes
  * 1e8, or the residual is not finite, the step returns CDYN_NOCONV and
  * the stepper restores q, v, the multipliers and the time
@@ -91,6 +100,7 @@
  *
  * Expected orders: backward-euler 1 (q, v and lambda); bdf2 2.
  */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,7 +117,7 @@
 #define THETA_GROWTH 100
 
 typedef struct {
-  double tol;
+  double tol, tol_accel;
   long max_iter;
 } opts;
 
@@ -121,6 +131,7 @@ typedef struct {
   /* the last step's start (BDF2) */
   double *qprev, *vprev, hprev;
   int have_prev;
+  double res_accel, res_phi; /* the last residual()'s max |(W R)_i| and max |Phi_r| */
   /* dim = 3n + mcap each */
   double *rhs, *sol;
   /* the matrix */
@@ -296,11 +307,18 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
   const cdyn_scheme_data *d = &st->d;
   size_t n3 = 3 * d->n, m = d->m, dim = n3 + m, dcap = n3 + s->mcap;
   int grew = 0;
-  if (!s->cnt) {
+  if (!s->cnt || !s->rowptr) {
+    free(s->cnt);
+    free(s->rowptr);
     s->cnt = malloc((dcap + 1) * sizeof(int));
     s->rowptr = malloc((dcap + 1) * sizeof(int));
-    if (!s->cnt || !s->rowptr)
+    if (!s->cnt || !s->rowptr) {
+      free(s->cnt);
+      free(s->rowptr);
+      s->cnt = s->rowptr = NULL;
+      s->have_pattern = 0;
       return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern of %zu rows", dcap);
+    }
     s->dim = 0;
     grew = 1;
   }
@@ -418,7 +436,8 @@ static size_t at(const state *s, size_t i, size_t j)
 /*
  * The residuals at the iterate x = xb + u, lam: x into s->pos, the rows
  * at x into d->rows, F; -R and -Phi into rhs; *theta gets |e|^2 / 2,
- * e = (k^2 W R, Phi), and *rmax max |e|.  The unknown is the
+ * e = (k^2 W R, Phi) (both lengths), and *rmax the larger of
+ * max |(W R)_i| / tol_accel and max |Phi_r| / tol (converged at <= 1).  The unknown is the
  * displacement u rather than x, so that v+ = u / k keeps the digits that
  * (x - xb) / k would lose.
  */
@@ -436,27 +455,37 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
   if ((rc = cdyn_forces(st, x, vi, t1, s->F)) || (rc = cdyn_eval_rows(st, x, vi, t1)))
     return rc;
   cdyn_jtmul(st, lam, s->jt);
-  double th = 0, mx = 0;
+  const opts *o = d->opts;
+  double th = 0, ra = 0, rp = 0, fa = 0, fp = 0;
   for (size_t i = 0; i < n3; i++) {
-    double mi = d->mass[i / 3];
-    double R = mi * (u[i] - k * s->vb[i]) / (k * k) - s->F[i] + s->jt[i];
+    double mi = d->mass[i / 3], in = mi * (u[i] - k * s->vb[i]) / (k * k);
+    double R = in - s->F[i] + s->jt[i];
     s->rhs[i] = -R;
     double e = k * k * R / mi;
     th += e * e;
-    mx = fmax(mx, fabs(e));
-    if (isnan(e))
-      mx = NAN;
+    if (!(fabs(R / mi) <= ra)) /* NaN wins */
+      ra = fabs(R / mi);
+    fa = fmax(fa, (fabs(in) + fabs(s->F[i]) + fabs(s->jt[i])) / mi);
+    fp = fmax(fp, fabs(x[i]));
   }
   for (size_t r = 0; r < m; r++) {
     double e = d->rows[r].phi;
     s->rhs[n3 + r] = -e;
     th += e * e;
-    mx = fmax(mx, fabs(e));
-    if (isnan(e))
-      mx = NAN;
+    if (!(fabs(e) <= rp))
+      rp = fabs(e);
   }
+  s->res_accel = ra;
+  s->res_phi = rp;
   *theta = 0.5 * th;
-  *rmax = mx;
+  /* The tolerances, or the rounding floors when those are larger: R is a
+     sum of terms of size fa (per unit mass), Phi a difference of
+     coordinates of size fp, each rounded at eps times its size, summed
+     over the few terms and rows that share a particle (as
+     cdyn_iter_verdict's floor). */
+  *rmax = fmax(ra / fmax(o->tol_accel, 64 * DBL_EPSILON * fa), rp / fmax(o->tol, 64 * DBL_EPSILON * fp));
+  if (isnan(ra) || isnan(rp))
+    *rmax = NAN;
   return CDYN_OK;
 }
 
@@ -676,7 +705,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
       failed = 1;
       break;
     }
-    if (rmax <= o->tol) {
+    if (rmax <= 1 && it > 0) {
       converged = 1;
       break;
     }
@@ -772,12 +801,13 @@ static int step(cdyn_stepper *st, void *state_, double h)
     theta = th_s;
     rmax = r_s;
   }
-  cdyn_record_nonlinear(st, it, rmax, converged);
+  cdyn_record_nonlinear(st, it, s->res_phi, converged);
   if (!converged) {
     cdyn_error(CDYN_NOCONV,
-               "%s: Newton did not converge in the step from t = %g with h = %g (%u iterations, residual %g m, "
-               "tol %g m%s); the state is restored",
-               name, d->t, h, it, rmax, o->tol, failed ? ", no acceptable direction" : "");
+               "%s: Newton did not converge in the step from t = %g with h = %g (%u iterations; residuals %g m/s^2 "
+               "and %g m, tolerances %g and %g%s); the state is restored",
+               name, d->t, h, it, s->res_accel, s->res_phi, o->tol_accel, o->tol,
+               failed ? "; no acceptable direction" : "");
     return CDYN_NOCONV;
   }
   /* The end state. */
@@ -798,7 +828,10 @@ static int step(cdyn_stepper *st, void *state_, double h)
 
 static const cdyn_option options[] = {
   {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-10", 0.0, 1e300, NULL,
-   "stop when max |k^2 W R| and max |Phi_r| are at most this (lengths, m)"},
+   "stop when max |Phi_r| is at most this (m) and max |(W R)_i| at most tol_accel"},
+  {"tol_accel", CDYN_OPT_DOUBLE, offsetof(opts, tol_accel), "1e-8", 0.0, 1e300, NULL,
+   "stop when max |(W R)_i|, the acceleration the momentum residual R leaves, is at most this (m/s^2) and "
+   "max |Phi_r| at most tol"},
   {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
    "Newton iterations per step before CDYN_NOCONV (the state restored)"},
   CDYN_OPTIONS_END};
