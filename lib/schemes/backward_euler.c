@@ -141,6 +141,10 @@ typedef struct {
   /* building the pattern: each row's entries before de-duplication */
   int *ent, *cnt;      /* ent_cap, dim + 1 */
   size_t ent_cap;
+  /* Each assembly adds its entries in the same order for one pattern: the
+     positions found by the first are kept (slot_cap of them). */
+  size_t *slot, slot_cap;
+  int slots_valid;
   unsigned long version, pattern_id;
   size_t m_pattern;
   int have_pattern;
@@ -156,6 +160,10 @@ static void drop_pattern(state *s)
   free(s->val);
   free(s->ent);
   free(s->cnt);
+  free(s->slot);
+  s->slot = NULL;
+  s->slot_cap = 0;
+  s->slots_valid = 0;
   s->rowptr = s->col = s->ent = s->cnt = NULL;
   s->val = NULL;
   s->nnz_cap = s->ent_cap = 0;
@@ -383,8 +391,32 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
     nnz += u;
     start = end;
   }
+  /* The slot cache: one position per entry an assembly adds. */
+  size_t nslot = 0;
+  for (size_t r = 0; r < m;) {
+    const cdyn_constraint *c = &st->sys->cons[d->rowcon[r]];
+    size_t np = c->type->nparticles;
+    nslot += 9 * np * np + 6 * np * c->type->rows;
+    r += c->type->rows;
+  }
+  for (size_t q = 0; q < st->sys->nsprings; q++)
+    nslot += 36;
+  if (nslot > s->slot_cap) {
+    free(s->slot);
+    s->slot = malloc(nslot * sizeof *s->slot);
+    if (!s->slot) {
+      s->slot_cap = 0;
+      s->have_pattern = 0;
+      return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for %zu entry positions", nslot);
+    }
+    s->slot_cap = nslot;
+    grew = 1;
+  }
+  s->slots_valid = 0;
   if (same && nnz == s->nnz) {
     s->version = st->sys->version;
+    if (grew)
+      st->stats.analyses++;
     return CDYN_OK;
   }
   if (nnz > s->nnz_cap) {
@@ -497,6 +529,9 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
   const cdyn_system *sys = st->sys;
   size_t n3 = 3 * d->n, m = d->m;
   double *val = s->val;
+  size_t c_ = 0; /* the next position of the slot cache */
+  int known = s->slots_valid;
+#define SLOT(i, j) (known ? s->slot[c_++] : (s->slot[c_++] = at(s, (i), (j))))
   memset(val, 0, s->nnz * sizeof(double));
   for (size_t i = 0; i < n3; i++)
     val[s->rowptr[i]] = d->mass[i / 3] * (1 + delta) / (k * k);
@@ -508,9 +543,8 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
       return rc;
     for (size_t a = 0; a < dn; a++)
       for (size_t b = 0; b < dn; b++) {
-        double v = s->K[a * dn + b];
-        if (v != 0)
-          val[at(s, 3 * c->p[a / 3] + a % 3, 3 * c->p[b / 3] + b % 3)] += v;
+        size_t e = SLOT(3 * c->p[a / 3] + a % 3, 3 * c->p[b / 3] + b % 3);
+        val[e] += s->K[a * dn + b];
       }
     for (size_t q = 0; q < nr; q++) {
       const cdyn_row *row = &d->rows[r + q];
@@ -520,8 +554,9 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
         for (size_t e = 0; e < 3; e++) {
           size_t ci = 3 * c->p[a] + e;
           double j = row->jac[a][e];
-          val[at(s, ci, rr)] += j;
-          val[at(s, rr, ci)] += j;
+          size_t e1 = SLOT(ci, rr), e2 = SLOT(rr, ci);
+          val[e1] += j;
+          val[e2] += j;
           jwj += j * j * d->winv[c->p[a]];
         }
       s->comp[r + q] = COMPLIANCE * k * k * jwj;
@@ -539,12 +574,16 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
     for (size_t a = 0; a < 3; a++)
       for (size_t b = 0; b < 3; b++) {
         double v = -Kx[3 * a + b] - Kv[3 * a + b] / k;
-        val[at(s, 3 * sp->i + a, 3 * sp->i + b)] += v;
-        val[at(s, 3 * sp->j + a, 3 * sp->j + b)] += v;
-        val[at(s, 3 * sp->i + a, 3 * sp->j + b)] -= v;
-        val[at(s, 3 * sp->j + a, 3 * sp->i + b)] -= v;
+        size_t e1 = SLOT(3 * sp->i + a, 3 * sp->i + b), e2 = SLOT(3 * sp->j + a, 3 * sp->j + b);
+        size_t e3 = SLOT(3 * sp->i + a, 3 * sp->j + b), e4 = SLOT(3 * sp->j + a, 3 * sp->i + b);
+        val[e1] += v;
+        val[e2] += v;
+        val[e3] -= v;
+        val[e4] -= v;
       }
   }
+#undef SLOT
+  s->slots_valid = 1;
   for (size_t i = 0; i < s->dim; i++)
     s->diag[i] = val[s->rowptr[i]];
   return CDYN_OK;
