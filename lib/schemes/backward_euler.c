@@ -59,8 +59,17 @@
  * alpha) theta(0)).  When none does, delta is raised as above and the
  * direction computed again.
  *
- * Stopping: max |(k^2 W R)_i| <= tol and max |Phi_r| <= tol (tol 1e-10 m
- * by default: on a chain of links of 5 cm, a stretch of 2e-9).  When the
+ * Stopping: max |Phi_r| <= tol (1e-10 m by default: on a chain of links
+ * of 5 cm, a stretch of 2e-9) and max |(W R)_i| <= tol_accel (1e-8 m/s^2
+ * by default, 1e-9 g: the multipliers' error per unit mass), both
+ * residuals in units that mean something at every h: a length test on
+ * k^2 W R alone would pass at once for tiny h with any multipliers.
+ * Where rounding cannot reach them (huge forces on light particles, far
+ * coordinates), each tolerance is raised to its rounding floor: 64 eps
+ * times the size of the terms the residual sums.  At least one Newton
+ * iteration is made: the start may meet both tolerances at tiny h (a
+ * free fall of g h^2 within tol) with multipliers that are not the
+ * step's.  When the
  * iteration meets neither within max_iter iterations, or delta passes
  * 1e8, or the residual is not finite, the step returns CDYN_NOCONV and
  * the stepper restores q, v, the multipliers and the time
@@ -91,6 +100,7 @@
  *
  * Expected orders: backward-euler 1 (q, v and lambda); bdf2 2.
  */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,9 +114,10 @@
 #define COMPLIANCE 1e-10
 #define ARMIJO 1e-4
 #define MAX_HALVINGS 10
+#define THETA_GROWTH 100
 
 typedef struct {
-  double tol;
+  double tol, tol_accel;
   long max_iter;
 } opts;
 
@@ -114,12 +125,13 @@ typedef struct {
   size_t n, mcap;
   int bdf2;
   /* 3n each */
-  double *xb, *vb, *x, *xs, *F, *jt, *pos; /* x, xs: the displacement u = x - xb and its trial */
+  double *xb, *vb, *x, *xs, *F, *jt, *pos, *fnc; /* x, xs: the displacement u = x - xb and its trial */
   /* mcap each */
   double *lam, *lams, *lamprev, *comp;
   /* the last step's start (BDF2) */
   double *qprev, *vprev, hprev;
   int have_prev;
+  double res_accel, res_phi; /* the last residual()'s max |(W R)_i| and max |Phi_r| */
   /* dim = 3n + mcap each */
   double *rhs, *sol;
   /* the matrix */
@@ -129,6 +141,10 @@ typedef struct {
   /* building the pattern: each row's entries before de-duplication */
   int *ent, *cnt;      /* ent_cap, dim + 1 */
   size_t ent_cap;
+  /* Each assembly adds its entries in the same order for one pattern: the
+     positions found by the first are kept (slot_cap of them). */
+  size_t *slot, slot_cap;
+  int slots_valid;
   unsigned long version, pattern_id;
   size_t m_pattern;
   int have_pattern;
@@ -144,6 +160,10 @@ static void drop_pattern(state *s)
   free(s->val);
   free(s->ent);
   free(s->cnt);
+  free(s->slot);
+  s->slot = NULL;
+  s->slot_cap = 0;
+  s->slots_valid = 0;
   s->rowptr = s->col = s->ent = s->cnt = NULL;
   s->val = NULL;
   s->nnz_cap = s->ent_cap = 0;
@@ -176,7 +196,7 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->mcap = mcap;
   s->bdf2 = bdf2;
   size_t n3 = 3 * n, dim = n3 + mcap;
-  s->xb = calloc(9 * n3 + 1, sizeof(double));
+  s->xb = calloc(10 * n3 + 1, sizeof(double));
   s->lam = calloc(4 * mcap + 1, sizeof(double));
   s->rhs = calloc(2 * dim + 1, sizeof(double));
   s->diag = calloc(dim + 1, sizeof(double));
@@ -191,6 +211,7 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->F = p += n3;
   s->jt = p += n3;
   s->pos = p += n3;
+  s->fnc = p += n3;
   s->qprev = p += n3;
   s->vprev = p + n3;
   s->lams = s->lam + mcap;
@@ -294,11 +315,18 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
   const cdyn_scheme_data *d = &st->d;
   size_t n3 = 3 * d->n, m = d->m, dim = n3 + m, dcap = n3 + s->mcap;
   int grew = 0;
-  if (!s->cnt) {
+  if (!s->cnt || !s->rowptr) {
+    free(s->cnt);
+    free(s->rowptr);
     s->cnt = malloc((dcap + 1) * sizeof(int));
     s->rowptr = malloc((dcap + 1) * sizeof(int));
-    if (!s->cnt || !s->rowptr)
+    if (!s->cnt || !s->rowptr) {
+      free(s->cnt);
+      free(s->rowptr);
+      s->cnt = s->rowptr = NULL;
+      s->have_pattern = 0;
       return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern of %zu rows", dcap);
+    }
     s->dim = 0;
     grew = 1;
   }
@@ -363,8 +391,32 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
     nnz += u;
     start = end;
   }
+  /* The slot cache: one position per entry an assembly adds. */
+  size_t nslot = 0;
+  for (size_t r = 0; r < m;) {
+    const cdyn_constraint *c = &st->sys->cons[d->rowcon[r]];
+    size_t np = c->type->nparticles;
+    nslot += 9 * np * np + 6 * np * c->type->rows;
+    r += c->type->rows;
+  }
+  for (size_t q = 0; q < st->sys->nsprings; q++)
+    nslot += 36;
+  if (nslot > s->slot_cap) {
+    free(s->slot);
+    s->slot = malloc(nslot * sizeof *s->slot);
+    if (!s->slot) {
+      s->slot_cap = 0;
+      s->have_pattern = 0;
+      return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for %zu entry positions", nslot);
+    }
+    s->slot_cap = nslot;
+    grew = 1;
+  }
+  s->slots_valid = 0;
   if (same && nnz == s->nnz) {
     s->version = st->sys->version;
+    if (grew)
+      st->stats.analyses++;
     return CDYN_OK;
   }
   if (nnz > s->nnz_cap) {
@@ -416,7 +468,8 @@ static size_t at(const state *s, size_t i, size_t j)
 /*
  * The residuals at the iterate x = xb + u, lam: x into s->pos, the rows
  * at x into d->rows, F; -R and -Phi into rhs; *theta gets |e|^2 / 2,
- * e = (k^2 W R, Phi), and *rmax max |e|.  The unknown is the
+ * e = (k^2 W R, Phi) (both lengths), and *rmax the larger of
+ * max |(W R)_i| / tol_accel and max |Phi_r| / tol (converged at <= 1).  The unknown is the
  * displacement u rather than x, so that v+ = u / k keeps the digits that
  * (x - xb) / k would lose.
  */
@@ -434,38 +487,51 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
   if ((rc = cdyn_forces(st, x, vi, t1, s->F)) || (rc = cdyn_eval_rows(st, x, vi, t1)))
     return rc;
   cdyn_jtmul(st, lam, s->jt);
-  double th = 0, mx = 0;
+  const opts *o = d->opts;
+  double th = 0, ra = 0, rp = 0, fa = 0, fp = 0;
   for (size_t i = 0; i < n3; i++) {
-    double mi = d->mass[i / 3];
-    double R = mi * (u[i] - k * s->vb[i]) / (k * k) - s->F[i] + s->jt[i];
+    double mi = d->mass[i / 3], in = mi * (u[i] - k * s->vb[i]) / (k * k);
+    double R = in - s->F[i] + s->jt[i];
     s->rhs[i] = -R;
     double e = k * k * R / mi;
     th += e * e;
-    mx = fmax(mx, fabs(e));
-    if (isnan(e))
-      mx = NAN;
+    if (!(fabs(R / mi) <= ra)) /* NaN wins */
+      ra = fabs(R / mi);
+    fa = fmax(fa, (fabs(in) + fabs(s->F[i]) + fabs(s->jt[i])) / mi);
+    fp = fmax(fp, fabs(x[i]));
   }
   for (size_t r = 0; r < m; r++) {
     double e = d->rows[r].phi;
     s->rhs[n3 + r] = -e;
     th += e * e;
-    mx = fmax(mx, fabs(e));
-    if (isnan(e))
-      mx = NAN;
+    if (!(fabs(e) <= rp))
+      rp = fabs(e);
   }
+  s->res_accel = ra;
+  s->res_phi = rp;
   *theta = 0.5 * th;
-  *rmax = mx;
+  /* The tolerances, or the rounding floors when those are larger: R is a
+     sum of terms of size fa (per unit mass), Phi a difference of
+     coordinates of size fp, each rounded at eps times its size, summed
+     over the few terms and rows that share a particle (as
+     cdyn_iter_verdict's floor). */
+  *rmax = fmax(ra / fmax(o->tol_accel, 64 * DBL_EPSILON * fa), rp / fmax(o->tol, 64 * DBL_EPSILON * fp));
+  if (isnan(ra) || isnan(rp))
+    *rmax = NAN;
   return CDYN_OK;
 }
 
 /* Newton's matrix at the iterate (rows at x in d->rows), with H's mass term scaled by 1 + delta. */
 static int assemble(cdyn_stepper *st, state *s, const double *x, const double *lam, double k, double t1,
-                    double delta)
+                    double delta, int projected)
 {
   cdyn_scheme_data *d = &st->d;
   const cdyn_system *sys = st->sys;
   size_t n3 = 3 * d->n, m = d->m;
   double *val = s->val;
+  size_t c_ = 0; /* the next position of the slot cache */
+  int known = s->slots_valid;
+#define SLOT(i, j) (known ? s->slot[c_++] : (s->slot[c_++] = at(s, (i), (j))))
   memset(val, 0, s->nnz * sizeof(double));
   for (size_t i = 0; i < n3; i++)
     val[s->rowptr[i]] = d->mass[i / 3] * (1 + delta) / (k * k);
@@ -477,9 +543,8 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
       return rc;
     for (size_t a = 0; a < dn; a++)
       for (size_t b = 0; b < dn; b++) {
-        double v = s->K[a * dn + b];
-        if (v != 0)
-          val[at(s, 3 * c->p[a / 3] + a % 3, 3 * c->p[b / 3] + b % 3)] += v;
+        size_t e = SLOT(3 * c->p[a / 3] + a % 3, 3 * c->p[b / 3] + b % 3);
+        val[e] += s->K[a * dn + b];
       }
     for (size_t q = 0; q < nr; q++) {
       const cdyn_row *row = &d->rows[r + q];
@@ -489,8 +554,9 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
         for (size_t e = 0; e < 3; e++) {
           size_t ci = 3 * c->p[a] + e;
           double j = row->jac[a][e];
-          val[at(s, ci, rr)] += j;
-          val[at(s, rr, ci)] += j;
+          size_t e1 = SLOT(ci, rr), e2 = SLOT(rr, ci);
+          val[e1] += j;
+          val[e2] += j;
           jwj += j * j * d->winv[c->p[a]];
         }
       s->comp[r + q] = COMPLIANCE * k * k * jwj;
@@ -503,17 +569,21 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
     if (!sp->enabled || sp->i == sp->j)
       continue;
     double Kx[9], Kv[9];
-    if ((rc = cdyn_spring_jacobians(sp, x + 3 * sp->i, x + 3 * sp->j, 1, Kx, Kv)))
+    if ((rc = cdyn_spring_jacobians(sp, x + 3 * sp->i, x + 3 * sp->j, projected, Kx, Kv)))
       return rc;
     for (size_t a = 0; a < 3; a++)
       for (size_t b = 0; b < 3; b++) {
         double v = -Kx[3 * a + b] - Kv[3 * a + b] / k;
-        val[at(s, 3 * sp->i + a, 3 * sp->i + b)] += v;
-        val[at(s, 3 * sp->j + a, 3 * sp->j + b)] += v;
-        val[at(s, 3 * sp->i + a, 3 * sp->j + b)] -= v;
-        val[at(s, 3 * sp->j + a, 3 * sp->i + b)] -= v;
+        size_t e1 = SLOT(3 * sp->i + a, 3 * sp->i + b), e2 = SLOT(3 * sp->j + a, 3 * sp->j + b);
+        size_t e3 = SLOT(3 * sp->i + a, 3 * sp->j + b), e4 = SLOT(3 * sp->j + a, 3 * sp->i + b);
+        val[e1] += v;
+        val[e2] += v;
+        val[e3] -= v;
+        val[e4] -= v;
       }
   }
+#undef SLOT
+  s->slots_valid = 1;
   for (size_t i = 0; i < s->dim; i++)
     s->diag[i] = val[s->rowptr[i]];
   return CDYN_OK;
@@ -543,6 +613,66 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
   st->stats.solves++;
   st->stats.last_residual = sinfo.residual;
   return rc;
+}
+
+/* ---- the merit function ----------------------------------------------------------- */
+
+/*
+ * E(u) = (u - k vb)^T M (u - k vb) / (2 k^2) + V(xb + u) - F_nc^T (xb + u): the
+ * step's incremental potential, whose stationary points under Phi = 0 are
+ * the step (V: gravity and the springs' elastic energy; F_nc: the forces
+ * without a potential, the springs' dampers and the user callback, frozen
+ * at the iterate).  The conservative part of F at x is written to fc
+ * when fc is not NULL.
+ */
+static double potential(const cdyn_stepper *st, const state *s, const double *x, const double *u, double k,
+                        double *fc)
+{
+  const cdyn_scheme_data *d = &st->d;
+  const cdyn_system *sys = st->sys;
+  size_t n3 = 3 * d->n;
+  double E = 0;
+  for (size_t i = 0; i < n3; i++) {
+    double mi = d->mass[i / 3], w = u[i] - k * s->vb[i];
+    E += 0.5 * mi * w * w / (k * k) - mi * sys->gravity[i % 3] * x[i] - s->fnc[i] * x[i];
+    if (fc)
+      fc[i] = mi * sys->gravity[i % 3];
+  }
+  for (size_t q = 0; q < sys->nsprings; q++) {
+    const cdyn_spring *sp = &sys->springs[q];
+    if (!sp->enabled || sp->i == sp->j)
+      continue;
+    const double *a = x + 3 * sp->i, *b = x + 3 * sp->j;
+    double dd[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    double r = sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]), e = r - sp->rest;
+    E += 0.5 * sp->k * e * e;
+    if (fc && r > 0)
+      for (int c = 0; c < 3; c++) {
+        fc[3 * sp->i + c] -= sp->k * e * dd[c] / r;
+        fc[3 * sp->j + c] += sp->k * e * dd[c] / r;
+      }
+  }
+  return E;
+}
+
+/* At the iterate (s->pos, s->x, s->F from residual()): F_nc = F - F_conservative
+   into s->fnc (with s->fnc zero while the potential is taken), and E into *E. */
+static int merit_freeze(cdyn_stepper *st, state *s, double k, double *E)
+{
+  size_t n3 = 3 * st->d.n;
+  double *fc = s->xs; /* scratch: the trial is written after this */
+  memset(s->fnc, 0, n3 * sizeof(double));
+  potential(st, s, s->pos, s->x, k, fc);
+  for (size_t i = 0; i < n3; i++)
+    s->fnc[i] = s->F[i] - fc[i];
+  *E = potential(st, s, s->pos, s->x, k, NULL);
+  return isfinite(*E) ? CDYN_OK : cdyn_error(CDYN_ENONFINITE, "backward-euler: the merit function is not finite");
+}
+
+/* E at the trial whose positions residual() left in s->pos. */
+static void merit_energy(const cdyn_stepper *st, const state *s, const double *u, double k, double *E)
+{
+  *E = potential(st, s, s->pos, u, k, NULL);
 }
 
 /* ---- the step --------------------------------------------------------------------- */
@@ -603,45 +733,70 @@ static int step(cdyn_stepper *st, void *state_, double h)
   for (size_t i = 0; i < n3; i++)
     s->x[i] = k * s->vb[i] + k * k * d->winv[i / 3] * (s->F[i] - s->jt[i]);
 
-  double theta, rmax, delta = 0;
+  double theta, rmax, delta = 0, mu = 0;
   if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)))
     return rc;
   unsigned it = 0;
   int converged = 0, failed = 0;
+  const double theta0 = theta;
   for (;;) {
     if (!isfinite(rmax)) {
       failed = 1;
       break;
     }
-    if (rmax <= o->tol) {
+    if (rmax <= 1 && it > 0) {
       converged = 1;
       break;
     }
     if ((long)it >= o->max_iter)
       break;
     it++;
-    /* Newton's direction, with the inertia correction. */
+    /* The merit function of this iteration (s->pos, s->F and the rows are
+       the iterate's): the non-conservative forces frozen here. */
+    double phi_abs = 0, E0, dE = 0;
+    if ((rc = merit_freeze(st, s, k, &E0)))
+      return rc;
+    for (size_t r = 0; r < m; r++)
+      phi_abs += fabs(d->rows[r].phi);
+    /* Newton's direction: the exact matrix; with the springs' Hessians
+       projected (Choi and Ko) when the inertia says the upper block is not
+       positive definite on J's null space; then with delta M / k^2 added. */
     delta = delta >= 10 * DELTA0 ? delta / 10 : 0;
-    int accepted = 0;
+    int projected = 0, accepted = 0;
+    double alpha = 1, th_s = theta, r_s = rmax;
     while (!accepted) {
       unsigned neg = 0;
       for (;;) {
-        if ((rc = assemble(st, s, s->pos, s->lam, k, t1, delta)))
+        if ((rc = assemble(st, s, s->pos, s->lam, k, t1, delta, projected)))
           return rc;
         if ((rc = solve(st, s, rank_tol, sopts, &neg)) < 0)
           return rc;
         if (neg <= m)
           break;
-        delta = delta > 0 ? 10 * delta : DELTA0;
-        if (delta > DELTA_MAX)
+        if (!projected)
+          projected = 1;
+        else if ((delta = delta > 0 ? 10 * delta : DELTA0) > DELTA_MAX)
           break;
       }
       if (delta > DELTA_MAX) {
         failed = 1;
         break;
       }
-      /* Backtracking on theta. */
-      double alpha = 1, th_s = theta, r_s = rmax;
+      /* The l1 merit E + mu |Phi|_1 and its slope along the direction
+         (Nocedal and Wright, sec. 18.3): descent when the upper block is
+         positive definite on J's null space and mu > |lambda+|_inf. */
+      double lmax = 0;
+      for (size_t r = 0; r < m; r++)
+        lmax = fmax(lmax, fabs(s->lam[r] + s->sol[n3 + r]));
+      mu = fmax(mu, 2 * lmax);
+      dE = 0;
+      for (size_t i = 0; i < n3; i++)
+        dE += (-s->rhs[i] - s->jt[i]) * s->sol[i];
+      double M0 = E0 + mu * phi_abs, dM = dE - mu * phi_abs;
+      /* Backtracking: accept a decrease of the residual (theta, which
+         keeps Newton's fast local steps) or of the merit (which makes
+         progress far from the solution). */
+      alpha = 1;
       for (int hv = 0; hv <= MAX_HALVINGS; hv++, alpha /= 2) {
         for (size_t i = 0; i < n3; i++)
           s->xs[i] = s->x[i] + alpha * s->sol[i];
@@ -656,32 +811,42 @@ static int step(cdyn_stepper *st, void *state_, double h)
           accepted = 1;
           break;
         }
-      }
-      if (!accepted) {
-        delta = delta > 0 ? 10 * delta : DELTA0;
-        if (delta > DELTA_MAX) {
-          failed = 1;
-          break;
+        if (dM < 0) {
+          double Es, ps = 0;
+          merit_energy(st, s, s->xs, k, &Es);
+          for (size_t r = 0; r < m; r++)
+            ps += fabs(d->rows[r].phi);
+          if (Es + mu * ps <= M0 + ARMIJO * alpha * dM && th_s <= THETA_GROWTH * theta0) {
+            accepted = 1;
+            break;
+          }
         }
-        /* Back to the iterate's rows for the next direction. */
-        if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)))
-          return rc;
-        continue;
       }
-      memcpy(s->x, s->xs, n3 * sizeof(double));
-      memcpy(s->lam, s->lams, m * sizeof(double));
-      theta = th_s;
-      rmax = r_s;
+      if (accepted)
+        break;
+      /* Back to the iterate (its rows, forces and merit) for the next direction. */
+      if ((delta = delta > 0 ? 10 * delta : DELTA0) > DELTA_MAX) {
+        failed = 1;
+        break;
+      }
+      projected = 1;
+      if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)) || (rc = merit_freeze(st, s, k, &E0)))
+        return rc;
     }
     if (failed)
       break;
+    memcpy(s->x, s->xs, n3 * sizeof(double));
+    memcpy(s->lam, s->lams, m * sizeof(double));
+    theta = th_s;
+    rmax = r_s;
   }
-  cdyn_record_nonlinear(st, it, rmax, converged);
+  cdyn_record_nonlinear(st, it, s->res_phi, converged);
   if (!converged) {
     cdyn_error(CDYN_NOCONV,
-               "%s: Newton did not converge in the step from t = %g with h = %g (%u iterations, residual %g m, "
-               "tol %g m%s); the state is restored",
-               name, d->t, h, it, rmax, o->tol, failed ? ", no acceptable direction" : "");
+               "%s: Newton did not converge in the step from t = %g with h = %g (%u iterations; residuals %g m/s^2 "
+               "and %g m, tolerances %g and %g%s); the state is restored",
+               name, d->t, h, it, s->res_accel, s->res_phi, o->tol_accel, o->tol,
+               failed ? "; no acceptable direction" : "");
     return CDYN_NOCONV;
   }
   /* The end state. */
@@ -702,7 +867,10 @@ static int step(cdyn_stepper *st, void *state_, double h)
 
 static const cdyn_option options[] = {
   {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-10", 0.0, 1e300, NULL,
-   "stop when max |k^2 W R| and max |Phi_r| are at most this (lengths, m)"},
+   "stop when max |Phi_r| is at most this (m) and max |(W R)_i| at most tol_accel"},
+  {"tol_accel", CDYN_OPT_DOUBLE, offsetof(opts, tol_accel), "1e-8", 0.0, 1e300, NULL,
+   "stop when max |(W R)_i|, the acceleration the momentum residual R leaves, is at most this (m/s^2) and "
+   "max |Phi_r| at most tol"},
   {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
    "Newton iterations per step before CDYN_NOCONV (the state restored)"},
   CDYN_OPTIONS_END};
