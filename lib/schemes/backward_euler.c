@@ -25,10 +25,11 @@
  *   [ H    J^T ]   H = M (1 + delta) / k^2 + K(x, lambda) - dF/dx - dF/dv / k,
  *   [ J    -C  ]   K = sum_r lambda_r Hess Phi_r  (the constraint types' `hess`),
  * with the springs' force Jacobians dF/dx, dF/dv of Baraff and Witkin
- * (cdyn_spring_jacobians; with Choi and Ko's fix under compression, which
- * keeps their contribution positive semi-definite).  The force callback's
- * Jacobian is not known: the callback enters the residual exactly but not
- * the matrix (a modified Newton method).
+ * (cdyn_spring_jacobians).  The dampers' dependence on x through their
+ * direction is left out (it is not symmetric), and so is the force
+ * callback's Jacobian, which is not known: both enter the residual
+ * exactly but not the matrix, so Newton converges linearly, at a rate of
+ * their size relative to M / k^2.
  *
  * Solving the indefinite matrix.  C = diag(c_r) is a compliance of
  * c_r = 1e-10 k^2 (J W J^T)_rr, ten decades below the constraint's own
@@ -41,23 +42,37 @@
  * from this change.  Pivoting (Bunch-Kaufman) would not need C, but no
  * sparse pivoting LDL^T is among the project's dependencies, and
  * quasi-definiteness gives the inertia for free.
- * H is not always positive definite: a link that pushes (lambda < 0)
- * contributes -|lambda| P / r.  The factorisation's inertia tells: the
- * matrix has exactly m negative pivots when H is positive definite on the
- * null space of J (approximately, for small C).  With more, the iteration
- * adds delta M / k^2 to H (delta = 1e-4, then tenfold, up to 1e8, which
- * shortens the step like a trust region in the mass metric) and factors
- * again; each next iteration starts from a tenth of the last delta.
+ * H is not always positive definite: a compressed spring's transverse
+ * stiffness k (1 - L0 / r) and a pushing link's -|lambda| P / r are
+ * negative.  The factorisation's inertia tells: the matrix has exactly m
+ * negative pivots when H is positive definite on the null space of J
+ * (approximately, for small C).  With more, the springs' Hessians are
+ * projected (Choi and Ko's: the transverse term of a compressed spring
+ * dropped), and if that is not enough, delta M / k^2 is added (delta =
+ * 1e-4, then tenfold, up to 1e8, which shortens the step like a trust
+ * region in the mass metric); each next iteration starts from a tenth
+ * of the last delta.
  *
- * Globalisation.  The residuals are measured as lengths,
- *   e = ( k^2 W R,  Phi ),
- * the position correction that would make the momentum balance hold, and
- * the constraint violation.  A Newton step (dx, dlambda) is accepted with
- * the largest alpha in 1, 1/2, 1/4, ... 1/1024 that gives sufficient
- * decrease of the merit function theta = |e|^2 / 2 (Armijo, with the
- * exact Newton direction's slope -2 theta: theta(alpha) <= (1 - 2e-4
- * alpha) theta(0)).  When none does, delta is raised as above and the
- * direction computed again.
+ * Globalisation.  Two measures of progress:
+ *   theta = |e|^2 / 2,  e = ( k^2 W R,  Phi ),
+ * the residuals as lengths (the position correction that would balance
+ * momentum, and the violation), whose slope along the exact Newton
+ * direction is -2 theta; and the l1 merit function
+ *   E(x) + mu |Phi(x)|_1,
+ * E the step's incremental potential (M |x - xb - k vb|^2 / (2 k^2) plus
+ * gravity's and the springs' elastic energy, minus the work of the
+ * dampers' and the callback's forces frozen at the iterate), whose slope
+ * along the direction is negative when H is positive definite on J's
+ * null space and mu > |lambda+|_inf (Nocedal and Wright, Numerical
+ * Optimization, sec. 18.3; mu never decreases within a step).  A step
+ * (dx, dlambda) is taken with the largest alpha in 1, 1/2, ..., 1/1024
+ * that decreases theta by Armijo's rule (theta(alpha) <= (1 - 2e-4
+ * alpha) theta), which keeps Newton's fast local convergence, or the
+ * merit by Armijo's rule while theta stays within 100 times its value
+ * at the start of the step, which makes progress where the residual
+ * alone does not (a start far from the solution, springs in compression).
+ * When none does, delta is raised as above and the direction computed
+ * again.
  *
  * Stopping: max |Phi_r| <= tol (1e-10 m by default: on a chain of links
  * of 5 cm, a stretch of 2e-9) and max |(W R)_i| <= tol_accel (1e-8 m/s^2
@@ -70,7 +85,7 @@
  * iteration is made: the start may meet both tolerances at tiny h (a
  * free fall of g h^2 within tol) with multipliers that are not the
  * step's.  When the
- * iteration meets neither within max_iter iterations, or delta passes
+ * iteration does not meet both within max_iter iterations, or delta passes
  * 1e8, or the residual is not finite, the step returns CDYN_NOCONV and
  * the stepper restores q, v, the multipliers and the time
  * (noconv_restores): the caller may retry with a smaller h.
@@ -94,8 +109,9 @@
  * solver keeps its analysis.  Only a pattern that outgrows every earlier
  * one allocates, as a sparse solver's analysis of a new pattern does,
  * and that is counted in cdyn_stats.analyses.  Other steps do not
- * allocate.  Every constraint
- * type of the system must give its geometric stiffness (`hess`); a type
+ * allocate.  The positions of the entries that the first assembly of a
+ * pattern finds are kept for the next assemblies.  Every constraint type
+ * of the system must give its geometric stiffness (`hess`); a type
  * without it is refused with a message naming it.
  *
  * Expected orders: backward-euler 1 (q, v and lambda); bdf2 2.
