@@ -54,6 +54,7 @@
 #endif
 
 #include "cdyn/cdyn.h"
+#include "animation.h"
 #include "common.h"
 #include "problem.h"
 #include "problems.h"
@@ -412,21 +413,62 @@ static void print_goals(FILE *g, const problem_row *rows, size_t np)
   }
 }
 
+/* The animation step: runs it, writes animation.csv, animation.meta.json
+   and animation.md (the section of summary.md alone), and prints the
+   section when it is alone (keep NULL); else hands it over in *keep. */
+static int run_animation(const char *out, int quick, int reps, const char *only, int argc, char **argv,
+                         bench_anim **keep)
+{
+  bench_anim *a = bench_anim_run(quick, reps, only);
+  if (!a) {
+    fprintf(stderr, "cdyn-bench: out of memory for the animation step\n");
+    return 1;
+  }
+  char tmp[1024], fin[1024];
+  int rc = bench_anim_write(a, out, argc, argv);
+  FILE *f = rc ? NULL : bench_open_tmp(out, "animation.md", tmp, fin, sizeof tmp);
+  if (f) {
+    bench_anim_print(f, a);
+    rc = bench_close_tmp(f, tmp, fin);
+  } else {
+    rc = -1;
+  }
+  if (!keep) {
+    if (!rc)
+      bench_anim_print(stdout, a);
+    bench_anim_free(a);
+#ifdef HAVE_ODE
+    peer_ode_close();
+#endif
+  } else if (rc) {
+    bench_anim_free(a);
+  } else {
+    *keep = a;
+  }
+  return rc ? 1 : 0;
+}
+
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick]\n"
+  fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick] [--only P] [--no-animation | "
+             "--animation-only]\n"
              "  --out DIR   where results.csv, exponents.csv, results.meta.json and summary.md go (default bench)\n"
              "  --reps R    repetitions, interleaved; medians are reported (default 3, at most %d)\n"
              "  --steps S   timed steps per run (default 100)\n"
              "  --quick     chains of 20 and 200 links and the 30 x 30 grid only, one repetition, 10 steps\n"
-             "  --only P    only the problems named in the comma-separated list P (chain-1000,grid-100x100)\n",
+             "  --only P    only the problems named in the comma-separated list P (chain-1000,grid-100x100), in "
+             "both sections\n"
+             "  --no-animation    without the second section, the animation step at h = 1/60 s (animation.c)\n"
+             "  --animation-only  the second section only: animation.csv, animation.meta.json and animation.md;\n"
+             "                    results.csv, exponents.csv, results.meta.json and summary.md are left as they are\n"
+             "                    (with --quick: the chains of 100 and 1000 links only, one repetition)\n",
           MAX_REPS);
 }
 
 int main(int argc, char **argv)
 {
   const char *out = "bench", *only = NULL;
-  int reps = 3, quick = 0;
+  int reps = 3, quick = 0, animation = 1, animation_only = 0;
   long steps = 100;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -450,6 +492,10 @@ int main(int argc, char **argv)
       only = argv[++i];
     } else if (!strcmp(argv[i], "--quick")) {
       quick = 1;
+    } else if (!strcmp(argv[i], "--no-animation")) {
+      animation = 0;
+    } else if (!strcmp(argv[i], "--animation-only")) {
+      animation_only = 1;
     } else if (!strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -468,6 +514,12 @@ int main(int argc, char **argv)
   *(void **)&set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
   if (set)
     set(1);
+  if (animation_only && !animation) {
+    fprintf(stderr, "cdyn-bench: --animation-only and --no-animation exclude each other\n");
+    return 2;
+  }
+  if (animation_only)
+    return run_animation(out, quick, reps, only, argc, argv, NULL);
 
   static problem_row rows[MAX_PROBLEMS];
   size_t np = 0;
@@ -653,6 +705,11 @@ int main(int argc, char **argv)
   if (bench_close_tmp(f, tmp, fin))
     return 1;
 
+  /* The second section: the animation step. */
+  bench_anim *anim = NULL;
+  if (animation && run_animation(out, quick, reps, only, argc, argv, &anim))
+    return 1;
+
   /* The table, and summary.md with the goals. */
   f = bench_open_tmp(out, "summary.md", tmp, fin, sizeof tmp);
   if (!f)
@@ -680,7 +737,10 @@ int main(int argc, char **argv)
       fprintf(g, " %s %.2f;", variants[iv].name, expo[iv]);
     fprintf(g, "\n");
     print_goals(g, rows, np);
+    if (anim)
+      bench_anim_print(g, anim);
   }
+  bench_anim_free(anim);
   if (bench_close_tmp(f, tmp, fin))
     return 1;
   for (size_t ip = 0; ip < np; ip++)

@@ -2,7 +2,7 @@
 # falling grids (bench/bench.c).  Timing lives here, never in `make check`.
 # Included by the top Makefile.am; paths are relative to the top directory.
 EXTRA_PROGRAMS = bench/cdyn-bench
-bench_cdyn_bench_SOURCES = bench/bench.c bench/common.c bench/common.h bench/problems.c bench/problem.h bench/problems.h
+bench_cdyn_bench_SOURCES = bench/bench.c bench/animation.c bench/animation.h bench/common.c bench/common.h bench/problems.c bench/problem.h bench/problems.h
 bench_cdyn_bench_CPPFLAGS = $(AM_CPPFLAGS)
 bench_cdyn_bench_LDADD = lib/libcdyn.la $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(DL_LIBS) $(LIBM)
 if HAVE_ODE
