@@ -38,13 +38,27 @@
  * that it stays within the rules for 10 s counts as stable: the map is of
  * stability over T, like the papers' runs.
  *
- * N doubles from links_min to links_max (5 to 160 by default).
+ * N doubles from links_min up to links_max, and links_max itself ends
+ * the list (5, 10, ..., 640, 1000 by default).
+ *
+ * Companion: implicit-gs, 001's implicit step with the lumped diagonal
+ * geometric stiffness of Andrews, Teichmann and Kry (implicit's option
+ * geometric_stiffness = diagonal): how much of the h omega = 1 wall it
+ * removes.  The schemes implicit in the constraint geometry
+ * (backward-euler, bdf2) are among "all".
+ *
+ * Claim implicit.no_step_limit (000 sec 2, 001 sec III): judged from
+ * implicit's and Baumgarte's largest stable h at every N.
  *
  * Outputs:
  *   chain-scale-probes.csv  every probe: scheme, links, h, stable, status,
  *                           steps, stretch_max, energy_gain, noconv
  *   chain-scale-map.csv     scheme, links, h_max, h_fail, omega, h_max_omega
- *   the report: h_max per scheme and N, h_max omega_N, and the slope.
+ *   chain-scale-energy.csv  scheme, links, h, energy_lost_per_s: every run
+ *                           stable at h = 0.016, 0.032, .., 0.512 (the
+ *                           search's probes going up), (E(0) - E(T)) / T
+ *   the report: h_max per scheme and N, h_max omega_N, the slope, and the
+ *   energy lost per second by the runs stable at large steps.
  */
 #include <math.h>
 #include <stdio.h>
@@ -60,7 +74,7 @@
 
 static const exp_param params[] = {
   {"links_min", "5", EXP_INT, 1, 1e6, 0, "fewest links; N doubles from it up to links_max"},
-  {"links_max", "160", EXP_INT, 1, 1e6, 0, "most links"},
+  {"links_max", "1000", EXP_INT, 1, 1e6, 0, "most links (run as well when the doubling does not reach it)"},
   {"length", "0.05", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "length of every link (m)"},
   {"mass", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "mass of every node (kg)"},
   {"g", "9.81", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "gravity (m/s^2), along -y"},
@@ -128,13 +142,28 @@ static int observe(void *octx, const exp_state *s)
   return worst <= o->limit ? 0 : 1;
 }
 
+/* The step sizes of the energy table: grid points j = 16, 20, .., 36,
+   h = 0.016 .. 0.512 (doubling). */
+#define NE 6
+#define E_J0 J_START
+
 typedef struct {
   exp_ctx *ctx;
   const exp_runspec *run;
   chain_spec c;
   double T, stretch_frac, gain_max;
   exp_csv *log;
+  double *lost; /* NE: energy lost per second at the stable probes of the table's h (else NaN) */
 } chain_probe;
+
+/* A stable probe at one of the energy table's step sizes records (E(0) - E(T)) / T. */
+static void record_energy(chain_probe *p, double h, int stable, double gain)
+{
+  int j = (int)lround(4 * log2(h / 1e-3));
+  if (stable && p->lost && j >= E_J0 && (j - E_J0) % 4 == 0 && (j - E_J0) / 4 < NE &&
+      fabs(h - 1e-3 * pow(2.0, j / 4.0)) <= 1e-12 * h)
+    p->lost[(j - E_J0) / 4] = -gain / p->T;
+}
 
 static int probe(void *pctx, double h, int *stable)
 {
@@ -147,6 +176,7 @@ static int probe(void *pctx, double h, int *stable)
   if (rc)
     return rc;
   *stable = out.end == EXP_END_COMPLETED && out.noconv == 0;
+  record_energy(p, h, *stable, out.Eend - out.E0);
   const char *label = p->run->name;
   double row[8] = {(double)p->c.links, h, (double)*stable, (double)out.status, (double)out.steps, o.max,
                    out.Eend - out.E0, (double)out.noconv};
@@ -207,9 +237,37 @@ static int ref_probe(void *pctx, double h, int *stable)
   }
   cdyn_ref_chain_be_free(ch);
   *stable = status == CDYN_OK && k == steps && smax <= p->stretch_frac && E - E0 <= p->gain_max;
+  record_energy(p, h, *stable, E - E0);
   const char *label = REF_NAME;
   double row[8] = {(double)links, h, (double)*stable, (double)status, (double)k, smax, E - E0, 0};
   return exp_csv_row_labels(p->log, &label, 1, row, 8);
+}
+
+static const char *const gs_diagonal[] = {"geometric_stiffness", "diagonal", NULL};
+
+static const exp_companion companions[] = {
+  {"implicit-gs", "implicit", gs_diagonal,
+   "001's implicit step with the lumped diagonal geometric stiffness (Andrews, Teichmann and Kry 2017)"},
+  {NULL, NULL, NULL, NULL}};
+
+/* implicit.no_step_limit from the map: hs, hu of implicit and Baumgarte. */
+static int judge(exp_ctx *ctx, const long *N, int nN, double hs[][MAX_SIZES], double hu[][MAX_SIZES])
+{
+  if (!exp_claim_ready(ctx, "implicit.no_step_limit"))
+    return CDYN_OK;
+  int ri = exp_run_index(ctx, "implicit"), rb = exp_run_index(ctx, "baumgarte");
+  double stable = 0, ratio = INFINITY;
+  for (int i = 0; i < nN; i++) {
+    stable += isnan(hu[ri][i]) && !isnan(hs[ri][i]);
+    double r = hs[ri][i] / hs[rb][i];
+    if (!(r >= ratio)) /* NaN wins */
+      ratio = r;
+  }
+  exp_value v[2] = {{"stable_fraction", stable / nN}, {"min_ratio", ratio}};
+  return exp_judge(ctx, "implicit.no_step_limit", v, 2,
+                   "implicit stable on the whole grid at %g of %d sizes N = %ld .. %ld; its largest stable h over "
+                   "Baumgarte's: at least %.3g at every N",
+                   stable, nN, N[0], N[nN - 1], ratio);
 }
 
 static int sizes(exp_ctx *ctx, long *N, int *nN)
@@ -218,10 +276,14 @@ static int sizes(exp_ctx *ctx, long *N, int *nN)
   if (lo > hi)
     return cdyn_error(CDYN_EINVAL, "links_min = %ld is above links_max = %ld", lo, hi);
   *nN = 0;
-  for (long k = lo; k <= hi; k *= 2) {
+  for (long k = lo;; k *= 2) {
+    if (k > hi)
+      k = hi;
     if (*nN == MAX_SIZES)
       return cdyn_error(CDYN_EINVAL, "links_min = %ld to links_max = %ld: more than %d sizes", lo, hi, MAX_SIZES);
     N[(*nN)++] = k;
+    if (k == hi)
+      break;
   }
   return CDYN_OK;
 }
@@ -300,9 +362,14 @@ static int run(exp_ctx *ctx)
                          NULL, "\"note\": \"every probe of the search; stable is 1 or 0\"")))
     return rc;
   static double hs[EXP_MAX_RUNS][MAX_SIZES], hu[EXP_MAX_RUNS][MAX_SIZES];
+  static double lost[EXP_MAX_RUNS + 1][MAX_SIZES][NE];
+  for (int s = 0; s <= ctx->nruns; s++)
+    for (int i = 0; i < MAX_SIZES; i++)
+      for (int e = 0; e < NE; e++)
+        lost[s][i][e] = NAN;
   for (int s = 0; s < ctx->nruns && !rc; s++)
     for (int i = 0; i < nN && !rc; i++) {
-      chain_probe p = {ctx, &ctx->runs[s], c, T, stretch_frac, 0, &log};
+      chain_probe p = {ctx, &ctx->runs[s], c, T, stretch_frac, 0, &log, lost[s][i]};
       p.c.links = N[i];
       double L = (double)N[i] * c.length;
       p.gain_max = energy_frac * (double)N[i] * c.mass * c.g * L;
@@ -314,7 +381,7 @@ static int run(exp_ctx *ctx)
     }
   static double rs[MAX_SIZES], ru[MAX_SIZES];
   for (int i = 0; i < nN && !rc; i++) {
-    chain_probe p = {ctx, NULL, c, T, stretch_frac, 0, &log};
+    chain_probe p = {ctx, NULL, c, T, stretch_frac, 0, &log, lost[ctx->nruns][i]};
     p.c.links = N[i];
     p.gain_max = energy_frac * (double)N[i] * c.mass * c.g * ((double)N[i] * c.length);
     rc = exp_stable_search(ref_probe, &p, J_START, &rs[i], &ru[i]);
@@ -359,8 +426,60 @@ static int run(exp_ctx *ctx)
   for (int s = 0; s < ctx->nruns; s++)
     report_row(ctx, ctx->runs[s].name, N, nN, hs[s], hu[s], &c);
   report_row(ctx, REF_NAME " (reference/chain_be.c)", N, nN, rs, ru, &c);
+  exp_report(ctx,
+             "\nThe reference solves each step by plain Newton (no line search) from the free-fall predictor: "
+             "where its row ends below the grid's top, its Newton iteration did not converge in %d iterations "
+             "(status %d in chain-scale-probes.csv), which is a limit of that solver, not an instability of the "
+             "step.\n\n",
+             REF_MAX_ITER, CDYN_NOCONV);
+
+  /* The energy the stable runs lose, per second, at the doubling step sizes. */
+  exp_csv en;
+  if ((rc = exp_csv_open(ctx, &en, "chain-scale-energy", "scheme,links,h,energy_lost_per_s", NULL,
+                         "\"note\": \"(E(0) - E(T)) / T of every run stable at h = 0.016, 0.032, .., 0.512 (the "
+                         "grid points the search visits going up); E kinetic plus gravitational\"")))
+    return rc;
+  for (int s = 0; s <= ctx->nruns && !rc; s++)
+    for (int i = 0; i < nN && !rc; i++)
+      for (int e = 0; e < NE && !rc; e++)
+        if (!isnan(lost[s][i][e])) {
+          double row[3] = {(double)N[i], 1e-3 * pow(2.0, (E_J0 + 4 * e) / 4.0), lost[s][i][e]};
+          rc = exp_csv_row_labeled(&en, s < ctx->nruns ? ctx->runs[s].name : REF_NAME, row, 3);
+        }
+  crc = exp_csv_close(&en, rc == CDYN_OK);
+  if (rc || (rc = crc))
+    return rc;
+  int last = nN - 1, first = nN > 1 ? 1 : 0;
+  exp_report(ctx,
+             "Energy lost per second, (E(0) - E(T)) / T in W, by the runs stable at h = 0.016 s and above, on "
+             "the chains of N = %ld and %ld links (chain-scale-energy.csv has every N; the kick gives the chain "
+             "%.3g J of kinetic energy per %ld links; \"-\": not stable at that h).\n\n| run | N |",
+             N[first], N[last], 0.5 * c.mass * c.kick * c.kick * (double)N[first], N[first]);
+  for (int e = 0; e < NE; e++)
+    exp_report(ctx, " h = %g |", 1e-3 * pow(2.0, (E_J0 + 4 * e) / 4.0));
+  exp_report(ctx, "\n|---|---|");
+  for (int e = 0; e < NE; e++)
+    exp_report(ctx, "---|");
   exp_report(ctx, "\n");
-  return CDYN_OK;
+  for (int s = 0; s <= ctx->nruns; s++) {
+    int any = 0;
+    for (int e = 0; e < NE; e++)
+      any |= !isnan(lost[s][first][e]) || !isnan(lost[s][last][e]);
+    if (!any)
+      continue;
+    int sizes2[2] = {first, last};
+    for (int k = 0; k < (first == last ? 1 : 2); k++) {
+      exp_report(ctx, "| %s | %ld |", s < ctx->nruns ? ctx->runs[s].name : REF_NAME, N[sizes2[k]]);
+      for (int e = 0; e < NE; e++)
+        if (isnan(lost[s][sizes2[k]][e]))
+          exp_report(ctx, " - |");
+        else
+          exp_report(ctx, " %.3g |", lost[s][sizes2[k]][e]);
+      exp_report(ctx, "\n");
+    }
+  }
+  exp_report(ctx, "\n");
+  return judge(ctx, N, nN, hs, hu);
 }
 
 const cdyn_experiment cdyn_experiment_chain_scale_stability = {
@@ -372,5 +491,6 @@ const cdyn_experiment cdyn_experiment_chain_scale_stability = {
   .schemes = "all",
   .h = 0,
   .steps = 0,
+  .companions = companions,
   .run = run,
 };

@@ -85,6 +85,19 @@ const exp_claim_def exp_claim_defs[] = {
     {"chain", "1", "the same ratio on the 10-link arm", T_GE(2), T_SAME},
     {"smaller", "1", "the smaller of the two ratios", T_NONE, T_NONE}},
    "two steps of the 19 % grid are noise; a factor 2 is a different class of step size"},
+  {"implicit.no_step_limit", "chain-scale-stability", "000 sec 2, 001 sec III",
+   "The implicit method is always stable independent of the step size: implicit enforcement places no stability "
+   "limit on the time step.",
+   "implicit,baumgarte", "min_ratio", 0,
+   {{"stable_fraction", "1",
+     "fraction of the chain sizes N at which implicit is stable on the whole step grid (to 0.5 s)", T_GE(1), T_NONE},
+    {"min_ratio", "1",
+     "smallest over N of implicit's largest stable h over Baumgarte's (a run stable on the whole grid counts "
+     "its last grid point)",
+     T_NONE, T_GE(2)}},
+   "\"no limit\" is stability on the whole grid, up to 0.5 s (30 times an animation step of 1/60 s), at every "
+   "chain size; a factor 2 over explicit Baumgarte's boundary at every N is a different class of step size (as "
+   "implicit.large_steps reads \"large steps\"), short of no limit"},
   {"implicit.bad_initial", "bad-initial", "001 sec III",
    "Implicit enforcement converges quickly, without oscillation, from a state that violates Phi = 0 and Phi-dot = "
    "0.",

@@ -307,6 +307,9 @@ static const column_def defs[] = {
   {"chain-scale-stability", "chain-scale-map", "omega", "rad/s",
    "omega_N = sqrt(N g / l), the scale of the chain's fastest transverse modes"},
   {"chain-scale-stability", "chain-scale-map", "h_max_omega", "1", "h_max omega_N"},
+  {"chain-scale-stability", "chain-scale-energy", "h", "s", "step size, a grid point h = 0.016 2^k"},
+  {"chain-scale-stability", "chain-scale-energy", "energy_lost_per_s", "W",
+   "(E(0) - E(T)) / T over the run of T seconds, E kinetic plus gravitational"},
 
   {"stability", "stability", "index", "1", "position of the scheme in the run's list"},
   {"stability", "stability", "pendulum_h_max", "s", "largest stable h, single pendulum from horizontal"},

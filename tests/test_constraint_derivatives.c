@@ -10,6 +10,10 @@
  *   phi_t            central difference of Phi in t
  *   jdotv            central difference of s -> J(q + s v) v
  *   jdotv + phi_tt   central second difference of s -> Phi(q + s v, t + s)
+ *   hess             central difference of J(x)^T lambda in x_p[k], for
+ *                    random multipliers; K is symmetric, v^T K v is the
+ *                    rows' jdotv weighted by lambda, and hess fails where
+ *                    eval fails
  * Then, through a system: the constraint values and error match the rows
  * and a hand computation for a link and a moving pin, coincident particles
  * are reported as degenerate, and a pendulum hanging at rest has a positive
@@ -519,6 +523,221 @@ START_TEST(test_phi_tt)
 END_TEST
 
 /*
+ * The geometric stiffness K = sum_r lambda_r Hess Phi_r (the type's
+ * `hess`).  Every entry of cdyn_constraint_types[] is a built-in type
+ * (the table is lib/constraints/constraints.def; a type of the user's
+ * is never in it), and every built-in type must give hess: the schemes
+ * that need it refuse a type without it, which is acceptable for a
+ * user's type but would take a built-in one away from them.  So a
+ * registered type without hess fails here, as one without a parameter
+ * generator does.
+ *
+ * Column (p, k) of K is d/dx_p[k] of the generalised constraint force
+ * G(x) = J(x)^T lambda (the rows' jac as eval reports them), compared
+ * with its central difference with step h = 5e-6, for lambda drawn in
+ * [-1, 1)^rows, at the states of the first-derivative checks:
+ *   truncation  h^2 / 6 |G'''|, G''' a fourth derivative of Phi times the
+ *               multipliers (up to three rows of |lambda| <= 1).  For a
+ *               link every fourth partial derivative of r is at most
+ *               3 / r^3, 24 at r >= 0.5; sphere, anchor, angle and
+ *               parallel obey the same count with their own lengths
+ *               (>= 0.5, see above), and three rows of such terms give
+ *               h^2 / 6 * 3 * 24 = 3e-10.  node_triangle and edge_edge
+ *               are the largest: Phi = nh.d with |d| <= 2 sqrt(3), and nh
+ *               turns at up to 1 / (|e| sin(angle)) <= 4 per unit motion
+ *               of a vertex (their predicates), so their fourth
+ *               derivatives are of order |d| 4^4 = 900 times a constant
+ *               of order ten (measured: |G'''| up to 1.6e4); 2e4 gives
+ *               h^2 / 6 * 2e4 = 8e-8.
+ *   rounding    each entry of G (|G| <= about 10: the rows' jac are at
+ *               most of order 1 / length <= 4 per unit multiplier)
+ *               carries about 4 eps |G| = 9e-15, divided by 2 h: 1e-9.
+ * So 1e-6 (1 + |K|) holds with a margin above 10 over the worst case,
+ * while a wrong sign, a missing term or a swapped block gives an error
+ * of order 1e-2 to 1 (dropping node_triangle's bilinear term C(g), or the
+ * -f P / N^2 term of a unit vector's Hessian, or flipping the sign of
+ * parallel's C, each fails at the first state drawn, by more than 1e-2).
+ * h = 5e-6 balances
+ * the two: the truncation term, which grows like h^2, dominates above it.
+ * Measured over 20000 states per type, the largest difference is 0.7 %
+ * of the tolerance (node_triangle, 6.5e-8), 0.3 % for edge_edge, 0.05 %
+ * for angle and parallel, at most 0.013 % for the others, and 0 for
+ * the types linear in x (pin, plane, halfspace), whose K and difference
+ * are both exactly 0.
+ *
+ * K must also be symmetric.  Its entries (i, j) and (j, i) come from the
+ * same formulas summed in different orders, so they agree to a few
+ * roundings of the largest entry: 1e-14 (1 + max |K|) (measured: at most
+ * 3.5e-16 (1 + max |K|), one rounding, in node_triangle, angle and
+ * edge_edge; exactly symmetric in the others).
+ *
+ * And K is the velocity term's matrix: (J_r v)_q v = v^T Hess Phi_r v, so
+ * v^T K v = sum_r lambda_r jdotv_r exactly, an independent check of
+ * both that no step size blurs.  The two sides are different formulas,
+ * each rounding sums of up to 144 terms of size |v|^2 max |K| (below
+ * 0.75 * 10), so they agree to a few 1e-15: 1e-13 (1 + |reference|)
+ * (measured over 20000 states per type: at most 2.7e-15 (1 +
+ * |reference|), edge_edge).
+ */
+static const double hess_h = 5e-6;
+static const double hess_tol = 1e-6;
+static const double hess_sym_tol = 1e-14;
+static const double hess_vkv_tol = 1e-13;
+
+/* K of the type of `s` at positions x for multipliers lambda, after
+   filling it with NaN (so that an entry the type leaves unset fails). */
+static int hess_at(const sample *s, double x[][3], const double *lambda, double *K)
+{
+  const double *xp[CDYN_MAX_PARTICLES] = {NULL};
+  for (unsigned p = 0; p < s->type->nparticles; p++)
+    xp[p] = x[p];
+  unsigned n = 3 * s->type->nparticles;
+  for (unsigned k = 0; k < n * n; k++)
+    K[k] = NAN;
+  return s->type->hess(s->params, xp, s->t, lambda, K);
+}
+
+/* G = J^T lambda at positions x, into G (3 np). */
+static void force_at(sample *s, double x[][3], const double *lambda, double *G)
+{
+  cdyn_row rows[CDYN_MAX_ROWS];
+  eval_at(s, x, s->v, s->t, rows);
+  for (unsigned p = 0; p < s->type->nparticles; p++)
+    for (int k = 0; k < 3; k++) {
+      G[3 * p + k] = 0;
+      for (unsigned r = 0; r < s->type->rows; r++)
+        G[3 * p + k] += lambda[r] * rows[r].jac[p][k];
+    }
+}
+
+static uint64_t hess_rng = UINT64_C(0x9B05688C2B3E6C1F);
+
+static void check_hess(sample *s, const cdyn_row *base)
+{
+  ck_assert_msg(s->type->hess != NULL,
+                "constraint type '%s' is built in but gives no geometric stiffness (hess is NULL); the "
+                "schemes that need it would refuse it",
+                s->type->name);
+  enum { NMAX = 3 * CDYN_MAX_PARTICLES };
+  unsigned np = s->type->nparticles, n = 3 * np;
+  double lambda[CDYN_MAX_ROWS], K[NMAX * NMAX];
+  for (unsigned r = 0; r < s->type->rows; r++)
+    lambda[r] = tu_rand(&hess_rng);
+  int rc = hess_at(s, s->x, lambda, K);
+  ck_assert_msg(rc == CDYN_OK, "type '%s': hess failed at a non-degenerate state: %d (%s)", s->type->name, rc,
+                cdyn_errmsg());
+  double kmax = 0;
+  for (unsigned k = 0; k < n * n; k++)
+    kmax = fmax(kmax, fabs(K[k]));
+  /* v^T K v = sum_r lambda_r (J_r v)_q v: the rows' jdotv. */
+  double vkv = 0, jv = 0, vflat[NMAX];
+  for (unsigned p = 0; p < np; p++)
+    for (int k = 0; k < 3; k++)
+      vflat[3 * p + k] = s->v[p][k];
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned j = 0; j < n; j++)
+      vkv += vflat[i] * K[i * n + j] * vflat[j];
+  for (unsigned r = 0; r < s->type->rows; r++)
+    jv += lambda[r] * base[r].jdotv;
+  ck_assert_msg(fabs(vkv - jv) <= hess_vkv_tol * (1 + fabs(jv)),
+                "type '%s': v^T K v = %.17g, but sum_r lambda_r jdotv_r = %.17g (difference %.3g)", s->type->name,
+                vkv, jv, vkv - jv);
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned j = 0; j < i; j++)
+      ck_assert_msg(fabs(K[i * n + j] - K[j * n + i]) <= hess_sym_tol * (1 + kmax),
+                    "type '%s': K is not symmetric: K[%u][%u] = %.17g, K[%u][%u] = %.17g", s->type->name, i, j,
+                    K[i * n + j], j, i, K[j * n + i]);
+  for (unsigned p = 0; p < np; p++)
+    for (int k = 0; k < 3; k++) {
+      double xp[CDYN_MAX_PARTICLES][3], xm[CDYN_MAX_PARTICLES][3], Gp[NMAX], Gm[NMAX];
+      memcpy(xp, s->x, sizeof xp);
+      memcpy(xm, s->x, sizeof xm);
+      xp[p][k] += hess_h;
+      xm[p][k] -= hess_h;
+      double dx = xp[p][k] - xm[p][k];
+      force_at(s, xp, lambda, Gp);
+      force_at(s, xm, lambda, Gm);
+      unsigned col = 3 * p + (unsigned)k;
+      for (unsigned i = 0; i < n; i++) {
+        double fd = (Gp[i] - Gm[i]) / dx, ref = K[i * n + col];
+        ck_assert_msg(fabs(fd - ref) <= hess_tol * (1.0 + fabs(ref)),
+                      "type '%s', K[%u][%u] (d/dx_%u[%d] of (J^T lambda)_%u): reported %.17g, finite difference "
+                      "%.17g (difference %.3g, tolerance %.3g) at t = %.17g",
+                      s->type->name, i, col, p, k, i, ref, fd, fd - ref, hess_tol * (1.0 + fabs(ref)), s->t);
+      }
+    }
+}
+
+START_TEST(test_hess)
+{
+  each_sample(UINT64_C(0x1F83D9ABFB41BD6B), check_hess);
+}
+END_TEST
+
+/*
+ * hess reports an error exactly where eval does, with the same status and
+ * a message: at coincident particles (where a link, an angle, a triangle
+ * or a pair of edges has no direction, and a sphere's or an anchor's
+ * particle may sit at the centre), at a non-finite coordinate and at
+ * coordinates of 1e200 (whose squares overflow).  Types that are linear
+ * in x (pin) report nothing either way.
+ */
+START_TEST(test_hess_fails_where_eval_does)
+{
+  uint64_t rng = UINT64_C(0x5BE0CD19137E2179);
+  for (size_t i = 0; cdyn_constraint_types[i]; i++) {
+    const cdyn_constraint_type *type = cdyn_constraint_types[i];
+    if (!type->hess)
+      continue; /* test_hess says so */
+    for (int which = 0; which < 4; which++) {
+      sample s;
+      draw_sample(type, &rng, &s);
+      for (unsigned p = 0; p < type->nparticles; p++)
+        for (int k = 0; k < 3; k++)
+          switch (which) {
+          case 0: /* every particle at the first one; a single particle at
+                     the point of its first three parameters (a sphere's
+                     centre; the anchor's point is set below) */
+            s.x[p][k] = type->nparticles > 1 ? s.x[0][k] : s.params[k];
+            break;
+          case 1:
+            if (p == 0 && k == 1)
+              s.x[p][k] = NAN;
+            break;
+          case 2:
+            s.x[p][k] *= 1e200;
+            break;
+          default: /* a well-drawn state: both succeed */
+            break;
+          }
+      if (which == 0 && !strcmp(type->name, "anchor"))
+        /* The anchor's point at time t. */
+        for (int k = 0; k < 3; k++)
+          s.x[0][k] = s.params[1 + k] + s.params[4 + k] * s.t +
+                      s.params[7 + k] * (sin(s.params[10] * s.t + s.params[11]) - sin(s.params[11]));
+      const double *xp[CDYN_MAX_PARTICLES] = {NULL}, *vp[CDYN_MAX_PARTICLES] = {NULL};
+      for (unsigned p = 0; p < type->nparticles; p++) {
+        xp[p] = s.x[p];
+        vp[p] = s.v[p];
+      }
+      cdyn_row rows[CDYN_MAX_ROWS];
+      memset(rows, 0, sizeof rows);
+      double lambda[CDYN_MAX_ROWS] = {0.7, -0.4, 0.9}, K[144];
+      cdyn_error_clear();
+      int re = type->eval(s.params, xp, vp, s.t, rows);
+      cdyn_error_clear();
+      int rh = type->hess(s.params, xp, s.t, lambda, K);
+      ck_assert_msg(rh == re, "type '%s', state %d: eval returns %d, hess %d (%s)", type->name, which, re, rh,
+                    cdyn_errmsg());
+      if (rh)
+        ck_assert_msg(cdyn_errmsg()[0], "type '%s', state %d: hess returns %d without a message", type->name,
+                      which, rh);
+    }
+  }
+}
+END_TEST
+
+/*
  * Every type through a system: the values of cdyn_system_constraint_values
  * are the rows' phi, and cdyn_system_constraint_error is their Euclidean
  * norm.  Both go through the same arithmetic as eval, so they must agree
@@ -733,6 +952,8 @@ static Suite *constraints_suite(void)
   tcase_add_test(tc, test_phi_t);
   tcase_add_test(tc, test_jdotv);
   tcase_add_test(tc, test_phi_tt);
+  tcase_add_test(tc, test_hess);
+  tcase_add_test(tc, test_hess_fails_where_eval_does);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("system");

@@ -13,7 +13,8 @@
  * - The fully implicit step of a hanging chain solved by chain_be (full
  *   Newton on the banded KKT system) and by the library's newton scheme,
  *   which share no code: the same motion over 250 steps, a large step,
- *   and chain_be's refusals.
+ *   and chain_be's refusals; and by the library's backward-euler (the
+ *   same step solved in full) at steps beyond every other scheme's wall.
  */
 #include <math.h>
 #include <stdint.h>
@@ -566,6 +567,82 @@ START_TEST(test_chain_be_against_newton)
 END_TEST
 
 /*
+ * reference/chain_be.c against the library's backward-euler scheme: the
+ * same equations (backward Euler on the whole constrained system: node 0
+ * fixed there, pinned here), solved by two codes that share nothing:
+ * full Newton on a banded LU, and Newton with the types' Hessians, a line
+ * search and a sparse quasi-definite LDL^T.  The steps are far beyond
+ * every other scheme's wall h omega_N = 1: h omega_N = 1.5 (N = 10,
+ * h = 1/60), 4.7 (N = 100, h = 1/60) and 11 (N = 10, h = 0.25).
+ * Each code stops when its residuals are within 1e-12 m (backward-euler's
+ * tol; chain_be's tol times l); so one step's results differ by a few
+ * 1e-12 m, and backward Euler damps every mode, so differences carried
+ * from earlier steps do not grow: over `steps` steps at most steps x
+ * 4e-12 m, asserted.  The multipliers: a position residual of 1e-12 m is
+ * a force residual of m 1e-12 / h^2 per node, and a link's multiplier
+ * sums those of the nodes below it: at most N m 4e-12 / h^2 per step,
+ * times the steps, asserted.
+ */
+static void be_against_reference(size_t N, double h, int steps)
+{
+  const size_t n = N + 1;
+  const double l = 0.05, g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
+  double *q = malloc(6 * n * sizeof *q), *v = q + 3 * n;
+  ck_assert_ptr_nonnull(q);
+  chain_state(N, l, 0.05, q, v);
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, n), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_int_eq(cdyn_system_set_position(sys, i, q + 3 * i), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_velocity(sys, i, v + 3 * i), CDYN_OK);
+  }
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, o, NULL), CDYN_OK);
+  for (size_t i = 0; i < N; i++)
+    ck_assert_int_eq(cdyn_system_add_distance(sys, i, i + 1, l, NULL), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "backward-euler"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
+  cdyn_ref_chain_be *c;
+  ck_assert_int_eq(cdyn_ref_chain_be_new(&c, N, l, 1.0, g, q, v), CDYN_OK);
+  double *lam = malloc((N + 3) * sizeof *lam);
+  ck_assert_ptr_nonnull(lam);
+  double worst = 0, worst_l = 0, moved = 0;
+  int its;
+  for (int k = 0; k < steps; k++) {
+    int rc = cdyn_stepper_step(st, h);
+    ck_assert_msg(rc == CDYN_OK, "N = %zu, h = %g, step %d: %s", N, h, k, cdyn_errmsg());
+    ck_assert_int_eq(cdyn_ref_chain_be_step(c, h, 1e-12 / l, 50, &its), CDYN_OK);
+    const double *a = cdyn_system_positions(sys), *b = cdyn_ref_chain_be_q(c);
+    for (size_t i = 0; i < 3 * n; i++)
+      worst = fmax(worst, fabs(a[i] - b[i]));
+    moved = fmax(moved, fabs(b[3 * N]));
+    ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);
+    const double *lr = cdyn_ref_chain_be_lambda(c);
+    for (size_t j = 0; j < N; j++)
+      worst_l = fmax(worst_l, fabs(lam[3 + j] - lr[j]));
+  }
+  ck_assert_double_gt(moved, 1e-3);
+  ck_assert_msg(worst <= steps * 4e-12, "N = %zu, h = %g: positions differ by %.3e over %d steps", N, h, worst,
+                steps);
+  ck_assert_msg(worst_l <= steps * (double)N * 4e-12 / (h * h),
+                "N = %zu, h = %g: multipliers differ by %.3e N over %d steps", N, h, worst_l, steps);
+  cdyn_ref_chain_be_free(c);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  free(lam);
+  free(q);
+}
+
+START_TEST(test_chain_be_against_backward_euler)
+{
+  be_against_reference(10, 1.0 / 60, 120);
+  be_against_reference(100, 1.0 / 60, 60);
+  be_against_reference(10, 0.25, 40);
+}
+END_TEST
+
+/*
  * At h = 0.1 (h omega_N = 2.8 for N = 40: every library scheme is
  * unstable there, chain-scale-stability) the fully implicit step stays
  * on the constraints to its tolerance, converges in few iterations and
@@ -655,6 +732,7 @@ static Suite *reference_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_chain_be_against_newton);
   tcase_add_test(tc, test_chain_be_large_step);
+  tcase_add_test(tc, test_chain_be_against_backward_euler);
   tcase_add_test(tc, test_chain_be_errors);
   suite_add_tcase(s, tc);
   return s;

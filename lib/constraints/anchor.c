@@ -10,6 +10,7 @@
  *   J        = e^T
  *   Phi_t    = -e . p'
  *   (Jv)_q v = (v.v - (e.v)^2) / r
+ *   Hess Phi = (I - e e^T) / r   (sphere.c's, about the anchor at time t)
  * For the time terms, de/dt = (-p' + (e.p') e) / r at fixed x, so
  *   Phi_qt v = (de/dt) . v    = (-(p'.v) + (e.p')(e.v)) / r
  *   Phi_tt   = d(-e.p')/dt    = (p'.p' - (e.p')^2) / r - e . p''
@@ -69,6 +70,24 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  const double *p0 = p + 1, *u = p + 4, *a = p + 7, w = p[10], ph = p[11];
+  double s = sin(w * t + ph), s0 = sin(ph), d[3];
+  for (int k = 0; k < 3; k++)
+    d[k] = x[0][k] - (p0[k] + u[k] * t + a[k] * (s - s0));
+  double r = sqrt(cdyn_dot3(d, d));
+  if (!isfinite(r))
+    return cdyn_error(CDYN_ENONFINITE, "anchor constraint: |x - p(t)| is not finite at t = %g", t);
+  if (!(r > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "anchor constraint: the particle is on the anchor (r = 0) at t = %g", t);
+  double e[3] = {d[0] / r, d[1] / r, d[2] / r}, l = lambda[0] / r;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      K[3 * i + j] = l * ((i == j) - e[i] * e[j]);
+  return cdyn_hess_finite("anchor", K, 1);
+}
+
 const cdyn_constraint_type cdyn_ctype_anchor = {
   .name = "anchor",
   .description = "link |x - p(t)| = L to an anchor moving on p0 + u t + a (sin(w t + phi) - sin phi)",
@@ -78,4 +97,5 @@ const cdyn_constraint_type cdyn_ctype_anchor = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

@@ -13,6 +13,15 @@
  *   uh'  = (p - (uh.p) uh) / a,   uh'' = -|uh'|^2 uh - 2 (uh.p / a) uh'
  * and likewise wh', wh'' from r and b, so that
  *   (Jv)_q v = c'' = uh''.wh + 2 uh'.wh' + uh.wh''.
+ * Hessian.  In (u, w), with P_u = I - uh uh^T, P_w = I - wh wh^T
+ * (differentiating g_u, g_w; constraints/vec3.h):
+ *   H_uu = -(uh g_u^T + g_u uh^T) / a - c P_u / a^2
+ *   H_ww = -(wh g_w^T + g_w wh^T) / b - c P_w / b^2
+ *   H_uw = P_u P_w / (a b) = (I - uh uh^T - wh wh^T + c uh wh^T) / (a b)
+ * and through u = x_i - x_j, w = x_k - x_j
+ *   Hess Phi = [ H_uu,  -H_uu - H_uw,               H_uw;
+ *                ... ,  H_uu + H_uw + H_wu + H_ww,  -H_uw - H_ww;
+ *                ... ,  ...,                        H_ww ]   (symmetric)
  *
  * Phi is smooth wherever a > 0 and b > 0; eval reports CDYN_EDEGENERATE
  * where a link has zero length.
@@ -84,6 +93,37 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)p;
+  (void)t;
+  double u[3], w[3];
+  cdyn_sub3(x[0], x[1], u);
+  cdyn_sub3(x[2], x[1], w);
+  double a = sqrt(cdyn_dot3(u, u)), b = sqrt(cdyn_dot3(w, w));
+  if (!isfinite(a) || !isfinite(b))
+    return cdyn_error(CDYN_ENONFINITE, "angle constraint: a link length is not finite (positions non-finite or beyond 1e154)");
+  if (!(a > 0) || !(b > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "angle constraint: a link has zero length (|u| = %g, |w| = %g)", a, b);
+  double uh[3], wh[3];
+  for (int k = 0; k < 3; k++) {
+    uh[k] = u[k] / a;
+    wh[k] = w[k] / b;
+  }
+  /* H in (u, w), 6 x 6. */
+  static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  static const unsigned to[2] = {0, 2}, from[2] = {1, 1};
+  double Huu[9], Hww[9], Huw[9], H[36];
+  cdyn_unit_dot_hess(uh, a, wh, Huu);
+  cdyn_unit_dot_hess(wh, b, uh, Hww);
+  cdyn_unit_pair_hess(uh, a, wh, b, I, Huw);
+  cdyn_put_block(H, 2, 0, 0, Huu);
+  cdyn_put_block(H, 2, 1, 1, Hww);
+  cdyn_put_block(H, 2, 0, 1, Huw);
+  cdyn_hess_scatter(2, to, from, H, lambda[0], 3, K);
+  return cdyn_hess_finite("angle", K, 3);
+}
+
 const cdyn_constraint_type cdyn_ctype_angle = {
   .name = "angle",
   .description = "angle at joint j between links j-i and j-k: uh.wh = cos(theta0), 0 < theta0 < pi",
@@ -93,4 +133,5 @@ const cdyn_constraint_type cdyn_ctype_angle = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

@@ -10,6 +10,9 @@
  *   Phi_t    = 0
  *   (Jv)_q v = 0 for row 1 (linear in x),  v.v / R for row 2
  *   phi_tt   = 0
+ *   Hess Phi = 0 for row 1,  I / R for row 2, so lambda.Hess Phi
+ *              = lambda_2 I / R (a tension of the sphere row pulls the
+ *              particle to the centre like a spring lambda_2 / R)
  *
  * Row 2 is 002's C scaled by 1 / R: it then has units of length, and near
  * the circle Phi_2 = (|d| - R)(|d| + R) / (2 R) = (|d| - R) + O((|d| - R)^2),
@@ -65,6 +68,21 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  /* eval's checks, at rest: hess fails where eval does. */
+  static const double rest[3] = {0, 0, 0};
+  const double *v[1] = {rest};
+  cdyn_row row[2] = {{0}};
+  int rc = eval(p, x, v, t, row);
+  if (rc)
+    return rc;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      K[3 * a + b] = a == b ? lambda[1] / p[6] : 0.0;
+  return cdyn_hess_finite("circle", K, 1);
+}
+
 const cdyn_constraint_type cdyn_ctype_circle = {
   .name = "circle",
   .description = "particle on a circle: nh.(x - c) = 0, (|x - c|^2 - R^2) / (2 R) = 0",
@@ -74,4 +92,5 @@ const cdyn_constraint_type cdyn_ctype_circle = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

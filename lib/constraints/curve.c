@@ -15,6 +15,8 @@
  *   (Jv)_q v = -f''(x) vx^2  and  -g''(x) vx^2
  *              (J_1 v = vy - f'(x) vx; its x-derivative times vx)
  *   phi_tt   = 0
+ *   Hess Phi = -f''(x) and -g''(x) in the (x, x) entry, 0 elsewhere,
+ *              so lambda.Hess Phi = -(lambda_1 f'' + lambda_2 g'') there
  *
  * The two rows are independent everywhere (their y and z columns are the
  * identity), so A = J W J^T is always definite.  Phi_1, Phi_2 are vertical
@@ -61,6 +63,25 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  /* eval's checks, at rest: hess fails where eval does. */
+  static const double rest[3] = {0, 0, 0};
+  const double *v[1] = {rest};
+  cdyn_row row[2] = {{0}};
+  int rc = eval(p, x, v, t, row);
+  if (rc)
+    return rc;
+  for (int k = 0; k < 9; k++)
+    K[k] = 0;
+  for (int r = 0; r < 2; r++) {
+    double f, df, ddf;
+    profile(p + 6 * r, x[0][0], &f, &df, &ddf);
+    K[0] -= lambda[r] * ddf;
+  }
+  return cdyn_hess_finite("curve", K, 1);
+}
+
 const cdyn_constraint_type cdyn_ctype_curve = {
   .name = "curve",
   .description = "particle on the wire y = f(x), z = g(x), f = a0 + a1 x + a2 x^2 + A sin(k x + phi)",
@@ -70,4 +91,5 @@ const cdyn_constraint_type cdyn_ctype_curve = {
   .param_names = names,
   .check = NULL,
   .eval = eval,
+  .hess = hess,
 };

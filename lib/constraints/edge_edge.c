@@ -23,8 +23,18 @@
  * dd = v2 - v0: n' = fa x eb + ea x fb, n'' = 2 fa x fb, d'' = 0, and
  * with nh', nh'' from constraints/vec3.h
  *   (Jv)_q v = Phi'' = nh''.d + 2 nh'.dd.
- * The kernel (phi, its gradients in ea, eb, d and Phi'') is
- * cdyn_normal_offset_eval in constraints/vec3.h, shared with node_triangle.c.
+ * Hessian.  In (ea, eb, d), exactly node_triangle.c's with (e1, e2) =
+ * (ea, eb): with g, P = I - nh nh^T, Hn = -(nh g^T + g nh^T) / N
+ * - (nh.d) P / N^2, Na = -[eb]x, Nb = [ea]x, C(g) = -[g]x,
+ *   H_aa = Na^T Hn Na,  H_ab = Na^T Hn Nb + C(g),  H_bb = Nb^T Hn Nb,
+ *   H_ad = Na^T P / N,  H_bd = Nb^T P / N,         H_dd = 0,
+ * and through ea = x1 - x0, eb = x3 - x2, d = x2 - x0 the block of
+ * particles (p, q) is sum over differences j, l of s_pj s_ql H_jl
+ * (s = +1 at a difference's head, -1 at its tail), e.g.
+ * (x1, x3) = H_ab, (x0, x0) = H_aa + H_ad + H_da (H_dd = 0).
+ * The kernel (phi, its gradients in ea, eb, d, Phi'' and the Hessian) is
+ * cdyn_normal_offset_eval / _hess in constraints/vec3.h, shared with
+ * node_triangle.c.
  *
  * Degeneracy.  Parallel edges (N = 0) have no common normal: eval reports
  * CDYN_EDEGENERATE, also for N <= 16 eps |ea| |eb|, where the direction
@@ -53,6 +63,13 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return cdyn_offset_row(&layout, p[0], x, v, row);
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)p;
+  (void)t;
+  return cdyn_offset_hess(&layout, x, lambda[0], K);
+}
+
 const cdyn_constraint_type cdyn_ctype_edge_edge = {
   .name = "edge_edge",
   .description = "edges x0-x1 and x2-x3 at distance h along their common normal: nh.(x2 - x0) = h",
@@ -62,4 +79,5 @@ const cdyn_constraint_type cdyn_ctype_edge_edge = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

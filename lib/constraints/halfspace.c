@@ -4,6 +4,7 @@
  *   Phi      = n . (x - p)
  *   J        = n^T
  *   Phi_t    = 0,  (Jv)_q v = 0,  phi_tt = 0     (Phi is linear in x)
+ *   Hess Phi = 0                                  (likewise)
  *
  * Unlike "plane", n is not normalised: 003's corner constraint
  * g1 = x - y >= 0 is the half-space through the origin with n = (1, -1, 0),
@@ -29,6 +30,13 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return cdyn_linear_row("halfspace", p, x[0], 1.0, row);
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)t;
+  (void)lambda;
+  return cdyn_linear_hess("halfspace", p, x[0], 1.0, K);
+}
+
 const cdyn_constraint_type cdyn_ctype_halfspace = {
   .name = "halfspace",
   .description = "wall n.(x - p) >= 0 as an inequality (n not normalised)",
@@ -38,4 +46,5 @@ const cdyn_constraint_type cdyn_ctype_halfspace = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

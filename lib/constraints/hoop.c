@@ -15,8 +15,10 @@
  *   Phi_t    = n' . d,                  0
  *   (Jv)_q v = 0,                       v.v / R
  *   phi_tt   = 2 Phi_qt v + Phi_tt = 2 n' . v - w^2 n . d,     0
+ *   Hess Phi = 0,                       I / R
  * since Phi_qt v = d(J_1 v)/dt at fixed v = n' . v.  Row 2 is the circle
- * type's, so at w = 0 this is the circle with normal n0.
+ * type's, so at w = 0 this is the circle with normal n0, and
+ * lambda.Hess Phi = lambda_2 I / R as there.
  *
  * The rows are independent wherever d is not along n(t), which holds on
  * the hoop (there d is across n and |d| = R).
@@ -88,6 +90,21 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  /* eval's checks, at rest: hess fails where eval does. */
+  static const double rest[3] = {0, 0, 0};
+  const double *v[1] = {rest};
+  cdyn_row row[2] = {{0}};
+  int rc = eval(p, x, v, t, row);
+  if (rc)
+    return rc;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      K[3 * a + b] = a == b ? lambda[1] / p[9] : 0.0;
+  return cdyn_hess_finite("hoop", K, 1);
+}
+
 const cdyn_constraint_type cdyn_ctype_hoop = {
   .name = "hoop",
   .description = "particle on a circle spinning about a diameter: n(t).(x - c) = 0, (|x - c|^2 - R^2) / (2 R) = 0",
@@ -97,4 +114,5 @@ const cdyn_constraint_type cdyn_ctype_hoop = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

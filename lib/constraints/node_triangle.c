@@ -25,8 +25,22 @@
  * f2 = v3 - v1: d' = dd, d'' = 0, n' = f1 x e2 + e1 x f2,
  * n'' = 2 f1 x f2; constraints/vec3.h gives nh', nh'' from n', n'', and
  *   (Jv)_q v = Phi'' = nh''.d + 2 nh'.dd.
- * The kernel (phi, its gradients in e1, e2, d and Phi'') is
- * cdyn_normal_offset_eval in constraints/vec3.h, shared with edge_edge.c.
+ * Hessian.  In (e1, e2, d), with Hn = -(nh g^T + g nh^T) / N
+ * - (nh.d) P / N^2 the Hessian of nh.d in n, P = I - nh nh^T,
+ * dn = N1 de1 + N2 de2 with N1 = -[e2]x, N2 = [e1]x ([a]x b = a x b), the
+ * bilinear part g.(e1 x e2) = e1^T C(g) e2, C(g) = -[g]x:
+ *   H_11 = N1^T Hn N1,  H_12 = N1^T Hn N2 + C(g),  H_22 = N2^T Hn N2,
+ *   H_1d = N1^T P / N,  H_2d = N2^T P / N,         H_dd = 0,
+ * and through e1 = x2 - x1, e2 = x3 - x1, d = x0 - x1, whose heads x2,
+ * x3, x0 are distinct and whose common tail is x1:
+ *   Hess Phi = [ 0,       -S_d,  H_d1,    H_d2;
+ *                -S_d^T,  S,     -S_1^T,  -S_2^T;
+ *                H_1d,    -S_1,  H_11,    H_12;
+ *                H_2d,    -S_2,  H_21,    H_22 ]    (x0, x1, x2, x3)
+ * with S_j = sum_l H_jl (a block row of H) and S = sum_jl H_jl.
+ * The kernel (phi, its gradients in e1, e2, d, Phi'' and the Hessian) is
+ * cdyn_normal_offset_eval / _hess in constraints/vec3.h, shared with
+ * edge_edge.c.
  *
  * The plane, not the triangle: Phi does not ask that the node's
  * projection fall inside the triangle.  001 releases the constraint when
@@ -61,6 +75,13 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return cdyn_offset_row(&layout, p[0], x, v, row);
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)p;
+  (void)t;
+  return cdyn_offset_hess(&layout, x, lambda[0], K);
+}
+
 const cdyn_constraint_type cdyn_ctype_node_triangle = {
   .name = "node_triangle",
   .description = "node x0 at distance h from the plane of triangle x1 x2 x3: nh.(x0 - x1) = h",
@@ -70,4 +91,5 @@ const cdyn_constraint_type cdyn_ctype_node_triangle = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

@@ -16,6 +16,18 @@
  * Along q + s v with p = v_a1 - v_a0, r = v_b1 - v_b0, constraints/vec3.h
  * gives uh', uh'' (from p and a) and wh', wh'' (from r and b), and
  *   (Jv)_q v = Phi'' = uh'' x wh + 2 uh' x wh' + uh x wh''.
+ * Hessian.  lambda.Phi = lambda.(uh x wh) = (wh x lambda).uh
+ * = (lambda x uh).wh = uh^T C wh with C = -[lambda]x, so with
+ * A = wh x lambda, B = lambda x uh, P_u = I - uh uh^T, P_w = I - wh wh^T
+ * and f = lambda.Phi (constraints/vec3.h):
+ *   H_dd = -(uh g_d^T + g_d uh^T) / a - f P_u / a^2,  g_d = (A - f uh) / a
+ *   H_ee = -(wh g_e^T + g_e wh^T) / b - f P_w / b^2,  g_e = (B - f wh) / b
+ *   H_de = P_u C P_w / (a b)
+ * and through d = x_a1 - x_a0, e = x_b1 - x_b0
+ *   lambda.Hess Phi = [ H_dd, -H_dd, H_de, -H_de; -H_dd, H_dd, -H_de, H_de;
+ *                       H_ed, -H_ed, H_ee, -H_ee; -H_ed, H_ed, -H_ee, H_ee ]
+ *   with the signs of particles (a0, a1, b0, b1) = (-d, +d, -e, +e):
+ *   block (p, q) = s_p s_q H_(link p)(link q).
  *
  * Rank.  uh x wh is always perpendicular to uh, so uh . Phi = 0
  * identically: the three rows are never independent as functions.  On
@@ -99,6 +111,39 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)p;
+  (void)t;
+  double d[3], e[3];
+  cdyn_sub3(x[1], x[0], d);
+  cdyn_sub3(x[3], x[2], e);
+  double a = sqrt(cdyn_dot3(d, d)), b = sqrt(cdyn_dot3(e, e));
+  if (!isfinite(a) || !isfinite(b))
+    return cdyn_error(CDYN_ENONFINITE, "parallel constraint: a link length is not finite (positions non-finite or beyond 1e154)");
+  if (!(a > 0) || !(b > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "parallel constraint: a link has zero length (|d| = %g, |e| = %g)", a, b);
+  double uh[3], wh[3], A[3], B[3], C[9];
+  for (int k = 0; k < 3; k++) {
+    uh[k] = d[k] / a;
+    wh[k] = e[k] / b;
+  }
+  cdyn_cross3(wh, lambda, A);
+  cdyn_cross3(lambda, uh, B);
+  cdyn_triple_matrix(lambda, C);
+  /* H in (d, e), 6 x 6. */
+  static const unsigned to[2] = {1, 3}, from[2] = {0, 2};
+  double Hdd[9], Hee[9], Hde[9], H[36];
+  cdyn_unit_dot_hess(uh, a, A, Hdd);
+  cdyn_unit_dot_hess(wh, b, B, Hee);
+  cdyn_unit_pair_hess(uh, a, wh, b, C, Hde);
+  cdyn_put_block(H, 2, 0, 0, Hdd);
+  cdyn_put_block(H, 2, 1, 1, Hee);
+  cdyn_put_block(H, 2, 0, 1, Hde);
+  cdyn_hess_scatter(2, to, from, H, 1.0, 4, K);
+  return cdyn_hess_finite("parallel", K, 4);
+}
+
 const cdyn_constraint_type cdyn_ctype_parallel = {
   .name = "parallel",
   .description = "links a0-a1 and b0-b1 parallel: uh x wh = 0 (3 rows, rank 2 on the constraint)",
@@ -108,4 +153,5 @@ const cdyn_constraint_type cdyn_ctype_parallel = {
   .param_names = NULL,
   .check = NULL,
   .eval = eval,
+  .hess = hess,
 };

@@ -7,6 +7,7 @@
  *   Phi      = nh . (x - p)                (signed distance)
  *   J        = nh^T
  *   Phi_t    = 0,  (Jv)_q v = 0,  phi_tt = 0     (Phi is linear in x)
+ *   Hess Phi = 0                                  (likewise)
  *
  * The sign is kept for use as an inequality Phi >= 0: Phi is positive on
  * the side n points to.  n is normalised here at each evaluation, so Phi
@@ -30,6 +31,13 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return cdyn_linear_row("plane", p, x[0], 1.0 / cdyn_norm3(p + 3), row);
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)t;
+  (void)lambda;
+  return cdyn_linear_hess("plane", p, x[0], 1.0 / cdyn_norm3(p + 3), K);
+}
+
 const cdyn_constraint_type cdyn_ctype_plane = {
   .name = "plane",
   .description = "particle on a plane nh.(x - p) = 0, positive on the side n points to",
@@ -39,4 +47,5 @@ const cdyn_constraint_type cdyn_ctype_plane = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

@@ -8,6 +8,7 @@
  *   Phi_t    = 0
  *   (Jv)_q v = (v.v - (e.v)^2) / r         (d/ds of e(x + s v).v)
  *   phi_tt   = 0
+ *   Hess Phi = (I - e e^T) / r             (distance.c's P / r, one end)
  *
  * Phi is not differentiable at r = 0 (the centre), where eval reports
  * CDYN_EDEGENERATE.
@@ -49,6 +50,23 @@ static int eval(const double *p, const double *const *x, const double *const *v,
   return CDYN_OK;
 }
 
+static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
+{
+  (void)t;
+  double d[3];
+  cdyn_sub3(x[0], p, d);
+  double r = sqrt(cdyn_dot3(d, d));
+  if (!isfinite(r))
+    return cdyn_error(CDYN_ENONFINITE, "sphere constraint: |x - c| is not finite (position non-finite or beyond 1e154)");
+  if (!(r > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "sphere constraint: the particle is at the centre (r = 0)");
+  double e[3] = {d[0] / r, d[1] / r, d[2] / r}, s = lambda[0] / r;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      K[3 * a + b] = s * ((a == b) - e[a] * e[b]);
+  return cdyn_hess_finite("sphere", K, 1);
+}
+
 const cdyn_constraint_type cdyn_ctype_sphere = {
   .name = "sphere",
   .description = "particle on a sphere |x - c| = R (Phi = |x - c| - R)",
@@ -58,4 +76,5 @@ const cdyn_constraint_type cdyn_ctype_sphere = {
   .param_names = names,
   .check = check,
   .eval = eval,
+  .hess = hess,
 };

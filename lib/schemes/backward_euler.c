@@ -104,6 +104,7 @@
 #define COMPLIANCE 1e-10
 #define ARMIJO 1e-4
 #define MAX_HALVINGS 10
+#define THETA_GROWTH 100
 
 typedef struct {
   double tol;
@@ -114,7 +115,7 @@ typedef struct {
   size_t n, mcap;
   int bdf2;
   /* 3n each */
-  double *xb, *vb, *x, *xs, *F, *jt, *pos; /* x, xs: the displacement u = x - xb and its trial */
+  double *xb, *vb, *x, *xs, *F, *jt, *pos, *fnc; /* x, xs: the displacement u = x - xb and its trial */
   /* mcap each */
   double *lam, *lams, *lamprev, *comp;
   /* the last step's start (BDF2) */
@@ -176,7 +177,7 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->mcap = mcap;
   s->bdf2 = bdf2;
   size_t n3 = 3 * n, dim = n3 + mcap;
-  s->xb = calloc(9 * n3 + 1, sizeof(double));
+  s->xb = calloc(10 * n3 + 1, sizeof(double));
   s->lam = calloc(4 * mcap + 1, sizeof(double));
   s->rhs = calloc(2 * dim + 1, sizeof(double));
   s->diag = calloc(dim + 1, sizeof(double));
@@ -191,6 +192,7 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->F = p += n3;
   s->jt = p += n3;
   s->pos = p += n3;
+  s->fnc = p += n3;
   s->qprev = p += n3;
   s->vprev = p + n3;
   s->lams = s->lam + mcap;
@@ -460,7 +462,7 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
 
 /* Newton's matrix at the iterate (rows at x in d->rows), with H's mass term scaled by 1 + delta. */
 static int assemble(cdyn_stepper *st, state *s, const double *x, const double *lam, double k, double t1,
-                    double delta)
+                    double delta, int projected)
 {
   cdyn_scheme_data *d = &st->d;
   const cdyn_system *sys = st->sys;
@@ -503,7 +505,7 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
     if (!sp->enabled || sp->i == sp->j)
       continue;
     double Kx[9], Kv[9];
-    if ((rc = cdyn_spring_jacobians(sp, x + 3 * sp->i, x + 3 * sp->j, 1, Kx, Kv)))
+    if ((rc = cdyn_spring_jacobians(sp, x + 3 * sp->i, x + 3 * sp->j, projected, Kx, Kv)))
       return rc;
     for (size_t a = 0; a < 3; a++)
       for (size_t b = 0; b < 3; b++) {
@@ -543,6 +545,66 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
   st->stats.solves++;
   st->stats.last_residual = sinfo.residual;
   return rc;
+}
+
+/* ---- the merit function ----------------------------------------------------------- */
+
+/*
+ * E(u) = (u - k vb)^T M (u - k vb) / (2 k^2) + V(xb + u) - F_nc^T (xb + u): the
+ * step's incremental potential, whose stationary points under Phi = 0 are
+ * the step (V: gravity and the springs' elastic energy; F_nc: the forces
+ * without a potential, the springs' dampers and the user callback, frozen
+ * at the iterate).  The conservative part of F at x is written to fc
+ * when fc is not NULL.
+ */
+static double potential(const cdyn_stepper *st, const state *s, const double *x, const double *u, double k,
+                        double *fc)
+{
+  const cdyn_scheme_data *d = &st->d;
+  const cdyn_system *sys = st->sys;
+  size_t n3 = 3 * d->n;
+  double E = 0;
+  for (size_t i = 0; i < n3; i++) {
+    double mi = d->mass[i / 3], w = u[i] - k * s->vb[i];
+    E += 0.5 * mi * w * w / (k * k) - mi * sys->gravity[i % 3] * x[i] - s->fnc[i] * x[i];
+    if (fc)
+      fc[i] = mi * sys->gravity[i % 3];
+  }
+  for (size_t q = 0; q < sys->nsprings; q++) {
+    const cdyn_spring *sp = &sys->springs[q];
+    if (!sp->enabled || sp->i == sp->j)
+      continue;
+    const double *a = x + 3 * sp->i, *b = x + 3 * sp->j;
+    double dd[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    double r = sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]), e = r - sp->rest;
+    E += 0.5 * sp->k * e * e;
+    if (fc && r > 0)
+      for (int c = 0; c < 3; c++) {
+        fc[3 * sp->i + c] -= sp->k * e * dd[c] / r;
+        fc[3 * sp->j + c] += sp->k * e * dd[c] / r;
+      }
+  }
+  return E;
+}
+
+/* At the iterate (s->pos, s->x, s->F from residual()): F_nc = F - F_conservative
+   into s->fnc (with s->fnc zero while the potential is taken), and E into *E. */
+static int merit_freeze(cdyn_stepper *st, state *s, double k, double *E)
+{
+  size_t n3 = 3 * st->d.n;
+  double *fc = s->xs; /* scratch: the trial is written after this */
+  memset(s->fnc, 0, n3 * sizeof(double));
+  potential(st, s, s->pos, s->x, k, fc);
+  for (size_t i = 0; i < n3; i++)
+    s->fnc[i] = s->F[i] - fc[i];
+  *E = potential(st, s, s->pos, s->x, k, NULL);
+  return isfinite(*E) ? CDYN_OK : cdyn_error(CDYN_ENONFINITE, "backward-euler: the merit function is not finite");
+}
+
+/* E at the trial whose positions residual() left in s->pos. */
+static void merit_energy(const cdyn_stepper *st, const state *s, const double *u, double k, double *E)
+{
+  *E = potential(st, s, s->pos, u, k, NULL);
 }
 
 /* ---- the step --------------------------------------------------------------------- */
@@ -603,11 +665,12 @@ static int step(cdyn_stepper *st, void *state_, double h)
   for (size_t i = 0; i < n3; i++)
     s->x[i] = k * s->vb[i] + k * k * d->winv[i / 3] * (s->F[i] - s->jt[i]);
 
-  double theta, rmax, delta = 0;
+  double theta, rmax, delta = 0, mu = 0;
   if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)))
     return rc;
   unsigned it = 0;
   int converged = 0, failed = 0;
+  const double theta0 = theta;
   for (;;) {
     if (!isfinite(rmax)) {
       failed = 1;
@@ -620,28 +683,52 @@ static int step(cdyn_stepper *st, void *state_, double h)
     if ((long)it >= o->max_iter)
       break;
     it++;
-    /* Newton's direction, with the inertia correction. */
+    /* The merit function of this iteration (s->pos, s->F and the rows are
+       the iterate's): the non-conservative forces frozen here. */
+    double phi_abs = 0, E0, dE = 0;
+    if ((rc = merit_freeze(st, s, k, &E0)))
+      return rc;
+    for (size_t r = 0; r < m; r++)
+      phi_abs += fabs(d->rows[r].phi);
+    /* Newton's direction: the exact matrix; with the springs' Hessians
+       projected (Choi and Ko) when the inertia says the upper block is not
+       positive definite on J's null space; then with delta M / k^2 added. */
     delta = delta >= 10 * DELTA0 ? delta / 10 : 0;
-    int accepted = 0;
+    int projected = 0, accepted = 0;
+    double alpha = 1, th_s = theta, r_s = rmax;
     while (!accepted) {
       unsigned neg = 0;
       for (;;) {
-        if ((rc = assemble(st, s, s->pos, s->lam, k, t1, delta)))
+        if ((rc = assemble(st, s, s->pos, s->lam, k, t1, delta, projected)))
           return rc;
         if ((rc = solve(st, s, rank_tol, sopts, &neg)) < 0)
           return rc;
         if (neg <= m)
           break;
-        delta = delta > 0 ? 10 * delta : DELTA0;
-        if (delta > DELTA_MAX)
+        if (!projected)
+          projected = 1;
+        else if ((delta = delta > 0 ? 10 * delta : DELTA0) > DELTA_MAX)
           break;
       }
       if (delta > DELTA_MAX) {
         failed = 1;
         break;
       }
-      /* Backtracking on theta. */
-      double alpha = 1, th_s = theta, r_s = rmax;
+      /* The l1 merit E + mu |Phi|_1 and its slope along the direction
+         (Nocedal and Wright, sec. 18.3): descent when the upper block is
+         positive definite on J's null space and mu > |lambda+|_inf. */
+      double lmax = 0;
+      for (size_t r = 0; r < m; r++)
+        lmax = fmax(lmax, fabs(s->lam[r] + s->sol[n3 + r]));
+      mu = fmax(mu, 2 * lmax);
+      dE = 0;
+      for (size_t i = 0; i < n3; i++)
+        dE += (-s->rhs[i] - s->jt[i]) * s->sol[i];
+      double M0 = E0 + mu * phi_abs, dM = dE - mu * phi_abs;
+      /* Backtracking: accept a decrease of the residual (theta, which
+         keeps Newton's fast local steps) or of the merit (which makes
+         progress far from the solution). */
+      alpha = 1;
       for (int hv = 0; hv <= MAX_HALVINGS; hv++, alpha /= 2) {
         for (size_t i = 0; i < n3; i++)
           s->xs[i] = s->x[i] + alpha * s->sol[i];
@@ -656,25 +743,34 @@ static int step(cdyn_stepper *st, void *state_, double h)
           accepted = 1;
           break;
         }
-      }
-      if (!accepted) {
-        delta = delta > 0 ? 10 * delta : DELTA0;
-        if (delta > DELTA_MAX) {
-          failed = 1;
-          break;
+        if (dM < 0) {
+          double Es, ps = 0;
+          merit_energy(st, s, s->xs, k, &Es);
+          for (size_t r = 0; r < m; r++)
+            ps += fabs(d->rows[r].phi);
+          if (Es + mu * ps <= M0 + ARMIJO * alpha * dM && th_s <= THETA_GROWTH * theta0) {
+            accepted = 1;
+            break;
+          }
         }
-        /* Back to the iterate's rows for the next direction. */
-        if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)))
-          return rc;
-        continue;
       }
-      memcpy(s->x, s->xs, n3 * sizeof(double));
-      memcpy(s->lam, s->lams, m * sizeof(double));
-      theta = th_s;
-      rmax = r_s;
+      if (accepted)
+        break;
+      /* Back to the iterate (its rows, forces and merit) for the next direction. */
+      if ((delta = delta > 0 ? 10 * delta : DELTA0) > DELTA_MAX) {
+        failed = 1;
+        break;
+      }
+      projected = 1;
+      if ((rc = residual(st, s, s->x, s->lam, k, t1, &theta, &rmax)) || (rc = merit_freeze(st, s, k, &E0)))
+        return rc;
     }
     if (failed)
       break;
+    memcpy(s->x, s->xs, n3 * sizeof(double));
+    memcpy(s->lam, s->lams, m * sizeof(double));
+    theta = th_s;
+    rmax = r_s;
   }
   cdyn_record_nonlinear(st, it, rmax, converged);
   if (!converged) {

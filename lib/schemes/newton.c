@@ -19,8 +19,9 @@
  * The iteration.  Newton's matrix for the unknowns (q+, lambda) is
  *   [ I + h^2 W H   h^2 W J^T ]      H = sum_j lambda_j Hess c_j,
  *   [ J             0         ]
- * and the constraint types provide no Hessians.  This file drops H, the
- * usual simplification: eliminating dq then leaves one system with the
+ * This file drops H (which the constraint types give: `hess`), the usual
+ * simplification, which bounds the step to h omega of order 1 on long
+ * chains (backward-euler keeps H): eliminating dq then leaves one system with the
  * dynamics' matrix A = J W J^T at the current iterate, assembled, factored
  * and solved by the library's linear solvers.  With iterate q_k, J_k =
  * J(q_k), and q_k = q_pred - h^2 W J_(k-1)^T lambda_k, the step of the

@@ -8,7 +8,10 @@
  *   API;
  * - stiff-pendulum: the searches, h_max of the symplectic-Euler spring
  *   against the stability limit 2 / omega of its radial mode, and the
- *   PBD stretch.
+ *   PBD stretch;
+ * - chain-scale-stability on short chains: the sizes (the doubling, then
+ *   links_max), the claim implicit.no_step_limit recomputed from the map,
+ *   and backward-euler stable on the whole grid.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
@@ -366,11 +369,54 @@ START_TEST(test_stiff_pendulum)
 }
 END_TEST
 
+/* ---- chain-scale-stability ------------------------------------------------------------ */
+
+START_TEST(test_chain_scale)
+{
+  run_ok("run", "chain-scale-stability", "--scheme", "implicit,baumgarte,backward-euler", "--set", "links_min=5",
+         "--set", "links_max=12", "--set", "T=2", "--out", "c");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "c");
+  check_no_temporaries(dir);
+  pathf(path, "%s/chain-scale-map.csv", dir);
+  table t = read_table_nan(path, "scheme,links,h_max,h_fail,omega,h_max_omega", 1);
+  /* Sizes 5, 10, then links_max = 12; runs implicit, baumgarte,
+     backward-euler, the companion implicit-gs and the reference. */
+  ck_assert_uint_eq(t.nrows, 5 * 3);
+  double hs[2][3], hu[2][3];
+  for (size_t r = 0; r < t.nrows; r++) {
+    static const double sizes[3] = {5, 10, 12};
+    ck_assert_double_eq(tv(&t, r, 1), sizes[r % 3]);
+    int k = !strcmp(t.label[r], "implicit") ? 0 : !strcmp(t.label[r], "baumgarte") ? 1 : -1;
+    if (k >= 0) {
+      hs[k][r % 3] = tv(&t, r, 2);
+      hu[k][r % 3] = tv(&t, r, 3);
+    }
+    if (!strcmp(t.label[r], "backward-euler") || !strcmp(t.label[r], "full-newton-ref"))
+      ck_assert_msg(isnan(tv(&t, r, 3)) && tv(&t, r, 2) > 0.5, "%s: %s unstable at N = %g, h = %g", path,
+                    t.label[r], tv(&t, r, 1), tv(&t, r, 3));
+  }
+  /* The claim's sub-measures, from the map. */
+  double stable = 0, ratio = INFINITY;
+  for (int i = 0; i < 3; i++) {
+    stable += isnan(hu[0][i]) && !isnan(hs[0][i]);
+    double r = hs[0][i] / hs[1][i];
+    if (!(r >= ratio))
+      ratio = r;
+  }
+  exp_value v[2] = {{"stable_fraction", stable / 3}, {"min_ratio", ratio}};
+  check_claim(dir, "implicit.no_step_limit", v, 2, 1e-5);
+  check_claims_part(dir, "chain-scale-stability");
+  table_free(&t);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 int main(void)
 {
   const exp_case cases[] = {{"stability_implicit", test_stability_implicit},
-                             {"stiff_pendulum", test_stiff_pendulum}};
+                             {"stiff_pendulum", test_stiff_pendulum},
+                             {"chain_scale", test_chain_scale}};
   return exp_run("experiments_stability", cases, sizeof cases / sizeof cases[0]);
 }
