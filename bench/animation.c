@@ -56,13 +56,15 @@
  * unstable run reports the time of its blow-up and what failed, and '-'
  * for the rest.
  *
- * Caps: a run stops once its stepping time passes its variant's
- * max_seconds (after at least one frame) and is reported capped, with the
- * frames it ran: 5 s for dWorldStep, whose dense m x m factorisation
- * takes 12 s a step at m = 5000 on a 2-core machine (bench.c's chain-5000
- * row), 45 s for the others (xpbd with 128 substeps takes about 31 s on
- * chain-5000).  dWorldStep is not run above 5000 rows (the
- * grid's 8070 rows: a 520 MB matrix, and as much again for its factor).
+ * Caps: dWorldStep runs one frame only above 1000 rows (its dense m x m
+ * factorisation takes about 10 s a step at m = 5000 on a 2-core machine:
+ * bench.c's chain-5000 row), and not at all above 5000 rows (the grid's
+ * 8070 rows: a 520 MB matrix, and as much again for its factor).  As a
+ * safety net, any run stops once its stepping time passes 60 s (after at
+ * least one frame) and is reported capped, with the frames it ran; no run
+ * reaches it on a 2-core machine today (the longest, xpbd with 128
+ * substeps on chain-5000, takes about 35 s), so the outcomes do not depend
+ * on the machine's speed unless it does.
  * Repetitions (--reps, 3 by default; 1 with --quick) are of the stable
  * runs only, and stop once a variant's runs on a problem have taken 6 s
  * of stepping; every repetition must reproduce the first's stretch bit
@@ -94,6 +96,7 @@
 #define ANIM_MAX_REPS 15
 #define ANIM_PROBLEMS 4
 #define ANIM_SUBSTEPS_MAX 128
+#define ANIM_MAX_SECONDS 60.0  /* a run's stepping time, a safety net (capped runs depend on the machine) */
 
 /* ---- the variants ---------------------------------------------------------------- */
 
@@ -105,26 +108,29 @@ typedef struct {
   const char *key, *value; /* one option, or NULL */
   int ode;                 /* the ODE variant */
   size_t max_rows;         /* 0, or the largest m run */
-  double max_seconds;      /* stepping time after which a run stops (capped) */
+  size_t short_rows;       /* 0, or the m above which a run is cut to short_frames */
+  long short_frames;
+  double max_seconds;      /* stepping time after which a run stops (capped): a safety net */
   const char *what;
 } anim_variant;
 
 static const anim_variant variants[NV] = {
-  [V_BE] = {"backward-euler", "backward-euler", NULL, NULL, 0, 0, 45,
+  [V_BE] = {"backward-euler", "backward-euler", NULL, NULL, 0, 0, 0, 0, ANIM_MAX_SECONDS,
             "cdyn backward-euler, defaults (tol 1e-10 m, solver ldlt)"},
 #ifdef HAVE_ODE
-  [V_ODE_STEP] = {"ode-step-erp1", NULL, NULL, NULL, PEER_ODE_STEP_ERP1, 5000, 5,
+  [V_ODE_STEP] = {"ode-step-erp1", NULL, NULL, NULL, PEER_ODE_STEP_ERP1, 5000, 1000, 1, ANIM_MAX_SECONDS,
                   "ODE dWorldStep, ERP 1 (the exact step: cdyn's implicit scheme)"},
-  [V_ODE_QUICK20] = {"ode-quick20", NULL, NULL, NULL, PEER_ODE_QUICK20, 0, 45,
+  [V_ODE_QUICK20] = {"ode-quick20", NULL, NULL, NULL, PEER_ODE_QUICK20, 0, 0, 0, ANIM_MAX_SECONDS,
                      "ODE dWorldQuickStep, 20 iterations, ERP 0.2"},
 #else
-  [V_ODE_STEP] = {"ode-step-erp1", NULL, NULL, NULL, -1, 0, 0, "ODE dWorldStep (ODE not built in)"},
-  [V_ODE_QUICK20] = {"ode-quick20", NULL, NULL, NULL, -1, 0, 0, "ODE dWorldQuickStep (ODE not built in)"},
+  [V_ODE_STEP] = {"ode-step-erp1", NULL, NULL, NULL, -1, 0, 0, 0, 0, "ODE dWorldStep (ODE not built in)"},
+  [V_ODE_QUICK20] = {"ode-quick20", NULL, NULL, NULL, -1, 0, 0, 0, 0, "ODE dWorldQuickStep (ODE not built in)"},
 #endif
-  [V_IMPLICIT] = {"implicit", "implicit", NULL, NULL, 0, 0, 45, "cdyn implicit, solver auto"},
-  [V_IMPLICIT_GS] = {"implicit-gs-diagonal", "implicit", "geometric_stiffness", "diagonal", 0, 0, 45,
+  [V_IMPLICIT] = {"implicit", "implicit", NULL, NULL, 0, 0, 0, 0, ANIM_MAX_SECONDS, "cdyn implicit, solver auto"},
+  [V_IMPLICIT_GS] = {"implicit-gs-diagonal", "implicit", "geometric_stiffness", "diagonal", 0, 0, 0, 0,
+                     ANIM_MAX_SECONDS,
                      "cdyn implicit, geometric_stiffness = diagonal"},
-  [V_XPBD] = {"xpbd-substeps", "xpbd", "iterations", "1", 0, 0, 45,
+  [V_XPBD] = {"xpbd-substeps", "xpbd", "iterations", "1", 0, 0, 0, 0, ANIM_MAX_SECONDS,
               "cdyn xpbd, 1 iteration per substep, n substeps per frame"},
 };
 
@@ -415,7 +421,9 @@ static void run_ode(const bench_problem *p, const anim_variant *v, anim_run *r)
 #ifdef HAVE_ODE
   watch w = {.p = p, .hs = ANIM_H, .total = ANIM_FRAMES, .stop_above = INFINITY};
   bench_run br;
-  int rc = peer_ode_run_observed(p, v->ode, ANIM_H, ANIM_FRAMES, 1, v->max_seconds, &br, watch_step, &w);
+  int cut = v->short_rows && p->links > v->short_rows;
+  int rc = peer_ode_run_observed(p, v->ode, ANIM_H, cut ? v->short_frames : ANIM_FRAMES, 1, v->max_seconds, &br,
+                                 watch_step, &w);
   r->steps = rc ? w.step : br.steps;
   r->seconds = br.seconds;
   if (rc && br.steps == 0 && !strncmp(br.note, "dWorldStep factors", 18)) {
@@ -424,6 +432,9 @@ static void run_ode(const bench_problem *p, const anim_variant *v, anim_run *r)
     return;
   }
   finish(r, &w, rc != 0, br.note);
+  if (cut && r->status == S_CAPPED)
+    snprintf(r->note, sizeof r->note, "run for %ld of %ld frames only (above %zu rows: the dense factorisation "
+             "takes %.3g s a frame here)", r->frames, ANIM_FRAMES, v->short_rows, r->seconds / (double)r->frames);
   if (!rc && r->status == S_STABLE && br.note[0])
     snprintf(r->note, sizeof r->note, "%s", br.note);
 #else
@@ -785,6 +796,8 @@ int bench_anim_write(const bench_anim *a, const char *dir, int argc, char **argv
     fprintf(f, ", \"max_seconds\": %g", v->max_seconds);
     if (v->max_rows)
       fprintf(f, ", \"max_rows\": %zu", v->max_rows);
+    if (v->short_rows)
+      fprintf(f, ", \"frames_above_%zu_rows\": %ld", v->short_rows, v->short_frames);
     fprintf(f, "}");
   }
   fprintf(f, "]\n}\n");
@@ -980,9 +993,10 @@ void bench_anim_print(FILE *g, const bench_anim *a)
              "iterations). ms/frame: the step calls' time over the frames (the first frame's symbolic analysis "
              "included), the median over reps. Energy lost: (E(0) - E(T)) / T, E = kinetic + gravitational, which "
              "includes the potential released by links that stretch. ODE: dWorldStep with ERP 1 (the same scheme as "
-             "implicit), dWorldQuickStep with 20 iterations and ERP 0.2. Caps: a run stops after 45 s of stepping "
-             "(dWorldStep: 5 s, and not run above 5000 rows) and is reported capped.%s\n\n",
-          ANIM_BLOWUP, ANIM_RUNAWAY,
+             "implicit), dWorldQuickStep with 20 iterations and ERP 0.2. Caps: dWorldStep runs one frame above 1000 rows "
+             "and none above 5000 (dense); any run stops after %g s of stepping, a safety net, and is reported "
+             "capped.%s\n\n",
+          ANIM_BLOWUP, ANIM_RUNAWAY, ANIM_MAX_SECONDS,
           sphere_own_hess ? " The links to fixed points use the library's sphere constraint with its geometric "
                             "stiffness supplied by the benchmark (the library's sphere has none, and "
                             "backward-euler needs it)."
