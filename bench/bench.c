@@ -35,6 +35,13 @@
  * time per step against log m over the chains), results.meta.json (the
  * machine, compiler, libraries, parameters and command), summary.md (the
  * goals as measured ratios), and the table on stdout.
+ *
+ * A second section follows, the animation step (animation.c): every
+ * variant there at h = 1/60 s fixed for 10 s, stable or not, into
+ * animation.csv, animation.meta.json, animation.md and the end of
+ * summary.md (--no-animation leaves it out, --animation-only runs it
+ * alone).  It runs after this section's files are written, and shares
+ * nothing with its runs.
  */
 #define _POSIX_C_SOURCE 200809L
 
