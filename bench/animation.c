@@ -41,8 +41,12 @@
  * state stays finite, and the largest relative stretch max_k |d_k - l_k| /
  * l_k, checked after every step (every substep for xpbd), stays <= 0.1
  * over the 10 s.  (backward-euler's CDYN_NOCONV restores the state, so a
- * frame that returns it was not taken: it counts as a failure.)  A run
- * stops at its first failure, and the time reported is that step's end.
+ * frame that returns it was not taken: it counts as a failure.)  The
+ * blow-up time reported is the end of the first step that breaks the
+ * rule; the run goes on after a stretch above 0.1 until a step fails, the
+ * state is not finite or the stretch passes 1 (a runaway), so that its
+ * note can say what it did and its time per frame is measured on the
+ * frames it ran.
  *
  * Measured per run, the checks outside the timed calls: the largest
  * stretch; the time per frame (the step calls' time over the frames; a
@@ -454,7 +458,7 @@ static void run_ode(const bench_problem *p, const anim_variant *v, anim_run *r)
 typedef struct {
   bench_problem p;
   int reps[NV];
-  double ms[NV];          /* median ms per frame (stable runs); else the first run's */
+  double ms[NV];          /* ms per frame, the median over the repetitions */
   anim_run run[NV];       /* the first run */
   char search[512];       /* xpbd's search */
   double target;          /* xpbd's target stretch (backward-euler's), NAN without one */
@@ -492,7 +496,7 @@ static void log_run(const anim_row *row, const char *name, const anim_run *r, in
           r->stretch_max, r->note);
 }
 
-/* Runs variant iv on a row, with repetitions of a stable run; first: its
+/* Runs variant iv on a row, with its repetitions; first: its
    first run, done already (or NULL). */
 static void run_variant(bench_anim *a, anim_row *row, int iv, int n, double stop_above, const anim_run *first)
 {
