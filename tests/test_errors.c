@@ -1035,6 +1035,110 @@ START_TEST(test_inconsistent_constraints_named)
 }
 END_TEST
 
+/* ---- the schemes implicit in the constraint geometry ----------------------------- */
+
+static int plane_y_eval(const double *params, const double *const *x, const double *const *v, double t,
+                        cdyn_row *rows)
+{
+  (void)params, (void)v, (void)t;
+  memset(rows, 0, sizeof *rows);
+  rows->phi = x[0][1];
+  rows->jac[0][1] = 1;
+  return CDYN_OK;
+}
+
+/*
+ * A constraint type without its geometric stiffness (hess NULL) is
+ * refused by the schemes that need it, with a message naming the type,
+ * and the state is left alone; the schemes that do not need it step.
+ */
+START_TEST(test_type_without_hess_refused)
+{
+  static const cdyn_constraint_type own = {
+    .name = "own-floor", .description = "y = 0", .nparticles = 1, .nparams = 0, .rows = 1, .eval = plane_y_eval};
+  static const char *const need[][3] = {{"backward-euler", NULL, NULL},
+                                        {"bdf2", NULL, NULL},
+                                        {"implicit", "geometric_stiffness", "diagonal"}};
+  for (size_t k = 0; k < 4; k++) {
+    cdyn_system *sys = NULL;
+    const double x[3] = {0.2, 0, 0.1}, v[3] = {0.5, 0, 0};
+    EXPECT_OK(cdyn_system_new(&sys, 1));
+    EXPECT_OK(cdyn_system_set_position(sys, 0, x));
+    EXPECT_OK(cdyn_system_set_velocity(sys, 0, v));
+    size_t p = 0;
+    EXPECT_OK(cdyn_system_add_constraint(sys, &own, &p, NULL, NULL));
+    cdyn_stepper *st = NULL;
+    EXPECT_OK(cdyn_stepper_new(&st, sys, k < 3 ? need[k][0] : "implicit"));
+    if (k < 3 && need[k][1])
+      EXPECT_OK(cdyn_stepper_set(st, need[k][1], need[k][2]));
+    int rc = cdyn_stepper_step(st, 0.01);
+    if (k < 3) {
+      ck_assert_msg(rc == CDYN_EINVAL && strstr(cdyn_errmsg(), "own-floor") && strstr(cdyn_errmsg(), "hess"),
+                    "%s: %d (%s)", need[k][0], rc, cdyn_errmsg());
+      double q[3], w[3];
+      EXPECT_OK(cdyn_system_get_particle(sys, 0, NULL, q, w));
+      ck_assert(!memcmp(q, x, sizeof q) && !memcmp(w, v, sizeof w) && cdyn_system_time(sys) == 0);
+    } else {
+      ck_assert_msg(rc == CDYN_OK, "implicit without the option: %d (%s)", rc, cdyn_errmsg());
+    }
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+/*
+ * backward-euler and bdf2 return CDYN_NOCONV when Newton does not
+ * converge, with q, v, the multipliers and the time as before the step
+ * (noconv_restores): a 10-link chain at h = 0.1 (h omega_N = 4.4) with
+ * one Newton iteration allowed; with the default 50 the same step is
+ * taken.  Inconsistent constraints (one particle pinned at two points)
+ * never converge: CDYN_NOCONV, the state restored.
+ */
+START_TEST(test_noconv_restores)
+{
+  static const char *const schemes[] = {"backward-euler", "bdf2"};
+  for (size_t k = 0; k < 2; k++) {
+    cdyn_system *sys = NULL;
+    EXPECT_OK(tu_chain(&sys, 10, 0.05, 1.0, NULL));
+    double v1[3] = {0.3, 0, 0};
+    EXPECT_OK(cdyn_system_set_velocity(sys, 10, v1));
+    cdyn_stepper *st = NULL;
+    EXPECT_OK(cdyn_stepper_new(&st, sys, schemes[k]));
+    EXPECT_OK(cdyn_stepper_step(st, 0.1));
+    double q0[33], v0[33], q[33], v[33], l0[13], l[13], t0 = cdyn_system_time(sys);
+    EXPECT_OK(cdyn_system_get_state(sys, q0, v0));
+    EXPECT_OK(cdyn_stepper_multipliers(st, l0));
+    EXPECT_OK(cdyn_stepper_set(st, "max_iter", "1"));
+    int rc = cdyn_stepper_step(st, 0.1);
+    ck_assert_msg(rc == CDYN_NOCONV && strstr(cdyn_errmsg(), "restored"), "%s: %d (%s)", schemes[k], rc,
+                  cdyn_errmsg());
+    EXPECT_OK(cdyn_system_get_state(sys, q, v));
+    EXPECT_OK(cdyn_stepper_multipliers(st, l));
+    ck_assert(!memcmp(q, q0, sizeof q) && !memcmp(v, v0, sizeof v) && !memcmp(l, l0, sizeof l));
+    ck_assert(cdyn_system_time(sys) == t0);
+    EXPECT_OK(cdyn_stepper_set(st, "max_iter", "50"));
+    EXPECT_OK(cdyn_stepper_step(st, 0.1));
+    ck_assert(cdyn_system_time(sys) > t0);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+
+    const double p1[3] = {0, 0, 0}, p2[3] = {0.3, 0, 0};
+    EXPECT_OK(cdyn_system_new(&sys, 1));
+    EXPECT_OK(cdyn_system_add_pin(sys, 0, p1, NULL));
+    EXPECT_OK(cdyn_system_add_pin(sys, 0, p2, NULL));
+    EXPECT_OK(cdyn_stepper_new(&st, sys, schemes[k]));
+    rc = cdyn_stepper_step(st, 0.01);
+    ck_assert_msg(rc == CDYN_NOCONV, "%s, inconsistent pins: %d (%s)", schemes[k], rc, cdyn_errmsg());
+    double x[3];
+    EXPECT_OK(cdyn_system_get_particle(sys, 0, NULL, x, NULL));
+    ck_assert(x[0] == 0 && x[1] == 0 && x[2] == 0 && cdyn_system_time(sys) == 0);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
 /* A message longer than the buffer keeps its end, where the reason is. */
 START_TEST(test_long_message_keeps_reason)
 {
@@ -1107,6 +1211,8 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_overflowing_measures);
   tcase_add_test(tc, test_divergence_guard);
   tcase_add_test(tc, test_inconsistent_constraints_named);
+  tcase_add_test(tc, test_type_without_hess_refused);
+  tcase_add_test(tc, test_noconv_restores);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("messages");

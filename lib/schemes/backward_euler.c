@@ -25,10 +25,11 @@
  *   [ H    J^T ]   H = M (1 + delta) / k^2 + K(x, lambda) - dF/dx - dF/dv / k,
  *   [ J    -C  ]   K = sum_r lambda_r Hess Phi_r  (the constraint types' `hess`),
  * with the springs' force Jacobians dF/dx, dF/dv of Baraff and Witkin
- * (cdyn_spring_jacobians; with Choi and Ko's fix under compression, which
- * keeps their contribution positive semi-definite).  The force callback's
- * Jacobian is not known: the callback enters the residual exactly but not
- * the matrix (a modified Newton method).
+ * (cdyn_spring_jacobians).  The dampers' dependence on x through their
+ * direction is left out (it is not symmetric), and so is the force
+ * callback's Jacobian, which is not known: both enter the residual
+ * exactly but not the matrix, so Newton converges linearly, at a rate of
+ * their size relative to M / k^2.
  *
  * Solving the indefinite matrix.  C = diag(c_r) is a compliance of
  * c_r = 1e-10 k^2 (J W J^T)_rr, ten decades below the constraint's own
@@ -41,27 +42,50 @@
  * from this change.  Pivoting (Bunch-Kaufman) would not need C, but no
  * sparse pivoting LDL^T is among the project's dependencies, and
  * quasi-definiteness gives the inertia for free.
- * H is not always positive definite: a link that pushes (lambda < 0)
- * contributes -|lambda| P / r.  The factorisation's inertia tells: the
- * matrix has exactly m negative pivots when H is positive definite on the
- * null space of J (approximately, for small C).  With more, the iteration
- * adds delta M / k^2 to H (delta = 1e-4, then tenfold, up to 1e8, which
- * shortens the step like a trust region in the mass metric) and factors
- * again; each next iteration starts from a tenth of the last delta.
+ * H is not always positive definite: a compressed spring's transverse
+ * stiffness k (1 - L0 / r) and a pushing link's -|lambda| P / r are
+ * negative.  The factorisation's inertia tells: the matrix has exactly m
+ * negative pivots when H is positive definite on the null space of J
+ * (approximately, for small C).  With more, the springs' Hessians are
+ * projected (Choi and Ko's: the transverse term of a compressed spring
+ * dropped), and if that is not enough, delta M / k^2 is added (delta =
+ * 1e-4, then tenfold, up to 1e8, which shortens the step like a trust
+ * region in the mass metric); each next iteration starts from a tenth
+ * of the last delta.
  *
- * Globalisation.  The residuals are measured as lengths,
- *   e = ( k^2 W R,  Phi ),
- * the position correction that would make the momentum balance hold, and
- * the constraint violation.  A Newton step (dx, dlambda) is accepted with
- * the largest alpha in 1, 1/2, 1/4, ... 1/1024 that gives sufficient
- * decrease of the merit function theta = |e|^2 / 2 (Armijo, with the
- * exact Newton direction's slope -2 theta: theta(alpha) <= (1 - 2e-4
- * alpha) theta(0)).  When none does, delta is raised as above and the
- * direction computed again.
+ * Globalisation.  Two measures of progress:
+ *   theta = |e|^2 / 2,  e = ( k^2 W R,  Phi ),
+ * the residuals as lengths (the position correction that would balance
+ * momentum, and the violation), whose slope along the exact Newton
+ * direction is -2 theta; and the l1 merit function
+ *   E(x) + mu |Phi(x)|_1,
+ * E the step's incremental potential (M |x - xb - k vb|^2 / (2 k^2) plus
+ * gravity's and the springs' elastic energy, minus the work of the
+ * dampers' and the callback's forces frozen at the iterate), whose slope
+ * along the direction is negative when H is positive definite on J's
+ * null space and mu > |lambda+|_inf (Nocedal and Wright, Numerical
+ * Optimization, sec. 18.3; mu never decreases within a step).  A step
+ * (dx, dlambda) is taken with the largest alpha in 1, 1/2, ..., 1/1024
+ * that decreases theta by Armijo's rule (theta(alpha) <= (1 - 2e-4
+ * alpha) theta), which keeps Newton's fast local convergence, or the
+ * merit by Armijo's rule while theta stays within 100 times its value
+ * at the start of the step, which makes progress where the residual
+ * alone does not (a start far from the solution, springs in compression).
+ * When none does, delta is raised as above and the direction computed
+ * again.
  *
- * Stopping: max |(k^2 W R)_i| <= tol and max |Phi_r| <= tol (tol 1e-10 m
- * by default: on a chain of links of 5 cm, a stretch of 2e-9).  When the
- * iteration meets neither within max_iter iterations, or delta passes
+ * Stopping: max |Phi_r| <= tol (1e-10 m by default: on a chain of links
+ * of 5 cm, a stretch of 2e-9) and max |(W R)_i| <= tol_accel (1e-8 m/s^2
+ * by default, 1e-9 g: the multipliers' error per unit mass), both
+ * residuals in units that mean something at every h: a length test on
+ * k^2 W R alone would pass at once for tiny h with any multipliers.
+ * Where rounding cannot reach them (huge forces on light particles, far
+ * coordinates), each tolerance is raised to its rounding floor: 64 eps
+ * times the size of the terms the residual sums.  At least one Newton
+ * iteration is made: the start may meet both tolerances at tiny h (a
+ * free fall of g h^2 within tol) with multipliers that are not the
+ * step's.  When the
+ * iteration does not meet both within max_iter iterations, or delta passes
  * 1e8, or the residual is not finite, the step returns CDYN_NOCONV and
  * the stepper restores q, v, the multipliers and the time
  * (noconv_restores): the caller may retry with a smaller h.
@@ -85,12 +109,14 @@
  * solver keeps its analysis.  Only a pattern that outgrows every earlier
  * one allocates, as a sparse solver's analysis of a new pattern does,
  * and that is counted in cdyn_stats.analyses.  Other steps do not
- * allocate.  Every constraint
- * type of the system must give its geometric stiffness (`hess`); a type
+ * allocate.  The positions of the entries that the first assembly of a
+ * pattern finds are kept for the next assemblies.  Every constraint type
+ * of the system must give its geometric stiffness (`hess`); a type
  * without it is refused with a message naming it.
  *
  * Expected orders: backward-euler 1 (q, v and lambda); bdf2 2.
  */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,7 +133,7 @@
 #define THETA_GROWTH 100
 
 typedef struct {
-  double tol;
+  double tol, tol_accel;
   long max_iter;
 } opts;
 
@@ -121,6 +147,7 @@ typedef struct {
   /* the last step's start (BDF2) */
   double *qprev, *vprev, hprev;
   int have_prev;
+  double res_accel, res_phi; /* the last residual()'s max |(W R)_i| and max |Phi_r| */
   /* dim = 3n + mcap each */
   double *rhs, *sol;
   /* the matrix */
@@ -130,6 +157,10 @@ typedef struct {
   /* building the pattern: each row's entries before de-duplication */
   int *ent, *cnt;      /* ent_cap, dim + 1 */
   size_t ent_cap;
+  /* Each assembly adds its entries in the same order for one pattern: the
+     positions found by the first are kept (slot_cap of them). */
+  size_t *slot, slot_cap;
+  int slots_valid;
   unsigned long version, pattern_id;
   size_t m_pattern;
   int have_pattern;
@@ -145,6 +176,10 @@ static void drop_pattern(state *s)
   free(s->val);
   free(s->ent);
   free(s->cnt);
+  free(s->slot);
+  s->slot = NULL;
+  s->slot_cap = 0;
+  s->slots_valid = 0;
   s->rowptr = s->col = s->ent = s->cnt = NULL;
   s->val = NULL;
   s->nnz_cap = s->ent_cap = 0;
@@ -296,11 +331,18 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
   const cdyn_scheme_data *d = &st->d;
   size_t n3 = 3 * d->n, m = d->m, dim = n3 + m, dcap = n3 + s->mcap;
   int grew = 0;
-  if (!s->cnt) {
+  if (!s->cnt || !s->rowptr) {
+    free(s->cnt);
+    free(s->rowptr);
     s->cnt = malloc((dcap + 1) * sizeof(int));
     s->rowptr = malloc((dcap + 1) * sizeof(int));
-    if (!s->cnt || !s->rowptr)
+    if (!s->cnt || !s->rowptr) {
+      free(s->cnt);
+      free(s->rowptr);
+      s->cnt = s->rowptr = NULL;
+      s->have_pattern = 0;
       return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for the pattern of %zu rows", dcap);
+    }
     s->dim = 0;
     grew = 1;
   }
@@ -365,8 +407,32 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
     nnz += u;
     start = end;
   }
+  /* The slot cache: one position per entry an assembly adds. */
+  size_t nslot = 0;
+  for (size_t r = 0; r < m;) {
+    const cdyn_constraint *c = &st->sys->cons[d->rowcon[r]];
+    size_t np = c->type->nparticles;
+    nslot += 9 * np * np + 6 * np * c->type->rows;
+    r += c->type->rows;
+  }
+  for (size_t q = 0; q < st->sys->nsprings; q++)
+    nslot += 36;
+  if (nslot > s->slot_cap) {
+    free(s->slot);
+    s->slot = malloc(nslot * sizeof *s->slot);
+    if (!s->slot) {
+      s->slot_cap = 0;
+      s->have_pattern = 0;
+      return cdyn_error(CDYN_ENOMEM, "backward-euler: out of memory for %zu entry positions", nslot);
+    }
+    s->slot_cap = nslot;
+    grew = 1;
+  }
+  s->slots_valid = 0;
   if (same && nnz == s->nnz) {
     s->version = st->sys->version;
+    if (grew)
+      st->stats.analyses++;
     return CDYN_OK;
   }
   if (nnz > s->nnz_cap) {
@@ -418,7 +484,8 @@ static size_t at(const state *s, size_t i, size_t j)
 /*
  * The residuals at the iterate x = xb + u, lam: x into s->pos, the rows
  * at x into d->rows, F; -R and -Phi into rhs; *theta gets |e|^2 / 2,
- * e = (k^2 W R, Phi), and *rmax max |e|.  The unknown is the
+ * e = (k^2 W R, Phi) (both lengths), and *rmax the larger of
+ * max |(W R)_i| / tol_accel and max |Phi_r| / tol (converged at <= 1).  The unknown is the
  * displacement u rather than x, so that v+ = u / k keeps the digits that
  * (x - xb) / k would lose.
  */
@@ -436,27 +503,37 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
   if ((rc = cdyn_forces(st, x, vi, t1, s->F)) || (rc = cdyn_eval_rows(st, x, vi, t1)))
     return rc;
   cdyn_jtmul(st, lam, s->jt);
-  double th = 0, mx = 0;
+  const opts *o = d->opts;
+  double th = 0, ra = 0, rp = 0, fa = 0, fp = 0;
   for (size_t i = 0; i < n3; i++) {
-    double mi = d->mass[i / 3];
-    double R = mi * (u[i] - k * s->vb[i]) / (k * k) - s->F[i] + s->jt[i];
+    double mi = d->mass[i / 3], in = mi * (u[i] - k * s->vb[i]) / (k * k);
+    double R = in - s->F[i] + s->jt[i];
     s->rhs[i] = -R;
     double e = k * k * R / mi;
     th += e * e;
-    mx = fmax(mx, fabs(e));
-    if (isnan(e))
-      mx = NAN;
+    if (!(fabs(R / mi) <= ra)) /* NaN wins */
+      ra = fabs(R / mi);
+    fa = fmax(fa, (fabs(in) + fabs(s->F[i]) + fabs(s->jt[i])) / mi);
+    fp = fmax(fp, fabs(x[i]));
   }
   for (size_t r = 0; r < m; r++) {
     double e = d->rows[r].phi;
     s->rhs[n3 + r] = -e;
     th += e * e;
-    mx = fmax(mx, fabs(e));
-    if (isnan(e))
-      mx = NAN;
+    if (!(fabs(e) <= rp))
+      rp = fabs(e);
   }
+  s->res_accel = ra;
+  s->res_phi = rp;
   *theta = 0.5 * th;
-  *rmax = mx;
+  /* The tolerances, or the rounding floors when those are larger: R is a
+     sum of terms of size fa (per unit mass), Phi a difference of
+     coordinates of size fp, each rounded at eps times its size, summed
+     over the few terms and rows that share a particle (as
+     cdyn_iter_verdict's floor). */
+  *rmax = fmax(ra / fmax(o->tol_accel, 64 * DBL_EPSILON * fa), rp / fmax(o->tol, 64 * DBL_EPSILON * fp));
+  if (isnan(ra) || isnan(rp))
+    *rmax = NAN;
   return CDYN_OK;
 }
 
@@ -468,6 +545,9 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
   const cdyn_system *sys = st->sys;
   size_t n3 = 3 * d->n, m = d->m;
   double *val = s->val;
+  size_t c_ = 0; /* the next position of the slot cache */
+  int known = s->slots_valid;
+#define SLOT(i, j) (known ? s->slot[c_++] : (s->slot[c_++] = at(s, (i), (j))))
   memset(val, 0, s->nnz * sizeof(double));
   for (size_t i = 0; i < n3; i++)
     val[s->rowptr[i]] = d->mass[i / 3] * (1 + delta) / (k * k);
@@ -479,9 +559,8 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
       return rc;
     for (size_t a = 0; a < dn; a++)
       for (size_t b = 0; b < dn; b++) {
-        double v = s->K[a * dn + b];
-        if (v != 0)
-          val[at(s, 3 * c->p[a / 3] + a % 3, 3 * c->p[b / 3] + b % 3)] += v;
+        size_t e = SLOT(3 * c->p[a / 3] + a % 3, 3 * c->p[b / 3] + b % 3);
+        val[e] += s->K[a * dn + b];
       }
     for (size_t q = 0; q < nr; q++) {
       const cdyn_row *row = &d->rows[r + q];
@@ -491,8 +570,9 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
         for (size_t e = 0; e < 3; e++) {
           size_t ci = 3 * c->p[a] + e;
           double j = row->jac[a][e];
-          val[at(s, ci, rr)] += j;
-          val[at(s, rr, ci)] += j;
+          size_t e1 = SLOT(ci, rr), e2 = SLOT(rr, ci);
+          val[e1] += j;
+          val[e2] += j;
           jwj += j * j * d->winv[c->p[a]];
         }
       s->comp[r + q] = COMPLIANCE * k * k * jwj;
@@ -510,12 +590,16 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
     for (size_t a = 0; a < 3; a++)
       for (size_t b = 0; b < 3; b++) {
         double v = -Kx[3 * a + b] - Kv[3 * a + b] / k;
-        val[at(s, 3 * sp->i + a, 3 * sp->i + b)] += v;
-        val[at(s, 3 * sp->j + a, 3 * sp->j + b)] += v;
-        val[at(s, 3 * sp->i + a, 3 * sp->j + b)] -= v;
-        val[at(s, 3 * sp->j + a, 3 * sp->i + b)] -= v;
+        size_t e1 = SLOT(3 * sp->i + a, 3 * sp->i + b), e2 = SLOT(3 * sp->j + a, 3 * sp->j + b);
+        size_t e3 = SLOT(3 * sp->i + a, 3 * sp->j + b), e4 = SLOT(3 * sp->j + a, 3 * sp->i + b);
+        val[e1] += v;
+        val[e2] += v;
+        val[e3] -= v;
+        val[e4] -= v;
       }
   }
+#undef SLOT
+  s->slots_valid = 1;
   for (size_t i = 0; i < s->dim; i++)
     s->diag[i] = val[s->rowptr[i]];
   return CDYN_OK;
@@ -676,7 +760,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
       failed = 1;
       break;
     }
-    if (rmax <= o->tol) {
+    if (rmax <= 1 && it > 0) {
       converged = 1;
       break;
     }
@@ -772,12 +856,13 @@ static int step(cdyn_stepper *st, void *state_, double h)
     theta = th_s;
     rmax = r_s;
   }
-  cdyn_record_nonlinear(st, it, rmax, converged);
+  cdyn_record_nonlinear(st, it, s->res_phi, converged);
   if (!converged) {
     cdyn_error(CDYN_NOCONV,
-               "%s: Newton did not converge in the step from t = %g with h = %g (%u iterations, residual %g m, "
-               "tol %g m%s); the state is restored",
-               name, d->t, h, it, rmax, o->tol, failed ? ", no acceptable direction" : "");
+               "%s: Newton did not converge in the step from t = %g with h = %g (%u iterations; residuals %g m/s^2 "
+               "and %g m, tolerances %g and %g%s); the state is restored",
+               name, d->t, h, it, s->res_accel, s->res_phi, o->tol_accel, o->tol,
+               failed ? "; no acceptable direction" : "");
     return CDYN_NOCONV;
   }
   /* The end state. */
@@ -798,7 +883,10 @@ static int step(cdyn_stepper *st, void *state_, double h)
 
 static const cdyn_option options[] = {
   {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-10", 0.0, 1e300, NULL,
-   "stop when max |k^2 W R| and max |Phi_r| are at most this (lengths, m)"},
+   "stop when max |Phi_r| is at most this (m) and max |(W R)_i| at most tol_accel"},
+  {"tol_accel", CDYN_OPT_DOUBLE, offsetof(opts, tol_accel), "1e-8", 0.0, 1e300, NULL,
+   "stop when max |(W R)_i|, the acceleration the momentum residual R leaves, is at most this (m/s^2) and "
+   "max |Phi_r| at most tol"},
   {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "50", 1, 1e6, NULL,
    "Newton iterations per step before CDYN_NOCONV (the state restored)"},
   CDYN_OPTIONS_END};
