@@ -54,9 +54,10 @@
  * a descent method would flee (measured on a falling 16 x 16 net of
  * links: shifting it away made Newton stall and the step fail at
  * t = 0.33 s; keeping it, the net runs its 10 s at 2.4 iterations a step).
- * Without pivoting, LDL^T is then not backward stable, so each solve is
- * followed by up to 4 steps of iterative refinement with the same factor
- * (to a residual of 1e-12 of the right-hand side).  Only when no step of
+ * Without pivoting, LDL^T is then not backward stable, so such a solve
+ * (more negative pivots than rows) is followed by up to 4 steps of
+ * iterative refinement with the same factor (to a residual of 1e-12 of
+ * the right-hand side).  Only when no step of
  * the line search below is accepted is delta M / k^2 added (delta = 1e-4,
  * then tenfold, up to 1e8, which shortens the step like a trust region
  * in the mass metric).
@@ -158,6 +159,11 @@ typedef struct {
   double *qprev, *vprev, hprev;
   int have_prev;
   double res_accel, res_phi; /* the last residual()'s max |(W R)_i| and max |Phi_r| */
+  /* The end of the last step, whose rows d->rows still holds while
+     end_valid: its positions, time and the system's version. */
+  double *qend, end_t;
+  unsigned long end_version;
+  int end_valid;
   /* dim = 3n + mcap each */
   double *rhs, *sol, *res, *dsol;
   /* the matrix */
@@ -222,7 +228,7 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->mcap = mcap;
   s->bdf2 = bdf2;
   size_t n3 = 3 * n, dim = n3 + mcap;
-  s->xb = calloc(10 * n3 + 1, sizeof(double));
+  s->xb = calloc(11 * n3 + 1, sizeof(double));
   s->lam = calloc(4 * mcap + 1, sizeof(double));
   s->rhs = calloc(4 * dim + 1, sizeof(double));
   s->diag = calloc(dim + 1, sizeof(double));
@@ -238,6 +244,7 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->jt = p += n3;
   s->pos = p += n3;
   s->fnc = p += n3;
+  s->qend = p += n3;
   s->qprev = p += n3;
   s->vprev = p + n3;
   s->lams = s->lam + mcap;
@@ -257,6 +264,7 @@ static void reset(void *p)
 {
   state *s = p;
   s->have_prev = 0;
+  s->end_valid = 0;
   memset(s->lamprev, 0, s->mcap * sizeof(double));
 }
 
@@ -645,10 +653,12 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
   st->stats.solves++;
   if (rc < 0)
     return rc;
+  /* Refinement where the factorisation may not be backward stable: more
+     negative pivots than rows of C (the upper block indefinite). */
   double bn = 0;
   for (size_t i = 0; i < s->dim; i++)
     bn = fmax(bn, fabs(s->rhs[i]));
-  for (int pass = 0; pass < REFINE_MAX; pass++) {
+  for (int pass = 0; pass < REFINE_MAX && info.negative > s->dim - 3 * st->d.n; pass++) {
     cdyn_matrix_apply(&A, s->sol, s->res);
     double rn = 0;
     for (size_t i = 0; i < s->dim; i++) {
@@ -779,7 +789,13 @@ static int step(cdyn_stepper *st, void *state_, double h)
   }
   /* The start: the last multipliers, and an explicit step with them. */
   memcpy(s->lam, s->lamprev, m * sizeof(double));
-  if ((rc = cdyn_forces(st, d->q, d->v, d->t, s->F)) || (m && (rc = cdyn_eval_rows(st, d->q, d->v, d->t))))
+  /* J(q_n): the rows the last step ended with when nothing has moved or
+     changed since (the same positions, time and set: bitwise the rows an
+     evaluation would give, since J depends on q and t alone). */
+  int fresh = s->end_valid && s->end_version == st->sys->version && s->end_t == d->t &&
+              !memcmp(s->qend, d->q, n3 * sizeof(double));
+  s->end_valid = 0;
+  if ((rc = cdyn_forces(st, d->q, d->v, d->t, s->F)) || (m && !fresh && (rc = cdyn_eval_rows(st, d->q, d->v, d->t))))
     return rc;
   cdyn_jtmul(st, s->lam, s->jt);
   for (size_t i = 0; i < n3; i++)
@@ -917,6 +933,12 @@ static int step(cdyn_stepper *st, void *state_, double h)
   }
   memcpy(d->lambda, s->lam, m * sizeof(double));
   memcpy(s->lamprev, s->lam, m * sizeof(double));
+  /* The rows are those of the last residual(), at the accepted iterate:
+     at the end state. */
+  memcpy(s->qend, d->q, n3 * sizeof(double));
+  s->end_t = t1;
+  s->end_version = st->sys->version;
+  s->end_valid = 1;
   return CDYN_OK;
 }
 
