@@ -35,6 +35,13 @@
  * time per step against log m over the chains), results.meta.json (the
  * machine, compiler, libraries, parameters and command), summary.md (the
  * goals as measured ratios), and the table on stdout.
+ *
+ * A second section follows, the animation step (animation.c): every
+ * variant there at h = 1/60 s fixed for 10 s, stable or not, into
+ * animation.csv, animation.meta.json, animation.md and the end of
+ * summary.md (--no-animation leaves it out, --animation-only runs it
+ * alone).  It runs after this section's files are written, and shares
+ * nothing with its runs.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -43,9 +50,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <lapacke.h>
 
@@ -57,6 +61,8 @@
 #endif
 
 #include "cdyn/cdyn.h"
+#include "animation.h"
+#include "common.h"
 #include "problem.h"
 #include "problems.h"
 #ifdef HAVE_ODE
@@ -109,33 +115,6 @@ typedef struct {
 
 /* ---- cdyn ------------------------------------------------------------------------- */
 
-static int build_system(const bench_problem *p, cdyn_system **out)
-{
-  cdyn_system *s = NULL;
-  int rc = cdyn_system_new(&s, p->n);
-  for (size_t i = 0; !rc && i < p->n; i++) {
-    if (!(rc = cdyn_system_set_mass(s, i, p->mass[i])) && !(rc = cdyn_system_set_position(s, i, p->x0 + 3 * i)))
-      rc = cdyn_system_set_velocity(s, i, p->v0 + 3 * i);
-  }
-  if (!rc)
-    rc = cdyn_system_set_gravity(s, p->g);
-  for (size_t k = 0; !rc && k < p->links; k++) {
-    if (p->b[k] >= 0) {
-      rc = cdyn_system_add_distance(s, (size_t)p->a[k], (size_t)p->b[k], p->len[k], NULL);
-    } else {
-      size_t i = (size_t)p->a[k];
-      double par[4] = {p->pin[3 * k], p->pin[3 * k + 1], p->pin[3 * k + 2], p->len[k]};
-      rc = cdyn_system_add_constraint_named(s, "sphere", &i, par, NULL);
-    }
-  }
-  if (rc) {
-    cdyn_system_free(s);
-    return rc;
-  }
-  *out = s;
-  return 0;
-}
-
 /* The bare CHOLMOD factorisation and solve of A (and LAPACK's banded
    ones when kd <= 8), seconds each: the median of `reps`. */
 typedef struct {
@@ -145,18 +124,6 @@ typedef struct {
   double lnz, flops;
   int super;
 } floor_times;
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-  qsort(x, (size_t)n, sizeof *x, cmp_double);
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 /* CHOLMOD's factorisation and solve of A with the given supernodal
    setting: median seconds of reps, nnz(L), flops, and whether the factor
@@ -199,8 +166,8 @@ static int time_cholmod(const cdyn_matrix *A, int reps, int supernodal, double *
     tf[k] = t1 - t0;
     ts[k] = t2 - t1;
   }
-  *tf_med = median(tf, reps);
-  *ts_med = median(ts, reps);
+  *tf_med = bench_median(tf, reps);
+  *ts_med = bench_median(ts, reps);
   *lnz = c.lnz;
   *flops = c.fl;
   *super = L->is_super;
@@ -260,8 +227,8 @@ static int measure_floor(const cdyn_matrix *A, int reps, floor_times *f)
       done_reps++;
     }
     if (done_reps) {
-      f->band_factor = median(tf, done_reps);
-      f->band_solve = median(ts, done_reps);
+      f->band_factor = bench_median(tf, done_reps);
+      f->band_solve = bench_median(ts, done_reps);
     }
     free(ab);
     free(x);
@@ -294,7 +261,7 @@ static int run_cdyn(const bench_problem *p, const variant *v, double h, long ste
     snprintf(r->note, sizeof r->note, "out of memory");
     return -1;
   }
-  if ((rc = build_system(p, &s)) || (rc = cdyn_stepper_new(&st, s, v->scheme)) ||
+  if ((rc = bench_build_system(p, NULL, &s)) || (rc = cdyn_stepper_new(&st, s, v->scheme)) ||
       (rc = cdyn_stepper_set(st, "solver", v->solver)) || (v->key && (rc = cdyn_stepper_set(st, v->key, v->value)))) {
     snprintf(r->note, sizeof r->note, "build: %s", cdyn_errmsg());
     goto done;
@@ -369,66 +336,6 @@ typedef struct {
   int ran[MAX_VARIANTS];             /* 1 run, 0 not run, -1 failed */
   char skip[MAX_VARIANTS][160];
 } problem_row;
-
-static void json_string(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", *s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static const char *blas_config(void)
-{
-  char *(*get)(void);
-  *(void **)&get = dlsym(RTLD_DEFAULT, "openblas_get_config");
-  return get ? get() : "unknown (not OpenBLAS)";
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-  snprintf(buf, len, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f)
-    return;
-  char line[512];
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, "model name", 10)) {
-      char *c = strchr(line, ':');
-      if (c) {
-        c += 2;
-        c[strcspn(c, "\n")] = 0;
-        snprintf(buf, len, "%s", c);
-      }
-      break;
-    }
-  fclose(f);
-}
-
-/* Write `path` through a temporary name, so that it is whole or absent. */
-static FILE *open_tmp(const char *dir, const char *name, char *tmp, char *final, size_t len)
-{
-  snprintf(final, len, "%s/%s", dir, name);
-  snprintf(tmp, len, "%s/.%s.tmp", dir, name);
-  return fopen(tmp, "w");
-}
-
-static int close_tmp(FILE *f, const char *tmp, const char *final)
-{
-  int bad = ferror(f);
-  if (fclose(f) || bad || rename(tmp, final)) {
-    remove(tmp);
-    fprintf(stderr, "cdyn-bench: cannot write %s\n", final);
-    return -1;
-  }
-  return 0;
-}
 
 /* ---- the goals, as measured ratios --------------------------------------------------- */
 
@@ -513,34 +420,62 @@ static void print_goals(FILE *g, const problem_row *rows, size_t np)
   }
 }
 
-/* Whether `name` is an item of the comma-separated `list`. */
-static int in_list(const char *list, const char *name)
+/* The animation step: runs it, writes animation.csv, animation.meta.json
+   and animation.md (the section of summary.md alone), and prints the
+   section when it is alone (keep NULL); else hands it over in *keep. */
+static int run_animation(const char *out, int quick, int reps, const char *only, int argc, char **argv,
+                         bench_anim **keep)
 {
-  size_t n = strlen(name);
-  for (const char *p = list; *p;) {
-    size_t len = strcspn(p, ",");
-    if (len == n && !strncmp(p, name, n))
-      return 1;
-    p += len + (p[len] == ',');
+  bench_anim *a = bench_anim_run(quick, reps, only);
+  if (!a) {
+    fprintf(stderr, "cdyn-bench: out of memory for the animation step\n");
+    return 1;
   }
-  return 0;
+  char tmp[1024], fin[1024];
+  int rc = bench_anim_write(a, out, argc, argv);
+  FILE *f = rc ? NULL : bench_open_tmp(out, "animation.md", tmp, fin, sizeof tmp);
+  if (f) {
+    bench_anim_print(f, a);
+    rc = bench_close_tmp(f, tmp, fin);
+  } else {
+    rc = -1;
+  }
+  if (!keep) {
+    if (!rc)
+      bench_anim_print(stdout, a);
+    bench_anim_free(a);
+#ifdef HAVE_ODE
+    peer_ode_close();
+#endif
+  } else if (rc) {
+    bench_anim_free(a);
+  } else {
+    *keep = a;
+  }
+  return rc ? 1 : 0;
 }
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick]\n"
+  fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick] [--only P] [--no-animation | "
+             "--animation-only]\n"
              "  --out DIR   where results.csv, exponents.csv, results.meta.json and summary.md go (default bench)\n"
              "  --reps R    repetitions, interleaved; medians are reported (default 3, at most %d)\n"
              "  --steps S   timed steps per run (default 100)\n"
              "  --quick     chains of 20 and 200 links and the 30 x 30 grid only, one repetition, 10 steps\n"
-             "  --only P    only the problems named in the comma-separated list P (chain-1000,grid-100x100)\n",
+             "  --only P    only the problems named in the comma-separated list P (chain-1000,grid-100x100), in "
+             "both sections\n"
+             "  --no-animation    without the second section, the animation step at h = 1/60 s (animation.c)\n"
+             "  --animation-only  the second section only: animation.csv, animation.meta.json and animation.md;\n"
+             "                    results.csv, exponents.csv, results.meta.json and summary.md are left as they are\n"
+             "                    (with --quick: the chains of 100 and 1000 links only, one repetition)\n",
           MAX_REPS);
 }
 
 int main(int argc, char **argv)
 {
   const char *out = "bench", *only = NULL;
-  int reps = 3, quick = 0;
+  int reps = 3, quick = 0, animation = 1, animation_only = 0;
   long steps = 100;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -564,6 +499,10 @@ int main(int argc, char **argv)
       only = argv[++i];
     } else if (!strcmp(argv[i], "--quick")) {
       quick = 1;
+    } else if (!strcmp(argv[i], "--no-animation")) {
+      animation = 0;
+    } else if (!strcmp(argv[i], "--animation-only")) {
+      animation_only = 1;
     } else if (!strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -582,6 +521,12 @@ int main(int argc, char **argv)
   *(void **)&set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
   if (set)
     set(1);
+  if (animation_only && !animation) {
+    fprintf(stderr, "cdyn-bench: --animation-only and --no-animation exclude each other\n");
+    return 2;
+  }
+  if (animation_only)
+    return run_animation(out, quick, reps, only, argc, argv, NULL);
 
   static problem_row rows[MAX_PROBLEMS];
   size_t np = 0;
@@ -594,7 +539,7 @@ int main(int argc, char **argv)
       fprintf(stderr, "cdyn-bench: out of memory building the problems\n");
       return 1;
     }
-    if (only && !in_list(only, row->p.name)) {
+    if (only && !bench_in_list(only, row->p.name)) {
       bench_problem_free(&row->p);
       np--;
       continue;
@@ -654,7 +599,7 @@ int main(int argc, char **argv)
       for (int r = 0; r < reps; r++)
         if (isfinite(ms[ip][iv][r]))
           t[n++] = ms[ip][iv][r];
-      row->ms[iv] = n ? median(t, n) : NAN;
+      row->ms[iv] = n ? bench_median(t, n) : NAN;
       int best = 0;
       for (int r = 1; r < reps; r++)
         if (fabs(ms[ip][iv][r] - row->ms[iv]) < fabs(ms[ip][iv][best] - row->ms[iv]))
@@ -664,7 +609,7 @@ int main(int argc, char **argv)
 
   /* results.csv */
   char tmp[1024], fin[1024];
-  FILE *f = open_tmp(out, "results.csv", tmp, fin, sizeof tmp);
+  FILE *f = bench_open_tmp(out, "results.csv", tmp, fin, sizeof tmp);
   if (!f) {
     fprintf(stderr, "cdyn-bench: cannot write in %s (does the directory exist?)\n", out);
     return 1;
@@ -714,11 +659,11 @@ int main(int argc, char **argv)
                 rows[ip].p.name, rows[ip].m, rows[ip].h, fl->kd, 1e3 * (fl->band_factor + fl->band_solve),
                 1.0 / (fl->band_factor + fl->band_solve), 1e3 * fl->band_factor, 1e3 * fl->band_solve);
     }
-  if (close_tmp(f, tmp, fin))
+  if (bench_close_tmp(f, tmp, fin))
     return 1;
 
   /* exponents.csv: slope of log(ms) on log(m) over the chains. */
-  f = open_tmp(out, "exponents.csv", tmp, fin, sizeof tmp);
+  f = bench_open_tmp(out, "exponents.csv", tmp, fin, sizeof tmp);
   if (!f)
     return 1;
   fprintf(f, "variant,exponent,points,m_min,m_max\n");
@@ -737,58 +682,14 @@ int main(int argc, char **argv)
     expo[iv] = n >= 2 ? (n * sxy - sx * sy) / (n * sxx - sx * sx) : NAN;
     fprintf(f, "%s,%.3f,%d,%zu,%zu\n", variants[iv].name, expo[iv], n, lo, hi);
   }
-  if (close_tmp(f, tmp, fin))
+  if (bench_close_tmp(f, tmp, fin))
     return 1;
 
   /* results.meta.json */
-  f = open_tmp(out, "results.meta.json", tmp, fin, sizeof tmp);
+  f = bench_open_tmp(out, "results.meta.json", tmp, fin, sizeof tmp);
   if (!f)
     return 1;
-  struct utsname u;
-  uname(&u);
-  char cpu[256], cmd[2048] = "";
-  cpu_model(cpu, sizeof cpu);
-  for (int i = 0; i < argc; i++) {
-    strncat(cmd, argv[i], sizeof cmd - strlen(cmd) - 2);
-    if (i + 1 < argc)
-      strncat(cmd, " ", sizeof cmd - strlen(cmd) - 1);
-  }
-  char date[64];
-  time_t t = time(NULL);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-  fprintf(f, "{\n  \"program\": \"cdyn-bench\",\n  \"cdyn_version\": ");
-  json_string(f, cdyn_version());
-  fprintf(f, ",\n  \"command\": ");
-  json_string(f, cmd);
-  fprintf(f, ",\n  \"date_utc\": \"%s\",\n  \"machine\": {\"system\": ", date);
-  json_string(f, u.sysname);
-  fprintf(f, ", \"release\": ");
-  json_string(f, u.release);
-  fprintf(f, ", \"arch\": ");
-  json_string(f, u.machine);
-  fprintf(f, ", \"cpu\": ");
-  json_string(f, cpu);
-  fprintf(f, ", \"online_cpus\": %ld},\n  \"compiler\": ", sysconf(_SC_NPROCESSORS_ONLN));
-#if defined(__clang__)
-  json_string(f, "clang " __clang_version__);
-#elif defined(__GNUC__)
-  json_string(f, "gcc " __VERSION__);
-#elif defined(__VERSION__)
-  json_string(f, __VERSION__);
-#else
-  json_string(f, "unknown");
-#endif
-  lapack_int lv[3] = {0, 0, 0};
-  LAPACKE_ilaver(&lv[0], &lv[1], &lv[2]);
-  fprintf(f, ",\n  \"blas\": ");
-  json_string(f, blas_config());
-  fprintf(f, ",\n  \"blas_threads\": 1,\n  \"lapack\": \"%d.%d.%d\",\n  \"cholmod\": \"%d.%d.%d\",\n  \"ode\": ", (int)lv[0],
-          (int)lv[1], (int)lv[2], CHOLMOD_MAIN_VERSION, CHOLMOD_SUB_VERSION, CHOLMOD_SUBSUB_VERSION);
-#ifdef HAVE_ODE
-  json_string(f, peer_ode_version());
-#else
-  fprintf(f, "null");
-#endif
+  bench_meta_begin(f, argc, argv);
   fprintf(f, ",\n  \"parameters\": {\"reps\": %d, \"steps\": %ld, \"min_steps\": 3, \"ode_step_min_steps\": 1, "
              "\"max_seconds\": %g, \"quick\": %d, \"link\": %g, \"mass\": %g, \"kick\": %g, \"g\": %g, "
              "\"h_rule\": \"min(1/60, %g / omega_N): chains omega_N = sqrt(N g / l), grids omega_N = N sqrt(g / (2 l))\"},"
@@ -808,11 +709,16 @@ int main(int argc, char **argv)
     fprintf(f, "}");
   }
   fprintf(f, "]\n}\n");
-  if (close_tmp(f, tmp, fin))
+  if (bench_close_tmp(f, tmp, fin))
+    return 1;
+
+  /* The second section: the animation step. */
+  bench_anim *anim = NULL;
+  if (animation && run_animation(out, quick, reps, only, argc, argv, &anim))
     return 1;
 
   /* The table, and summary.md with the goals. */
-  f = open_tmp(out, "summary.md", tmp, fin, sizeof tmp);
+  f = bench_open_tmp(out, "summary.md", tmp, fin, sizeof tmp);
   if (!f)
     return 1;
   FILE *outs[2] = {stdout, f};
@@ -838,8 +744,11 @@ int main(int argc, char **argv)
       fprintf(g, " %s %.2f;", variants[iv].name, expo[iv]);
     fprintf(g, "\n");
     print_goals(g, rows, np);
+    if (anim)
+      bench_anim_print(g, anim);
   }
-  if (close_tmp(f, tmp, fin))
+  bench_anim_free(anim);
+  if (bench_close_tmp(f, tmp, fin))
     return 1;
   for (size_t ip = 0; ip < np; ip++)
     bench_problem_free(&rows[ip].p);

@@ -1,8 +1,9 @@
 # bench/local.mk: `make bench`, cdyn against ODE 0.16 on hanging chains and
-# falling grids (bench/bench.c).  Timing lives here, never in `make check`.
+# falling grids (bench/bench.c), then at the animation step h = 1/60 s
+# (bench/animation.c).  Timing lives here, never in `make check`.
 # Included by the top Makefile.am; paths are relative to the top directory.
 EXTRA_PROGRAMS = bench/cdyn-bench
-bench_cdyn_bench_SOURCES = bench/bench.c bench/problems.c bench/problem.h bench/problems.h
+bench_cdyn_bench_SOURCES = bench/bench.c bench/animation.c bench/animation.h bench/common.c bench/common.h bench/problems.c bench/problem.h bench/problems.h
 bench_cdyn_bench_CPPFLAGS = $(AM_CPPFLAGS)
 bench_cdyn_bench_LDADD = lib/libcdyn.la $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(DL_LIBS) $(LIBM)
 if HAVE_ODE
@@ -24,9 +25,9 @@ bench: bench/cdyn-bench$(EXEEXT)
 	OPENBLAS_NUM_THREADS=1 ./bench/cdyn-bench --out bench $(BENCH_FLAGS)
 if HAVE_GNUPLOT
 	$(AM_V_GEN)$(GNUPLOT) -c $(srcdir)/bench/bench.gp bench/results.csv bench/time-per-step.pdf
-	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/summary.md, bench/time-per-step.pdf"
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/summary.md, bench/time-per-step.pdf"
 else
-	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/summary.md (no gnuplot: no figure)"
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/summary.md (no gnuplot: no figure)"
 endif
 
 # `make bench-cloth`: cloth-vs-implicit-ode up to 128 x 128 nodes, beyond

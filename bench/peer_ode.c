@@ -124,6 +124,7 @@ typedef struct run_state {
   dThreadingImplementationID threads; /* the world's own, self-threaded */
   dBodyID *body;    /* n */
   double *x;        /* 3n, positions for bench_stretch */
+  double *v;        /* 3n, linear velocities for an observer */
   long taken;       /* steps done */
   int building;     /* 1 while the world is being built */
   int closing;      /* 1 while the world is being destroyed */
@@ -218,17 +219,20 @@ static int finite3(const dReal *v)
   return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
 
-/* Copies the bodies' positions into s->x; 0 if a position or velocity is
-   not finite. */
+/* Copies the bodies' positions into s->x and linear velocities into
+   s->v; 0 if a position or velocity is not finite. */
 static int gather(run_state *s, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
     const dReal *pos = dBodyGetPosition(s->body[i]);
-    if (!finite3(pos) || !finite3(dBodyGetLinearVel(s->body[i])) ||
+    const dReal *vel = dBodyGetLinearVel(s->body[i]);
+    if (!finite3(pos) || !finite3(vel) ||
         !finite3(dBodyGetAngularVel(s->body[i])))
       return 0;
-    for (size_t c = 0; c < 3; c++)
+    for (size_t c = 0; c < 3; c++) {
       s->x[3 * i + c] = (double)pos[c];
+      s->v[3 * i + c] = (double)vel[c];
+    }
   }
   return 1;
 }
@@ -391,6 +395,14 @@ static int build(const bench_problem *p, int v, run_state *s)
 int peer_ode_run(const bench_problem *p, int variant, double h, long steps,
                  long min_steps, double max_seconds, bench_run *out)
 {
+  return peer_ode_run_observed(p, variant, h, steps, min_steps, max_seconds,
+                               out, NULL, NULL);
+}
+
+int peer_ode_run_observed(const bench_problem *p, int variant, double h,
+                          long steps, long min_steps, double max_seconds,
+                          bench_run *out, peer_ode_observer observe, void *ctx)
+{
   memset(out, 0, sizeof *out);
   if (!p || variant < 0 || variant >= PEER_ODE_VARIANTS) {
     snprintf(out->note, sizeof out->note, "no problem, or no variant %d",
@@ -424,11 +436,13 @@ int peer_ode_run(const bench_problem *p, int variant, double h, long steps,
   if (s) {
     s->body = calloc(p->n ? p->n : 1, sizeof *s->body);
     s->x = calloc(p->n ? 3 * p->n : 1, sizeof *s->x);
+    s->v = calloc(p->n ? 3 * p->n : 1, sizeof *s->v);
   }
-  if (!s || !s->body || !s->x) {
+  if (!s || !s->body || !s->x || !s->v) {
     if (s) {
       free(s->body);
       free(s->x);
+      free(s->v);
       free(s);
     }
     snprintf(out->note, sizeof out->note, "out of memory");
@@ -483,6 +497,8 @@ int peer_ode_run(const bench_problem *p, int variant, double h, long steps,
       if (stretch > out->stretch_max)
         out->stretch_max = stretch;
       out->stretch_end = stretch;
+      if (observe && observe(ctx, s->taken, s->x, s->v))
+        break;
       if (s->taken >= min_steps && out->seconds > max_seconds)
         break;
     }
@@ -519,6 +535,7 @@ int peer_ode_run(const bench_problem *p, int variant, double h, long steps,
              s->messages, s->message);
   free(s->body);
   free(s->x);
+  free(s->v);
   free(s);
   return out->ok ? 0 : -1;
 }

@@ -49,6 +49,16 @@ const char *peer_ode_version(void);
 int peer_ode_run(const bench_problem *p, int variant, double h, long steps,
                  long min_steps, double max_seconds, bench_run *out);
 
+/*
+ * The same, calling observe(ctx, step, x, v) after each step, outside the
+ * timed call, with the bodies' positions x and linear velocities v (3n
+ * each, valid during the call): a non-zero return ends the run there, as
+ * max_seconds does (ok stays 1).  observe may be NULL.
+ */
+typedef int (*peer_ode_observer)(void *ctx, long step, const double *x, const double *v);
+int peer_ode_run_observed(const bench_problem *p, int variant, double h, long steps, long min_steps,
+                          double max_seconds, bench_run *out, peer_ode_observer observe, void *ctx);
+
 /* Closes ODE (dCloseODE), if a run opened it; optional at process exit. */
 void peer_ode_close(void);
 

@@ -25,10 +25,11 @@
  *   [ H    J^T ]   H = M (1 + delta) / k^2 + K(x, lambda) - dF/dx - dF/dv / k,
  *   [ J    -C  ]   K = sum_r lambda_r Hess Phi_r  (the constraint types' `hess`),
  * with the springs' force Jacobians dF/dx, dF/dv of Baraff and Witkin
- * (cdyn_spring_jacobians; with Choi and Ko's fix under compression, which
- * keeps their contribution positive semi-definite).  The force callback's
- * Jacobian is not known: the callback enters the residual exactly but not
- * the matrix (a modified Newton method).
+ * (cdyn_spring_jacobians).  The dampers' dependence on x through their
+ * direction is left out (it is not symmetric), and so is the force
+ * callback's Jacobian, which is not known: both enter the residual
+ * exactly but not the matrix, so Newton converges linearly, at a rate of
+ * their size relative to M / k^2.
  *
  * Solving the indefinite matrix.  C = diag(c_r) is a compliance of
  * c_r = 1e-10 k^2 (J W J^T)_rr, ten decades below the constraint's own
@@ -41,23 +42,46 @@
  * from this change.  Pivoting (Bunch-Kaufman) would not need C, but no
  * sparse pivoting LDL^T is among the project's dependencies, and
  * quasi-definiteness gives the inertia for free.
- * H is not always positive definite: a link that pushes (lambda < 0)
- * contributes -|lambda| P / r.  The factorisation's inertia tells: the
- * matrix has exactly m negative pivots when H is positive definite on the
- * null space of J (approximately, for small C).  With more, the iteration
- * adds delta M / k^2 to H (delta = 1e-4, then tenfold, up to 1e8, which
- * shortens the step like a trust region in the mass metric) and factors
- * again; each next iteration starts from a tenth of the last delta.
+ * H is not always positive definite: a compressed spring's transverse
+ * stiffness k (1 - L0 / r) and a pushing link's -|lambda| P / r are
+ * negative.  The factorisation's inertia tells: the matrix has exactly m
+ * negative pivots when H is positive definite on the null space of J
+ * (approximately, for small C).  With more, and a compressed spring, the
+ * springs' Hessians are projected (Choi and Ko's: the transverse term of
+ * a compressed spring dropped), a modified Newton step.  A pushing link's
+ * negative stiffness is kept: the step's solution is then a saddle of its
+ * potential (a strut under load), which Newton on the residual finds and
+ * a descent method would flee (measured on a falling 16 x 16 net of
+ * links: shifting it away made Newton stall and the step fail at
+ * t = 0.33 s; keeping it, the net runs its 10 s at 2.4 iterations a step).
+ * Without pivoting, LDL^T is then not backward stable, so such a solve
+ * (more negative pivots than rows) is followed by up to 4 steps of
+ * iterative refinement with the same factor (to a residual of 1e-12 of
+ * the right-hand side).  Only when no step of
+ * the line search below is accepted is delta M / k^2 added (delta = 1e-4,
+ * then tenfold, up to 1e8, which shortens the step like a trust region
+ * in the mass metric).
  *
- * Globalisation.  The residuals are measured as lengths,
- *   e = ( k^2 W R,  Phi ),
- * the position correction that would make the momentum balance hold, and
- * the constraint violation.  A Newton step (dx, dlambda) is accepted with
- * the largest alpha in 1, 1/2, 1/4, ... 1/1024 that gives sufficient
- * decrease of the merit function theta = |e|^2 / 2 (Armijo, with the
- * exact Newton direction's slope -2 theta: theta(alpha) <= (1 - 2e-4
- * alpha) theta(0)).  When none does, delta is raised as above and the
- * direction computed again.
+ * Globalisation.  Two measures of progress:
+ *   theta = |e|^2 / 2,  e = ( k^2 W R,  Phi ),
+ * the residuals as lengths (the position correction that would balance
+ * momentum, and the violation), whose slope along the exact Newton
+ * direction is -2 theta; and the l1 merit function
+ *   E(x) + mu |Phi(x)|_1,
+ * E the step's incremental potential (M |x - xb - k vb|^2 / (2 k^2) plus
+ * gravity's and the springs' elastic energy, minus the work of the
+ * dampers' and the callback's forces frozen at the iterate), whose slope
+ * along the direction is negative when H is positive definite on J's
+ * null space and mu > |lambda+|_inf (Nocedal and Wright, Numerical
+ * Optimization, sec. 18.3; mu never decreases within a step).  A step
+ * (dx, dlambda) is taken with the largest alpha in 1, 1/2, ..., 1/1024
+ * that decreases theta by Armijo's rule (theta(alpha) <= (1 - 2e-4
+ * alpha) theta), which keeps Newton's fast local convergence, or the
+ * merit by Armijo's rule while theta stays within 100 times its value
+ * at the start of the step, which makes progress where the residual
+ * alone does not (a start far from the solution, springs in compression).
+ * When none does, delta is raised as above and the direction computed
+ * again.
  *
  * Stopping: max |Phi_r| <= tol (1e-10 m by default: on a chain of links
  * of 5 cm, a stretch of 2e-9) and max |(W R)_i| <= tol_accel (1e-8 m/s^2
@@ -70,7 +94,7 @@
  * iteration is made: the start may meet both tolerances at tiny h (a
  * free fall of g h^2 within tol) with multipliers that are not the
  * step's.  When the
- * iteration meets neither within max_iter iterations, or delta passes
+ * iteration does not meet both within max_iter iterations, or delta passes
  * 1e8, or the residual is not finite, the step returns CDYN_NOCONV and
  * the stepper restores q, v, the multipliers and the time
  * (noconv_restores): the caller may retry with a smaller h.
@@ -94,8 +118,9 @@
  * solver keeps its analysis.  Only a pattern that outgrows every earlier
  * one allocates, as a sparse solver's analysis of a new pattern does,
  * and that is counted in cdyn_stats.analyses.  Other steps do not
- * allocate.  Every constraint
- * type of the system must give its geometric stiffness (`hess`); a type
+ * allocate.  The positions of the entries that the first assembly of a
+ * pattern finds are kept for the next assemblies.  Every constraint type
+ * of the system must give its geometric stiffness (`hess`); a type
  * without it is refused with a message naming it.
  *
  * Expected orders: backward-euler 1 (q, v and lambda); bdf2 2.
@@ -115,6 +140,8 @@
 #define ARMIJO 1e-4
 #define MAX_HALVINGS 10
 #define THETA_GROWTH 100
+#define REFINE_MAX 4
+#define REFINE_TOL 1e-12
 
 typedef struct {
   double tol, tol_accel;
@@ -132,8 +159,13 @@ typedef struct {
   double *qprev, *vprev, hprev;
   int have_prev;
   double res_accel, res_phi; /* the last residual()'s max |(W R)_i| and max |Phi_r| */
+  /* The end of the last step, whose rows d->rows still holds while
+     end_valid: its positions, time and the system's version. */
+  double *qend, end_t;
+  unsigned long end_version;
+  int end_valid;
   /* dim = 3n + mcap each */
-  double *rhs, *sol;
+  double *rhs, *sol, *res, *dsol;
   /* the matrix */
   int *rowptr, *col;   /* dim + 1, nnz_cap */
   double *val, *diag;  /* nnz_cap, dim */
@@ -196,9 +228,9 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->mcap = mcap;
   s->bdf2 = bdf2;
   size_t n3 = 3 * n, dim = n3 + mcap;
-  s->xb = calloc(10 * n3 + 1, sizeof(double));
+  s->xb = calloc(11 * n3 + 1, sizeof(double));
   s->lam = calloc(4 * mcap + 1, sizeof(double));
-  s->rhs = calloc(2 * dim + 1, sizeof(double));
+  s->rhs = calloc(4 * dim + 1, sizeof(double));
   s->diag = calloc(dim + 1, sizeof(double));
   if (!s->xb || !s->lam || !s->rhs || !s->diag) {
     st_free(s);
@@ -212,12 +244,15 @@ static int st_alloc_kind(void **out, size_t n, size_t mcap, int bdf2)
   s->jt = p += n3;
   s->pos = p += n3;
   s->fnc = p += n3;
+  s->qend = p += n3;
   s->qprev = p += n3;
   s->vprev = p + n3;
   s->lams = s->lam + mcap;
   s->lamprev = s->lams + mcap;
   s->comp = s->lamprev + mcap;
   s->sol = s->rhs + dim;
+  s->res = s->sol + dim;
+  s->dsol = s->res + dim;
   *out = s;
   return CDYN_OK;
 }
@@ -229,6 +264,7 @@ static void reset(void *p)
 {
   state *s = p;
   s->have_prev = 0;
+  s->end_valid = 0;
   memset(s->lamprev, 0, s->mcap * sizeof(double));
 }
 
@@ -523,13 +559,13 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
 
 /* Newton's matrix at the iterate (rows at x in d->rows), with H's mass term scaled by 1 + delta. */
 static int assemble(cdyn_stepper *st, state *s, const double *x, const double *lam, double k, double t1,
-                    double delta, int projected)
+                    double delta, int projected, size_t *compressed)
 {
   cdyn_scheme_data *d = &st->d;
   const cdyn_system *sys = st->sys;
   size_t n3 = 3 * d->n, m = d->m;
   double *val = s->val;
-  size_t c_ = 0; /* the next position of the slot cache */
+  size_t c_ = 0, ncomp = 0; /* the next position of the slot cache; compressed springs */
   int known = s->slots_valid;
 #define SLOT(i, j) (known ? s->slot[c_++] : (s->slot[c_++] = at(s, (i), (j))))
   memset(val, 0, s->nnz * sizeof(double));
@@ -571,6 +607,9 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
     double Kx[9], Kv[9];
     if ((rc = cdyn_spring_jacobians(sp, x + 3 * sp->i, x + 3 * sp->j, projected, Kx, Kv)))
       return rc;
+    const double *xi = x + 3 * sp->i, *xj = x + 3 * sp->j;
+    double dd[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
+    ncomp += dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2] < sp->rest * sp->rest;
     for (size_t a = 0; a < 3; a++)
       for (size_t b = 0; b < 3; b++) {
         double v = -Kx[3 * a + b] - Kv[3 * a + b] / k;
@@ -584,6 +623,7 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
   }
 #undef SLOT
   s->slots_valid = 1;
+  *compressed = ncomp;
   for (size_t i = 0; i < s->dim; i++)
     s->diag[i] = val[s->rowptr[i]];
   return CDYN_OK;
@@ -611,6 +651,28 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
   cdyn_solve_info sinfo = {0};
   rc = s->stype->solve(s->sstate, &A, 1, s->rhs, s->sol, rank_tol, sopts, &sinfo);
   st->stats.solves++;
+  if (rc < 0)
+    return rc;
+  /* Refinement where the factorisation may not be backward stable: more
+     negative pivots than rows of C (the upper block indefinite). */
+  double bn = 0;
+  for (size_t i = 0; i < s->dim; i++)
+    bn = fmax(bn, fabs(s->rhs[i]));
+  for (int pass = 0; pass < REFINE_MAX && info.negative > s->dim - 3 * st->d.n; pass++) {
+    cdyn_matrix_apply(&A, s->sol, s->res);
+    double rn = 0;
+    for (size_t i = 0; i < s->dim; i++) {
+      s->res[i] = s->rhs[i] - s->res[i];
+      rn = fmax(rn, fabs(s->res[i]));
+    }
+    if (!(rn > REFINE_TOL * bn))
+      break;
+    if ((rc = s->stype->solve(s->sstate, &A, 1, s->res, s->dsol, rank_tol, sopts, &sinfo)) < 0)
+      return rc;
+    st->stats.solves++;
+    for (size_t i = 0; i < s->dim; i++)
+      s->sol[i] += s->dsol[i];
+  }
   st->stats.last_residual = sinfo.residual;
   return rc;
 }
@@ -727,7 +789,13 @@ static int step(cdyn_stepper *st, void *state_, double h)
   }
   /* The start: the last multipliers, and an explicit step with them. */
   memcpy(s->lam, s->lamprev, m * sizeof(double));
-  if ((rc = cdyn_forces(st, d->q, d->v, d->t, s->F)) || (m && (rc = cdyn_eval_rows(st, d->q, d->v, d->t))))
+  /* J(q_n): the rows the last step ended with when nothing has moved or
+     changed since (the same positions, time and set: bitwise the rows an
+     evaluation would give, since J depends on q and t alone). */
+  int fresh = s->end_valid && s->end_version == st->sys->version && s->end_t == d->t &&
+              !memcmp(s->qend, d->q, n3 * sizeof(double));
+  s->end_valid = 0;
+  if ((rc = cdyn_forces(st, d->q, d->v, d->t, s->F)) || (m && !fresh && (rc = cdyn_eval_rows(st, d->q, d->v, d->t))))
     return rc;
   cdyn_jtmul(st, s->lam, s->jt);
   for (size_t i = 0; i < n3; i++)
@@ -766,17 +834,20 @@ static int step(cdyn_stepper *st, void *state_, double h)
     double alpha = 1, th_s = theta, r_s = rmax;
     while (!accepted) {
       unsigned neg = 0;
+      size_t compressed = 0;
       for (;;) {
-        if ((rc = assemble(st, s, s->pos, s->lam, k, t1, delta, projected)))
+        if ((rc = assemble(st, s, s->pos, s->lam, k, t1, delta, projected, &compressed)))
           return rc;
         if ((rc = solve(st, s, rank_tol, sopts, &neg)) < 0)
           return rc;
-        if (neg <= m)
+        /* A compressed spring's negative stiffness is projected away; a
+           pushing link's is kept: the step's solution is then a saddle of
+           its potential (a strut under load), which Newton on the
+           residual finds and a descent method would flee.  delta is
+           raised only when no step is accepted (below). */
+        if (neg <= m || projected || !compressed)
           break;
-        if (!projected)
-          projected = 1;
-        else if ((delta = delta > 0 ? 10 * delta : DELTA0) > DELTA_MAX)
-          break;
+        projected = 1;
       }
       if (delta > DELTA_MAX) {
         failed = 1;
@@ -862,6 +933,12 @@ static int step(cdyn_stepper *st, void *state_, double h)
   }
   memcpy(d->lambda, s->lam, m * sizeof(double));
   memcpy(s->lamprev, s->lam, m * sizeof(double));
+  /* The rows are those of the last residual(), at the accepted iterate:
+     at the end state. */
+  memcpy(s->qend, d->q, n3 * sizeof(double));
+  s->end_t = t1;
+  s->end_version = st->sys->version;
+  s->end_valid = 1;
   return CDYN_OK;
 }
 
