@@ -418,6 +418,22 @@ static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void 
   return factor(s, A, rank_tol, info);
 }
 
+/* CHOLMOD's solve workspace for a's factor, allocated with the analysis
+   (by a first solve), so that no solve allocates; then the setup's report. */
+static int solve_workspace(chm_state *s, analysis *a, cdyn_solve_info *info)
+{
+  size_t m = a->m;
+  if (!a->X) {
+    memset(s->t, 0, m * sizeof(double));
+    cholmod_dense B = {m, 1, m, m, s->t, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
+    if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->X, NULL, &a->Y, &a->E, &s->c))
+      return chm_status(s, "the first solve (cholmod_solve2)");
+  }
+  info->rank = s->rank;
+  info->fallback = s->delta > 0;
+  return CDYN_OK;
+}
+
 /* Factor the current A (the analysis is s->cur's). */
 static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solve_info *info)
 {
@@ -452,15 +468,7 @@ static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solv
   }
   if (s->negative) {
     s->rank = (unsigned)m;
-    if (!a->X) {
-      memset(s->t, 0, m * sizeof(double));
-      cholmod_dense B = {m, 1, m, m, s->t, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
-      if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->X, NULL, &a->Y, &a->E, &s->c))
-        return chm_status(s, "the first solve (cholmod_solve2)");
-    }
-    info->rank = s->rank;
-    info->fallback = 0;
-    return CDYN_OK;
+    return solve_workspace(s, a, info);
   }
   double dmin = ok && s->c.status == CHOLMOD_OK ? min_pivot(a->L, 0, &count) : 0;
   if (!ok && s->c.status < CHOLMOD_OK)
@@ -476,17 +484,7 @@ static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solv
   } else {
     s->rank = (unsigned)m;
   }
-  /* CHOLMOD's solve workspace for this factor, allocated with the analysis
-     (by a first solve), so that no solve allocates. */
-  if (!a->X) {
-    memset(s->t, 0, m * sizeof(double));
-    cholmod_dense B = {m, 1, m, m, s->t, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
-    if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->X, NULL, &a->Y, &a->E, &s->c))
-      return chm_status(s, "the first solve (cholmod_solve2)");
-  }
-  info->rank = s->rank;
-  info->fallback = s->delta > 0;
-  return CDYN_OK;
+  return solve_workspace(s, a, info);
 }
 
 /* y = (P A P^T + delta I)^-1 applied to b in A's order: y may be b. */
