@@ -810,6 +810,32 @@ START_TEST(test_nonfinite_multiplier_fails)
 }
 END_TEST
 
+/*
+ * The relative tolerance's range, [2^-52, 1e-3]: a subnormal one (the
+ * call fuzzing found: UBSan saw ilogb(0) = INT_MIN overflow a signed sum
+ * in the scale test), zero, one below the unit roundoff and one above
+ * 1e-3 are refused by every algorithm, naming rel_tol; both ends are
+ * accepted.
+ */
+START_TEST(test_activeset_tolerance_range)
+{
+  const double A[1] = {2.375}, b[1] = {-2.1642079695524798e-243};
+  static const double refused[] = {1.4005173080440274e-312, 4.9e-324, 0.0, 1e-17, 2e-3};
+  double mu[1], w[1];
+  for (size_t k = 0; k < cdyn_activeset_count(); k++) {
+    for (size_t t = 0; t < sizeof refused / sizeof refused[0]; t++) {
+      int rc = cdyn_activeset_solve(cdyn_activeset_name(k), 1, A, b, NULL, NULL, refused[t], mu, w, NULL, NULL);
+      ck_assert_msg(rc == CDYN_EINVAL && strstr(cdyn_errmsg(), "rel_tol"), "%s at rel_tol = %g: %d (%s)",
+                    cdyn_activeset_name(k), refused[t], rc, cdyn_errmsg());
+    }
+    const double B[1] = {2.375}, c[1] = {-1.0};
+    EXPECT_OK(cdyn_activeset_solve(cdyn_activeset_name(k), 1, B, c, NULL, NULL, DBL_EPSILON, mu, w, NULL, NULL));
+    ck_assert_msg(fabs(mu[0] - 1.0 / 2.375) <= 4 * DBL_EPSILON, "%s: mu %.17g", cdyn_activeset_name(k), mu[0]);
+    EXPECT_OK(cdyn_activeset_solve(cdyn_activeset_name(k), 1, B, c, NULL, NULL, 1e-3, mu, w, NULL, NULL));
+  }
+}
+END_TEST
+
 /* A finite but indefinite A with entries near 1e300: refused, not solved
    into w = -inf with a success status, by every algorithm. */
 START_TEST(test_activeset_indefinite)
@@ -1207,6 +1233,7 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_overflow_in_update_restores);
   tcase_add_test(tc, test_nonfinite_multiplier_fails);
   tcase_add_test(tc, test_activeset_indefinite);
+  tcase_add_test(tc, test_activeset_tolerance_range);
   tcase_add_test(tc, test_activeset_extreme_scale);
   tcase_add_test(tc, test_overflowing_measures);
   tcase_add_test(tc, test_divergence_guard);

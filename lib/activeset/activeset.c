@@ -131,8 +131,11 @@ static int equilibrate(equilibrated *e, cdyn_as_problem *p)
      tests near or below the subnormal range: its rows span more than
      doubles can decide together, equilibrated or not (a diagonal from
      4.9e-324 to 1.8e308 left a row's w wrong in the first digit). */
+  /* In long: ilogb(0) is INT_MIN (tol_w cannot be 0 with rel_tol >= 2^-52
+     and the DBL_MIN floor of cdyn_as_tolerances, but the sum must not
+     overflow whatever it is). */
   for (size_t i = 0; i < n; i++)
-    if (ilogb(p->tol_w) + e->c[i] - e->kb < -1000) {
+    if (!(p->tol_w > 0) || (long)ilogb(p->tol_w) + (long)e->c[i] - (long)e->kb < -1000) {
       equilibrated_free(e);
       return cdyn_error(CDYN_EINVAL,
                         "cdyn_activeset_solve: the rows span more than double precision can solve together (A's "
@@ -189,9 +192,13 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
     return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: A, b, mu and w must not be NULL");
   /* A sign tolerance is a rounding allowance: above 1e-3 of the problem's
      scale it would call non-zero values zero and break the exact solver's
-     pivoting (a fuzzed problem at rel_tol = 0.5 left w = -2 tol_w). */
-  if (!(rel_tol > 0 && rel_tol <= 1e-3))
-    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: rel_tol = %g must lie in (0, 1e-3]", rel_tol);
+     pivoting (a fuzzed problem at rel_tol = 0.5 left w = -2 tol_w); below
+     the unit roundoff no sign test can meet it, and a subnormal one makes
+     tol_w underflow to 0 (a fuzzed call at rel_tol = 1.4e-312 reached
+     ilogb(0) = INT_MIN in the scale test below). */
+  if (!(rel_tol >= DBL_EPSILON && rel_tol <= 1e-3))
+    return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: rel_tol = %g must lie in [%g, 1e-3] (the unit roundoff 2^-52 "
+                      "up)", rel_tol, DBL_EPSILON);
   if (!cdyn_all_finite(A, n * n) || !cdyn_all_finite(b, n))
     return cdyn_error(CDYN_ENONFINITE, "cdyn_activeset_solve: A or b is not finite");
   for (size_t i = 0; i < n; i++) {

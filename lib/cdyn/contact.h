@@ -84,7 +84,7 @@ int cdyn_activeset_find(const char *name, size_t *index);
  *              the algorithms that carry one (platt); NULL: none carried
  *              (platt then handles every row, its rule at a first contact)
  *   rel_tol    sign tolerance, relative: tol_w = rel_tol max_k |b_k|,
- *              tol_mu = tol_w / max_k A_kk; 0 < rel_tol <= 1e-3
+ *              tol_mu = tol_w / max_k A_kk; 2^-52 (DBL_EPSILON) <= rel_tol <= 1e-3
  * Outputs (any may be NULL except mu and w): mu, w (n each), handled (n
  * flags), rep.  Allocates its workspace; a stepper's step does not.
  *

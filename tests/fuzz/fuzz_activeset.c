@@ -72,8 +72,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     eq[k] = (f & 3) == 0;
     prev[k] = (f >> 2) & 1;
   }
-  static const double tols[] = {1e-9, 1e-12, 1e-6, 0.5, 0.0, -1.0, NAN};
-  double tol = tols[fuzz_byte(&in) % (sizeof tols / sizeof tols[0])];
+  /* Tolerances: the usual ones, the edges of the accepted range, and
+     subnormal, huge and non-finite ones; or any of fuzz_double's (its
+     specials and 1e-12 .. 1e12 of either sign). */
+  static const double tols[] = {1e-9, 1e-12, 1e-6, 0.5, 0.0, -1.0, NAN, 2.220446049250313e-16, 1e-3,
+                                1.4005173080440274e-312, 4.9e-324, 1e-300, 1e300, INFINITY};
+  uint8_t tk = fuzz_byte(&in);
+  double tol = tk < 200 ? tols[tk % (sizeof tols / sizeof tols[0])] : fuzz_double(&in);
   int use_eq = fuzz_byte(&in) & 1, use_prev = fuzz_byte(&in) & 1;
   /* The outputs start as garbage (a byte of the input, repeated), so that
      a result that depends on what they held before shows as a failure. */
