@@ -51,11 +51,21 @@ static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim,
     s.status = CDYN_OK;
     s.step_time = 0;
     if (k > 0) {
-      double t0 = cdyn_clock();
+      double t0 = cdyn_clock(), tsys = cdyn_system_time(sys);
       int src = sc ? cdyn_scene_step(sc, st, h) : cdyn_stepper_step(st, h);
       s.step_time = cdyn_clock() - t0;
       s.elapsed += s.step_time;
       out->elapsed = s.elapsed;
+      /* A scheme whose CDYN_NOCONV restores the state (noconv_restores:
+         backward-euler, bdf2) has not taken the step: the run cannot go
+         on at this h, so it ends as a failed step with that status. */
+      if (src == CDYN_NOCONV && cdyn_system_time(sys) == tsys) {
+        out->noconv++;
+        out->end = EXP_END_FAILED_STEP;
+        out->status = src;
+        out->end_step = k;
+        return CDYN_OK;
+      }
       if (src < 0) {
         cdyn_stats stats;
         int guarded = src == CDYN_EDIVERGED && !cdyn_stepper_stats(st, &stats) && stats.guarded > guarded0;
