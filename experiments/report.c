@@ -24,6 +24,10 @@
 #include "commands.h"
 #include "experiment.h"
 
+/* The readable report this program writes into DIR (generated output; the
+   rules it lists are explained in the manual, doc/claims.md). */
+#define CLAIMS_REPORT "claims.md"
+
 #define NFIELDS 6
 typedef struct {
   char *f[NFIELDS];
@@ -220,7 +224,7 @@ int exp_write_report(const char *dir)
     goto out;
   }
   /* The readable report, DIR/claims.md. */
-  if (exp_afile_open(&amd, dir, "claims.md", 0)) {
+  if (exp_afile_open(&amd, dir, CLAIMS_REPORT, 0)) {
     fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
     exp_afile_close(&acsv, 0);
     rc = CDYN_EIO;
@@ -318,7 +322,7 @@ int exp_write_report(const char *dir)
     rc = CDYN_EIO;
   } else {
     printf("%d hold, %d partly, %d do not hold, %d not run\n", counts[0], counts[1], counts[2], counts[3]);
-    printf("claims: %s/claims.csv and %s/claims.md\n", dir, dir);
+    printf("claims: %s/claims.csv and %s/" CLAIMS_REPORT "\n", dir, dir);
   }
 out:
   for (size_t k = 0; k < exp_nclaims; k++)

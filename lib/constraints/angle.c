@@ -57,25 +57,36 @@ static int check(const double *p)
   return CDYN_OK;
 }
 
+/* The links' lengths a = |u|, b = |w| (u = x_0 - x_1, w = x_2 - x_1) and
+   directions, or the status where Phi is not differentiable. */
+static int links(const double *const *x, double *a, double *b, double uh[3], double wh[3])
+{
+  double u[3], w[3];
+  cdyn_sub3(x[0], x[1], u);
+  cdyn_sub3(x[2], x[1], w);
+  *a = sqrt(cdyn_dot3(u, u));
+  *b = sqrt(cdyn_dot3(w, w));
+  if (!isfinite(*a) || !isfinite(*b))
+    return cdyn_error(CDYN_ENONFINITE, "angle constraint: a link length is not finite (positions non-finite or beyond 1e154)");
+  if (!(*a > 0) || !(*b > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "angle constraint: a link has zero length (|u| = %g, |w| = %g)", *a, *b);
+  for (int k = 0; k < 3; k++) {
+    uh[k] = u[k] / *a;
+    wh[k] = w[k] / *b;
+  }
+  return CDYN_OK;
+}
+
 static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)
 {
   (void)t;
-  double u[3], w[3], pu[3], pw[3];
-  cdyn_sub3(x[0], x[1], u);
-  cdyn_sub3(x[2], x[1], w);
+  double pu[3], pw[3], a, b, uh[3], wh[3];
   cdyn_sub3(v[0], v[1], pu);
   cdyn_sub3(v[2], v[1], pw);
-  double a = sqrt(cdyn_dot3(u, u)), b = sqrt(cdyn_dot3(w, w));
-  if (!isfinite(a) || !isfinite(b))
-    return cdyn_error(CDYN_ENONFINITE, "angle constraint: a link length is not finite (positions non-finite or beyond 1e154)");
-  if (!(a > 0) || !(b > 0))
-    return cdyn_error(CDYN_EDEGENERATE, "angle constraint: a link has zero length (|u| = %g, |w| = %g)", a, b);
-  double uh[3], wh[3];
-  for (int k = 0; k < 3; k++) {
-    uh[k] = u[k] / a;
-    wh[k] = w[k] / b;
-  }
+  int rc = links(x, &a, &b, uh, wh);
+  if (rc)
+    return rc;
   double c = cdyn_dot3(uh, wh);
   row->phi = c - cos(p[0]);
   for (int k = 0; k < 3; k++) {
@@ -97,19 +108,10 @@ static int hess(const double *p, const double *const *x, double t, const double 
 {
   (void)p;
   (void)t;
-  double u[3], w[3];
-  cdyn_sub3(x[0], x[1], u);
-  cdyn_sub3(x[2], x[1], w);
-  double a = sqrt(cdyn_dot3(u, u)), b = sqrt(cdyn_dot3(w, w));
-  if (!isfinite(a) || !isfinite(b))
-    return cdyn_error(CDYN_ENONFINITE, "angle constraint: a link length is not finite (positions non-finite or beyond 1e154)");
-  if (!(a > 0) || !(b > 0))
-    return cdyn_error(CDYN_EDEGENERATE, "angle constraint: a link has zero length (|u| = %g, |w| = %g)", a, b);
-  double uh[3], wh[3];
-  for (int k = 0; k < 3; k++) {
-    uh[k] = u[k] / a;
-    wh[k] = w[k] / b;
-  }
+  double a, b, uh[3], wh[3];
+  int rc = links(x, &a, &b, uh, wh);
+  if (rc)
+    return rc;
   /* H in (u, w), 6 x 6. */
   static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   static const unsigned to[2] = {0, 2}, from[2] = {1, 1};

@@ -66,10 +66,8 @@ static int eval(const double *p, const double *const *x, const double *const *v,
 static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
 {
   /* eval's checks, at rest: hess fails where eval does. */
-  static const double rest[3] = {0, 0, 0};
-  const double *v[1] = {rest};
   cdyn_row row[2] = {{0}};
-  int rc = eval(p, x, v, t, row);
+  int rc = cdyn_eval_at_rest(eval, p, x, t, row);
   if (rc)
     return rc;
   for (int k = 0; k < 9; k++)

@@ -93,16 +93,11 @@ static int eval(const double *p, const double *const *x, const double *const *v,
 static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
 {
   /* eval's checks, at rest: hess fails where eval does. */
-  static const double rest[3] = {0, 0, 0};
-  const double *v[1] = {rest};
   cdyn_row row[2] = {{0}};
-  int rc = eval(p, x, v, t, row);
+  int rc = cdyn_eval_at_rest(eval, p, x, t, row);
   if (rc)
     return rc;
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++)
-      K[3 * a + b] = a == b ? lambda[1] / p[9] : 0.0;
-  return cdyn_hess_finite("hoop", K, 1);
+  return cdyn_hess_scaled_identity("hoop", lambda[1] / p[9], K);
 }
 
 const cdyn_constraint_type cdyn_ctype_hoop = {

@@ -28,18 +28,29 @@ static int check(const double *p)
   return CDYN_OK;
 }
 
+/* r = |x - c| and e = (x - c) / r, or the status where Phi is not differentiable. */
+static int radial(const double *p, const double *x, double *r, double e[3])
+{
+  double d[3];
+  cdyn_sub3(x, p, d);
+  *r = sqrt(cdyn_dot3(d, d));
+  if (!isfinite(*r))
+    return cdyn_error(CDYN_ENONFINITE, "sphere constraint: |x - c| is not finite (position non-finite or beyond 1e154)");
+  if (!(*r > 0))
+    return cdyn_error(CDYN_EDEGENERATE, "sphere constraint: the particle is at the centre (r = 0)");
+  for (int k = 0; k < 3; k++)
+    e[k] = d[k] / *r;
+  return CDYN_OK;
+}
+
 static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)
 {
   (void)t;
-  double d[3];
-  cdyn_sub3(x[0], p, d);
-  double r = sqrt(cdyn_dot3(d, d));
-  if (!isfinite(r))
-    return cdyn_error(CDYN_ENONFINITE, "sphere constraint: |x - c| is not finite (position non-finite or beyond 1e154)");
-  if (!(r > 0))
-    return cdyn_error(CDYN_EDEGENERATE, "sphere constraint: the particle is at the centre (r = 0)");
-  double e[3] = {d[0] / r, d[1] / r, d[2] / r};
+  double r, e[3];
+  int rc = radial(p, x[0], &r, e);
+  if (rc)
+    return rc;
   double ev = cdyn_dot3(e, v[0]);
   row->phi = r - p[3];
   for (int k = 0; k < 3; k++)
@@ -53,14 +64,11 @@ static int eval(const double *p, const double *const *x, const double *const *v,
 static int hess(const double *p, const double *const *x, double t, const double *lambda, double *K)
 {
   (void)t;
-  double d[3];
-  cdyn_sub3(x[0], p, d);
-  double r = sqrt(cdyn_dot3(d, d));
-  if (!isfinite(r))
-    return cdyn_error(CDYN_ENONFINITE, "sphere constraint: |x - c| is not finite (position non-finite or beyond 1e154)");
-  if (!(r > 0))
-    return cdyn_error(CDYN_EDEGENERATE, "sphere constraint: the particle is at the centre (r = 0)");
-  double e[3] = {d[0] / r, d[1] / r, d[2] / r}, s = lambda[0] / r;
+  double r, e[3];
+  int rc = radial(p, x[0], &r, e);
+  if (rc)
+    return rc;
+  double s = lambda[0] / r;
   for (int a = 0; a < 3; a++)
     for (int b = 0; b < 3; b++)
       K[3 * a + b] = s * ((a == b) - e[a] * e[b]);

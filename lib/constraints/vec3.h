@@ -176,6 +176,21 @@ static inline void cdyn_hess_zero(unsigned np, double *K)
 }
 
 /*
+ * A one-particle type's eval at rest (zero velocity) into rows (at most
+ * CDYN_MAX_ROWS): the checks its hess runs first, so that hess fails
+ * exactly where eval does.
+ */
+typedef int (*cdyn_eval_fn)(const double *params, const double *const *x, const double *const *v, double t,
+                            cdyn_row *rows);
+static inline int cdyn_eval_at_rest(cdyn_eval_fn eval, const double *params, const double *const *x, double t,
+                                    cdyn_row *rows)
+{
+  static const double rest[3] = {0, 0, 0};
+  const double *v[1] = {rest};
+  return eval(params, x, v, t, rows);
+}
+
+/*
  * CDYN_OK when every value of K ((3 np)^2) is finite, else CDYN_ENONFINITE
  * with a message naming the type (`hess` reports, as eval does, a value
  * that overflowed: here also through multipliers that are too large).
@@ -188,6 +203,18 @@ static inline int cdyn_hess_finite(const char *what, const double *K, unsigned n
                         "%s constraint: a geometric stiffness value is not finite (positions or multipliers too large)",
                         what);
   return CDYN_OK;
+}
+
+/*
+ * K = s I (3 x 3), the geometric stiffness of a row (|d|^2 - R^2) / (2 R)
+ * with s = its multiplier over R, checked finite for `what`.
+ */
+static inline int cdyn_hess_scaled_identity(const char *what, double s, double *K)
+{
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      K[3 * a + b] = a == b ? s : 0.0;
+  return cdyn_hess_finite(what, K, 1);
 }
 
 /*

@@ -952,6 +952,12 @@ static const cdyn_option options[] = {
    "Newton iterations per step before CDYN_NOCONV (the state restored)"},
   CDYN_OPTIONS_END};
 
+/* What the two schemes share: the state, the step, the options, and a
+   KKT system of their own that a step either solves or leaves untaken. */
+#define NEWTON_KKT_SCHEME                                                                                    \
+  .lambda_time = CDYN_LAMBDA_END, .options = options, .options_size = sizeof(opts), .free = st_free,           \
+  .step = step, .reset = reset, .own_system = 1, .noconv_restores = 1, .indefinite = 1
+
 const cdyn_scheme_type cdyn_scheme_backward_euler = {
   .name = "backward-euler",
   .description = "backward Euler on the whole nonlinear system (constraints and springs), Newton with the geometric "
@@ -959,16 +965,8 @@ const cdyn_scheme_type cdyn_scheme_backward_euler = {
   .source = "doc/large-steps.md (Hairer and Wanner II ch. VII; Vanderbei 1995)",
   .order = 1,
   .lambda_order = 1,
-  .lambda_time = CDYN_LAMBDA_END,
-  .options = options,
-  .options_size = sizeof(opts),
   .alloc = alloc_be,
-  .free = st_free,
-  .step = step,
-  .reset = reset,
-  .own_system = 1,
-  .noconv_restores = 1,
-  .indefinite = 1,
+  NEWTON_KKT_SCHEME,
 };
 
 const cdyn_scheme_type cdyn_scheme_bdf2 = {
@@ -978,14 +976,6 @@ const cdyn_scheme_type cdyn_scheme_bdf2 = {
   .source = "doc/large-steps.md (Hairer and Wanner II ch. VII)",
   .order = 2,
   .lambda_order = 2,
-  .lambda_time = CDYN_LAMBDA_END,
-  .options = options,
-  .options_size = sizeof(opts),
   .alloc = alloc_bdf2,
-  .free = st_free,
-  .step = step,
-  .reset = reset,
-  .own_system = 1,
-  .noconv_restores = 1,
-  .indefinite = 1,
+  NEWTON_KKT_SCHEME,
 };
