@@ -87,6 +87,7 @@ typedef struct {
   double size, mass, k_struct, k_shear, k_bend, damping, eps_max;
   double radius, ball_mass, speed, delta;
   long capacity;
+  int edge_posts; /* posts: 1 every node of the edges x = -size/2 and x = +size/2, 0 their two middle nodes */
 } cc_spec;
 
 /* The scene (cdyn/scene.h), described in the scene format and read by
@@ -114,21 +115,42 @@ static void cc_free(cc_scene *s)
   memset(s, 0, sizeof *s);
 }
 
-static int cc_new(const cc_spec *sp, int inequality, int continuous, cc_scene *s)
+/* How a run handles its contacts (the contact handler's options). */
+typedef struct {
+  int inequality; /* inequality rows (scheme contact) or switched equalities */
+  int continuous; /* continuous detection too */
+  int stack;      /* switched: several contacts on a node or edge (001's rule, reading b) */
+  int failsafe;   /* rigid impact zones after each step */
+} cc_handling;
+
+static int cc_new(const cc_spec *sp, const cc_handling *hd, cc_scene *s)
 {
   memset(s, 0, sizeof *s);
   size_t N = (size_t)sp->grid, nb = (size_t)sp->balls;
-  size_t pins[4] = {N * (N / 2 - 1), N * (N / 2), N * (N / 2 - 1) + N - 1, N * (N / 2) + N - 1};
+  size_t mid[4] = {N * (N / 2 - 1), N * (N / 2), N * (N / 2 - 1) + N - 1, N * (N / 2) + N - 1};
+  size_t *pins = malloc(2 * N * sizeof *pins), npins = 0;
+  if (!pins)
+    return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  if (sp->edge_posts) {
+    /* Node k = N r + c lies at x = -size/2 + size c / (N - 1). */
+    for (size_t r = 0; r < N; r++)
+      pins[npins++] = N * r, pins[npins++] = N * r + N - 1;
+  } else {
+    memcpy(pins, mid, sizeof mid);
+    npins = 4;
+  }
+  int inequality = hd->inequality;
   exp_cloth_material mat = {sp->size, sp->mass, sp->k_struct, sp->k_shear, sp->k_bend, sp->damping};
   char hooks[512];
   snprintf(hooks, sizeof hooks,
            "\"strain_limit\": {\"eps_max\": %.17g}, \"contacts\": {\"thickness\": %.17g, \"mode\": \"%s\", "
-           "\"continuous\": %s, \"capacity\": %ld, \"margin\": %.17g}",
-           sp->eps_max, sp->delta, inequality ? "inequality" : "switch", continuous ? "true" : "false", sp->capacity,
-           sp->delta);
+           "\"continuous\": %s, \"capacity\": %ld, \"margin\": %.17g%s%s}",
+           sp->eps_max, sp->delta, inequality ? "inequality" : "switch", hd->continuous ? "true" : "false",
+           sp->capacity, sp->delta, hd->stack ? ", \"stack\": true" : "", hd->failsafe ? ", \"failsafe\": true" : "");
   exp_text t = {0};
   exp_text_puts(&t, "{\"cdyn_scene\": 1, \"name\": \"cloth-contact\", \"gravity\": [0, -9.81, 0], \"generators\": [");
-  exp_cloth_generator(&t, &mat, sp->grid, pins, 4, hooks);
+  exp_cloth_generator(&t, &mat, sp->grid, pins, npins, hooks);
+  free(pins);
   /* The balls: at x = 0, z = -0.3, 0, 0.3 m (evenly for another count),
      heights 0.2, 0.4, 0.6 m, moving down. */
   static const double zs[3] = {-0.3, 0, 0.3};
@@ -218,6 +240,9 @@ static const exp_param contact_params[] = {
   {"ball_speed", "3", EXP_REAL, 0, 100, 0, "initial downward speed of the balls (m/s)"},
   {"thickness", "0.005", EXP_REAL, 0, 1, EXP_OPEN_MIN, "cloth thickness delta (m)"},
   {"capacity", "4096", EXP_INT, 1, 1 << 20, 0, "cloth-cloth contacts reserved"},
+  {"posts", "edges", EXP_TEXT, 0, 0, 0,
+   "what holds the cloth: edges (every node of the two edges x = -size/2 and x = size/2) or points (their two middle "
+   "nodes each)"},
   {"tau", "0.02", EXP_REAL, 0, 1e300, 0, "Baumgarte time constant of the scheme contact (s)"},
   {"algorithms", "lcp,iterative", EXP_TEXT, 0, 0, 0, "active-set algorithms run with the scheme contact"},
   {"out_every", "5", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
@@ -227,6 +252,10 @@ static const exp_param contact_params[] = {
 static const exp_companion contact_companions[] = {
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
   {"discrete-4h", "implicit", NULL, "as discrete, at 4 h"},
+  {"stacked", "implicit", NULL,
+   "as implicit, with 001's rule read as several contacts on one node or edge, solved together (reading b)"},
+  {"failsafe", "implicit", NULL, "as implicit, with the fail-safe (rigid impact zones) after each step"},
+  {"discrete-failsafe", "implicit", NULL, "as discrete, with the fail-safe after each step"},
   {NULL, NULL, NULL, NULL}};
 
 #define MAX_SNAPS 16
@@ -234,6 +263,11 @@ static const exp_companion contact_companions[] = {
 
 static int contact_check(exp_ctx *ctx)
 {
+  const char *posts = exp_param_string(ctx, "posts");
+  if (strcmp(posts, "edges") && strcmp(posts, "points")) {
+    fprintf(stderr, "cdyn run: cloth-contact: posts: '%s' is neither edges nor points\n", posts);
+    return 2;
+  }
   double ts[MAX_SNAPS];
   int n;
   if (exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-contact", ts, MAX_SNAPS, &n)) {
@@ -302,8 +336,11 @@ typedef struct {
   unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/collision/contacts.c) */
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
-  double t_detect, t_solve, t_replay; /* per step */
-  unsigned long solves;               /* stepper steps (repeats included) */
+  double t_detect, t_solve, t_replay, t_failsafe; /* per step */
+  unsigned long solves;                           /* stepper steps (repeats included) */
+  /* The fail-safe (lib/collision/failsafe.c), over the run: */
+  unsigned long fs_steps, fs_zones, fs_nodes, fs_frozen, fs_unresolved, fs_passes;
+  double fs_impulse, fs_momentum, fs_energy;
 } run_result;
 
 static const char *const contact_columns =
@@ -437,6 +474,7 @@ static int contact_run(exp_ctx *ctx)
   exp_param_double(ctx, "ball_mass", &sp.ball_mass);
   exp_param_double(ctx, "ball_speed", &sp.speed);
   exp_param_double(ctx, "thickness", &sp.delta);
+  sp.edge_posts = !strcmp(exp_param_string(ctx, "posts"), "edges");
   long every = exp_param_long(ctx, "out_every");
   double snaps[MAX_SNAPS];
   int nsnap;
@@ -481,8 +519,10 @@ static int contact_run(exp_ctx *ctx)
     run_result *R = &res[r];
     memset(R, 0, sizeof *R);
     size_t idx;
-    int ineq = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_inequalities(idx);
-    int continuous = strncmp(run->name, "discrete", 8) != 0;
+    cc_handling hd = {.inequality = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_inequalities(idx),
+                      .continuous = strncmp(run->name, "discrete", 8) != 0,
+                      .stack = !strcmp(run->name, "stacked"),
+                      .failsafe = strstr(run->name, "failsafe") != NULL};
     int coarse = !strcmp(run->name, "discrete-4h");
     double h = coarse ? 4 * ctx->h : ctx->h;
     long steps = coarse ? ctx->steps / 4 : ctx->steps;
@@ -490,7 +530,7 @@ static int contact_run(exp_ctx *ctx)
     R->h = h, R->steps = steps;
     R->min_dist = R->ball_gap = INFINITY;
     cc_scene s;
-    if ((rc = cc_new(&sp, ineq, continuous, &s)))
+    if ((rc = cc_new(&sp, &hd, &s)))
       break;
     cdyn_stepper *st;
     if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
@@ -528,7 +568,13 @@ static int contact_run(exp_ctx *ctx)
     R->parallel = cn.parallel;
     R->endpoint = cn.endpoint;
     R->redundant = cn.redundant;
+    R->fs_steps = cn.fs_steps, R->fs_zones = cn.fs_zones, R->fs_nodes = cn.fs_nodes, R->fs_frozen = cn.fs_frozen;
+    R->fs_unresolved = cn.fs_unresolved, R->fs_passes = cn.fs_passes;
+    R->fs_impulse = cn.fs_impulse, R->fs_momentum = cn.fs_momentum, R->fs_energy = cn.fs_energy;
     long done = R->steps_done > 0 ? R->steps_done : 1;
+    /* The fail-safe runs inside the handler's after: its time is its own. */
+    R->t_failsafe = cn.fs_seconds / (double)done;
+    cost.detect -= cn.fs_seconds;
     R->t_detect = cost.detect / (double)done;
     R->t_solve = cost.solve / (double)done;
     R->t_replay = replay_t / (double)done;
@@ -538,6 +584,11 @@ static int contact_run(exp_ctx *ctx)
            run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
            R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
            R->failed ? " (failed)" : "");
+    if (hd.failsafe)
+      printf("  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
+             "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",
+             run->name, R->fs_steps, R->fs_zones, R->fs_frozen, R->fs_passes, R->fs_impulse, R->fs_momentum,
+             R->fs_energy, R->fs_unresolved, 1e3 * R->t_failsafe);
     cdyn_stepper_free(st);
     cc_free(&s);
   }
@@ -549,30 +600,36 @@ static int contact_run(exp_ctx *ctx)
   if ((rc = exp_csv_open(ctx, &summ, "cloth-contact-summary",
                          "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,"
                          "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,"
-                         "status",
-                         NULL, "\"note\": \"over the whole run\"")))
+                         "status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,failsafe_frozen,"
+                         "failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy",
+                         NULL,
+                         "\"note\": \"over the whole run; failsafe_*: the fail-safe's steps changed, detection passes, "
+                         "zones and their nodes summed over steps, frozen zones, steps left touching, sum m |dv| (N s), "
+                         "sum of |sum m dv| per step (N s), kinetic energy removed (J)\"")))
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
-    double row[21] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+    double row[30] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
                       (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap,
                       (double)R->contacts_max, (double)R->ball_max, (double)R->created, (double)R->releases,
                       (double)R->delay_max, R->delay_mean, (double)R->redos, (double)R->unresolved,
-                      (double)R->parallel, (double)R->endpoint, (double)R->redundant, (double)R->status};
-    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 21);
+                      (double)R->parallel, (double)R->endpoint, (double)R->redundant, (double)R->status,
+                      (double)R->fs_steps, (double)R->fs_passes, (double)R->fs_zones, (double)R->fs_nodes,
+                      (double)R->fs_frozen, (double)R->fs_unresolved, R->fs_impulse, R->fs_momentum, R->fs_energy};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 30);
   }
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))
     return rc;
-  if ((rc = exp_csv_open(ctx, &timing, "cloth-contact-cost", "scheme,steps,detect,solve,replay,solves", NULL,
+  if ((rc = exp_csv_open(ctx, &timing, "cloth-contact-cost", "scheme,steps,detect,solve,replay,solves,failsafe", NULL,
                          "\"note\": \"wall-clock time per step (CLOCK_MONOTONIC, one run): detection (before and "
-                         "after), the step's solves (repeats included), the exact replay; changes from run to "
-                         "run\"")))
+                         "after, the fail-safe apart), the step's solves (repeats included), the exact replay, the "
+                         "fail-safe; changes from run to run\"")))
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
-    double row[5] = {(double)res[r].steps_done, res[r].t_detect, res[r].t_solve, res[r].t_replay,
-                     (double)res[r].solves};
-    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 5);
+    double row[6] = {(double)res[r].steps_done, res[r].t_detect, res[r].t_solve, res[r].t_replay,
+                     (double)res[r].solves, res[r].t_failsafe};
+    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 6);
   }
   c1 = exp_csv_close(&timing, rc == CDYN_OK);
   if (rc || (rc = c1))

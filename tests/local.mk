@@ -27,7 +27,7 @@ check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/
 	tests/test_ccd_census \
 	tests/test_contact \
 	tests/test_switching \
-	tests/test_cloth tests/test_ccd tests/test_contacts tests/test_scene \
+	tests/test_cloth tests/test_ccd tests/test_contacts tests/test_failsafe tests/test_scene \
 	tests/test_oom tests/test_solver_register \
 	$(EXPERIMENT_TESTS)
 else !HAVE_CHECK

@@ -109,6 +109,9 @@ typedef struct cdyn_contacts_opts {
   double release;     /* >= 0: release when the multiplier exceeds it (pull) */
   double ccd_tol;     /* time resolution of cdyn_ccd_*, (0, 0.5] */
   unsigned max_redo;  /* repeats of one step, <= 64 */
+  int stack;          /* mode switch: a node or edge already held takes more contacts, solved together */
+  int failsafe;       /* rigid impact zones after each step: no crossing (lib/collision/failsafe.c) */
+  unsigned failsafe_iter; /* its detection passes per step, 1 .. 10000 */
 } cdyn_contacts_opts;
 
 typedef struct cdyn_contacts_counts {
@@ -123,10 +126,22 @@ typedef struct cdyn_contacts_counts {
   unsigned long skipped;        /* pairs with a degenerate triangle, cumulative */
   unsigned long parallel;       /* edge pairs too parallel for a normal, cumulative */
   unsigned long endpoint;       /* edge pairs found meeting at an end (left to node-triangle), cumulative */
-  unsigned long redundant;      /* mode switch: pairs whose node or edge was already held, cumulative */
+  unsigned long redundant;      /* mode switch, stack off: pairs whose node or edge was already held, cumulative */
   unsigned long total_released; /* cumulative, by rule: */
   unsigned long released_separating, released_pull, released_region, released_degenerate;
   unsigned long delay_sum, delay_max; /* release delays in steps (lib/collision/contacts.c), cumulative */
+  /* The fail-safe (lib/collision/failsafe.c), cumulative: */
+  unsigned long fs_steps;       /* steps whose motion it changed */
+  unsigned long fs_passes;      /* its detection passes (one per step at least, when on) */
+  unsigned long fs_hits;        /* pairs found touching, over its passes */
+  unsigned long fs_zones;       /* impact zones it moved, counted at each step's end */
+  unsigned long fs_nodes;       /* nodes in those zones */
+  unsigned long fs_rigid, fs_translated, fs_frozen; /* zones by the motion they were given */
+  unsigned long fs_unresolved;  /* steps left with a touching pair (touching at the step's start) */
+  double fs_impulse;            /* sum over changed nodes of m |v_new - v|, N s */
+  double fs_momentum;           /* sum over steps of |sum_i m_i (v_new - v)|, N s (0 but for frozen zones) */
+  double fs_energy;             /* sum over steps of the kinetic energy it removed, J (negative: added) */
+  double fs_seconds;            /* wall-clock time in it, s */
 } cdyn_contacts_counts;
 
 enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1 };
@@ -141,7 +156,8 @@ typedef struct cdyn_contact_info {
 typedef struct cdyn_contacts cdyn_contacts;
 
 /* Defaults: thickness 5 mm, inequality, continuous, capacity 4096, 2^18
-   pairs, margin 5 mm, sep_speed 1 mm/s, release 0, ccd_tol 1e-6, max_redo 4. */
+   pairs, margin 5 mm, sep_speed 1 mm/s, release 0, ccd_tol 1e-6, max_redo 4,
+   stack off, fail-safe off (100 passes when on). */
 int cdyn_contacts_opts_default(cdyn_contacts_opts *o);
 /* tris: 3 ntris particle indices.  CDYN_EINVAL for bad options or
    triangles (out of range, repeated particle); CDYN_ENONFINITE for a

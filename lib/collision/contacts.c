@@ -87,45 +87,8 @@
 
 #include "cdyn/collision.h"
 #include "cdyn/stepper.h"
+#include "collision/contacts_impl.h"
 #include "core/internal.h"
-
-enum { VF = 0, EE = 1 };
-
-/* A normal speed below this (m/s) is rest, not separation (rounding of J v). */
-#define SEP_NOISE 1e-6
-
-/* Edges meeting at an angle whose sine is below this get no edge-edge
-   constraint (its normal turns as 1 / sin: a near-parallel pair linearises
-   badly); the node-triangle pairs at their ends hold them. */
-#define PARALLEL_SIN 0.1
-
-typedef struct {
-  int kind;
-  size_t a, b;     /* vf: node, triangle; ee: edge, edge (a < b) */
-  size_t con;      /* constraint id */
-  long sep_start;  /* step end at which it was first seen separating; -1: not yet */
-  int fresh;       /* made after the step, not in it (no repeat was left) */
-} contact;
-
-struct cdyn_contacts {
-  cdyn_system *sys;
-  cdyn_contacts_opts o;
-  size_t ntri, nedge, nnode;
-  size_t *tri;   /* 3 ntri */
-  size_t *edge;  /* 2 nedge */
-  size_t *node;  /* nnode: the particles of the triangles */
-  cdyn_bvh *bn, *bt, *be;
-  double *lo, *hi; /* 3 max(ntri, nedge, nnode) */
-  size_t *pairs;   /* 2 opts.pairs */
-  contact *c;      /* opts.capacity */
-  size_t nc;
-  double *q0, *v0, t0; /* the state at the step's start */
-  double *x1;          /* 3n: the predicted positions q0 + h v0 */
-  int saved;
-  unsigned redos;      /* repeats of the current step */
-  long step;           /* step ends seen */
-  cdyn_contacts_counts counts;
-};
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -159,6 +122,7 @@ void cdyn_contacts_free(cdyn_contacts *cc)
   free(cc->q0);
   free(cc->v0);
   free(cc->x1);
+  cdyn_failsafe_free(cc);
   free(cc);
 }
 
@@ -191,6 +155,8 @@ int cdyn_contacts_opts_default(cdyn_contacts_opts *o)
   o->release = 0.0;
   o->ccd_tol = 1e-6;
   o->max_redo = 4;
+  o->failsafe = 0;
+  o->failsafe_iter = 100;
   return CDYN_OK;
 }
 
@@ -215,6 +181,12 @@ static int check_opts(const cdyn_contacts_opts *o)
     return cdyn_error(CDYN_EINVAL, "%s: ccd_tol = %g must be in (0, 0.5]", w, o->ccd_tol);
   if (o->max_redo > 64)
     return cdyn_error(CDYN_EINVAL, "%s: max_redo = %u must be <= 64", w, o->max_redo);
+  if (o->stack != 0 && o->stack != 1)
+    return cdyn_error(CDYN_EINVAL, "%s: stack = %d must be 0 or 1", w, o->stack);
+  if (o->failsafe != 0 && o->failsafe != 1)
+    return cdyn_error(CDYN_EINVAL, "%s: failsafe = %d must be 0 or 1", w, o->failsafe);
+  if (o->failsafe && (o->failsafe_iter < 1 || o->failsafe_iter > 10000))
+    return cdyn_error(CDYN_EINVAL, "%s: failsafe_iter = %u must be in 1 .. 10000", w, o->failsafe_iter);
   return CDYN_OK;
 }
 
@@ -241,7 +213,7 @@ static void boxes(const cdyn_contacts *cc, const size_t *idx, size_t per, size_t
 }
 
 /* Refit the three hierarchies to the motion x0 -> x1. */
-static int refit(cdyn_contacts *cc, const double *x0, const double *x1)
+int cdyn_contacts_refit(cdyn_contacts *cc, const double *x0, const double *x1)
 {
   double g = cc->o.thickness;
   int rc;
@@ -322,6 +294,8 @@ int cdyn_contacts_new(cdyn_contacts **out, cdyn_system *sys, const size_t *tris,
   cc->x1 = malloc(3 * sys->n * sizeof(double));
   if (!cc->lo || !cc->hi || !cc->pairs || !cc->c || !cc->q0 || !cc->v0 || !cc->x1)
     goto nomem;
+  if (o->failsafe && (rc = cdyn_failsafe_alloc(cc)))
+    goto fail;
   if ((rc = cdyn_bvh_new(&cc->bn, cc->nnode)) || (rc = cdyn_bvh_new(&cc->bt, cc->ntri)) ||
       (rc = cdyn_bvh_new(&cc->be, cc->nedge)))
     goto fail;
@@ -546,7 +520,7 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
       }
       if (!make || find(cc, kind, kind == VF ? a : cc->pairs[2 * k], b))
         continue;
-      if (cc->o.mode == CDYN_CONTACTS_SWITCH && held(cc, kind, kind == VF ? a : cc->pairs[2 * k], b)) {
+      if (cc->o.mode == CDYN_CONTACTS_SWITCH && !cc->o.stack && held(cc, kind, kind == VF ? a : cc->pairs[2 * k], b)) {
         cc->counts.redundant++;
         continue;
       }
@@ -585,7 +559,7 @@ int cdyn_contacts_before(cdyn_contacts *cc, double h)
   cc->saved = 1;
   cc->redos = 0;
   cc->counts.created = cc->counts.candidates = cc->counts.found_after = 0;
-  if ((rc = refit(cc, cc->q0, cc->x1)))
+  if ((rc = cdyn_contacts_refit(cc, cc->q0, cc->x1)))
     return rc;
   size_t found;
   rc = detect(cc, cc->q0, cc->x1, cc->v0, 1, &found);
@@ -702,7 +676,7 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
     return rc;
   if (cc->o.continuous) {
     /* The motion taken, x_start -> x_end, of the pairs without a contact. */
-    if ((rc = refit(cc, cc->q0, s->q)))
+    if ((rc = cdyn_contacts_refit(cc, cc->q0, s->q)))
       return rc;
     size_t found;
     if ((rc = detect(cc, cc->q0, s->q, cc->v0, 0, &found)))
@@ -723,6 +697,10 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
         cc->c[k].fresh = 1;
     }
   }
+  /* The fail-safe, after the scheme's contact handling: the step's motion
+     as the scheme left it, made free of crossings. */
+  if (cc->o.failsafe && (rc = cdyn_failsafe_run(cc, h)))
+    return rc;
   cc->saved = 0;
   cc->step++;
   cc->counts.released = 0;

@@ -383,14 +383,14 @@ int pv_opts(const ld *L, const json_t *o, const jpath *p, int with_lists, hook_p
 int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, cdyn_contacts_opts *co)
 {
   static const char *const keys[] = {"triangles", "thickness", "mode", "continuous", "capacity", "pairs", "margin",
-                                     "sep_speed", "release", "ccd_tol", "max_redo", NULL};
+                                     "sep_speed", "release", "ccd_tol", "max_redo", "stack", "failsafe", "failsafe_iter", NULL};
   static const char *const modes[] = {"inequality", "switch", NULL};
   int rc = check_object(L, o, p, with_tris ? keys : keys + 1);
   if (rc)
     return rc;
   cdyn_contacts_opts_default(co);
-  int mode, cont;
-  long long cap, pairs, redo;
+  int mode, cont, fsafe, stack;
+  long long cap, pairs, redo, fs_iter;
   if ((rc = f_num(L, o, p, "thickness", POS, co->thickness, &co->thickness)) ||
       (rc = f_enum(L, o, p, "mode", modes, 0, &mode)) || (rc = f_bool(L, o, p, "continuous", co->continuous, &cont)) ||
       (rc = f_int(L, o, p, "capacity", 0, (long long)co->capacity, 1, (double)L->max_contacts, &cap)) ||
@@ -399,7 +399,9 @@ int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, c
       (rc = f_num(L, o, p, "sep_speed", NONNEG, co->sep_speed, &co->sep_speed)) ||
       (rc = f_num(L, o, p, "release", NONNEG, co->release, &co->release)) ||
       (rc = f_num(L, o, p, "ccd_tol", POS, co->ccd_tol, &co->ccd_tol)) ||
-      (rc = f_int(L, o, p, "max_redo", 0, co->max_redo, 0, 64, &redo)))
+      (rc = f_int(L, o, p, "max_redo", 0, co->max_redo, 0, 64, &redo)) ||
+      (rc = f_bool(L, o, p, "stack", co->stack, &stack)) || (rc = f_bool(L, o, p, "failsafe", co->failsafe, &fsafe)) ||
+      (rc = f_int(L, o, p, "failsafe_iter", 0, co->failsafe_iter, 1, 10000, &fs_iter)))
     return rc;
   if (co->ccd_tol > 0.5) {
     jpath q = jp_key(p, "ccd_tol");
@@ -413,6 +415,9 @@ int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, c
   co->capacity = (size_t)cap;
   co->pairs = (size_t)pairs;
   co->max_redo = (unsigned)redo;
+  co->stack = stack;
+  co->failsafe = fsafe;
+  co->failsafe_iter = (unsigned)fs_iter;
   return CDYN_OK;
 }
 

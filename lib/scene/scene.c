@@ -862,7 +862,12 @@ static int write_scene(FILE *f, const cdyn_scene *sc, const cdyn_stepper *st, co
     w_num(f, o->release);
     fputs(", \"ccd_tol\": ", f);
     w_num(f, o->ccd_tol);
-    fprintf(f, ", \"max_redo\": %u,\n    \"triangles\": [", o->max_redo);
+    fprintf(f, ", \"max_redo\": %u", o->max_redo);
+    if (o->stack)
+      fputs(", \"stack\": true", f);
+    if (o->failsafe)
+      fprintf(f, ", \"failsafe\": true, \"failsafe_iter\": %u", o->failsafe_iter);
+    fputs(",\n    \"triangles\": [", f);
     for (size_t t = 0; t < sc->contacts.ntris; t++) {
       const size_t *v = sc->contacts.tris + 3 * t;
       fprintf(f, "%s[%zu, %zu, %zu]", t ? (t % 8 ? ", " : ",\n      ") : "\n      ", v[0], v[1], v[2]);
