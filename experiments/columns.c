@@ -303,6 +303,20 @@ static const column_def defs[] = {
   {"cloth-contact", NULL, "z", "m", "z of the ball's centre"},
   {"cloth-contact", NULL, "radius", "m", "the ball's radius"},
   {"cloth-contact", NULL, "h", "s", "step size of the run"},
+  {"cloth-contact", NULL, "failsafe", "s", "wall-clock time per step in the fail-safe (rigid impact zones)"},
+  {"cloth-contact", NULL, "free", "s",
+   "wall-clock time per step of the unconstrained step: the cloth alone (no contacts, no balls), the run's scheme, "
+   "its first 100 steps"},
+  {"cloth-contact", NULL, "held", "1", "share of step ends at which every ball lies within delta + 1 um of the cloth"},
+  {"cloth-contact", NULL, "failsafe_steps", "1", "steps whose motion the fail-safe changed"},
+  {"cloth-contact", NULL, "failsafe_passes", "1", "the fail-safe's detection passes over the run"},
+  {"cloth-contact", NULL, "failsafe_zones", "1", "impact zones the fail-safe moved, summed over steps"},
+  {"cloth-contact", NULL, "failsafe_nodes", "1", "nodes of those zones, summed over steps"},
+  {"cloth-contact", NULL, "failsafe_frozen", "1", "zones held still (a pinned node, or still touching when translated)"},
+  {"cloth-contact", NULL, "failsafe_unresolved", "1", "steps the fail-safe left with a touching pair"},
+  {"cloth-contact", NULL, "failsafe_impulse", "N s", "sum over the changed nodes and steps of m |v_new - v|"},
+  {"cloth-contact", NULL, "failsafe_momentum", "N s", "sum over steps of |sum m (v_new - v)| (linear momentum changed)"},
+  {"cloth-contact", NULL, "failsafe_energy", "J", "kinetic energy the fail-safe removed (negative: added)"},
   /* collision-cost */
   {"collision-cost", NULL, "grid", "1", "nodes per side of the mesh"},
   {"collision-cost", NULL, "nodes", "1", "nodes of the mesh"},
@@ -515,6 +529,16 @@ static int file_match(const char *pattern, const char *file)
 
 const char *exp_column_unit(const char *experiment, const char *file, const char *column, const char **meaning)
 {
+  /* cloth-self-contact writes cloth-contact's files under its own name
+     (one scene code, experiments/cloth_contact.c). */
+  char alias[128];
+  if (experiment && !strcmp(experiment, "cloth-self-contact")) {
+    experiment = "cloth-contact";
+    if (file && !strncmp(file, "cloth-self-contact", 18)) {
+      snprintf(alias, sizeof alias, "cloth-contact%s", file + 18);
+      file = alias;
+    }
+  }
   const column_def *best = NULL;
   int best_score = -1;
   for (size_t k = 0; k < sizeof defs / sizeof defs[0]; k++) {

@@ -7,8 +7,11 @@
 # Bottom: the cumulative number of crossings found by the exact replay of
 # every step's motion (pairs that touched), log scale; a run with none
 # has no curve.
+# cloth-self-contact's plot sets E (the experiment) and TITLE and loads this.
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
-F = D."/cloth-contact/cloth-contact.csv"
+if (!exists("E")) E = "cloth-contact"
+if (!exists("TITLE")) TITLE = "Cloth against balls and itself: distances against the thickness, and crossings"
+F = D."/".E."/".E.".csv"
 S = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NS = words(S)
 # The runs with a point in each panel (a panel plots only those: gnuplot
@@ -17,13 +20,13 @@ NS = words(S)
 SD = system("awk -F, 'NR > 1 && $6 != \"nan\" && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 SG = system("awk -F, 'NR > 1 && $7 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 SC = system("awk -F, 'NR > 1 && $4 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
-DELTA = real(system("sed -n 's/.*\"thickness\": *\"\\([0-9.e+-]*\\)\".*/\\1/p' '".D."/cloth-contact/run.meta.json' | head -1"))
+DELTA = real(system("sed -n 's/.*\"thickness\": *\"\\([0-9.e+-]*\\)\".*/\\1/p' '".D."/".E."/run.meta.json' | head -1"))
 FIG_W = 7; FIG_H = 6.2
 load ARG1."/common.gp"
 PAL_X = pal_use(S)
 # Cumulative crossings of run r.
 cum(r) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" { c += $4; if (c > 0) print $2 \",\" c }' '%s'", r, F)
-set multiplot layout 3, 1 title "Cloth against balls and itself: distances against the thickness, and crossings"
+set multiplot layout 3, 1 title TITLE
 set key top right nobox Left reverse samplen 2 font KEY_SMALL
 set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')

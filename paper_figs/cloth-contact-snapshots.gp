@@ -7,9 +7,14 @@
 # degrees down; the triangles are drawn far to near (painter's order of
 # their centroids), then the balls (drawn last: they are mostly in front
 # of the cloth they land on).
+# cloth-self-contact's plot sets E (the experiment), TITLE and the view's
+# ranges (XR0, XR1, YR0, YR1) and loads this.
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
-F = D."/cloth-contact/cloth-contact-snapshots.csv"
-B = D."/cloth-contact/cloth-contact-balls.csv"
+if (!exists("E")) E = "cloth-contact"
+if (!exists("TITLE")) TITLE = "Balls striking a cloth held by two posts: triangles in a cloth-cloth contact orange, at a ball green"
+if (!exists("XR0")) XR0 = -0.95; XR1 = 0.95; YR0 = -1.15; YR1 = 0.75
+F = D."/".E."/".E."-snapshots.csv"
+B = D."/".E."/".E."-balls.csv"
 RUNS = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NR = words(RUNS)
 NS = int(real(system("awk -F, 'NR > 1 && !seen[$2]++ { n++ } END { print n + 0 }' '".F."'")))
@@ -30,11 +35,11 @@ unset grid
 unset border
 unset tics
 set size ratio -1
-set xrange [-0.95:0.95]
-set yrange [-1.15:0.75]
+set xrange [XR0:XR1]
+set yrange [YR0:YR1]
 set style fill solid 1.0 border lc rgb "#303030"
 set multiplot layout NR, NS margins 0.1, 0.99, 0.5 / FIG_H, 1 - 0.45 / FIG_H spacing 0.005, 0.01 \
-    title "Balls striking a cloth held by two posts: triangles in a cloth-cloth contact orange, at a ball green"
+    title TITLE
 do for [i = 1:NR] {
   do for [k = 0:NS - 1] {
     set title (i == 1 ? sprintf(lab("t = %.2f s", '$t = %.2f$~s'), tsnap(k)) : "") offset 0, -0.6

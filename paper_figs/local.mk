@@ -33,7 +33,7 @@ $(FIGDIR)/palette.gp: cdyn$(EXEEXT)
 EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence spinning-hoop stability bad-initial \
 	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
 	active-set-census ccd-census chain-scale-stability cloth-elongation cloth-vs-implicit-ode cloth-contact \
-	collision-cost
+	cloth-self-contact collision-cost
 EXP_STAMPS = $(EXPERIMENTS:%=$(FIGDIR)/%/done)
 
 # The figures, one PLOT:EXPERIMENT pair each: paper_figs/PLOT.gp draws
@@ -81,6 +81,8 @@ FIGURES = \
 	cloth-contact-snapshots:cloth-contact \
 	cloth-contact-distance:cloth-contact \
 	cloth-contact-active:cloth-contact \
+	cloth-self-contact-snapshots:cloth-self-contact \
+	cloth-self-contact-distance:cloth-self-contact \
 	collision-cost:collision-cost \
 	scene-double-pendulum:scene-double-pendulum
 # Scripts that the plot scripts load, not plots themselves.
@@ -192,7 +194,7 @@ $(TIMED_PLOTS): | $(FIGDIR)/collision-cost/done
 # short ones and the plots, not after them (cloth-contact alone takes
 # about 25 s, a third of the experiments' time before the timed ones; the
 # others here 4 to 8 s each).
-LONG_FIRST = cloth-contact active-set-census chain-scale-stability chain10-stability stability ccd-census \
+LONG_FIRST = cloth-self-contact cloth-contact active-set-census chain-scale-stability chain10-stability stability ccd-census \
 	cloth-elongation
 
 $(FIGDIR)/claims.csv: $(EXP_STAMPS)

@@ -1,0 +1,8 @@
+# cloth-self-contact: distances against the thickness and crossings over
+# time, per run (the plot of cloth-contact-distance.gp on this experiment's
+# output): top, the smallest distance between non-adjacent mesh elements;
+# middle, the smallest gap between a node and the ball; bottom, the
+# cumulative crossings found by the exact replay (log scale).
+E = "cloth-self-contact"
+TITLE = "A cloth draped over a ball and folding onto itself: distances against the thickness, and crossings"
+load ARG1."/cloth-contact-distance.gp"
