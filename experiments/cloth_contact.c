@@ -398,7 +398,7 @@ typedef struct {
 
 static const char *const contact_columns =
   "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
-  "delay_max,redos,status";
+  "delay_max,redos,status,nn";
 
 /* What cloth-contact measures after each step of a run (the runner's
    observer): the exact replay of the step's motion (the state before it
@@ -476,7 +476,7 @@ static int contact_observe(void *octx, const exp_state *st)
     R->ball_max = (long)touching;
   if (k % o->ev == 0 || k == o->steps) {
     double t = (double)k * o->h;
-    double row[16] = {t,
+    double row[17] = {t,
                       (double)k,
                       (double)o->cross_slice,
                       (double)o->exact_slice,
@@ -491,8 +491,9 @@ static int contact_observe(void *octx, const exp_state *st)
                       (double)o->rel_slice,
                       (double)o->cn.delay_max,
                       (double)o->cn.redos,
-                      0};
-    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 16)))
+                      0,
+                      (double)o->cn.nn};
+    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 17)))
       return rc;
     long n = k == 0 ? 1 : (k % o->ev ? k % o->ev : o->ev);
     double trow[4] = {t, o->slice.detect / (double)n, o->slice.solve / (double)n, o->slice_replay / (double)n};

@@ -273,6 +273,7 @@ static const column_def defs[] = {
   {"cloth-contact", NULL, "contacts", "1", "cloth-cloth contacts active after the step"},
   {"cloth-contact", NULL, "vf", "1", "of which node-triangle"},
   {"cloth-contact", NULL, "ee", "1", "of which edge-edge"},
+  {"cloth-contact", NULL, "nn", "1", "of which node-node"},
   {"cloth-contact", NULL, "ball_contacts", "1", "node-ball pairs within r + delta"},
   {"cloth-contact", NULL, "created", "1", "cloth-cloth contacts created"},
   {"cloth-contact", "cloth-contact", "released", "1", "cloth-cloth contacts released"},

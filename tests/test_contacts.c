@@ -11,6 +11,7 @@
  * particles), a free node or a free edge above them, gravity along -y.
  */
 #include <float.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +401,72 @@ START_TEST(test_two_contacts_one_node)
 END_TEST
 
 /*
+ * A node near a vertex.  The probe's node starts 8 mm (< delta) from the
+ * fixed triangle's vertex 1, outside the triangle (its closest point of
+ * the triangle is the vertex), moving towards it at 0.5 m/s: the handler
+ * makes a node-node contact (1, 3), a distance inequality of length delta,
+ * and the scheme contact stops the approach (the distance never falls
+ * below its start); moving away, the contact is released as separating.
+ */
+START_TEST(test_node_node)
+{
+  const double g[3] = {0, 0, 0};
+  double dir[3] = {1, 1, -1}, x[3], v[3];
+  const double d0 = 0.008, V1[3] = {1, 0, -1};
+  for (int k = 0; k < 3; k++) {
+    dir[k] /= sqrt(3.0);
+    x[k] = V1[k] + d0 * dir[k];
+    v[k] = -0.5 * dir[k];
+  }
+  cdyn_system *sys = probe_scene(x, v, g);
+  cdyn_contacts *cc = handler(sys, 2, CDYN_CONTACTS_INEQUALITY, 1);
+  cdyn_stepper *st = stepper(sys, "contact", "lcp");
+  for (int step = 0; step < 20; step++) {
+    ck_assert_uint_eq(step_checked(sys, st, cc, TRI, 2, 1e-3), 0);
+    const double *q = cdyn_system_positions(sys);
+    double dist = sqrt(pow(q[9] - V1[0], 2) + pow(q[10] - V1[1], 2) + pow(q[11] - V1[2], 2));
+    ck_assert_msg(dist >= d0 - 1e-9, "step %d: the node at %.17g from the vertex (started at %g)", step, dist, d0);
+  }
+  cdyn_contacts_counts c;
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+  ck_assert_uint_eq(c.active, 1);
+  ck_assert_uint_eq(c.nn, 1);
+  ck_assert_uint_eq(c.vf + c.ee, 0);
+  cdyn_contact_info in;
+  ck_assert_int_eq(cdyn_contacts_get(cc, 0, &in), CDYN_OK);
+  ck_assert_int_eq(in.kind, CDYN_CONTACT_NN);
+  ck_assert_uint_eq(in.first, 1);
+  ck_assert_uint_eq(in.second, 3);
+  ck_assert_uint_eq(in.particles[0], 1);
+  ck_assert_uint_eq(in.particles[1], 3);
+  ck_assert(in.particles[2] == SIZE_MAX && in.particles[3] == SIZE_MAX);
+  ck_assert_msg(fabs(in.phi - (d0 - DELTA)) <= 1e-9, "phi %.17g", in.phi);
+  /* Away from the vertex at 0.5 m/s: released as separating once beyond
+     the thickness (4 ms from 8 mm; inside it, a contact moving out of its
+     violation is not separating). */
+  double va[9];
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++)
+      va[3 * i + k] = 0.5 * dir[k];
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(cdyn_system_set_velocity(sys, 3 + (size_t)i, va + 3 * i), CDYN_OK);
+  for (int step = 0; step < 3; step++) {
+    ck_assert_uint_eq(step_checked(sys, st, cc, TRI, 2, 1e-3), 0);
+    ck_assert_uint_eq(cdyn_contacts_active(cc), 1);
+  }
+  for (int step = 0; step < 2; step++)
+    ck_assert_uint_eq(step_checked(sys, st, cc, TRI, 2, 1e-3), 0);
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+  ck_assert_uint_eq(c.active, 0);
+  ck_assert_uint_eq(c.nn, 0);
+  ck_assert_uint_eq(c.released_separating, 1);
+  cdyn_stepper_free(st);
+  cdyn_contacts_free(cc);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
  * A 6 x 6 patch folds onto a fixed 6 x 6 patch below it and slides off:
  * contacts are made and released, and after the first steps neither the
  * handler nor the step allocates (capacity reserved).  Twice, bitwise the
@@ -600,6 +667,7 @@ int main(void)
   tcase_add_test(tc, test_tunnelling);
   tcase_add_test(tc, test_repeat);
   tcase_add_test(tc, test_edge_edge);
+  tcase_add_test(tc, test_node_node);
   suite_add_tcase(s, tc);
   tc = tcase_create("release");
   tcase_set_timeout(tc, 120);

@@ -115,7 +115,7 @@ typedef struct cdyn_contacts_opts {
 } cdyn_contacts_opts;
 
 typedef struct cdyn_contacts_counts {
-  size_t active, vf, ee;        /* contacts now, of which node-triangle, edge-edge */
+  size_t active, vf, ee, nn;    /* contacts now, of which node-triangle, edge-edge, node-node */
   size_t created;               /* at the last before (and the afters of its step) */
   size_t released;              /* at the last after */
   size_t candidates;            /* broad-phase pairs at the last before */
@@ -144,12 +144,12 @@ typedef struct cdyn_contacts_counts {
   double fs_seconds;            /* wall-clock time in it, s */
 } cdyn_contacts_counts;
 
-enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1 };
+enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1, CDYN_CONTACT_NN = 2 };
 typedef struct cdyn_contact_info {
-  int kind;               /* CDYN_CONTACT_VF or CDYN_CONTACT_EE */
-  size_t first, second;   /* vf: node particle, triangle index; ee: edge indices */
+  int kind;               /* CDYN_CONTACT_VF, CDYN_CONTACT_EE or CDYN_CONTACT_NN */
+  size_t first, second;   /* vf: node particle, triangle index; ee: edge indices; nn: node particles */
   size_t constraint;      /* its constraint id in the system */
-  size_t particles[4];    /* the constraint's particles, oriented */
+  size_t particles[4];    /* the constraint's particles, oriented (nn: two, then SIZE_MAX) */
   double phi, u;          /* Phi and dPhi/dt = J v now */
 } cdyn_contact_info;
 

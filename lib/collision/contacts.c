@@ -12,6 +12,8 @@
  *   edge-edge (p q, r s)                    edge_edge on (p, q, r, s):
  *     Phi = nh.(x_r - x_p) - delta,  nh = unit((x_q - x_p) x (x_s - x_r)),
  *     r and s swapped when needed so that Phi > -delta at the start.
+ *   node-node (p, q)                        distance on (p, q), length delta:
+ *     Phi = |x_p - x_q| - delta.
  * delta is the thickness.  Edges nearly parallel at detection
  * (|ea x eb| <= 1e-6 |ea| |eb|) have no usable common normal and get no
  * edge-edge constraint (counted); the node-triangle pairs at their ends
@@ -33,7 +35,11 @@
  *                edges (an edge meeting another at its end is a node
  *                meeting the triangles of that edge, which the
  *                node-triangle test finds).
- * A node closest to an edge or a vertex of a triangle, or an edge closest
+ * A node within delta of a vertex q of a triangle (its closest point of
+ * the triangle is the vertex) gets a node-node contact with q instead,
+ * unless p and q are joined by an edge of the mesh (their spring holds
+ * them): the same test as the other pairs, at the same thickness.
+ * A node closest to an edge of a triangle, or an edge closest
  * at its end, gets no constraint of that pair: the plane of that pair
  * would stand across the way the parties can go (a node sliding over a
  * triangle's edge would be stopped by the edge-edge plane of the edges
@@ -82,6 +88,7 @@
  * silently.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,8 +347,9 @@ static contact *find(cdyn_contacts *cc, int kind, size_t a, size_t b)
   return NULL;
 }
 
-/* Mode switch: is the node (vf) or either edge (ee) already held by a
-   contact of its kind?  Equalities admit no redundancy: two planes held
+/* Mode switch: is the node (vf: by a node-triangle or node-node contact),
+   either edge (ee, by an edge-edge contact) or either node (nn, by a
+   node-triangle or node-node contact) already held?  Equalities admit no redundancy: two planes held
    at the thickness through one node (its two neighbouring triangles, or a
    triangle and an edge pair at it) are in general inconsistent, and the
    step then takes a least-squares answer. */
@@ -349,6 +357,14 @@ static int held(const cdyn_contacts *cc, int kind, size_t a, size_t b)
 {
   for (size_t k = 0; k < cc->nc; k++) {
     const contact *c = &cc->c[k];
+    if (kind == NN) { /* a node of the pair held by a node-triangle or node-node contact */
+      if ((c->kind == VF && (c->a == a || c->a == b)) ||
+          (c->kind == NN && (c->a == a || c->b == a || c->a == b || c->b == b)))
+        return 1;
+      continue;
+    }
+    if (kind == VF && c->kind == NN && (c->a == a || c->b == a))
+      return 1;
     if (c->kind != kind)
       continue;
     if (kind == VF ? c->a == a : (c->a == a || c->b == a || c->a == b || c->b == b))
@@ -362,7 +378,9 @@ static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double 
 {
   size_t p[4];
   double d1[3], d2[3], n[3], d[3];
-  if (kind == VF) {
+  if (kind == NN) {
+    p[0] = a, p[1] = b, p[2] = p[3] = SIZE_MAX;
+  } else if (kind == VF) {
     const size_t *t = cc->tri + 3 * b;
     p[0] = a, p[1] = t[0], p[2] = t[1], p[3] = t[2];
     sub3(X(q, p[2]), X(q, p[1]), d1);
@@ -410,10 +428,13 @@ static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double 
     return cdyn_error(CDYN_ENOMEM,
                       "cdyn_contacts: more than %zu contacts at once (the capacity); the pair (%s %zu, %zu) "
                       "has none",
-                      cc->o.capacity, kind == VF ? "node-triangle" : "edge-edge", a, b);
+                      cc->o.capacity, kind == VF ? "node-triangle" : kind == EE ? "edge-edge" : "node-node", a, b);
   double delta = cc->o.thickness;
   size_t id;
-  int rc = cdyn_system_add_constraint(cc->sys, kind == VF ? cdyn_constraint_node_triangle : cdyn_constraint_edge_edge,
+  int rc = cdyn_system_add_constraint(cc->sys,
+                                      kind == VF   ? cdyn_constraint_node_triangle
+                                      : kind == EE ? cdyn_constraint_edge_edge
+                                                   : cdyn_constraint_distance,
                                       p, &delta, &id);
   if (!rc && cc->o.mode == CDYN_CONTACTS_INEQUALITY)
     if ((rc = cdyn_system_set_inequality(cc->sys, id, 1)))
@@ -425,8 +446,10 @@ static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double 
   cc->counts.created++;
   if (kind == VF)
     cc->counts.vf++;
-  else
+  else if (kind == EE)
     cc->counts.ee++;
+  else
+    cc->counts.nn++;
   return CDYN_OK;
 }
 
@@ -441,6 +464,13 @@ static int interior(int kind, const cdyn_proximity *pr)
     return pr->w[1] < 0 && pr->w[2] < 0 && pr->w[3] < 0;
   double al = pr->w[1], be = -pr->w[3];
   return al > 0 && al < 1 && be > 0 && be < 1;
+}
+
+/* Are nodes i and j the ends of an edge of the mesh (cc->edge is sorted)? */
+static int joined(const cdyn_contacts *cc, size_t i, size_t j)
+{
+  size_t key[2] = {i < j ? i : j, i < j ? j : i};
+  return bsearch(key, cc->edge, cc->nedge, 2 * sizeof(size_t), cmp_edge) != NULL;
 }
 
 /* Test the pairs of the hierarchies against the motion x0 -> x1 (x1 = x0 + h v
@@ -495,6 +525,24 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
           for (int j = 0; j < 4; j++)
             u += pr.w[j] * dot3(pr.normal, X(v, pp[j]));
           make = u <= 0;
+        } else if (near && kind == VF) {
+          /* Closest to a vertex q of the triangle: a node-node pair (p, q). */
+          int j = pr.w[1] == -1 ? 1 : pr.w[2] == -1 ? 2 : pr.w[3] == -1 ? 3 : 0;
+          if (j && !joined(cc, pp[0], pp[j])) {
+            size_t lo = pp[0] < pp[j] ? pp[0] : pp[j], hi = pp[0] < pp[j] ? pp[j] : pp[0];
+            double vr[3];
+            sub3(X(v, pp[0]), X(v, pp[j]), vr);
+            if (dot3(pr.normal, vr) <= 0 && !find(cc, NN, lo, hi)) {
+              if (cc->o.mode == CDYN_CONTACTS_SWITCH && !cc->o.stack && held(cc, NN, lo, hi)) {
+                cc->counts.redundant++;
+              } else {
+                size_t before_nc = cc->nc;
+                if ((rc = create(cc, NN, lo, hi, x0, v)))
+                  return rc;
+                *found += cc->nc - before_nc;
+              }
+            }
+          }
         }
       }
       if (!make && cc->o.continuous) {
@@ -573,17 +621,15 @@ static int row_of(const cdyn_contacts *cc, const contact *c, double *phi, double
 {
   const cdyn_system *s = cc->sys;
   const cdyn_constraint *con = &s->cons[c->con];
-  const double *v[CDYN_MAX_PARTICLES];
-  for (int j = 0; j < 4; j++)
-    v[j] = s->v + 3 * con->p[j];
+  unsigned np = con->type->nparticles;
   cdyn_row row;
   int rc = cdyn_constraint_eval(con, s->q, s->v, s->t, &row);
   if (rc)
     return rc;
   *phi = row.phi;
   *u = 0;
-  for (int j = 0; j < 4; j++)
-    *u += dot3(row.jac[j], v[j]);
+  for (unsigned j = 0; j < np; j++)
+    *u += dot3(row.jac[j], s->v + 3 * con->p[j]);
   return CDYN_OK;
 }
 
@@ -593,6 +639,8 @@ static double outside(const cdyn_contacts *cc, const contact *c)
   const cdyn_system *s = cc->sys;
   const size_t *p = s->cons[c->con].p;
   const double *q = s->q;
+  if (c->kind == NN) /* a node-node contact has no region to leave */
+    return 0;
   if (c->kind == VF) {
     double e1[3], e2[3], n[3], d[3], y[3];
     sub3(X(q, p[2]), X(q, p[1]), e1);
@@ -633,7 +681,7 @@ static double size_of(const cdyn_contacts *cc, const contact *c)
   const double *q = cc->sys->q;
   double m = 0, d[3];
   static const int pairs[4][2] = {{0, 1}, {1, 2}, {2, 3}, {1, 3}};
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < (c->kind == NN ? 1 : 4); k++) {
     sub3(X(q, p[pairs[k][0]]), X(q, p[pairs[k][1]]), d);
     m = fmax(m, sqrt(dot3(d, d)));
   }
@@ -654,8 +702,10 @@ static int release(cdyn_contacts *cc, size_t k, long delay, unsigned long *why)
     cc->counts.delay_max = (unsigned long)delay;
   if (c->kind == VF)
     cc->counts.vf--;
-  else
+  else if (c->kind == EE)
     cc->counts.ee--;
+  else
+    cc->counts.nn--;
   cc->c[k] = cc->c[--cc->nc];
   return CDYN_OK;
 }
@@ -761,12 +811,12 @@ int cdyn_contacts_get(const cdyn_contacts *cc, size_t k, cdyn_contact_info *info
     return cdyn_error(CDYN_EINVAL, "cdyn_contacts_get: contact %zu out of range (%zu active)", k, cc->nc);
   const contact *c = &cc->c[k];
   const cdyn_constraint *con = &cc->sys->cons[c->con];
-  info->kind = c->kind == VF ? CDYN_CONTACT_VF : CDYN_CONTACT_EE;
+  info->kind = c->kind == VF ? CDYN_CONTACT_VF : c->kind == EE ? CDYN_CONTACT_EE : CDYN_CONTACT_NN;
   info->first = c->a;
   info->second = c->b;
   info->constraint = c->con;
-  for (int j = 0; j < 4; j++)
-    info->particles[j] = con->p[j];
+  for (unsigned j = 0; j < 4; j++)
+    info->particles[j] = j < con->type->nparticles ? con->p[j] : SIZE_MAX;
   return row_of(cc, c, &info->phi, &info->u);
 }
 

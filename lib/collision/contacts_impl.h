@@ -11,7 +11,7 @@
 #include "cdyn/collision.h"
 #include "core/internal.h"
 
-enum { VF = 0, EE = 1 };
+enum { VF = 0, EE = 1, NN = 2 };
 
 /* A normal speed below this (m/s) is rest, not separation (rounding of J v). */
 #define SEP_NOISE 1e-6
@@ -23,7 +23,7 @@ enum { VF = 0, EE = 1 };
 
 typedef struct {
   int kind;
-  size_t a, b;     /* vf: node, triangle; ee: edge, edge (a < b) */
+  size_t a, b;     /* vf: node, triangle; ee: edge, edge (a < b); nn: node, node (a < b) */
   size_t con;      /* constraint id */
   long sep_start;  /* step end at which it was first seen separating; -1: not yet */
   int fresh;       /* made after the step, not in it (no repeat was left) */

@@ -229,9 +229,11 @@ END_TEST
 /* ---- cloth-contact, collision-cost ----------------------------------------------------------- */
 
 enum { CT_T = 1, CT_STEPS, CT_CROSS, CT_EXACT, CT_MIND, CT_GAP, CT_VIOL, CT_CONTACTS, CT_VF, CT_EE, CT_BALL, CT_CREATED,
-       CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS };
+       CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS, CT_NN };
 enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_VIOL, CCS_MIND, CCS_GAP, CCS_CMAX, CCS_BMAX,
-       CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_PAR, CCS_END, CCS_RED, CCS_STATUS };
+       CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_PAR, CCS_END, CCS_RED, CCS_STATUS,
+       CCS_FS_STEPS, CCS_FS_PASSES, CCS_FS_ZONES, CCS_FS_NODES, CCS_FS_FROZEN, CCS_FS_UNRES, CCS_FS_IMPULSE,
+       CCS_FS_MOMENTUM, CCS_FS_ENERGY, CCS_HELD };
 
 /*
  * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
@@ -239,27 +241,34 @@ enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_V
  * distances, contacts); the violation is the distances' own; the
  * coarse run takes a quarter of the steps at 4 h; the snapshots hold
  * every triangle with a flag 0, 1 or 2 and both balls; the claim is
- * judged by its rule on the implicit run's summary.  The same command
- * twice gives the same bytes but for the timing files.
+ * judged by its rule on the stacked run's summary; the runs with the
+ * fail-safe have no crossing in the exact replay, and a pass of it at
+ * every step; the others none.  The same command twice gives the same
+ * bytes but for the timing files.  The scene is the old one (posts at
+ * points, balls striking one after another at 3 m/s), where the cloth
+ * folds onto itself within the 0.12 s.
  */
 START_TEST(test_cloth_contact)
 {
   for (int pass = 0; pass < 2; pass++)
     run_ok("run", "cloth-contact", "--steps", "120", "--set", "grid=8", "--set", "balls=2", "--set", "out_every=1",
-           "--set", "snapshots=0.05,0.1", "--out", pass ? "b" : "a");
+           "--set", "snapshots=0.05,0.1", "--set", "posts=points", "--set", "ball_speed=3", "--set", "ball_height=0.2",
+           "--set", "ball_spacing=0.2", "--out", pass ? "b" : "a");
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "a");
   check_no_temporaries(dir);
   pathf(path, "%s/cloth-contact.csv", dir);
   table t = read_table_nan(path,
                            "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,"
-                           "created,released,delay_max,redos,status", 1);
+                           "created,released,delay_max,redos,status,nn", 1);
   pathf(path, "%s/cloth-contact-summary.csv", dir);
   table sum = read_table_nan(path,
                              "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
-                             "endpoint,redundant,status", 1);
-  ck_assert_uint_eq(sum.nrows, 5);
+                             "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
+                             "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
+                             "held", 1);
+  ck_assert_uint_eq(sum.nrows, 8);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
   for (size_t r = 0; r < sum.nrows; r++) {
@@ -274,7 +283,7 @@ START_TEST(test_cloth_contact)
           mind = fmin(mind, tv(&t, k, CT_MIND));
         gap = fmin(gap, tv(&t, k, CT_GAP));
         cmax = fmax(cmax, tv(&t, k, CT_CONTACTS));
-        ck_assert(tv(&t, k, CT_VF) + tv(&t, k, CT_EE) == tv(&t, k, CT_CONTACTS));
+        ck_assert(tv(&t, k, CT_VF) + tv(&t, k, CT_EE) + tv(&t, k, CT_NN) == tv(&t, k, CT_CONTACTS));
         /* The violation is the distances' own (the smaller of the two gaps against delta). */
         double md = isnan(tv(&t, k, CT_MIND)) ? INFINITY : tv(&t, k, CT_MIND);
         double expect = fmax(0, fmax(delta - md, delta - tv(&t, k, CT_GAP))) / delta;
@@ -292,7 +301,16 @@ START_TEST(test_cloth_contact)
     ck_assert(tv(&sum, r, CCS_H) == (coarse ? 4e-3 : 1e-3));
     if (tv(&sum, r, CCS_COMPLETED) == 1)
       ck_assert_int_eq(last, coarse ? 30 : 120);
-    if (!strcmp(name, "implicit")) {
+    ck_assert(tv(&sum, r, CCS_HELD) >= 0 && tv(&sum, r, CCS_HELD) <= 1);
+    if (strstr(name, "failsafe")) {
+      ck_assert_msg(tv(&sum, r, CCS_CROSS) == 0, "%s: %g crossings with the fail-safe", name, tv(&sum, r, CCS_CROSS));
+      ck_assert(tv(&sum, r, CCS_FS_PASSES) >= last);
+      ck_assert(tv(&sum, r, CCS_FS_UNRES) == 0);
+    } else {
+      ck_assert(tv(&sum, r, CCS_FS_PASSES) == 0 && tv(&sum, r, CCS_FS_STEPS) == 0);
+    }
+    if (!strcmp(name, "stacked")) {
+      ck_assert(tv(&sum, r, CCS_RED) == 0); /* reading (b) refuses no pair */
       v[0].x = tv(&sum, r, CCS_COMPLETED) == 1 ? tv(&sum, r, CCS_CROSS) : INFINITY;
       v[1].x = tv(&sum, r, CCS_VIOL);
       v[2].x = tv(&sum, r, CCS_DELAY);
@@ -333,6 +351,46 @@ END_TEST
  * collision-cost on grids 4 and 8: one row per mesh with its triangle
  * count 2 (N - 1)^2, the times positive.
  */
+/*
+ * A small cloth-self-contact (10 x 10, 0.2 s: the cloth reaches the ball
+ * and drapes over it): every run of the experiment's list is there; the
+ * runs with the fail-safe have no crossing in the exact replay; the cost
+ * file has the unconstrained step's time for every run.
+ */
+START_TEST(test_cloth_self_contact)
+{
+  run_ok("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048", "--set",
+         "snapshots=0.1,0.2", "--out", "sc");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "sc");
+  check_no_temporaries(dir);
+  pathf(path, "%s/cloth-self-contact-summary.csv", dir);
+  table sum = read_table_nan(path,
+                             "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
+                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
+                             "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
+                             "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
+                             "held", 1);
+  static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "discrete-failsafe", "lcp"};
+  ck_assert_uint_eq(sum.nrows, 6);
+  for (size_t r = 0; r < sum.nrows; r++) {
+    ck_assert_str_eq(sum.label[r], runs[r]);
+    ck_assert(tv(&sum, r, CCS_BMAX) > 0); /* the cloth reached the ball */
+    if (strstr(sum.label[r], "failsafe")) {
+      ck_assert(tv(&sum, r, CCS_CROSS) == 0);
+      ck_assert(tv(&sum, r, CCS_FS_PASSES) >= tv(&sum, r, CCS_STEPS));
+    }
+  }
+  pathf(path, "%s/cloth-self-contact-cost.csv", dir);
+  table c = read_table_nan(path, "scheme,steps,detect,solve,replay,solves,failsafe,free", 1);
+  ck_assert_uint_eq(c.nrows, 6);
+  for (size_t r = 0; r < c.nrows; r++)
+    ck_assert(tv(&c, r, 7) > 0);
+  table_free(&sum);
+  table_free(&c);
+}
+END_TEST
+
 START_TEST(test_collision_cost)
 {
   run_ok("run", "collision-cost", "--set", "grids=4,8", "--set", "reps=2", "--out", "cc");
@@ -465,6 +523,7 @@ int main(void)
   const exp_case cases[] = {{"cloth_elongation", test_cloth_elongation},
                              {"cloth_cost", test_cloth_cost},
                              {"cloth_contact", test_cloth_contact},
+                             {"cloth_self_contact", test_cloth_self_contact},
                              {"collision_cost", test_collision_cost}};
   return exp_run("experiments_cloth", cases, sizeof cases / sizeof cases[0]);
 }
