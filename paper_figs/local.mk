@@ -81,8 +81,10 @@ FIGURES = \
 	cloth-contact-snapshots:cloth-contact \
 	cloth-contact-distance:cloth-contact \
 	cloth-contact-active:cloth-contact \
+	cloth-contact-cost:cloth-contact \
 	cloth-self-contact-snapshots:cloth-self-contact \
 	cloth-self-contact-distance:cloth-self-contact \
+	cloth-self-contact-cost:cloth-self-contact \
 	collision-cost:collision-cost \
 	scene-double-pendulum:scene-double-pendulum
 # Scripts that the plot scripts load, not plots themselves.

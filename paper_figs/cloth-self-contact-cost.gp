@@ -1,0 +1,7 @@
+# cloth-self-contact: the cost per step of each run (detection, solve,
+# fail-safe) beside the unconstrained step, with (detection + fail-safe) /
+# unconstrained step above each run (the plot of cloth-contact-cost.gp on
+# this experiment's output).  Wall-clock times: they change from run to run.
+E = "cloth-self-contact"
+TITLE = "A cloth dropped onto a ball: cost per step"
+load ARG1."/cloth-contact-cost.gp"
