@@ -951,6 +951,40 @@ START_TEST(test_reference_limits)
 }
 END_TEST
 
+/*
+ * The reference's rounding floor at the edge of the double range.  Two
+ * antiparallel walls on one particle, A = [[1, -1], [-1, 1]] (a unit
+ * mass, J = (1, -1)^T), b = (0, -1e300): u = (1, 1) >= 0 has A u = 0 and
+ * u^T b = -1e300 < 0, so by Farkas' lemma no mu >= 0 gives w >= 0 (w_0 +
+ * w_1 = -1e300 for every mu).  Handling row 1 alone gives mu_1 = 1e300
+ * and leaves w_0 = -1e300 outside H; the floor of that test,
+ * 16 h eps |c_0| (|A_HH| |mu_H| + |b_H|) with |c_0| = 1, is about
+ * 3.6e-15 * 2e300 = 7e285, and tol_w = 1e-9 * 1e300 = 1e291, so the set
+ * must be refused.  It was accepted while |b_H|_2 was formed from
+ * b_1^2 = 1e600, which overflows: the floor was infinite.  lcp says
+ * there is no solution (it solves the problem equilibrated).
+ */
+START_TEST(test_reference_overflow)
+{
+  const double A[4] = {1, -1, -1, 1}, b[2] = {0, -1e300};
+  double mu[2], w[2], tol_w, tol_mu;
+  unsigned long acc = 99;
+  tolerances(2, A, b, 1e-9, &tol_w, &tol_mu);
+  expect_error(ref_lcp_enumerate(2, A, b, NULL, tol_w, tol_mu, mu, w, NULL, &acc), CDYN_ESOLVE,
+               "reference: no solution at b = -1e300");
+  ck_assert_uint_eq(acc, 0);
+  expect_error(cdyn_activeset_solve("lcp", 2, A, b, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINFEASIBLE,
+               "lcp: no solution at b = -1e300");
+  /* The same walls at an ordinary scale, b = (0, -1): the same answer from
+     both, so the refusal above is the floor's doing and not the scale's. */
+  const double b1[2] = {0, -1};
+  tolerances(2, A, b1, 1e-9, &tol_w, &tol_mu);
+  expect_error(ref_lcp_enumerate(2, A, b1, NULL, tol_w, tol_mu, mu, w, NULL, &acc), CDYN_ESOLVE,
+               "reference: no solution at b = -1");
+  ck_assert_uint_eq(acc, 0);
+}
+END_TEST
+
 /* The early stop: without a count wanted the enumeration stops after the
    subsets of the first accepted one's size, which holds the answer, and
    must return it bit for bit as the full enumeration does (the active-set
@@ -1003,6 +1037,7 @@ int main(void)
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_degenerate_statuses);
   tcase_add_test(tc, test_reference_limits);
+  tcase_add_test(tc, test_reference_overflow);
   tcase_add_test(tc, test_reference_early_stop);
   suite_add_tcase(s, tc);
   return tu_run(s);
