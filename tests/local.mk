@@ -72,6 +72,7 @@ tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_ccd_census_SOURCES = tests/test_ccd_census.c experiments/ccd_queries.c experiments/ccd_queries.h
 tests_test_ccd_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
+tests_test_lcp_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 
 # A write that fails on demand, preloaded into the cdyn program by
 # tests/experiments/test_cli (tests/failwrite.c); built for make check only.
@@ -113,4 +114,5 @@ check-valgrind: $(check_PROGRAMS)
 	  LOG_COMPILER='$(LIBTOOL) --mode=execute valgrind -q --error-exitcode=1 --leak-check=full \
 	  --soname-synonyms=somalloc=nouserintercepts'
 
-EXTRA_DIST += tests/data/census-counterexamples.csv tests/data/ccd-census-counterexamples.csv build-aux/tap-driver.sh
+EXTRA_DIST += tests/data/census-counterexamples.csv tests/data/ccd-census-counterexamples.csv tests/data/lcp-degenerate.txt \
+	build-aux/tap-driver.sh

@@ -770,6 +770,196 @@ START_TEST(test_census_regressions)
 }
 END_TEST
 
+/*
+ * The degenerate problems of the fuzz corpus on which lcp used to give up
+ * (CDYN_ESOLVE, "no solution after 10 n + 10 pivot passes") while the
+ * enumeration, as it then was, accepted a handled set: 18 inputs of
+ * tests/fuzz/corpus/activeset, decoded as the harness does
+ * (tests/fuzz/activeset_input.h) and stored bit for bit as hex floats in
+ * tests/data/lcp-degenerate.txt (J n x d, W d, A n x n, b n, the
+ * effective equality flags, rel_tol), with the verdict of the enumeration
+ * now.  Seven are solvable; eleven are not: on those the enumeration
+ * once accepted a set through a floor that overflowed (see
+ * test_reference_overflow), ten of them with b_k = -1e300 or 1.8e308.
+ * All have nearly dependent rows (J entries of +-16 that agree to a few
+ * digits, d = 3 to 5 for 5 to 8 rows), and the pivoting cycled through
+ * rounding, not through exact degeneracy (lcp.c, "Rounding and the
+ * pass limit").
+ *
+ * A solvable one: lcp returns CDYN_OK or CDYN_NOCONV (a row at zero to
+ * the rounding of its nearly dependent rows); its multipliers push on
+ * the handled rows and are 0 elsewhere; its w and its accelerations
+ * W J^T mu agree with the reference's to the bound of
+ * test_random_vs_enumeration, 2 c k eps (1 + cond) (|b| + scale), c = 4,
+ * cond the larger of the two handled blocks' (over their eigenvalues
+ * above 1e-12 of the largest).  The blocks are nearly singular here, so
+ * the bound is wide (it is what the rounding of the solves allows, not a
+ * tolerance chosen to pass); it still catches a wrong set, which is off
+ * by O(|b|).  An unsolvable one: lcp must not claim an exact solution
+ * (no CDYN_OK); CDYN_NOCONV comes with its message.
+ */
+#ifndef CDYN_TEST_DATA
+#error "CDYN_TEST_DATA must name the directory tests/data"
+#endif
+
+#define DG_MAXN 8
+#define DG_MAXD 6
+
+typedef struct {
+  char name[64];
+  size_t n, d;
+  double rel_tol;
+  int solvable;
+  unsigned char eq[DG_MAXN];
+  double W[DG_MAXD], J[DG_MAXN * DG_MAXD], A[DG_MAXN * DG_MAXN], b[DG_MAXN];
+} dg_problem;
+
+/* Read `count` numbers after the keyword `key`; 0 on a mismatch. */
+static int dg_read(FILE *f, const char *key, size_t count, double *out)
+{
+  char tok[64];
+  if (fscanf(f, "%63s", tok) != 1 || strcmp(tok, key))
+    return 0;
+  for (size_t i = 0; i < count; i++) {
+    if (fscanf(f, "%63s", tok) != 1)
+      return 0;
+    char *end;
+    out[i] = strtod(tok, &end);
+    if (*end)
+      return 0;
+  }
+  return 1;
+}
+
+/* The next problem of the file: 1, 0 at its end; a malformed block fails
+   the test. */
+static int dg_next(FILE *f, dg_problem *p)
+{
+  char tok[64], verdict[64];
+  int c;
+  /* Comment lines start with '#'. */
+  while ((c = fgetc(f)) == '#' || c == '\n')
+    if (c == '#')
+      while ((c = fgetc(f)) != '\n' && c != EOF)
+        ;
+  if (c == EOF)
+    return 0;
+  ungetc(c, f);
+  memset(p, 0, sizeof *p);
+  ck_assert_msg(fscanf(f, "problem %63s n %zu d %zu rel_tol %63s reference %63s", p->name, &p->n, &p->d, tok, verdict) == 5,
+                "lcp-degenerate.txt: a malformed header");
+  ck_assert_msg(p->n >= 1 && p->n <= DG_MAXN && p->d >= 1 && p->d <= DG_MAXD, "%s: n %zu d %zu", p->name, p->n, p->d);
+  p->rel_tol = strtod(tok, NULL);
+  p->solvable = !strcmp(verdict, "solvable");
+  ck_assert_msg(p->solvable || !strcmp(verdict, "unsolvable"), "%s: verdict '%s'", p->name, verdict);
+  double v[DG_MAXN * DG_MAXN];
+  ck_assert_msg(dg_read(f, "eq", p->n, v), "%s: eq", p->name);
+  for (size_t k = 0; k < p->n; k++)
+    p->eq[k] = v[k] != 0;
+  ck_assert_msg(dg_read(f, "W", p->d, p->W), "%s: W", p->name);
+  for (size_t i = 0; i < p->n; i++)
+    ck_assert_msg(dg_read(f, "J", p->d, p->J + i * p->d), "%s: J row %zu", p->name, i);
+  for (size_t i = 0; i < p->n; i++)
+    ck_assert_msg(dg_read(f, "A", p->n, p->A + i * p->n), "%s: A row %zu", p->name, i);
+  ck_assert_msg(dg_read(f, "b", p->n, p->b), "%s: b", p->name);
+  ck_assert_msg(fscanf(f, "%63s", tok) == 1 && !strcmp(tok, "end"), "%s: no end", p->name);
+  return 1;
+}
+
+/* W J^T mu (d values). */
+static void dg_accel(const dg_problem *p, const double *mu, double *a)
+{
+  for (size_t j = 0; j < p->d; j++) {
+    double s = 0;
+    for (size_t i = 0; i < p->n; i++)
+      s += p->J[i * p->d + j] * mu[i];
+    a[j] = p->W[j] * s;
+  }
+}
+
+START_TEST(test_degenerate_corpus)
+{
+  const char *path = CDYN_TEST_DATA "/lcp-degenerate.txt";
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  dg_problem p;
+  int count = 0, solvable = 0;
+  while (dg_next(f, &p)) {
+    size_t n = p.n;
+    int any_eq = 0;
+    for (size_t k = 0; k < n; k++)
+      any_eq |= p.eq[k];
+    const unsigned char *eq = any_eq ? p.eq : NULL;
+    double tol_w, tol_mu, mu_r[DG_MAXN], w_r[DG_MAXN], mu_l[DG_MAXN], w_l[DG_MAXN];
+    unsigned char h_r[DG_MAXN], h_l[DG_MAXN];
+    tolerances(n, p.A, p.b, p.rel_tol, &tol_w, &tol_mu);
+    int rc_r = ref_lcp_enumerate(n, p.A, p.b, eq, tol_w, tol_mu, mu_r, w_r, h_r, NULL);
+    ck_assert_msg(rc_r == (p.solvable ? CDYN_OK : CDYN_ESOLVE), "%s: the reference returns %d (%s), stored: %s", p.name,
+                  rc_r, cdyn_errmsg(), p.solvable ? "solvable" : "unsolvable");
+    cdyn_activeset_report rep;
+    int rc_l = cdyn_activeset_solve("lcp", n, p.A, p.b, eq, NULL, p.rel_tol, mu_l, w_l, h_l, &rep);
+    count++;
+    if (!p.solvable) {
+      ck_assert_msg(rc_l != CDYN_OK, "%s: lcp returns CDYN_OK where no handled set is a solution", p.name);
+      if (rc_l == CDYN_NOCONV)
+        ck_assert_msg(strstr(cdyn_errmsg(), "less accurate"), "%s: %s", p.name, cdyn_errmsg());
+      continue;
+    }
+    solvable++;
+    ck_assert_msg(rc_l == CDYN_OK || rc_l == CDYN_NOCONV, "%s: lcp returns %d (%s)", p.name, rc_l, cdyn_errmsg());
+    if (rc_l == CDYN_NOCONV)
+      ck_assert_msg(strstr(cdyn_errmsg(), "less accurate than rel_tol asks"), "%s: %s", p.name, cdyn_errmsg());
+    for (size_t k = 0; k < n; k++) {
+      if (p.eq[k])
+        continue;
+      if (h_l[k])
+        ck_assert_msg(mu_l[k] >= -tol_mu, "%s row %zu: handled, mu %g < -tol_mu %g", p.name, k, mu_l[k], -tol_mu);
+      else
+        ck_assert_msg(mu_l[k] == 0, "%s row %zu: not handled, mu %g", p.name, k, mu_l[k]);
+      if (rc_l == CDYN_OK && !h_l[k])
+        ck_assert_msg(w_l[k] >= -tol_w, "%s row %zu: w %g < -tol_w %g with CDYN_OK", p.name, k, w_l[k], -tol_w);
+    }
+    /* Agreement with the reference (the bound of test_random_vs_enumeration). */
+    /* The scales in long double: ten of these problems have b_k near
+       1e300 and multipliers near 1e303, whose products' sums overflow a
+       double (a bound of inf would pass anything). */
+    double cond = fmax(block_cond_of(n, p.A, h_l, NULL), block_cond_of(n, p.A, h_r, NULL));
+    long double bmax = 0, scale_w = 0, scale_a = 0, dw = 0, da = 0;
+    double a_l[DG_MAXD], a_r[DG_MAXD];
+    for (size_t i = 0; i < n; i++) {
+      bmax = fmaxl(bmax, fabsl((long double)p.b[i]));
+      long double sc = 0;
+      for (size_t c = 0; c < n; c++)
+        sc += fabsl((long double)p.A[i * n + c]) * (fabsl((long double)mu_l[c]) + fabsl((long double)mu_r[c]));
+      scale_w = fmaxl(scale_w, sc);
+      dw = fmaxl(dw, fabsl((long double)w_l[i] - (long double)w_r[i]));
+    }
+    dg_accel(&p, mu_l, a_l);
+    dg_accel(&p, mu_r, a_r);
+    for (size_t j = 0; j < p.d; j++) {
+      long double sc = 0;
+      for (size_t i = 0; i < n; i++)
+        sc += fabsl((long double)p.J[i * p.d + j]) * (fabsl((long double)mu_l[i]) + fabsl((long double)mu_r[i]));
+      scale_a = fmaxl(scale_a, (long double)p.W[j] * sc);
+      da = fmaxl(da, fabsl((long double)a_l[j] - (long double)a_r[j]));
+    }
+    ck_assert_msg(isfinite(w_l[0]) && isfinite(a_l[0]) && isfinite(a_r[0]), "%s: not finite", p.name);
+    long double unit_w = 2 * 4 * (long double)n * EPS * (1 + cond) * (bmax + scale_w);
+    long double unit_a = 2 * 4 * (long double)n * EPS * (1 + cond) * scale_a;
+    ck_assert_msg(isfinite((double)(unit_w / bmax)), "%s: the bound is not finite", p.name);
+    if (getenv("CDYN_TEST_VERBOSE"))
+      printf("%.8s: lcp %d, cond %.3g, |dw| %.3Lg (bound %.3Lg), |da| %.3Lg (bound %.3Lg)\n", p.name, rc_l, cond, dw,
+             unit_w, da, unit_a);
+    ck_assert_msg(dw <= unit_w, "%s: |w_lcp - w_ref| = %.3Lg > %.3Lg", p.name, dw, unit_w);
+    ck_assert_msg(da <= unit_a, "%s: |a_lcp - a_ref| = %.3Lg > %.3Lg", p.name, da, unit_a);
+  }
+  fclose(f);
+  /* The whole file was read: 18 problems, 7 of them solvable. */
+  ck_assert_int_eq(count, 18);
+  ck_assert_int_eq(solvable, 7);
+}
+END_TEST
+
 /* ---- 4. error paths ---------------------------------------------------------- */
 
 static void expect_error(int rc, int expected, const char *what)
@@ -788,8 +978,16 @@ static void expect_error(int rc, int expected, const char *what)
  *     = 1.1e-11.  Now CDYN_ESOLVE, naming the row.
  *   - 6 rows of scale 1e4 with coefficients cancelling to 1e-7: a row
  *     judged at zero to the rounding of the nearly dependent rows stood
- *     at w = -21 against tol_w = 1.6e-8.  Now CDYN_NOCONV: the result is
- *     usable (finite, w = A mu + b) but less accurate than rel_tol asks.
+ *     at w = -21 against tol_w = 1.6e-8.  That became CDYN_NOCONV (a
+ *     row left at w = -7.2, "less accurate than rel_tol asks").  Since a
+ *     row released by an exchange between dependent rows is not
+ *     exchanged back while it is at zero to rounding (lcp.c), the
+ *     pivoting takes another path and ends with Farkas' certificate:
+ *     row 0 depends on the handled rows 1 and 2 with u >= 0 and
+ *     u^T b = -10.6, against a rounding floor of 7e-5 for multipliers of
+ *     1.3e5.  So CDYN_EINFEASIBLE, which the reference confirms.  (The
+ *     status CDYN_NOCONV is checked on the solvable problems of
+ *     test_degenerate_corpus.)
  */
 START_TEST(test_degenerate_statuses)
 {
@@ -825,7 +1023,7 @@ START_TEST(test_degenerate_statuses)
     int status;
     const char *says;
   } cases[2] = {{8, A1, b1, eq1, 1e-12, CDYN_ESOLVE, "cannot all hold"},
-                {6, A2, b2v, NULL, 1e-9, CDYN_NOCONV, "less accurate than rel_tol asks"}};
+                {6, A2, b2v, NULL, 1e-9, CDYN_EINFEASIBLE, "no solution"}};
   for (int c = 0; c < 2; c++) {
     size_t n = cases[c].n;
     double mu[8], w[8], bmax = 0, amax = 0;
@@ -1034,6 +1232,7 @@ int main(void)
   tcase_add_test(tc, test_pivots_by_hand);
   tcase_add_test(tc, test_random_vs_enumeration);
   tcase_add_test(tc, test_census_regressions);
+  tcase_add_test(tc, test_degenerate_corpus);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_degenerate_statuses);
   tcase_add_test(tc, test_reference_limits);
