@@ -17,6 +17,8 @@
  *    problems of the active-set census (experiments/contact_problems.c)
  *    on which "lcp" or the reference once failed, against the reference.
  * 4. Error paths of cdyn_activeset_solve and of the reference.
+ * 5. A particle at rest in a crease of two or three planes, every
+ *    algorithm, against static equilibrium derived by hand.
  */
 #include <check.h>
 #include <float.h>
@@ -960,6 +962,183 @@ START_TEST(test_degenerate_corpus)
 }
 END_TEST
 
+/* ---- 5. a particle at rest in a crease --------------------------------------- */
+
+/*
+ * A particle of mass m = 0.837 kg at rest in 3-D under gravity
+ * g_vec = (0, -g, 0), g = 9.81, touching k planes through one point: row
+ * k is n_k^T, a unit normal in the x-y plane pointing into the free side.
+ * At rest with no stabilisation (d = 0) the acceleration-level problem
+ * (003 eq 6) has
+ *   W = I / m,  A_ij = n_i . n_j / m,  b_k = n_k . g_vec = -g n_k,y,
+ * and an answer mu gives qdd = g_vec + J^T mu / m.  Every row is violated
+ * at mu = 0 (b_k < 0), so platt (no carried set: every row), tendency and
+ * iterative all handle every row and solve once.  Static equilibrium is
+ *   qdd = 0,  i.e.  J^T mu = sum_k mu_k n_k = m g e_y,
+ * unique in J^T mu; in mu only when the normals are independent.  Since
+ * m g e_y lies in the span of the normals, A_SS mu_S = -b_S is consistent
+ * for every handled set S, and any solution of it balances the weight:
+ * with z = f + J_S^T mu_S in range(J_S^T), J_S W z = 0 gives
+ * z^T W z = 0, z = 0 (see lib/activeset/iterative.c).
+ *
+ * The variants (s = sin, c = cos):
+ *   V: n = (s t, c t, 0), (-s t, c t, 0), t = 0.4137 rad.  The x
+ *      balance gives mu_1 = mu_2, the y balance (mu_1 + mu_2) c t = m g:
+ *      mu_k = m g / (2 c t) = 4.4837 each, for every algorithm.
+ *   asymmetric V: n = (s a, c a, 0), (-s b, c b, 0), a = 0.3719,
+ *      b = 0.6571: mu_1 s a = mu_2 s b and mu_1 c a + mu_2 c b = m g give
+ *      mu_1 = m g s b / s(a + b), mu_2 = m g s a / s(a + b).
+ *   V and a floor: the V plus n_3 = (0, 1, 0) through the same point.
+ *      Three rows in a plane depend on each other: the equilibria are
+ *      mu = (u, u, m g - 2 u c t), 0 <= u <= m g / (2 c t), a segment,
+ *      every point of which is a valid answer.  The least-squares
+ *      algorithms (one solve of the singular A with every row, its
+ *      minimum-norm solution) return the point of least |mu|_2:
+ *      d/du (2 u^2 + (m g - 2 u c t)^2) = 0 gives u = m g c t / (1 + 2 c^2 t)
+ *      and mu_3 = m g / (1 + 2 c^2 t), inside the segment.  lcp keeps its
+ *      clamped inequality rows independent and returns a vertex: it drives
+ *      row 1 (mu_1 = m g c t, w_2 = -g c t (1 - c 2t) < 0, w_3 = -g s^2 t),
+ *      then row 2 with u = (-c 2t, 1, 0), dw_2 = s^2 2t / m, whose drive
+ *      ends at mu_2 = m g / (2 c t) before mu_1 would reach 0 (at
+ *      m g c t / c 2t, larger as c 2t < 2 c^2 t), leaving
+ *      mu = (m g / (2 c t), m g / (2 c t), 0) and w_3 = -g s^2 t +
+ *      (m g / (2 c t)) 2 s^2 t c t / m = 0: the floor reaches zero exactly
+ *      as the drive ends (a degenerate tie; rounding leaves it within
+ *      tol_w) and carries nothing.
+ *   one plane twice: rows n_1 = n_2 = (s t, c t, 0), n_3 = (-s t, c t, 0),
+ *      two contacts on one plane (a cloth node held by two contacts of
+ *      one triangle).  Equilibria: mu_1 + mu_2 = m g / (2 c t),
+ *      mu_3 = m g / (2 c t).  The minimum-norm solution splits the pair
+ *      equally, m g / (4 c t) = 2.2419 each: half the single contact's
+ *      value, while J^T mu balances the weight exactly.  lcp drives row 1
+ *      (mu_1 = m g c t; w_2 = w_1 = 0, not violated), then row 3 (dw_2 =
+ *      A_21 u_1 + A_23 = 0: row 2 stays at 0) and returns
+ *      (m g / (2 c t), 0, m g / (2 c t)).
+ *
+ * Tolerances.  The handled set's solve is backward stable (Cholesky or
+ * the eigen-decomposition; Higham 2002, chapters 10 and 20), and A and b
+ * are each formed with at most 4 roundings (a dot product of two terms
+ * in the plane and a division by m), so the residual r = A mu + b of the
+ * computed mu is at most gamma (max_i sum_j |A_ij mu_j| + max |b|) with
+ * gamma = 8 k eps (4 k eps for the solve, 4 eps for the data).  The
+ * imbalance z = J^T mu - m g e_y lies in the span of the normals, where
+ * |J z|_2 >= sigma |z|_2 with sigma the smallest singular value of the
+ * 2 x k block of the normals; r = J z / m, so
+ *   |z|_2 <= m sqrt(k) |r|_inf / sigma,
+ * plus the rounding of forming J^T mu here, k eps sum |mu_k|, and of
+ * m g, eps m g; |qdd| <= |z| / m.  Per row, against a value derived
+ * above: the forward error of the solve, 2 gamma cond |mu|_inf (cond of
+ * the handled block over its nonzero eigenvalues, which for a
+ * consistent singular system bounds the minimum-norm solution's error
+ * under perturbations that keep its rank, as the eigen cut at 1e-12
+ * does), plus 4 eps |mu*| for evaluating the formula.  A wrong answer is
+ * off by O(m g) = O(8).
+ */
+typedef struct {
+  const char *name;
+  size_t k;
+  double n[3][2];          /* the normals' x and y */
+  double minnorm[3], vertex[3]; /* the least-squares algorithms' mu and lcp's */
+  unsigned char lcp_handled[3];
+} crease_case;
+
+/* sigma^2 and the nonzero eigenvalues' ratio of G = sum_k n_k n_k^T
+   (2 x 2; A's nonzero eigenvalues are G's over m). */
+static void crease_spectrum(const crease_case *cc, double *sigma, double *cond)
+{
+  double gxx = 0, gxy = 0, gyy = 0;
+  for (size_t i = 0; i < cc->k; i++) {
+    gxx += cc->n[i][0] * cc->n[i][0];
+    gxy += cc->n[i][0] * cc->n[i][1];
+    gyy += cc->n[i][1] * cc->n[i][1];
+  }
+  double tr = gxx + gyy, det = gxx * gyy - gxy * gxy, disc = sqrt(fmax(tr * tr - 4 * det, 0));
+  double lmax = 0.5 * (tr + disc), lmin = 2 * det / (tr + disc);
+  *sigma = sqrt(lmin);
+  *cond = lmax / lmin;
+}
+
+START_TEST(test_crease)
+{
+  const double m = 0.837, g = 9.81, t = 0.4137, a = 0.3719, bb = 0.6571;
+  const double st = sin(t), ct = cos(t), mg = m * g;
+  crease_case cases[4] = {
+    {"V", 2, {{st, ct}, {-st, ct}}, {mg / (2 * ct), mg / (2 * ct)}, {mg / (2 * ct), mg / (2 * ct)}, {1, 1}},
+    {"asymmetric V", 2, {{sin(a), cos(a)}, {-sin(bb), cos(bb)}},
+     {mg * sin(bb) / sin(a + bb), mg * sin(a) / sin(a + bb)}, {mg * sin(bb) / sin(a + bb), mg * sin(a) / sin(a + bb)},
+     {1, 1}},
+    {"V and a floor", 3, {{st, ct}, {-st, ct}, {0, 1}},
+     {mg * ct / (1 + 2 * ct * ct), mg * ct / (1 + 2 * ct * ct), mg / (1 + 2 * ct * ct)},
+     {mg / (2 * ct), mg / (2 * ct), 0}, {1, 1, 0}},
+    {"one plane twice", 3, {{st, ct}, {st, ct}, {-st, ct}}, {mg / (4 * ct), mg / (4 * ct), mg / (2 * ct)},
+     {mg / (2 * ct), 0, mg / (2 * ct)}, {1, 0, 1}},
+  };
+  for (int c = 0; c < 4; c++) {
+    const crease_case *cc = &cases[c];
+    size_t k = cc->k;
+    double A[9], b[3], sigma, cond;
+    for (size_t i = 0; i < k; i++) {
+      b[i] = -g * cc->n[i][1];
+      for (size_t j = 0; j < k; j++)
+        A[i * k + j] = (cc->n[i][0] * cc->n[j][0] + cc->n[i][1] * cc->n[j][1]) / m;
+    }
+    crease_spectrum(cc, &sigma, &cond);
+    for (size_t al = 0; al < cdyn_activeset_count(); al++) {
+      const char *name = cdyn_activeset_name(al);
+      int is_lcp = !strcmp(name, "lcp");
+      if (!is_lcp && strcmp(name, "platt") && strcmp(name, "tendency") && strcmp(name, "iterative"))
+        continue; /* an algorithm this test knows nothing about */
+      double mu[3], w[3];
+      unsigned char h[3];
+      cdyn_activeset_report rep;
+      ck_assert_msg(cdyn_activeset_solve(name, k, A, b, NULL, NULL, 1e-9, mu, w, h, &rep) == CDYN_OK, "%s, %s: %s",
+                    cc->name, name, cdyn_errmsg());
+      /* The residual bound and the equilibrium. */
+      const double gamma = 8 * (double)k * EPS;
+      double rs = 0, bm = 0, musum = 0;
+      for (size_t i = 0; i < k; i++) {
+        double s = 0;
+        for (size_t j = 0; j < k; j++)
+          s += fabs(A[i * k + j] * mu[j]);
+        rs = fmax(rs, s);
+        bm = fmax(bm, fabs(b[i]));
+        musum += fabs(mu[i]);
+      }
+      double tol_z = m * sqrt((double)k) * gamma * (rs + bm) / sigma + (double)k * EPS * musum + EPS * mg;
+      double z[2] = {0, -mg};
+      for (size_t i = 0; i < k; i++) {
+        z[0] += cc->n[i][0] * mu[i];
+        z[1] += cc->n[i][1] * mu[i];
+      }
+      double qdd[2] = {z[0] / m, (z[1] + mg) / m - g};
+      if (getenv("CDYN_TEST_VERBOSE"))
+        printf("crease %s, %s: J^T mu - m g e_y = (%.3g, %.3g), bound %.3g\n", cc->name, name, z[0], z[1], tol_z);
+      ck_assert_msg(fabs(z[0]) <= tol_z && fabs(z[1]) <= tol_z, "%s, %s: J^T mu - m g e_y = (%.3g, %.3g), bound %.3g",
+                    cc->name, name, z[0], z[1], tol_z);
+      ck_assert_msg(fabs(qdd[0]) <= tol_z / m && fabs(qdd[1]) <= tol_z / m + 2 * EPS * g,
+                    "%s, %s: qdd = (%.3g, %.3g), bound %.3g", cc->name, name, qdd[0], qdd[1], tol_z / m);
+      /* The multipliers: unique in the V's, the algorithm's choice on the
+         segment otherwise (derived above). */
+      const double *want = is_lcp ? cc->vertex : cc->minnorm;
+      double wmax = 0;
+      for (size_t i = 0; i < k; i++)
+        wmax = fmax(wmax, fabs(want[i]));
+      for (size_t i = 0; i < k; i++) {
+        double tol_mu = 2 * gamma * cond * wmax + 4 * EPS * fabs(want[i]);
+        ck_assert_msg(fabs(mu[i] - want[i]) <= tol_mu, "%s, %s: mu_%zu = %.17g, expected %.17g (tolerance %.3g)",
+                      cc->name, name, i + 1, mu[i], want[i], tol_mu);
+        ck_assert_msg(h[i] == (is_lcp ? cc->lcp_handled[i] : 1), "%s, %s: row %zu handled %d", cc->name, name, i + 1,
+                      h[i]);
+      }
+      ck_assert_msg(!rep.pulls && !rep.violates, "%s, %s: pulls %d violates %d", cc->name, name, rep.pulls,
+                    rep.violates);
+      if (!is_lcp)
+        ck_assert_msg(rep.solves == 1, "%s, %s: %u solves", cc->name, name, rep.solves);
+    }
+  }
+}
+END_TEST
+
 /* ---- 4. error paths ---------------------------------------------------------- */
 
 static void expect_error(int rc, int expected, const char *what)
@@ -1233,6 +1412,7 @@ int main(void)
   tcase_add_test(tc, test_random_vs_enumeration);
   tcase_add_test(tc, test_census_regressions);
   tcase_add_test(tc, test_degenerate_corpus);
+  tcase_add_test(tc, test_crease);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_degenerate_statuses);
   tcase_add_test(tc, test_reference_limits);
