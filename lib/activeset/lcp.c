@@ -283,6 +283,9 @@ static int too_many(const lcp_state *s)
 
 /*
  * Drive row d (outside C, w_d < -tol_w) to zero: Baraff's drive-to-zero.
+ * swapped says that d was released by an exchange between dependent rows
+ * (LCP_SWAP): while it depends on C and is at zero to rounding it is not
+ * exchanged back (see "A row that depends on C" above).
  * Returns CDYN_OK or a negative status; on CDYN_OK *out says
  * LCP_DRIVE_DONE when d has joined C (or NC, at zero within tol_w),
  * LCP_DRIVE_ZERO when d depends on C with w_d = 0 to rounding at the
