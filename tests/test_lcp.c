@@ -15,8 +15,11 @@
  *    not, derived by hand, and the same seen on the random problems; the
  *    pivots of "lcp" on a singular problem, derived by hand; degenerate
  *    problems of the active-set census (experiments/contact_problems.c)
- *    on which "lcp" or the reference once failed, against the reference.
- * 4. Error paths of cdyn_activeset_solve and of the reference.
+ *    on which "lcp" or the reference once failed, and those of the fuzz
+ *    corpus on which "lcp" gave up (tests/data/lcp-degenerate.txt),
+ *    against the reference.
+ * 4. Error paths of cdyn_activeset_solve and of the reference (also its
+ *    rounding floor at b = -1e300).
  * 5. A particle at rest in a crease of two or three planes, every
  *    algorithm, against static equilibrium derived by hand.
  */
