@@ -59,6 +59,10 @@
  *   this bound with g = REF_LCP_ROUND h eps; c_k comes from the same
  *   dgelsd call (one right-hand side per row outside H) and |A_HH|_2 is
  *   its largest singular value.
+ * - The norms in that floor are formed scaled (norm2), and a set whose w
+ *   or floor is not finite is not accepted: a problem with b_k = -1e300
+ *   once overflowed |b_H|_2^2, and the infinite floor accepted a set that
+ *   left w = -1e300 on a row outside H.
  * The cost is 2^|I| dense SVDs, fine for the small problems of tests.
  */
 #include "lcp_enum.h"
@@ -93,6 +97,26 @@ static void ws_free(enum_ws *e)
   free(e->iwork);
   free(e->rows);
   free(e->ineq);
+}
+
+/*
+ * The 2-norm of x[0 .. m-1], scaled by the largest magnitude first so that
+ * the squares cannot overflow: a fuzzed problem with b_k = -1e300 made
+ * |b_H|_2^2 infinite, so the floor below became infinite and a set that
+ * left w_k = -1e300 outside H was accepted.
+ */
+static double norm2(const double *x, size_t m)
+{
+  double big = 0, s = 0;
+  for (size_t i = 0; i < m; i++)
+    big = fmax(big, fabs(x[i]));
+  if (big == 0)
+    return 0;
+  for (size_t i = 0; i < m; i++) {
+    double t = x[i] / big;
+    s += t * t;
+  }
+  return big * sqrt(s);
 }
 
 static int popcount(unsigned long x)
@@ -211,6 +235,7 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
       e.cn[k] = 0;
     }
     double anorm = 0, munorm = 0, bnorm = 0;
+    double *bh = e.w; /* b_H, for its norm; e.w is formed afresh below */
     if (h) {
       /* Right-hand sides: -b_H, then A_Hk for each row k outside H (the
          coefficients c_k of the floor above), column-major h x (1 + n - h). */
@@ -219,7 +244,7 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
         for (size_t r = 0; r < h; r++)
           e.a[c * h + r] = A[e.rows[r] * n + e.rows[c]];
         e.r[c] = -b[e.rows[c]];
-        bnorm += b[e.rows[c]] * b[e.rows[c]];
+        bh[c] = b[e.rows[c]];
       }
       for (size_t k = 0, c = 0; k < n; k++) {
         if (c < h && e.rows[c] == k) {
@@ -239,24 +264,19 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
         return cdyn_error(CDYN_ESOLVE, "%s: dgelsd failed on a block of %zu rows (info %d)", fn, h,
                           (int)info);
       }
-      for (size_t c = 0; c < h; c++) {
+      for (size_t c = 0; c < h; c++)
         e.mu[e.rows[c]] = e.r[c];
-        munorm += e.r[c] * e.r[c];
-      }
       for (size_t k = 0, c = 0, q = 1; k < n; k++) {
         if (c < h && e.rows[c] == k) {
           c++;
           continue;
         }
-        double s2 = 0;
-        for (size_t r = 0; r < h; r++)
-          s2 += e.r[q * h + r] * e.r[q * h + r];
-        e.cn[k] = sqrt(s2);
+        e.cn[k] = norm2(e.r + q * h, h);
         q++;
       }
       anorm = e.sv[0];
-      munorm = sqrt(munorm);
-      bnorm = sqrt(bnorm);
+      munorm = norm2(e.r, h);
+      bnorm = norm2(bh, h);
     }
     for (size_t k = 0; k < n; k++) {
       double acc = b[k];
@@ -275,10 +295,16 @@ int ref_lcp_enumerate(size_t n, const double *A, const double *b, const unsigned
       for (size_t j = 0; j < n; j++)
         scale += fabs(A[k * n + j] * e.mu[j]);
       double tw = tol_w + REF_LCP_ROUND * (double)n * DBL_EPSILON * scale;
-      if (in)
+      if (!in)
+        tw += REF_LCP_ROUND * (double)h * DBL_EPSILON * e.cn[k] * (anorm * munorm + bnorm);
+      /* A w or a floor that overflowed decides nothing: the set is not
+         accepted (an infinite floor would accept any w). */
+      if (!isfinite(e.w[k]) || !isfinite(tw))
+        ok = 0;
+      else if (in)
         ok = fabs(e.w[k]) <= tw && (eq || e.mu[k] >= -tol_mu);
       else
-        ok = e.w[k] >= -(tw + REF_LCP_ROUND * (double)h * DBL_EPSILON * e.cn[k] * (anorm * munorm + bnorm));
+        ok = e.w[k] >= -tw;
     }
     if (!ok)
       continue;

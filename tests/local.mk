@@ -23,6 +23,7 @@ check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/
 	tests/test_nonlinear \
 	tests/test_arms \
 	tests/test_lcp \
+	tests/test_lcp_corpus \
 	tests/test_census \
 	tests/test_ccd_census \
 	tests/test_contact \
@@ -72,6 +73,10 @@ tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_ccd_census_SOURCES = tests/test_ccd_census.c experiments/ccd_queries.c experiments/ccd_queries.h
 tests_test_ccd_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
+tests_test_lcp_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
+# The fuzz corpus of the active-set harness, decoded as the harness does.
+tests_test_lcp_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tests/fuzz \
+	-DCDYN_FUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/activeset"'
 
 # A write that fails on demand, preloaded into the cdyn program by
 # tests/experiments/test_cli (tests/failwrite.c); built for make check only.
@@ -113,4 +118,5 @@ check-valgrind: $(check_PROGRAMS)
 	  LOG_COMPILER='$(LIBTOOL) --mode=execute valgrind -q --error-exitcode=1 --leak-check=full \
 	  --soname-synonyms=somalloc=nouserintercepts'
 
-EXTRA_DIST += tests/data/census-counterexamples.csv tests/data/ccd-census-counterexamples.csv build-aux/tap-driver.sh
+EXTRA_DIST += tests/data/census-counterexamples.csv tests/data/ccd-census-counterexamples.csv tests/data/lcp-degenerate.txt \
+	build-aux/tap-driver.sh

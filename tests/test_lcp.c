@@ -15,8 +15,13 @@
  *    not, derived by hand, and the same seen on the random problems; the
  *    pivots of "lcp" on a singular problem, derived by hand; degenerate
  *    problems of the active-set census (experiments/contact_problems.c)
- *    on which "lcp" or the reference once failed, against the reference.
- * 4. Error paths of cdyn_activeset_solve and of the reference.
+ *    on which "lcp" or the reference once failed, and those of the fuzz
+ *    corpus on which "lcp" gave up (tests/data/lcp-degenerate.txt),
+ *    against the reference.
+ * 4. Error paths of cdyn_activeset_solve and of the reference (also its
+ *    rounding floor at b = -1e300).
+ * 5. A particle at rest in a crease of two or three planes, every
+ *    algorithm, against static equilibrium derived by hand.
  */
 #include <check.h>
 #include <float.h>
@@ -770,6 +775,373 @@ START_TEST(test_census_regressions)
 }
 END_TEST
 
+/*
+ * The degenerate problems of the fuzz corpus on which lcp used to give up
+ * (CDYN_ESOLVE, "no solution after 10 n + 10 pivot passes") while the
+ * enumeration, as it then was, accepted a handled set: 18 inputs of
+ * tests/fuzz/corpus/activeset, decoded as the harness does
+ * (tests/fuzz/activeset_input.h) and stored bit for bit as hex floats in
+ * tests/data/lcp-degenerate.txt (J n x d, W d, A n x n, b n, the
+ * effective equality flags, rel_tol), with the verdict of the enumeration
+ * now.  Seven are solvable; eleven are not: on those the enumeration
+ * once accepted a set through a floor that overflowed (see
+ * test_reference_overflow), ten of them with b_k = -1e300 or 1.8e308.
+ * All have nearly dependent rows (J entries of +-16 that agree to a few
+ * digits, d = 3 to 5 for 5 to 8 rows), and the pivoting cycled through
+ * rounding, not through exact degeneracy (lcp.c, "Rounding and the
+ * pass limit").
+ *
+ * A solvable one: lcp returns CDYN_OK or CDYN_NOCONV (a row at zero to
+ * the rounding of its nearly dependent rows); its multipliers push on
+ * the handled rows and are 0 elsewhere; its w and its accelerations
+ * W J^T mu agree with the reference's to the bound of
+ * test_random_vs_enumeration, 2 c k eps (1 + cond) (|b| + scale), c = 4,
+ * cond the larger of the two handled blocks' (over their eigenvalues
+ * above 1e-12 of the largest).  The blocks are nearly singular here, so
+ * the bound is wide (it is what the rounding of the solves allows, not a
+ * tolerance chosen to pass); it still catches a wrong set, which is off
+ * by O(|b|).  An unsolvable one: lcp must not claim an exact solution
+ * (no CDYN_OK); CDYN_NOCONV comes with its message.
+ */
+#ifndef CDYN_TEST_DATA
+#error "CDYN_TEST_DATA must name the directory tests/data"
+#endif
+
+#define DG_MAXN 8
+#define DG_MAXD 6
+
+typedef struct {
+  char name[64];
+  size_t n, d;
+  double rel_tol;
+  int solvable;
+  unsigned char eq[DG_MAXN];
+  double W[DG_MAXD], J[DG_MAXN * DG_MAXD], A[DG_MAXN * DG_MAXN], b[DG_MAXN];
+} dg_problem;
+
+/* Read `count` numbers after the keyword `key`; 0 on a mismatch. */
+static int dg_read(FILE *f, const char *key, size_t count, double *out)
+{
+  char tok[64];
+  if (fscanf(f, "%63s", tok) != 1 || strcmp(tok, key))
+    return 0;
+  for (size_t i = 0; i < count; i++) {
+    if (fscanf(f, "%63s", tok) != 1)
+      return 0;
+    char *end;
+    out[i] = strtod(tok, &end);
+    if (*end)
+      return 0;
+  }
+  return 1;
+}
+
+/* The next problem of the file: 1, 0 at its end; a malformed block fails
+   the test. */
+static int dg_next(FILE *f, dg_problem *p)
+{
+  char tok[64], verdict[64];
+  int c;
+  /* Comment lines start with '#'. */
+  while ((c = fgetc(f)) == '#' || c == '\n')
+    if (c == '#')
+      while ((c = fgetc(f)) != '\n' && c != EOF)
+        ;
+  if (c == EOF)
+    return 0;
+  ungetc(c, f);
+  memset(p, 0, sizeof *p);
+  ck_assert_msg(fscanf(f, "problem %63s n %zu d %zu rel_tol %63s reference %63s", p->name, &p->n, &p->d, tok, verdict) == 5,
+                "lcp-degenerate.txt: a malformed header");
+  ck_assert_msg(p->n >= 1 && p->n <= DG_MAXN && p->d >= 1 && p->d <= DG_MAXD, "%s: n %zu d %zu", p->name, p->n, p->d);
+  p->rel_tol = strtod(tok, NULL);
+  p->solvable = !strcmp(verdict, "solvable");
+  ck_assert_msg(p->solvable || !strcmp(verdict, "unsolvable"), "%s: verdict '%s'", p->name, verdict);
+  double v[DG_MAXN * DG_MAXN];
+  ck_assert_msg(dg_read(f, "eq", p->n, v), "%s: eq", p->name);
+  for (size_t k = 0; k < p->n; k++)
+    p->eq[k] = v[k] != 0;
+  ck_assert_msg(dg_read(f, "W", p->d, p->W), "%s: W", p->name);
+  for (size_t i = 0; i < p->n; i++)
+    ck_assert_msg(dg_read(f, "J", p->d, p->J + i * p->d), "%s: J row %zu", p->name, i);
+  for (size_t i = 0; i < p->n; i++)
+    ck_assert_msg(dg_read(f, "A", p->n, p->A + i * p->n), "%s: A row %zu", p->name, i);
+  ck_assert_msg(dg_read(f, "b", p->n, p->b), "%s: b", p->name);
+  ck_assert_msg(fscanf(f, "%63s", tok) == 1 && !strcmp(tok, "end"), "%s: no end", p->name);
+  return 1;
+}
+
+/* W J^T mu (d values). */
+static void dg_accel(const dg_problem *p, const double *mu, double *a)
+{
+  for (size_t j = 0; j < p->d; j++) {
+    double s = 0;
+    for (size_t i = 0; i < p->n; i++)
+      s += p->J[i * p->d + j] * mu[i];
+    a[j] = p->W[j] * s;
+  }
+}
+
+START_TEST(test_degenerate_corpus)
+{
+  const char *path = CDYN_TEST_DATA "/lcp-degenerate.txt";
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  dg_problem p;
+  int count = 0, solvable = 0;
+  while (dg_next(f, &p)) {
+    size_t n = p.n;
+    int any_eq = 0;
+    for (size_t k = 0; k < n; k++)
+      any_eq |= p.eq[k];
+    const unsigned char *eq = any_eq ? p.eq : NULL;
+    double tol_w, tol_mu, mu_r[DG_MAXN], w_r[DG_MAXN], mu_l[DG_MAXN], w_l[DG_MAXN];
+    unsigned char h_r[DG_MAXN], h_l[DG_MAXN];
+    tolerances(n, p.A, p.b, p.rel_tol, &tol_w, &tol_mu);
+    int rc_r = ref_lcp_enumerate(n, p.A, p.b, eq, tol_w, tol_mu, mu_r, w_r, h_r, NULL);
+    ck_assert_msg(rc_r == (p.solvable ? CDYN_OK : CDYN_ESOLVE), "%s: the reference returns %d (%s), stored: %s", p.name,
+                  rc_r, cdyn_errmsg(), p.solvable ? "solvable" : "unsolvable");
+    cdyn_activeset_report rep;
+    int rc_l = cdyn_activeset_solve("lcp", n, p.A, p.b, eq, NULL, p.rel_tol, mu_l, w_l, h_l, &rep);
+    count++;
+    if (!p.solvable) {
+      ck_assert_msg(rc_l != CDYN_OK, "%s: lcp returns CDYN_OK where no handled set is a solution", p.name);
+      if (rc_l == CDYN_NOCONV)
+        ck_assert_msg(strstr(cdyn_errmsg(), "less accurate"), "%s: %s", p.name, cdyn_errmsg());
+      continue;
+    }
+    solvable++;
+    ck_assert_msg(rc_l == CDYN_OK || rc_l == CDYN_NOCONV, "%s: lcp returns %d (%s)", p.name, rc_l, cdyn_errmsg());
+    if (rc_l == CDYN_NOCONV)
+      ck_assert_msg(strstr(cdyn_errmsg(), "less accurate than rel_tol asks"), "%s: %s", p.name, cdyn_errmsg());
+    for (size_t k = 0; k < n; k++) {
+      if (p.eq[k])
+        continue;
+      if (h_l[k])
+        ck_assert_msg(mu_l[k] >= -tol_mu, "%s row %zu: handled, mu %g < -tol_mu %g", p.name, k, mu_l[k], -tol_mu);
+      else
+        ck_assert_msg(mu_l[k] == 0, "%s row %zu: not handled, mu %g", p.name, k, mu_l[k]);
+      if (rc_l == CDYN_OK && !h_l[k])
+        ck_assert_msg(w_l[k] >= -tol_w, "%s row %zu: w %g < -tol_w %g with CDYN_OK", p.name, k, w_l[k], -tol_w);
+    }
+    /* Agreement with the reference (the bound of test_random_vs_enumeration). */
+    /* The scales in long double: ten of these problems have b_k near
+       1e300 and multipliers near 1e303, whose products' sums overflow a
+       double (a bound of inf would pass anything). */
+    double cond = fmax(block_cond_of(n, p.A, h_l, NULL), block_cond_of(n, p.A, h_r, NULL));
+    long double bmax = 0, scale_w = 0, scale_a = 0, dw = 0, da = 0;
+    double a_l[DG_MAXD], a_r[DG_MAXD];
+    for (size_t i = 0; i < n; i++) {
+      bmax = fmaxl(bmax, fabsl((long double)p.b[i]));
+      long double sc = 0;
+      for (size_t c = 0; c < n; c++)
+        sc += fabsl((long double)p.A[i * n + c]) * (fabsl((long double)mu_l[c]) + fabsl((long double)mu_r[c]));
+      scale_w = fmaxl(scale_w, sc);
+      dw = fmaxl(dw, fabsl((long double)w_l[i] - (long double)w_r[i]));
+    }
+    dg_accel(&p, mu_l, a_l);
+    dg_accel(&p, mu_r, a_r);
+    for (size_t j = 0; j < p.d; j++) {
+      long double sc = 0;
+      for (size_t i = 0; i < n; i++)
+        sc += fabsl((long double)p.J[i * p.d + j]) * (fabsl((long double)mu_l[i]) + fabsl((long double)mu_r[i]));
+      scale_a = fmaxl(scale_a, (long double)p.W[j] * sc);
+      da = fmaxl(da, fabsl((long double)a_l[j] - (long double)a_r[j]));
+    }
+    ck_assert_msg(isfinite(w_l[0]) && isfinite(a_l[0]) && isfinite(a_r[0]), "%s: not finite", p.name);
+    long double unit_w = 2 * 4 * (long double)n * EPS * (1 + cond) * (bmax + scale_w);
+    long double unit_a = 2 * 4 * (long double)n * EPS * (1 + cond) * scale_a;
+    ck_assert_msg(isfinite((double)(unit_w / bmax)), "%s: the bound is not finite", p.name);
+    if (getenv("CDYN_TEST_VERBOSE"))
+      printf("%.8s: lcp %d, cond %.3g, |dw| %.3Lg (bound %.3Lg), |da| %.3Lg (bound %.3Lg)\n", p.name, rc_l, cond, dw,
+             unit_w, da, unit_a);
+    ck_assert_msg(dw <= unit_w, "%s: |w_lcp - w_ref| = %.3Lg > %.3Lg", p.name, dw, unit_w);
+    ck_assert_msg(da <= unit_a, "%s: |a_lcp - a_ref| = %.3Lg > %.3Lg", p.name, da, unit_a);
+  }
+  fclose(f);
+  /* The whole file was read: 18 problems, 7 of them solvable. */
+  ck_assert_int_eq(count, 18);
+  ck_assert_int_eq(solvable, 7);
+}
+END_TEST
+
+/* ---- 5. a particle at rest in a crease --------------------------------------- */
+
+/*
+ * A particle of mass m = 0.837 kg at rest in 3-D under gravity
+ * g_vec = (0, -g, 0), g = 9.81, touching k planes through one point: row
+ * k is n_k^T, a unit normal in the x-y plane pointing into the free side.
+ * At rest with no stabilisation (d = 0) the acceleration-level problem
+ * (003 eq 6) has
+ *   W = I / m,  A_ij = n_i . n_j / m,  b_k = n_k . g_vec = -g n_k,y,
+ * and an answer mu gives qdd = g_vec + J^T mu / m.  Every row is violated
+ * at mu = 0 (b_k < 0), so platt (no carried set: every row), tendency and
+ * iterative all handle every row and solve once.  Static equilibrium is
+ *   qdd = 0,  i.e.  J^T mu = sum_k mu_k n_k = m g e_y,
+ * unique in J^T mu; in mu only when the normals are independent.  Since
+ * m g e_y lies in the span of the normals, A_SS mu_S = -b_S is consistent
+ * for every handled set S, and any solution of it balances the weight:
+ * with z = f + J_S^T mu_S in range(J_S^T), J_S W z = 0 gives
+ * z^T W z = 0, z = 0 (see lib/activeset/iterative.c).
+ *
+ * The variants (s = sin, c = cos):
+ *   V: n = (s t, c t, 0), (-s t, c t, 0), t = 0.4137 rad.  The x
+ *      balance gives mu_1 = mu_2, the y balance (mu_1 + mu_2) c t = m g:
+ *      mu_k = m g / (2 c t) = 4.4837 each, for every algorithm.
+ *   asymmetric V: n = (s a, c a, 0), (-s b, c b, 0), a = 0.3719,
+ *      b = 0.6571: mu_1 s a = mu_2 s b and mu_1 c a + mu_2 c b = m g give
+ *      mu_1 = m g s b / s(a + b), mu_2 = m g s a / s(a + b).
+ *   V and a floor: the V plus n_3 = (0, 1, 0) through the same point.
+ *      Three rows in a plane depend on each other: the equilibria are
+ *      mu = (u, u, m g - 2 u c t), 0 <= u <= m g / (2 c t), a segment,
+ *      every point of which is a valid answer.  The least-squares
+ *      algorithms (one solve of the singular A with every row, its
+ *      minimum-norm solution) return the point of least |mu|_2:
+ *      d/du (2 u^2 + (m g - 2 u c t)^2) = 0 gives u = m g c t / (1 + 2 c^2 t)
+ *      and mu_3 = m g / (1 + 2 c^2 t), inside the segment.  lcp keeps its
+ *      clamped inequality rows independent and returns a vertex: it drives
+ *      row 1 (mu_1 = m g c t, w_2 = -g c t (1 - c 2t) < 0, w_3 = -g s^2 t),
+ *      then row 2 with u = (-c 2t, 1, 0), dw_2 = s^2 2t / m, whose drive
+ *      ends at mu_2 = m g / (2 c t) before mu_1 would reach 0 (at
+ *      m g c t / c 2t, larger as c 2t < 2 c^2 t), leaving
+ *      mu = (m g / (2 c t), m g / (2 c t), 0) and w_3 = -g s^2 t +
+ *      (m g / (2 c t)) 2 s^2 t c t / m = 0: the floor reaches zero exactly
+ *      as the drive ends (a degenerate tie; rounding leaves it within
+ *      tol_w) and carries nothing.
+ *   one plane twice: rows n_1 = n_2 = (s t, c t, 0), n_3 = (-s t, c t, 0),
+ *      two contacts on one plane (a cloth node held by two contacts of
+ *      one triangle).  Equilibria: mu_1 + mu_2 = m g / (2 c t),
+ *      mu_3 = m g / (2 c t).  The minimum-norm solution splits the pair
+ *      equally, m g / (4 c t) = 2.2419 each: half the single contact's
+ *      value, while J^T mu balances the weight exactly.  lcp drives row 1
+ *      (mu_1 = m g c t; w_2 = w_1 = 0, not violated), then row 3 (dw_2 =
+ *      A_21 u_1 + A_23 = 0: row 2 stays at 0) and returns
+ *      (m g / (2 c t), 0, m g / (2 c t)).
+ *
+ * Tolerances.  The handled set's solve is backward stable (Cholesky or
+ * the eigen-decomposition; Higham 2002, chapters 10 and 20), and A and b
+ * are each formed with at most 4 roundings (a dot product of two terms
+ * in the plane and a division by m), so the residual r = A mu + b of the
+ * computed mu is at most gamma (max_i sum_j |A_ij mu_j| + max |b|) with
+ * gamma = 8 k eps (4 k eps for the solve, 4 eps for the data).  The
+ * imbalance z = J^T mu - m g e_y lies in the span of the normals, where
+ * |J z|_2 >= sigma |z|_2 with sigma the smallest singular value of the
+ * 2 x k block of the normals; r = J z / m, so
+ *   |z|_2 <= m sqrt(k) |r|_inf / sigma,
+ * plus the rounding of forming J^T mu here, k eps sum |mu_k|, and of
+ * m g, eps m g; |qdd| <= |z| / m.  Per row, against a value derived
+ * above: the forward error of the solve, 2 gamma cond |mu|_inf (cond of
+ * the handled block over its nonzero eigenvalues, which for a
+ * consistent singular system bounds the minimum-norm solution's error
+ * under perturbations that keep its rank, as the eigen cut at 1e-12
+ * does), plus 4 eps |mu*| for evaluating the formula.  A wrong answer is
+ * off by O(m g) = O(8).
+ */
+typedef struct {
+  const char *name;
+  size_t k;
+  double n[3][2];          /* the normals' x and y */
+  double minnorm[3], vertex[3]; /* the least-squares algorithms' mu and lcp's */
+  unsigned char lcp_handled[3];
+} crease_case;
+
+/* sigma^2 and the nonzero eigenvalues' ratio of G = sum_k n_k n_k^T
+   (2 x 2; A's nonzero eigenvalues are G's over m). */
+static void crease_spectrum(const crease_case *cc, double *sigma, double *cond)
+{
+  double gxx = 0, gxy = 0, gyy = 0;
+  for (size_t i = 0; i < cc->k; i++) {
+    gxx += cc->n[i][0] * cc->n[i][0];
+    gxy += cc->n[i][0] * cc->n[i][1];
+    gyy += cc->n[i][1] * cc->n[i][1];
+  }
+  double tr = gxx + gyy, det = gxx * gyy - gxy * gxy, disc = sqrt(fmax(tr * tr - 4 * det, 0));
+  double lmax = 0.5 * (tr + disc), lmin = 2 * det / (tr + disc);
+  *sigma = sqrt(lmin);
+  *cond = lmax / lmin;
+}
+
+START_TEST(test_crease)
+{
+  const double m = 0.837, g = 9.81, t = 0.4137, a = 0.3719, bb = 0.6571;
+  const double st = sin(t), ct = cos(t), mg = m * g;
+  crease_case cases[4] = {
+    {"V", 2, {{st, ct}, {-st, ct}}, {mg / (2 * ct), mg / (2 * ct)}, {mg / (2 * ct), mg / (2 * ct)}, {1, 1}},
+    {"asymmetric V", 2, {{sin(a), cos(a)}, {-sin(bb), cos(bb)}},
+     {mg * sin(bb) / sin(a + bb), mg * sin(a) / sin(a + bb)}, {mg * sin(bb) / sin(a + bb), mg * sin(a) / sin(a + bb)},
+     {1, 1}},
+    {"V and a floor", 3, {{st, ct}, {-st, ct}, {0, 1}},
+     {mg * ct / (1 + 2 * ct * ct), mg * ct / (1 + 2 * ct * ct), mg / (1 + 2 * ct * ct)},
+     {mg / (2 * ct), mg / (2 * ct), 0}, {1, 1, 0}},
+    {"one plane twice", 3, {{st, ct}, {st, ct}, {-st, ct}}, {mg / (4 * ct), mg / (4 * ct), mg / (2 * ct)},
+     {mg / (2 * ct), 0, mg / (2 * ct)}, {1, 0, 1}},
+  };
+  for (int c = 0; c < 4; c++) {
+    const crease_case *cc = &cases[c];
+    size_t k = cc->k;
+    double A[9], b[3], sigma, cond;
+    for (size_t i = 0; i < k; i++) {
+      b[i] = -g * cc->n[i][1];
+      for (size_t j = 0; j < k; j++)
+        A[i * k + j] = (cc->n[i][0] * cc->n[j][0] + cc->n[i][1] * cc->n[j][1]) / m;
+    }
+    crease_spectrum(cc, &sigma, &cond);
+    for (size_t al = 0; al < cdyn_activeset_count(); al++) {
+      const char *name = cdyn_activeset_name(al);
+      int is_lcp = !strcmp(name, "lcp");
+      if (!is_lcp && strcmp(name, "platt") && strcmp(name, "tendency") && strcmp(name, "iterative"))
+        continue; /* an algorithm this test knows nothing about */
+      double mu[3], w[3];
+      unsigned char h[3];
+      cdyn_activeset_report rep;
+      ck_assert_msg(cdyn_activeset_solve(name, k, A, b, NULL, NULL, 1e-9, mu, w, h, &rep) == CDYN_OK, "%s, %s: %s",
+                    cc->name, name, cdyn_errmsg());
+      /* The residual bound and the equilibrium. */
+      const double gamma = 8 * (double)k * EPS;
+      double rs = 0, bm = 0, musum = 0;
+      for (size_t i = 0; i < k; i++) {
+        double s = 0;
+        for (size_t j = 0; j < k; j++)
+          s += fabs(A[i * k + j] * mu[j]);
+        rs = fmax(rs, s);
+        bm = fmax(bm, fabs(b[i]));
+        musum += fabs(mu[i]);
+      }
+      double tol_z = m * sqrt((double)k) * gamma * (rs + bm) / sigma + (double)k * EPS * musum + EPS * mg;
+      double z[2] = {0, -mg};
+      for (size_t i = 0; i < k; i++) {
+        z[0] += cc->n[i][0] * mu[i];
+        z[1] += cc->n[i][1] * mu[i];
+      }
+      double qdd[2] = {z[0] / m, (z[1] + mg) / m - g};
+      if (getenv("CDYN_TEST_VERBOSE"))
+        printf("crease %s, %s: J^T mu - m g e_y = (%.3g, %.3g), bound %.3g\n", cc->name, name, z[0], z[1], tol_z);
+      ck_assert_msg(fabs(z[0]) <= tol_z && fabs(z[1]) <= tol_z, "%s, %s: J^T mu - m g e_y = (%.3g, %.3g), bound %.3g",
+                    cc->name, name, z[0], z[1], tol_z);
+      ck_assert_msg(fabs(qdd[0]) <= tol_z / m && fabs(qdd[1]) <= tol_z / m + 2 * EPS * g,
+                    "%s, %s: qdd = (%.3g, %.3g), bound %.3g", cc->name, name, qdd[0], qdd[1], tol_z / m);
+      /* The multipliers: unique in the V's, the algorithm's choice on the
+         segment otherwise (derived above). */
+      const double *want = is_lcp ? cc->vertex : cc->minnorm;
+      double wmax = 0;
+      for (size_t i = 0; i < k; i++)
+        wmax = fmax(wmax, fabs(want[i]));
+      for (size_t i = 0; i < k; i++) {
+        double tol_mu = 2 * gamma * cond * wmax + 4 * EPS * fabs(want[i]);
+        ck_assert_msg(fabs(mu[i] - want[i]) <= tol_mu, "%s, %s: mu_%zu = %.17g, expected %.17g (tolerance %.3g)",
+                      cc->name, name, i + 1, mu[i], want[i], tol_mu);
+        ck_assert_msg(h[i] == (is_lcp ? cc->lcp_handled[i] : 1), "%s, %s: row %zu handled %d", cc->name, name, i + 1,
+                      h[i]);
+      }
+      ck_assert_msg(!rep.pulls && !rep.violates, "%s, %s: pulls %d violates %d", cc->name, name, rep.pulls,
+                    rep.violates);
+      if (!is_lcp)
+        ck_assert_msg(rep.solves == 1, "%s, %s: %u solves", cc->name, name, rep.solves);
+    }
+  }
+}
+END_TEST
+
 /* ---- 4. error paths ---------------------------------------------------------- */
 
 static void expect_error(int rc, int expected, const char *what)
@@ -788,8 +1160,16 @@ static void expect_error(int rc, int expected, const char *what)
  *     = 1.1e-11.  Now CDYN_ESOLVE, naming the row.
  *   - 6 rows of scale 1e4 with coefficients cancelling to 1e-7: a row
  *     judged at zero to the rounding of the nearly dependent rows stood
- *     at w = -21 against tol_w = 1.6e-8.  Now CDYN_NOCONV: the result is
- *     usable (finite, w = A mu + b) but less accurate than rel_tol asks.
+ *     at w = -21 against tol_w = 1.6e-8.  That became CDYN_NOCONV (a
+ *     row left at w = -7.2, "less accurate than rel_tol asks").  Since a
+ *     row released by an exchange between dependent rows is not
+ *     exchanged back while it is at zero to rounding (lcp.c), the
+ *     pivoting takes another path and ends with Farkas' certificate:
+ *     row 0 depends on the handled rows 1 and 2 with u >= 0 and
+ *     u^T b = -10.6, against a rounding floor of 7e-5 for multipliers of
+ *     1.3e5.  So CDYN_EINFEASIBLE, which the reference confirms.  (The
+ *     status CDYN_NOCONV is checked on the solvable problems of
+ *     test_degenerate_corpus.)
  */
 START_TEST(test_degenerate_statuses)
 {
@@ -825,7 +1205,7 @@ START_TEST(test_degenerate_statuses)
     int status;
     const char *says;
   } cases[2] = {{8, A1, b1, eq1, 1e-12, CDYN_ESOLVE, "cannot all hold"},
-                {6, A2, b2v, NULL, 1e-9, CDYN_NOCONV, "less accurate than rel_tol asks"}};
+                {6, A2, b2v, NULL, 1e-9, CDYN_EINFEASIBLE, "no solution"}};
   for (int c = 0; c < 2; c++) {
     size_t n = cases[c].n;
     double mu[8], w[8], bmax = 0, amax = 0;
@@ -951,6 +1331,40 @@ START_TEST(test_reference_limits)
 }
 END_TEST
 
+/*
+ * The reference's rounding floor at the edge of the double range.  Two
+ * antiparallel walls on one particle, A = [[1, -1], [-1, 1]] (a unit
+ * mass, J = (1, -1)^T), b = (0, -1e300): u = (1, 1) >= 0 has A u = 0 and
+ * u^T b = -1e300 < 0, so by Farkas' lemma no mu >= 0 gives w >= 0 (w_0 +
+ * w_1 = -1e300 for every mu).  Handling row 1 alone gives mu_1 = 1e300
+ * and leaves w_0 = -1e300 outside H; the floor of that test,
+ * 16 h eps |c_0| (|A_HH| |mu_H| + |b_H|) with |c_0| = 1, is about
+ * 3.6e-15 * 2e300 = 7e285, and tol_w = 1e-9 * 1e300 = 1e291, so the set
+ * must be refused.  It was accepted while |b_H|_2 was formed from
+ * b_1^2 = 1e600, which overflows: the floor was infinite.  lcp says
+ * there is no solution (it solves the problem equilibrated).
+ */
+START_TEST(test_reference_overflow)
+{
+  const double A[4] = {1, -1, -1, 1}, b[2] = {0, -1e300};
+  double mu[2], w[2], tol_w, tol_mu;
+  unsigned long acc = 99;
+  tolerances(2, A, b, 1e-9, &tol_w, &tol_mu);
+  expect_error(ref_lcp_enumerate(2, A, b, NULL, tol_w, tol_mu, mu, w, NULL, &acc), CDYN_ESOLVE,
+               "reference: no solution at b = -1e300");
+  ck_assert_uint_eq(acc, 0);
+  expect_error(cdyn_activeset_solve("lcp", 2, A, b, NULL, NULL, 1e-9, mu, w, NULL, NULL), CDYN_EINFEASIBLE,
+               "lcp: no solution at b = -1e300");
+  /* The same walls at an ordinary scale, b = (0, -1): the same answer from
+     both, so the refusal above is the floor's doing and not the scale's. */
+  const double b1[2] = {0, -1};
+  tolerances(2, A, b1, 1e-9, &tol_w, &tol_mu);
+  expect_error(ref_lcp_enumerate(2, A, b1, NULL, tol_w, tol_mu, mu, w, NULL, &acc), CDYN_ESOLVE,
+               "reference: no solution at b = -1");
+  ck_assert_uint_eq(acc, 0);
+}
+END_TEST
+
 /* The early stop: without a count wanted the enumeration stops after the
    subsets of the first accepted one's size, which holds the answer, and
    must return it bit for bit as the full enumeration does (the active-set
@@ -1000,9 +1414,12 @@ int main(void)
   tcase_add_test(tc, test_pivots_by_hand);
   tcase_add_test(tc, test_random_vs_enumeration);
   tcase_add_test(tc, test_census_regressions);
+  tcase_add_test(tc, test_degenerate_corpus);
+  tcase_add_test(tc, test_crease);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_degenerate_statuses);
   tcase_add_test(tc, test_reference_limits);
+  tcase_add_test(tc, test_reference_overflow);
   tcase_add_test(tc, test_reference_early_stop);
   suite_add_tcase(s, tc);
   return tu_run(s);

@@ -3,7 +3,11 @@
  * (Dantzig's method in the form of Baraff, "Fast contact force computation
  * for nonpenetrating rigid bodies", SIGGRAPH 1994; the principal pivoting
  * methods of Cottle, Pang and Stone, "The Linear Complementarity Problem",
- * 1992, chapter 4).
+ * 1992, chapter 4; the least-index rule of Bland, "New finite pivoting
+ * rules for the simplex method", Math. Oper. Res. 2, 1977, in the form
+ * of the criss-cross method of den Hertog, Roos and Terlaky, "The linear
+ * complementarity problem, sufficient matrices, and the criss-cross
+ * method", Linear Algebra Appl. 187, 1993).
  *
  * The problem (cdyn/contact.h), over n rows with E the equality rows:
  *   w = A mu + b,  A = J W J^T symmetric positive semi-definite,
@@ -97,8 +101,10 @@
  * - Negative ratios (mu_i or w_i a rounding error below zero) count as a
  *   step of 0 (a degenerate pivot).
  * - Ties in the ratio test: among C and NC the lowest index of C, then of
- *   NC; d wins (the drive ends) when it reaches zero at the smallest
- *   step.  When another row j blocks first but the step leaves w_d
+ *   NC, except at a step of 0, where the lowest index of C and NC
+ *   together wins (see "Degenerate pivots" below); d wins (the drive
+ *   ends) when it reaches zero at the smallest step, which is never 0
+ *   while w_d < 0.  When another row j blocks first but the step leaves w_d
  *   within tol_w of zero, d and j reach their bounds together: d is
  *   clamped (w_d = 0, to within tol_w, as every algorithm of the library
  *   treats a row), and j is released if it is in C or stays in NC at
@@ -140,6 +146,22 @@
  *   row), which a different C may lift, so d is put aside (LCP_STUCK) and
  *   the other violated rows are driven first; the problem has no solution
  *   only when every violated row is put aside.
+ *   When a row of C blocks, the step along u releases it (an exchange:
+ *   only multipliers move, from the released row to d and the rest of
+ *   C), after which d may no longer depend on C and can be driven up.
+ *   The released row keeps w = 0 in exact arithmetic, and is marked as
+ *   released by an exchange (LCP_SWAP, otherwise a row of NC).  If
+ *   rounding later shows it below -tol_w while it depends on C, at zero
+ *   to floor_d and with mu_d = 0, it is at zero (LCP_ZERO as above)
+ *   before any row of C is looked at: exchanging back cannot bring a w
+ *   that is zero to rounding closer to zero, and it cycles.  Two copies
+ *   of one row (the fuzz corpus input 3b9f5f11, rows 6 and 7) passed a
+ *   multiplier of 1.6e5 from one to the other and back, each exchange
+ *   leaving the other copy at w = -4.8e-7 against tol_w = 1.1e-8 (inside
+ *   floor_d = 3e-6), until the pass limit.  A row released by an
+ *   ordinary pivot keeps the exchange: it can end in a better
+ *   conditioned set (trial 2213 of the census with seed 7 ends with
+ *   min w = -1.5e-9 against tol_w = 1.6e-9 through it, -3.8e-9 without).
  * - Updates are incremental as in Baraff (mu += s dmu, w += s dw), so a
  *   pivot costs one sub-solve of size |C| and O(n |C|) products.  When no
  *   row is left to drive, mu_C is solved once more from A_CC mu_C = -b_C
@@ -147,15 +169,63 @@
  *   solve and not the drift of the updates; if that final result pulls
  *   (mu_k < -tol_mu on C) or violates (w_k < -tol_w off C), which only
  *   rounding can cause, the pulling rows leave C and pivoting resumes.
- * - Cycling.  Degenerate pivots (s = 0) could in principle cycle.  The
- *   number of pivot passes (and of the resumptions above) is limited to
- *   10 n + 10, far above the at most n drives of a few pivots each that
- *   the method needs (on 60000 random problems of up to 12 rows, those
- *   of tests/test_lcp.c with 12 seeds, the most was 28 iterations, never
- *   more than 3 k; on the 30000 problems of the active-set census with
- *   seeds 1 to 3, at most 25 solves; in those 30000 the final check let
- *   one row stand below -tol_w as at zero to rounding); beyond it the
- *   solve fails with CDYN_ESOLVE.
+ * - Degenerate pivots (derived here).  In exact arithmetic the method
+ *   terminates with the least-index rule at steps of 0, for three
+ *   reasons.  (1) At most n drives: C keeps mu >= 0 and NC keeps
+ *   w >= 0 (the ratio test), so a row that has finished a drive is never
+ *   driven again.  (2) Finitely many positive steps in a drive: with C
+ *   independent, the point of the line is a function of C and mu_d
+ *   (mu_C solves A_CC mu_C = -b_C - A_Cd mu_d, mu = 0 off C + d); a step
+ *   ends where one row reaches its bound, a linear equation in mu_d, so
+ *   the ends of the steps take finitely many values, and mu_d grows at
+ *   every positive step.  (3) Every run of steps of 0 is finite: the
+ *   point does not move, and the run pivots on the degenerate rows D
+ *   (rows of C at mu = 0, rows of NC at w = 0) only.  With the rows of C
+ *   off D eliminated (a Schur complement, positive semi-definite like
+ *   A), it is principal pivoting on the complementarity problem of the
+ *   direction: u_D >= 0, (A u)_D >= 0, u_D (A u)_D = 0, u_d = 1, whose
+ *   basic variables are u_i (i in C) and (A u)_k (k in NC).  The rows
+ *   that block at 0 are exactly its infeasible basic variables, and a
+ *   pivot on one of them is a diagonal pivot, always possible (a clamped
+ *   row is independent of C, since dw_k != 0; a released one has
+ *   (A_CC^-1)_ii > 0).  Taking the lowest index among them is then the
+ *   least-index criss-cross method, finite for sufficient matrices,
+ *   positive semi-definite ones among them (den Hertog, Roos and Terlaky,
+ *   Linear Algebra Appl. 187, 1993), and it ends with a feasible basis
+ *   (the direction problem has a solution: it is the minimum of
+ *   u^T A u >= 0 over u_d = 1, u_D >= 0), after which the step is
+ *   positive.  The former rule (C before NC at every tie) can cycle
+ *   there: at the degenerate point of a drive of row 3 with
+ *   J = [[-3, 2, 1, 0], [3, -3, -1, -2], [1, -2, -1, -3], [3, -3, 3, 1]],
+ *   W = I, C = {1, 2}, NC = {0}, it releases 1, releases 2 (where
+ *   clamping 0 was possible), clamps 0, 1, 2, releases 0 and is back at
+ *   C = {1, 2}, in exact arithmetic.  The least-index rule clamps 0
+ *   instead and ends the run.  (That point was found among random
+ *   partitions at fully degenerate points; no problem started from
+ *   mu = 0 was found to reach it, nor to cycle in exact arithmetic
+ *   otherwise, in 70000 random degenerate integer problems and 200000
+ *   built around those rows.)
+ * - Rounding and the pass limit.  The argument above does not survive
+ *   rounding: a row of NC can fall below -tol_w through the drift of the
+ *   incremental updates and be driven again, and nearly dependent rows
+ *   make the rank decisions of the drives and of the final solve
+ *   disagree.  Over the 393 inputs of the fuzz corpus
+ *   (tests/fuzz/corpus/activeset; tests/test_lcp_corpus.c classifies
+ *   them), every one on which the pivoting stopped at the pass limit did
+ *   so through rounding, in problems with multipliers of 1e5 .. 1e16 or
+ *   right-hand sides of 1e300: NC rows driven again, resumptions after
+ *   the final check, exchanges between copies of a row, and runs of
+ *   steps of 0 that clamped and released one row in turn (which exact
+ *   arithmetic excludes: a row clamped at a step of 0 has u_j > 0 at
+ *   the next pass).  The least-index rule changed none of them.  The number of pivot passes (and of the
+ *   resumptions above) is therefore limited to 10 n + 10, far above the
+ *   at most n drives of a few pivots each that the method needs (on
+ *   60000 random problems of up to 12 rows, those of tests/test_lcp.c
+ *   with 12 seeds, the most was 28 iterations, never more than 3 k; on
+ *   the 30000 problems of the active-set census with seeds 1 to 3, at
+ *   most 25 solves; in those 30000 the final check let one row stand
+ *   below -tol_w as at zero to rounding); beyond it the solve fails with
+ *   CDYN_ESOLVE.
  * - A row left below -tol_w as at zero to rounding (LCP_ZERO) makes the
  *   result recoverable, CDYN_NOCONV, not exact: a fuzzed problem of nearly
  *   antiparallel rows left w = -26 against tol_w = 1.6e-8, inside the
@@ -166,8 +236,9 @@
  * any) and each final solve count one iteration and, when not empty, one
  * solve.
  *
- * Storage: mu and w are the iterates, handled is C, ws->set holds NC and
- * the rows put aside, ws->tmp[0] dmu, ws->tmp[1] dw, ws->tmp[2] the
+ * Storage: mu and w are the iterates, handled is C, ws->set holds NC (and
+ * which of its rows an exchange released) and the rows put aside,
+ * ws->tmp[0] dmu, ws->tmp[1] dw, ws->tmp[2] the
  * fdirection right-hand side (ws->tmp[3] belongs to cdyn_as_solve_set).  Nothing is allocated.
  */
 #include <float.h>
@@ -184,7 +255,7 @@
 #define LCP_ROUND 16.0
 
 /* Values of the NC flags (ws->set). */
-enum { LCP_FREE = 0, LCP_NC = 1, LCP_STUCK = 2, LCP_ZERO = 3 };
+enum { LCP_FREE = 0, LCP_NC = 1, LCP_STUCK = 2, LCP_ZERO = 3, LCP_SWAP = 4 };
 /* What drive() did with row d, besides its status (which is a cdyn status,
    CDYN_OK or negative, never one of these). */
 enum lcp_drive {
@@ -212,13 +283,16 @@ static int too_many(const lcp_state *s)
 
 /*
  * Drive row d (outside C, w_d < -tol_w) to zero: Baraff's drive-to-zero.
+ * swapped says that d was released by an exchange between dependent rows
+ * (LCP_SWAP): while it depends on C and is at zero to rounding it is not
+ * exchanged back (see "A row that depends on C" above).
  * Returns CDYN_OK or a negative status; on CDYN_OK *out says
  * LCP_DRIVE_DONE when d has joined C (or NC, at zero within tol_w),
  * LCP_DRIVE_ZERO when d depends on C with w_d = 0 to rounding at the
  * solution of C (mu_d = 0), LCP_DRIVE_STUCK when d depends on C and no
  * row blocks (mu_d is then 0 again).
  */
-static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
+static int drive(lcp_state *s, size_t d, int swapped, enum lcp_drive *out)
 {
   *out = LCP_DRIVE_DONE;
   const cdyn_as_problem *p = s->p;
@@ -264,8 +338,10 @@ static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
     }
     double dw_min = fmax(p->rank_tol * dmax, LCP_ROUND * (double)(size + 1) * DBL_EPSILON * quad);
     /* maxstep.  Among C and NC the first smallest ratio wins (C before
-       NC, lower index first); components of u and dw below their noise
-       levels do not block. */
+       NC, lower index first), except at a step of 0, where the lowest
+       index of C and NC together wins (the least-index rule that makes
+       the degenerate pivots finite; see "Degenerate pivots" above);
+       components of u and dw below their noise levels do not block. */
     double step = INFINITY;
     size_t j = n;
     for (size_t i = 0; i < n; i++)
@@ -277,9 +353,9 @@ static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
         }
       }
     for (size_t k = 0; k < n; k++)
-      if (s->NC[k] == LCP_NC && dw[k] < -LCP_DIR_TOL * sqrt(A[k * n + k]) * rs) {
+      if ((s->NC[k] == LCP_NC || s->NC[k] == LCP_SWAP) && dw[k] < -LCP_DIR_TOL * sqrt(A[k * n + k]) * rs) {
         double r = s->w[k] > 0 ? s->w[k] / -dw[k] : 0;
-        if (r < step) {
+        if (r < step || (r == 0 && step == 0 && k < j)) {
           step = r;
           j = k;
         }
@@ -295,15 +371,19 @@ static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
       } else if (s->w[d] + step * dw[d] >= -cdyn_as_tol_w(p, d)) {
         d_done = 1;
       }
-    } else if (j == n) {
-      /* d depends on C and nothing blocks: A u = 0, so
-         w_d = u^T b - u_C^T w_C, and at the solution of C (w_C = 0) the
-         exact w_d is u^T b.  Both w_d (kept by the updates) and u^T b
-         (formed afresh) carry the error that the sub-solves' rounding
-         puts into the multipliers, carried by u: at most about
-         LCP_ROUND (|C| + 1) eps sum_{i in C + d} |u_i| (|b_i| +
-         sum_j |A_ij mu_j|) (see the choices above).  d is at zero when
-         either is within tol_w and that floor of zero. */
+    } else if (j == n || (swapped && s->mu[d] == 0)) {
+      /* d depends on C: A u = 0, so w_d = u^T b - u_C^T w_C, and at the
+         solution of C (w_C = 0) the exact w_d is u^T b.  Both w_d (kept
+         by the updates) and u^T b (formed afresh) carry the error that
+         the sub-solves' rounding puts into the multipliers, carried by
+         u: at most about LCP_ROUND (|C| + 1) eps sum_{i in C + d} |u_i|
+         (|b_i| + sum_j |A_ij mu_j|) (see the choices above).  d is at
+         zero when either is within tol_w and that floor of zero.  This
+         is decided before the rows of C that would block are looked at:
+         a step along u changes no w, so releasing them only moves
+         multipliers between dependent rows, which cannot bring a w_d
+         that is zero to rounding any closer (see "A row that depends on
+         C" above). */
       double floor_d = 0, utb = 0;
       for (size_t i = 0; i < n; i++)
         if (s->C[i] || i == d) {
@@ -319,23 +399,26 @@ static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
         *out = LCP_DRIVE_ZERO;
         return CDYN_OK;
       }
-      if (at_zero) {
+      if (j < n) {
+        /* Not at zero, and a row of C blocks: the step along u releases
+           it, after which d may no longer depend on C. */
+      } else if (at_zero) {
         /* An earlier pass of this drive clamped a row just as d reached
            zero, and rounding gave that row the step.  d is clamped too
            (C then depends on it, which the minimum-norm sub-solves
            allow). */
         s->C[d] = 1;
         return CDYN_OK;
-      }
-      if (s->mu[d] == 0) {
+      } else if (s->mu[d] == 0) {
         *out = LCP_DRIVE_STUCK;
         return CDYN_OK;
+      } else {
+        return cdyn_error(CDYN_EINFEASIBLE,
+                          "inconsistent constraint set: inequality row %zu (w = %.6g) cannot be brought "
+                          "to w >= 0 by multipliers >= 0 (it depends on the handled rows, whose "
+                          "multipliers would all grow; the contact problem has no solution)",
+                          d, s->w[d]);
       }
-      return cdyn_error(CDYN_EINFEASIBLE,
-                        "inconsistent constraint set: inequality row %zu (w = %.6g) cannot be brought "
-                        "to w >= 0 by multipliers >= 0 (it depends on the handled rows, whose "
-                        "multipliers would all grow; the contact problem has no solution)",
-                        d, s->w[d]);
     }
     /* The step. */
     s->mu[d] += step;
@@ -353,7 +436,7 @@ static int drive(lcp_state *s, size_t d, enum lcp_drive *out)
       /* Its multiplier would pull: release the row. */
       s->mu[j] = 0;
       s->C[j] = 0;
-      s->NC[j] = LCP_NC;
+      s->NC[j] = dw[d] > dw_min ? LCP_NC : LCP_SWAP;
     } else if (d_done) {
       /* j reaches zero together with d: j stays in NC, at zero. */
       s->w[j] = 0;
@@ -404,9 +487,10 @@ static int drive_all(lcp_state *s)
                         "tolerance; the contact problem has no solution)",
                         stuck, s->w[stuck]);
     }
+    int swapped = s->NC[d] == LCP_SWAP;
     s->NC[d] = LCP_FREE;
     enum lcp_drive how;
-    int rc = drive(s, d, &how);
+    int rc = drive(s, d, swapped, &how);
     if (rc < 0)
       return rc;
     if (how == LCP_DRIVE_STUCK || how == LCP_DRIVE_ZERO) {

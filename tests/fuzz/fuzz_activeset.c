@@ -7,7 +7,9 @@
  * semi-definite, possibly singular, as the library's own contact problems
  * are), or an A written entry by entry (symmetric or not, definite or
  * not: what the solver must refuse or solve); then b, the equality rows,
- * a previous handled set and the sign tolerance.  The checks:
+ * a previous handled set and the sign tolerance (read by
+ * activeset_input.h, which the corpus driver tests/test_lcp_corpus.c
+ * shares).  The checks:
  *   - a non-negative status means finite mu and w, handled flags of 0 or
  *     1, and w = A mu + b to rounding (relative to the terms' scale);
  *   - a negative status comes with a message;
@@ -21,9 +23,10 @@
 
 #include <cdyn/cdyn.h>
 
+#include "activeset_input.h"
 #include "fuzz.h"
 
-#define MAXN 8
+#define MAXN FUZZ_AS_MAXN
 
 /* The problem and the result, printed before a failed check aborts. */
 #define CHECK(cond, what)                                                                          \
@@ -42,47 +45,17 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   fuzz_input in = {.data = data, .size = size};
-  size_t alg = fuzz_byte(&in) % cdyn_activeset_count();
-  size_t n = 1 + fuzz_byte(&in) % MAXN;
-  double A[MAXN * MAXN], b[MAXN], mu[MAXN], w[MAXN];
-  unsigned char eq[MAXN], prev[MAXN], handled[MAXN];
-  int psd = fuzz_byte(&in) & 1;
-  if (psd) {
-    /* A = J W J^T, J: n x d, d = 1 .. 6 */
-    size_t d = 1 + fuzz_byte(&in) % 6;
-    double J[MAXN * 6], W[6];
-    for (size_t k = 0; k < n * d; k++)
-      J[k] = fuzz_small(&in);
-    for (size_t k = 0; k < d; k++)
-      W[k] = 0.05 + fabs(fuzz_small(&in));
-    for (size_t i = 0; i < n; i++)
-      for (size_t j = 0; j < n; j++) {
-        double s = 0;
-        for (size_t k = 0; k < d; k++)
-          s += J[i * d + k] * W[k] * J[j * d + k];
-        A[i * n + j] = s;
-      }
-  } else {
-    for (size_t k = 0; k < n * n; k++)
-      A[k] = fuzz_double(&in);
-  }
-  for (size_t k = 0; k < n; k++) {
-    b[k] = (fuzz_byte(&in) & 7) ? fuzz_small(&in) : fuzz_double(&in);
-    uint8_t f = fuzz_byte(&in);
-    eq[k] = (f & 3) == 0;
-    prev[k] = (f >> 2) & 1;
-  }
-  /* Tolerances: the usual ones, the edges of the accepted range, and
-     subnormal, huge and non-finite ones; or any of fuzz_double's (its
-     specials and 1e-12 .. 1e12 of either sign). */
-  static const double tols[] = {1e-9, 1e-12, 1e-6, 0.5, 0.0, -1.0, NAN, 2.220446049250313e-16, 1e-3,
-                                1.4005173080440274e-312, 4.9e-324, 1e-300, 1e300, INFINITY};
-  uint8_t tk = fuzz_byte(&in);
-  double tol = tk < 200 ? tols[tk % (sizeof tols / sizeof tols[0])] : fuzz_double(&in);
-  int use_eq = fuzz_byte(&in) & 1, use_prev = fuzz_byte(&in) & 1;
+  fuzz_as_input x;
+  fuzz_as_decode(&in, &x);
+  size_t alg = x.alg, n = x.n;
+  const double *A = x.A, *b = x.b, tol = x.tol;
+  const unsigned char *eq = x.eq, *prev = x.prev;
+  int psd = x.psd, use_eq = x.use_eq, use_prev = x.use_prev;
+  uint8_t junk = x.junk;
+  double mu[MAXN], w[MAXN];
+  unsigned char handled[MAXN];
   /* The outputs start as garbage (a byte of the input, repeated), so that
      a result that depends on what they held before shows as a failure. */
-  uint8_t junk = fuzz_byte(&in);
   memset(mu, junk, sizeof mu);
   memset(w, junk, sizeof w);
   memset(handled, junk, sizeof handled);

@@ -47,7 +47,8 @@ tests/fuzz/obj/%.o: $(srcdir)/%.c $(FUZZ_LIB_H)
 tests/fuzz/libcdyn-fuzz.a: $(FUZZ_LIB_OBJ)
 	$(AM_V_AR)rm -f $@ && $(AR) rcs $@ $(FUZZ_LIB_OBJ)
 
-tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h tests/fuzz/libcdyn-fuzz.a
+tests/fuzz/%: $(srcdir)/tests/fuzz/%.c $(srcdir)/tests/fuzz/fuzz.h $(srcdir)/tests/fuzz/activeset_input.h \
+	  tests/fuzz/libcdyn-fuzz.a
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_GEN)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_INCLUDES) -o $@ $< tests/fuzz/libcdyn-fuzz.a \
 	  $(JANSSON_LIBS) $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) -lm
@@ -86,5 +87,6 @@ fuzz fuzz-smoke fuzz-run:
 endif
 
 CLEANFILES = $(FUZZ_HARNESSES) $(FUZZ_HARNESSES:=-smoke.log) $(FUZZ_HARNESSES:=-run.log) tests/fuzz/libcdyn-fuzz.a
-EXTRA_DIST += tests/fuzz/fuzz.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_activeset.c tests/fuzz/fuzz_scene.c \
+EXTRA_DIST += tests/fuzz/fuzz.h tests/fuzz/activeset_input.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_activeset.c \
+	tests/fuzz/fuzz_scene.c \
 	tests/fuzz/scene.dict tests/fuzz/corpus
