@@ -56,10 +56,11 @@
  * 19, a quartic coefficient 27, m . m - X - Y 29.  Hence |computed -
  * exact| <= gamma_k S with gamma_k = k u / (1 - k u) (Higham, lemma 3.1)
  * and S the expression evaluated on absolute values with differences
- * made sums.  S is bounded once per query: with B_jc = |D_jc| + |y1 - y0|_c
- * + |z1 - z0|_c, at least the absolute value of every monomial of
- * x_jc(t), t in [0, 1], and Bn_c = B_xa B_yb + B_xb B_ya ((a, b, c) cyclic),
- * a component of N_i is bounded by C(2, i) Bn_c, and
+ * made sums.  S is bounded once per query: with B_jk = |D_jk| + |y1 -
+ * y0|_k + |z1 - z0|_k, at least the sum of the absolute values of the
+ * monomials of component k of x_j(t), t in [0, 1], and Bn_k = B_xi B_yj
+ * + B_xj B_yi ((i, j, k) cyclic), a component of N_i is bounded by C(2,
+ * i) Bn_k, and
  *   |F_k| by C(3, k) Bn . B_z <= 3 Bn . B_z,
  *   a quartic coefficient of n . (x X z) by C(4, k) Bn . Be <= 6 Bn . Be
  *   (Be from B_x and B_z likewise), of m . m by 6 Bn . Bn, and of m . m -
@@ -69,13 +70,35 @@
  * leaves room for the rounding of the bound's own evaluation (no
  * cancellation: a relative error below 40 u) and of the first
  * differences.  A product that underflows has an absolute error below
- * 2^-1075 instead; after the scaling every quantity is below 2^10 and the
- * cofactors of a product below 1, so all of them together stay far below
- * 2^-1000, which is added to every e.  After the scaling nothing
+ * 2^-1075 instead; after the scaling every quantity is below 2^8, fewer
+ * than 2^8 products enter a coefficient, and the error of one reaches it
+ * multiplied by less than 2^20: below 2^-1047 in all, and 2^-1000 is
+ * added to every e.  After the scaling nothing
  * overflows; a first difference that overflows (coordinates beyond
  * 2^1022) leaves nothing proved, and a contact at t = 0 is reported.
  * Comparisons of doubles are exact.  So a computed coefficient called
  * positive (negative) is positive (negative) exactly.
+ *
+ * A second bound, for the intervals of width <= tol that survive.  The
+ * bound above is set once per query from B, which holds the motion as
+ * well as the relative position; for small parties moving far it exceeds
+ * the rounding at hand by orders of magnitude.  There, the computed
+ * values x^(t0), x^(t1) are taken as the inputs: each is within d = 2^-50
+ * B (>= gamma_4 B, plus 2^-1070 for underflow) of the exact x(t), so
+ * with a = |x^| + d >= |x|, |x^| for every component, a computed
+ * coefficient c^ differs from the exact one c by at most
+ *   gamma_13 S(a) + D_d S(a),
+ * the first from at most 13 roundings after the inputs (the counts above
+ * less 4 for each factor x(t): F_k 7, a quartic coefficient 11, m . m -
+ * X - Y 13), the second from the inputs' errors: for a product of
+ * factors within d_i of each other, |prod x^_i - prod x_i| <= sum_i d_i
+ * prod_{j != i} a_j (telescoping), which summed over the monomials is
+ * D_d S(a), the derivative of S at a in the direction d, computed
+ * alongside S by the product rule.  The bound used is 2^-47 S(a) (> 4
+ * gamma_13) + D_d S(a) (d twice what the rounding of x needs) + 2^-1000,
+ * per coefficient.  It is only computed for a polynomial whose computed
+ * coefficients are all of the excluding sign, the only case in which a
+ * bound can exclude.
  *
  * Separation along an axis.  Where m (n) vanishes, with the edges
  * parallel (the triangle degenerate), f and every condition vanish too,
@@ -94,9 +117,11 @@
  * positive.
  *
  * The search.  [0, 1] is halved, earlier half first; an interval is
- * discarded when it is proved free of contact.  One of width <= tol that
- * survives is reported when its coefficients prove a contact in it (F_0
- * and F_3, the values of f at its ends, of opposite certain signs, and
+ * discarded when it is proved free of contact (by the first bound, by a
+ * separating axis where m . m is not certainly positive, and at width <=
+ * tol by the second bound).  One of width <= tol that survives is
+ * reported when its coefficients prove a contact in it (F_0 and F_3, the
+ * values of f at its ends, of opposite certain signs, and
  * every condition's coefficients positive: a root of f with the node
  * strictly inside the triangle, the edges crossing at interior points);
  * otherwise it is halved on, so that a near miss within tol of a contact
@@ -108,11 +133,12 @@
  * reported time is the start of the reported interval.
  *
  * Why it is conservative: an interval is discarded only on a proof that
- * it holds no contact (above: exact signs of the coefficients, or a
- * separating axis), so an interval containing the first contact t* is
- * never discarded; every interval before the reported one was discarded,
- * so the reported start is no later than t*, and within tol of it when
- * the contact was proved.  What remains is false positives: intervals
+ * it holds no contact (above: exact signs of the coefficients under
+ * either bound, or a separating axis), so an interval containing the
+ * first contact t* is never discarded; every interval before the
+ * reported one was discarded, so the reported start is no later than t*,
+ * and within tol of it when the contact was proved (t* then lies in the
+ * reported interval).  What remains is false positives: intervals
  * that reach the finest width or the budget without a proof, where the
  * parties pass within the rounding of the enclosures (about 2^-46
  * relative to the coordinates, squared and cubed) or touch exactly
@@ -204,21 +230,29 @@ static inline int all_above(const double *P, int n, double e)
   return 1;
 }
 
+/* The coefficients of an interval (may fills them; tight reads them). */
+typedef struct {
+  double x[2][3][3]; /* the vectors at t0 and t1 */
+  double F[4], M[5], X[5], Y[5], Z[5], W[5];
+  int conditions; /* X, Y, Z, W computed (m . m not within its rounding of 0) */
+} coefs;
+
 /*
  * Can [t0, t1] hold a contact?  0 when its coefficients prove that it
  * cannot.  Otherwise 1, with *flat 1 when m . m is not certainly positive
  * on it (the separating axis may then be needed) and, if certain is not
  * NULL, *certain 1 when the coefficients prove a contact in it.
  */
-static int may(const rel *q, double t0, double t1, int *certain, int *flat)
+static int may(const rel *q, double t0, double t1, coefs *c, int *certain, int *flat)
 {
-  double x[2][3][3];
+  double(*x)[3][3] = c->x, *F = c->F, *M = c->M, *X = c->X, *Y = c->Y, *Z = c->Z, *W = c->W;
   for (int j = 0; j < 3; j++)
     for (int k = 0; k < 3; k++) {
       x[0][j][k] = q->D[j][k] + t0 * q->R[j][k];
       x[1][j][k] = q->D[j][k] + t1 * q->R[j][k];
     }
-  double N[3][3], F[4], M[5];
+  double N[3][3];
+  c->conditions = 0;
   bcross(x[0][0], x[1][0], x[0][1], x[1][1], N);
   F[0] = dot(N[0], x[0][2]);
   F[1] = dot(N[1], x[0][2]) + dot(N[0], x[1][2]);
@@ -237,39 +271,158 @@ static int may(const rel *q, double t0, double t1, int *certain, int *flat)
      are not worth evaluating. */
   if (*flat && M[0] <= q->eM && M[1] <= q->eM && M[2] <= q->eM && M[3] <= q->eM && M[4] <= q->eM)
     return 1;
-  double E[3][3], X[5], Y[5], Z[5], W[5];
+  c->conditions = 1;
+  double E[3][3];
   if (q->vf)
     bcross(x[0][0], x[1][0], x[0][2], x[1][2], E); /* (b - a) X (p - a) */
   else
     bcross(x[0][2], x[1][2], x[0][1], x[1][1], E); /* w X v */
   bdot(N, E, X);
-  if (all_below(X, 5, q->eX))
-    return 0;
   if (q->vf)
     bcross(x[0][2], x[1][2], x[0][1], x[1][1], E); /* (p - a) X (c - a) */
   else
     bcross(x[0][2], x[1][2], x[0][0], x[1][0], E); /* w X u */
   bdot(N, E, Y);
-  if (all_below(Y, 5, q->eY))
+  for (int k = 0; k < 5; k++)
+    Z[k] = q->vf ? M[k] - X[k] - Y[k] : M[k] - X[k], W[k] = M[k] - Y[k];
+  if (all_below(X, 5, q->eX) || all_below(Y, 5, q->eY) || all_below(Z, 5, q->eZX) ||
+      (!q->vf && all_below(W, 5, q->eZY)))
     return 0;
-  int inside;
-  if (q->vf) {
-    for (int k = 0; k < 5; k++)
-      Z[k] = M[k] - X[k] - Y[k];
-    if (all_below(Z, 5, q->eZX))
-      return 0;
-    inside = certain && all_above(X, 5, q->eX) && all_above(Y, 5, q->eY) && all_above(Z, 5, q->eZX);
-  } else {
-    for (int k = 0; k < 5; k++)
-      Z[k] = M[k] - X[k], W[k] = M[k] - Y[k];
-    if (all_below(Z, 5, q->eZX) || all_below(W, 5, q->eZY))
-      return 0;
-    inside = certain && all_above(X, 5, q->eX) && all_above(Y, 5, q->eY) && all_above(Z, 5, q->eZX) &&
-             all_above(W, 5, q->eZY);
-  }
   if (certain)
-    *certain = inside && ((F[0] > q->eF && F[3] < -q->eF) || (F[0] < -q->eF && F[3] > q->eF));
+    *certain = all_above(X, 5, q->eX) && all_above(Y, 5, q->eY) && all_above(Z, 5, q->eZX) &&
+               (q->vf || all_above(W, 5, q->eZY)) &&
+               ((F[0] > q->eF && F[3] < -q->eF) || (F[0] < -q->eF && F[3] > q->eF));
   return 1;
+}
+
+/* ---- the bounds of one interval ---- */
+
+/* Bounds of a cross product's components from bounds a, b of its factors
+   (s) and of their perturbations da, db (ds: the change of s when the
+   factors move by at most da, db, to first order, which for products of
+   two bounds it is exactly). */
+static inline void cross_b(const double *a, const double *da, const double *b, const double *db, double *s,
+                           double *ds)
+{
+  for (int k = 0; k < 3; k++) {
+    int i = (k + 1) % 3, j = (k + 2) % 3;
+    s[k] = a[i] * b[j] + a[j] * b[i];
+    ds[k] = da[i] * b[j] + a[i] * db[j] + da[j] * b[i] + a[j] * db[i];
+  }
+}
+
+static inline void bcross_b(const double *a0, const double *a1, const double *da, const double *b0, const double *b1,
+                            const double *db, double S[3][3], double dS[3][3])
+{
+  double s[3], ds[3];
+  cross_b(a0, da, b0, db, S[0], dS[0]);
+  cross_b(a0, da, b1, db, S[1], dS[1]);
+  cross_b(a1, da, b0, db, s, ds);
+  for (int k = 0; k < 3; k++)
+    S[1][k] += s[k], dS[1][k] += ds[k];
+  cross_b(a1, da, b1, db, S[2], dS[2]);
+}
+
+static inline double dot_b(const double *a, const double *da, const double *b, const double *db, double *d)
+{
+  *d = dot(da, b) + dot(a, db);
+  return dot(a, b);
+}
+
+/* The bounds of P . Q's coefficients (bdot) from those of P and Q. */
+static void bdot_b(double P[3][3], double dP[3][3], double Q[3][3], double dQ[3][3], double out[5], double dout[5])
+{
+  for (int k = 0; k < 5; k++)
+    out[k] = dout[k] = 0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double d, v = dot_b(P[i], dP[i], Q[j], dQ[j], &d);
+      out[i + j] += v, dout[i + j] += d;
+    }
+}
+
+/* e_k = 2^-47 S_k + dS_k + 2^-1000: coefficient k's error (the header's
+   interval bounds). */
+static inline void errs(const double *S, const double *dS, int n, double *e)
+{
+  for (int k = 0; k < n; k++)
+    e[k] = 0x1p-47 * S[k] + dS[k] + 0x1p-1000;
+}
+
+static inline int below(const double *P, const double *e, int n)
+{
+  for (int k = 0; k < n; k++)
+    if (!(P[k] < -e[k]))
+      return 0;
+  return 1;
+}
+
+/*
+ * The coefficients of may against error bounds of this interval (the
+ * header's second level): 0 when they prove that it holds no contact.
+ * Only the polynomials whose computed coefficients are all of the sign
+ * that would exclude (f: one strict sign, a condition: < 0) are bounded,
+ * since no bound can exclude by the others.
+ */
+static int tight(const rel *q, const coefs *c)
+{
+  const double *F = c->F;
+  int hope_f = all_above(F, 4, 0) || all_below(F, 4, 0);
+  int hope_x = 0, hope_y = 0, hope_z = 0, hope_w = 0;
+  if (c->conditions) {
+    hope_x = all_below(c->X, 5, 0), hope_y = all_below(c->Y, 5, 0);
+    hope_z = all_below(c->Z, 5, 0), hope_w = !q->vf && all_below(c->W, 5, 0);
+  }
+  if (!(hope_f || hope_x || hope_y || hope_z || hope_w))
+    return 1;
+  double a[2][3][3], d[3][3];
+  for (int j = 0; j < 3; j++)
+    for (int k = 0; k < 3; k++) {
+      d[j][k] = 0x1p-50 * q->B[j][k] + 0x1p-1070;
+      a[0][j][k] = fabs(c->x[0][j][k]) + d[j][k];
+      a[1][j][k] = fabs(c->x[1][j][k]) + d[j][k];
+    }
+  double SN[3][3], dSN[3][3], S[5], dS[5], e[5], t;
+  bcross_b(a[0][0], a[1][0], d[0], a[0][1], a[1][1], d[1], SN, dSN);
+  if (hope_f) {
+    S[0] = dot_b(SN[0], dSN[0], a[0][2], d[2], &dS[0]);
+    S[1] = dot_b(SN[1], dSN[1], a[0][2], d[2], &dS[1]) + dot_b(SN[0], dSN[0], a[1][2], d[2], &t);
+    dS[1] += t;
+    S[2] = dot_b(SN[2], dSN[2], a[0][2], d[2], &dS[2]) + dot_b(SN[1], dSN[1], a[1][2], d[2], &t);
+    dS[2] += t;
+    S[3] = dot_b(SN[2], dSN[2], a[1][2], d[2], &dS[3]);
+    errs(S, dS, 4, e);
+    if (below(F, e, 4) || (F[0] > e[0] && F[1] > e[1] && F[2] > e[2] && F[3] > e[3]))
+      return 0;
+  }
+  if (!(hope_x || hope_y || hope_z || hope_w))
+    return 1;
+  /* X's and Y's cross products: vf (b - a) X (p - a), (p - a) X (c - a);
+     ee w X v, w X u (bounds: the order of the factors does not matter). */
+  double SE[3][3], dSE[3][3], SX[5], dSX[5], SY[5], dSY[5], SM[5], dSM[5];
+  int j1 = q->vf ? 0 : 1, j2 = q->vf ? 1 : 0;
+  bcross_b(a[0][j1], a[1][j1], d[j1], a[0][2], a[1][2], d[2], SE, dSE);
+  bdot_b(SN, dSN, SE, dSE, SX, dSX);
+  errs(SX, dSX, 5, e);
+  if (hope_x && below(c->X, e, 5))
+    return 0;
+  bcross_b(a[0][j2], a[1][j2], d[j2], a[0][2], a[1][2], d[2], SE, dSE);
+  bdot_b(SN, dSN, SE, dSE, SY, dSY);
+  errs(SY, dSY, 5, e);
+  if (hope_y && below(c->Y, e, 5))
+    return 0;
+  if (!(hope_z || hope_w))
+    return 1;
+  bdot_b(SN, dSN, SN, dSN, SM, dSM);
+  for (int k = 0; k < 5; k++)
+    S[k] = SM[k] + SX[k] + (q->vf ? SY[k] : 0), dS[k] = dSM[k] + dSX[k] + (q->vf ? dSY[k] : 0);
+  errs(S, dS, 5, e);
+  if (hope_z && below(c->Z, e, 5))
+    return 0;
+  for (int k = 0; k < 5; k++)
+    S[k] = SM[k] + SY[k], dS[k] = dSM[k] + dSY[k];
+  errs(S, dS, 5, e);
+  return !(hope_w && below(c->W, e, 5));
 }
 
 /*
@@ -444,9 +597,11 @@ static void search(const rel *q, double tol, int *hit, double *t)
     sp--;
     double t0 = lo[sp], t1 = hi[sp], mid = 0.5 * (t0 + t1);
     int d = depth[sp], leaf = t1 - t0 <= tol, certain = 0, flat = 0;
+    coefs c;
     /* Spent: [t0, t1] is the earliest interval not excluded. */
     if (++evals <= MAX_EVALS) {
-      if (!may(q, t0, t1, leaf ? &certain : NULL, &flat) || (flat && apart_on(q, t0, t1)))
+      if (!may(q, t0, t1, &c, leaf ? &certain : NULL, &flat) || (flat && apart_on(q, t0, t1)) ||
+          (leaf && !certain && !tight(q, &c)))
         continue;
       if (!certain && d < MAX_DEPTH && t0 < mid && mid < t1) {
         /* The later half below the earlier, so the earlier is searched first. */
