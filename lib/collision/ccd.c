@@ -73,9 +73,8 @@
  * 2^-1075 instead; after the scaling every quantity is below 2^8, fewer
  * than 2^8 products enter a coefficient, and the error of one reaches it
  * multiplied by less than 2^20: below 2^-1047 in all, and 2^-1000 is
- * added to every e.  After the scaling nothing
- * overflows; a first difference that overflows (coordinates beyond
- * 2^1022) leaves nothing proved, and a contact at t = 0 is reported.
+ * added to every e.  After the scaling nothing overflows (coordinates
+ * whose differences or bounds would are divided by 8 first: setup).
  * Comparisons of doubles are exact.  So a computed coefficient called
  * positive (negative) is positive (negative) exactly.
  *
@@ -427,29 +426,33 @@ static int tight(const rel *q, const coefs *c)
 
 /*
  * The relative form of a query (points in check_points' order) and its
- * error bounds (the header); 0 when a first difference overflows, so that
- * nothing can be proved.
+ * error bounds (the header).  The coordinates are taken times ps, 1 or,
+ * when a first difference or a bound overflows with 1, 1/8 (then every
+ * bound, at most 6 times the largest coordinate, is finite; exact but for
+ * coordinates below 2^-1019, whose absolute error 2^-1075 the scaling
+ * below then makes far smaller than the header's 2^-1000).
  */
-static int setup(int vf, const double *const *pts, rel *q)
+static void setup(int vf, const double *const *pts, rel *q)
 {
   /* Vector j is point to[j] - point from[j]: ee q - p, s - r, r - p; vf
      b - a, c - a, p - a (points p, q, r, s or p, a, b, c). */
   static const int from[2][3] = {{0, 2, 0}, {1, 1, 1}}, to[2][3] = {{1, 3, 2}, {2, 3, 0}};
-  double B[3][3], Bmax = 0;
+  double B[3][3], Bmax = INFINITY;
   q->vf = vf;
-  for (int j = 0; j < 3; j++) {
-    const double *y0 = pts[2 * to[vf][j]], *y1 = pts[2 * to[vf][j] + 1];
-    const double *z0 = pts[2 * from[vf][j]], *z1 = pts[2 * from[vf][j] + 1];
-    for (int c = 0; c < 3; c++) {
-      double dy = y1[c] - y0[c], dz = z1[c] - z0[c];
-      q->D[j][c] = y0[c] - z0[c];
-      q->R[j][c] = dy - dz;
-      B[j][c] = fabs(q->D[j][c]) + fabs(dy) + fabs(dz);
-      Bmax = fmax(Bmax, B[j][c]);
+  for (double ps = 1; !isfinite(Bmax); ps = 0.125) {
+    Bmax = 0;
+    for (int j = 0; j < 3; j++) {
+      const double *y0 = pts[2 * to[vf][j]], *y1 = pts[2 * to[vf][j] + 1];
+      const double *z0 = pts[2 * from[vf][j]], *z1 = pts[2 * from[vf][j] + 1];
+      for (int c = 0; c < 3; c++) {
+        double dy = ps * y1[c] - ps * y0[c], dz = ps * z1[c] - ps * z0[c];
+        q->D[j][c] = ps * y0[c] - ps * z0[c];
+        q->R[j][c] = dy - dz;
+        B[j][c] = fabs(q->D[j][c]) + fabs(dy) + fabs(dz);
+        Bmax = fmax(Bmax, B[j][c]);
+      }
     }
   }
-  if (!isfinite(Bmax))
-    return 0;
   if (Bmax > 0) {
     /* Largest bound into [1/2, 1): exact, but for results that underflow
        (the header's 2^-1000).  A multiplication by 2^-e where it is a
@@ -488,7 +491,6 @@ static int setup(int vf, const double *const *pts, rel *q)
     q->eZX = 6 * u * (nn + ne) + tiny;
     q->eZY = 6 * u * (nn + ng) + tiny;
   }
-  return 1;
 }
 
 static double clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
@@ -641,12 +643,7 @@ static int ccd(int vf, const double *const *pts, double tol, int *hit, double *t
   if (rc)
     return rc;
   rel q;
-  if (!setup(vf, pts, &q)) {
-    *hit = 1;
-    if (t)
-      *t = 0;
-    return CDYN_OK;
-  }
+  setup(vf, pts, &q);
   search(&q, tol, hit, t);
   return CDYN_OK;
 }
