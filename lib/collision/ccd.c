@@ -6,8 +6,8 @@
  * Riesenfeld 1981 and Farouki and Rajan 1988, "Algorithms for polynomials
  * in Bernstein form"; rounding-error bounds as in Higham, "Accuracy and
  * Stability of Numerical Algorithms", 2nd ed. 2002, sec. 2.2 and lemma
- * 3.1; separating axes and closest points as in Ericson, "Real-Time
- * Collision Detection", 2005, sec. 5.1.9 and 5.2.1).
+ * 3.1; closest points, for a separating axis, as in Ericson, "Real-Time
+ * Collision Detection", 2005, sec. 5.1.5 and 5.1.9).
  *
  * With x(t) = x0 + t (x1 - x0), t in [0, 1], and every vector relative to
  * one point of the query, a contact is a t where
