@@ -296,10 +296,10 @@ static int may(const rel *q, double t0, double t1, coefs *c, int *certain, int *
 
 /* ---- the bounds of one interval ---- */
 
-/* Bounds of a cross product's components from bounds a, b of its factors
-   (s) and of their perturbations da, db (ds: the change of s when the
-   factors move by at most da, db, to first order, which for products of
-   two bounds it is exactly). */
+/* The absolute-value bound s of a cross product's components from the
+   bounds a, b of its factors, and ds, its derivative in the direction of
+   the factors' errors da, db: the telescoping bound of the header for a
+   change of the factors by at most da, db. */
 static inline void cross_b(const double *a, const double *da, const double *b, const double *db, double *s,
                            double *ds)
 {
@@ -600,7 +600,9 @@ static void search(const rel *q, double tol, int *hit, double *t)
     double t0 = lo[sp], t1 = hi[sp], mid = 0.5 * (t0 + t1);
     int d = depth[sp], leaf = t1 - t0 <= tol, certain = 0, flat = 0;
     coefs c;
-    /* Spent: [t0, t1] is the earliest interval not excluded. */
+    /* Within the budget: discard, halve, or fall through to report;
+       past it, report.  Either way [t0, t1] is the earliest interval not
+       excluded. */
     if (++evals <= MAX_EVALS) {
       if (!may(q, t0, t1, &c, leaf ? &certain : NULL, &flat) || (flat && apart_on(q, t0, t1)) ||
           (leaf && !certain && !tight(q, &c)))
