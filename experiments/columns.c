@@ -446,6 +446,7 @@ static const column_def defs[] = {
   {"ccd-census", NULL, "false_positives", "1", "contacts the library reports where the reference finds none"},
   {"ccd-census", NULL, "lib_time", "s", "mean wall-clock time of the library per query"},
   {"ccd-census", NULL, "ref_time", "s", "mean wall-clock time of the reference per query"},
+  {"ccd-census", NULL, "lib_median", "s", "median wall-clock time of the library per query"},
   {"ccd-census", NULL, "query", "1", "number of the query within its kind and family, in generation order"},
   {"ccd-census", NULL, "reference", "1", "the reference's answer (1 contact, 0 none)"},
   {"ccd-census", NULL, "library", "1", "the library's answer (1 contact, 0 none)"},

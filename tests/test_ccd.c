@@ -11,7 +11,9 @@
  *   node is no contact; bad input; on random motions, every contact it
  *   reports is a contact.
  * - The library's conservative test (cdyn_ccd_vf, cdyn_ccd_ee) against the
- *   reference: never a false negative; false positives counted.
+ *   reference: never a false negative, also for coordinates scaled from
+ *   the subnormals to overflow and moved far off; fewer false positives
+ *   than before its Bernstein form.
  * - The broad phase (cdyn_bvh): exactly the pairs of all-pairs testing.
  * - The exact replay of a mesh's step (reference/ccd_replay.c): the same
  *   report as testing every node-triangle and edge-edge pair.
@@ -342,8 +344,11 @@ END_TEST
  * built to touch (a node at a barycentric point of the triangle, or the
  * edges crossing at interior points, at a random time), a third near
  * misses (the node passing 1e-9 outside an edge, in barycentric terms; the
- * edges crossing 1e-9 beyond an end), a third generic.  No false negative (a contact the library does not
- * report, or reports later); false positives counted.
+ * edges crossing 1e-9 beyond an end), a third generic.  No false
+ * negative (a contact the library does not report, or reports later),
+ * and fewer false positives than the 1,133 of the interval-arithmetic
+ * test the library had before its Bernstein form (commit eae9cef), on
+ * these same queries.
  */
 static void random_motion(uint64_t *seed, double x[4][2][3])
 {
@@ -353,47 +358,55 @@ static void random_motion(uint64_t *seed, double x[4][2][3])
         x[j][i][k] = tu_uniform(seed, -1, 1);
 }
 
+/* Query n of the random motions above (ee for n >= 2000; kind n % 3: 0
+   touching, 1 near miss, 2 generic). */
+static void library_query(uint64_t *seed, int n, double x[4][2][3])
+{
+  int ee = n >= 2000, kind = n % 3;
+  random_motion(seed, x);
+  double tc = tu_uniform(seed, 0, 1);
+  if (kind < 2) {
+    double X[4][3];
+    for (int j = 0; j < 4; j++)
+      at(x[j], tc, X[j]);
+    double target[3];
+    if (!ee) {
+      double w1 = tu_uniform(seed, 0.05, 0.45), w2 = tu_uniform(seed, 0.05, 0.45);
+      if (kind == 1) /* just outside the edge (b, c): w1 + w2 = 1 + 1e-9 */
+        w2 = 1 + 1e-9 - w1;
+      for (int k = 0; k < 3; k++)
+        target[k] = (1 - w1 - w2) * X[1][k] + w1 * X[2][k] + w2 * X[3][k];
+      /* Node 0 passes through target at tc. */
+      for (int k = 0; k < 3; k++)
+        x[0][1][k] = tc > 0.5 ? x[0][0][k] + (target[k] - x[0][0][k]) / tc : x[0][1][k];
+      if (tc <= 0.5)
+        for (int k = 0; k < 3; k++)
+          x[0][0][k] = (target[k] - tc * x[0][1][k]) / (1 - tc);
+    } else {
+      /* Edge (r, s) moved so that its point at beta meets (p, q)'s at alpha. */
+      double al = kind == 1 ? 1 + 1e-9 : tu_uniform(seed, 0.05, 0.95), be = tu_uniform(seed, 0.05, 0.95), P[3],
+             Rb[3], shift[3];
+      for (int k = 0; k < 3; k++) {
+        P[k] = X[0][k] + al * (X[1][k] - X[0][k]);
+        Rb[k] = X[2][k] + be * (X[3][k] - X[2][k]);
+        shift[k] = P[k] - Rb[k];
+      }
+      for (int j = 2; j < 4; j++)
+        for (int i = 0; i < 2; i++)
+          for (int k = 0; k < 3; k++)
+            x[j][i][k] += shift[k];
+    }
+  }
+}
+
 START_TEST(test_library_vs_exact)
 {
   uint64_t seed = 777;
   long fn = 0, fp = 0, contacts = 0, degenerate = 0;
   for (int n = 0; n < 4000; n++) {
-    int ee = n >= 2000, kind = n % 3;
+    int ee = n >= 2000;
     double x[4][2][3];
-    random_motion(&seed, x);
-    double tc = tu_uniform(&seed, 0, 1);
-    if (kind < 2) {
-      double X[4][3];
-      for (int j = 0; j < 4; j++)
-        at(x[j], tc, X[j]);
-      double target[3];
-      if (!ee) {
-        double w1 = tu_uniform(&seed, 0.05, 0.45), w2 = tu_uniform(&seed, 0.05, 0.45);
-        if (kind == 1) /* just outside the edge (b, c): w1 + w2 = 1 + 1e-9 */
-          w2 = 1 + 1e-9 - w1;
-        for (int k = 0; k < 3; k++)
-          target[k] = (1 - w1 - w2) * X[1][k] + w1 * X[2][k] + w2 * X[3][k];
-        /* Node 0 passes through target at tc. */
-        for (int k = 0; k < 3; k++)
-          x[0][1][k] = tc > 0.5 ? x[0][0][k] + (target[k] - x[0][0][k]) / tc : x[0][1][k];
-        if (tc <= 0.5)
-          for (int k = 0; k < 3; k++)
-            x[0][0][k] = (target[k] - tc * x[0][1][k]) / (1 - tc);
-      } else {
-        /* Edge (r, s) moved so that its point at beta meets (p, q)'s at alpha. */
-        double al = kind == 1 ? 1 + 1e-9 : tu_uniform(&seed, 0.05, 0.95), be = tu_uniform(&seed, 0.05, 0.95), P[3],
-               Rb[3], shift[3];
-        for (int k = 0; k < 3; k++) {
-          P[k] = X[0][k] + al * (X[1][k] - X[0][k]);
-          Rb[k] = X[2][k] + be * (X[3][k] - X[2][k]);
-          shift[k] = P[k] - Rb[k];
-        }
-        for (int j = 2; j < 4; j++)
-          for (int i = 0; i < 2; i++)
-            for (int k = 0; k < 3; k++)
-              x[j][i][k] += shift[k];
-      }
-    }
+    library_query(&seed, n, x);
     double lo, hi, t = NAN;
     int rc = ee ? ref_ccd_ee(x[0], x[1], x[2], x[3], &lo, &hi) : ref_ccd_vf(x[0], x[1], x[2], x[3], &lo, &hi);
     int hit = -1;
@@ -420,6 +433,68 @@ START_TEST(test_library_vs_exact)
          contacts, fn, fp, degenerate);
   ck_assert_int_eq(fn, 0);
   ck_assert_int_ge(contacts, 1000);
+  ck_assert_int_lt(fp, 1133);
+}
+END_TEST
+
+/*
+ * The same conservativeness whatever the magnitude and the position:
+ * queries of test_library_vs_exact (every fifth of the first 600 of
+ * each kind, so touching, near misses and generic ones alike) scaled by
+ * 2^e from where the differences are subnormal (e = -1070) to where they
+ * overflow (e = 1023: the library then proves nothing and reports a
+ * contact at t = 0), and moved by offsets from 2^-20 to 2^40 times their
+ * size (which rounds them: the reference decides the doubles given).  No
+ * false negative, no late contact against the reference on the same
+ * doubles; false positives counted.
+ */
+START_TEST(test_library_scales)
+{
+  static const int exps[] = {-1070, -1040, -1000, -500, -30, 0, 30, 500, 1000, 1021, 1023};
+  static const int offs[] = {-20, 0, 20, 40};
+  uint64_t seed = 777;
+  long fn = 0, fp = 0, contacts = 0, n_queries = 0;
+  for (int n = 0; n < 4000; n++) {
+    double x[4][2][3];
+    library_query(&seed, n, x);
+    if (n % 2000 >= 600 || n % 5)
+      continue;
+    int ee = n >= 2000;
+    for (size_t a = 0; a < sizeof exps / sizeof exps[0]; a++)
+      for (size_t b = 0; b <= sizeof offs / sizeof offs[0]; b++) {
+        double y[4][2][3];
+        int finite = 1;
+        for (int j = 0; j < 4; j++)
+          for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 3; k++) {
+              double off = b < sizeof offs / sizeof offs[0] ? ldexp(0.7 + 0.1 * k, offs[b]) : 0;
+              y[j][i][k] = ldexp(x[j][i][k] + off, exps[a]);
+              finite &= isfinite(y[j][i][k]);
+            }
+        if (!finite) /* beyond the doubles: refused by both (test_ccd_bad_input) */
+          continue;
+        double lo, hi, t = NAN;
+        int rc = ee ? ref_ccd_ee(y[0], y[1], y[2], y[3], &lo, &hi) : ref_ccd_vf(y[0], y[1], y[2], y[3], &lo, &hi);
+        ck_assert(rc == 0 || rc == 1 || rc == REF_CCD_DEGENERATE);
+        int hit = -1;
+        ck_assert_int_eq((ee ? cdyn_ccd_ee : cdyn_ccd_vf)(y[0][0], y[0][1], y[1][0], y[1][1], y[2][0], y[2][1],
+                                                           y[3][0], y[3][1], 1e-6, &hit, &t),
+                         CDYN_OK);
+        n_queries++;
+        contacts += rc == 1;
+        if (rc == 1 && (!hit || t > hi)) {
+          fn++;
+          printf("# query %d scaled by 2^%d, offset %zu: the library %s\n", n, exps[a], b,
+                 hit ? "is late" : "misses the contact");
+        }
+        fp += rc == 0 && hit;
+      }
+  }
+  printf("# library against exact at every scale: %ld contacts in %ld queries, %ld false negatives, %ld false "
+         "positives\n",
+         contacts, n_queries, fn, fp);
+  ck_assert_int_eq(fn, 0);
+  ck_assert_int_ge(contacts, n_queries / 4);
 }
 END_TEST
 
@@ -827,6 +902,7 @@ int main(void)
   tcase_add_test(tc, test_exact_integers);
   tcase_add_test(tc, test_vf_random_consistent);
   tcase_add_test(tc, test_library_vs_exact);
+  tcase_add_test(tc, test_library_scales);
   tcase_add_test(tc, test_ccd_bad_input);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);

@@ -9,10 +9,12 @@
  * conservative: a real contact is never missed, including the degenerate
  * cases (coplanar motion, parallel edges, a contact at t = 0 or 1, at a
  * vertex or along an edge); it may report a contact that is not there
- * (within the interval enclosures, at a time resolution `tol`).  *hit gets
- * 1 or 0 and, on a hit, *t (may be NULL) a time no later than the first
- * contact, within tol of the interval that could not be excluded.  Method
- * and the argument for its conservativeness: lib/collision/ccd.c.
+ * (a miss within the rounding of its floating-point bounds, or a touch
+ * without crossing).  *hit gets 1 or 0 and, on a hit, *t (may be NULL) a
+ * time no later than the first contact: the start of the first time
+ * interval that could not be excluded, of width at most tol (within tol
+ * of the contact when one was proved in it).  Method and the argument for
+ * its conservativeness: lib/collision/ccd.c.
  *
  * CDYN_EINVAL for a NULL or non-finite point, hit NULL, or tol outside
  * (0, 0.5].  Neither function allocates.
