@@ -468,6 +468,29 @@ START_TEST(test_node_node)
 }
 END_TEST
 
+/* cdyn_contacts_clear takes every contact's constraint out of the system
+   (cdyn_contacts_free leaves them); a NULL handler is refused. */
+START_TEST(test_clear)
+{
+  const double g[3] = {0, 0, 0}, x[3] = {0, 0.004, 0}, v[3] = {0, -0.1, 0};
+  cdyn_system *sys = probe_scene(x, v, g);
+  size_t live0 = cdyn_system_live_constraints(sys);
+  cdyn_contacts *cc = handler(sys, 2, CDYN_CONTACTS_INEQUALITY, 1);
+  ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);
+  ck_assert_uint_eq(cdyn_contacts_active(cc), 1);
+  ck_assert_uint_eq(cdyn_system_live_constraints(sys), live0 + 1);
+  ck_assert_int_eq(cdyn_contacts_clear(cc), CDYN_OK);
+  ck_assert_uint_eq(cdyn_contacts_active(cc), 0);
+  ck_assert_uint_eq(cdyn_system_live_constraints(sys), live0);
+  cdyn_contacts_counts c;
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+  ck_assert_uint_eq(c.active + c.vf + c.ee + c.nn, 0);
+  TU_EXPECT_EINVAL(cdyn_contacts_clear(NULL));
+  cdyn_contacts_free(cc);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 /*
  * A 6 x 6 patch folds onto a fixed 6 x 6 patch below it and slides off:
  * contacts are made and released, and after the first steps neither the
@@ -681,6 +704,7 @@ int main(void)
   tc = tcase_create("resources");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_no_allocation);
+  tcase_add_test(tc, test_clear);
   tcase_add_test(tc, test_bad_input);
   suite_add_tcase(s, tc);
   return tu_run(s);

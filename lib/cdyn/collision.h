@@ -166,7 +166,12 @@ int cdyn_contacts_opts_default(cdyn_contacts_opts *o);
    state not finite. */
 int cdyn_contacts_new(cdyn_contacts **out, cdyn_system *sys, const size_t *tris, size_t ntris,
                       const cdyn_contacts_opts *o);
+/* Free the handler.  The constraints of its contacts stay in the system
+   (which may have been freed first): cdyn_contacts_clear removes them. */
 void cdyn_contacts_free(cdyn_contacts *cc);
+/* Remove every contact: its constraint leaves the system (counted as
+   neither a release nor a creation).  CDYN_EINVAL for a NULL handler. */
+int cdyn_contacts_clear(cdyn_contacts *cc);
 /* CDYN_ENONFINITE for a state not finite, CDYN_ENOMEM when the contacts
    or the pairs exceed what was reserved (with the count). */
 int cdyn_contacts_before(cdyn_contacts *cc, double h);

@@ -793,6 +793,27 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
   return CDYN_OK;
 }
 
+int cdyn_contacts_clear(cdyn_contacts *cc)
+{
+  if (!cc)
+    return cdyn_error(CDYN_EINVAL, "cdyn_contacts_clear: NULL handler");
+  while (cc->nc) {
+    contact *c = &cc->c[cc->nc - 1];
+    int rc = cdyn_system_remove_constraint(cc->sys, c->con);
+    if (rc)
+      return rc;
+    if (c->kind == VF)
+      cc->counts.vf--;
+    else if (c->kind == EE)
+      cc->counts.ee--;
+    else
+      cc->counts.nn--;
+    cc->nc--;
+  }
+  cc->counts.active = 0;
+  return CDYN_OK;
+}
+
 int cdyn_contacts_counts_get(const cdyn_contacts *cc, cdyn_contacts_counts *counts)
 {
   if (!cc || !counts)
