@@ -51,8 +51,11 @@
  * Measures, per step.  The exact check: reference/ccd_replay.c replays
  * the step's motion (linear from the state before the step to the state
  * after it) of every node-triangle and edge-edge pair of the mesh and
- * counts the pairs that touched during it (exactly, GMP), i.e. the
- * crossings the detector let through.  The smallest distance between
+ * counts the pairs that touched during it (exactly: a distance bound, a
+ * certified floating-point filter, and GMP for the pairs the filter
+ * cannot decide), i.e. the crossings the detector let through; near
+ * counts the pairs past the distance bound, filtered those the filter
+ * decided, exact those sent to GMP (near = filtered + exact).  The smallest distance between
  * non-adjacent elements at the step's end, against delta; the ball gap:
  * min over nodes of |x_node - c| - r, against delta.  The violation of a
  * step is max(delta - min distance, delta - ball gap, 0) / delta.
@@ -299,6 +302,7 @@ typedef struct {
   int failed, status;
   double h;
   unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
+  unsigned long near, filtered; /* pairs past the replay's distance bound, and decided by its filter */
   unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/collision/contacts.c) */
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
@@ -308,7 +312,7 @@ typedef struct {
 
 static const char *const contact_columns =
   "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
-  "delay_max,redos,status";
+  "delay_max,redos,status,near,filtered";
 
 /* What cloth-contact measures after each step of a run (the runner's
    observer): the exact replay of the step's motion (the state before it
@@ -331,7 +335,7 @@ typedef struct {
   /* Over the current slice of ev steps: */
   step_cost slice;
   double slice_replay, min_slice, gap_slice, viol_slice;
-  unsigned long cross_slice, exact_slice, rel_slice, created_slice;
+  unsigned long cross_slice, exact_slice, near_slice, filtered_slice, rel_slice, created_slice;
 } contact_obs;
 
 static int contact_observe(void *octx, const exp_state *st)
@@ -356,6 +360,8 @@ static int contact_observe(void *octx, const exp_state *st)
     o->replay += dt, o->slice_replay += dt;
     R->crossings += rp.crossings, o->cross_slice += rp.crossings;
     R->exact += rp.exact, o->exact_slice += rp.exact;
+    R->near += rp.near, o->near_slice += rp.near;
+    R->filtered += rp.filtered, o->filtered_slice += rp.filtered;
     R->degenerate += rp.degenerate;
     o->min_slice = fmin(o->min_slice, rp.min_dist);
     R->min_dist = fmin(R->min_dist, rp.min_dist);
@@ -383,7 +389,7 @@ static int contact_observe(void *octx, const exp_state *st)
     R->ball_max = (long)touching;
   if (k % o->ev == 0 || k == o->steps) {
     double t = (double)k * o->h;
-    double row[16] = {t,
+    double row[18] = {t,
                       (double)k,
                       (double)o->cross_slice,
                       (double)o->exact_slice,
@@ -398,14 +404,16 @@ static int contact_observe(void *octx, const exp_state *st)
                       (double)o->rel_slice,
                       (double)o->cn.delay_max,
                       (double)o->cn.redos,
-                      0};
-    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 16)))
+                      0,
+                      (double)o->near_slice,
+                      (double)o->filtered_slice};
+    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 18)))
       return rc;
     long n = k == 0 ? 1 : (k % o->ev ? k % o->ev : o->ev);
     double trow[4] = {t, o->slice.detect / (double)n, o->slice.solve / (double)n, o->slice_replay / (double)n};
     if ((rc = exp_csv_row_labeled(o->tseries, o->run->name, trow, 4)))
       return rc;
-    o->cross_slice = o->exact_slice = o->rel_slice = o->created_slice = 0;
+    o->cross_slice = o->exact_slice = o->near_slice = o->filtered_slice = o->rel_slice = o->created_slice = 0;
     o->min_slice = o->gap_slice = INFINITY;
     o->viol_slice = 0;
     o->slice.detect = o->slice.solve = 0;
@@ -549,17 +557,18 @@ static int contact_run(exp_ctx *ctx)
   if ((rc = exp_csv_open(ctx, &summ, "cloth-contact-summary",
                          "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,"
                          "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,"
-                         "status",
+                         "status,near,filtered",
                          NULL, "\"note\": \"over the whole run\"")))
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
-    double row[21] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+    double row[23] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
                       (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap,
                       (double)R->contacts_max, (double)R->ball_max, (double)R->created, (double)R->releases,
                       (double)R->delay_max, R->delay_mean, (double)R->redos, (double)R->unresolved,
-                      (double)R->parallel, (double)R->endpoint, (double)R->redundant, (double)R->status};
-    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 21);
+                      (double)R->parallel, (double)R->endpoint, (double)R->redundant, (double)R->status,
+                      (double)R->near, (double)R->filtered};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 23);
   }
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))
@@ -583,15 +592,15 @@ static int contact_run(exp_ctx *ctx)
              "thickness delta = %g m, strain limit %g. h = %g s, %ld steps. Crossings from the exact replay of every "
              "step; violation = max(delta - distance, 0) / delta over cloth-cloth pairs and ball-node pairs; release "
              "delay in steps after separation begins (time per step in cloth-contact-cost.csv):\n\n"
-             "| run | h (s) | steps | completed | crossings | exact tests | max violation | min distance (m) | min "
-             "ball gap (m) | max contacts | releases | max delay | mean delay | repeats |\n"
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+             "| run | h (s) | steps | completed | crossings | filtered | exact tests | max violation | min distance (m) "
+             "| min ball gap (m) | max contacts | releases | max delay | mean delay | repeats |\n"
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
              sp.grid, sp.grid, sp.size, sp.mass, sp.balls, sp.radius, sp.ball_mass, sp.speed, delta, sp.eps_max,
              ctx->h, ctx->steps);
   for (int r = 0; r < ctx->nruns; r++) {
     run_result *R = &res[r];
-    exp_report(ctx, "| %s | %g | %ld | %s | %lu | %lu | %.3g | %.3g | %.3g | %ld | %lu | %lu | %.2f | %lu |\n",
-               ctx->runs[r].name, R->h, R->steps_done, R->failed ? "no" : "yes", R->crossings, R->exact,
+    exp_report(ctx, "| %s | %g | %ld | %s | %lu | %lu | %lu | %.3g | %.3g | %.3g | %ld | %lu | %lu | %.2f | %lu |\n",
+               ctx->runs[r].name, R->h, R->steps_done, R->failed ? "no" : "yes", R->crossings, R->filtered, R->exact,
                R->violation, R->min_dist, R->ball_gap, R->contacts_max, R->releases, R->delay_max, R->delay_mean,
                R->redos);
   }
@@ -647,7 +656,7 @@ const cdyn_experiment cdyn_experiment_cloth_contact = {
  * cdyn_contacts_after (the check of the motion taken, here the predicted
  * one: the state is moved to x + h v first) are timed over `reps` calls
  * (the state restored between them), and the exact replay of the same
- * motion (reference/ccd_replay.c: sort and sweep, distance bound, GMP)
+ * motion (reference/ccd_replay.c: sort and sweep, distance bound, filter, GMP)
  * once, for comparison.  Written: the triangles, the broad-phase pairs,
  * the contacts, the times; the slope of log(time) against log(triangles)
  * is the measured exponent.
@@ -715,9 +724,11 @@ static int cost_run(exp_ctx *ctx)
   exp_param_double(ctx, "motion", &motion_s);
   exp_csv out, timing;
   int rc;
-  if ((rc = exp_csv_open(ctx, &out, "collision-cost", "grid,nodes,triangles,candidates,contacts,exact", NULL,
-                         "\"note\": \"per mesh: broad-phase pairs and contacts of one detection, pairs the replay "
-                         "sent to the exact test\"")))
+  if ((rc = exp_csv_open(ctx, &out, "collision-cost", "grid,nodes,triangles,candidates,contacts,exact,near,filtered",
+                         NULL,
+                         "\"note\": \"per mesh: broad-phase pairs and contacts of one detection; of the replay's "
+                         "pairs, those sent to the exact test (GMP), those past its distance bound (near) and those its "
+                         "filter decided (near = filtered + exact)\"")))
     return rc;
   if ((rc = exp_csv_open(ctx, &timing, "collision-cost-time", "grid,triangles,before,after,replay", NULL,
                          "\"note\": \"wall-clock seconds per call (CLOCK_MONOTONIC, mean over reps calls; the replay "
@@ -807,9 +818,9 @@ static int cost_run(exp_ctx *ctx)
     double tr = cdyn_clock() - t0;
     tri_n[k] = (double)ntri;
     t_det[k] = (tb + ta) / (double)reps;
-    double row[6] = {(double)N, (double)(N * N), (double)ntri, (double)cn.candidates, (double)cn.active,
-                     (double)rp.exact};
-    if ((rc = exp_csv_row(&out, row, 6)))
+    double row[8] = {(double)N, (double)(N * N), (double)ntri, (double)cn.candidates, (double)cn.active,
+                     (double)rp.exact, (double)rp.near, (double)rp.filtered};
+    if ((rc = exp_csv_row(&out, row, 8)))
       goto next;
     double trow[5] = {(double)N, (double)ntri, tb / (double)reps, ta / (double)reps, tr};
     rc = exp_csv_row(&timing, trow, 5);

@@ -25,6 +25,7 @@ check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/
 	tests/test_lcp \
 	tests/test_census \
 	tests/test_ccd_census \
+	tests/test_ccd_filter \
 	tests/test_contact \
 	tests/test_switching \
 	tests/test_cloth tests/test_ccd tests/test_contacts tests/test_scene \
@@ -71,6 +72,8 @@ tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c
 tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_ccd_census_SOURCES = tests/test_ccd_census.c experiments/ccd_queries.c experiments/ccd_queries.h
 tests_test_ccd_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
+tests_test_ccd_filter_SOURCES = tests/test_ccd_filter.c experiments/ccd_queries.c experiments/ccd_queries.h
+tests_test_ccd_filter_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
 
 # A write that fails on demand, preloaded into the cdyn program by
