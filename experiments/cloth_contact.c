@@ -55,7 +55,14 @@
  * certified floating-point filter, and GMP for the pairs the filter
  * cannot decide), i.e. the crossings the detector let through; near
  * counts the pairs past the distance bound, filtered those the filter
- * decided, exact those sent to GMP (near = filtered + exact).  The smallest distance between
+ * decided, exact those sent to GMP (near = filtered + exact).  A scheme
+ * that cuts its steps (contact: at located events) moves through the
+ * states at its cuts, which the stepper's sub-step observer reports; the
+ * replay follows that path, piece by piece (ref_replay_path: a pair
+ * counted once per step if it touches in any piece), from the step's
+ * start through the cuts of the step's last attempt (a repeated step
+ * starts again) to its end.  A step taken whole is replayed as one
+ * straight piece, as before; pieces counts the pieces replayed.  The smallest distance between
  * non-adjacent elements at the step's end, against delta; the ball gap:
  * min over nodes of |x_node - c| - r, against delta.  The violation of a
  * step is max(delta - min distance, delta - ball gap, 0) / delta.
@@ -303,6 +310,7 @@ typedef struct {
   double h;
   unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
   unsigned long near, filtered; /* pairs past the replay's distance bound, and decided by its filter */
+  unsigned long pieces;         /* straight pieces replayed: one per step plus one per sub-step cut */
   unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/collision/contacts.c) */
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
@@ -313,6 +321,36 @@ typedef struct {
 static const char *const contact_columns =
   "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
   "delay_max,redos,status,near,filtered";
+
+/* The cuts of the current step (the stepper's sub-step observer): the
+   positions (3 n each) at the end of every sub-step but the last, of the
+   step's latest attempt; a step that starts again (k = 0) empties it. */
+typedef struct {
+  double *x;
+  size_t cap, count, n3;
+} cut_path;
+
+static int record_cut(void *ctx, unsigned long k, double t, const double *q)
+{
+  (void)t;
+  cut_path *p = ctx;
+  if (k == 0) {
+    p->count = 0;
+    return CDYN_OK;
+  }
+  if (p->count == p->cap) {
+    /* Past the room made for the scheme's max_substeps (a scheme without
+       that option starts with none): grow, outside the library. */
+    size_t cap = p->cap ? 2 * p->cap : 8;
+    double *x = realloc(p->x, cap * p->n3 * sizeof *x);
+    if (!x)
+      return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory for %zu sub-step states", cap);
+    p->x = x, p->cap = cap;
+  }
+  memcpy(p->x + p->count * p->n3, q, p->n3 * sizeof *q);
+  p->count++;
+  return CDYN_OK;
+}
 
 /* What cloth-contact measures after each step of a run (the runner's
    observer): the exact replay of the step's motion (the state before it
@@ -331,6 +369,9 @@ typedef struct {
   int nsnap, snap;
   cdyn_contacts_counts cn;
   cdyn_scene_stats last; /* the scene's times at the last observation */
+  cut_path *cuts;        /* the step's cuts */
+  const double **states; /* room for the step's path: start, cuts, end */
+  size_t nstates;
   double replay;         /* s in the replays */
   /* Over the current slice of ev steps: */
   step_cost slice;
@@ -354,8 +395,23 @@ static int contact_observe(void *octx, const exp_state *st)
     o->last = now;
     double t0 = cdyn_clock();
     ref_replay_report rp;
-    if (ref_replay(s->tri, s->ntri, s->x0, cdyn_system_positions(s->sys), 4 * delta, &rp))
+    /* The step's path: its start, the cuts of its last attempt, its end
+       (two states, a straight piece, for a step taken whole). */
+    const cut_path *cp = o->cuts;
+    if (cp->count + 2 > o->nstates) {
+      const double **st2 = realloc(o->states, (cp->count + 2) * sizeof *st2);
+      if (!st2)
+        return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+      o->states = st2, o->nstates = cp->count + 2;
+    }
+    size_t nx = 0;
+    o->states[nx++] = s->x0;
+    for (size_t c = 0; c < cp->count; c++)
+      o->states[nx++] = cp->x + c * cp->n3;
+    o->states[nx++] = cdyn_system_positions(s->sys);
+    if (ref_replay_path(s->tri, s->ntri, o->states, nx, 4 * delta, &rp))
       return cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
+    R->pieces += nx - 1;
     double dt = cdyn_clock() - t0;
     o->replay += dt, o->slice_replay += dt;
     R->crossings += rp.crossings, o->cross_slice += rp.crossings;
@@ -511,9 +567,28 @@ static int contact_run(exp_ctx *ctx)
       cc_free(&s);
       break;
     }
+    /* The sub-steps' states, for the replay: room for max_substeps cuts
+       when the scheme has that option (contact), else none until one
+       comes. */
+    cut_path cuts = {NULL, 0, 0, 3 * (s.nodes + s.nb)};
+    char buf[64];
+    if (!cdyn_stepper_get(st, "max_substeps", buf, sizeof buf)) {
+      long ms = strtol(buf, NULL, 10);
+      if (ms > 0 && ms <= 4096 && !(cuts.x = malloc((size_t)ms * cuts.n3 * sizeof *cuts.x)))
+        rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+      else if (cuts.x)
+        cuts.cap = (size_t)ms;
+    }
+    if (rc || (rc = cdyn_stepper_set_substep_observer(st, record_cut, &cuts))) {
+      free(cuts.x);
+      cdyn_stepper_free(st);
+      cc_free(&s);
+      break;
+    }
     contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
                      .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
-                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY};
+                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
+                     .cuts = &cuts};
     exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
     exp_outcome out;
     rc = exp_simulate_with(&sim, &out);
@@ -548,6 +623,8 @@ static int contact_run(exp_ctx *ctx)
            R->failed ? " (failed)" : "");
     cdyn_stepper_free(st);
     cc_free(&s);
+    free(cuts.x);
+    free(o.states);
   }
   free(flag);
   int c1 = exp_csv_close(&series, rc == CDYN_OK), c2 = exp_csv_close(&mesh, rc == CDYN_OK),
@@ -557,18 +634,18 @@ static int contact_run(exp_ctx *ctx)
   if ((rc = exp_csv_open(ctx, &summ, "cloth-contact-summary",
                          "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,"
                          "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,"
-                         "status,near,filtered",
+                         "status,near,filtered,pieces",
                          NULL, "\"note\": \"over the whole run\"")))
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
-    double row[23] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+    double row[24] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
                       (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap,
                       (double)R->contacts_max, (double)R->ball_max, (double)R->created, (double)R->releases,
                       (double)R->delay_max, R->delay_mean, (double)R->redos, (double)R->unresolved,
                       (double)R->parallel, (double)R->endpoint, (double)R->redundant, (double)R->status,
-                      (double)R->near, (double)R->filtered};
-    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 23);
+                      (double)R->near, (double)R->filtered, (double)R->pieces};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 24);
   }
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))

@@ -267,6 +267,8 @@ static const column_def defs[] = {
   {"cloth-contact", NULL, "crossings", "1", "node-triangle and edge-edge pairs that touched during the steps (exact replay)"},
   {"cloth-contact", NULL, "exact", "1", "pairs the replay sent to the exact (GMP) test"},
   {"cloth-contact", NULL, "near", "1", "pairs past the replay's distance bound (near = filtered + exact)"},
+  {"cloth-contact", NULL, "pieces", "1",
+   "straight pieces the replay followed: one per step, plus one per sub-step cut of a scheme that cuts its steps"},
   {"cloth-contact", NULL, "filtered", "1",
    "pairs past the replay's distance bound that its certified floating-point filter decided (not sent to GMP)"},
   {"cloth-contact", NULL, "degenerate", "1", "pairs the exact test could not decide (zero-area triangle or zero-length edge)"},

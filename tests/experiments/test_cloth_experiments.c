@@ -232,13 +232,14 @@ enum { CT_T = 1, CT_STEPS, CT_CROSS, CT_EXACT, CT_MIND, CT_GAP, CT_VIOL, CT_CONT
        CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS, CT_NEAR, CT_FILTERED };
 enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_VIOL, CCS_MIND, CCS_GAP, CCS_CMAX, CCS_BMAX,
        CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_PAR, CCS_END, CCS_RED, CCS_STATUS,
-       CCS_NEAR, CCS_FILTERED };
+       CCS_NEAR, CCS_FILTERED, CCS_PIECES };
 
 /*
  * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
  * the summary is the series' extremes and sums (crossings, violation,
  * distances, contacts, the replay's pair counts, whose filtered and exact
- * shares add up to near in every row); the violation is the distances' own; the
+ * shares add up to near in every row; a replay piece per step, more only
+ * for the runs of the scheme contact, which cuts its steps); the violation is the distances' own; the
  * coarse run takes a quarter of the steps at 4 h; the snapshots hold
  * every triangle with a flag 0, 1 or 2 and both balls; the claim is
  * judged by its rule on the implicit run's summary.  The same command
@@ -260,7 +261,7 @@ START_TEST(test_cloth_contact)
   table sum = read_table_nan(path,
                              "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
-                             "endpoint,redundant,status,near,filtered", 1);
+                             "endpoint,redundant,status,near,filtered,pieces", 1);
   ck_assert_uint_eq(sum.nrows, 5);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
@@ -295,6 +296,11 @@ START_TEST(test_cloth_contact)
     ck_assert(mind == (isnan(tv(&sum, r, CCS_MIND)) ? INFINITY : tv(&sum, r, CCS_MIND)) && gap == tv(&sum, r, CCS_GAP));
     ck_assert(cmax == tv(&sum, r, CCS_CMAX));
     ck_assert_int_eq(last, (long)tv(&sum, r, CCS_STEPS));
+    /* The replay's pieces: one per step, and more where the scheme cut
+       its steps (contact, at the balls' events: the replay followed its
+       sub-steps); 001's scheme takes them whole. */
+    int cuts = !strcmp(name, "lcp") || !strcmp(name, "iterative");
+    ck_assert(cuts ? tv(&sum, r, CCS_PIECES) > last : tv(&sum, r, CCS_PIECES) == last);
     int coarse = !strcmp(name, "discrete-4h");
     ck_assert(tv(&sum, r, CCS_H) == (coarse ? 4e-3 : 1e-3));
     if (tv(&sum, r, CCS_COMPLETED) == 1)
