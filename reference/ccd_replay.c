@@ -138,7 +138,8 @@ static int tame(const double *x0, const size_t *idx, int n)
 
 /* Do the boxes of the points pa (na of them) and pb (nb) over one piece,
    x0 to x1, grown by g, overlap?  (Over the only piece of a straight
-   step they are the boxes the sweep found overlapping.) */
+   step they are the boxes the sweep found overlapping, so the callers
+   ask only for paths of several pieces.) */
 static int piece_overlap(const double *x0, const double *x1, const size_t *pa, int na, const size_t *pb, int nb,
                          double g)
 {
@@ -234,7 +235,7 @@ static void pair_vf(ctx *c, size_t p, size_t t)
     c->rep->min_dist = fmin(c->rep->min_dist, D1);
   int degenerate = 0;
   for (size_t j = 0; j < last; j++) {
-    if (!piece_overlap(x[j], x[j + 1], &p, 1, v, 3, c->pad / 2))
+    if (last > 1 && !piece_overlap(x[j], x[j + 1], &p, 1, v, 3, c->pad / 2))
       continue;
     double De = j + 1 == last ? D1
                               : ref_dist_point_triangle(x[j + 1] + 3 * p, x[j + 1] + 3 * v[0], x[j + 1] + 3 * v[1],
@@ -262,7 +263,7 @@ static void pair_ee(ctx *c, size_t e, size_t f)
     c->rep->min_dist = fmin(c->rep->min_dist, D1);
   int degenerate = 0;
   for (size_t j = 0; j < last; j++) {
-    if (!piece_overlap(x[j], x[j + 1], a, 2, b, 2, c->pad / 2))
+    if (last > 1 && !piece_overlap(x[j], x[j + 1], a, 2, b, 2, c->pad / 2))
       continue;
     double De = j + 1 == last ? D1
                               : ref_dist_segments(x[j + 1] + 3 * a[0], x[j + 1] + 3 * a[1], x[j + 1] + 3 * b[0],
