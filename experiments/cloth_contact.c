@@ -25,7 +25,10 @@
  * one after another at 3 m/s, is ball_line=z, ball_height=0.2,
  * ball_spacing=0.2, ball_speed=3: there the outer balls slide off within
  * 0.3 s.)  Adaptive strain limiting (lib/cloth/strainlimit.c, eps_max
- * 0.1) stays on.
+ * 0.1) stays on.  (In the earlier scene, at 1.2 s the run discrete-4h
+ * blows up: 7,404 crossings in its first 1.0 s, 691,251 in the next
+ * 0.2 s, with 7.2 million pairs past the replay's distance bound, of
+ * which the filter leaves 4,663 to GMP.)
  *
  * Constraints.  Ball-node: |x_node - c| >= r + delta, one cdyn_ball per
  * ball over every node; ball-ball: |c_i - c_j| >= 2 r (a cdyn_ball of
@@ -62,8 +65,18 @@
  * Measures, per step.  The exact check: reference/ccd_replay.c replays
  * the step's motion (linear from the state before the step to the state
  * after it) of every node-triangle and edge-edge pair of the mesh and
- * counts the pairs that touched during it (exactly, GMP), i.e. the
- * crossings the detector let through.  The smallest distance between
+ * counts the pairs that touched during it (exactly: a distance bound, a
+ * certified floating-point filter, and GMP for the pairs the filter
+ * cannot decide), i.e. the crossings the detector let through; near
+ * counts the pairs past the distance bound, filtered those the filter
+ * decided, exact those sent to GMP (near = filtered + exact).  A scheme
+ * that cuts its steps (contact: at located events) moves through the
+ * states at its cuts, which the stepper's sub-step observer reports; the
+ * replay follows that path, piece by piece (ref_replay_path: a pair
+ * counted once per step if it touches in any piece), from the step's
+ * start through the cuts of the step's last attempt (a repeated step
+ * starts again) to its end.  A step taken whole is replayed as one
+ * straight piece, as before; pieces counts the pieces replayed.  The smallest distance between
  * non-adjacent elements at the step's end, against delta; the ball gap:
  * min over nodes of |x_node - c| - r, against delta.  The violation of a
  * step is max(delta - min distance, delta - ball gap, 0) / delta.
@@ -397,6 +410,8 @@ typedef struct {
   int failed, status;
   double h;
   unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
+  unsigned long near, filtered; /* pairs past the replay's distance bound, and decided by its filter */
+  unsigned long pieces;         /* straight pieces replayed: one per step plus one per sub-step cut */
   unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/collision/contacts.c) */
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
@@ -410,7 +425,37 @@ typedef struct {
 
 static const char *const contact_columns =
   "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
-  "delay_max,redos,status,nn";
+  "delay_max,redos,status,nn,near,filtered";
+
+/* The cuts of the current step (the stepper's sub-step observer): the
+   positions (3 n each) at the end of every sub-step but the last, of the
+   step's latest attempt; a step that starts again (k = 0) empties it. */
+typedef struct {
+  double *x;
+  size_t cap, count, n3;
+} cut_path;
+
+static int record_cut(void *ctx, unsigned long k, double t, const double *q)
+{
+  (void)t;
+  cut_path *p = ctx;
+  if (k == 0) {
+    p->count = 0;
+    return CDYN_OK;
+  }
+  if (p->count == p->cap) {
+    /* Past the room made for the scheme's max_substeps (a scheme without
+       that option starts with none): grow, outside the library. */
+    size_t cap = p->cap ? 2 * p->cap : 8;
+    double *x = realloc(p->x, cap * p->n3 * sizeof *x);
+    if (!x)
+      return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory for %zu sub-step states", cap);
+    p->x = x, p->cap = cap;
+  }
+  memcpy(p->x + p->count * p->n3, q, p->n3 * sizeof *q);
+  p->count++;
+  return CDYN_OK;
+}
 
 /* What cloth-contact measures after each step of a run (the runner's
    observer): the exact replay of the step's motion (the state before it
@@ -429,11 +474,14 @@ typedef struct {
   int nsnap, snap;
   cdyn_contacts_counts cn;
   cdyn_scene_stats last; /* the scene's times at the last observation */
+  cut_path *cuts;        /* the step's cuts */
+  const double **states; /* room for the step's path: start, cuts, end */
+  size_t nstates;
   double replay;         /* s in the replays */
   /* Over the current slice of ev steps: */
   step_cost slice;
   double slice_replay, min_slice, gap_slice, viol_slice;
-  unsigned long cross_slice, exact_slice, rel_slice, created_slice;
+  unsigned long cross_slice, exact_slice, near_slice, filtered_slice, rel_slice, created_slice;
 } contact_obs;
 
 static int contact_observe(void *octx, const exp_state *st)
@@ -452,12 +500,29 @@ static int contact_observe(void *octx, const exp_state *st)
     o->last = now;
     double t0 = cdyn_clock();
     ref_replay_report rp;
-    if (ref_replay(s->tri, s->ntri, s->x0, cdyn_system_positions(s->sys), 4 * delta, &rp))
+    /* The step's path: its start, the cuts of its last attempt, its end
+       (two states, a straight piece, for a step taken whole). */
+    const cut_path *cp = o->cuts;
+    if (cp->count + 2 > o->nstates) {
+      const double **st2 = realloc(o->states, (cp->count + 2) * sizeof *st2);
+      if (!st2)
+        return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+      o->states = st2, o->nstates = cp->count + 2;
+    }
+    size_t nx = 0;
+    o->states[nx++] = s->x0;
+    for (size_t c = 0; c < cp->count; c++)
+      o->states[nx++] = cp->x + c * cp->n3;
+    o->states[nx++] = cdyn_system_positions(s->sys);
+    if (ref_replay_path(s->tri, s->ntri, o->states, nx, 4 * delta, &rp))
       return cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
+    R->pieces += nx - 1;
     double dt = cdyn_clock() - t0;
     o->replay += dt, o->slice_replay += dt;
     R->crossings += rp.crossings, o->cross_slice += rp.crossings;
     R->exact += rp.exact, o->exact_slice += rp.exact;
+    R->near += rp.near, o->near_slice += rp.near;
+    R->filtered += rp.filtered, o->filtered_slice += rp.filtered;
     R->degenerate += rp.degenerate;
     o->min_slice = fmin(o->min_slice, rp.min_dist);
     R->min_dist = fmin(R->min_dist, rp.min_dist);
@@ -488,7 +553,7 @@ static int contact_observe(void *octx, const exp_state *st)
     R->ball_max = (long)touching;
   if (k % o->ev == 0 || k == o->steps) {
     double t = (double)k * o->h;
-    double row[17] = {t,
+    double row[19] = {t,
                       (double)k,
                       (double)o->cross_slice,
                       (double)o->exact_slice,
@@ -504,14 +569,16 @@ static int contact_observe(void *octx, const exp_state *st)
                       (double)o->cn.delay_max,
                       (double)o->cn.redos,
                       0,
-                      (double)o->cn.nn};
-    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 17)))
+                      (double)o->cn.nn,
+                      (double)o->near_slice,
+                      (double)o->filtered_slice};
+    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 19)))
       return rc;
     long n = k == 0 ? 1 : (k % o->ev ? k % o->ev : o->ev);
     double trow[4] = {t, o->slice.detect / (double)n, o->slice.solve / (double)n, o->slice_replay / (double)n};
     if ((rc = exp_csv_row_labeled(o->tseries, o->run->name, trow, 4)))
       return rc;
-    o->cross_slice = o->exact_slice = o->rel_slice = o->created_slice = 0;
+    o->cross_slice = o->exact_slice = o->near_slice = o->filtered_slice = o->rel_slice = o->created_slice = 0;
     o->min_slice = o->gap_slice = INFINITY;
     o->viol_slice = 0;
     o->slice.detect = o->slice.solve = 0;
@@ -628,9 +695,28 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
       cc_free(&s);
       break;
     }
+    /* The sub-steps' states, for the replay: room for max_substeps cuts
+       when the scheme has that option (contact), else none until one
+       comes. */
+    cut_path cuts = {NULL, 0, 0, 3 * (s.nodes + s.nb)};
+    char buf[64];
+    if (!cdyn_stepper_get(st, "max_substeps", buf, sizeof buf)) {
+      long ms = strtol(buf, NULL, 10);
+      if (ms > 0 && ms <= 4096 && !(cuts.x = malloc((size_t)ms * cuts.n3 * sizeof *cuts.x)))
+        rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+      else if (cuts.x)
+        cuts.cap = (size_t)ms;
+    }
+    if (rc || (rc = cdyn_stepper_set_substep_observer(st, record_cut, &cuts))) {
+      free(cuts.x);
+      cdyn_stepper_free(st);
+      cc_free(&s);
+      break;
+    }
     contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
                      .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
-                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY};
+                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
+                     .cuts = &cuts};
     exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
     exp_outcome out;
     rc = exp_simulate_with(&sim, &out);
@@ -676,6 +762,8 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
              R->fs_energy, R->fs_unresolved, 1e3 * R->t_failsafe);
     cdyn_stepper_free(st);
     cc_free(&s);
+    free(cuts.x);
+    free(o.states);
     if ((rc = free_step_cost(ctx, &sp, run, h, steps < 100 ? steps : 100, &R->t_free)))
       break;
   }
@@ -688,7 +776,8 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
                          "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,"
                          "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,"
                          "status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,failsafe_frozen,"
-                         "failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,held",
+                         "failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,held,near,filtered,"
+                         "pieces",
                          NULL,
                          "\"note\": \"over the whole run; failsafe_*: the fail-safe's steps changed, detection passes, "
                          "zones and their nodes summed over steps, frozen zones, steps left touching, sum m |dv| (N s), "
@@ -696,15 +785,16 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
-    double row[31] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+    double row[34] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
                       (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap,
                       (double)R->contacts_max, (double)R->ball_max, (double)R->created, (double)R->releases,
                       (double)R->delay_max, R->delay_mean, (double)R->redos, (double)R->unresolved,
                       (double)R->parallel, (double)R->endpoint, (double)R->redundant, (double)R->status,
                       (double)R->fs_steps, (double)R->fs_passes, (double)R->fs_zones, (double)R->fs_nodes,
                       (double)R->fs_frozen, (double)R->fs_unresolved, R->fs_impulse, R->fs_momentum, R->fs_energy,
-                      R->steps_done > 0 ? (double)R->held_steps / (double)R->steps_done : NAN};
-    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 31);
+                      R->steps_done > 0 ? (double)R->held_steps / (double)R->steps_done : NAN, (double)R->near,
+                      (double)R->filtered, (double)R->pieces};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 34);
   }
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))
@@ -739,19 +829,23 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
                sp.edge_posts ? "its two opposite edges pinned" : "the two middle nodes of two opposite edges pinned",
                sp.balls, sp.radius, sp.ball_mass, sp.speed, delta, sp.eps_max, ctx->h, ctx->steps);
   exp_report(ctx,
-             " Crossings from the exact replay of every step; violation = max(delta - distance, 0) / delta over "
-             "cloth-cloth pairs and ball-node pairs; balls held: the share of step ends at which every ball lies "
-             "within delta + 1 um of the cloth; release delay in steps after separation begins:\n\n"
-             "| run | h (s) | steps | completed | crossings | exact tests | max violation | min distance (m) | min "
-             "ball gap (m) | balls held | max contacts | balls' max contacts | releases | max delay | mean delay | "
-             "repeats |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+             " Crossings from the exact replay of every step (filtered: pairs past the replay's distance bound "
+             "that its floating-point filter decided; exact tests: the rest, sent to GMP); violation = max(delta - "
+             "distance, 0) / delta over cloth-cloth pairs and ball-node pairs; balls held: the share of step ends at "
+             "which every ball lies within delta + 1 um of the cloth; release delay in steps after separation "
+             "begins:\n\n"
+             "| run | h (s) | steps | completed | crossings | filtered | exact tests | max violation | min distance "
+             "(m) | min ball gap (m) | balls held | max contacts | balls' max contacts | releases | max delay | mean "
+             "delay | repeats |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int r = 0; r < ctx->nruns; r++) {
     run_result *R = &res[r];
-    exp_report(ctx, "| %s | %g | %ld | %s | %lu | %lu | %.3g | %.3g | %.3g | %.0f %% | %ld | %ld | %lu | %lu | %.2f | %lu |\n",
-               ctx->runs[r].name, R->h, R->steps_done, R->failed ? "no" : "yes", R->crossings, R->exact,
+    exp_report(ctx,
+               "| %s | %g | %ld | %s | %lu | %lu | %lu | %.3g | %.3g | %.3g | %.0f %% | %ld | %ld | %lu | %lu | %.2f | "
+               "%lu |\n",
+               ctx->runs[r].name, R->h, R->steps_done, R->failed ? "no" : "yes", R->crossings, R->filtered, R->exact,
                R->violation, R->min_dist, R->ball_gap,
-               R->steps_done > 0 ? 100.0 * (double)R->held_steps / (double)R->steps_done : 0.0, R->contacts_max, R->ball_max, R->releases, R->delay_max,
-               R->delay_mean, R->redos);
+               R->steps_done > 0 ? 100.0 * (double)R->held_steps / (double)R->steps_done : 0.0, R->contacts_max,
+               R->ball_max, R->releases, R->delay_max, R->delay_mean, R->redos);
   }
   exp_report(ctx,
              "\nThe fail-safe (rigid impact zones after each step; sums over the run): steps it changed, its "
@@ -949,7 +1043,7 @@ const cdyn_experiment cdyn_experiment_cloth_self_contact = {
  * cdyn_contacts_after (the check of the motion taken, here the predicted
  * one: the state is moved to x + h v first) are timed over `reps` calls
  * (the state restored between them), and the exact replay of the same
- * motion (reference/ccd_replay.c: sort and sweep, distance bound, GMP)
+ * motion (reference/ccd_replay.c: sort and sweep, distance bound, filter, GMP)
  * once, for comparison.  Written: the triangles, the broad-phase pairs,
  * the contacts, the times; the slope of log(time) against log(triangles)
  * is the measured exponent.
@@ -1017,9 +1111,11 @@ static int cost_run(exp_ctx *ctx)
   exp_param_double(ctx, "motion", &motion_s);
   exp_csv out, timing;
   int rc;
-  if ((rc = exp_csv_open(ctx, &out, "collision-cost", "grid,nodes,triangles,candidates,contacts,exact", NULL,
-                         "\"note\": \"per mesh: broad-phase pairs and contacts of one detection, pairs the replay "
-                         "sent to the exact test\"")))
+  if ((rc = exp_csv_open(ctx, &out, "collision-cost", "grid,nodes,triangles,candidates,contacts,exact,near,filtered",
+                         NULL,
+                         "\"note\": \"per mesh: broad-phase pairs and contacts of one detection; of the replay's "
+                         "pairs, those sent to the exact test (GMP), those past its distance bound (near) and those its "
+                         "filter decided (near = filtered + exact)\"")))
     return rc;
   if ((rc = exp_csv_open(ctx, &timing, "collision-cost-time", "grid,triangles,before,after,replay", NULL,
                          "\"note\": \"wall-clock seconds per call (CLOCK_MONOTONIC, mean over reps calls; the replay "
@@ -1109,9 +1205,9 @@ static int cost_run(exp_ctx *ctx)
     double tr = cdyn_clock() - t0;
     tri_n[k] = (double)ntri;
     t_det[k] = (tb + ta) / (double)reps;
-    double row[6] = {(double)N, (double)(N * N), (double)ntri, (double)cn.candidates, (double)cn.active,
-                     (double)rp.exact};
-    if ((rc = exp_csv_row(&out, row, 6)))
+    double row[8] = {(double)N, (double)(N * N), (double)ntri, (double)cn.candidates, (double)cn.active,
+                     (double)rp.exact, (double)rp.near, (double)rp.filtered};
+    if ((rc = exp_csv_row(&out, row, 8)))
       goto next;
     double trow[5] = {(double)N, (double)ntri, tb / (double)reps, ta / (double)reps, tr};
     rc = exp_csv_row(&timing, trow, 5);

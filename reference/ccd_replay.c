@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ccd_exact.h"
+#include "ccd_filter.h"
 
 static double d3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -74,7 +75,7 @@ static int cmp_lo(const void *x, const void *y)
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
-static void make_boxes(box *bx, const size_t *idx, size_t per, size_t count, const double *x0, const double *x1,
+static void make_boxes(box *bx, const size_t *idx, size_t per, size_t count, const double *const *x, size_t nx,
                        double g, size_t tag)
 {
   for (size_t e = 0; e < count; e++) {
@@ -84,8 +85,10 @@ static void make_boxes(box *bx, const size_t *idx, size_t per, size_t count, con
       b->lo[k] = INFINITY, b->hi[k] = -INFINITY;
       for (size_t a = 0; a < per; a++) {
         size_t i = idx[per * e + a];
-        b->lo[k] = fmin(b->lo[k], fmin(x0[3 * i + k], x1[3 * i + k]));
-        b->hi[k] = fmax(b->hi[k], fmax(x0[3 * i + k], x1[3 * i + k]));
+        for (size_t j = 0; j < nx; j++) {
+          b->lo[k] = fmin(b->lo[k], x[j][3 * i + k]);
+          b->hi[k] = fmax(b->hi[k], x[j][3 * i + k]);
+        }
       }
       b->lo[k] -= g, b->hi[k] += g;
     }
@@ -101,7 +104,8 @@ static double disp(const double *x0, const double *x1, size_t i)
 typedef struct {
   const size_t *tris, *edges, *nodes;
   size_t nn, ntris;
-  const double *x0, *x1;
+  const double *const *x; /* the states, nx >= 2 */
+  size_t nx;
   double pad;
   ref_replay_report *rep;
 } ctx;
@@ -132,32 +136,118 @@ static int tame(const double *x0, const size_t *idx, int n)
   return 1;
 }
 
+/* Do the boxes of the points pa (na of them) and pb (nb) over one piece,
+   x0 to x1, grown by g, overlap?  (Over the only piece of a straight
+   step they are the boxes the sweep found overlapping, so the callers
+   ask only for paths of several pieces.) */
+static int piece_overlap(const double *x0, const double *x1, const size_t *pa, int na, const size_t *pb, int nb,
+                         double g)
+{
+  for (int k = 0; k < 3; k++) {
+    double alo = INFINITY, ahi = -INFINITY, blo = INFINITY, bhi = -INFINITY;
+    for (int a = 0; a < na; a++) {
+      alo = fmin(alo, fmin(x0[3 * pa[a] + k], x1[3 * pa[a] + k]));
+      ahi = fmax(ahi, fmax(x0[3 * pa[a] + k], x1[3 * pa[a] + k]));
+    }
+    for (int b = 0; b < nb; b++) {
+      blo = fmin(blo, fmin(x0[3 * pb[b] + k], x1[3 * pb[b] + k]));
+      bhi = fmax(bhi, fmax(x0[3 * pb[b] + k], x1[3 * pb[b] + k]));
+    }
+    if (ahi + g < blo - g || bhi + g < alo - g)
+      return 0;
+  }
+  return 1;
+}
+
+/*
+ * One piece of a pair's motion, x0 to x1 (D1: the distance at x1; S: the
+ * largest displacement of a point of one party plus that of the other):
+ * cleared by the distance bound, else decided by the filter, else by the
+ * exact test.  Returns 1 (touched), 0, or REF_CCD_DEGENERATE.
+ */
+static int piece_vf(ctx *c, const double *x0, const double *x1, size_t p, const size_t *v, double D1)
+{
+  ref_replay_report *rep = c->rep;
+  double S = disp(x0, x1, p) + fmax(disp(x0, x1, v[0]), fmax(disp(x0, x1, v[1]), disp(x0, x1, v[2])));
+  const size_t pts[4] = {p, v[0], v[1], v[2]};
+  if (D1 - S > 1e-9 && tame(x0, pts, 4))
+    return 0;
+  double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
+  if (D0 + D1 - S > 1e-9)
+    return 0;
+  double P[2][3], A[2][3], B[2][3], C[2][3];
+  pt2(P, x0, x1, p), pt2(A, x0, x1, v[0]), pt2(B, x0, x1, v[1]), pt2(C, x0, x1, v[2]);
+  rep->near++;
+  int f = ref_filter_vf(P, A, B, C);
+  if (f == REF_FILTER_APART || f == REF_FILTER_TOUCH) {
+    rep->filtered++;
+    return f == REF_FILTER_TOUCH;
+  }
+  rep->exact++;
+  int r = ref_ccd_vf(P, A, B, C, NULL, NULL);
+  return r == 1 || r == REF_CCD_DEGENERATE ? r : 0;
+}
+
+static int piece_ee(ctx *c, const double *x0, const double *x1, const size_t *a, const size_t *b, double D1)
+{
+  ref_replay_report *rep = c->rep;
+  double S = fmax(disp(x0, x1, a[0]), disp(x0, x1, a[1])) + fmax(disp(x0, x1, b[0]), disp(x0, x1, b[1]));
+  const size_t pts[4] = {a[0], a[1], b[0], b[1]};
+  if (D1 - S > 1e-9 && tame(x0, pts, 4))
+    return 0;
+  double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
+  if (D0 + D1 - S > 1e-9)
+    return 0;
+  double P[2][3], Q[2][3], R[2][3], T[2][3];
+  pt2(P, x0, x1, a[0]), pt2(Q, x0, x1, a[1]), pt2(R, x0, x1, b[0]), pt2(T, x0, x1, b[1]);
+  rep->near++;
+  int f = ref_filter_ee(P, Q, R, T);
+  if (f == REF_FILTER_APART || f == REF_FILTER_TOUCH) {
+    rep->filtered++;
+    return f == REF_FILTER_TOUCH;
+  }
+  rep->exact++;
+  int r = ref_ccd_ee(P, Q, R, T, NULL, NULL);
+  return r == 1 || r == REF_CCD_DEGENERATE ? r : 0;
+}
+
+/* The pair's verdict over its pieces: touched in one (the rest are not
+   asked), else degenerate in one, else none. */
+static void tally(ref_replay_report *rep, int touched, int degenerate)
+{
+  if (touched)
+    rep->crossings++;
+  else if (degenerate)
+    rep->degenerate++;
+}
+
 /* Node p against triangle t. */
 static void pair_vf(ctx *c, size_t p, size_t t)
 {
   const size_t *v = c->tris + 3 * t;
   if (p == v[0] || p == v[1] || p == v[2])
     return;
-  const double *x0 = c->x0, *x1 = c->x1;
+  const double *const *x = c->x;
+  size_t last = c->nx - 1;
   c->rep->vf_pairs++;
-  double D1 = ref_dist_point_triangle(x1 + 3 * p, x1 + 3 * v[0], x1 + 3 * v[1], x1 + 3 * v[2]);
+  double D1 = ref_dist_point_triangle(x[last] + 3 * p, x[last] + 3 * v[0], x[last] + 3 * v[1], x[last] + 3 * v[2]);
   if (D1 < c->pad)
     c->rep->min_dist = fmin(c->rep->min_dist, D1);
-  double S = disp(x0, x1, p) + fmax(disp(x0, x1, v[0]), fmax(disp(x0, x1, v[1]), disp(x0, x1, v[2])));
-  const size_t pts[4] = {p, v[0], v[1], v[2]};
-  if (D1 - S > 1e-9 && tame(x0, pts, 4))
-    return;
-  double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
-  if (D0 + D1 - S > 1e-9)
-    return;
-  double P[2][3], A[2][3], B[2][3], C[2][3];
-  pt2(P, x0, x1, p), pt2(A, x0, x1, v[0]), pt2(B, x0, x1, v[1]), pt2(C, x0, x1, v[2]);
-  c->rep->exact++;
-  int r = ref_ccd_vf(P, A, B, C, NULL, NULL);
-  if (r == REF_CCD_DEGENERATE)
-    c->rep->degenerate++;
-  else if (r == 1)
-    c->rep->crossings++;
+  int degenerate = 0;
+  for (size_t j = 0; j < last; j++) {
+    if (last > 1 && !piece_overlap(x[j], x[j + 1], &p, 1, v, 3, c->pad / 2))
+      continue;
+    double De = j + 1 == last ? D1
+                              : ref_dist_point_triangle(x[j + 1] + 3 * p, x[j + 1] + 3 * v[0], x[j + 1] + 3 * v[1],
+                                                        x[j + 1] + 3 * v[2]);
+    int r = piece_vf(c, x[j], x[j + 1], p, v, De);
+    if (r == 1) {
+      tally(c->rep, 1, 0);
+      return;
+    }
+    degenerate = degenerate || r == REF_CCD_DEGENERATE;
+  }
+  tally(c->rep, 0, degenerate);
 }
 
 static void pair_ee(ctx *c, size_t e, size_t f)
@@ -165,26 +255,27 @@ static void pair_ee(ctx *c, size_t e, size_t f)
   const size_t *a = c->edges + 2 * e, *b = c->edges + 2 * f;
   if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1])
     return;
-  const double *x0 = c->x0, *x1 = c->x1;
+  const double *const *x = c->x;
+  size_t last = c->nx - 1;
   c->rep->ee_pairs++;
-  double D1 = ref_dist_segments(x1 + 3 * a[0], x1 + 3 * a[1], x1 + 3 * b[0], x1 + 3 * b[1]);
+  double D1 = ref_dist_segments(x[last] + 3 * a[0], x[last] + 3 * a[1], x[last] + 3 * b[0], x[last] + 3 * b[1]);
   if (D1 < c->pad)
     c->rep->min_dist = fmin(c->rep->min_dist, D1);
-  double S = fmax(disp(x0, x1, a[0]), disp(x0, x1, a[1])) + fmax(disp(x0, x1, b[0]), disp(x0, x1, b[1]));
-  const size_t pts[4] = {a[0], a[1], b[0], b[1]};
-  if (D1 - S > 1e-9 && tame(x0, pts, 4))
-    return;
-  double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
-  if (D0 + D1 - S > 1e-9)
-    return;
-  double P[2][3], Q[2][3], R[2][3], T[2][3];
-  pt2(P, x0, x1, a[0]), pt2(Q, x0, x1, a[1]), pt2(R, x0, x1, b[0]), pt2(T, x0, x1, b[1]);
-  c->rep->exact++;
-  int r = ref_ccd_ee(P, Q, R, T, NULL, NULL);
-  if (r == REF_CCD_DEGENERATE)
-    c->rep->degenerate++;
-  else if (r == 1)
-    c->rep->crossings++;
+  int degenerate = 0;
+  for (size_t j = 0; j < last; j++) {
+    if (last > 1 && !piece_overlap(x[j], x[j + 1], a, 2, b, 2, c->pad / 2))
+      continue;
+    double De = j + 1 == last ? D1
+                              : ref_dist_segments(x[j + 1] + 3 * a[0], x[j + 1] + 3 * a[1], x[j + 1] + 3 * b[0],
+                                                  x[j + 1] + 3 * b[1]);
+    int r = piece_ee(c, x[j], x[j + 1], a, b, De);
+    if (r == 1) {
+      tally(c->rep, 1, 0);
+      return;
+    }
+    degenerate = degenerate || r == REF_CCD_DEGENERATE;
+  }
+  tally(c->rep, 0, degenerate);
 }
 
 static int overlap(const box *a, const box *b)
@@ -253,8 +344,20 @@ static void on_ee(ctx *c, const box *x, const box *y)
 int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double *x1, double pad,
                ref_replay_report *rep)
 {
-  if (!tris || !x0 || !x1 || !rep || !ntris || !(pad >= 0))
+  const double *x[2] = {x0, x1};
+  if (!x0 || !x1)
     return -1;
+  return ref_replay_path(tris, ntris, x, 2, pad, rep);
+}
+
+int ref_replay_path(const size_t *tris, size_t ntris, const double *const *x, size_t nx, double pad,
+                    ref_replay_report *rep)
+{
+  if (!tris || !x || nx < 2 || !rep || !ntris || !(pad >= 0))
+    return -1;
+  for (size_t j = 0; j < nx; j++)
+    if (!x[j])
+      return -1;
   /* The edges: the triangles' sides, once each. */
   size_t nedges = 0, *edges = malloc(6 * ntris * sizeof *edges);
   if (!edges)
@@ -305,13 +408,13 @@ int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double 
      replayed, so only those are swept. */
   double g = pad / 2;
   box *bn = bx, *bt = bx + nn, *be = bx + nn + ntris;
-  make_boxes(bn, nodes, 1, nn, x0, x1, g, 0);
-  make_boxes(bt, tris, 3, ntris, x0, x1, g, nn);
-  make_boxes(be, edges, 2, nedges, x0, x1, g, nn + ntris);
+  make_boxes(bn, nodes, 1, nn, x, nx, g, 0);
+  make_boxes(bt, tris, 3, ntris, x, nx, g, nn);
+  make_boxes(be, edges, 2, nedges, x, nx, g, nn + ntris);
   qsort(bn, nn, sizeof *bx, cmp_lo);
   qsort(bt, ntris, sizeof *bx, cmp_lo);
   qsort(be, nedges, sizeof *bx, cmp_lo);
-  ctx c = {tris, edges, nodes, nn, ntris, x0, x1, pad, rep};
+  ctx c = {tris, edges, nodes, nn, ntris, x, nx, pad, rep};
   sweep(bn, nn, bt, ntris, on_vf, &c);
   sweep(be, nedges, NULL, 0, on_ee, &c);
   free(nodes);

@@ -15,12 +15,29 @@
  * t is at least max(D0 - t S, D1 - (1 - t) S) >= (D0 + D1 - S) / 2, so
  * D0 + D1 - S > 1e-9 (metres; the doubles' rounding is below 1e-14 at the
  * scale of a metre) clears it (D1 - S > 1e-9 alone does, D0 being >= 0,
- * and then D0 is not computed).  Every other pair goes to the exact test
+ * and then D0 is not computed).  A pair the bound does not clear (near)
+ * goes to the certified floating-point filter (reference/ccd_filter.c:
+ * interval arithmetic on the coplanarity cubic and the inside conditions
+ * over a bisection of the step), which either proves the answer the exact
+ * test would give (no contact, or a contact with non-degenerate elements)
+ * or is unsure; only then does the pair go to the exact test
  * (reference/ccd_exact.c, GMP).  The distances are computed here, by
  * minimising over the closed elements (point-triangle: the projection
  * when inside, else the three sides; segment-segment: the interior
  * critical point when inside both, else the four end-to-segment
  * distances), sharing nothing with the library.
+ *
+ * A path.  ref_replay_path replays the states x_0, x_1, ..., x_k (k >= 1)
+ * joined by straight pieces, every point moving linearly from x_j to
+ * x_{j+1} over piece j: the motion of a scheme that cuts its step into
+ * sub-steps.  The boxes are swept over all the states; a pair whose boxes
+ * overlap counts once in vf_pairs or ee_pairs, and is asked piece by
+ * piece (a piece whose own boxes do not overlap is skipped, then the
+ * distance bound, the filter, the exact test, as above) until one piece
+ * touches: it then counts once in crossings, whatever the other pieces;
+ * a pair that touches in no piece but is degenerate in one counts once in
+ * degenerate.  near, filtered and exact count pieces.  min_dist is taken
+ * at x_k.  With k = 1 this is ref_replay exactly.
  */
 #ifndef CDYN_REFERENCE_CCD_REPLAY_H
 #define CDYN_REFERENCE_CCD_REPLAY_H
@@ -29,10 +46,12 @@
 
 typedef struct ref_replay_report {
   size_t vf_pairs, ee_pairs; /* pairs whose swept boxes overlap */
-  size_t exact;              /* pairs sent to the exact test */
-  size_t crossings;          /* pairs that touched (exact) */
+  size_t near;               /* pieces of those pairs the distance bound did not clear */
+  size_t filtered;           /* of those, decided by the filter (no contact, or contact) */
+  size_t exact;              /* of those, sent to the exact test: near = filtered + exact */
+  size_t crossings;          /* pairs that touched (the filter's proof or the exact test's) */
   size_t degenerate;         /* exact test undecided (zero-area triangle, zero-length edge) */
-  double min_dist;           /* smallest distance at x1 over the overlapping pairs (INFINITY: none) */
+  double min_dist;           /* smallest distance at the last state over the overlapping pairs (INFINITY: none) */
 } ref_replay_report;
 
 /* tris: 3 ntris particle indices (the edges are their sides); x0, x1: 3
@@ -40,6 +59,12 @@ typedef struct ref_replay_report {
    success, -1 on bad arguments or no memory. */
 int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double *x1, double pad,
                ref_replay_report *rep);
+
+/* The path x[0], ..., x[nx - 1] (nx >= 2 states, 3 doubles per particle
+   each), as above; ref_replay(x0, x1) is ref_replay_path({x0, x1}, 2).
+   0 on success, -1 on bad arguments (a NULL state, nx < 2) or no memory. */
+int ref_replay_path(const size_t *tris, size_t ntris, const double *const *x, size_t nx, double pad,
+                    ref_replay_report *rep);
 
 /* The distances of the closed elements (for the tests). */
 double ref_dist_point_triangle(const double p[3], const double a[3], const double b[3], const double c[3]);

@@ -9,5 +9,6 @@ reference_libcdynref_la_SOURCES = reference/nlink.h reference/nlink.c \
 	reference/lcp_enum.h reference/lcp_enum.c \
 	reference/chain_be.h reference/chain_be.c \
 	reference/ccd_exact.h reference/ccd_exact.c \
+	reference/ccd_filter.h reference/ccd_filter.c \
 	reference/ccd_replay.h reference/ccd_replay.c
 reference_libcdynref_la_LIBADD = $(DEPS_LIBS) $(GMP_LIBS)

@@ -26,6 +26,7 @@ check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/
 	tests/test_lcp_corpus \
 	tests/test_census \
 	tests/test_ccd_census \
+	tests/test_ccd_filter \
 	tests/test_contact \
 	tests/test_switching \
 	tests/test_cloth tests/test_ccd tests/test_contacts tests/test_failsafe tests/test_scene \
@@ -72,6 +73,8 @@ tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c
 tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_ccd_census_SOURCES = tests/test_ccd_census.c experiments/ccd_queries.c experiments/ccd_queries.h
 tests_test_ccd_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
+tests_test_ccd_filter_SOURCES = tests/test_ccd_filter.c experiments/ccd_queries.c experiments/ccd_queries.h
+tests_test_ccd_filter_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
 tests_test_lcp_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 # The fuzz corpus of the active-set harness, decoded as the harness does.

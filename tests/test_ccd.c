@@ -16,7 +16,9 @@
  *   than before its Bernstein form.
  * - The broad phase (cdyn_bvh): exactly the pairs of all-pairs testing.
  * - The exact replay of a mesh's step (reference/ccd_replay.c): the same
- *   report as testing every node-triangle and edge-edge pair.
+ *   report as testing every node-triangle and edge-edge pair with the
+ *   exact test alone; likewise for a path of several states (sub-steps),
+ *   each pair counted once however many of its pieces touch.
  * - The discrete narrow phase (cdyn_proximity_*): closest points on the
  *   parties, no sampled pair closer.
  * - Bad input of each.
@@ -751,7 +753,9 @@ static double move_of(const double *x0, const double *x1, size_t i)
 }
 
 /* The replay's definition, pair by pair: every node of the np particles
-   against every triangle, every edge against every later edge. */
+   against every triangle, every edge against every later edge, every pair
+   the distance bound does not clear (near) decided by the exact test
+   alone (no filter): exact stays 0 and filtered 0. */
 static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const double *x0, const double *x1, double pad,
                              ref_replay_report *rep)
 {
@@ -795,7 +799,7 @@ static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const doub
         for (int a = 0; a < 3; a++)
           Q[a][0][k] = x0[3 * v[a] + k], Q[a][1][k] = x1[3 * v[a] + k];
       }
-      rep->exact++;
+      rep->near++;
       int r = ref_ccd_vf(P, Q[0], Q[1], Q[2], NULL, NULL);
       rep->degenerate += r == REF_CCD_DEGENERATE;
       rep->crossings += r == 1;
@@ -825,7 +829,7 @@ static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const doub
       for (int j = 0; j < 4; j++)
         for (int k = 0; k < 3; k++)
           Q[j][0][k] = x0[3 * ends[j] + k], Q[j][1][k] = x1[3 * ends[j] + k];
-      rep->exact++;
+      rep->near++;
       int r = ref_ccd_ee(Q[0], Q[1], Q[2], Q[3], NULL, NULL);
       rep->degenerate += r == REF_CCD_DEGENERATE;
       rep->crossings += r == 1;
@@ -835,8 +839,10 @@ static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const doub
 
 /*
  * The replay (a sort and sweep of the swept boxes, the distance bound
- * with one distance where the step's end alone clears a pair, the exact
- * test) gives the report that testing every pair gives, on crumpled
+ * with one distance where the step's end alone clears a pair, the
+ * filter, the exact test) gives the report that testing every pair with
+ * the exact test alone gives (the filter's and the exact test's shares
+ * adding up to the pairs past the distance bound), on crumpled
  * sheets of 2 x 2 to 12 x 12 nodes folded over themselves, moving by up to
  * 0.1 (crossings among them), with pad 0, 0.02 and 0.2, some nodes still
  * and some sharing coordinates along x (boxes that begin where others do).
@@ -848,7 +854,7 @@ START_TEST(test_replay_all_pairs)
   uint64_t seed = 2024;
   const size_t sides[] = {2, 3, 5, 8, 12};
   const double pads[] = {0, 0.02, 0.2};
-  size_t crossings = 0, exact = 0;
+  size_t crossings = 0, near = 0, filtered = 0;
   for (int si = 0; si < 5; si++)
     for (int pi = 0; pi < 3; pi++)
       for (int rep_i = 0; rep_i < 3; rep_i++) {
@@ -875,21 +881,241 @@ START_TEST(test_replay_all_pairs)
         ref_replay_report got, want;
         ck_assert_int_eq(ref_replay(tri, nt, x0, x1, pads[pi], &got), 0);
         replay_all_pairs(tri, nt, np, x0, x1, pads[pi], &want);
-        ck_assert_msg(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.exact == want.exact &&
-                          got.crossings == want.crossings && got.degenerate == want.degenerate,
-                      "%zu x %zu, pad %g: pairs %zu + %zu, exact %zu, crossings %zu, degenerate %zu; all pairs: "
-                      "%zu + %zu, %zu, %zu, %zu",
-                      G, G, pads[pi], got.vf_pairs, got.ee_pairs, got.exact, got.crossings, got.degenerate,
-                      want.vf_pairs, want.ee_pairs, want.exact, want.crossings, want.degenerate);
+        ck_assert_msg(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.near == want.near &&
+                          got.filtered + got.exact == got.near && got.crossings == want.crossings &&
+                          got.degenerate == want.degenerate,
+                      "%zu x %zu, pad %g: pairs %zu + %zu, near %zu (filtered %zu, exact %zu), crossings %zu, "
+                      "degenerate %zu; all pairs: %zu + %zu, %zu, %zu, %zu",
+                      G, G, pads[pi], got.vf_pairs, got.ee_pairs, got.near, got.filtered, got.exact, got.crossings,
+                      got.degenerate, want.vf_pairs, want.ee_pairs, want.near, want.crossings, want.degenerate);
         ck_assert_msg(got.min_dist == want.min_dist || fabs(got.min_dist - want.min_dist) <= 1e-14,
                       "%zu x %zu, pad %g: min_dist %.17g, all pairs %.17g", G, G, pads[pi], got.min_dist,
                       want.min_dist);
-        crossings += got.crossings, exact += got.exact;
+        crossings += got.crossings, near += got.near, filtered += got.filtered;
         free(tri), free(x0), free(x1);
       }
-  /* The exact test is reached and finds crossings. */
-  ck_assert_uint_gt(exact, 100);
+  /* Pairs get past the distance bound, the filter decides some of them,
+     and there are crossings. */
+  ck_assert_uint_gt(near, 100);
+  ck_assert_uint_gt(filtered, 0);
   ck_assert_uint_gt(crossings, 10);
+}
+END_TEST
+
+/* The boxes of points a (na) and b (nb) over the states x[from .. to],
+   grown by g: do they overlap? */
+static int path_boxes_overlap(const double *const *x, size_t from, size_t to, const size_t *a, int na,
+                              const size_t *b, int nb, double g)
+{
+  double alo[3], ahi[3], blo[3], bhi[3], lo[3], hi[3];
+  for (int k = 0; k < 3; k++)
+    alo[k] = blo[k] = INFINITY, ahi[k] = bhi[k] = -INFINITY;
+  for (size_t j = from; j < to; j++) {
+    swept_box(a, na, x[j], x[j + 1], g, lo, hi);
+    for (int k = 0; k < 3; k++)
+      alo[k] = fmin(alo[k], lo[k]), ahi[k] = fmax(ahi[k], hi[k]);
+    swept_box(b, nb, x[j], x[j + 1], g, lo, hi);
+    for (int k = 0; k < 3; k++)
+      blo[k] = fmin(blo[k], lo[k]), bhi[k] = fmax(bhi[k], hi[k]);
+  }
+  for (int k = 0; k < 3; k++)
+    if (ahi[k] < blo[k] || bhi[k] < alo[k])
+      return 0;
+  return 1;
+}
+
+/*
+ * A path's definition, pair by pair, with the exact test alone: a pair
+ * whose boxes over the path overlap is counted; it touched if the exact
+ * test finds a contact on some piece (pieces whose own boxes do not
+ * overlap are apart: there the exact test's axis test answers 0), else it
+ * is degenerate if some piece is; the distance at the last state within
+ * pad gives min_dist.
+ */
+static void path_all_pairs(const size_t *tri, size_t nt, size_t np, const double *const *x, size_t nx, double pad,
+                           ref_replay_report *rep)
+{
+  memset(rep, 0, sizeof *rep);
+  rep->min_dist = INFINITY;
+  size_t *ed = malloc(6 * nt * sizeof *ed), ne = 0;
+  ck_assert_ptr_nonnull(ed);
+  for (size_t t = 0; t < nt; t++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = tri[3 * t + k], j = tri[3 * t + (k + 1) % 3], a = i < j ? i : j, b = i < j ? j : i, e;
+      for (e = 0; e < ne && !(ed[2 * e] == a && ed[2 * e + 1] == b); e++)
+        ;
+      if (e == ne)
+        ed[2 * ne] = a, ed[2 * ne + 1] = b, ne++;
+    }
+  const double *last = x[nx - 1];
+  double Q[4][2][3];
+  for (size_t p = 0; p < np; p++)
+    for (size_t t = 0; t < nt; t++) {
+      const size_t *v = tri + 3 * t;
+      if (p == v[0] || p == v[1] || p == v[2] || !path_boxes_overlap(x, 0, nx - 1, &p, 1, v, 3, pad / 2))
+        continue;
+      rep->vf_pairs++;
+      double D = ref_dist_point_triangle(last + 3 * p, last + 3 * v[0], last + 3 * v[1], last + 3 * v[2]);
+      if (D < pad)
+        rep->min_dist = fmin(rep->min_dist, D);
+      int touched = 0, degenerate = 0;
+      const size_t ids[4] = {p, v[0], v[1], v[2]};
+      for (size_t j = 0; j + 1 < nx && !touched; j++) {
+        if (!path_boxes_overlap(x, j, j + 1, &p, 1, v, 3, 0))
+          continue;
+        for (int a = 0; a < 4; a++)
+          for (int k = 0; k < 3; k++)
+            Q[a][0][k] = x[j][3 * ids[a] + k], Q[a][1][k] = x[j + 1][3 * ids[a] + k];
+        int r = ref_ccd_vf(Q[0], Q[1], Q[2], Q[3], NULL, NULL);
+        touched = r == 1;
+        degenerate = degenerate || r == REF_CCD_DEGENERATE;
+      }
+      rep->crossings += touched;
+      rep->degenerate += !touched && degenerate;
+    }
+  for (size_t e = 0; e < ne; e++)
+    for (size_t f = e + 1; f < ne; f++) {
+      const size_t *a = ed + 2 * e, *b = ed + 2 * f;
+      if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1] ||
+          !path_boxes_overlap(x, 0, nx - 1, a, 2, b, 2, pad / 2))
+        continue;
+      rep->ee_pairs++;
+      double D = ref_dist_segments(last + 3 * a[0], last + 3 * a[1], last + 3 * b[0], last + 3 * b[1]);
+      if (D < pad)
+        rep->min_dist = fmin(rep->min_dist, D);
+      int touched = 0, degenerate = 0;
+      const size_t ids[4] = {a[0], a[1], b[0], b[1]};
+      for (size_t j = 0; j + 1 < nx && !touched; j++) {
+        if (!path_boxes_overlap(x, j, j + 1, a, 2, b, 2, 0))
+          continue;
+        for (int c = 0; c < 4; c++)
+          for (int k = 0; k < 3; k++)
+            Q[c][0][k] = x[j][3 * ids[c] + k], Q[c][1][k] = x[j + 1][3 * ids[c] + k];
+        int r = ref_ccd_ee(Q[0], Q[1], Q[2], Q[3], NULL, NULL);
+        touched = r == 1;
+        degenerate = degenerate || r == REF_CCD_DEGENERATE;
+      }
+      rep->crossings += touched;
+      rep->degenerate += !touched && degenerate;
+    }
+  free(ed);
+}
+
+/*
+ * The replay of a path (ref_replay_path) on crumpled 6 x 6 sheets moving
+ * through 2 to 4 pieces (each piece a fresh random motion of up to 0.08,
+ * some nodes still): the report that the path's definition gives with the
+ * exact test alone on every piece (crossings, degenerate, pairs,
+ * min_dist); each pair counted once however many pieces it touches in,
+ * so the crossings lie between the largest of the pieces' own replays
+ * and their sum; near = filtered + exact; and a path of one piece is
+ * ref_replay exactly.
+ */
+START_TEST(test_replay_path)
+{
+  uint64_t seed = 4242;
+  enum { G = 6, NP = G * G, NT = 2 * (G - 1) * (G - 1), MAXS = 5 };
+  size_t tri[3 * NT], k = 0;
+  for (size_t i = 0; i + 1 < G; i++)
+    for (size_t j = 0; j + 1 < G; j++) {
+      size_t a = i * G + j, b = a + 1, c = a + G, d = c + 1;
+      tri[k++] = a, tri[k++] = b, tri[k++] = d, tri[k++] = a, tri[k++] = d, tri[k++] = c;
+    }
+  static double xs[MAXS][3 * NP];
+  size_t total = 0, fewer = 0;
+  for (int rep_i = 0; rep_i < 24; rep_i++) {
+    size_t nx = 3 + (size_t)rep_i % 3;
+    double fold = tu_uniform(&seed, 1, 3), pad = rep_i % 2 ? 0.05 : 0;
+    for (size_t i = 0; i < G; i++)
+      for (size_t j = 0; j < G; j++) {
+        size_t q = i * G + j;
+        double u = (double)i / (G - 1), th = fold * 3.141592653589793 * (double)j / (G - 1);
+        xs[0][3 * q] = u + tu_uniform(&seed, -0.01, 0.01);
+        xs[0][3 * q + 1] = 0.3 * sin(th) + tu_uniform(&seed, -0.01, 0.01);
+        xs[0][3 * q + 2] = 0.3 * cos(th) + tu_uniform(&seed, -0.01, 0.01);
+      }
+    for (size_t s = 1; s < nx; s++)
+      for (size_t q = 0; q < NP; q++)
+        for (int c = 0; c < 3; c++)
+          xs[s][3 * q + c] = xs[s - 1][3 * q + c] + (q % 7 == 3 ? 0 : tu_uniform(&seed, -0.08, 0.08));
+    const double *x[MAXS];
+    for (size_t s = 0; s < nx; s++)
+      x[s] = xs[s];
+    ref_replay_report got, want, piece;
+    ck_assert_int_eq(ref_replay_path(tri, NT, x, nx, pad, &got), 0);
+    path_all_pairs(tri, NT, NP, x, nx, pad, &want);
+    ck_assert_msg(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.crossings == want.crossings &&
+                      got.degenerate == want.degenerate && got.filtered + got.exact == got.near,
+                  "path %d (%zu states): pairs %zu + %zu, crossings %zu, degenerate %zu, near %zu = %zu + %zu; "
+                  "definition: %zu + %zu, %zu, %zu",
+                  rep_i, nx, got.vf_pairs, got.ee_pairs, got.crossings, got.degenerate, got.near, got.filtered,
+                  got.exact, want.vf_pairs, want.ee_pairs, want.crossings, want.degenerate);
+    ck_assert_msg(got.min_dist == want.min_dist || fabs(got.min_dist - want.min_dist) <= 1e-14,
+                  "path %d: min_dist %.17g, definition %.17g", rep_i, got.min_dist, want.min_dist);
+    size_t sum = 0, most = 0;
+    for (size_t s = 0; s + 1 < nx; s++) {
+      ck_assert_int_eq(ref_replay(tri, NT, x[s], x[s + 1], pad, &piece), 0);
+      sum += piece.crossings;
+      most = piece.crossings > most ? piece.crossings : most;
+    }
+    ck_assert_msg(most <= got.crossings && got.crossings <= sum, "path %d: %zu crossings, pieces' most %zu, sum %zu",
+                  rep_i, got.crossings, most, sum);
+    total += got.crossings, fewer += sum - got.crossings;
+    /* One piece: ref_replay itself. */
+    ref_replay_report one;
+    ck_assert_int_eq(ref_replay_path(tri, NT, x, 2, pad, &got), 0);
+    ck_assert_int_eq(ref_replay(tri, NT, x[0], x[1], pad, &one), 0);
+    ck_assert(got.vf_pairs == one.vf_pairs && got.ee_pairs == one.ee_pairs && got.near == one.near &&
+              got.filtered == one.filtered && got.exact == one.exact && got.crossings == one.crossings &&
+              got.degenerate == one.degenerate && (got.min_dist == one.min_dist || isnan(got.min_dist + one.min_dist) ||
+                                                   (isinf(got.min_dist) && isinf(one.min_dist))));
+  }
+  /* The paths cross, and some pairs touch in more than one piece. */
+  ck_assert_uint_gt(total, 10);
+  ck_assert_uint_gt(fewer, 0);
+}
+END_TEST
+
+/*
+ * A small triangle that goes through a large one and comes back within a
+ * step: the straight replay from the step's start to its end (the same
+ * state) sees nothing; the path through the sub-step's state sees each of
+ * the small triangle's three nodes cross the large triangle, in both
+ * pieces, and counts each pair once: 3 crossings, where the pieces' own
+ * replays find 3 each.  Bad arguments.
+ */
+START_TEST(test_replay_path_there_and_back)
+{
+  const size_t tri[6] = {0, 1, 2, 3, 4, 5};
+  /* Triangle 0 1 2 in z = 0, still; triangle 3 4 5 above its interior,
+     below it at the sub-step's end, back above at the step's end. */
+  double x0[18] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.2, 0.2, 0.4, 0.25, 0.2, 0.4, 0.2, 0.25, 0.4};
+  double x1[18];
+  memcpy(x1, x0, sizeof x1);
+  for (int n = 3; n < 6; n++)
+    x1[3 * n + 2] = -0.4;
+  const double *path[3] = {x0, x1, x0};
+  ref_replay_report rp, straight, a, b;
+  ck_assert_int_eq(ref_replay(tri, 2, x0, x0, 0, &straight), 0);
+  ck_assert_int_eq(ref_replay(tri, 2, x0, x1, 0, &a), 0);
+  ck_assert_int_eq(ref_replay(tri, 2, x1, x0, 0, &b), 0);
+  ck_assert_int_eq(ref_replay_path(tri, 2, path, 3, 0, &rp), 0);
+  ck_assert_uint_eq(straight.crossings, 0);
+  ck_assert_uint_eq(a.crossings, 3);
+  ck_assert_uint_eq(b.crossings, 3);
+  ck_assert_uint_eq(rp.crossings, 3);
+  ck_assert_uint_eq(rp.vf_pairs, 3);
+  /* The small triangle's sides against the large one's hypotenuse, whose
+     box holds them; none touches. */
+  ck_assert_uint_eq(rp.ee_pairs, 3);
+  /* Bad arguments. */
+  const double *bad[3] = {x0, NULL, x0};
+  ck_assert_int_eq(ref_replay_path(tri, 2, bad, 3, 0, &rp), -1);
+  ck_assert_int_eq(ref_replay_path(tri, 2, path, 1, 0, &rp), -1);
+  ck_assert_int_eq(ref_replay_path(tri, 2, NULL, 3, 0, &rp), -1);
+  ck_assert_int_eq(ref_replay_path(tri, 2, path, 3, -1, &rp), -1);
+  ck_assert_int_eq(ref_replay_path(tri, 2, path, 3, 0, NULL), -1);
+  ck_assert_int_eq(ref_replay(tri, 2, NULL, x0, 0, &rp), -1);
 }
 END_TEST
 
@@ -916,6 +1142,8 @@ int main(void)
   tc = tcase_create("replay");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_replay_all_pairs);
+  tcase_add_test(tc, test_replay_path);
+  tcase_add_test(tc, test_replay_path_there_and_back);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

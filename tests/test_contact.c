@@ -27,6 +27,11 @@
  *   lambda = m (g . n) / |n|^2 (library convention), and it slides along
  *   the wall exactly as symplectic Euler moves it under the tangential
  *   part of gravity.
+ * - The sub-step observer (cdyn_stepper_set_substep_observer): the start
+ *   of every step and every cut inside it, at the times and positions at
+ *   which the scheme starts its next sub-step, the trajectory unchanged;
+ *   its failure fails the step with the state restored; a scheme that
+ *   takes its step whole reports only the start.
  * - Bad input: restitution outside [0, 1], a non-finite state or force,
  *   event_tol >= active_tol, an equality-only scheme on a system with a
  *   wall, cdyn_system_set_inequality on a constraint that does not exist,
@@ -602,6 +607,174 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* ---- the sub-step observer ------------------------------------------------------------------ */
+
+#define OBS_MAX 4096
+
+/* What the sub-step observer saw: k, t and the ball's position of every
+   call; `fail_at` >= 0 makes the call with that k return `status`. */
+typedef struct {
+  size_t calls;
+  unsigned long k[OBS_MAX];
+  double t[OBS_MAX], q[OBS_MAX][3];
+  long fail_at;
+  int status;
+} observer;
+
+static int observe(void *ctx, unsigned long k, double t, const double *q)
+{
+  observer *o = ctx;
+  if (o->calls < OBS_MAX) {
+    o->k[o->calls] = k;
+    o->t[o->calls] = t;
+    memcpy(o->q[o->calls], q, sizeof o->q[0]);
+  }
+  o->calls++;
+  return o->fail_at >= 0 && (long)k == o->fail_at ? o->status : CDYN_OK;
+}
+
+/*
+ * The falling ball of test_event_one_step (one step of 1 s, cut at the
+ * event): the observer sees k = 0 with the start, then k = 1 at the cut,
+ * whose time and position are those at which the scheme starts its
+ * second sub-step (the force recorder's second call), and nothing at the
+ * step's end.  Over 2 s of bounces at h = 0.01 (restitution 0.8): at every
+ * step one call with k = 0 and the step's start state, then one per
+ * sub-step but the last (the contact report's substeps - 1), numbered 1,
+ * 2, ... at increasing times inside the step, each at the force
+ * recorder's sub-step start; the ball's trajectory bitwise that of a run
+ * without the observer.
+ */
+START_TEST(test_substep_observer)
+{
+  const double H = 1.7342;
+  recorder *rec = calloc(1, sizeof *rec), *rec2 = calloc(1, sizeof *rec2);
+  observer *o = calloc(1, sizeof *o);
+  ck_assert(rec && rec2 && o);
+  o->fail_at = -1;
+  cdyn_system *s = falling_ball(H, 0, rec);
+  cdyn_stepper *st = contact_stepper(s, "iterative", "0.5");
+  ck_assert_int_eq(cdyn_stepper_set_substep_observer(st, observe, o), CDYN_OK);
+  double x0[3];
+  memcpy(x0, cdyn_system_positions(s), sizeof x0);
+  ck_assert_int_eq(cdyn_stepper_step(st, 1.0), CDYN_OK);
+  ck_assert_uint_eq(rec->calls, 2);
+  ck_assert_uint_eq(o->calls, 2);
+  ck_assert(o->k[0] == 0 && o->t[0] == 0 && !memcmp(o->q[0], x0, sizeof x0));
+  ck_assert(o->k[1] == 1 && o->t[1] == rec->t[1] && !memcmp(o->q[1], rec->q[1], sizeof x0));
+  ck_assert(o->t[1] > 0 && o->t[1] < 1);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+
+  /* Bounces, with and without the observer. */
+  memset(rec, 0, sizeof *rec);
+  memset(o, 0, sizeof *o);
+  o->fail_at = -1;
+  s = falling_ball(0.6, 0, rec);
+  cdyn_system *s2 = falling_ball(0.6, 0, rec2);
+  st = contact_stepper(s, "iterative", "0.8");
+  cdyn_stepper *st2 = contact_stepper(s2, "iterative", "0.8");
+  ck_assert_int_eq(cdyn_stepper_set_substep_observer(st, observe, o), CDYN_OK);
+  const double h = 0.01;
+  unsigned long cuts = 0;
+  for (int step = 0; step < 200; step++) {
+    size_t c0 = o->calls, r0 = rec->calls;
+    double t0 = cdyn_system_time(s), q0[3];
+    memcpy(q0, cdyn_system_positions(s), sizeof q0);
+    ck_assert_int_eq(cdyn_stepper_step(st, h), CDYN_OK);
+    ck_assert_int_eq(cdyn_stepper_step(st2, h), CDYN_OK);
+    cdyn_contact_report rep;
+    ck_assert_int_eq(cdyn_stepper_contact_report(st, &rep), CDYN_OK);
+    ck_assert_uint_eq(o->calls - c0, rep.substeps);
+    ck_assert_uint_eq(rec->calls - r0, rep.substeps);
+    ck_assert(o->k[c0] == 0 && o->t[c0] == t0 && !memcmp(o->q[c0], q0, sizeof q0));
+    for (size_t c = c0 + 1; c < o->calls; c++) {
+      ck_assert_uint_eq(o->k[c], c - c0);
+      ck_assert(o->t[c] > o->t[c - 1] && o->t[c] < t0 + h);
+      /* The next sub-step starts where this one ended. */
+      ck_assert(o->t[c] == rec->t[r0 + (c - c0)] && !memcmp(o->q[c], rec->q[r0 + (c - c0)], sizeof q0));
+    }
+    cuts += rep.substeps - 1;
+  }
+  ck_assert_msg(cuts >= 3, "%lu cuts in 2 s of bounces", cuts);
+  ck_assert(o->calls < OBS_MAX);
+  ck_assert(!memcmp(cdyn_system_positions(s), cdyn_system_positions(s2), 3 * sizeof(double)));
+  ck_assert(!memcmp(cdyn_system_velocities(s), cdyn_system_velocities(s2), 3 * sizeof(double)));
+  /* Removed: no more calls. */
+  ck_assert_int_eq(cdyn_stepper_set_substep_observer(st, NULL, o), CDYN_OK);
+  size_t before = o->calls;
+  ck_assert_int_eq(cdyn_stepper_step(st, h), CDYN_OK);
+  ck_assert_uint_eq(o->calls, before);
+  cdyn_stepper_free(st);
+  cdyn_stepper_free(st2);
+  cdyn_system_free(s);
+  cdyn_system_free(s2);
+  free(rec);
+  free(rec2);
+  free(o);
+}
+END_TEST
+
+/*
+ * The observer's failure fails the step with the state, time and
+ * multipliers restored: a negative status at the cut (k = 1) or at the
+ * start (k = 0) is the step's; a positive value is refused as
+ * CDYN_EINVAL.  A scheme that takes its step whole (implicit on a
+ * pendulum, contact with events off) reports k = 0 only.  Bad arguments.
+ */
+START_TEST(test_substep_observer_failure)
+{
+  recorder *rec = calloc(1, sizeof *rec);
+  observer *o = calloc(1, sizeof *o);
+  ck_assert(rec && o);
+  cdyn_system *s = falling_ball(1.7342, 0, rec);
+  cdyn_stepper *st = contact_stepper(s, "iterative", "0.5");
+  ck_assert_int_eq(cdyn_stepper_set_substep_observer(st, observe, o), CDYN_OK);
+  const long at[3] = {1, 0, 1};
+  const int status[3] = {CDYN_EDIVERGED, CDYN_ENOMEM, 7}, want[3] = {CDYN_EDIVERGED, CDYN_ENOMEM, CDYN_EINVAL};
+  double q0[3], v0[3];
+  memcpy(q0, cdyn_system_positions(s), sizeof q0);
+  memcpy(v0, cdyn_system_velocities(s), sizeof v0);
+  for (int k = 0; k < 3; k++) {
+    o->calls = 0;
+    o->fail_at = at[k];
+    o->status = status[k];
+    ck_assert_int_eq(cdyn_stepper_step(st, 1.0), want[k]);
+    ck_assert_uint_eq(o->calls, (size_t)at[k] + 1);
+    ck_assert(!memcmp(cdyn_system_positions(s), q0, sizeof q0) && !memcmp(cdyn_system_velocities(s), v0, sizeof v0));
+    ck_assert(cdyn_system_time(s) == 0);
+  }
+  /* Events off: one sub-step, k = 0 only. */
+  o->calls = 0;
+  o->fail_at = -1;
+  ck_assert_int_eq(cdyn_stepper_set(st, "events", "off"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_step(st, 1.0), CDYN_OK);
+  ck_assert_uint_eq(o->calls, 1);
+  ck_assert_uint_eq(o->k[0], 0);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+  /* implicit on a pendulum: k = 0 at every step. */
+  cdyn_system *p;
+  const double joint[1] = {0.3};
+  ck_assert_int_eq(tu_chain(&p, 1, 1.0, 1.0, joint), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, p, "implicit"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set_substep_observer(st, observe, o), CDYN_OK);
+  o->calls = 0;
+  for (int k = 0; k < 10; k++)
+    ck_assert_int_eq(cdyn_stepper_step(st, 0.01), CDYN_OK);
+  ck_assert_uint_eq(o->calls, 10);
+  for (int k = 0; k < 10; k++)
+    ck_assert_uint_eq(o->k[k], 0);
+  TU_EXPECT_EINVAL(cdyn_stepper_set_substep_observer(NULL, observe, o));
+  TU_EXPECT_EINVAL(cdyn_substep_reached(NULL, 0, cdyn_system_positions(p)));
+  TU_EXPECT_EINVAL(cdyn_substep_reached(st, 0, NULL));
+  cdyn_stepper_free(st);
+  cdyn_system_free(p);
+  free(rec);
+  free(o);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("contact");
@@ -615,6 +788,8 @@ int main(void)
   tc = tcase_create("events");
   tcase_add_test(tc, test_event_one_step);
   tcase_add_test(tc, test_event_many_steps);
+  tcase_add_test(tc, test_substep_observer);
+  tcase_add_test(tc, test_substep_observer_failure);
   suite_add_tcase(s, tc);
   tc = tcase_create("resting");
   tcase_add_test(tc, test_resting_on_tilted_wall);

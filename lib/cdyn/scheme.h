@@ -262,6 +262,14 @@ int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x);
  * scheme (its file says what it chooses).  opts and rank_tol may be NULL.
  */
 int cdyn_stepper_solver(const cdyn_stepper *st, const cdyn_solver_type **type, const void **opts, double *rank_tol);
+/*
+ * For a scheme that cuts its step into sub-steps: report the end of one
+ * that is not the step's last, at time t with positions q (3n), to the
+ * stepper's sub-step observer (cdyn_stepper_set_substep_observer; nothing
+ * when none is set).  The stepper numbers them 1, 2, ... within the step.
+ * A negative status (the observer's failure) must fail the step.
+ */
+int cdyn_substep_reached(cdyn_stepper *st, double t, const double *q);
 /* Rows at (q, v, t), A = J W J^T and its factorisation.  Nothing when m = 0. */
 int cdyn_prepare(cdyn_stepper *st, const double *q, const double *v, double t);
 /* y = J x (x: 3n, y: m) and x = J^T y through the current rows. */

@@ -128,6 +128,29 @@ int cdyn_stepper_step(cdyn_stepper *st, double h);
 /* Forget multistep history (after the state was changed from outside). */
 int cdyn_stepper_reset(cdyn_stepper *st);
 
+/*
+ * The sub-step observer (optional): the positions a step passes through.
+ * A scheme that cuts its step into sub-steps (contact: at each located
+ * event) moves the system through intermediate states, and a check of the
+ * step's motion (an exact collision replay) should follow that path, not
+ * the straight line from the step's start to its end.  With an observer
+ * set, every cdyn_stepper_step calls
+ *   fn(ctx, 0, t0, q0)       at its start (the state it starts from), and
+ *   fn(ctx, k, t_k, q_k)     at the end of its k-th sub-step, k = 1, 2, ...,
+ *                            for every sub-step but the last,
+ * q: the 3n positions at that time (read only, valid during the call).
+ * The step's end is the state cdyn_stepper_step leaves, so the path of a
+ * step is q0, q_1, ..., q_K, then the state after the step; a scheme that
+ * takes its step whole reports only k = 0.  A step that is taken again
+ * (a caller repeating it from its start) starts again at k = 0.  The
+ * observer returns CDYN_OK to go on; anything else fails the step (a
+ * negative status is passed up as it is, any other as CDYN_EINVAL) with
+ * the state restored.  It must not change the system.  fn NULL removes
+ * the observer.  No allocation; CDYN_EINVAL for a NULL stepper.
+ */
+typedef int (*cdyn_substep_fn)(void *ctx, unsigned long k, double t, const double *q);
+int cdyn_stepper_set_substep_observer(cdyn_stepper *st, cdyn_substep_fn fn, void *ctx);
+
 const char *cdyn_stepper_scheme(const cdyn_stepper *st);
 int cdyn_stepper_stats(const cdyn_stepper *st, cdyn_stats *stats);
 int cdyn_stepper_reset_stats(cdyn_stepper *st);

@@ -220,6 +220,12 @@ struct cdyn_stepper {
   double *lambda0;          /* mcap: the multipliers at step start, restored with the state */
 
   cdyn_stats stats;
+
+  /* The sub-step observer (cdyn_stepper_set_substep_observer; NULL: none)
+     and the sub-steps reported in the current step. */
+  cdyn_substep_fn substep_fn;
+  void *substep_ctx;
+  unsigned long substep_k;
 };
 
 #endif

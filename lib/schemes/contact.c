@@ -46,6 +46,10 @@
  *    row joins once violated (g_k(q+) < 0).  At the first step, or after a
  *    reset, the set holds every active row.
  *
+ * Each sub-step's end that is not the step's end is reported to the
+ * stepper's sub-step observer (cdyn_substep_reached), so that a check of
+ * the motion can follow the step's path q(0), the cuts, q(h).
+ *
  * A step makes at most max_substeps sub-steps; past that the rest of the
  * step is taken without event location and the step returns CDYN_NOCONV
  * (a chattering contact: a ball bouncing to rest with e < 1 makes
@@ -497,6 +501,10 @@ static int step(cdyn_stepper *st, void *state_, double h)
     if (left <= 1e-14 * h)
       left = 0;
     s->report.substeps++;
+    /* A cut inside the step: a corner of the step's path (the observer's;
+       the step's end is the stepper's result). */
+    if (left > 0 && (rc = cdyn_substep_reached(st, t, q)) < 0)
+      return rc;
     if (type->carries_set && m) {
       for (size_t r = 0; r < m; r++) {
         if (!st->d.inequality[r])

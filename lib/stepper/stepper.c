@@ -497,6 +497,37 @@ int cdyn_stepper_matrix(const cdyn_stepper *st, cdyn_matrix *A)
   return CDYN_OK;
 }
 
+/* ---- the sub-step observer ---------------------------------------------------- */
+
+int cdyn_stepper_set_substep_observer(cdyn_stepper *st, cdyn_substep_fn fn, void *ctx)
+{
+  if (!st)
+    return cdyn_error(CDYN_EINVAL, "cdyn_stepper_set_substep_observer: stepper is NULL");
+  st->substep_fn = fn;
+  st->substep_ctx = fn ? ctx : NULL;
+  return CDYN_OK;
+}
+
+/* The observer's answer as a status: CDYN_OK goes on, a negative status
+   is the step's, anything else is refused. */
+static int observed(const cdyn_stepper *st, unsigned long k, double t, const double *q)
+{
+  int rc = st->substep_fn(st->substep_ctx, k, t, q);
+  if (rc == CDYN_OK || rc < 0)
+    return rc;
+  return cdyn_error(CDYN_EINVAL, "the sub-step observer returned %d at sub-step %lu of the step from t = %g (not a "
+                    "status: CDYN_OK or a negative one)", rc, k, st->d.t);
+}
+
+int cdyn_substep_reached(cdyn_stepper *st, double t, const double *q)
+{
+  if (!st || !q)
+    return cdyn_error(CDYN_EINVAL, "cdyn_substep_reached: NULL argument");
+  if (!st->substep_fn)
+    return CDYN_OK;
+  return observed(st, ++st->substep_k, t, q);
+}
+
 /* ---- the step ---------------------------------------------------------------- */
 
 /*
@@ -547,6 +578,11 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
   memcpy(st->lambda0, st->lambda, st->m * sizeof(double));
   double t0 = sys->t;
   st->d.t = t0;
+  st->substep_k = 0;
+  /* The path's first state; nothing has moved yet, so a failure here has
+     nothing to restore. */
+  if (st->substep_fn && (rc = observed(st, 0, t0, sys->q)) < 0)
+    return rc;
   rc = st->type->step(st, st->state, h);
   /* A success means a usable result: a finite state and finite
      multipliers, and, with the divergence guard on, a constraint error

@@ -229,16 +229,18 @@ END_TEST
 /* ---- cloth-contact, collision-cost ----------------------------------------------------------- */
 
 enum { CT_T = 1, CT_STEPS, CT_CROSS, CT_EXACT, CT_MIND, CT_GAP, CT_VIOL, CT_CONTACTS, CT_VF, CT_EE, CT_BALL, CT_CREATED,
-       CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS, CT_NN };
+       CT_RELEASED, CT_DELAY, CT_REDOS, CT_STATUS, CT_NN, CT_NEAR, CT_FILTERED };
 enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_VIOL, CCS_MIND, CCS_GAP, CCS_CMAX, CCS_BMAX,
        CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_PAR, CCS_END, CCS_RED, CCS_STATUS,
        CCS_FS_STEPS, CCS_FS_PASSES, CCS_FS_ZONES, CCS_FS_NODES, CCS_FS_FROZEN, CCS_FS_UNRES, CCS_FS_IMPULSE,
-       CCS_FS_MOMENTUM, CCS_FS_ENERGY, CCS_HELD };
+       CCS_FS_MOMENTUM, CCS_FS_ENERGY, CCS_HELD, CCS_NEAR, CCS_FILTERED, CCS_PIECES };
 
 /*
  * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
  * the summary is the series' extremes and sums (crossings, violation,
- * distances, contacts); the violation is the distances' own; the
+ * distances, contacts, the replay's pair counts, whose filtered and exact
+ * shares add up to near in every row; a replay piece per step, more only
+ * for the runs of the scheme contact, which cuts its steps); the violation is the distances' own; the
  * coarse run takes a quarter of the steps at 4 h; the snapshots hold
  * every triangle with a flag 0, 1 or 2 and both balls; the claim is
  * judged by its rule on the stacked run's summary; the runs with the
@@ -260,24 +262,27 @@ START_TEST(test_cloth_contact)
   pathf(path, "%s/cloth-contact.csv", dir);
   table t = read_table_nan(path,
                            "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,"
-                           "created,released,delay_max,redos,status,nn", 1);
+                           "created,released,delay_max,redos,status,nn,near,filtered", 1);
   pathf(path, "%s/cloth-contact-summary.csv", dir);
   table sum = read_table_nan(path,
                              "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held", 1);
+                             "held,near,filtered,pieces", 1);
   ck_assert_uint_eq(sum.nrows, 8);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
   for (size_t r = 0; r < sum.nrows; r++) {
     const char *name = sum.label[r];
-    double cross = 0, viol = 0, mind = INFINITY, gap = INFINITY, cmax = 0;
+    double cross = 0, viol = 0, mind = INFINITY, gap = INFINITY, cmax = 0, exact = 0, near = 0, filtered = 0;
     long last = -1;
     for (size_t k = 0; k < t.nrows; k++)
       if (!strcmp(t.label[k], name) && tv(&t, k, CT_STATUS) == 0) {
         cross += tv(&t, k, CT_CROSS);
+        exact += tv(&t, k, CT_EXACT), near += tv(&t, k, CT_NEAR), filtered += tv(&t, k, CT_FILTERED);
+        /* The replay's pairs past its distance bound: decided by its filter or by the exact test. */
+        ck_assert(tv(&t, k, CT_FILTERED) + tv(&t, k, CT_EXACT) == tv(&t, k, CT_NEAR));
         viol = fmax(viol, tv(&t, k, CT_VIOL));
         if (!isnan(tv(&t, k, CT_MIND)))
           mind = fmin(mind, tv(&t, k, CT_MIND));
@@ -293,10 +298,17 @@ START_TEST(test_cloth_contact)
       }
     ck_assert_msg(cross == tv(&sum, r, CCS_CROSS), "%s: %g crossings in the series, %g in the summary", name, cross,
                   tv(&sum, r, CCS_CROSS));
+    ck_assert(exact == tv(&sum, r, CCS_EXACT) && near == tv(&sum, r, CCS_NEAR) &&
+              filtered == tv(&sum, r, CCS_FILTERED));
     ck_assert(viol == tv(&sum, r, CCS_VIOL));
     ck_assert(mind == (isnan(tv(&sum, r, CCS_MIND)) ? INFINITY : tv(&sum, r, CCS_MIND)) && gap == tv(&sum, r, CCS_GAP));
     ck_assert(cmax == tv(&sum, r, CCS_CMAX));
     ck_assert_int_eq(last, (long)tv(&sum, r, CCS_STEPS));
+    /* The replay's pieces: one per step, and more where the scheme cut
+       its steps (contact, at the balls' events: the replay followed its
+       sub-steps); 001's scheme takes them whole. */
+    int cuts = !strcmp(name, "lcp") || !strcmp(name, "iterative");
+    ck_assert(cuts ? tv(&sum, r, CCS_PIECES) > last : tv(&sum, r, CCS_PIECES) == last);
     int coarse = !strcmp(name, "discrete-4h");
     ck_assert(tv(&sum, r, CCS_H) == (coarse ? 4e-3 : 1e-3));
     if (tv(&sum, r, CCS_COMPLETED) == 1)
@@ -370,7 +382,7 @@ START_TEST(test_cloth_self_contact)
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held", 1);
+                             "held,near,filtered,pieces", 1);
   static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "discrete-failsafe", "lcp"};
   ck_assert_uint_eq(sum.nrows, 6);
   for (size_t r = 0; r < sum.nrows; r++) {
@@ -398,12 +410,13 @@ START_TEST(test_collision_cost)
   wp(dir, "cc");
   check_no_temporaries(dir);
   pathf(path, "%s/collision-cost.csv", dir);
-  table t = read_table_nan(path, "grid,nodes,triangles,candidates,contacts,exact", 0);
+  table t = read_table_nan(path, "grid,nodes,triangles,candidates,contacts,exact,near,filtered", 0);
   ck_assert_uint_eq(t.nrows, 2);
   for (size_t k = 0; k < 2; k++) {
     double N = tv(&t, k, 0);
     ck_assert(tv(&t, k, 2) == 2 * (N - 1) * (N - 1));
     ck_assert(tv(&t, k, 3) > 0);
+    ck_assert(tv(&t, k, 7) + tv(&t, k, 5) == tv(&t, k, 6));
   }
   pathf(path, "%s/collision-cost-time.csv", dir);
   table tt = read_table_nan(path, "grid,triangles,before,after,replay", 0);
