@@ -315,7 +315,10 @@ static const column_def defs[] = {
    "its first 100 steps"},
   {"cloth-contact", NULL, "held", "1", "share of step ends at which every ball lies within delta + 1 um of the cloth"},
   {"cloth-contact", NULL, "failsafe_steps", "1", "steps whose motion the fail-safe changed"},
-  {"cloth-contact", NULL, "failsafe_passes", "1", "the fail-safe's detection passes over the run"},
+  {"cloth-contact", NULL, "failsafe_passes", "1", "the fail-safe's own detection passes over the run"},
+  {"cloth-contact", NULL, "failsafe_reused", "1",
+   "steps the fail-safe checked by the handler's continuous check of the motion taken (nothing touching: no pass of "
+   "its own)"},
   {"cloth-contact", NULL, "failsafe_zones", "1", "impact zones the fail-safe moved, summed over steps"},
   {"cloth-contact", NULL, "failsafe_nodes", "1", "nodes of those zones, summed over steps"},
   {"cloth-contact", NULL, "failsafe_frozen", "1", "zones held still (a pinned node, or still touching when translated)"},

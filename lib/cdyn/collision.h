@@ -134,7 +134,9 @@ typedef struct cdyn_contacts_counts {
   unsigned long delay_sum, delay_max; /* release delays in steps (lib/collision/contacts.c), cumulative */
   /* The fail-safe (lib/collision/failsafe.c), cumulative: */
   unsigned long fs_steps;       /* steps whose motion it changed */
-  unsigned long fs_passes;      /* its detection passes (one per step at least, when on) */
+  unsigned long fs_passes;      /* its own detection passes */
+  unsigned long fs_reused;      /* steps it checked by the handler's own continuous check of the motion taken
+                                   (no pair touching: no pass of its own); fs_passes + fs_reused >= steps */
   unsigned long fs_hits;        /* pairs found touching, over its passes */
   unsigned long fs_zones;       /* impact zones it moved, counted at each step's end */
   unsigned long fs_nodes;       /* nodes in those zones */

@@ -553,6 +553,8 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
         if (rc)
           return rc;
         make = hit;
+        if (hit && !before)
+          cc->touching++;
         if (hit && kind == EE) { /* the closest points when they meet: inside both edges? */
           double y[4][3];
           for (int j = 0; j < 4; j++)
@@ -729,6 +731,7 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
     if ((rc = cdyn_contacts_refit(cc, cc->q0, s->q)))
       return rc;
     size_t found;
+    cc->touching = 0;
     if ((rc = detect(cc, cc->q0, s->q, cc->v0, 0, &found)))
       return rc;
     cc->counts.found_after += found;
@@ -749,8 +752,15 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
   }
   /* The fail-safe, after the scheme's contact handling: the step's motion
      as the scheme left it, made free of crossings. */
-  if (cc->o.failsafe && (rc = cdyn_failsafe_run(cc, h)))
-    return rc;
+  if (cc->o.failsafe) {
+    /* The check just made of the motion taken is the fail-safe's first
+       pass over it (every pair, the same continuous test): when it found
+       no pair touching and asked for no repeat, there is nothing to do. */
+    if (cc->o.continuous && cc->touching == 0)
+      cc->counts.fs_reused++;
+    else if ((rc = cdyn_failsafe_run(cc, h)))
+      return rc;
+  }
   cc->saved = 0;
   cc->step++;
   cc->counts.released = 0;

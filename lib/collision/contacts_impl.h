@@ -60,6 +60,7 @@ struct cdyn_contacts {
   long step;           /* step ends seen */
   cdyn_contacts_counts counts;
   cdyn_failsafe_ws fs;
+  size_t touching; /* pairs the continuous test found touching in the last check of a taken motion */
 };
 
 /* Refit the three hierarchies to the motion x0 -> x1 (contacts.c). */

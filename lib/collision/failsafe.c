@@ -52,6 +52,12 @@
  * pair already touching at x0 (a frozen zone still touching): it is
  * counted (fs_unresolved) and left.
  *
+ * With continuous detection on, the handler has just tested every pair of
+ * the mesh over the same motion with the same test (its check of the
+ * motion taken); when that found no pair touching, it stands for the
+ * fail-safe's first pass, which then has nothing to do (counted as
+ * fs_reused), and the fail-safe costs nothing on a quiet step.
+ *
  * The fail-safe works on positions and velocities only.  Its changes are
  * counted: the steps it changed, its passes, the zones by the motion they
  * got, and the velocity it changed as sum m |dv| (impulse), as
