@@ -954,8 +954,8 @@ const cdyn_experiment cdyn_experiment_cloth_contact = {
  * The runs and measures are cloth-contact's (one scene code, above): the
  * papers' method in both readings of its rule (implicit: one contact per
  * node or edge; stacked: several solved together), the fail-safe after
- * it, the discrete baseline (proximity at the step's start only) with
- * and without the fail-safe, and the scheme contact with the active-set
+ * it, the discrete baseline (proximity at the step's start only), and
+ * the scheme contact with the active-set
  * algorithms of `algorithms`; crossings by the exact replay of every
  * step, distances, contacts, and the cost per step split into detection,
  * solve and fail-safe, against the unconstrained step.
@@ -981,7 +981,6 @@ static const exp_companion self_companions[] = {
    "as implicit, with 001's rule read as several contacts on one node or edge, solved together (reading b)"},
   {"failsafe", "implicit", NULL, "as implicit, with the fail-safe (rigid impact zones) after each step"},
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
-  {"discrete-failsafe", "implicit", NULL, "as discrete, with the fail-safe after each step"},
   {NULL, NULL, NULL, NULL}};
 
 static int self_check(exp_ctx *ctx)

@@ -384,8 +384,8 @@ START_TEST(test_cloth_self_contact)
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
                              "held,near,filtered,pieces,failsafe_reused", 1);
-  static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "discrete-failsafe", "lcp"};
-  ck_assert_uint_eq(sum.nrows, 6);
+  static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "lcp"};
+  ck_assert_uint_eq(sum.nrows, 5);
   for (size_t r = 0; r < sum.nrows; r++) {
     ck_assert_str_eq(sum.label[r], runs[r]);
     ck_assert(tv(&sum, r, CCS_BMAX) > 0); /* the cloth reached the ball */
@@ -396,7 +396,7 @@ START_TEST(test_cloth_self_contact)
   }
   pathf(path, "%s/cloth-self-contact-cost.csv", dir);
   table c = read_table_nan(path, "scheme,steps,detect,solve,replay,solves,failsafe,free", 1);
-  ck_assert_uint_eq(c.nrows, 6);
+  ck_assert_uint_eq(c.nrows, 5);
   for (size_t r = 0; r < c.nrows; r++)
     ck_assert(tv(&c, r, 7) > 0);
   table_free(&sum);
