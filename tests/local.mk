@@ -23,6 +23,7 @@ check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/
 	tests/test_nonlinear \
 	tests/test_arms \
 	tests/test_lcp \
+	tests/test_subsolve \
 	tests/test_census \
 	tests/test_ccd_census \
 	tests/test_contact \
