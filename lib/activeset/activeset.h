@@ -112,7 +112,7 @@ typedef struct cdyn_as_sparse_counts {
   unsigned long solves;         /* solves with a factor */
   unsigned long updates;        /* sub-solves answered by a factor of another set (rows added) */
   unsigned long dense;          /* sub-solves that fell back to the dense path (rank deficient) */
-  unsigned long lsq;            /* rank-deficient sub-solves beyond dcap: the solver's least squares */
+  unsigned long lsq;            /* rank-deficient sub-solves beyond the dense path's size: the solver's least squares */
   double time_factor, time_solve; /* seconds */
 } cdyn_as_sparse_counts;
 int cdyn_as_ws_sparse(cdyn_as_ws *ws, const cdyn_solver_type *type, const void *opts, size_t nnz_cap);

@@ -60,7 +60,8 @@
  * the sub-solve is the dense one (its Cholesky test, then the
  * minimum-norm least-squares solution by eigen-decomposition) on A_SS
  * gathered from the compressed rows, when |S| is within the workspace's
- * dense capacity dcap; beyond it, the solver's least-squares path on M_S
+ * dense capacity dcap and DENSE_MAX rows (the cost of an
+ * eigen-decomposition); beyond, the solver's least-squares path on M_S
  * (cholmod: the minimum-norm solution by the shifted iteration of
  * lib/solvers/lsq.c), which cuts near-null directions at about
  * sqrt(rank_tol) rather than rank_tol.  The dense fallback decides rank as
@@ -87,6 +88,10 @@
 
 /* The most rows added to a factored set before it is factored again. */
 #define KMAX 16
+/* The largest rank-deficient set given to the dense path: its
+   eigen-decomposition (about 9 s^3 flops) takes about a second at 1024
+   rows, and grows as the cube. */
+#define DENSE_MAX 1024
 
 struct cdyn_as_sfac {
   const cdyn_solver_type *type;
@@ -276,7 +281,7 @@ static int deficient(cdyn_as_ws *ws, const unsigned char *S, size_t s, const dou
   cdyn_as_sfac *f = ws->sf;
   const cdyn_as_sparse *sp = ws->sp;
   size_t n = sp->n;
-  if (s <= ws->dcap) {
+  if (s <= ws->dcap && s <= DENSE_MAX) {
     f->counts.dense++;
     return cdyn_as_dense_subsolve(ws, n, NULL, S, r, rank_tol, x, NULL);
   }
