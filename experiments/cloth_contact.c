@@ -38,6 +38,11 @@
  *   implicit      001's: switched equality constraints, continuous detection;
  *   lcp           scheme contact, exact LCP (activeset = lcp), continuous;
  *   iterative     scheme contact, 003's iterative algorithm, continuous;
+ *   lcp-sparse    as lcp, with the contact problems' sub-systems solved
+ *                 sparse (subsolve = sparse: A over the candidate rows in
+ *                 compressed rows, factored by CHOLMOD through the solver
+ *                 interface; lib/activeset/sparse.c): the same contacts to
+ *                 rounding, at a cost that follows the candidates' A;
  *   discrete      as implicit, but only proximity at the step's start (no
  *                 CCD): the judged method without continuous detection;
  *   discrete-4h   as discrete, with steps of 4 h (a quarter as many).
@@ -61,7 +66,15 @@
  * first at which a contact is seen separating and its release); the
  * time spent in detection (cdyn_contacts_before and _after) and in the
  * step (the solve), in cloth-contact-time.csv, the one file that changes
- * from run to run.
+ * from run to run.  And where the steps' linear algebra goes, from the
+ * stepper's statistics, in cloth-contact-solve.csv (also changing from
+ * run to run): the assembly of A (implicit: over its rows; the contact
+ * runs: over the contact problems' candidate rows, dense after the
+ * assembly of the whole A, or sparse), its factorisations and the solves
+ * (the active-set solves for the contact runs), per step, beside the
+ * mean number of rows in the solves (implicit: its rows; contact: the
+ * candidates of the acceleration problem) and of contacts (cloth-cloth
+ * contacts and ball-node pairs within the thickness, as counted above).
  *
  * The verdict (claim cloth.contact_no_penetration, rule in claimdefs.c,
  * fixed before the first run): on the run implicit, 001's method, no
@@ -224,9 +237,13 @@ static const exp_param contact_params[] = {
   {"snapshots", "0.1,0.3,0.6,1.0", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
 
+static const char *const lcp_sparse[] = {"activeset", "lcp", "subsolve", "sparse", NULL};
+
 static const exp_companion contact_companions[] = {
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
   {"discrete-4h", "implicit", NULL, "as discrete, at 4 h"},
+  {"lcp-sparse", "contact", lcp_sparse,
+   "as lcp, with the sub-systems of the contact problems solved sparse (CHOLMOD on A over the candidate rows)"},
   {NULL, NULL, NULL, NULL}};
 
 #define MAX_SNAPS 16
@@ -304,6 +321,9 @@ typedef struct {
   long contacts_max, ball_max;
   double t_detect, t_solve, t_replay; /* per step */
   unsigned long solves;               /* stepper steps (repeats included) */
+  double rows_sum, contacts_sum;      /* over the measured steps: rows in the solves, contacts */
+  long touch_max;                     /* the most contacts (cloth-cloth and ball-node) at a step's end */
+  cdyn_stats stats;                   /* the stepper's, at the run's end */
 } run_result;
 
 static const char *const contact_columns =
@@ -321,6 +341,7 @@ typedef struct {
   cc_scene *s;
   exp_csv *series, *tseries, *mesh, *balls;
   unsigned char *flag;
+  int ineq; /* the run's scheme enforces inequality rows (contact) */
   double radius, delta, h;
   long steps, ev;
   const double *snaps;
@@ -381,6 +402,16 @@ static int contact_observe(void *octx, const exp_state *st)
     R->contacts_max = (long)o->cn.active;
   if ((long)touching > R->ball_max)
     R->ball_max = (long)touching;
+  if (k > 0) {
+    /* The rows of the step's solves: the acceleration problem's candidates
+       for the scheme contact, the system's rows for the others. */
+    cdyn_contact_report cr;
+    R->rows_sum += o->ineq && cdyn_stepper_contact_report(st->st, &cr) == CDYN_OK ? (double)cr.accel.candidates
+                                                                                 : (double)cdyn_stepper_rows(st->st);
+    R->contacts_sum += (double)(o->cn.active + touching);
+    if ((long)(o->cn.active + touching) > R->touch_max)
+      R->touch_max = (long)(o->cn.active + touching);
+  }
   if (k % o->ev == 0 || k == o->steps) {
     double t = (double)k * o->h;
     double row[16] = {t,
@@ -505,7 +536,8 @@ static int contact_run(exp_ctx *ctx)
     }
     contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
                      .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
-                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY};
+                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
+                     .ineq = ineq};
     exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
     exp_outcome out;
     rc = exp_simulate_with(&sim, &out);
@@ -533,6 +565,7 @@ static int contact_run(exp_ctx *ctx)
     R->t_solve = cost.solve / (double)done;
     R->t_replay = replay_t / (double)done;
     R->solves = cost.steps;
+    cdyn_stepper_stats(st, &R->stats);
     printf("  %-12s steps %-5ld crossings %-4lu violation %-8.3g min dist %-9.3g ball gap %-9.3g contacts <= %-5ld "
            "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
            run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
@@ -577,6 +610,30 @@ static int contact_run(exp_ctx *ctx)
   c1 = exp_csv_close(&timing, rc == CDYN_OK);
   if (rc || (rc = c1))
     return rc;
+  if ((rc = exp_csv_open(ctx, &timing, "cloth-contact-solve",
+                         "scheme,steps,rows,contacts,contacts_max,assembly,factor,solve,linear,factorizations,analyses",
+                         NULL,
+                         "\"note\": \"the steps' linear algebra from the stepper's statistics (cdyn_stats), wall-clock "
+                         "seconds per step (CLOCK_MONOTONIC, one run): assembly of A (the contact runs: over the contact "
+                         "problems' candidates, dense after the whole A, or sparse), factorisations, solves (the contact "
+                         "runs: the active-set solves, without their sparse factorisations), and linear, their sum; "
+                         "factorisations per step and analyses in all; rows: mean rows in the solves (the acceleration "
+                         "problem's candidates for the contact runs), contacts: mean and most cloth-cloth contacts and "
+                         "ball-node pairs at a step's end; changes from run to run\"")))
+    return rc;
+  for (int r = 0; r < ctx->nruns && !rc; r++) {
+    const run_result *R = &res[r];
+    double done = R->steps_done > 0 ? (double)R->steps_done : 1.0;
+    const cdyn_stats *S = &R->stats;
+    double row[10] = {(double)R->steps_done, R->rows_sum / done, R->contacts_sum / done, (double)R->touch_max,
+                      S->time_assembly / done, S->time_factor / done, S->time_solve / done,
+                      (S->time_assembly + S->time_factor + S->time_solve) / done, (double)S->factorizations / done,
+                      (double)S->analyses};
+    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 10);
+  }
+  c1 = exp_csv_close(&timing, rc == CDYN_OK);
+  if (rc || (rc = c1))
+    return rc;
 
   exp_report(ctx,
              "Cloth %ldx%ld (%g m, %g kg) held by two posts; %ld balls (r = %g m, %g kg each) strike it at %g m/s; "
@@ -594,6 +651,17 @@ static int contact_run(exp_ctx *ctx)
                ctx->runs[r].name, R->h, R->steps_done, R->failed ? "no" : "yes", R->crossings, R->exact,
                R->violation, R->min_dist, R->ball_gap, R->contacts_max, R->releases, R->delay_max, R->delay_mean,
                R->redos);
+  }
+  exp_report(ctx,
+             "\nThe size of the steps' linear solves (their times per step, assembly, factorisations and solves, "
+             "are in cloth-contact-solve.csv):\n\n"
+             "| run | mean rows | mean contacts | most contacts | factorisations per step | analyses |\n"
+             "|---|---|---|---|---|---|\n");
+  for (int r = 0; r < ctx->nruns; r++) {
+    const run_result *R = &res[r];
+    double done = R->steps_done > 0 ? (double)R->steps_done : 1.0;
+    exp_report(ctx, "| %s | %.1f | %.2f | %ld | %.3f | %lu |\n", ctx->runs[r].name, R->rows_sum / done,
+               R->contacts_sum / done, R->touch_max, (double)R->stats.factorizations / done, R->stats.analyses);
   }
   exp_report(ctx, "\n");
   if (exp_claim_ready(ctx, "cloth.contact_no_penetration")) {

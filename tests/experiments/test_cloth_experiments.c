@@ -11,8 +11,9 @@
  *   stiffness, the steps and h by the experiment's rule, the claim by its
  *   rule;
  * - cloth-contact: the summary against the series, the coarse run, the
- *   snapshots' triangles and balls, the claim by its rule, the same bytes
- *   on rerun but for the timing files;
+ *   linear algebra per run (lcp-sparse factors, the dense contact runs do
+ *   not through the solver), the snapshots' triangles and balls, the
+ *   claim by its rule, the same bytes on rerun but for the timing files;
  * - collision-cost: one row per mesh with its triangle count, the times
  *   positive.
  */
@@ -259,7 +260,7 @@ START_TEST(test_cloth_contact)
                              "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
                              "endpoint,redundant,status", 1);
-  ck_assert_uint_eq(sum.nrows, 5);
+  ck_assert_uint_eq(sum.nrows, 6);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
   for (size_t r = 0; r < sum.nrows; r++) {
@@ -314,9 +315,24 @@ START_TEST(test_cloth_contact)
   table_free(&sum);
   table_free(&sn);
   table_free(&bl);
+  /* The linear algebra of the steps: every run solved rows, and only
+     lcp-sparse factored among the contact runs (the dense path's
+     Cholesky factorisations are inside its active-set solves). */
+  pathf(path, "%s/cloth-contact-solve.csv", dir);
+  table so = read_table_nan(path, "scheme,steps,rows,contacts,contacts_max,assembly,factor,solve,linear,factorizations,"
+                                  "analyses", 1);
+  ck_assert_uint_eq(so.nrows, 6);
+  for (size_t r = 0; r < so.nrows; r++) {
+    ck_assert(tv(&so, r, 2) > 0 && tv(&so, r, 8) > 0);
+    if (!strcmp(so.label[r], "lcp-sparse"))
+      ck_assert(tv(&so, r, 9) > 0 && tv(&so, r, 10) > 0);
+    if (!strcmp(so.label[r], "lcp") || !strcmp(so.label[r], "iterative"))
+      ck_assert(tv(&so, r, 9) == 0);
+  }
+  table_free(&so);
   char a2[PATH_MAX], b2[PATH_MAX];
-  static const char *const timing[] = {"cloth-contact-time.csv", "cloth-contact-cost.csv"};
-  for (int k = 0; k < 2; k++) {
+  static const char *const timing[] = {"cloth-contact-time.csv", "cloth-contact-cost.csv", "cloth-contact-solve.csv"};
+  for (int k = 0; k < 3; k++) {
     pathf(a2, "%s/%s", dir, timing[k]);
     char rel[64];
     snprintf(rel, sizeof rel, "b/%s", timing[k]);
