@@ -611,13 +611,15 @@ static int contact_run(exp_ctx *ctx)
   if (rc || (rc = c1))
     return rc;
   if ((rc = exp_csv_open(ctx, &timing, "cloth-contact-solve",
-                         "scheme,steps,rows,contacts,contacts_max,assembly,factor,solve,linear,factorizations,analyses",
+                         "scheme,steps,rows,contacts,contacts_max,assembly,factor,solve,linear,factorizations,analyses,"
+                         "solves",
                          NULL,
                          "\"note\": \"the steps' linear algebra from the stepper's statistics (cdyn_stats), wall-clock "
                          "seconds per step (CLOCK_MONOTONIC, one run): assembly of A (the contact runs: over the contact "
                          "problems' candidates, dense after the whole A, or sparse), factorisations, solves (the contact "
                          "runs: the active-set solves, without their sparse factorisations), and linear, their sum; "
-                         "factorisations per step and analyses in all; rows: mean rows in the solves (the acceleration "
+                         "factorisations per step and analyses in all, linear solves per step (the contact runs: the active-set "
+                         "sub-solves of subsolve=sparse; the dense path's are not counted); rows: mean rows in the solves (the acceleration "
                          "problem's candidates for the contact runs), contacts: mean and most cloth-cloth contacts and "
                          "ball-node pairs at a step's end; changes from run to run\"")))
     return rc;
@@ -625,11 +627,11 @@ static int contact_run(exp_ctx *ctx)
     const run_result *R = &res[r];
     double done = R->steps_done > 0 ? (double)R->steps_done : 1.0;
     const cdyn_stats *S = &R->stats;
-    double row[10] = {(double)R->steps_done, R->rows_sum / done, R->contacts_sum / done, (double)R->touch_max,
+    double row[11] = {(double)R->steps_done, R->rows_sum / done, R->contacts_sum / done, (double)R->touch_max,
                       S->time_assembly / done, S->time_factor / done, S->time_solve / done,
                       (S->time_assembly + S->time_factor + S->time_solve) / done, (double)S->factorizations / done,
-                      (double)S->analyses};
-    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 10);
+                      (double)S->analyses, (double)S->solves / done};
+    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 11);
   }
   c1 = exp_csv_close(&timing, rc == CDYN_OK);
   if (rc || (rc = c1))

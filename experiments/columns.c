@@ -308,6 +308,9 @@ static const column_def defs[] = {
   {"cloth-contact", "cloth-contact-solve", "factorizations", "1", "numeric factorisations per step"},
   {"cloth-contact", "cloth-contact-solve", "analyses", "1",
    "symbolic analyses of a sparse solver over the run (a pattern it had not seen)"},
+  {"cloth-contact", "cloth-contact-solve", "solves", "1",
+   "linear solves per step (scheme contact with subsolve=sparse: the active-set sub-solves; the dense path's are "
+   "not counted)"},
   {"cloth-contact", NULL, "snap", "1", "snapshot number"},
   {"cloth-contact", NULL, "tri", "1", "triangle index (the cloth generator's triangles, cdyn_scene_get_patch)"},
   {"cloth-contact", NULL, "x#", "m", "x of the triangle's corner #"},

@@ -79,10 +79,10 @@
  * complements for the rows the algorithm adds to it, rank-deficient sets
  * to the dense path.  The results agree with the dense ones to rounding;
  * a run with subsolve=sparse is deterministic but not bitwise a dense
- * run.  The stepper's statistics count the sparse path's factorisations
- * and analyses, and both paths' time (assembly: A for the contact
- * problems; solve: the active-set solves, factor: the sparse setups among
- * them).
+ * run.  The stepper's statistics count the sparse path's sub-solves
+ * (solves), factorisations and analyses, and both paths' time (assembly:
+ * A for the contact problems; solve: the active-set solves, factor: the
+ * sparse setups among them).
  *
  * Inconsistent constraints are detected only at the acceleration level:
  * equality rows whose accelerations cannot all hold with the rows handled
@@ -504,9 +504,10 @@ static int attach_sparse(cdyn_stepper *st, state *s)
   return CDYN_OK;
 }
 
-/* The contact problem's time and the sparse solver's counts into the
-   stepper's statistics. */
-static void account(cdyn_stepper *st, state *s, const opts *o, double seconds)
+/* The contact problem's time and, for the sparse path, its sub-solves
+   and the sparse solver's counts into the stepper's statistics (the
+   dense path's solves are not counted there, as they were not before). */
+static void account(cdyn_stepper *st, state *s, const opts *o, const cdyn_activeset_report *r, double seconds)
 {
   if (o->subsolve != SUB_SPARSE) {
     st->stats.time_solve += seconds;
@@ -519,6 +520,7 @@ static void account(cdyn_stepper *st, state *s, const opts *o, double seconds)
   st->stats.analyses += c.analyses - s->sp.seen.analyses;
   st->stats.time_factor += tf;
   st->stats.time_solve += seconds - tf;
+  st->stats.solves += r->solves;
   s->sp.seen = c;
 }
 
@@ -560,7 +562,7 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
     return rc;
   double t0 = cdyn_clock();
   rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
-  account(st, s, o, cdyn_clock() - t0);
+  account(st, s, o, r, cdyn_clock() - t0);
   if (rc < 0)
     return rc;
   /* An inconsistent set of equality rows (one that cannot hold with the
