@@ -274,8 +274,8 @@ static int base_solve(cdyn_as_sfac *f, const double *b, double *x)
   return rc < 0 ? rc : CDYN_OK;
 }
 
-/* A rank-deficient A_SS: the dense sub-solve within dcap, else the
-   solver's least squares on M_S. */
+/* A rank-deficient A_SS: the dense sub-solve within dcap and DENSE_MAX
+   rows, else the solver's least squares on M_S. */
 static int deficient(cdyn_as_ws *ws, const unsigned char *S, size_t s, const double *r, double rank_tol, double *x)
 {
   cdyn_as_sfac *f = ws->sf;
@@ -285,8 +285,9 @@ static int deficient(cdyn_as_ws *ws, const unsigned char *S, size_t s, const dou
     f->counts.dense++;
     return cdyn_as_dense_subsolve(ws, n, NULL, S, r, rank_tol, x, NULL);
   }
-  int rc;
-  if (memcmp(f->base, S, n) && (rc = factor_base(f, sp, S, rank_tol)))
+  int rc, current = f->valid && f->pattern == sp->pattern && f->values == sp->values && f->rank_tol == rank_tol &&
+                    !memcmp(f->base, S, n);
+  if (!current && (rc = factor_base(f, sp, S, rank_tol)))
     return rc;
   f->counts.lsq++;
   for (size_t i = 0; i < n; i++)
