@@ -38,3 +38,27 @@ bench-cloth: cdyn$(EXEEXT)
 	@rm -rf bench/cloth-cost
 	./cdyn$(EXEEXT) run cloth-vs-implicit-ode --set grids=16,32,64,128 --out bench/cloth-cost
 .PHONY: bench-cloth
+
+# `make bench-contact`: where cloth-contact's steps spend their linear
+# algebra as the cloth grows: the default 16 x 16 run (every run, the
+# dense contact runs lcp and iterative among them), then 32 x 32 (300
+# steps) and 64 x 64 (150 steps) with the contact runs on the sparse path
+# only (lcp-sparse, and iterative with subsolve=sparse: the dense path
+# takes seconds a step there), each into bench/contact-cost/gridN/;
+# bench/contact-cost/scaling.csv is their cloth-contact-solve.csv with the
+# grid in front.  The balls reach the cloth after about 70 steps.
+bench-contact: cdyn$(EXEEXT)
+	@$(MKDIR_P) bench
+	@rm -rf bench/contact-cost
+	@$(MKDIR_P) bench/contact-cost
+	./cdyn$(EXEEXT) run cloth-contact --out bench/contact-cost/grid16
+	./cdyn$(EXEEXT) run cloth-contact --set grid=32 --steps 300 --set algorithms=iterative \
+	  --set iterative.subsolve=sparse --out bench/contact-cost/grid32
+	./cdyn$(EXEEXT) run cloth-contact --set grid=64 --steps 150 --set algorithms=iterative \
+	  --set iterative.subsolve=sparse --out bench/contact-cost/grid64
+	$(AM_V_GEN)for g in 16 32 64; do \
+	  awk -v g=$$g -F, 'NR == 1 { if (g == 16) print "grid," $$0; next } { print g "," $$0 }' \
+	    bench/contact-cost/grid$$g/cloth-contact-solve.csv; \
+	done > bench/contact-cost/scaling.csv
+	@echo "cdyn bench-contact: bench/contact-cost/scaling.csv (+ each grid's run in bench/contact-cost/gridN/)"
+.PHONY: bench-contact

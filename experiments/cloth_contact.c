@@ -51,6 +51,11 @@
  *                 lib/collision/failsafe.c) after each step;
  *   lcp           scheme contact, exact LCP (activeset = lcp), continuous;
  *   iterative     scheme contact, 003's iterative algorithm, continuous;
+ *   lcp-sparse    as lcp, with the contact problems' sub-systems solved
+ *                 sparse (subsolve = sparse: A over the candidate rows in
+ *                 compressed rows, factored by CHOLMOD through the solver
+ *                 interface; lib/activeset/sparse.c): the same contacts to
+ *                 rounding, at a cost that follows the candidates' A;
  *   discrete      as implicit, but only proximity at the step's start (no
  *                 CCD): the judged method without continuous detection;
  *   discrete-failsafe  as discrete, with the fail-safe;
@@ -85,7 +90,15 @@
  * first at which a contact is seen separating and its release); the
  * time spent in detection (cdyn_contacts_before and _after) and in the
  * step (the solve), in cloth-contact-time.csv, the one file that changes
- * from run to run.
+ * from run to run.  And where the steps' linear algebra goes, from the
+ * stepper's statistics, in cloth-contact-solve.csv (also changing from
+ * run to run): the assembly of A (implicit: over its rows; the contact
+ * runs: over the contact problems' candidate rows, dense after the
+ * assembly of the whole A, or sparse), its factorisations and the solves
+ * (the active-set solves for the contact runs), per step, beside the
+ * mean number of rows in the solves (implicit: its rows; contact: the
+ * candidates of the acceleration problem) and of contacts (cloth-cloth
+ * contacts and ball-node pairs within the thickness, as counted above).
  *
  * The verdict (claim cloth.contact_no_penetration, rule in claimdefs.c,
  * fixed before the first run): on the run stacked, 001's method in the
@@ -321,6 +334,8 @@ static const exp_param contact_params[] = {
   {"snapshots", "0.1,0.3,0.6,1.0", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
 
+static const char *const lcp_sparse[] = {"activeset", "lcp", "subsolve", "sparse", NULL};
+
 static const exp_companion contact_companions[] = {
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
   {"discrete-4h", "implicit", NULL, "as discrete, at 4 h"},
@@ -328,6 +343,8 @@ static const exp_companion contact_companions[] = {
    "as implicit, with 001's rule read as several contacts on one node or edge, solved together (reading b)"},
   {"failsafe", "implicit", NULL, "as implicit, with the fail-safe (rigid impact zones) after each step"},
   {"discrete-failsafe", "implicit", NULL, "as discrete, with the fail-safe after each step"},
+  {"lcp-sparse", "contact", lcp_sparse,
+   "as lcp, with the sub-systems of the contact problems solved sparse (CHOLMOD on A over the candidate rows)"},
   {NULL, NULL, NULL, NULL}};
 
 #define MAX_SNAPS 16
@@ -421,6 +438,9 @@ typedef struct {
   unsigned long held_steps; /* step ends with every ball on the cloth (within delta + 1 um) */
   unsigned long fs_steps, fs_zones, fs_nodes, fs_frozen, fs_unresolved, fs_passes, fs_reused;
   double fs_impulse, fs_momentum, fs_energy;
+  double rows_sum, contacts_sum; /* over the measured steps: rows in the solves, contacts */
+  long touch_max;                /* the most contacts (cloth-cloth and ball-node) at a step's end */
+  cdyn_stats stats;              /* the stepper's, at the run's end */
 } run_result;
 
 static const char *const contact_columns =
@@ -468,6 +488,7 @@ typedef struct {
   cc_scene *s;
   exp_csv *series, *tseries, *mesh, *balls;
   unsigned char *flag;
+  int ineq; /* the run's scheme enforces inequality rows (contact) */
   double radius, delta, h;
   long steps, ev;
   const double *snaps;
@@ -551,6 +572,16 @@ static int contact_observe(void *octx, const exp_state *st)
     R->contacts_max = (long)o->cn.active;
   if ((long)touching > R->ball_max)
     R->ball_max = (long)touching;
+  if (k > 0) {
+    /* The rows of the step's solves: the acceleration problem's candidates
+       for the scheme contact, the system's rows for the others. */
+    cdyn_contact_report cr;
+    R->rows_sum += o->ineq && cdyn_stepper_contact_report(st->st, &cr) == CDYN_OK ? (double)cr.accel.candidates
+                                                                                 : (double)cdyn_stepper_rows(st->st);
+    R->contacts_sum += (double)(o->cn.active + touching);
+    if ((long)(o->cn.active + touching) > R->touch_max)
+      R->touch_max = (long)(o->cn.active + touching);
+  }
   if (k % o->ev == 0 || k == o->steps) {
     double t = (double)k * o->h;
     double row[19] = {t,
@@ -623,9 +654,9 @@ static int free_step_cost(exp_ctx *ctx, const cc_spec *sp, const exp_runspec *ru
 static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
 {
   cc_spec sp = *sp0;
-  char fname[6][96];
-  static const char *const suffix[6] = {"", "-snapshots", "-balls", "-time", "-summary", "-cost"};
-  for (int k = 0; k < 6; k++)
+  char fname[7][96];
+  static const char *const suffix[7] = {"", "-snapshots", "-balls", "-time", "-summary", "-cost", "-solve"};
+  for (int k = 0; k < 7; k++)
     snprintf(fname[k], sizeof fname[k], "%s%s", sp.name, suffix[k]);
   long every = exp_param_long(ctx, "out_every");
   double snaps[MAX_SNAPS];
@@ -716,7 +747,7 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
     contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
                      .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
                      .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
-                     .cuts = &cuts};
+                     .cuts = &cuts, .ineq = hd.inequality};
     exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
     exp_outcome out;
     rc = exp_simulate_with(&sim, &out);
@@ -750,6 +781,7 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
     R->t_solve = cost.solve / (double)done;
     R->t_replay = replay_t / (double)done;
     R->solves = cost.steps;
+    cdyn_stepper_stats(st, &R->stats);
     printf("  %-12s steps %-5ld crossings %-4lu violation %-8.3g min dist %-9.3g ball gap %-9.3g contacts <= %-5ld "
            "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
            run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
@@ -813,6 +845,32 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
   c1 = exp_csv_close(&timing, rc == CDYN_OK);
   if (rc || (rc = c1))
     return rc;
+  if ((rc = exp_csv_open(ctx, &timing, fname[6],
+                         "scheme,steps,rows,contacts,contacts_max,assembly,factor,solve,linear,factorizations,analyses,"
+                         "solves",
+                         NULL,
+                         "\"note\": \"the steps' linear algebra from the stepper's statistics (cdyn_stats), wall-clock "
+                         "seconds per step (CLOCK_MONOTONIC, one run): assembly of A (the contact runs: over the contact "
+                         "problems' candidates, dense after the whole A, or sparse), factorisations, solves (the contact "
+                         "runs: the active-set solves, without their sparse factorisations), and linear, their sum; "
+                         "factorisations per step and analyses in all, linear solves per step (the contact runs: the active-set "
+                         "sub-solves of subsolve=sparse; the dense path's are not counted); rows: mean rows in the solves (the acceleration "
+                         "problem's candidates for the contact runs), contacts: mean and most cloth-cloth contacts and "
+                         "ball-node pairs at a step's end; changes from run to run\"")))
+    return rc;
+  for (int r = 0; r < ctx->nruns && !rc; r++) {
+    const run_result *R = &res[r];
+    double done = R->steps_done > 0 ? (double)R->steps_done : 1.0;
+    const cdyn_stats *S = &R->stats;
+    double row[11] = {(double)R->steps_done, R->rows_sum / done, R->contacts_sum / done, (double)R->touch_max,
+                      S->time_assembly / done, S->time_factor / done, S->time_solve / done,
+                      (S->time_assembly + S->time_factor + S->time_solve) / done, (double)S->factorizations / done,
+                      (double)S->analyses, (double)S->solves / done};
+    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 11);
+  }
+  c1 = exp_csv_close(&timing, rc == CDYN_OK);
+  if (rc || (rc = c1))
+    return rc;
 
   if (sp.self)
     exp_report(ctx,
@@ -866,6 +924,18 @@ static int scene_experiment(exp_ctx *ctx, const cc_spec *sp0)
              "the step's solves, the fail-safe and the unconstrained step (the cloth alone with the run's scheme) "
              "in %s-cost.csv, drawn with their ratios in the figure %s-cost.\n",
              sp.name, sp.name);
+  exp_report(ctx,
+             "\nThe size of the steps' linear solves (their times per step, assembly, factorisations and solves, "
+             "are in %s-solve.csv):\n\n"
+             "| run | mean rows | mean contacts | most contacts | factorisations per step | analyses |\n"
+             "|---|---|---|---|---|---|\n",
+             sp.name);
+  for (int r = 0; r < ctx->nruns; r++) {
+    const run_result *R = &res[r];
+    double done = R->steps_done > 0 ? (double)R->steps_done : 1.0;
+    exp_report(ctx, "| %s | %.1f | %.2f | %ld | %.3f | %lu |\n", ctx->runs[r].name, R->rows_sum / done,
+               R->contacts_sum / done, R->touch_max, (double)R->stats.factorizations / done, R->stats.analyses);
+  }
   exp_report(ctx, "\n");
   if (!sp.self && exp_claim_ready(ctx, "cloth.contact_no_penetration")) {
     /* Judged on reading (b) of 001's rule (the run stacked, doc/cloth.md);
@@ -955,8 +1025,9 @@ const cdyn_experiment cdyn_experiment_cloth_contact = {
  * papers' method in both readings of its rule (implicit: one contact per
  * node or edge; stacked: several solved together), the fail-safe after
  * it, the discrete baseline (proximity at the step's start only), and
- * the scheme contact with the active-set
- * algorithms of `algorithms`; crossings by the exact replay of every
+ * the scheme contact with the exact LCP, its sub-solves sparse (lcp-sparse:
+ * the dense path's solves grow with the cube of the rows, a ball's rows
+ * against every node); crossings by the exact replay of every
  * step, distances, contacts, and the cost per step split into detection,
  * solve and fail-safe, against the unconstrained step.
  */
@@ -971,7 +1042,6 @@ static const exp_param self_params[] = {
   {"thickness", "0.005", EXP_REAL, 0, 1, EXP_OPEN_MIN, "cloth thickness delta (m)"},
   {"capacity", "65536", EXP_INT, 1, 1 << 22, 0, "cloth-cloth contacts reserved"},
   {"tau", "0.02", EXP_REAL, 0, 1e300, 0, "Baumgarte time constant of the scheme contact (s)"},
-  {"algorithms", "lcp", EXP_TEXT, 0, 0, 0, "active-set algorithms run with the scheme contact"},
   {"out_every", "10", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
   {"snapshots", "0.25,0.5,1,2", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
@@ -981,6 +1051,9 @@ static const exp_companion self_companions[] = {
    "as implicit, with 001's rule read as several contacts on one node or edge, solved together (reading b)"},
   {"failsafe", "implicit", NULL, "as implicit, with the fail-safe (rigid impact zones) after each step"},
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
+  {"lcp-sparse", "contact", lcp_sparse,
+   "the scheme contact, exact LCP, with the sub-systems of the contact problems solved sparse (CHOLMOD on A over the "
+   "candidate rows)"},
   {NULL, NULL, NULL, NULL}};
 
 static int self_check(exp_ctx *ctx)
@@ -1019,7 +1092,7 @@ const cdyn_experiment cdyn_experiment_cloth_self_contact = {
   .check = self_check,
   .schemes = "implicit",
   .companions = self_companions,
-  .algorithm_param = "algorithms",
+  .algorithm_param = NULL,
   .h = 1e-3,
   .steps = 2000,
   .run = self_run,

@@ -24,6 +24,7 @@ check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/
 	tests/test_arms \
 	tests/test_lcp \
 	tests/test_lcp_corpus \
+	tests/test_subsolve \
 	tests/test_census \
 	tests/test_ccd_census \
 	tests/test_ccd_filter \

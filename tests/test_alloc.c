@@ -14,7 +14,13 @@
  * The scheme "contact" also runs, with each active-set algorithm, on
  * balls bouncing in a corner (walls and pairwise separations, flagged as
  * inequalities), so that its impulse step, event location and active-set
- * solves are all exercised with the counter armed.
+ * solves are all exercised with the counter armed.  With subsolve=sparse
+ * the algorithms' sub-solves factor A over the candidate rows with
+ * CHOLMOD, whose symbolic analysis of a candidate pattern it has not seen
+ * allocates, as cdyn/solver.h allows: there a step may allocate only when
+ * the stepper's statistics count an analysis (or a growth of storage),
+ * and the active-set algorithms, on a workspace with CHOLMOD attached,
+ * not at all once their pattern has been analysed.
  *
  * The counting is tests/alloc_count.h's: the program's own allocator in
  * plain builds, the sanitizer's allocation hook under AddressSanitizer,
@@ -190,6 +196,54 @@ START_TEST(test_no_allocation_in_activeset)
     ck_assert_uint_ge(rep.iterations, 1);
   }
   cdyn_as_ws_free(&ws);
+  /* The same problems sparse (every entry stored, the diagonal first),
+     through CHOLMOD: a first solve analyses the pattern; the armed one,
+     with the values marked as new, factors again without allocating. */
+  const cdyn_solver_type *chol;
+  ck_assert_int_eq(cdyn_solver_type_find("cholmod", &chol), CDYN_OK);
+  ck_assert_int_eq(cdyn_as_ws_alloc(&ws, N), CDYN_OK);
+  ck_assert_int_eq(cdyn_as_ws_sparse(&ws, chol, NULL, N * N), CDYN_OK);
+  for (int k = 0; k < 2; k++) {
+    size_t n = probs[k].n;
+    int rowptr[N + 1], col[N * N];
+    double val[N * N];
+    int nnz = 0;
+    for (size_t a = 0; a < n; a++) {
+      rowptr[a] = nnz;
+      col[nnz] = (int)a;
+      val[nnz++] = probs[k].A[a * n + a];
+      for (size_t c = 0; c < n; c++)
+        if (c != a) {
+          col[nnz] = (int)c;
+          val[nnz++] = probs[k].A[a * n + c];
+        }
+    }
+    rowptr[n] = nnz;
+    cdyn_as_sparse sp = {.n = n, .nnz = (size_t)nnz, .rowptr = rowptr, .col = col, .val = val,
+                         .pattern = 10 + (unsigned long)k, .values = 1};
+    cdyn_as_problem p = {.n = n, .sp = &sp, .b = probs[k].b, .equality = probs[k].eq, .prev = prev,
+                         .rank_tol = 1e-12};
+    cdyn_as_tolerances(&p, 1e-9);
+    ck_assert_int_eq(cdyn_as_ws_bind(&ws, &p), CDYN_OK);
+    cdyn_activeset_report rep;
+    memset(&rep, 0, sizeof rep);
+    int rc = type->solve(&ws, &p, mu, w, h, &rep);
+    sp.values++;
+    memset(&rep, 0, sizeof rep);
+    cdyn_as_sparse_counts c0, c1;
+    cdyn_as_ws_sparse_counts(&ws, &c0);
+    ta_arm(0);
+    rc = type->solve(&ws, &p, mu, w, h, &rep);
+    if (rc >= 0)
+      rc = cdyn_as_finish(&p, mu, w, h, &rep);
+    long count = ta_disarm();
+    cdyn_as_ws_sparse_counts(&ws, &c1);
+    ck_assert_msg(rc >= 0, "%s on sparse problem %d: %s", type->name, k, cdyn_errmsg());
+    ck_assert_msg(count == 0, "%s allocated %ld times in a sparse solve of %zu rows", type->name, count, n);
+    ck_assert_uint_eq(c1.analyses, c0.analyses);
+    ck_assert_uint_gt(c1.factorizations + c1.dense, c0.factorizations + c0.dense);
+  }
+  cdyn_as_ws_free(&ws);
 }
 END_TEST
 
@@ -246,6 +300,58 @@ START_TEST(test_contact_no_allocation)
 }
 END_TEST
 
+/*
+ * The same balls with subsolve=sparse, a step at a time: a step that
+ * allocates must have analysed a candidate pattern new to CHOLMOD (or
+ * grown the storage of A over the candidates), and most steps do neither.
+ */
+START_TEST(test_contact_sparse_no_allocation)
+{
+  const char *alg = cdyn_activeset_name((size_t)_i);
+  const size_t n = 5;
+  cdyn_system *s;
+  cdyn_stepper *st;
+  const double g[3] = {-2.3, -9.81, 0}, px[3] = {0.1, 0, 0}, nx[3] = {1, 0, 0}, py[3] = {0, 0.1, 0},
+               ny[3] = {0, 1, 0};
+  ck_assert_int_eq(cdyn_system_new(&s, n), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+  for (size_t i = 0; i < n; i++) {
+    double x[3] = {0.35 + 0.23 * (double)i, 0.4 + 0.31 * (double)(i % 3), 0};
+    double v[3] = {0.7 - 0.4 * (double)i, 0.3 * (double)(i % 2), 0};
+    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_velocity(s, i, v), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_wall(s, i, px, nx, NULL), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_wall(s, i, py, ny, NULL), CDYN_OK);
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      ck_assert_int_eq(cdyn_system_add_separation(s, i, j, 0.2, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "activeset", alg), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "subsolve", "sparse"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "restitution", "0.8"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tau", "0.02"), CDYN_OK);
+  ck_assert_int_ge(cdyn_stepper_step(st, 2e-3), 0);
+  int rc = 0, quiet = 0;
+  for (int k = 0; k < 500 && rc >= 0; k++) {
+    cdyn_stats s0, s1;
+    cdyn_stepper_stats(st, &s0);
+    ta_arm(0);
+    rc = cdyn_stepper_step(st, 2e-3);
+    long count = ta_disarm();
+    cdyn_stepper_stats(st, &s1);
+    int grew = s1.analyses > s0.analyses || s1.reallocations > s0.reallocations;
+    ck_assert_msg(count == 0 || grew, "contact/%s, subsolve=sparse, step %d allocated %ld times without an analysis",
+                  alg, k, count);
+    quiet += !grew;
+  }
+  ck_assert_msg(rc >= 0, "contact/%s: %s", alg, cdyn_errmsg());
+  ck_assert_msg(quiet >= 400, "contact/%s, subsolve=sparse: only %d of 500 steps without an analysis", alg, quiet);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+}
+END_TEST
+
 int main(void)
 {
   ta_init();
@@ -268,6 +374,7 @@ int main(void)
   tc = tcase_create("contact");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_contact_no_allocation, 0, (int)cdyn_activeset_count());
+  tcase_add_loop_test(tc, test_contact_sparse_no_allocation, 0, (int)cdyn_activeset_count());
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

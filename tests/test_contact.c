@@ -32,6 +32,9 @@
  *   which the scheme starts its next sub-step, the trajectory unchanged;
  *   its failure fails the step with the state restored; a scheme that
  *   takes its step whole reports only the start.
+ * Each runs with both forms of the contact problems' linear algebra
+ * (option subsolve: dense, and sparse through CHOLMOD), which must meet
+ * the same facts to the same tolerances.
  * - Bad input: restitution outside [0, 1], a non-finite state or force,
  *   event_tol >= active_tol, an equality-only scheme on a system with a
  *   wall, cdyn_system_set_inequality on a constraint that does not exist,
@@ -113,10 +116,17 @@ static cdyn_system *two_balls(const double u[3], double gap, double a, double b,
   return s;
 }
 
+/* The scheme's subsolve in the test running (each test sets it from its
+   loop index). */
+static const char *subsolve = "dense";
+
+static void set_subsolve(int sparse) { subsolve = sparse ? "sparse" : "dense"; }
+
 static cdyn_stepper *contact_stepper(cdyn_system *s, const char *algorithm, const char *e)
 {
   cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "subsolve", subsolve), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "activeset", algorithm), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "restitution", e), CDYN_OK);
   return st;
@@ -169,7 +179,8 @@ static void axis(double u[3])
  */
 START_TEST(test_elastic_head_on)
 {
-  const char *alg = cdyn_activeset_name((size_t)_i);
+  const char *alg = cdyn_activeset_name((size_t)_i % cdyn_activeset_count());
+  set_subsolve(_i >= (int)cdyn_activeset_count());
   double u[3];
   axis(u);
   const double a = 1.83, b = -0.47;
@@ -203,7 +214,8 @@ END_TEST
    and they stay in contact (0 <= g <= active_tol) afterwards. */
 START_TEST(test_inelastic_head_on)
 {
-  const char *alg = cdyn_activeset_name((size_t)_i);
+  const char *alg = cdyn_activeset_name((size_t)_i % cdyn_activeset_count());
+  set_subsolve(_i >= (int)cdyn_activeset_count());
   double u[3];
   axis(u);
   const double a = 1.83, b = -0.47, c = 0.5 * (a + b);
@@ -249,6 +261,7 @@ END_TEST
  */
 START_TEST(test_glancing_elastic)
 {
+  set_subsolve(_i);
   double u[3];
   axis(u);
   /* Across the line of centres: w = w' - (u . w') u. */
@@ -328,6 +341,7 @@ static cdyn_system *falling_ball(double H, double vy, recorder *rec)
  */
 START_TEST(test_event_one_step)
 {
+  set_subsolve(_i);
   const double H = 1.7342, e = 0.5;
   recorder *rec = calloc(1, sizeof *rec);
   ck_assert_ptr_nonnull(rec);
@@ -373,6 +387,7 @@ END_TEST
  */
 START_TEST(test_event_many_steps)
 {
+  set_subsolve(_i);
   const double H = 1.7342, vy0 = 0.53, h = 0.01;
   recorder *rec = calloc(1, sizeof *rec);
   ck_assert_ptr_nonnull(rec);
@@ -434,6 +449,7 @@ END_TEST
  */
 START_TEST(test_resting_on_tilted_wall)
 {
+  set_subsolve(_i);
   const double n[3] = {0.37, 1.13, 0}, p[3] = {0.2, -0.1, 0.05}, g[3] = {0, -9.81, 0}, m = 0.83;
   const double tdir[3] = {1.13, -0.37, 0};
   double x0[3];
@@ -506,6 +522,7 @@ static int nan_force(void *ctx, size_t n, double t, const double *q, const doubl
  */
 START_TEST(test_inconsistent_set)
 {
+  set_subsolve(_i);
   cdyn_system *s;
   cdyn_stepper *st;
   const double p1[3] = {0, 0, 0}, p2[3] = {1, 0, 0}, o[3] = {0, 0, 0}, n[3] = {0, 1, 0}, g[3] = {0, -9.81, 0};
@@ -515,6 +532,7 @@ START_TEST(test_inconsistent_set)
   ck_assert_int_eq(cdyn_system_add_pin(s, 0, p2, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_system_add_wall(s, 0, o, n, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "subsolve", subsolve), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "tau", "0"), CDYN_OK);
   ck_assert_int_ge(cdyn_stepper_step(st, 0.01), 0);
   ck_assert_int_eq(cdyn_system_set_time(s, 0), CDYN_OK);
@@ -534,6 +552,7 @@ END_TEST
 
 START_TEST(test_bad_input)
 {
+  set_subsolve(_i);
   double u[3];
   axis(u);
   cdyn_system *s = two_balls(u, 0.05, 1.83, -0.47, NULL);
@@ -781,22 +800,22 @@ int main(void)
   TCase *tc = tcase_create("impacts");
   tcase_set_timeout(tc, 60);
   int nalg = (int)cdyn_activeset_count();
-  tcase_add_loop_test(tc, test_elastic_head_on, 0, nalg);
-  tcase_add_loop_test(tc, test_inelastic_head_on, 0, nalg);
-  tcase_add_test(tc, test_glancing_elastic);
+  tcase_add_loop_test(tc, test_elastic_head_on, 0, 2 * nalg);
+  tcase_add_loop_test(tc, test_inelastic_head_on, 0, 2 * nalg);
+  tcase_add_loop_test(tc, test_glancing_elastic, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("events");
-  tcase_add_test(tc, test_event_one_step);
-  tcase_add_test(tc, test_event_many_steps);
+  tcase_add_loop_test(tc, test_event_one_step, 0, 2);
+  tcase_add_loop_test(tc, test_event_many_steps, 0, 2);
   tcase_add_test(tc, test_substep_observer);
   tcase_add_test(tc, test_substep_observer_failure);
   suite_add_tcase(s, tc);
   tc = tcase_create("resting");
-  tcase_add_test(tc, test_resting_on_tilted_wall);
+  tcase_add_loop_test(tc, test_resting_on_tilted_wall, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
-  tcase_add_test(tc, test_bad_input);
-  tcase_add_test(tc, test_inconsistent_set);
+  tcase_add_loop_test(tc, test_bad_input, 0, 2);
+  tcase_add_loop_test(tc, test_inconsistent_set, 0, 2);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

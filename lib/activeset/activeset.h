@@ -6,9 +6,17 @@
  * and its sign convention.
  *
  * An algorithm is a type object: a file defining a const
- * cdyn_activeset_type and one line in activesets.def.  It works on dense
- * row-major storage inside a workspace sized once, so a solve never
- * allocates.
+ * cdyn_activeset_type and one line in activesets.def.  It works inside a
+ * workspace sized once, so a solve never allocates.
+ *
+ * A is given dense (row-major, p->A) or sparse (compressed rows, p->sp;
+ * then p->A is NULL).  An algorithm reads it only through the functions
+ * below (cdyn_as_diag, cdyn_as_column, cdyn_as_row_scale,
+ * cdyn_as_direction, cdyn_as_residual) and solves its sub-systems with
+ * cdyn_as_subsolve, which for a sparse A factors through a linear solver
+ * type (cdyn/solver.h) attached to the workspace (sparse.c); the dense
+ * form of each function does the arithmetic the algorithms did inline,
+ * in the same order, so dense results are bitwise those of before.
  */
 #ifndef CDYN_ACTIVESET_H
 #define CDYN_ACTIVESET_H
@@ -18,10 +26,26 @@
 #include <lapacke.h>
 
 #include "cdyn/contact.h"
+#include "cdyn/solver.h"
+
+/*
+ * A sparse A: compressed rows holding both triangles, row i's diagonal
+ * entry first (the convention of cdyn/solver.h; an absent diagonal is not
+ * allowed: store a zero).  `pattern` changes exactly when n, rowptr or col
+ * change, `values` whenever val may have changed (a sparse sub-solve keeps
+ * its factor while both stay the same).
+ */
+typedef struct cdyn_as_sparse {
+  size_t n, nnz;
+  const int *rowptr, *col; /* n + 1, nnz */
+  const double *val;       /* nnz */
+  unsigned long pattern, values;
+} cdyn_as_sparse;
 
 typedef struct cdyn_as_problem {
   size_t n;                      /* rows */
-  const double *A;               /* n*n row-major, symmetric PSD */
+  const double *A;               /* n*n row-major, symmetric PSD; NULL when sp is given */
+  const cdyn_as_sparse *sp;      /* A in compressed rows (sp->n == n), or NULL: A is dense */
   const double *b;               /* n */
   const unsigned char *equality; /* n flags, or NULL: no equality rows */
   const unsigned char *prev;     /* n flags carried from the last solve, or NULL */
@@ -45,30 +69,110 @@ static inline double cdyn_as_tol_mu(const struct cdyn_as_problem *p, size_t k)
   return p->tm ? p->tm[k] : p->tol_mu;
 }
 
-/* Workspace for problems of up to `cap` rows. */
+typedef struct cdyn_as_sfac cdyn_as_sfac; /* the sparse sub-solves' state (sparse.c) */
+
+/* Workspace for problems of up to `cap` rows, whose dense sub-solves have
+   at most `dcap` rows (dcap = cap for a dense A). */
 typedef struct cdyn_as_ws {
-  size_t cap;
-  double *sub;     /* cap*cap: A_SS, then its factor or eigenvectors */
+  size_t cap, dcap;
+  double *sub;     /* dcap*dcap: A_SS, then its factor or eigenvectors */
   double *eig;     /* cap */
   double *r, *x;   /* cap: compressed right-hand side and solution */
   double *work;    /* dsyev workspace */
   lapack_int lwork;
   size_t *idx;     /* cap: the rows of S */
   unsigned char *set;   /* cap flags, free for the algorithms */
+  long *pos;       /* cap, with a sparse solver attached: a row's place in S (the dense fallback's gather) */
   double *tmp[4];  /* cap each, free for the algorithms */
+  cdyn_as_sfac *sf;          /* the sparse sub-solves (cdyn_as_ws_sparse), or NULL */
+  const cdyn_as_sparse *sp;  /* the sparse A of the problem bound (cdyn_as_ws_bind), or NULL */
 } cdyn_as_ws;
 
+/* A workspace for dense problems of up to cap rows (dcap = cap). */
 int cdyn_as_ws_alloc(cdyn_as_ws *ws, size_t cap);
+/* A workspace for problems of up to cap rows whose dense sub-solves (a
+   dense A, or the dense fallback of a sparse one: sparse.c) have at most
+   dcap <= cap rows. */
+int cdyn_as_ws_alloc_rows(cdyn_as_ws *ws, size_t cap, size_t dcap);
 void cdyn_as_ws_free(cdyn_as_ws *ws);
 
 /*
- * x_S solves A_SS x_S = r_S for the rows with S[k] != 0 (Cholesky, or the
- * minimum-norm least-squares solution by eigen-decomposition when A_SS is
- * singular to rank_tol); x_k = 0 off S.  x may not alias r.  Returns the
- * size of S through *size (may be NULL).  Never allocates.
+ * Sparse sub-solves (sparse.c): attach a direct linear solver type (not
+ * `iterative`) with its option struct (may be NULL for the library's
+ * cholmod and ldlt), for sparse problems of up to ws->cap rows and nnz_cap
+ * stored entries; allocates (the solver's state, the factor's storage).
+ * Called again with the same type it only takes the new opts; with another
+ * type it replaces the solver.  cdyn_as_ws_sparse_reserve grows the entry
+ * capacity (allocates when nnz exceeds it).  The solver's statistics are
+ * counted into *counts (cdyn_as_sparse_counts) as it works.
+ */
+typedef struct cdyn_as_sparse_counts {
+  unsigned long factorizations; /* setups of the solver (numeric factorisations) */
+  unsigned long analyses;       /* symbolic analyses they did (a pattern not seen before) */
+  unsigned long solves;         /* solves with a factor */
+  unsigned long updates;        /* sub-solves answered by a factor of another set (rows added) */
+  unsigned long dense;          /* sub-solves that fell back to the dense path (rank deficient) */
+  unsigned long lsq;            /* rank-deficient sub-solves beyond the dense path's size: the solver's least squares */
+  double time_factor, time_solve; /* seconds */
+} cdyn_as_sparse_counts;
+int cdyn_as_ws_sparse(cdyn_as_ws *ws, const cdyn_solver_type *type, const void *opts, size_t nnz_cap);
+void cdyn_as_sfac_free(cdyn_as_sfac *sf);
+size_t cdyn_as_sfac_nnz_cap(const cdyn_as_sfac *sf);
+int cdyn_as_ws_sparse_reserve(cdyn_as_ws *ws, size_t nnz_cap);
+/* The counts since the solver was attached (zeros without one). */
+void cdyn_as_ws_sparse_counts(const cdyn_as_ws *ws, cdyn_as_sparse_counts *counts);
+
+/*
+ * Bind the workspace to p before an algorithm solves it: checks that p
+ * fits (n <= cap; a sparse A needs an attached solver, n == sp->n, the
+ * diagonal first in each row) and points ws->sp at p->sp (NULL for a
+ * dense A).  CDYN_EINVAL with a message otherwise.
+ */
+int cdyn_as_ws_bind(cdyn_as_ws *ws, const cdyn_as_problem *p);
+
+/*
+ * x_S solves A_SS x_S = r_S for the rows with S[k] != 0; x_k = 0 off S.
+ * A dense (A != NULL): Cholesky, or the minimum-norm least-squares
+ * solution by eigen-decomposition when A_SS is singular to rank_tol.  A
+ * NULL: the sparse A the workspace is bound to (cdyn_as_ws_bind), solved
+ * by the attached linear solver (sparse.c, whose header gives the rank
+ * rule).  x may not alias r.  Returns the size of S through *size (may be
+ * NULL).  Never allocates (a sparse solver's analysis of a pattern it has
+ * not seen excepted, as cdyn/solver.h allows).
  */
 int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
                      const double *r, double rank_tol, double *x, size_t *size);
+
+/* The sparse and the dense sub-solve behind cdyn_as_subsolve (sparse.c,
+   common.c); cdyn_as_dense_subsolve gathers A_SS from the dense A, or
+   from the bound sparse A when A is NULL, and needs |S| <= ws->dcap. */
+int cdyn_as_sparse_subsolve(cdyn_as_ws *ws, const unsigned char *S, const double *r, double rank_tol,
+                            double *x, size_t *size);
+int cdyn_as_dense_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
+                           const double *r, double rank_tol, double *x, size_t *size);
+
+/* ---- reading A, dense or sparse ----------------------------------------------- */
+
+/* A_kk. */
+static inline double cdyn_as_diag(const struct cdyn_as_problem *p, size_t k)
+{
+  return p->sp ? p->sp->val[p->sp->rowptr[k]] : p->A[k * p->n + k];
+}
+
+/* out_k = s A_kd for every row k (column d of A, scaled). */
+void cdyn_as_column(const cdyn_as_problem *p, size_t d, double s, double *out);
+
+/* |b_k| + sum_j |A_kj x_j|: the scale of w_k's rounding at x. */
+double cdyn_as_row_scale(const cdyn_as_problem *p, size_t k, const double *x);
+
+/*
+ * The product of Baraff's fdirection (lcp.c): u is zero off S + {d} with
+ * u_d = 1; dw = A u (n values), and over the rows k of S + {d}
+ *   quad = sum_k |u_k| sum_{j in S + {d}} |A_kj u_j|,
+ *   dmax = max_k A_kk,   rs = sum_k sqrt(A_kk) |u_k|.
+ */
+void cdyn_as_direction(const cdyn_as_problem *p, const unsigned char *S, size_t d, const double *u,
+                       double *dw, double *quad, double *dmax, double *rs);
 
 /*
  * mu_S from A_SS mu_S = -b_S, mu = 0 off S, then w = A mu + b.  Counts

@@ -13,6 +13,12 @@
  * contacts, such as a racked ball touching three others in the plane,
  * make A_SS singular.  A_SS is symmetric, so its row-major copy is also
  * column-major and the *_work entry points need no transposed copies.
+ *
+ * A sparse A (compressed rows, cdyn_as_sparse) is read through the same
+ * functions, over its stored entries; its sub-systems are solved by
+ * sparse.c, whose rank-deficient ones come back here (the dense solve
+ * above, on A_SS gathered from the compressed rows).  The dense forms do
+ * the arithmetic the algorithms did inline, in the same order.
  */
 #include <float.h>
 #include <math.h>
@@ -37,20 +43,29 @@ void cdyn_as_ws_free(cdyn_as_ws *ws)
   free(ws->set);
   for (int k = 0; k < 4; k++)
     free(ws->tmp[k]);
+  free(ws->pos);
+  cdyn_as_sfac_free(ws->sf);
   memset(ws, 0, sizeof *ws);
 }
 
-int cdyn_as_ws_alloc(cdyn_as_ws *ws, size_t cap)
+int cdyn_as_ws_alloc(cdyn_as_ws *ws, size_t cap) { return cdyn_as_ws_alloc_rows(ws, cap, cap); }
+
+int cdyn_as_ws_alloc_rows(cdyn_as_ws *ws, size_t cap, size_t dcap)
 {
   if (!ws)
     return cdyn_error(CDYN_EINVAL, "active set: workspace is NULL");
   memset(ws, 0, sizeof *ws);
-  size_t c = cap ? cap : 1;
-  if (c > 65536)
-    return cdyn_error(CDYN_EINVAL, "active set: %zu rows is beyond the dense workspace's limit", cap);
+  size_t c = cap ? cap : 1, dc = dcap ? dcap : 1;
+  if (dcap > cap)
+    return cdyn_error(CDYN_EINVAL, "active set: dense capacity %zu above the %zu rows", dcap, cap);
+  if (dc > 65536)
+    return cdyn_error(CDYN_EINVAL, "active set: %zu rows is beyond the dense workspace's limit", dcap);
+  if (c > ((size_t)1 << 30))
+    return cdyn_error(CDYN_EINVAL, "active set: %zu rows is beyond the workspace's limit", cap);
   ws->cap = cap;
-  ws->sub = malloc(c * c * sizeof(double));
-  ws->eig = malloc(c * sizeof(double));
+  ws->dcap = dcap;
+  ws->sub = malloc(dc * dc * sizeof(double));
+  ws->eig = malloc(dc * sizeof(double));
   ws->r = malloc(c * sizeof(double));
   ws->x = malloc(c * sizeof(double));
   ws->idx = malloc(c * sizeof(size_t));
@@ -60,8 +75,8 @@ int cdyn_as_ws_alloc(cdyn_as_ws *ws, size_t cap)
     ok = (ws->tmp[k] = malloc(c * sizeof(double))) != NULL;
   if (ok) {
     double q = 0;
-    lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)c, ws->sub,
-                                         (lapack_int)c, ws->eig, &q, -1);
+    lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)dc, ws->sub,
+                                         (lapack_int)dc, ws->eig, &q, -1);
     if (info != 0) {
       cdyn_as_ws_free(ws);
       return cdyn_error(CDYN_ESOLVE, "active set: dsyev workspace query failed (info %d)", (int)info);
@@ -76,13 +91,62 @@ int cdyn_as_ws_alloc(cdyn_as_ws *ws, size_t cap)
   return CDYN_OK;
 }
 
+int cdyn_as_ws_bind(cdyn_as_ws *ws, const cdyn_as_problem *p)
+{
+  if (!ws || !p)
+    return cdyn_error(CDYN_EINVAL, "active set: NULL workspace or problem");
+  if (p->n > ws->cap)
+    return cdyn_error(CDYN_EINVAL, "active set: problem of %zu rows exceeds the workspace's %zu", p->n, ws->cap);
+  if (!p->sp) {
+    if (!p->A)
+      return cdyn_error(CDYN_EINVAL, "active set: a problem without A");
+    ws->sp = NULL;
+    return CDYN_OK;
+  }
+  const cdyn_as_sparse *sp = p->sp;
+  if (p->A)
+    return cdyn_error(CDYN_EINVAL, "active set: a problem with both a dense and a sparse A");
+  if (!ws->sf)
+    return cdyn_error(CDYN_EINVAL, "active set: a sparse problem needs a solver attached to the workspace "
+                                   "(cdyn_as_ws_sparse)");
+  if (sp->n != p->n || !sp->rowptr || !sp->col || !sp->val || sp->rowptr[0] != 0 ||
+      (size_t)sp->rowptr[sp->n] != sp->nnz)
+    return cdyn_error(CDYN_EINVAL, "active set: the sparse A is not a matrix of %zu rows", p->n);
+  if (sp->nnz > cdyn_as_sfac_nnz_cap(ws->sf))
+    return cdyn_error(CDYN_EINVAL, "active set: the sparse A has %zu entries, the workspace room for fewer", sp->nnz);
+  for (size_t i = 0; i < sp->n; i++)
+    if (sp->rowptr[i + 1] <= sp->rowptr[i] || (size_t)sp->col[sp->rowptr[i]] != i)
+      return cdyn_error(CDYN_EINVAL, "active set: row %zu of the sparse A does not start with its diagonal", i);
+  ws->sp = sp;
+  return CDYN_OK;
+}
+
 /* ---- sub-solves ------------------------------------------------------------- */
 
+/* A_SS into ws->sub (s x s, the rows ws->idx[0 .. s)): from the dense A,
+   or from the bound sparse A (A NULL), whose rows are scattered through
+   the positions of the rows of S (ws->pos). */
 static void gather(cdyn_as_ws *ws, size_t n, const double *A, size_t s)
 {
+  if (A) {
+    for (size_t a = 0; a < s; a++)
+      for (size_t c = 0; c < s; c++)
+        ws->sub[a * s + c] = A[ws->idx[a] * n + ws->idx[c]];
+    return;
+  }
+  const cdyn_as_sparse *sp = ws->sp;
+  long *pos = ws->pos;
+  for (size_t k = 0; k < n; k++)
+    pos[k] = -1;
   for (size_t a = 0; a < s; a++)
-    for (size_t c = 0; c < s; c++)
-      ws->sub[a * s + c] = A[ws->idx[a] * n + ws->idx[c]];
+    pos[ws->idx[a]] = (long)a;
+  memset(ws->sub, 0, s * s * sizeof(double));
+  for (size_t a = 0; a < s; a++) {
+    size_t i = ws->idx[a];
+    for (int q = sp->rowptr[i]; q < sp->rowptr[i + 1]; q++)
+      if (pos[sp->col[q]] >= 0)
+        ws->sub[a * s + (size_t)pos[sp->col[q]]] = sp->val[q];
+  }
 }
 
 int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
@@ -91,6 +155,17 @@ int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned c
   if (n > ws->cap)
     return cdyn_error(CDYN_EINVAL, "active set: problem of %zu rows exceeds the workspace's %zu", n,
                       ws->cap);
+  if (A)
+    return cdyn_as_dense_subsolve(ws, n, A, S, r, rank_tol, x, size);
+  if (!ws->sp || ws->sp->n != n)
+    return cdyn_error(CDYN_EINVAL, "active set: a sub-solve without A (the workspace is bound to no sparse A "
+                                   "of %zu rows)", n);
+  return cdyn_as_sparse_subsolve(ws, S, r, rank_tol, x, size);
+}
+
+int cdyn_as_dense_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
+                           const double *r, double rank_tol, double *x, size_t *size)
+{
   size_t s = 0;
   for (size_t k = 0; k < n; k++) {
     x[k] = 0;
@@ -101,10 +176,14 @@ int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned c
     *size = s;
   if (!s)
     return CDYN_OK;
+  if (s > ws->dcap)
+    return cdyn_error(CDYN_EINVAL, "active set: a dense sub-solve of %zu rows exceeds the workspace's %zu", s,
+                      ws->dcap);
+  for (size_t a = 0; a < s; a++)
+    ws->r[a] = r[ws->idx[a]];
   gather(ws, n, A, s);
   double dmax = 0;
   for (size_t a = 0; a < s; a++) {
-    ws->r[a] = r[ws->idx[a]];
     if (ws->sub[a * s + a] > dmax)
       dmax = ws->sub[a * s + a];
   }
@@ -169,6 +248,16 @@ int cdyn_as_add_violated(const cdyn_as_problem *p, const double *w, unsigned cha
 void cdyn_as_residual(const cdyn_as_problem *p, const double *mu, double *w)
 {
   size_t n = p->n;
+  if (p->sp) {
+    const cdyn_as_sparse *sp = p->sp;
+    for (size_t i = 0; i < n; i++) {
+      double acc = p->b[i];
+      for (int q = sp->rowptr[i]; q < sp->rowptr[i + 1]; q++)
+        acc += sp->val[q] * mu[sp->col[q]];
+      w[i] = acc;
+    }
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     double acc = p->b[i];
     const double *row = p->A + i * n;
@@ -195,14 +284,98 @@ int cdyn_as_solve_set(cdyn_as_ws *ws, const cdyn_as_problem *p, const unsigned c
   return CDYN_OK;
 }
 
+/* ---- reading A ----------------------------------------------------------------- */
+
+void cdyn_as_column(const cdyn_as_problem *p, size_t d, double s, double *out)
+{
+  size_t n = p->n;
+  if (!p->sp) {
+    for (size_t k = 0; k < n; k++)
+      out[k] = s * p->A[k * n + d];
+    return;
+  }
+  /* A is symmetric: column d is row d. */
+  const cdyn_as_sparse *sp = p->sp;
+  memset(out, 0, n * sizeof(double));
+  for (int q = sp->rowptr[d]; q < sp->rowptr[d + 1]; q++)
+    out[sp->col[q]] = s * sp->val[q];
+}
+
+double cdyn_as_row_scale(const cdyn_as_problem *p, size_t k, const double *x)
+{
+  double sc = fabs(p->b[k]);
+  if (!p->sp) {
+    const double *row = p->A + k * p->n;
+    for (size_t j = 0; j < p->n; j++)
+      sc += fabs(row[j] * x[j]);
+    return sc;
+  }
+  const cdyn_as_sparse *sp = p->sp;
+  for (int q = sp->rowptr[k]; q < sp->rowptr[k + 1]; q++)
+    sc += fabs(sp->val[q] * x[sp->col[q]]);
+  return sc;
+}
+
+void cdyn_as_direction(const cdyn_as_problem *p, const unsigned char *S, size_t d, const double *u,
+                       double *dw, double *quad, double *dmax, double *rs)
+{
+  size_t n = p->n;
+  double qd = 0, dm = cdyn_as_diag(p, d), r = sqrt(cdyn_as_diag(p, d));
+  for (size_t i = 0; i < n; i++)
+    if (S[i])
+      r += sqrt(cdyn_as_diag(p, i)) * fabs(u[i]);
+  if (!p->sp) {
+    const double *A = p->A;
+    for (size_t k = 0; k < n; k++) {
+      const double *row = A + k * n;
+      double acc = row[d], sc = fabs(row[d]);
+      for (size_t i = 0; i < n; i++)
+        if (S[i]) {
+          acc += row[i] * u[i];
+          sc += fabs(row[i] * u[i]);
+        }
+      dw[k] = acc;
+      if (k == d || S[k]) {
+        qd += fabs(u[k]) * sc;
+        if (row[k] > dm)
+          dm = row[k];
+      }
+    }
+  } else {
+    /* Over the stored entries of each row, in their order; u is zero off
+       S + {d}. */
+    const cdyn_as_sparse *sp = p->sp;
+    for (size_t k = 0; k < n; k++) {
+      double acc = 0, sc = 0;
+      for (int q = sp->rowptr[k]; q < sp->rowptr[k + 1]; q++) {
+        size_t j = (size_t)sp->col[q];
+        if (S[j] || j == d) {
+          double t = sp->val[q] * u[j];
+          acc += t;
+          sc += fabs(t);
+        }
+      }
+      dw[k] = acc;
+      if (k == d || S[k]) {
+        qd += fabs(u[k]) * sc;
+        if (sp->val[sp->rowptr[k]] > dm)
+          dm = sp->val[sp->rowptr[k]];
+      }
+    }
+  }
+  *quad = qd;
+  *dmax = dm;
+  *rs = r;
+}
+
 void cdyn_as_tolerances(cdyn_as_problem *p, double rel_tol)
 {
   double bmax = 0, dmax = 0;
   for (size_t k = 0; k < p->n; k++) {
     if (fabs(p->b[k]) > bmax)
       bmax = fabs(p->b[k]);
-    if (p->A[k * p->n + k] > dmax)
-      dmax = p->A[k * p->n + k];
+    if (cdyn_as_diag(p, k) > dmax)
+      dmax = cdyn_as_diag(p, k);
   }
   p->tol_w = rel_tol * (bmax > DBL_MIN ? bmax : DBL_MIN);
   p->tol_mu = dmax > 0 ? p->tol_w / dmax : p->tol_w;
@@ -216,9 +389,7 @@ int cdyn_as_check_equalities(const cdyn_as_problem *p, const double *mu, const d
   for (size_t k = 0; k < n; k++) {
     if (!p->equality[k])
       continue;
-    double scale = fabs(p->b[k]);
-    for (size_t j = 0; j < n; j++)
-      scale += fabs(p->A[k * n + j] * mu[j]);
+    double scale = cdyn_as_row_scale(p, k, mu);
     double floor_k = (p->rank_tol + 4.0 * (double)n * DBL_EPSILON) * scale;
     /* Written so that a NaN residual also fails. */
     if (!(fabs(w[k]) <= cdyn_as_tol_w(p, k)) && !(fabs(w[k]) <= floor_k))

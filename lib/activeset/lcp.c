@@ -303,8 +303,7 @@ static int drive(lcp_state *s, size_t d, int swapped, enum lcp_drive *out)
     if (++s->passes > s->limit)
       return too_many(s);
     /* fdirection: A_CC u_C = -A_Cd, u_d = 1. */
-    for (size_t k = 0; k < n; k++)
-      rhs[k] = -A[k * n + d];
+    cdyn_as_column(p, d, -1.0, rhs);
     size_t size;
     int rc = cdyn_as_subsolve(s->ws, n, A, s->C, rhs, p->rank_tol, u, &size);
     if (rc)
@@ -317,25 +316,8 @@ static int drive(lcp_state *s, size_t d, int swapped, enum lcp_drive *out)
        largest diagonal entry over the support, for the test of dw_d;
        and the noise scale rs = sum_j sqrt(A_jj) |u_j| over the support
        (see the choices above). */
-    double quad = 0, dmax = A[d * n + d], rs = sqrt(A[d * n + d]);
-    for (size_t i = 0; i < n; i++)
-      if (s->C[i])
-        rs += sqrt(A[i * n + i]) * fabs(u[i]);
-    for (size_t k = 0; k < n; k++) {
-      const double *row = A + k * n;
-      double acc = row[d], sc = fabs(row[d]);
-      for (size_t i = 0; i < n; i++)
-        if (s->C[i]) {
-          acc += row[i] * u[i];
-          sc += fabs(row[i] * u[i]);
-        }
-      dw[k] = acc;
-      if (k == d || s->C[k]) {
-        quad += fabs(u[k]) * sc;
-        if (row[k] > dmax)
-          dmax = row[k];
-      }
-    }
+    double quad, dmax, rs;
+    cdyn_as_direction(p, s->C, d, u, dw, &quad, &dmax, &rs);
     double dw_min = fmax(p->rank_tol * dmax, LCP_ROUND * (double)(size + 1) * DBL_EPSILON * quad);
     /* maxstep.  Among C and NC the first smallest ratio wins (C before
        NC, lower index first), except at a step of 0, where the lowest
@@ -345,7 +327,7 @@ static int drive(lcp_state *s, size_t d, int swapped, enum lcp_drive *out)
     double step = INFINITY;
     size_t j = n;
     for (size_t i = 0; i < n; i++)
-      if (s->C[i] && !cdyn_as_is_eq(p, i) && sqrt(A[i * n + i]) * u[i] < -LCP_DIR_TOL * rs) {
+      if (s->C[i] && !cdyn_as_is_eq(p, i) && sqrt(cdyn_as_diag(p, i)) * u[i] < -LCP_DIR_TOL * rs) {
         double r = s->mu[i] > 0 ? s->mu[i] / -u[i] : 0;
         if (r < step) {
           step = r;
@@ -353,7 +335,7 @@ static int drive(lcp_state *s, size_t d, int swapped, enum lcp_drive *out)
         }
       }
     for (size_t k = 0; k < n; k++)
-      if ((s->NC[k] == LCP_NC || s->NC[k] == LCP_SWAP) && dw[k] < -LCP_DIR_TOL * sqrt(A[k * n + k]) * rs) {
+      if ((s->NC[k] == LCP_NC || s->NC[k] == LCP_SWAP) && dw[k] < -LCP_DIR_TOL * sqrt(cdyn_as_diag(p, k)) * rs) {
         double r = s->w[k] > 0 ? s->w[k] / -dw[k] : 0;
         if (r < step || (r == 0 && step == 0 && k < j)) {
           step = r;
@@ -387,9 +369,7 @@ static int drive(lcp_state *s, size_t d, int swapped, enum lcp_drive *out)
       double floor_d = 0, utb = 0;
       for (size_t i = 0; i < n; i++)
         if (s->C[i] || i == d) {
-          double sc = fabs(p->b[i]);
-          for (size_t c = 0; c < n; c++)
-            sc += fabs(A[i * n + c] * s->mu[c]);
+          double sc = cdyn_as_row_scale(p, i, s->mu);
           floor_d += fabs(u[i]) * sc;
           utb += u[i] * p->b[i];
         }
@@ -568,9 +548,7 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
       for (size_t k = 0; k < n; k++) {
         if (!handled[k] || cdyn_as_is_eq(p, k))
           continue;
-        double sc = fabs(p->b[k]);
-        for (size_t j = 0; j < n; j++)
-          sc += fabs(p->A[k * n + j] * mu[j]);
+        double sc = cdyn_as_row_scale(p, k, mu);
         if (fabs(w[k]) > cdyn_as_tol_w(p, k) + LCP_ROUND * (double)n * DBL_EPSILON * sc)
           return cdyn_error(CDYN_ESOLVE,
                             "active set lcp: the handled row %zu is left at w = %.6g, not 0: the handled rows are "

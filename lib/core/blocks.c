@@ -154,6 +154,11 @@ int cdyn_assemble(cdyn_stepper *st, const double *d)
 {
   if (!st->m)
     return CDYN_OK;
+  /* The pattern of rows that changed is built here, untimed, as it was
+     when the change was followed. */
+  int rc = cdyn_layout_pattern(st);
+  if (rc)
+    return rc;
   double t0 = cdyn_clock();
   double *val = st->val;
   /* With a factorisation of the current values, keep them to compare. */
@@ -184,6 +189,9 @@ int cdyn_factor(cdyn_stepper *st)
 {
   if (!st->m)
     return CDYN_OK;
+  int prc = cdyn_layout_pattern(st);
+  if (prc)
+    return prc;
   if (st->factored == st->values && st->factored)
     return st->factor_status;
   cdyn_solve_info info = {0};

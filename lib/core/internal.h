@@ -198,6 +198,7 @@ struct cdyn_stepper {
   size_t *colpos;           /* mcap: a row's column -> its position in the row's CSR storage (fill_contrib) */
   size_t stamp;
   unsigned long pattern;    /* bumped when the pattern changes */
+  int pattern_stale;        /* the rows changed and A's pattern is not built for them yet */
   unsigned long values;     /* bumped by each assembly */
   unsigned long factored;   /* `values` at the last setup (0: none valid) */
   int factor_status;        /* the status of that setup */
@@ -227,5 +228,10 @@ struct cdyn_stepper {
   void *substep_ctx;
   unsigned long substep_k;
 };
+
+/* stepper/layout.c: build A's pattern and contribution list for the
+   current rows if they changed since it was last built (the first
+   assembly or setup after a change does). */
+int cdyn_layout_pattern(cdyn_stepper *st);
 
 #endif

@@ -65,6 +65,29 @@
  * solve.  The per-step contact report is an operation of the scheme
  * (cdyn_stepper_contact_report).
  *
+ * The contact problems' linear algebra (option subsolve).  dense (the
+ * default): A is assembled over every row of the system (cdyn_assemble),
+ * the candidates' rows gathered into a dense n x n matrix, and the
+ * algorithm's sub-systems A_SS mu_S = -b_S solved by LAPACK (Cholesky, or
+ * minimum-norm least squares; lib/activeset/common.c).  sparse: A over the
+ * candidate rows alone is assembled in compressed rows from the rows'
+ * Jacobian blocks,
+ *   A_ab = sum over the particles p shared by rows a and b of w_p J_a,p . J_b,p,
+ * in the order cdyn_assemble sums (so its entries are bitwise the dense
+ * path's), the system's other rows never enter it (a heavy ball's
+ * inactive ball-node rows, which share the ball's particle and make the
+ * full A dense over them, among them), and the sub-systems are factored
+ * by the stepper's linear solver (option solver; CHOLMOD when it is auto)
+ * through lib/activeset/sparse.c: one symbolic analysis per pattern of
+ * the candidates' A, a factorisation of A_S0S0 for a set S0 and Schur
+ * complements for the rows the algorithm adds to it, rank-deficient sets
+ * to the dense path.  The results agree with the dense ones to rounding;
+ * a run with subsolve=sparse is deterministic but not bitwise a dense
+ * run.  The stepper's statistics count the sparse path's sub-solves
+ * (solves), factorisations and analyses, and both paths' time (assembly:
+ * A for the contact problems; solve: the active-set solves, factor: the
+ * sparse setups among them).
+ *
  * Inconsistent constraints are detected only at the acceleration level:
  * equality rows whose accelerations cannot all hold with the rows handled
  * with them fail the step with CDYN_EINFEASIBLE.  Positions that cannot
@@ -96,7 +119,11 @@ typedef struct {
   double impact_tol;   /* gdot < -impact_tol: an impact */
   double sign_tol;     /* relative sign tolerance of the solves */
   long max_substeps;
+  int subsolve;        /* SUB_DENSE or SUB_SPARSE */
 } opts;
+
+enum { SUB_DENSE, SUB_SPARSE };
+static const char *const subsolves[] = {"dense", "sparse", NULL};
 
 static const cdyn_option options[] = {
   {"activeset", CDYN_OPT_CHOICE, offsetof(opts, algorithm), "iterative", 0, 0, algorithms,
@@ -119,7 +146,29 @@ static const cdyn_option options[] = {
    "relative tolerance of the sign tests on w and mu (cdyn_activeset_solve's rel_tol)"},
   {"max_substeps", CDYN_OPT_INT, offsetof(opts, max_substeps), "64", 1, 1e6, NULL,
    "sub-steps per step before event location is abandoned for the rest of it"},
+  {"subsolve", CDYN_OPT_CHOICE, offsetof(opts, subsolve), "dense", 0, 0, subsolves,
+   "the contact problems' sub-systems: dense (LAPACK on the candidates' dense A) or sparse (the stepper's "
+   "linear solver, CHOLMOD for auto, on their sparse A)"},
   CDYN_OPTIONS_END};
+
+/* subsolve = sparse: A over the candidate rows in compressed rows (both
+   triangles, the diagonal first in each row), built from the rows'
+   Jacobian blocks; the pattern is built into the second buffer and kept
+   when it differs from the one in use. */
+typedef struct {
+  int *rowptr, *col;     /* the pattern in use (mcap + 1, nnz_cap) */
+  int *rowptr2, *col2;   /* the one being built */
+  double *val, *prev;    /* nnz_cap: the values, and the last ones (to compare) */
+  size_t nnz, nnz_cap;
+  size_t *deg;           /* n + 1: candidate rows per particle, then their start */
+  size_t *lrow;          /* mcap * CDYN_MAX_PARTICLES: candidates by particle */
+  unsigned *lslot;       /* the same: the particle's slot within the row */
+  size_t *mark, *colpos; /* mcap: stamps and positions of a row's columns */
+  size_t stamp;
+  cdyn_as_sparse view;   /* what the active-set layer reads */
+  cdyn_as_sparse_counts seen; /* the sparse solver's counts already added to the stepper's */
+  const cdyn_solver_type *type; /* the solver attached to the workspace */
+} cand_sparse;
 
 typedef struct {
   cdyn_as_ws ws;
@@ -136,6 +185,7 @@ typedef struct {
   double *ja, *jv, *p;   /* m: J qdd, J v, an impulse by row */
   double *qdd, *jt, *qt; /* 3n: acceleration, J^T x, a point on the path */
   cdyn_contact_report report;
+  cand_sparse sp;
 } state;
 
 static void sfree(void *p)
@@ -154,8 +204,23 @@ static void sfree(void *p)
   free(s->handled);
   free(s->platt);
   free(s->known);
+  free(s->sp.rowptr);
+  free(s->sp.col);
+  free(s->sp.rowptr2);
+  free(s->sp.col2);
+  free(s->sp.val);
+  free(s->sp.prev);
+  free(s->sp.deg);
+  free(s->sp.lrow);
+  free(s->sp.lslot);
+  free(s->sp.mark);
+  free(s->sp.colpos);
   free(s);
 }
+
+/* Initial room for the candidates' entries, per row (more is allocated
+   when a pattern needs it, and counted as the stepper's pattern growth). */
+#define NNZ_PER_ROW 32
 
 static int alloc(void **out, size_t n, size_t m)
 {
@@ -177,8 +242,22 @@ static int alloc(void **out, size_t n, size_t m)
   s->handled = calloc(mm, 1);
   s->platt = calloc(mm, 1);
   s->known = calloc(mm, 1);
+  cand_sparse *sp = &s->sp;
+  sp->nnz_cap = NNZ_PER_ROW * mm;
+  sp->rowptr = malloc((mm + 1) * sizeof(int));
+  sp->rowptr2 = malloc((mm + 1) * sizeof(int));
+  sp->col = malloc(sp->nnz_cap * sizeof(int));
+  sp->col2 = malloc(sp->nnz_cap * sizeof(int));
+  sp->val = malloc(sp->nnz_cap * sizeof(double));
+  sp->prev = malloc(sp->nnz_cap * sizeof(double));
+  sp->deg = calloc(n + 1, sizeof(size_t));
+  sp->lrow = malloc(mm * CDYN_MAX_PARTICLES * sizeof(size_t));
+  sp->lslot = malloc(mm * CDYN_MAX_PARTICLES * sizeof(unsigned));
+  sp->mark = calloc(mm, sizeof(size_t));
+  sp->colpos = malloc(mm * sizeof(size_t));
   if (!s->cand || !s->pos || !s->Ad || !s->b || !s->eq || !s->prev || !s->hand || !s->handled || !s->platt ||
-      !s->known)
+      !s->known || !sp->rowptr || !sp->rowptr2 || !sp->col || !sp->col2 || !sp->val || !sp->prev || !sp->deg ||
+      !sp->lrow || !sp->lslot || !sp->mark || !sp->colpos)
     return cdyn_error(CDYN_ENOMEM, "contact: out of memory for %zu rows", m);
   s->mu = s->b + mm;
   s->w = s->mu + mm;
@@ -244,6 +323,211 @@ static void gather_dense(cdyn_stepper *st, state *s, size_t nc)
   }
 }
 
+/* ---- subsolve = sparse: A over the candidates ------------------------------------- */
+
+/* Room for nnz entries of the candidates' A, here and in the active-set
+   workspace's copy (allocates: counted as the stepper's pattern growth). */
+static int grow_sparse(cdyn_stepper *st, state *s, size_t nnz)
+{
+  cand_sparse *sp = &s->sp;
+  if (nnz > sp->nnz_cap) {
+    size_t want = nnz > 2 * sp->nnz_cap ? nnz : 2 * sp->nnz_cap;
+    int *c1 = realloc(sp->col, want * sizeof(int));
+    if (c1)
+      sp->col = c1;
+    int *c2 = c1 ? realloc(sp->col2, want * sizeof(int)) : NULL;
+    if (c2)
+      sp->col2 = c2;
+    double *v1 = c2 ? realloc(sp->val, want * sizeof(double)) : NULL;
+    if (v1)
+      sp->val = v1;
+    double *v2 = v1 ? realloc(sp->prev, want * sizeof(double)) : NULL;
+    if (!v2)
+      return cdyn_error(CDYN_ENOMEM, "contact: out of memory for %zu entries of A", want);
+    sp->prev = v2;
+    sp->nnz_cap = want;
+    /* The pattern in use moved: it is one the solvers have not seen. */
+    sp->nnz = 0;
+    st->stats.reallocations++;
+  }
+  return cdyn_as_ws_sparse_reserve(&s->ws, sp->nnz_cap);
+}
+
+/* The particles of stepper row r in ascending order (with repeats), as
+   the stepper's pattern walks them. */
+static unsigned sorted_particles(const cdyn_stepper *st, size_t r, size_t *ps)
+{
+  unsigned np = st->rownp[r];
+  for (unsigned k = 0; k < np; k++) {
+    size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + k];
+    unsigned j = k;
+    while (j > 0 && ps[j - 1] > p) {
+      ps[j] = ps[j - 1];
+      j--;
+    }
+    ps[j] = p;
+  }
+  return np;
+}
+
+/* The candidates' pattern: counted (col NULL) or written; each row its
+   diagonal first, then the candidates sharing a particle with it, in the
+   order of the stepper's pattern (lib/stepper/layout.c). */
+static size_t walk_candidates(const cdyn_stepper *st, state *s, size_t nc, int *rowptr, int *col)
+{
+  cand_sparse *sp = &s->sp;
+  size_t nnz = 0;
+  for (size_t a = 0; a < nc; a++) {
+    size_t stamp = ++sp->stamp;
+    if (col) {
+      rowptr[a] = (int)nnz;
+      col[nnz] = (int)a;
+    }
+    sp->mark[a] = stamp;
+    nnz++;
+    size_t ps[CDYN_MAX_PARTICLES];
+    unsigned np = sorted_particles(st, s->cand[a], ps);
+    for (unsigned k = 0; k < np; k++)
+      for (size_t i = sp->deg[ps[k]]; i < sp->deg[ps[k] + 1]; i++) {
+        size_t b = sp->lrow[i];
+        if (sp->mark[b] == stamp)
+          continue;
+        sp->mark[b] = stamp;
+        if (col)
+          col[nnz] = (int)b;
+        nnz++;
+      }
+  }
+  if (col)
+    rowptr[nc] = (int)nnz;
+  return nnz;
+}
+
+/*
+ * A = J W J^T over the nc candidates into s->sp: the candidates by
+ * particle, the pattern (kept, with its stamp, when it is the last one),
+ * then the values, summed particle by particle in the order of
+ * cdyn_assemble's contributions, so that every entry is bitwise the one
+ * the stepper's A holds.  The values' stamp moves only when a value
+ * changed (the impulse's problem and the acceleration's of one sub-step
+ * share A, and the sparse factor with it).
+ */
+static int assemble_candidates(cdyn_stepper *st, state *s, size_t nc)
+{
+  cand_sparse *sp = &s->sp;
+  double t0 = cdyn_clock();
+  size_t n = st->n, *deg = sp->deg;
+  const double *w = st->sys->winv;
+  memset(deg, 0, (n + 1) * sizeof *deg);
+  for (size_t a = 0; a < nc; a++) {
+    size_t r = s->cand[a];
+    for (unsigned k = 0; k < st->rownp[r]; k++)
+      deg[st->rowpart[r * CDYN_MAX_PARTICLES + k] + 1]++;
+  }
+  for (size_t p = 0; p < n; p++)
+    deg[p + 1] += deg[p];
+  for (size_t a = 0; a < nc; a++) {
+    size_t r = s->cand[a];
+    for (unsigned k = 0; k < st->rownp[r]; k++) {
+      size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + k];
+      sp->lrow[deg[p]] = a;
+      sp->lslot[deg[p]] = k;
+      deg[p]++;
+    }
+  }
+  for (size_t p = n; p > 0; p--)
+    deg[p] = deg[p - 1];
+  deg[0] = 0;
+  size_t nnz = walk_candidates(st, s, nc, NULL, NULL);
+  int rc;
+  if (nnz > sp->nnz_cap && (rc = grow_sparse(st, s, nnz)))
+    return rc;
+  walk_candidates(st, s, nc, sp->rowptr2, sp->col2);
+  int same = sp->view.pattern && sp->nnz && nc == sp->view.n && nnz == sp->nnz &&
+             !memcmp(sp->rowptr, sp->rowptr2, (nc + 1) * sizeof(int)) &&
+             !memcmp(sp->col, sp->col2, nnz * sizeof(int));
+  if (!same) {
+    int *t = sp->rowptr;
+    sp->rowptr = sp->rowptr2;
+    sp->rowptr2 = t;
+    t = sp->col;
+    sp->col = sp->col2;
+    sp->col2 = t;
+    sp->view.pattern++;
+  }
+  sp->nnz = nnz;
+  if (same)
+    memcpy(sp->prev, sp->val, nnz * sizeof(double));
+  memset(sp->val, 0, nnz * sizeof(double));
+  for (size_t p = 0; p < n; p++)
+    for (size_t i = deg[p]; i < deg[p + 1]; i++) {
+      size_t a = sp->lrow[i];
+      for (int q = sp->rowptr[a]; q < sp->rowptr[a + 1]; q++)
+        sp->colpos[sp->col[q]] = (size_t)q;
+      const double *ja = st->rows[s->cand[a]].jac[sp->lslot[i]];
+      for (size_t j = deg[p]; j < deg[p + 1]; j++) {
+        const double *jb = st->rows[s->cand[sp->lrow[j]]].jac[sp->lslot[j]];
+        sp->val[sp->colpos[sp->lrow[j]]] += w[p] * (ja[0] * jb[0] + ja[1] * jb[1] + ja[2] * jb[2]);
+      }
+    }
+  if (!same || memcmp(sp->val, sp->prev, nnz * sizeof(double)))
+    sp->view.values++;
+  sp->view.n = nc;
+  sp->view.nnz = nnz;
+  sp->view.rowptr = sp->rowptr;
+  sp->view.col = sp->col;
+  sp->view.val = sp->val;
+  st->stats.assemblies++;
+  st->stats.time_assembly += cdyn_clock() - t0;
+  return CDYN_OK;
+}
+
+/* The stepper's linear solver (CHOLMOD when it is auto) for the sparse
+   sub-solves; allocates when it is new (counted as an analysis, as
+   Baraff-Witkin counts its own solver's pattern). */
+static int attach_sparse(cdyn_stepper *st, state *s)
+{
+  const cdyn_solver_type *type;
+  const void *sopts;
+  int rc = cdyn_stepper_solver(st, &type, &sopts, NULL);
+  if (rc)
+    return rc;
+  if (!type) {
+    if ((rc = cdyn_solver_type_find("cholmod", &type)))
+      return rc;
+    sopts = NULL; /* its defaults: simplicial, a factorisation per setup */
+  }
+  if ((rc = cdyn_as_ws_sparse(&s->ws, type, sopts, s->sp.nnz_cap)))
+    return cdyn_error(rc, "contact: subsolve=sparse: %s", cdyn_errmsg());
+  if (type != s->sp.type) {
+    /* A new solver, with counts of its own. */
+    s->sp.type = type;
+    memset(&s->sp.seen, 0, sizeof s->sp.seen);
+    st->stats.analyses++;
+  }
+  return CDYN_OK;
+}
+
+/* The contact problem's time and, for the sparse path, its sub-solves
+   and the sparse solver's counts into the stepper's statistics (the
+   dense path's solves are not counted there, as they were not before). */
+static void account(cdyn_stepper *st, state *s, const opts *o, const cdyn_activeset_report *r, double seconds)
+{
+  if (o->subsolve != SUB_SPARSE) {
+    st->stats.time_solve += seconds;
+    return;
+  }
+  cdyn_as_sparse_counts c;
+  cdyn_as_ws_sparse_counts(&s->ws, &c);
+  double tf = c.time_factor - s->sp.seen.time_factor;
+  st->stats.factorizations += c.factorizations - s->sp.seen.factorizations;
+  st->stats.analyses += c.analyses - s->sp.seen.analyses;
+  st->stats.time_factor += tf;
+  st->stats.time_solve += seconds - tf;
+  st->stats.solves += r->solves;
+  s->sp.seen = c;
+}
+
 static void merge_report(cdyn_contact_report *rep, const cdyn_activeset_report *r)
 {
   if (r->solves > rep->max_solves)
@@ -254,16 +538,35 @@ static void merge_report(cdyn_contact_report *rep, const cdyn_activeset_report *
   rep->violates |= r->violates;
 }
 
-/* Solve the contact problem over the nc candidates (Ad, b, eq, prev set). */
+/* A over the nc candidates: gathered dense from the stepper's A, or
+   assembled sparse. */
+static int form_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc)
+{
+  if (o->subsolve == SUB_SPARSE)
+    return assemble_candidates(st, s, nc);
+  double t0 = cdyn_clock();
+  gather_dense(st, s, nc);
+  st->stats.time_assembly += cdyn_clock() - t0;
+  return CDYN_OK;
+}
+
+/* Solve the contact problem over the nc candidates (A, b, eq, prev set). */
 static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
                          cdyn_activeset_report *r)
 {
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
-  cdyn_as_problem p = {.n = nc, .A = s->Ad, .b = s->b, .equality = s->eq,
-                       .prev = type->carries_set ? s->prev : NULL, .rank_tol = st->common.rank_tol};
+  int sparse = o->subsolve == SUB_SPARSE;
+  cdyn_as_problem p = {.n = nc, .A = sparse ? NULL : s->Ad, .sp = sparse ? &s->sp.view : NULL, .b = s->b,
+                       .equality = s->eq, .prev = type->carries_set ? s->prev : NULL,
+                       .rank_tol = st->common.rank_tol};
   cdyn_as_tolerances(&p, o->sign_tol);
   memset(r, 0, sizeof *r);
-  int rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
+  int rc;
+  if (sparse && (rc = cdyn_as_ws_bind(&s->ws, &p)))
+    return rc;
+  double t0 = cdyn_clock();
+  rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
+  account(st, s, o, r, cdyn_clock() - t0);
   if (rc < 0)
     return rc;
   /* An inconsistent set of equality rows (one that cannot hold with the
@@ -307,9 +610,10 @@ static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *di
       s->prev[a] = 1; /* an impact is a first contact: Platt handles every row */
       s->b[a] = gd + (ineq[r] && gd < -o->impact_tol ? o->restitution * gd : 0.0);
     }
-  gather_dense(st, s, nc);
+  int rc = form_problem(st, s, o, nc);
   cdyn_activeset_report r;
-  int rc = solve_problem(st, s, o, nc, &r);
+  if (!rc)
+    rc = solve_problem(st, s, o, nc, &r);
   clear_candidates(s, nc);
   if (rc)
     return rc;
@@ -365,9 +669,9 @@ static int accel(cdyn_stepper *st, state *s, const opts *o, const double *q, con
       s->eq[a] = !ineq[r];
       s->prev[a] = s->platt[r];
     }
-    gather_dense(st, s, nc);
     cdyn_activeset_report r;
-    rc = solve_problem(st, s, o, nc, &r);
+    if (!(rc = form_problem(st, s, o, nc)))
+      rc = solve_problem(st, s, o, nc, &r);
     if (rc) {
       clear_candidates(s, nc);
       return rc;
@@ -403,18 +707,23 @@ static int row_value(cdyn_stepper *st, size_t r, const double *q, double t, doub
   return CDYN_OK;
 }
 
-static void path(size_t n3, const double *q, const double *v, const double *a, double sg,
+/* The point at sg on the sub-step's path, of the particles of row r (all
+   that its constraint's evaluation reads: cdyn_constraint_eval); the
+   other entries of out are left as they are. */
+static void path(const cdyn_stepper *st, size_t r, const double *q, const double *v, const double *a, double sg,
                  double *out)
 {
-  for (size_t k = 0; k < n3; k++)
-    out[k] = q[k] + sg * (v[k] + sg * a[k]);
+  for (unsigned k = 0; k < st->rownp[r]; k++) {
+    size_t i = 3 * st->rowpart[r * CDYN_MAX_PARTICLES + k];
+    for (size_t c = i; c < i + 3; c++)
+      out[c] = q[c] + sg * (v[c] + sg * a[c]);
+  }
 }
 
 /* Earliest located activation in (0, s]; *sev = s when there is none. */
 static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, const double *v,
                   const double *qdd, double t, double sub, double *sev)
 {
-  size_t n3 = 3 * st->n;
   double *qt = s->qt;
   *sev = sub;
   int rc;
@@ -422,7 +731,7 @@ static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, co
     if (!st->d.inequality[r] || !(s->g0[r] > o->active_tol))
       continue;
     double gend;
-    path(n3, q, v, qdd, sub, qt);
+    path(st, r, q, v, qdd, sub, qt);
     if ((rc = row_value(st, r, qt, t + sub, &gend)))
       return rc;
     if (!(gend < 0))
@@ -430,7 +739,7 @@ static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, co
     double lo = 0, hi = sub;
     for (int it = 0; it < 200 && hi - lo > 1e-15 * sub; it++) {
       double mid = 0.5 * (lo + hi), gm;
-      path(n3, q, v, qdd, mid, qt);
+      path(st, r, q, v, qdd, mid, qt);
       if ((rc = row_value(st, r, qt, t + mid, &gm)))
         return rc;
       if (gm < 0) {
@@ -457,12 +766,15 @@ static int step(cdyn_stepper *st, void *state_, double h)
   double *q = sys->q, *v = sys->v, t = sys->t;
   double *qdd = s->qdd;
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
+  int rc;
   if (!(o->event_tol < o->active_tol) && o->events)
     return cdyn_error(CDYN_EINVAL, "contact: event_tol = %g must be below active_tol = %g", o->event_tol,
                       o->active_tol);
   memset(&s->report, 0, sizeof s->report);
+  if (o->subsolve == SUB_SPARSE && m && (rc = attach_sparse(st, s)))
+    return rc;
   double left = h;
-  int status = CDYN_OK, rc;
+  int status = CDYN_OK;
   while (left > 0) {
     int locating = o->events && s->report.substeps < (unsigned long)o->max_substeps;
     if (o->events && !locating && status == CDYN_OK)
@@ -470,7 +782,10 @@ static int step(cdyn_stepper *st, void *state_, double h)
                                        "was taken without event location",
                           o->max_substeps, sys->t);
     if (m) {
-      if ((rc = cdyn_eval_rows(st, q, v, t)) || (rc = cdyn_assemble(st, sys->winv)))
+      if ((rc = cdyn_eval_rows(st, q, v, t)))
+        return rc;
+      /* The full A only for the dense path (its gather reads it). */
+      if (o->subsolve == SUB_DENSE && (rc = cdyn_assemble(st, sys->winv)))
         return rc;
       int did = 0;
       if (o->impulses && (rc = impulse(st, s, o, v, &did)))

@@ -26,8 +26,9 @@ int cdyn_check_pins_only(const cdyn_system *sys, const cdyn_scheme_type *type, c
  * stepper, in two calls: cdyn_layout_grow sizes the arrays for the
  * system's capacity (the stepper then sizes the scheme's and the
  * solver's states for st->mcap), and cdyn_layout_follow lays the current
- * set out, rebuilds the pattern, moves the multipliers and tells the
- * scheme what changed (not when `fresh`: its state was just made).
+ * set out, moves the multipliers and tells the scheme what changed (not
+ * when `fresh`: its state was just made).  The pattern of A for the rows
+ * laid out is built at its first use (cdyn_layout_pattern, core/internal.h).
  */
 int cdyn_layout_build(cdyn_stepper *st);
 int cdyn_layout_grow(cdyn_stepper *st);

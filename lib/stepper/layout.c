@@ -28,12 +28,21 @@
  * solver's states for them, and then cdyn_layout_follow lays the new set
  * out, maps each new row to its old one (a row is the same if its
  * constraint was laid out before with the same generation, so a slot that
- * was emptied and filled again counts as new), rebuilds the pattern and
- * the contribution list, and moves the last multipliers to their new
- * rows.  The new pattern is built beside the old one and compared with it:
+ * was emptied and filled again counts as new) and moves the last
+ * multipliers to their new rows.  The scheme is then told (its `changed`
+ * operation, or `reset`).  The pattern and the contribution list of the
+ * new set are built when they are first needed, by the first assembly
+ * (cdyn_assemble) or setup (cdyn_factor) after the change
+ * (cdyn_layout_pattern), not by the change itself: a scheme that never
+ * assembles the stepper's A (the contact scheme with subsolve=sparse
+ * assembles A over its candidate rows itself) does not pay for it, which
+ * matters when some rows share a particle with many others (a heavy
+ * ball's rows against every node: the pattern is dense over them).  For a
+ * scheme that assembles at every step the same pattern is built from the
+ * same rows, in the same order, only later: its results do not change.
+ * The new pattern is built beside the old one and compared with it:
  * `pattern` is bumped, and a solver redoes its symbolic analysis, only
- * when they differ.  The scheme is then told (its `changed` operation, or
- * `reset`).
+ * when they differ.
  *
  * Capacity.  The arrays are sized when the stepper is built for the
  * system's row and slot capacity, and the pattern storage for the pattern
@@ -301,7 +310,7 @@ static int csr_apply(const void *ctx, const double *x, double *y)
 {
   const cdyn_stepper *st = ctx;
   const int *rp = st->A.rowptr, *col = st->A.col;
-  for (size_t i = 0; i < st->m; i++) {
+  for (size_t i = 0; i < st->mat.m; i++) {
     double s = 0;
     for (int k = rp[i]; k < rp[i + 1]; k++)
       s += st->val[k] * x[col[k]];
@@ -310,11 +319,20 @@ static int csr_apply(const void *ctx, const double *x, double *y)
   return CDYN_OK;
 }
 
-static void update_view(cdyn_stepper *st)
+/* The matrix view the solvers get: the pattern last built. */
+static void update_matrix(cdyn_stepper *st)
 {
   st->mat = (cdyn_matrix){.m = st->m, .nnz = st->nnz, .rowptr = st->A.rowptr, .col = st->A.col,
                           .val = st->val, .diag = st->diag, .pattern = st->pattern,
                           .apply = csr_apply, .ctx = st};
+}
+
+/* What the scheme sees of the rows (and the matrix view, when the
+   pattern is that of the current rows). */
+static void update_view(cdyn_stepper *st)
+{
+  if (!st->pattern_stale)
+    update_matrix(st);
   st->d.m = st->m;
   st->d.rows = st->rows;
   st->d.rowcon = st->rowcon;
@@ -341,7 +359,7 @@ static int build_pattern(cdyn_stepper *st, size_t m)
     st->stats.reallocations++;
   }
   walk_pattern(st, m, &st->A_next);
-  int same = st->pattern && m == st->m && nnz == st->nnz &&
+  int same = st->pattern && m == st->mat.m && nnz == st->nnz &&
              !memcmp(st->A.rowptr, st->A_next.rowptr, (m + 1) * sizeof(int)) &&
              !memcmp(st->A.col, st->A_next.col, nnz * sizeof(int));
   if (!same) {
@@ -371,10 +389,8 @@ int cdyn_layout_build(cdyn_stepper *st)
   size_t ncontrib = incidence(st, mall), nnz = walk_pattern(st, mall, NULL);
   if ((rc = reserve_pattern(st, nnz ? nnz : 1, ncontrib ? ncontrib : 1)))
     return rc;
-  size_t m = lay_out(st, 0);
-  if ((rc = build_pattern(st, m)))
-    return rc;
-  st->m = m;
+  st->m = lay_out(st, 0);
+  st->pattern_stale = 1;
   st->version = sys->version;
   st->force_version = sys->force_version;
   update_view(st);
@@ -408,22 +424,25 @@ int cdyn_layout_grow(cdyn_stepper *st)
   return CDYN_OK;
 }
 
+int cdyn_layout_pattern(cdyn_stepper *st)
+{
+  if (!st->pattern_stale)
+    return CDYN_OK;
+  int rc = build_pattern(st, st->m);
+  if (rc)
+    return rc;
+  st->pattern_stale = 0;
+  update_matrix(st);
+  return CDYN_OK;
+}
+
 int cdyn_layout_follow(cdyn_stepper *st, int fresh)
 {
   cdyn_system *sys = st->sys;
   size_t m_old = st->m;
   size_t m = lay_out(st, 0);
-  int rc;
-  if ((rc = build_pattern(st, m))) {
-    /* The old layout is gone: lay out again at the next step, with no
-       history to carry. */
-    st->version = sys->version - 1;
-    st->m = 0;
-    update_view(st);
-    if (st->type->reset)
-      st->type->reset(st->state);
-    return rc;
-  }
+  /* The pattern of the new rows: at its first use. */
+  st->pattern_stale = 1;
   /* The last multipliers, moved to their rows (0 on new rows). */
   for (size_t r = 0; r < m; r++)
     st->spare[r] = st->from[r] >= 0 ? st->lambda[st->from[r]] : 0.0;

@@ -11,8 +11,9 @@
  *   stiffness, the steps and h by the experiment's rule, the claim by its
  *   rule;
  * - cloth-contact: the summary against the series, the coarse run, the
- *   snapshots' triangles and balls, the claim by its rule, the same bytes
- *   on rerun but for the timing files;
+ *   linear algebra per run (lcp-sparse factors, the dense contact runs do
+ *   not through the solver), the snapshots' triangles and balls, the
+ *   claim by its rule, the same bytes on rerun but for the timing files;
  * - collision-cost: one row per mesh with its triangle count, the times
  *   positive.
  */
@@ -271,7 +272,7 @@ START_TEST(test_cloth_contact)
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
                              "held,near,filtered,pieces,failsafe_reused", 1);
-  ck_assert_uint_eq(sum.nrows, 8);
+  ck_assert_uint_eq(sum.nrows, 9);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
   for (size_t r = 0; r < sum.nrows; r++) {
@@ -345,9 +346,24 @@ START_TEST(test_cloth_contact)
   table_free(&sum);
   table_free(&sn);
   table_free(&bl);
+  /* The linear algebra of the steps: every run solved rows, and only
+     lcp-sparse factored among the contact runs (the dense path's
+     Cholesky factorisations are inside its active-set solves). */
+  pathf(path, "%s/cloth-contact-solve.csv", dir);
+  table so = read_table_nan(path, "scheme,steps,rows,contacts,contacts_max,assembly,factor,solve,linear,factorizations,"
+                                  "analyses,solves", 1);
+  ck_assert_uint_eq(so.nrows, 9);
+  for (size_t r = 0; r < so.nrows; r++) {
+    ck_assert(tv(&so, r, 2) > 0 && tv(&so, r, 8) > 0);
+    if (!strcmp(so.label[r], "lcp-sparse"))
+      ck_assert(tv(&so, r, 9) > 0 && tv(&so, r, 10) > 0 && tv(&so, r, 11) > 0);
+    if (!strcmp(so.label[r], "lcp") || !strcmp(so.label[r], "iterative"))
+      ck_assert(tv(&so, r, 9) == 0);
+  }
+  table_free(&so);
   char a2[PATH_MAX], b2[PATH_MAX];
-  static const char *const timing[] = {"cloth-contact-time.csv", "cloth-contact-cost.csv"};
-  for (int k = 0; k < 2; k++) {
+  static const char *const timing[] = {"cloth-contact-time.csv", "cloth-contact-cost.csv", "cloth-contact-solve.csv"};
+  for (int k = 0; k < 3; k++) {
     pathf(a2, "%s/%s", dir, timing[k]);
     char rel[64];
     snprintf(rel, sizeof rel, "b/%s", timing[k]);
@@ -384,7 +400,7 @@ START_TEST(test_cloth_self_contact)
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
                              "held,near,filtered,pieces,failsafe_reused", 1);
-  static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "lcp"};
+  static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "lcp-sparse"};
   ck_assert_uint_eq(sum.nrows, 5);
   for (size_t r = 0; r < sum.nrows; r++) {
     ck_assert_str_eq(sum.label[r], runs[r]);
