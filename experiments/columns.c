@@ -333,7 +333,7 @@ static const column_def defs[] = {
   {"cloth-contact", NULL, "free", "s",
    "wall-clock time per step of the unconstrained step: the cloth alone (no contacts, no balls), the run's scheme, "
    "its first 100 steps"},
-  {"cloth-contact", NULL, "held", "1", "share of step ends at which every ball lies within delta + 1 um of the cloth"},
+  {"cloth-contact", NULL, "held", "1", "share of step ends at which every ball lies within 2 delta of the cloth (its contacts let go beyond)"},
   {"cloth-contact", NULL, "failsafe_steps", "1", "steps whose motion the fail-safe changed"},
   {"cloth-contact", NULL, "failsafe_passes", "1", "the fail-safe's own detection passes over the run"},
   {"cloth-contact", NULL, "failsafe_reused", "1",
