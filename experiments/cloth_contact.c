@@ -350,25 +350,27 @@ static const exp_companion contact_companions[] = {
 #define MAX_SNAPS 16
 
 
+/* The snapshot times of experiment `name` read (2: they do not). */
+static int check_snapshots(exp_ctx *ctx, const char *name)
+{
+  double ts[MAX_SNAPS];
+  int n;
+  return exp_parse_times(exp_param_string(ctx, "snapshots"), name, ts, MAX_SNAPS, &n) ? 2 : 0;
+}
+
 static int contact_check(exp_ctx *ctx)
 {
   const char *posts = exp_param_string(ctx, "posts");
   if (strcmp(posts, "edges") && strcmp(posts, "points")) {
-    fprintf(stderr, "cdyn run: cloth-contact: posts: '%s' is neither edges nor points\n", posts);
+    cdyn_error(CDYN_EINVAL, "posts: '%s' is neither edges nor points", posts);
     return 2;
   }
   const char *line = exp_param_string(ctx, "ball_line");
   if (strcmp(line, "x") && strcmp(line, "z")) {
-    fprintf(stderr, "cdyn run: cloth-contact: ball_line: '%s' is neither x nor z\n", line);
+    cdyn_error(CDYN_EINVAL, "ball_line: '%s' is neither x nor z", line);
     return 2;
   }
-  double ts[MAX_SNAPS];
-  int n;
-  if (exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-contact", ts, MAX_SNAPS, &n)) {
-    fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
-    return 2;
-  }
-  return 0;
+  return check_snapshots(ctx, "cloth-contact");
 }
 
 /* The triangles (corners, and 1 when a cloth-cloth contact holds one of
@@ -1056,16 +1058,7 @@ static const exp_companion self_companions[] = {
    "candidate rows)"},
   {NULL, NULL, NULL, NULL}};
 
-static int self_check(exp_ctx *ctx)
-{
-  double ts[MAX_SNAPS];
-  int n;
-  if (exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-self-contact", ts, MAX_SNAPS, &n)) {
-    fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
-    return 2;
-  }
-  return 0;
-}
+static int self_check(exp_ctx *ctx) { return check_snapshots(ctx, "cloth-self-contact"); }
 
 static int self_run(exp_ctx *ctx)
 {

@@ -373,6 +373,12 @@ static int held(const cdyn_contacts *cc, int kind, size_t a, size_t b)
   return 0;
 }
 
+/* The count of the contacts of a kind now held. */
+static size_t *kind_count(cdyn_contacts *cc, int kind)
+{
+  return kind == VF ? &cc->counts.vf : kind == EE ? &cc->counts.ee : &cc->counts.nn;
+}
+
 /* Make the contact of the pair, oriented at the positions q. */
 static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double *q, const double *v)
 {
@@ -444,12 +450,7 @@ static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double 
   contact *c = &cc->c[cc->nc++];
   c->kind = kind, c->a = a, c->b = b, c->con = id, c->sep_start = -1, c->fresh = 0;
   cc->counts.created++;
-  if (kind == VF)
-    cc->counts.vf++;
-  else if (kind == EE)
-    cc->counts.ee++;
-  else
-    cc->counts.nn++;
+  *kind_count(cc, kind) += 1;
   return CDYN_OK;
 }
 
@@ -702,12 +703,7 @@ static int release(cdyn_contacts *cc, size_t k, long delay, unsigned long *why)
   cc->counts.delay_sum += (unsigned long)delay;
   if ((unsigned long)delay > cc->counts.delay_max)
     cc->counts.delay_max = (unsigned long)delay;
-  if (c->kind == VF)
-    cc->counts.vf--;
-  else if (c->kind == EE)
-    cc->counts.ee--;
-  else
-    cc->counts.nn--;
+  *kind_count(cc, c->kind) -= 1;
   cc->c[k] = cc->c[--cc->nc];
   return CDYN_OK;
 }
@@ -812,12 +808,7 @@ int cdyn_contacts_clear(cdyn_contacts *cc)
     int rc = cdyn_system_remove_constraint(cc->sys, c->con);
     if (rc)
       return rc;
-    if (c->kind == VF)
-      cc->counts.vf--;
-    else if (c->kind == EE)
-      cc->counts.ee--;
-    else
-      cc->counts.nn--;
+    *kind_count(cc, c->kind) -= 1;
     cc->nc--;
   }
   cc->counts.active = 0;

@@ -388,6 +388,21 @@ END_TEST
  */
 START_TEST(test_cloth_self_contact)
 {
+  /* Bad scene choices are refused before anything is written. */
+  static const char *const bad[][2] = {{"cloth-contact", "posts=bars"},
+                                       {"cloth-contact", "ball_line=y"},
+                                       {"cloth-self-contact", "snapshots=-1"}};
+  for (size_t k = 0; k < 3; k++) {
+    proc p = run_cdyn("run", bad[k][0], "--set", bad[k][1], "--out", "bad");
+    char key[32];
+    snprintf(key, sizeof key, "%.*s", (int)strcspn(bad[k][1], "="), bad[k][1]);
+    ck_assert_msg(p.status == 2 && strstr(p.err, key), "%s --set %s: status %d, %s", bad[k][0], bad[k][1], p.status,
+                  p.err);
+    proc_free(&p);
+    char dir[PATH_MAX];
+    wp(dir, "bad");
+    ck_assert(!exists(dir));
+  }
   run_ok("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048", "--set",
          "snapshots=0.1,0.2", "--out", "sc");
   char dir[PATH_MAX], path[PATH_MAX];
