@@ -5,12 +5,12 @@
 # run: (detection + fail-safe) / unconstrained step.  Wall-clock times on a
 # shared machine: they change from run to run, the ratios less.
 # cloth-self-contact's plot sets E (the experiment) and TITLE and loads this.
-D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
+if (!exists("FIGSRC")) FIGSRC = ARG1; D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 if (!exists("E")) E = "cloth-contact"
 if (!exists("TITLE")) TITLE = "Cloth against balls: cost per step"
 F = D."/".E."/".E."-cost.csv"
 FIG_W = 7; FIG_H = 3.4
-load ARG1."/common.gp"
+load FIGSRC."/common.gp"
 set datafile separator ","
 set title TITLE
 set style fill solid 0.85 border lc rgb "#404040"

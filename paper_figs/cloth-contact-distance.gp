@@ -8,7 +8,7 @@
 # every step's motion (pairs that touched), log scale; a run with none
 # has no curve.
 # cloth-self-contact's plot sets E (the experiment) and TITLE and loads this.
-D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
+if (!exists("FIGSRC")) FIGSRC = ARG1; D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 if (!exists("E")) E = "cloth-contact"
 if (!exists("TITLE")) TITLE = "Cloth against balls and itself: distances against the thickness, and crossings"
 F = D."/".E."/".E.".csv"
@@ -22,7 +22,7 @@ SG = system("awk -F, 'NR > 1 && $7 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '"
 SC = system("awk -F, 'NR > 1 && $4 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 DELTA = real(system("sed -n 's/.*\"thickness\": *\"\\([0-9.e+-]*\\)\".*/\\1/p' '".D."/".E."/run.meta.json' | head -1"))
 FIG_W = 7; FIG_H = 6.2
-load ARG1."/common.gp"
+load FIGSRC."/common.gp"
 PAL_X = pal_use(S)
 # Cumulative crossings of run r.
 cum(r) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" { c += $4; if (c > 0) print $2 \",\" c }' '%s'", r, F)

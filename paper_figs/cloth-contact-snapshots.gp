@@ -9,7 +9,7 @@
 # of the cloth they land on).
 # cloth-self-contact's plot sets E (the experiment), TITLE and the view's
 # ranges (XR0, XR1, YR0, YR1) and loads this.
-D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
+if (!exists("FIGSRC")) FIGSRC = ARG1; D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 if (!exists("E")) E = "cloth-contact"
 if (!exists("TITLE")) TITLE = "Balls striking a cloth held by two posts: triangles in a cloth-cloth contact orange, at a ball green"
 if (!exists("XR0")) XR0 = -0.95; XR1 = 0.95; YR0 = -1.15; YR1 = 0.75
@@ -21,11 +21,11 @@ NS = int(real(system("awk -F, 'NR > 1 && !seen[$2]++ { n++ } END { print n + 0 }
 tsnap(k) = real(system(sprintf("awk -F, 'NR > 1 && $2 == %d { print $13; exit }' '%s'", k, F)))
 has(r, k) = int(real(system(sprintf("awk -F, 'NR > 1 && $1 == \"%s\" && $2 == %d { n++ } END { print n + 0 }' '%s'", r, k, F))))
 FIG_W = 7.0; FIG_H = 1.5 * NR + 0.8
-load ARG1."/common.gp"
+load FIGSRC."/common.gp"
 set datafile separator whitespace
 TH = 35 * pi / 180; PH = 20 * pi / 180
 AWK = sprintf("awk -F, -f '%s/cloth-contact-snapshots.awk' -v ct=%.15g -v st=%.15g -v cp=%.15g -v sp=%.15g", \
-              ARG1, cos(TH), sin(TH), cos(PH), sin(PH))
+              FIGSRC, cos(TH), sin(TH), cos(PH), sin(PH))
 tris(r, k) = sprintf("< %s -v what=tris -v run='%s' -v snap=%d '%s' | sort -g -k1,1 | " . \
   "awk '{ printf \"%%s %%s %%d\\n%%s %%s %%d\\n%%s %%s %%d\\n\\n\", $2, $3, $8, $4, $5, $8, $6, $7, $8 }'", \
   AWK, r, k, F)
