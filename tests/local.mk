@@ -78,7 +78,9 @@ tests_test_ccd_filter_SOURCES = tests/test_ccd_filter.c experiments/ccd_queries.
 tests_test_ccd_filter_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
 tests_test_lcp_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
-# The fuzz corpus of the active-set harness, decoded as the harness does.
+# The fuzz corpus of the active-set harness, decoded as the harness does
+# (shipped: test_lcp_corpus reads it from the source tree).
+EXTRA_DIST += tests/fuzz/corpus/activeset
 tests_test_lcp_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tests/fuzz \
 	-DCDYN_FUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/activeset"'
 
