@@ -1031,8 +1031,8 @@ const cdyn_experiment cdyn_experiment_cloth_contact = {
  * step, distances, contacts, and the cost per step split into detection,
  * solve and fail-safe, against the unconstrained step.  The scheme
  * contact is not among the default runs: on this cloth its exact LCP,
- * even with sparse sub-solves, takes about a second a step once the
- * cloth lies on the ball (doc/experiments.md); it runs with
+ * even with sparse sub-solves, takes many times the other runs' step
+ * once the cloth lies on the ball (doc/experiments.md); it runs with
  *   --scheme implicit,contact --set contact.activeset=lcp
  *   --set contact.subsolve=sparse
  */
