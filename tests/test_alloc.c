@@ -247,19 +247,12 @@ START_TEST(test_no_allocation_in_activeset)
 }
 END_TEST
 
-/*
- * Five balls of radius 0.1 dropped into the corner of the walls x >= 0.1
- * and y >= 0.1 under a tilted gravity, with restitution 0.8: in 500 steps
- * of 2e-3 s they hit the walls and each other many times.  The test
- * requires impulses and located events inside the armed window, so that
- * it cannot pass by never reaching that code.
- */
-START_TEST(test_contact_no_allocation)
+/* The five balls of the contact tests below, their walls and their
+   separations. */
+static cdyn_system *corner_balls(void)
 {
-  const char *alg = cdyn_activeset_name((size_t)_i);
   const size_t n = 5;
   cdyn_system *s;
-  cdyn_stepper *st;
   const double g[3] = {-2.3, -9.81, 0}, px[3] = {0.1, 0, 0}, nx[3] = {1, 0, 0}, py[3] = {0, 0.1, 0},
                ny[3] = {0, 1, 0};
   ck_assert_int_eq(cdyn_system_new(&s, n), CDYN_OK);
@@ -275,6 +268,21 @@ START_TEST(test_contact_no_allocation)
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++)
       ck_assert_int_eq(cdyn_system_add_separation(s, i, j, 0.2, NULL), CDYN_OK);
+  return s;
+}
+
+/*
+ * Five balls of radius 0.1 dropped into the corner of the walls x >= 0.1
+ * and y >= 0.1 under a tilted gravity, with restitution 0.8: in 500 steps
+ * of 2e-3 s they hit the walls and each other many times.  The test
+ * requires impulses and located events inside the armed window, so that
+ * it cannot pass by never reaching that code.
+ */
+START_TEST(test_contact_no_allocation)
+{
+  const char *alg = cdyn_activeset_name((size_t)_i);
+  cdyn_system *s = corner_balls();
+  cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "activeset", alg), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "restitution", "0.8"), CDYN_OK);
@@ -308,24 +316,8 @@ END_TEST
 START_TEST(test_contact_sparse_no_allocation)
 {
   const char *alg = cdyn_activeset_name((size_t)_i);
-  const size_t n = 5;
-  cdyn_system *s;
+  cdyn_system *s = corner_balls();
   cdyn_stepper *st;
-  const double g[3] = {-2.3, -9.81, 0}, px[3] = {0.1, 0, 0}, nx[3] = {1, 0, 0}, py[3] = {0, 0.1, 0},
-               ny[3] = {0, 1, 0};
-  ck_assert_int_eq(cdyn_system_new(&s, n), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
-  for (size_t i = 0; i < n; i++) {
-    double x[3] = {0.35 + 0.23 * (double)i, 0.4 + 0.31 * (double)(i % 3), 0};
-    double v[3] = {0.7 - 0.4 * (double)i, 0.3 * (double)(i % 2), 0};
-    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
-    ck_assert_int_eq(cdyn_system_set_velocity(s, i, v), CDYN_OK);
-    ck_assert_int_eq(cdyn_system_add_wall(s, i, px, nx, NULL), CDYN_OK);
-    ck_assert_int_eq(cdyn_system_add_wall(s, i, py, ny, NULL), CDYN_OK);
-  }
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = i + 1; j < n; j++)
-      ck_assert_int_eq(cdyn_system_add_separation(s, i, j, 0.2, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "activeset", alg), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "subsolve", "sparse"), CDYN_OK);
