@@ -41,7 +41,7 @@ tests/check-not-found:
 	@exit 1
 endif !HAVE_CHECK
 noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h tests/refutil.h \
-	tests/pendutil.h
+	tests/pendutil.h tests/planted.h
 
 # The cdyn program end to end (tests/experiments/): one test program per
 # experiment or family of experiments, each built from its NAME.c, the

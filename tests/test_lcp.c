@@ -36,6 +36,7 @@
 
 #include <cdyn/cdyn.h>
 
+#include "planted.h"
 #include "contact_problems.h"
 #include "lcp_enum.h"
 #include "testutil.h"
@@ -404,23 +405,9 @@ static void random_problem(gsl_rng *r, int kind, problem *p)
     p->planted = 1;
     for (size_t a = 0; a < k; a++) {
       p->eq[a] = gsl_rng_uniform_int(r, 5) == 0;
-      if (p->eq[a]) {
-        mus[a] = 2 * gsl_rng_uniform(r) - 1;
-        ws[a] = 0;
-      } else if (gsl_rng_uniform_int(r, 2)) {
-        mus[a] = 0.1 + 0.9 * gsl_rng_uniform(r);
-        ws[a] = 0;
-      } else {
-        mus[a] = 0;
-        ws[a] = 0.1 + 0.9 * gsl_rng_uniform(r);
-      }
+      planted_row(r, p->eq[a], &mus[a], &ws[a]);
     }
-    for (size_t a = 0; a < k; a++) {
-      double s = 0;
-      for (size_t c = 0; c < k; c++)
-        s += p->A[a * k + c] * mus[c];
-      p->b[a] = ws[a] - s;
-    }
+    planted_b(k, p->A, mus, ws, p->b);
   } else {
     for (size_t a = 0; a < k; a++)
       p->b[a] = 2 * gsl_rng_uniform(r) - 1;

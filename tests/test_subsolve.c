@@ -55,6 +55,8 @@
 
 #include <cdyn/cdyn.h>
 
+#include "planted.h"
+
 #include "activeset/activeset.h"
 #include "lcp_enum.h"
 #include "testutil.h"
@@ -226,24 +228,9 @@ static void random_problem(gsl_rng *r, int kind, int big, problem *p)
     }
   } else if (kind == 1) {
     double mus[NMAX], ws[NMAX];
-    for (size_t a = 0; a < n; a++) {
-      if (p->eq[a]) {
-        mus[a] = 2 * gsl_rng_uniform(r) - 1;
-        ws[a] = 0;
-      } else if (gsl_rng_uniform_int(r, 2)) {
-        mus[a] = 0.1 + 0.9 * gsl_rng_uniform(r);
-        ws[a] = 0;
-      } else {
-        mus[a] = 0;
-        ws[a] = 0.1 + 0.9 * gsl_rng_uniform(r);
-      }
-    }
-    for (size_t a = 0; a < n; a++) {
-      double s = 0;
-      for (size_t c = 0; c < n; c++)
-        s += p->A[a * n + c] * mus[c];
-      p->b[a] = ws[a] - s;
-    }
+    for (size_t a = 0; a < n; a++)
+      planted_row(r, p->eq[a], &mus[a], &ws[a]);
+    planted_b(n, p->A, mus, ws, p->b);
   } else {
     for (size_t a = 0; a < n; a++)
       p->b[a] = 2 * gsl_rng_uniform(r) - 1;
