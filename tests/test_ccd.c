@@ -752,6 +752,25 @@ static double move_of(const double *x0, const double *x1, size_t i)
   return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
 }
 
+/* The edges of the triangles (each side once, smaller particle first),
+   by search, sharing nothing with the replay; *ne gets their number.
+   The caller frees them. */
+static size_t *mesh_edges(const size_t *tri, size_t nt, size_t *ne)
+{
+  size_t *ed = malloc(6 * nt * sizeof *ed), n = 0;
+  ck_assert_ptr_nonnull(ed);
+  for (size_t t = 0; t < nt; t++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = tri[3 * t + k], j = tri[3 * t + (k + 1) % 3], a = i < j ? i : j, b = i < j ? j : i, e;
+      for (e = 0; e < n && !(ed[2 * e] == a && ed[2 * e + 1] == b); e++)
+        ;
+      if (e == n)
+        ed[2 * n] = a, ed[2 * n + 1] = b, n++;
+    }
+  *ne = n;
+  return ed;
+}
+
 /* The replay's definition, pair by pair: every node of the np particles
    against every triangle, every edge against every later edge, every pair
    the distance bound does not clear (near) decided by the exact test
@@ -761,16 +780,7 @@ static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const doub
 {
   memset(rep, 0, sizeof *rep);
   rep->min_dist = INFINITY;
-  size_t *ed = malloc(6 * nt * sizeof *ed), ne = 0;
-  ck_assert_ptr_nonnull(ed);
-  for (size_t t = 0; t < nt; t++)
-    for (int k = 0; k < 3; k++) {
-      size_t i = tri[3 * t + k], j = tri[3 * t + (k + 1) % 3], a = i < j ? i : j, b = i < j ? j : i, e;
-      for (e = 0; e < ne && !(ed[2 * e] == a && ed[2 * e + 1] == b); e++)
-        ;
-      if (e == ne)
-        ed[2 * ne] = a, ed[2 * ne + 1] = b, ne++;
-    }
+  size_t ne, *ed = mesh_edges(tri, nt, &ne);
   double g = pad / 2, alo[3], ahi[3], blo[3], bhi[3];
   for (size_t p = 0; p < np; p++)
     for (size_t t = 0; t < nt; t++) {
@@ -937,16 +947,7 @@ static void path_all_pairs(const size_t *tri, size_t nt, size_t np, const double
 {
   memset(rep, 0, sizeof *rep);
   rep->min_dist = INFINITY;
-  size_t *ed = malloc(6 * nt * sizeof *ed), ne = 0;
-  ck_assert_ptr_nonnull(ed);
-  for (size_t t = 0; t < nt; t++)
-    for (int k = 0; k < 3; k++) {
-      size_t i = tri[3 * t + k], j = tri[3 * t + (k + 1) % 3], a = i < j ? i : j, b = i < j ? j : i, e;
-      for (e = 0; e < ne && !(ed[2 * e] == a && ed[2 * e + 1] == b); e++)
-        ;
-      if (e == ne)
-        ed[2 * ne] = a, ed[2 * ne + 1] = b, ne++;
-    }
+  size_t ne, *ed = mesh_edges(tri, nt, &ne);
   const double *last = x[nx - 1];
   double Q[4][2][3];
   for (size_t p = 0; p < np; p++)
