@@ -233,5 +233,9 @@ struct cdyn_stepper {
    current rows if they changed since it was last built (the first
    assembly or setup after a change does). */
 int cdyn_layout_pattern(cdyn_stepper *st);
+/* The particles of stepper row r in ascending order (with repeats, at
+   most CDYN_MAX_PARTICLES) into ps, as the pattern walks them; returns
+   their number (stepper/layout.c; the scheme contact's sparse A too). */
+unsigned cdyn_row_particles_sorted(const cdyn_stepper *st, size_t r, size_t *ps);
 
 #endif

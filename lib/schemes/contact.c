@@ -353,23 +353,6 @@ static int grow_sparse(cdyn_stepper *st, state *s, size_t nnz)
   return cdyn_as_ws_sparse_reserve(&s->ws, sp->nnz_cap);
 }
 
-/* The particles of stepper row r in ascending order (with repeats), as
-   the stepper's pattern walks them. */
-static unsigned sorted_particles(const cdyn_stepper *st, size_t r, size_t *ps)
-{
-  unsigned np = st->rownp[r];
-  for (unsigned k = 0; k < np; k++) {
-    size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + k];
-    unsigned j = k;
-    while (j > 0 && ps[j - 1] > p) {
-      ps[j] = ps[j - 1];
-      j--;
-    }
-    ps[j] = p;
-  }
-  return np;
-}
-
 /* The candidates' pattern: counted (col NULL) or written; each row its
    diagonal first, then the candidates sharing a particle with it, in the
    order of the stepper's pattern (lib/stepper/layout.c). */
@@ -386,7 +369,7 @@ static size_t walk_candidates(const cdyn_stepper *st, state *s, size_t nc, int *
     sp->mark[a] = stamp;
     nnz++;
     size_t ps[CDYN_MAX_PARTICLES];
-    unsigned np = sorted_particles(st, s->cand[a], ps);
+    unsigned np = cdyn_row_particles_sorted(st, s->cand[a], ps);
     for (unsigned k = 0; k < np; k++)
       for (size_t i = sp->deg[ps[k]]; i < sp->deg[ps[k] + 1]; i++) {
         size_t b = sp->lrow[i];

@@ -228,8 +228,7 @@ static size_t incidence(cdyn_stepper *st, size_t m)
   return ncontrib;
 }
 
-/* The particles of row a in ascending order (at most CDYN_MAX_PARTICLES). */
-static unsigned sorted_particles(const cdyn_stepper *st, size_t a, size_t *ps)
+unsigned cdyn_row_particles_sorted(const cdyn_stepper *st, size_t a, size_t *ps)
 {
   unsigned np = st->rownp[a];
   for (unsigned s = 0; s < np; s++) {
@@ -261,7 +260,7 @@ static size_t walk_pattern(cdyn_stepper *st, size_t m, cdyn_csr *out)
     st->mark[a] = stamp;
     nnz++;
     size_t ps[CDYN_MAX_PARTICLES];
-    unsigned np = sorted_particles(st, a, ps);
+    unsigned np = cdyn_row_particles_sorted(st, a, ps);
     for (unsigned k = 0; k < np; k++)
       for (size_t i = st->deg[ps[k]]; i < st->deg[ps[k] + 1]; i++) {
         size_t b = st->lrow[i];
