@@ -1,8 +1,21 @@
 /*
  * commands.h: the cdyn program's commands.  Each takes the arguments
  * after its word (argv[0] is the first of them) and the whole command
- * line, for the metadata, and returns the process's exit status: 0 done,
- * 1 failure, 2 usage error.
+ * line, for the metadata, and returns the process's exit status, the
+ * same for the same error in every command (doc/cli.md lists them):
+ *
+ *   EXP_EXIT_OK      0  done
+ *   EXP_EXIT_FAIL    1  an error: an input file missing, unreadable or
+ *                       invalid, an output that cannot be written, a
+ *                       replay that differs, out of memory
+ *   EXP_EXIT_USAGE   2  a usage error: an unknown command, option, name
+ *                       or key, a missing or malformed argument
+ *   EXP_EXIT_RUNFAIL 3  `cdyn run scene` (or `cdyn run` of a scene)
+ *                       wrote its results, but a run failed a step or
+ *                       went non-finite (each reported on stderr)
+ *
+ * Experiments, whose diverging runs are results, exit 0 and report them
+ * in their summary.
  *
  *   list, palette     cmd_list.c
  *   run, export       cmd_run.c (over runargs.c)
@@ -15,6 +28,12 @@
 #define CDYN_COMMANDS_H
 
 #include <stdio.h>
+
+/* The exit statuses (above). */
+#define EXP_EXIT_OK 0
+#define EXP_EXIT_FAIL 1
+#define EXP_EXIT_USAGE 2
+#define EXP_EXIT_RUNFAIL 3
 
 /* A sweep's directory (cmd_sweep.c writes it, cmd_collect.c reads it):
    at most this long, so that DIR/jobs/NNNNNN stays within the 3000
