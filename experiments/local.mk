@@ -15,6 +15,7 @@ bin_PROGRAMS = cdyn
 cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
 	experiments/cmd_list.c experiments/cmd_run.c experiments/cmd_sweep.c experiments/cmd_collect.c \
 	experiments/runargs.h experiments/runargs.c experiments/cmdutil.h experiments/cmdutil.c \
+	experiments/rundir.h experiments/rundir.c \
 	experiments/experiment.h experiments/common.c experiments/experiments.def experiments/table.c \
 	experiments/report.c experiments/claims.h experiments/claimdefs.c \
 	experiments/runner.c experiments/capture.c experiments/scene_run.c experiments/columns.c \

@@ -52,7 +52,8 @@ EXPERIMENT_TESTS = tests/experiments/test_cli tests/experiments/test_arm2 \
 	tests/experiments/test_convergence tests/experiments/test_stability \
 	tests/experiments/test_bad_initial tests/experiments/test_bead_circle \
 	tests/experiments/test_arm5 tests/experiments/test_chain10 \
-	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments
+	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments \
+	tests/experiments/test_view
 EXPERIMENT_TEST_SOURCES = tests/experiments/harness.c tests/experiments/harness.h \
 	experiments/claimdefs.c experiments/claims.h
 tests_experiments_test_cli_SOURCES = tests/experiments/test_cli.c $(EXPERIMENT_TEST_SOURCES)
@@ -68,6 +69,9 @@ tests_experiments_test_contact_experiments_SOURCES = tests/experiments/test_cont
 tests_experiments_test_contact_experiments_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_experiments_test_cloth_experiments_SOURCES = tests/experiments/test_cloth_experiments.c \
 	$(EXPERIMENT_TEST_SOURCES)
+# The run-directory reader (experiments/rundir.c) and cdyn view.
+tests_experiments_test_view_SOURCES = tests/experiments/test_view.c $(EXPERIMENT_TEST_SOURCES) \
+	experiments/rundir.c experiments/rundir.h experiments/cmdutil.c experiments/cmdutil.h
 $(addsuffix $(EXEEXT),$(EXPERIMENT_TESTS)): cdyn$(EXEEXT)
 
 tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c

@@ -193,6 +193,8 @@ int cdyn_ball_before(cdyn_ball *b, double h);
 int cdyn_ball_after(cdyn_ball *b, const cdyn_stepper *st, double h);
 /* The counts, with the depth measured now. */
 int cdyn_ball_counts_get(const cdyn_ball *b, cdyn_ball_counts *counts);
+/* The ball's particle and its options as made (either output may be NULL). */
+int cdyn_ball_get(const cdyn_ball *b, size_t *ball, cdyn_ball_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -183,6 +183,8 @@ size_t cdyn_contacts_active(const cdyn_contacts *cc);
 int cdyn_contacts_get(const cdyn_contacts *cc, size_t k, cdyn_contact_info *info);
 /* The mesh's edges (2 particles each, smaller first), their number. */
 size_t cdyn_contacts_edges(const cdyn_contacts *cc, const size_t **edges);
+/* The mesh's triangles as given (3 particles each), their number. */
+size_t cdyn_contacts_triangles(const cdyn_contacts *cc, const size_t **tris);
 
 #ifdef __cplusplus
 }

@@ -237,3 +237,14 @@ int cdyn_ball_counts_get(const cdyn_ball *b, cdyn_ball_counts *counts)
   counts->depth = depth;
   return CDYN_OK;
 }
+
+int cdyn_ball_get(const cdyn_ball *b, size_t *ball, cdyn_ball_opts *opts)
+{
+  if (!b)
+    return cdyn_error(CDYN_EINVAL, "cdyn_ball_get: NULL ball");
+  if (ball)
+    *ball = b->ball;
+  if (opts)
+    *opts = b->o;
+  return CDYN_OK;
+}

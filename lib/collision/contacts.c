@@ -850,3 +850,12 @@ size_t cdyn_contacts_edges(const cdyn_contacts *cc, const size_t **edges)
     *edges = cc->edge;
   return cc->nedge;
 }
+
+size_t cdyn_contacts_triangles(const cdyn_contacts *cc, const size_t **tris)
+{
+  if (!cc)
+    return 0;
+  if (tris)
+    *tris = cc->tri;
+  return cc->ntri;
+}
