@@ -23,6 +23,7 @@
  *   sweep             cmd_sweep.c (over runargs.c: every job checked)
  *   collect           cmd_collect.c
  *   report            report.c
+ *   plot, animate     cmd_plot.c
  */
 #ifndef CDYN_COMMANDS_H
 #define CDYN_COMMANDS_H
@@ -55,5 +56,7 @@ int exp_cmd_replay(int argc, char **argv, const char *command);
 int exp_cmd_sweep(int argc, char **argv, const char *command);
 int exp_cmd_collect(int argc, char **argv, const char *command);
 int exp_cmd_report(int argc, char **argv, const char *command);
+int exp_cmd_plot(int argc, char **argv, const char *command);
+int exp_cmd_animate(int argc, char **argv, const char *command);
 
 #endif

@@ -21,9 +21,9 @@ cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
 	experiments/runner.c experiments/capture.c experiments/scene_run.c experiments/columns.c \
 	experiments/problems.h experiments/problems.c \
 	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
-	experiments/ccd_queries.c $(EXPERIMENT_SOURCES)
+	experiments/ccd_queries.c experiments/cmd_plot.c $(EXPERIMENT_SOURCES)
 # Where `cdyn list` says the manual is installed.
-cdyn_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"'
+cdyn_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"' -DCDYN_PKGDATADIR='"$(pkgdatadir)"'
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
 nodist_cdyn_SOURCES = build-info.h
 

@@ -14,6 +14,9 @@
  *                                  found under DIR into DIR/claims.csv and
  *                                  DIR/claims.md
  *   cdyn palette                   the figures' line styles (gnuplot)
+ *   cdyn plot DIR, cdyn animate DIR
+ *                                  figures and an animation of a run
+ *                                  directory (gnuplot)
  *
  * Everything `cdyn run` is given is checked before anything is written:
  * the experiment's parameters against their table, scheme options on a
@@ -75,7 +78,8 @@ int main(int argc, char **argv)
     int (*fn)(int argc, char **argv, const char *command);
   } commands[] = {{"list", exp_cmd_list},     {"run", exp_cmd_run},         {"sweep", exp_cmd_sweep},
                   {"collect", exp_cmd_collect}, {"check", exp_cmd_check},   {"export", exp_cmd_export},
-                  {"palette", exp_cmd_palette}, {"report", exp_cmd_report},  {"replay", exp_cmd_replay}};
+                  {"palette", exp_cmd_palette}, {"report", exp_cmd_report},  {"replay", exp_cmd_replay},
+                  {"plot", exp_cmd_plot},       {"animate", exp_cmd_animate}};
   int rc = -1;
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {

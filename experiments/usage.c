@@ -24,6 +24,8 @@ void exp_usage(FILE *f)
           "       cdyn collect DIR [--file NAME.csv] [--allow-missing]\n"
           "       cdyn report DIR\n"
           "       cdyn palette\n"
+          "       cdyn plot DIR [--format pdf,png]\n"
+          "       cdyn animate DIR [--run NAME] [--format gif|mp4] [--fps N] [--max-frames N]\n"
           "       cdyn --help | --version\n"
           "\n"
           "run      runs EXPERIMENT's own schemes (the paper's), or those --scheme names\n"
@@ -61,7 +63,13 @@ void exp_usage(FILE *f)
           "report   merges the claims.part.csv of every run under DIR/*/ (found by its\n"
           "         run.meta.json) into DIR/claims.csv and the readable DIR/claims.md.\n"
           "palette  prints the gnuplot definitions of the line style of every scheme and\n"
-          "         companion run, one distinct style each (paper_figs/ loads them).\n");
+          "         companion run, one distinct style each (paper_figs/ loads them).\n"
+          "plot     draws the runs of DIR (a cdyn run output) with gnuplot into DIR: every\n"
+          "         quantity against t (STEM-series), the paths of few particles (STEM-paths)\n"
+          "         or a 3-D view of a cloth's first and last states (STEM-states), PDF and PNG.\n"
+          "animate  writes DIR/STEM-RUN.gif (or .mp4 with ffmpeg): a 3-D view of one run's\n"
+          "         recorded positions (--run; default the first run that has them), at\n"
+          "         most --max-frames (100) frames shown at --fps (15) per second.\n");
 }
 
 void exp_sweep_usage(FILE *f)
