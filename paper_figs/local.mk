@@ -86,9 +86,19 @@ FIGURES = \
 	cloth-self-contact-distance:cloth-self-contact \
 	cloth-self-contact-cost:cloth-self-contact \
 	collision-cost:collision-cost \
-	scene-double-pendulum:scene-double-pendulum
+	scene-double-pendulum:scene-double-pendulum \
+	scene-double-pendulum-paths:scene-double-pendulum
 # Scripts that the plot scripts load, not plots themselves.
-GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp paper_figs/scene.gp
+GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp paper_figs/scene.gp \
+	$(RUN_GP_FILES)
+# The scripts of `cdyn plot` and `cdyn animate` (experiments/cmd_plot.c),
+# installed in $(pkgdatadir) with common.gp and scene.gp, where the
+# installed program looks for them ($CDYN_DATADIR overrides it: the
+# tests and an uninstalled program point it at paper_figs/).
+RUN_GP_FILES = paper_figs/rundir.gp paper_figs/rundir.awk paper_figs/run-series.gp paper_figs/run-paths.gp \
+	paper_figs/run-states.gp paper_figs/run-view3d.gp paper_figs/run-animate.gp
+plotscriptsdir = $(pkgdatadir)
+dist_plotscripts_DATA = paper_figs/common.gp paper_figs/scene.gp $(RUN_GP_FILES)
 
 # fig_plot and fig_experiment PAIR: the two halves of a PLOT:EXPERIMENT pair.
 fig_plot = $(word 1,$(subst :, ,$(1)))
@@ -105,8 +115,8 @@ $(FIGDIR)/%/done: cdyn$(EXEEXT) $(FIGDIR)/extra-schemes
 	@mv $(FIGDIR)/$*.tmp $(FIGDIR)/$* && touch $@
 
 # An example scene, run as a researcher runs their own (cdyn run scene)
-# and drawn by the generic paper_figs/scene.gp: the quick start's
-# example of the scene format.
+# and drawn by the generic paper_figs/scene.gp (the scripts of cdyn
+# plot): the quick start's example of the scene format.
 SCENE_EXAMPLE = $(top_srcdir)/examples/double-pendulum.json
 $(FIGDIR)/scene-double-pendulum/done: cdyn$(EXEEXT) $(SCENE_EXAMPLE) $(FIGDIR)/extra-schemes
 	@rm -rf $(FIGDIR)/scene-double-pendulum.tmp $(FIGDIR)/scene-double-pendulum
@@ -234,5 +244,5 @@ figures check-latex-figures latex-figures:
 	@exit 1
 endif
 
-EXTRA_DIST += $(GP_FILES) paper_figs/check-latex.sh paper_figs/cloth-snapshots.awk \
+EXTRA_DIST += $(filter-out $(dist_plotscripts_DATA),$(GP_FILES)) paper_figs/check-latex.sh paper_figs/cloth-snapshots.awk \
 	paper_figs/cloth-contact-snapshots.awk

@@ -49,7 +49,7 @@ load FIGSRC."/common.gp"
 PAL_X = pal_use(RUNS)
 set datafile columnheaders
 unit(q) = system(RD_AWK." -v what=unit -v col=".q." '".meta(word(RUNS, 1))."'")
-ulab(u) = (strlen(u) && u ne "1") ? " (".u.")" : ""
+ulab(u) = (strlen(u) && u ne "1") ? " (".nm(u).")" : ""
 # A quantity's title and, for the y axis, its symbol.
 qtitle(q) = q eq "e" ? lab("constraint error e", 'constraint error $e$') : \
   q eq "E" ? lab("energy change E - E(0)", 'energy change $E - E(0)$') : \
