@@ -11,7 +11,8 @@
 # directory whose palette.gp gives the schemes' styles (default RUNDIR's
 # parent).
 #
-# A quantity that is zero throughout in every run is left out.
+# A run that coincides with an earlier one is drawn dotted and named in
+# the key beside it.  A quantity that is zero throughout in every run is left out.
 #
 # Scales.  e is drawn on a log axis (its zeros left out) when it has a
 # positive value.  Energy (E) is drawn as its change from the first row.
@@ -61,6 +62,12 @@ qtitle(q) = q eq "e" ? lab("constraint error e", 'constraint error $e$') : \
 qsym(q) = q eq "E" ? lab("E - E(0)", '$E - E(0)$') : q eq "e" ? lab("e", '$e$') : \
   q eq "px" ? lab("p_x", '$p_x$') : q eq "py" ? lab("p_y", '$p_y$') : q eq "pz" ? lab("p_z", '$p_z$') : \
   (strlen(q) == 1 ? lab(q, '$'.q.'$') : nm(q))
+# Runs whose curves coincide with an earlier run's (the same rows, the
+# energy -- else the first quantity -- within 1e-9 of its largest
+# magnitude) are drawn dotted over it, and the key says so ("xpbd = pbd").
+CO = coinc_files(RUNDIR."/".(strlen(NAME) ? NAME."-" : ""), ".csv", RUNS, in_list("E", QS) ? "E" : word(QS, 1), 1e-9)
+cdt(r) = co_entry(r) > 0 ? 3 : pal_dash(r)
+clw(r) = co_entry(r) > 0 ? 1.6 * PAL_LW : PAL_LW
 # The panels on a grid, the key below them.
 LM = 0.09; RM = 0.03; HG = 0.095
 PW = (1 - LM - RM - (NCOL - 1) * HG) / NCOL
@@ -106,7 +113,7 @@ do for [k = 1:NQ] {
   plot for [i = 1:NRUNS] series(word(RUNS, i)) using "t":( \
       (ABS ? abs(column(Q) - Q0[i]) : column(Q) - Q0[i]) > 0 || !LOGY ? \
       (ABS ? abs(column(Q) - Q0[i]) : column(Q) - Q0[i]) : NaN) \
-    with lines lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW \
+    with lines lc rgb pal_colour(word(RUNS, i)) dt cdt(word(RUNS, i)) lw clw(word(RUNS, i)) \
     notitle
 }
 # The key: a panel of its own below the others, with nothing but it.
@@ -114,6 +121,6 @@ set lmargin at screen 0.02; set rmargin at screen 0.98; set bmargin at screen 0.
 unset title; unset xlabel; unset ylabel; unset logscale y; unset border; unset tics; unset grid
 set xrange [0:1]; set yrange [0:1]
 set key center center horizontal maxcols KCOLS nobox Left reverse samplen 2.5 font KEY_SMALL
-plot for [i = 1:NRUNS] NaN with lines lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW \
-  title small(nm(word(RUNS, i)))
+plot for [i = 1:NRUNS] NaN with lines lc rgb pal_colour(word(RUNS, i)) dt cdt(word(RUNS, i)) lw clw(word(RUNS, i)) \
+  title small(co_label(word(RUNS, i)))
 unset multiplot
