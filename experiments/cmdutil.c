@@ -283,7 +283,7 @@ int exp_dir_empty(const char *dir)
 
 int exp_output_name(const char *name)
 {
-  static const char *const suffixes[] = {".csv", ".json", ".md", ".tmp", ".log"};
+  static const char *const suffixes[] = {".csv", ".json", ".md", ".tmp", ".log", ".pdf", ".png", ".gif", ".mp4"};
   if (!strcmp(name, "done"))
     return 1;
   size_t n = strlen(name);

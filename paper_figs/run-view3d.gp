@@ -23,6 +23,7 @@ set xlabel "x" offset 0, -0.5
 set ylabel "z" offset 0, 0
 set zlabel "y" rotate parallel offset 1, 0
 unset key
-view3d(f, b, idx, mode, colour) = sprintf("splot '%s' index %d with %s lc rgb '%s' fc rgb '%s' notitle, " . \
-  "'%s' index %d with polygons fc rgb '#9a9a9a' notitle", f, idx, \
-  mode == 1 ? "polygons" : mode == 2 ? "lines lw 1.5" : "points pt 7 ps 0.4", colour, colour, b, idx)
+v3style(mode, colour) = mode == 1 ? sprintf("polygons fc rgb '%s'", colour) : \
+  sprintf("%s lc rgb '%s'", mode == 2 ? "linespoints lw 1.5 pt 7 ps 0.5" : "points pt 7 ps 0.4", colour)
+view3d(f, b, idx, mode, colour) = sprintf("splot '%s' index %d with %s notitle, " . \
+  "'%s' index %d with polygons fc rgb '#9a9a9a' notitle", f, idx, v3style(mode, colour), b, idx)

@@ -113,6 +113,10 @@ EXTRA_DIST += tests/scene-schema.test
 # bit.
 TESTS += tests/scenes.test
 EXTRA_DIST += tests/scenes.test
+# `cdyn plot` and `cdyn animate` on small runs, and their errors (gnuplot;
+# skipped without it unless CDYN_REQUIRE_GNUPLOT=1).
+TESTS += tests/plot.test
+EXTRA_DIST += tests/plot.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
