@@ -25,6 +25,10 @@ if (A_TERM eq "gif") {
 } else {
   set terminal pngcairo size 800, 640 font "Sans,11"
 }
+# common.gp's sizes are those of a printed figure: the animation's own.
+set xtics font ",10"; set ytics font ",10"; set ztics font ",10"
+set xlabel font ",11"; set ylabel font ",11"; set zlabel font ",11"
+set title font ",12"
 do for [k = 1:NF] {
   if (A_TERM ne "gif") { set output sprintf(A_OUT, k) }
   set title nm(STEM)." ".nm(ARUN).sprintf(":  t = %.3f s", AT[k])
