@@ -461,8 +461,25 @@ static FILE *tmp_file(const plotctx *c, const char *name)
 
 /* ---- cdyn plot ---------------------------------------------------------------------------- */
 
+/* The largest span of the bounds. */
+static double span_of(const double lo[3], const double hi[3])
+{
+  double s = 0;
+  for (int a = 0; a < 3; a++)
+    if (hi[a] - lo[a] > s)
+      s = hi[a] - lo[a];
+  return s;
+}
+
 /* The data of run-states.gp: sK-F.dat (run K's frame F, 0 first, 1
-   last) and bK-F.dat (its balls), and states.gp with the variables. */
+   last) and bK-F.dat (its balls), and states.gp with the variables: the
+   times ST0, ST1, the drawing mode SMODE, OWN (1: the last state is
+   drawn at its own scale) and OSPAN (the largest span of its last state)
+   of run K, and the axes' ranges XR0 .. ZR1 over
+   the first states and the last states not drawn at their own scale.  A
+   last state is drawn at its own scale when its largest span is more than
+   5 times that of the first states (a run that blew up), or it has no
+   finite point. */
 static int write_states(const plotctx *c, const size_t *idx, size_t n)
 {
   FILE *v = tmp_file(c, "states.gp");
@@ -470,7 +487,10 @@ static int write_states(const plotctx *c, const size_t *idx, size_t n)
     return exp_complain(c->who, EXP_EXIT_FAIL, "cannot write into %s: %s", c->tmp, strerror(errno));
   int bad = 0;
   double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
-  fprintf(v, "array SMODE[%zu]; array ST0[%zu]; array ST1[%zu]\n", n, n, n);
+  for (size_t k = 0; k < n; k++)
+    bounds(lo, hi, &c->runs[idx[k]], 0);
+  double span0 = span_of(lo, hi);
+  fprintf(v, "array SMODE[%zu]; array ST0[%zu]; array ST1[%zu]; array OWN[%zu]; array OSPAN[%zu]\n", n, n, n, n, n);
   for (size_t k = 0; k < n; k++) {
     const exp_rundir_run *r = &c->runs[idx[k]];
     for (int fr = 0; fr < 2; fr++) {
@@ -492,10 +512,18 @@ static int write_states(const plotctx *c, const size_t *idx, size_t n)
       }
       write_balls(f, r, frame);
       bad |= fclose(f) != 0;
-      bounds(lo, hi, r, frame);
     }
-    fprintf(v, "SMODE[%zu] = %d; ST0[%zu] = %.9g; ST1[%zu] = %.9g\n", k + 1, draw_mode(r), k + 1, r->t[0], k + 1,
-            r->t[r->nframes - 1]);
+    double l1[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, h1[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    bounds(l1, h1, r, r->nframes - 1);
+    int own = !(l1[0] <= h1[0]) || span_of(l1, h1) > 5 * span0;
+    if (!own)
+      for (int a = 0; a < 3; a++) {
+        lo[a] = l1[a] < lo[a] ? l1[a] : lo[a];
+        hi[a] = h1[a] > hi[a] ? h1[a] : hi[a];
+      }
+    fprintf(v, "SMODE[%zu] = %d; ST0[%zu] = %.9g; ST1[%zu] = %.9g; OWN[%zu] = %d; OSPAN[%zu] = %.3g\n", k + 1,
+            draw_mode(r), k + 1, r->t[0], k + 1, r->t[r->nframes - 1], k + 1, own, k + 1,
+            l1[0] <= h1[0] ? span_of(l1, h1) : 0.0);
   }
   write_ranges(v, lo, hi);
   bad |= fclose(v) != 0;

@@ -6,7 +6,9 @@
 # one.  The positions come from NAME-RUN-state.csv (a scene that records
 # them) or from the run CSV's node columns x0, y0, z0, x1, ... (an
 # experiment); a run without either is left out.  Meant for few particles
-# (cdyn plot draws it up to 30; a cloth gets run-states.gp).
+# (cdyn plot draws it up to 30; a cloth gets run-states.gp).  A run whose
+# extent is more than 5 times the smallest run's (it drifted away or blew
+# up) gets its own scale, and its title says so.
 #
 #   gnuplot [-e "RUNS='a b'; STEM='title'; D='PALETTE_DIR'"] \
 #           -c run-paths.gp FIGSRC RUNDIR pdf|png|cairolatex OUTPUT
@@ -20,11 +22,33 @@ do for [i = 1:NRUNS] {
 }
 NPR = words(PR)
 if (NPR == 0) { print "run-paths.gp: no run of ".RUNDIR." records positions"; exit status 1 }
-PFILES = ""
-do for [i = 1:NPR] { PFILES = PFILES." '".posfile(word(PR, i))."'" }
-EXT = system(RD_AWK." -v what=extent".PFILES)
+# Each run's extent; a run whose largest span is more than 5 times the
+# smallest run's (one that drifted or blew up) is drawn at its own scale,
+# the others at the scale of their union.
+array PEXT[NPR]
+array PSPAN[NPR]
+do for [i = 1:NPR] {
+  PEXT[i] = system(RD_AWK." -v what=extent '".posfile(word(PR, i))."'")
+  PSPAN[i] = 0
+  do for [a = 1:3] {
+    PSPAN[i] = (real(word(PEXT[i], 2 * a)) - real(word(PEXT[i], 2 * a - 1)) > PSPAN[i]) ? \
+      real(word(PEXT[i], 2 * a)) - real(word(PEXT[i], 2 * a - 1)) : PSPAN[i]
+  }
+}
+MINSPAN = PSPAN[1]
+do for [i = 2:NPR] { MINSPAN = PSPAN[i] < MINSPAN ? PSPAN[i] : MINSPAN }
+own(i) = PSPAN[i] > 5 * MINSPAN && PSPAN[i] > 0
 array LO[3]; array HI[3]
-do for [a = 1:3] { LO[a] = real(word(EXT, 2 * a - 1)); HI[a] = real(word(EXT, 2 * a)) }
+do for [a = 1:3] { LO[a] = NaN; HI[a] = NaN }
+do for [i = 1:NPR] {
+  if (!own(i)) {
+    do for [a = 1:3] {
+      L = real(word(PEXT[i], 2 * a - 1)); H = real(word(PEXT[i], 2 * a))
+      LO[a] = (LO[a] == LO[a] && LO[a] < L) ? LO[a] : L
+      HI[a] = (HI[a] == HI[a] && HI[a] > H) ? HI[a] : H
+    }
+  }
+}
 # The two axes of largest extent, in their order x, y, z.
 FLAT = (HI[1] - LO[1] <= HI[2] - LO[2] && HI[1] - LO[1] <= HI[3] - LO[3]) ? 1 : \
        (HI[2] - LO[2] <= HI[3] - LO[3]) ? 2 : 3
@@ -56,7 +80,21 @@ unset key
 do for [i = 1:NPR] {
   R = word(PR, i)
   P = "< ".RD_AWK." -v what=paths '".posfile(R)."'"
-  set title small(nm(R)) offset 0, -0.6
+  if (own(i)) {
+    # Its own ranges, square about its extent.
+    OL1 = real(word(PEXT[i], 2 * A1 - 1)); OH1 = real(word(PEXT[i], 2 * A1))
+    OL2 = real(word(PEXT[i], 2 * A2 - 1)); OH2 = real(word(PEXT[i], 2 * A2))
+    OS = (OH1 - OL1 > OH2 - OL2 ? OH1 - OL1 : OH2 - OL2) * 0.58
+    set xrange [(OL1 + OH1) / 2 - OS:(OL1 + OH1) / 2 + OS]
+    set yrange [(OL2 + OH2) / 2 - OS:(OL2 + OH2) / 2 + OS]
+    set xtics nice(2 * OS, 3); set ytics nice(2 * OS, 3)
+    set title small(nm(R).lab("\n(own scale)", ' (own scale)')) offset 0, -0.2
+  } else {
+    set xrange [C1 - W1:C1 + W1]
+    set yrange [C2 - W2:C2 + W2]
+    set xtics nice(2 * W1, 3); set ytics nice(2 * W2, 3)
+    set title small(nm(R)) offset 0, -0.6
+  }
   plot P using A1:A2 with lines lc rgb pal_colour(R) lw 1, \
        P using A1:A2 every ::0::0 with points pt 6 ps 0.9 * PSC lc rgb "#000000", \
        "< ".RD_AWK." -v what=paths '".posfile(R)."' | awk 'NF { l = $0 } !NF && l != \"\" { print l; l = \"\" }'" \

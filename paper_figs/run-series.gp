@@ -16,7 +16,7 @@
 #
 # Scales.  e is drawn on a log axis (its zeros left out) when it has a
 # positive value.  Energy (E) is drawn as its change from the first row.
-# A quantity whose runs differ by more than a factor 1000 in their largest
+# A quantity whose runs differ by more than a factor 30 in their largest
 # magnitude (a run that blew up) is drawn as its magnitude on a log axis,
 # so that every run stays visible.  The t axis has about five ticks.
 if (!exists("RUNDIR")) { FIGSRC = ARG1; RUNDIR = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4 }
@@ -90,8 +90,8 @@ do for [k = 1:NQ] {
   do for [i = 1:NRUNS] {
     Q0[i] = DELTA ? real(system(RD_AWK." -v what=first -v col=".Q." '".series(word(RUNS, i))."'")) : 0
   }
-  # e: log when positive; any quantity whose runs' sizes differ by 1e3: log of the magnitude.
-  LOGY = (Q eq "e" && POS > 0) || (NPOS > 1 && MAXABS > 1e3 * MINRUN)
+  # e: log when positive; any quantity whose runs' sizes differ by 30 times: log of the magnitude.
+  LOGY = (Q eq "e" && POS > 0) || (NPOS > 1 && MAXABS > 30 * MINRUN)
   ABS = LOGY && !(Q eq "e")
   eval panel(k)
   set title qtitle(Q).(ABS ? lab(", magnitude", ', magnitude') : "") offset 0, -0.6
@@ -105,7 +105,7 @@ do for [k = 1:NQ] {
   } else {
     unset logscale y
     set format y "%g"
-    set ytics autofreq
+    if (MAXABS > 0) { set ytics nice(MAXABS, 3) } else { set ytics autofreq }
     set mytics default
   }
   if (MAXABS == 0 && !LOGY) { set yrange [-1:1] } else { set yrange [*:*] }

@@ -15,10 +15,13 @@ set border 4095 lw 0.5 lc rgb "#9a9a9a"
 set tics scale 0.5
 # The same ranges in every panel (XR0 .. ZR1 from TMPD), about two tick
 # steps along each axis, the tick labels small.
-set xrange [XR0:XR1]; set yrange [YR0:YR1]; set zrange [ZR0:ZR1]
-set xtics nice(XR1 - XR0, 2) format "%g" font KEY_SMALL offset 0, -0.3
-set ytics nice(YR1 - YR0, 2) format "%g" font KEY_SMALL
-set ztics nice(ZR1 - ZR0, 2) format "%g" font KEY_SMALL
+V3_RANGES = "set xrange [XR0:XR1]; set yrange [YR0:YR1]; set zrange [ZR0:ZR1]; " . \
+  "set xtics nice(XR1 - XR0, 2); set ytics nice(YR1 - YR0, 2); set ztics nice(ZR1 - ZR0, 2); " . \
+  "set format x '%g'; set format y '%g'; set format z '%g'"
+eval V3_RANGES
+set xtics font KEY_SMALL offset 0, -0.3
+set ytics font KEY_SMALL
+set ztics font KEY_SMALL
 set xlabel "x" offset 0, -0.5
 set ylabel "z" offset 0, 0
 set zlabel "y" rotate parallel offset 1, 0
