@@ -5,9 +5,11 @@
  * $(pkgdatadir) (run-series.gp, run-paths.gp, run-states.gp,
  * run-animate.gp and what they load; doc/plotting.md).
  *
- * The scripts are looked for in $CDYN_DATADIR when it is set (the source
- * tree's paper_figs/, for tests and `make figures`), else in the
- * directory configure compiled in (CDYN_PKGDATADIR).  The runs are read
+ * The scripts are looked for in $CDYN_DATADIR when it is set (the tests
+ * set it to the source tree's paper_figs/), else in the directory
+ * configure compiled in (CDYN_PKGDATADIR, where `make install` puts
+ * them), else, for a program run from its build tree before it is
+ * installed, in the source tree's paper_figs/ (CDYN_SRCFIGS).  The runs are read
  * with exp_rundir_load (rundir.h).  What the scripts cannot read from the
  * directory themselves -- a cloth's triangles at a frame, the balls as
  * spheres, the palette -- is written into a temporary directory, removed
@@ -48,6 +50,9 @@
 
 #ifndef CDYN_PKGDATADIR
 #define CDYN_PKGDATADIR "/usr/local/share/cdyn"
+#endif
+#ifndef CDYN_SRCFIGS
+#define CDYN_SRCFIGS "paper_figs"
 #endif
 
 /* At most this many particles: paths; more: the 3-D view of states. */
@@ -174,16 +179,19 @@ static int ctx_open(plotctx *c, const char *who, const char *dir)
   if (!c->gnuplot)
     return exp_complain(who, EXP_EXIT_FAIL, "gnuplot not found on PATH (on Debian: apt-get install gnuplot-nox)");
   const char *dd = getenv("CDYN_DATADIR");
-  c->datadir = str_dup(dd && *dd ? dd : CDYN_PKGDATADIR);
-  if (!c->datadir)
-    return exp_complain(who, EXP_EXIT_FAIL, "out of memory");
-  exp_text p = {0};
-  exp_text_printf(&p, "%s/run-series.gp", c->datadir);
-  int have = !p.failed && exp_is_regular(p.s);
-  exp_text_free(&p);
+  const char *where[2] = {dd && *dd ? dd : CDYN_PKGDATADIR, dd && *dd ? NULL : CDYN_SRCFIGS};
+  int have = 0;
+  for (int w = 0; w < 2 && where[w] && !have; w++) {
+    exp_text p = {0};
+    exp_text_printf(&p, "%s/run-series.gp", where[w]);
+    have = !p.failed && exp_is_regular(p.s);
+    exp_text_free(&p);
+    if (have && !(c->datadir = str_dup(where[w])))
+      return exp_complain(who, EXP_EXIT_FAIL, "out of memory");
+  }
   if (!have)
     return exp_complain(who, EXP_EXIT_FAIL, "no plot scripts in %s (run-series.gp missing; set CDYN_DATADIR to the "
-                        "directory that holds them)", c->datadir);
+                        "directory that holds them)", where[0]);
   /* The stem: the scene's name (NAME-summary.csv), else the directory's name. */
   for (size_t k = 0; k < c->nruns && !c->stem; k++) {
     const char *sj = c->runs[k].scene_json;

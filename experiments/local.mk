@@ -22,8 +22,11 @@ cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
 	experiments/problems.h experiments/problems.c \
 	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
 	experiments/ccd_queries.c experiments/cmd_plot.c $(EXPERIMENT_SOURCES)
-# Where `cdyn list` says the manual is installed.
-cdyn_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"' -DCDYN_PKGDATADIR='"$(pkgdatadir)"'
+# Where `cdyn list` says the manual is installed, and where `cdyn plot`
+# finds its scripts: installed, else (a program not installed) the source
+# tree's.
+cdyn_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"' -DCDYN_PKGDATADIR='"$(pkgdatadir)"' \
+	-DCDYN_SRCFIGS='"$(abs_top_srcdir)/paper_figs"'
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
 nodist_cdyn_SOURCES = build-info.h
 
