@@ -271,9 +271,14 @@ static void show_log(const plotctx *c)
   free(t);
 }
 
-/* The gnuplot variables every script takes. */
-static void common_vars(const plotctx *c, exp_text *e, const char *runs)
+/* The gnuplot variables every script takes (CSV_PREFIX when prefix is not NULL). */
+static void common_vars(const plotctx *c, exp_text *e, const char *runs, const char *prefix)
 {
+  if (prefix) {
+    exp_text_puts(e, "CSV_PREFIX = ");
+    gp_str(e, prefix);
+    exp_text_puts(e, "; ");
+  }
   exp_text_puts(e, "FIGSRC = ");
   gp_str(e, c->datadir);
   exp_text_puts(e, "; RUNDIR = ");
@@ -343,6 +348,23 @@ static int has_time(const exp_rundir_run *r)
   }
   fclose(f);
   return ok;
+}
+
+/* The prefix of a run's CSV's file name before RUN.csv (malloc'ed; ""
+   for RUN.csv), or NULL when the name does not end in RUN.csv. */
+static char *csv_prefix(const exp_rundir_run *r)
+{
+  const char *b = strrchr(r->csv, '/');
+  b = b ? b + 1 : r->csv;
+  size_t bl = strlen(b), nl = strlen(r->name);
+  if (bl < nl + 4 || strcmp(b + bl - 4, ".csv") || strncmp(b + bl - 4 - nl, r->name, nl))
+    return NULL;
+  char *p = malloc(bl - nl - 4 + 1);
+  if (p) {
+    memcpy(p, b, bl - nl - 4);
+    p[bl - nl - 4] = '\0';
+  }
+  return p;
 }
 
 /* Can a run name go into a gnuplot word list? */
@@ -586,6 +608,7 @@ static int plot_main(int argc, char **argv)
     return rc;
   }
   exp_text series = {0}, paths = {0}, states = {0};
+  char *prefix = NULL; /* the series runs' CSV_PREFIX: that of the first such run */
   size_t *sidx = calloc(c.nruns + 1, sizeof *sidx), ns = 0;
   for (size_t k = 0; k < c.nruns && !rc; k++) {
     const exp_rundir_run *r = &c.runs[k];
@@ -594,8 +617,18 @@ static int plot_main(int argc, char **argv)
                         r->name);
       break;
     }
-    if (has_time(r))
-      exp_text_printf(&series, "%s ", r->name);
+    char *pre = has_time(r) ? csv_prefix(r) : NULL;
+    if (pre) {
+      /* Those of the first run's naming (a directory may hold others' CSVs). */
+      if (!prefix) {
+        prefix = pre;
+        pre = NULL;
+        exp_text_printf(&series, "%s ", r->name);
+      } else if (!strcmp(pre, prefix)) {
+        exp_text_printf(&series, "%s ", r->name);
+      }
+      free(pre);
+    }
     if (r->x && r->nframes > 0) {
       if (r->nparticles <= PATHS_MAX && r->source && strcmp(r->source, "snapshots"))
         exp_text_printf(&paths, "%s ", r->name);
@@ -620,7 +653,7 @@ static int plot_main(int argc, char **argv)
     if (!lists[f]->len)
       continue;
     exp_text vars = {0};
-    common_vars(&c, &vars, lists[f]->s);
+    common_vars(&c, &vars, lists[f]->s, prefix);
     for (int t = 0; t < 2 && !rc; t++) {
       if (!(t ? want_png : want_pdf))
         continue;
@@ -634,6 +667,7 @@ static int plot_main(int argc, char **argv)
     exp_text_free(&vars);
   }
   free(sidx);
+  free(prefix);
   exp_text_free(&series);
   exp_text_free(&paths);
   exp_text_free(&states);
@@ -754,7 +788,7 @@ int exp_cmd_animate(int argc, char **argv, const char *command)
     rc = exp_complain(who, EXP_EXIT_FAIL, "cannot write into %s", c.tmp);
   if (!rc) {
     exp_text vars = {0}, out = {0};
-    common_vars(&c, &vars, r->name);
+    common_vars(&c, &vars, r->name, NULL);
     exp_text_printf(&out, "%s-%s.%s", c.stem, r->name, mp4 ? "mp4" : "gif");
     if (vars.failed || out.failed) {
       rc = exp_complain(who, EXP_EXIT_FAIL, "out of memory");

@@ -65,7 +65,7 @@ qsym(q) = q eq "E" ? lab("E - E(0)", '$E - E(0)$') : q eq "e" ? lab("e", '$e$') 
 # Runs whose curves coincide with an earlier run's (the same rows, the
 # energy -- else the first quantity -- within 1e-9 of its largest
 # magnitude) are drawn dotted over it, and the key says so ("xpbd = pbd").
-CO = coinc_files(RUNDIR."/".(strlen(NAME) ? NAME."-" : ""), ".csv", RUNS, in_list("E", QS) ? "E" : word(QS, 1), 1e-9)
+CO = coinc_files(RUNDIR."/".CSV_PREFIX, ".csv", RUNS, in_list("E", QS) ? "E" : word(QS, 1), 1e-9)
 cdt(r) = co_entry(r) > 0 ? 3 : pal_dash(r)
 clw(r) = co_entry(r) > 0 ? 1.6 * PAL_LW : PAL_LW
 # The panels on a grid, the key below them.

@@ -4,7 +4,7 @@
 #   FIGSRC  the directory of the scripts (for rundir.awk)
 #   RUNDIR  the run directory (`cdyn run scene` or `cdyn run EXPERIMENT`)
 # and may set RUNS (space-separated run names; default: every run of
-# RUNDIR/runs.csv) and STEM (the figure's title; default: the scene's
+# RUNDIR/runs.csv), CSV_PREFIX (below) and STEM (the figure's title; default: the scene's
 # name, else the directory's).  A scene run's files are NAME-RUN.csv and
 # NAME-RUN-state.csv (NAME from NAME-summary.csv); an experiment's RUN.csv.
 if (!exists("RUNDIR")) { print "rundir.gp: RUNDIR is not set"; exit status 1 }
@@ -14,8 +14,12 @@ NAME = strlen(RD_SUMMARY) ? system("basename '".RD_SUMMARY."' -summary.csv") : "
 if (!exists("RUNS")) { RUNS = system("awk -F, 'NR > 1 { printf \"%s \", $1 }' '".RUNDIR."/runs.csv'") }
 if (!exists("STEM")) { STEM = strlen(NAME) ? NAME : system("basename '".RUNDIR."'") }
 NRUNS = words(RUNS)
-series(r) = RUNDIR."/".(strlen(NAME) ? NAME."-" : "").r.".csv"
-meta(r) = RUNDIR."/".(strlen(NAME) ? NAME."-" : "").r.".meta.json"
+# A run's CSV is RUNDIR/CSV_PREFIX.RUN.csv: CSV_PREFIX is "NAME-" for a
+# scene, "" for most experiments; `cdyn plot` sets it for the others
+# (billiard's series-RUN.csv).
+if (!exists("CSV_PREFIX")) { CSV_PREFIX = strlen(NAME) ? NAME."-" : "" }
+series(r) = RUNDIR."/".CSV_PREFIX.r.".csv"
+meta(r) = RUNDIR."/".CSV_PREFIX.r.".meta.json"
 state(r) = RUNDIR."/".NAME."-".r."-state.csv"
 has_file(f) = system("test -f '".f."' && echo 1 || echo 0") eq "1"
 # The file of a run that holds its positions: its state CSV, else its CSV
