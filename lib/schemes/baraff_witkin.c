@@ -525,4 +525,5 @@ const cdyn_scheme_type cdyn_scheme_baraff_witkin = {
   .step = step,
   .pins_only = 1,
   .own_system = 1,
+  .implicit_springs = 1,
 };
