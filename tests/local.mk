@@ -52,10 +52,12 @@ EXPERIMENT_TESTS = tests/experiments/test_cli tests/experiments/test_arm2 \
 	tests/experiments/test_convergence tests/experiments/test_stability \
 	tests/experiments/test_bad_initial tests/experiments/test_bead_circle \
 	tests/experiments/test_arm5 tests/experiments/test_chain10 \
-	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments
+	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments \
+	tests/experiments/test_watch
 EXPERIMENT_TEST_SOURCES = tests/experiments/harness.c tests/experiments/harness.h \
 	experiments/claimdefs.c experiments/claims.h
 tests_experiments_test_cli_SOURCES = tests/experiments/test_cli.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_watch_SOURCES = tests/experiments/test_watch.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_arm2_SOURCES = tests/experiments/test_arm2.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_convergence_SOURCES = tests/experiments/test_convergence.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_stability_SOURCES = tests/experiments/test_stability.c $(EXPERIMENT_TEST_SOURCES)
