@@ -19,8 +19,10 @@
  *     (cdyn_system_spring_frequency, core/frequency.c); the hint gives
  *     h omega and the largest h the bound guarantees, 2 / omega_bound;
  *   - progress, on a terminal only (isatty(stderr)): the run, the step,
- *     and the time left, redrawn at most four times a second and erased
- *     when the run ends, so that a log or a pipe never sees it.
+ *     and the time left, for a run that has taken a second
+ *     (CDYN_PROGRESS_AFTER seconds; CDYN_NO_PROGRESS turns it off), redrawn
+ *     at most four times a second and erased when the run ends, so that a
+ *     log or a pipe never sees it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -171,13 +173,17 @@ static struct {
   int on;
   char label[200];
   long steps;
-  double start, last;
+  double start, last, after;
   int drawn;
 } prog;
 
 void exp_progress_begin(long steps)
 {
   prog.on = isatty(STDERR_FILENO) && !getenv("CDYN_NO_PROGRESS");
+  const char *after = getenv("CDYN_PROGRESS_AFTER");
+  prog.after = after && *after ? strtod(after, NULL) : 1;
+  if (!(prog.after >= 0))
+    prog.after = 1;
   prog.steps = steps;
   prog.start = prog.last = cdyn_clock();
   prog.drawn = 0;
@@ -188,8 +194,9 @@ void exp_progress_step(long k)
   if (!prog.on || !prog.label[0])
     return;
   double now = cdyn_clock();
-  /* Only runs longer than a second get a line; then four redraws a second. */
-  if (now - prog.start < 1 || now - prog.last < 0.25)
+  /* Only runs longer than a second (CDYN_PROGRESS_AFTER) get a line; then
+     four redraws a second. */
+  if (now - prog.start < prog.after || (prog.drawn && now - prog.last < 0.25))
     return;
   prog.last = now;
   double left = k > 0 ? (now - prog.start) * (double)(prog.steps - k) / (double)k : 0;

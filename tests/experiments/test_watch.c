@@ -14,6 +14,7 @@
  * - a scene whose steps stop an iteration early (newton with max_iter =
  *   1): reported, exit 0 (the run completed);
  * - the same scene at a step within the limit: no warning, exit 0;
+ * - progress on a terminal, and none into a pipe;
  * - an experiment whose run ends early (bad-initial's non-finite run, a
  *   result of the experiment): exit 0 and the summary line counting it.
  */
@@ -165,6 +166,31 @@ START_TEST(test_experiment_summary)
 }
 END_TEST
 
+
+/* Progress: on a terminal (util-linux's `script` gives the run one) the
+   run's step, erased when it ends; never into a pipe. */
+START_TEST(test_progress_on_terminal)
+{
+  if (system("command -v script >/dev/null 2>&1")) {
+    printf("# SKIP progress_on_terminal: no `script` to give the run a terminal\n");
+    return;
+  }
+  write_scene("calm", "implicit", 0.001, 300, "");
+  char cmd[8192], path[4096];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && CDYN_PROGRESS_AFTER=0 script -qec \"'%s' run scene calm.json --out o\" /dev/null > tty.txt",
+           wp(path, "."), getenv("CDYN_PROGRAM"));
+  ck_assert_int_eq(system(cmd), 0);
+  char *tty = must_slurp(wp(path, "tty.txt"));
+  ck_assert_msg(strstr(tty, "calm implicit: step 1 of 300 (0 %)") && strstr(tty, "\r\033[Kcalm implicit: completed"),
+                "%s", tty);
+  free(tty);
+  proc p = run_cdyn("run", "scene", "calm.json", "--out", "o2");
+  ck_assert_msg(p.status == 0 && !strstr(p.err, "step 1 of"), "%s", p.err);
+  proc_free(&p);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = exp_suite("experiments_watch");
@@ -173,5 +199,6 @@ int main(void)
   add(s, "noconv_reported", test_noconv_reported);
   add(s, "good_scene_quiet", test_good_scene_quiet);
   add(s, "experiment_summary", test_experiment_summary);
+  add(s, "progress_on_terminal", test_progress_on_terminal);
   return tu_run(s);
 }
