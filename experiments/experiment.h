@@ -295,7 +295,7 @@ int exp_simulate_scene(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, doubl
 /* The tally of the runner's runs since exp_watch_reset (exp_simulate_with
    records each), and the summary line of an experiment's early ends. */
 void exp_watch_reset(void);
-void exp_watch_record(const exp_outcome *out);
+void exp_watch_record(const cdyn_stepper *st, const exp_outcome *out);
 unsigned long exp_watch_early(void);
 void exp_watch_summary(FILE *f, const char *who);
 /* Springs integrated explicitly by st's scheme: 1 with h omega of the

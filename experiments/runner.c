@@ -198,7 +198,7 @@ int exp_simulate_with(const exp_sim *sim, exp_outcome *out)
   exp_progress_begin(sim->steps);
   rc = simulate(sim, sys, lim, guarded0, out);
   exp_progress_end();
-  exp_watch_record(out);
+  exp_watch_record(st, out);
   if (!sim->continued)
     exp_capture_end();
   /* The stepper's own max_error again, whatever the run did. */

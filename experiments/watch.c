@@ -35,19 +35,39 @@
 
 /* ---- the experiments' tally ------------------------------------------------------------- */
 
+#define WATCH_SCHEMES 32
 static struct {
   unsigned long runs, ended[EXP_END_OBSERVER + 1], noconv_runs;
+  /* The early ends by scheme (the first WATCH_SCHEMES schemes met). */
+  const char *scheme[WATCH_SCHEMES];
+  unsigned long early[WATCH_SCHEMES];
+  int nschemes;
 } tally;
 
 void exp_watch_reset(void) { memset(&tally, 0, sizeof tally); }
 
-void exp_watch_record(const exp_outcome *out)
+static int ended_early(enum exp_end e)
+{
+  return e == EXP_END_FAILED_STEP || e == EXP_END_NONFINITE || e == EXP_END_ERROR_LIMIT || e == EXP_END_ENERGY_GAIN;
+}
+
+void exp_watch_record(const cdyn_stepper *st, const exp_outcome *out)
 {
   tally.runs++;
   if (out->end <= EXP_END_OBSERVER)
     tally.ended[out->end]++;
   if (out->noconv_first)
     tally.noconv_runs++;
+  const char *name = st ? cdyn_stepper_scheme(st) : NULL;
+  if (!name || !ended_early(out->end))
+    return;
+  int k = 0;
+  while (k < tally.nschemes && strcmp(tally.scheme[k], name))
+    k++;
+  if (k == tally.nschemes && k < WATCH_SCHEMES)
+    tally.scheme[tally.nschemes++] = name;
+  if (k < tally.nschemes)
+    tally.early[k]++;
 }
 
 unsigned long exp_watch_early(void)
@@ -82,6 +102,10 @@ void exp_watch_summary(FILE *f, const char *who)
     }
   if (!early)
     fprintf(f, " none");
+  for (int k = 0; k < tally.nschemes; k++)
+    fprintf(f, "%s%s %lu", k ? ", " : " (by scheme: ", tally.scheme[k], tally.early[k]);
+  if (tally.nschemes)
+    fputc(')', f);
   if (tally.noconv_runs)
     fprintf(f, "; in %lu, some steps stopped their iteration early (CDYN_NOCONV)", tally.noconv_runs);
   fputc('\n', f);
