@@ -425,6 +425,12 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
 #endif
   ;
 
+/* x printed with the printf conversion `fmt` (one double, e.g. "%.3g")
+   into buf, or `if_nan` in its place when x is NaN (a measure that could
+   not be taken: say why, "no run failed", rather than "nan"); returns buf.
+   For the notes and report fragments a reader sees. */
+const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan);
+
 /* Progress of a long run on stderr, when stderr is a terminal (at most a
    few lines a second); done == total ends the line. */
 void exp_progress(exp_ctx *ctx, const char *what, long done, long total);
