@@ -57,7 +57,7 @@ const exp_claim_def exp_claim_defs[] = {
      "the time post-stabilisation's y of node 2 leaves track_tol of the reference at h = 0.05 (infinite if it never "
      "does)",
      T_LE(10), T_SAME},
-    {"lead", "s", "post-stabilisation's time of leaving the band minus implicit's (inf where one never leaves)",
+    {"lead", "s", "post-stabilisation's time of leaving the band minus implicit's (infinite where one never leaves)",
      T_LT(0), T_SAME}},
    "\"early\" is within the first 10 s of 73 and sooner than implicit, the scheme 001 compares it with"},
   /* ---- 001, the 10-link chain ---- */
@@ -103,8 +103,8 @@ const exp_claim_def exp_claim_defs[] = {
    "Implicit enforcement converges quickly, without oscillation, from a state that violates Phi = 0 and Phi-dot = "
    "0.",
    "implicit", "settle_steps", 1,
-   {{"settle_steps", "steps", "steps until e_n stays below 1e-2 e_0 (inf if it never does)", T_LE(5), T_LE(20)},
-    {"overshoot", "1", "largest |Phi_r| of opposite sign to its start, over e_0", T_LE(1e-2), T_LE(0.1)}},
+   {{"settle_steps", "steps", "steps until e_n stays below 1e-2 e_0 (infinite if it never does)", T_LE(5), T_LE(20)},
+    {"overshoot", "1", "largest abs(Phi_r) of opposite sign to its start, over e_0", T_LE(1e-2), T_LE(0.1)}},
    "\"quickly\" is 5 steps (0.05 s; a critically damped Baumgarte with alpha = beta = 2 needs about 1 s), \"without "
    "oscillation\" an overshoot of at most 1 % of the initial error; 20 steps and 10 % are partial"},
   {"implicit.same_cost", "step-cost", "001 sec III", "Implicit costs the same per step as Baumgarte (same matrix).",
@@ -157,7 +157,7 @@ const exp_claim_def exp_claim_defs[] = {
    "numbers"},
   {"corner.tendency_fixes_case1", "corner", "003 sec 4.1", "The violation-tendency algorithm handles f = (2, -1).",
    "tendency", "violation", 0,
-   {{"violation", "m", "largest violation of the tendency runs, f = (2, -1), m = 2 and 3 (inf if a run failed)",
+   {{"violation", "m", "largest violation of the tendency runs, f = (2, -1), m = 2 and 3 (infinite if a run failed)",
      T_LE(1e-8), T_NONE}},
    "1e-8 is 003's level for a correct algorithm"},
   {"corner.tendency_fails_case2", "corner", "003 fig 3",
@@ -167,7 +167,7 @@ const exp_claim_def exp_claim_defs[] = {
    "\"crosses\" is a violation above 1e-12 m, far above the rounding of an exact 0"},
   {"corner.iterative_exact", "corner", "003 sec 5",
    "The iterative algorithm keeps the error below 1e-8 in every corner case.", "iterative", "violation", 0,
-   {{"violation", "m", "largest violation of the iterative runs over both forces and masses (inf if a run failed)",
+   {{"violation", "m", "largest violation of the iterative runs over both forces and masses (infinite if a run failed)",
      T_LE(1e-8), T_NONE}},
    "003's own bound"},
   {"billiard.iterative_handles", "billiard", "003 fig 6",
@@ -187,12 +187,12 @@ const exp_claim_def exp_claim_defs[] = {
   /* ---- 002 ---- */
   {"bead.drift_without_feedback", "bead-circle", "002", "On a circle without feedback, the bead drifts off.",
    "no-feedback", "last_quarter", 1,
-   {{"last_quarter", "m", "mean |r - 1| over the last quarter of the run without feedback", T_GE(1e-2), T_SAME},
+   {{"last_quarter", "m", "mean abs(r - 1) over the last quarter of the run without feedback", T_GE(1e-2), T_SAME},
     {"growth", "1", "that mean over the first quarter's", T_GE(2), T_SAME}},
    "\"drifts off\" is visibly off the wire (1 % of R) and moving away (doubling)"},
   {"bead.feedback_holds", "bead-circle", "002", "With spring-and-damper feedback (ks, kd) the bead stays on the circle.",
    "feedback", "max_error", 0,
-   {{"max_error", "m", "largest |r - 1| over the run with feedback (inf if a step failed)", T_LE(1e-3), T_LE(1e-2)}},
+   {{"max_error", "m", "largest abs(r - 1) over the run with feedback (infinite if a step failed)", T_LE(1e-3), T_LE(1e-2)}},
    "\"stays on\" is within a thousandth of R; a hundredth is on the wire at drawing scale"},
   /* ---- 004 ---- */
   {"spring.stiff_needs_small_h", "stiff-pendulum", "004",
@@ -216,7 +216,7 @@ const exp_claim_def exp_claim_defs[] = {
    "it over-stretches.",
    "implicit,springs", "constrained_max", 0,
    {{"constrained_max", "1",
-     "largest structural elongation of any step of the implicit run with adaptive constraints (inf if it stopped)",
+     "largest structural elongation of any step of the implicit run with adaptive constraints (infinite if it stopped)",
      T_LE(0.11), T_LE(0.2)},
     {"failed", "1", "1 if a step of that run failed or the run blew up", T_LE(0), T_SAME},
     {"springs_max", "1", "largest structural elongation of any step of the springs alone", T_GT(0.11), T_SAME}},
@@ -229,7 +229,7 @@ const exp_claim_def exp_claim_defs[] = {
    {{"crossings", "1",
      "pairs of the mesh that touched during a step of the run stacked (001's switched constraints, continuous "
      "detection, several contacts on one node solved together: the reading of 001's rule judged, doc/cloth.md), "
-     "from the exact replay of every step (inf if a step failed)",
+     "from the exact replay of every step (infinite if a step failed)",
      T_LE(0), T_LE(0)},
     {"violation", "1",
      "largest max(delta - distance, 0) / delta at a step's end over cloth-cloth and ball-node pairs",
