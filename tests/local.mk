@@ -111,6 +111,11 @@ EXTRA_DIST += tests/scene-schema.test
 # bit.
 TESTS += tests/scenes.test
 EXTRA_DIST += tests/scenes.test
+# doc/examples/analyse.py, the pandas example of doc/pandas.md, on a run
+# and a sweep made by the test (python3's pandas, Debian python3-pandas;
+# skipped without it unless CDYN_REQUIRE_PANDAS=1).
+TESTS += tests/pandas.test
+EXTRA_DIST += tests/pandas.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
