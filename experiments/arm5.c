@@ -471,14 +471,13 @@ static int run_improved(exp_ctx *ctx)
                    (exp_value[]){{"fine_light", r[0][0]},
                                  {"fine_heavy", r[0][1]},
                                  {"coarse_light", r[1][0]},
-                                 {"coarse_heavy", r[1][1]},
-                                 {"panels", npass}},
-                   5,
+                                 {"coarse_heavy", r[1][1]}},
+                   4,
                    "implicit/improved at (h, m) = (%g, %g) %s, (%g, %g) %s, (%g, %g) %s, (%g, %g) %s; improved-ab2: "
-                   "%s, %s, %s, %s; heavy free end: %s, %s, %s, %s; over %g s",
+                   "%s, %s, %s, %s; heavy free end: %s, %s, %s, %s; over %g s; %d of the 4 uniform panels at 1.5 or more",
                    hh[0], mass[0], txt[0][0], hh[0], mass[1], txt[0][1], hh[1], mass[0], txt[0][2], hh[1], mass[1],
                    txt[0][3], txt[1][0], txt[1][1], txt[1][2], txt[1][3], txt[2][0], txt[2][1], txt[2][2], txt[2][3],
-                   duration);
+                   duration, npass);
   }
   if (!rc && exp_claim_ready(ctx, "arm5.error_grows_with_h_and_mass")) {
     /* Growth with h (mean e_n, so the step counts do not matter) and with

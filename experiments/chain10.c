@@ -619,15 +619,20 @@ static int run(exp_ctx *ctx)
     const run_summary *sp = &sum[ip];
     double frac = (double)sp->failed / (double)sp->runs;
     const run_summary *sm = imass >= 0 ? &sum[imass] : NULL;
+    /* Without a failed run there are no failure steps to summarise. */
+    char steps[160] = "none (no run failed)", ebefore[64], mstep[64];
+    if (sp->failed)
+      snprintf(steps, sizeof steps, "%.0f/%.0f/%.0f/%.0f/%.0f", sp->min, sp->q1, sp->median, sp->q3, sp->max);
+    exp_num(ebefore, sizeof ebefore, "%.3g", sp->e_before_median, "none (no run failed)");
+    exp_num(mstep, sizeof mstep, "%.0f", sm && sm->failed ? sm->median : NAN, sm ? "none (no run failed)" : "not run");
     rc = exp_judge(ctx, "chain10.poststab_fails",
                    (exp_value[]){{"failed_fraction", frac}, {"median_fail_step", sp->failed ? sp->median : NAN}}, 2,
-                   "%ld of %ld runs fail (fail_tol = %g m); failure step min/q1/median/q3/max "
-                   "%.0f/%.0f/%.0f/%.0f/%.0f; exact start: %s at step %ld; median e_n 100 steps before failure %.3g; "
-                   "mass weighting: %ld of %ld fail, median step %.0f, %ld of %ld runs bitwise identical to unit "
-                   "weighting; median energy at the end %.4g J (E(0) = %.4g J)",
-                   sp->failed, sp->runs, p.fail_tol, sp->min, sp->q1, sp->median, sp->q3, sp->max,
-                   res[ip * ntr].failed ? "fails" : "survives", res[ip * ntr].fail_step, sp->e_before_median,
-                   sm ? sm->failed : -1L, sm ? sm->runs : -1L, sm ? sm->median : NAN, identical, ntr,
+                   "%ld of %ld runs fail (fail_tol = %g m); failure step min/q1/median/q3/max %s; exact start: %s at "
+                   "step %ld; median e_n 100 steps before failure %s; mass weighting: %ld of %ld fail, median step "
+                   "%s, %ld of %ld runs bitwise identical to unit weighting; median energy at the end %.4g J (E(0) = "
+                   "%.4g J)",
+                   sp->failed, sp->runs, p.fail_tol, steps, res[ip * ntr].failed ? "fails" : "survives",
+                   res[ip * ntr].fail_step, ebefore, sm ? sm->failed : -1L, sm ? sm->runs : -1L, mstep, identical, ntr,
                    sp->Eend_median, res[ip * ntr].E0);
   }
   if (!rc && exp_claim_ready(ctx, "chain10.implicit_stable")) {
@@ -643,12 +648,16 @@ static int run(exp_ctx *ctx)
     double rmed = median_finite(work, ntr - 1);
     /* A failed run has no ratio; the measure is then undefined (NaN). */
     double measured = ntr == 1 ? r0 : isnan(r0) || isnan(rmed) ? NAN : fmax(r0, rmed);
+    char t0[64], tmed[64], ei[64], ep[64];
     rc = exp_judge(ctx, "chain10.implicit_stable", (exp_value[]){{"failures", si->failed}, {"decay", measured}}, 2,
-                   "implicit fails in %ld of %ld runs; ratio exact start %.3g, trials' median %.3g; mean e_n before "
-                   "failure: implicit %.3g, poststab %.3g; median energy at the end %.4g J (E(0) = %.4g J); failures "
+                   "implicit fails in %ld of %ld runs; ratio exact start %s, trials' median %s; mean e_n before "
+                   "failure: implicit %s, poststab %s; median energy at the end %.4g J (E(0) = %.4g J); failures "
                    "of the other runs: %s",
-                   si->failed, si->runs, r0, rmed, si->e_mean, sp ? sp->e_mean : NAN, si->Eend_median,
-                   res[ii * ntr].E0, others);
+                   si->failed, si->runs, exp_num(t0, sizeof t0, "%.3g", r0, "undefined (the run failed)"),
+                   exp_num(tmed, sizeof tmed, "%.3g", rmed, ntr > 1 ? "undefined (every trial failed)" : "no trials"),
+                   exp_num(ei, sizeof ei, "%.3g", si->e_mean, "undefined"),
+                   exp_num(ep, sizeof ep, "%.3g", sp ? sp->e_mean : NAN, sp ? "undefined" : "not run"),
+                   si->Eend_median, res[ii * ntr].E0, others);
   }
   printf("  chain10-stability: %d x %ld runs of %ld steps in %.2f s\n", nrun, ntr, N, cdyn_clock() - t_start);
 

@@ -98,6 +98,14 @@ int exp_verdict(const exp_claim_def *c, const exp_value *v, size_t n, enum exp_v
    measure that counts the sub-measures that pass.) */
 int exp_holds_test(const exp_claim_def *c, const char *sub, double x);
 
+/*
+ * What a value of sub-measure `sub` of claim c that is not a finite
+ * number means, in words ("no run failed", "never leaves the band"): NaN
+ * is a measure that could not be taken, an infinity one that has no
+ * bound.  Never NULL.
+ */
+const char *exp_nonfinite_text(const exp_claim_def *c, const char *sub, double x);
+
 /* "holds", "partly", "does-not-hold" or "not-run". */
 const char *exp_verdict_name(enum exp_verdict v);
 

@@ -43,6 +43,7 @@ static int execute(exp_ctx *c, exp_run_args *ra)
   }
   c->claims = claims.f;
   rc = exp_write_runs(c);
+  exp_watch_reset();
   if (!rc)
     rc = c->exp->run(c);
   /* The experiment's claims it did not judge: not-run, with the reason. */
@@ -73,7 +74,16 @@ static int execute(exp_ctx *c, exp_run_args *ra)
       rmdir(c->outdir);
     return 1;
   }
+  /* An experiment's runs that ended early are its results; a scene's
+     failed runs (each reported on stderr by watch.c) make the status. */
+  if (!c->scene)
+    exp_watch_summary(stdout, c->exp->name);
   printf("%s: results in %s/\n", c->exp->name, c->outdir);
+  if (c->runs_failed && !ra->failed_runs_ok) {
+    fprintf(stderr, "cdyn: %d of the %d runs ended early (above); their results are written, up to where each ended\n",
+            c->runs_failed, c->nruns);
+    return EXP_EXIT_RUNFAIL;
+  }
   return 0;
 }
 

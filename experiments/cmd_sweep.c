@@ -504,7 +504,9 @@ static void job_command(const sweep *s, long job, exp_text *b)
   exp_text_shell(b, path);
   /* --force: a job that was interrupted (killed, a node lost) runs again
      over what it left; cdyn run clears only its own kind of files. */
-  exp_text_puts(b, " --force > ");
+  /* --failed-runs-ok: a run that fails is a point of the sweep's map,
+     not a failed job. */
+  exp_text_puts(b, " --force --failed-runs-ok > ");
   snprintf(path, sizeof path, "%s/logs/%06ld.log", s->out, job);
   exp_text_shell(b, path);
   exp_text_puts(b, " 2>&1");

@@ -629,6 +629,25 @@ int exp_claim_not_run(exp_ctx *ctx, const char *id, const char *reason)
 
 /* ---- report fragments and progress ------------------------------------------------------- */
 
+const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan)
+{
+  if (!len)
+    return buf;
+  if (isnan(x))
+    snprintf(buf, len, "%s", if_nan);
+  else {
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+    snprintf(buf, len, fmt, x);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+  }
+  return buf;
+}
+
 int exp_report(exp_ctx *ctx, const char *fmt, ...)
 {
   char path[4096];

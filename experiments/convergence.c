@@ -263,10 +263,18 @@ static int run(exp_ctx *ctx)
       snprintf(vo, sizeof vo, "%g", cdyn_scheme_velocity_order_constant_force(idx));
     exp_report(ctx, "| %s | %g / %s / %s (%s) |", ctx->runs[s].name, cdyn_scheme_order_constant_force(idx), vo, lo,
                lambda_time_name(orow[s][0].lambda_time));
-    for (int pi = 0; pi < NPROB; pi++)
-      exp_report(ctx, " %.2f / %.2f / %.2f |", orow[s][pi].fitted, orow[s][pi].vfitted, orow[s][pi].lfitted);
-    exp_report(ctx, " %.2e | %.2e |\n", orow[s][0].emax_fine, orow[s][0].drift_fine);
+    for (int pi = 0; pi < NPROB; pi++) {
+      char a[32], b[32], c[32];
+      exp_report(ctx, " %s / %s / %s |", exp_num(a, sizeof a, "%.2f", orow[s][pi].fitted, "no fit"),
+                 exp_num(b, sizeof b, "%.2f", orow[s][pi].vfitted, "no fit"),
+                 exp_num(c, sizeof c, "%.2f", orow[s][pi].lfitted, "no fit"));
+    }
+    char a[32], b[32];
+    exp_report(ctx, " %s | %s |\n", exp_num(a, sizeof a, "%.2e", orow[s][0].emax_fine, "unstable"),
+               exp_num(b, sizeof b, "%.2e", orow[s][0].drift_fine, "unstable"));
   }
+  exp_report(ctx, "\n\"no fit\": fewer than two step sizes at which the run is stable and its error above the "
+                  "rounding floor.\n");
   exp_report(ctx, "\nMultiplier errors at the finest h (N), and what a scheme's multipliers are where they are not "
                   "the constraint force:\n\n| scheme | pendulum | double | bead | hoop | note |\n"
                   "|---|---|---|---|---|---|\n");
@@ -275,11 +283,13 @@ static int run(exp_ctx *ctx)
     if (cdyn_scheme_find(ctx->runs[s].scheme, &idx))
       continue; /* found above */
     exp_report(ctx, "| %s |", ctx->runs[s].name);
-    for (int pi = 0; pi < NPROB; pi++)
-      exp_report(ctx, " %.2e |", orow[s][pi].lerr_fine);
+    for (int pi = 0; pi < NPROB; pi++) {
+      char a[32];
+      exp_report(ctx, " %s |", exp_num(a, sizeof a, "%.2e", orow[s][pi].lerr_fine, "none"));
+    }
     exp_report(ctx, " %s |\n", cdyn_scheme_lambda_note(idx) ? cdyn_scheme_lambda_note(idx) : "");
   }
-  exp_report(ctx, "\n");
+  exp_report(ctx, "\n\"none\": the run at the finest h was unstable or gave no multiplier per constraint.\n\n");
   return CDYN_OK;
 }
 

@@ -169,6 +169,7 @@ struct exp_ctx {
   int failed_io;        /* a report fragment could not be written */
   char io_error[1024];  /* and why (its message) */
   double progress_last; /* time of the last progress line */
+  int runs_failed;      /* `cdyn run scene`: runs that ended early (watch.c) */
 };
 
 extern const cdyn_experiment *const cdyn_experiments[];
@@ -241,6 +242,9 @@ typedef struct exp_outcome {
                             divergence guard refused that step, so no row shows it); NaN otherwise */
   uint64_t digest;       /* of the trajectory: exp_digest_state after every measured step */
   double elapsed;        /* s of wall clock in the steps' calls, the failed step's included */
+  char reason[512];      /* a failed or unmeasurable step: cdyn_errmsg() then ("" otherwise) */
+  long noconv_first;     /* the first step that returned CDYN_NOCONV (0: none) */
+  char noconv_reason[512]; /* and its message */
 } exp_outcome;
 
 /*
@@ -285,6 +289,33 @@ int exp_simulate(cdyn_system *sys, cdyn_stepper *st, double h, long steps, const
    sys ignored), or as exp_simulate when sc is NULL. */
 int exp_simulate_scene(cdyn_scene *sc, cdyn_system *sys, cdyn_stepper *st, double h, long steps,
                        const exp_limits *lim, exp_observer obs, void *octx, exp_outcome *out);
+
+/* ---- runs that say when they went wrong (watch.c) ------------------------------------------- */
+
+/* The tally of the runner's runs since exp_watch_reset (exp_simulate_with
+   records each), and the summary line of an experiment's early ends. */
+void exp_watch_reset(void);
+void exp_watch_record(const cdyn_stepper *st, const exp_outcome *out);
+unsigned long exp_watch_early(void);
+void exp_watch_summary(FILE *f, const char *who);
+/* Springs integrated explicitly by st's scheme: 1 with h omega of the
+   stiffest spring and the step Gershgorin's bound guarantees (2 /
+   omega_bound); 0 when the scheme is implicit in the springs or there are
+   none. */
+int exp_watch_spring_limit(const cdyn_stepper *st, const cdyn_system *sys, double h, double *homega, double *h_safe);
+/* Before a run: a warning when h omega >= 2 for the stiffest explicit spring. */
+void exp_watch_before(FILE *f, const char *who, const cdyn_stepper *st, const cdyn_system *sys, double h);
+/* After a run: its warnings (failed step, non-finite, a stated limit
+   crossed, CDYN_NOCONV steps) and the spring hint; 1 when the run ended
+   early (the command's status is then EXP_EXIT_RUNFAIL), else 0. */
+int exp_watch_run(FILE *f, const char *who, const cdyn_stepper *st, const cdyn_system *sys, double h, long steps,
+                  const exp_outcome *out, const exp_limits *lim);
+/* Progress on a terminal: the label of the runs to come, and the runner's
+   calls at the start, after each step and at the end of a run. */
+void exp_progress_label(const char *label);
+void exp_progress_begin(long steps);
+void exp_progress_step(long k);
+void exp_progress_end(void);
 
 /* ---- trajectories and export (capture.c) --------------------------------------------------- */
 
@@ -393,6 +424,12 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)))
 #endif
   ;
+
+/* x printed with the printf conversion `fmt` (one double, e.g. "%.3g")
+   into buf, or `if_nan` in its place when x is NaN (a measure that could
+   not be taken: say why, "no run failed", rather than "nan"); returns buf.
+   For the notes and report fragments a reader sees. */
+const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan);
 
 /* Progress of a long run on stderr, when stderr is a terminal (at most a
    few lines a second); done == total ends the line. */

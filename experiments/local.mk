@@ -18,7 +18,7 @@ cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
 	experiments/rundir.h experiments/rundir.c \
 	experiments/experiment.h experiments/common.c experiments/experiments.def experiments/table.c \
 	experiments/report.c experiments/claims.h experiments/claimdefs.c \
-	experiments/runner.c experiments/capture.c experiments/scene_run.c experiments/columns.c \
+	experiments/runner.c experiments/watch.c experiments/capture.c experiments/scene_run.c experiments/columns.c \
 	experiments/problems.h experiments/problems.c \
 	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
 	experiments/ccd_queries.c experiments/cmd_plot.c $(EXPERIMENT_SOURCES)

@@ -12,10 +12,19 @@
  * A claim no run has judged is listed as not-run.  Two runs of the same
  * experiment under DIR are an error: the report could not say which one
  * it shows.
+ *
+ * claims.csv keeps the experiments' fields as they wrote them (the
+ * measured value as printf's %g: "nan" for a measure that could not be
+ * taken, "inf" for an unbounded one).  claims.md is for reading: its
+ * measured column names the sub-measure the verdict compares, with its
+ * unit, and says in words what a value that is not a finite number means
+ * (exp_nonfinite_text); each paper is cited by its short title the first
+ * time its number appears.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +150,66 @@ static int find_runs(const char *dir, char **run_dir, size_t nexp)
   return rc;
 }
 
+/* The five works by number (REFERENCES.md cites them in full), as the
+   report cites them the first time: authors and a short title. */
+static const char *const paper_title[5] = {
+  "Hong, Welch and Choi, *Improved Implicit Constraint Enforcement*",
+  "Hong, Choi, Jung, Welch and Trapp, *Implicit Constraint Enforcement*",
+  "Duthaler, *Constrained Dynamics*, slides on Witkin's course",
+  "Jonquet, Nocent and Remion, *The art to keep in touch*",
+  "*Constraints*, lecture slides",
+};
+
+/* A source ("001 fig 2", "000 sec 2, 001 sec III") with each paper number
+   not cited before followed by its title; cited[] remembers them. */
+static void md_source(FILE *md, const char *src, int cited[5])
+{
+  for (const char *p = src; *p; p++) {
+    int num = p[0] == '0' && p[1] == '0' && p[2] >= '0' && p[2] <= '4' && (p == src || !strchr("0123456789", p[-1])) &&
+              (!p[3] || !strchr("0123456789", p[3]));
+    if (!num) {
+      fputc(*p, md);
+      continue;
+    }
+    int k = p[2] - '0';
+    fprintf(md, "%.3s", p);
+    if (!cited[k])
+      fprintf(md, " (%s)", paper_title[k]);
+    cited[k] = 1;
+    p += 2;
+  }
+}
+
+/* The sub-measure of c named `name`, or NULL. */
+static const exp_submeasure *submeasure(const exp_claim_def *c, const char *name)
+{
+  for (size_t j = 0; name && j < exp_claim_nsub(c); j++)
+    if (!strcmp(c->m[j].name, name))
+      return &c->m[j];
+  return NULL;
+}
+
+/* The measured value of claim c as read: "`name` = value [unit]", the
+   value in words when it is not a finite number, "not run" without one. */
+static void md_measured(FILE *md, const exp_claim_def *c, const char *raw)
+{
+  const exp_submeasure *s = submeasure(c, c->measured);
+  if (!s) {
+    fprintf(md, "%s", *raw ? raw : "-");
+    return;
+  }
+  char *end;
+  double x = strtod(raw, &end);
+  if (!*raw)
+    fprintf(md, "`%s` [%s]: not run", s->name, s->unit);
+  else if (end == raw || *end)
+    fprintf(md, "`%s` = %s [%s]", s->name, raw, s->unit); /* not a number: as the experiment wrote it */
+  else if (isfinite(x))
+    fprintf(md, "`%s` = %s [%s]", s->name, raw, s->unit);
+  else
+    fprintf(md, "`%s` [%s]: %s", s->name, s->unit, exp_nonfinite_text(c, s->name, x));
+}
+
 static void md_test(FILE *md, const exp_test *t, const exp_test *holds)
 {
   if (t->cmp == EXP_SAME)
@@ -238,9 +307,15 @@ int exp_write_report(const char *dir)
               "Each verdict is computed in code from the measured sub-measures against a\n"
               "rule fixed before the measurement (experiments/claimdefs.c); the rules, the\n"
               "sub-measures and the reasons for the thresholds follow the table.\n\n"
+              "Papers are cited by their number in REFERENCES.md, which cites them in full,\n"
+              "with a short title the first time.  The measured column gives one sub-measure\n"
+              "of the claim's rule, the one the table in claimdefs.c names, with its unit in\n"
+              "brackets ([1]: a ratio, fraction or count); the other sub-measures are in the\n"
+              "claim's section and its note.\n\n"
               "| claim | paper | verdict | measured | threshold | note |\n"
               "|---|---|---|---|---|---|\n",
           cdyn_version());
+  int cited[5] = {0, 0, 0, 0, 0};
   for (size_t k = 0; k < exp_nclaims; k++) {
     const exp_claim_def *c = &exp_claim_defs[k];
     const char *exp = "", *meas = "", *thr = "", *ver = "not-run",
@@ -267,21 +342,31 @@ int exp_write_report(const char *dir)
       exp_csv_field(csv, fields[j]);
     }
     fputc('\n', csv);
-    fprintf(md, "| `%s` | %s | **%s** | %s | %s | %s |\n", c->id, c->source, ver, meas, thr, note);
+    fprintf(md, "| `%s` | ", c->id);
+    md_source(md, c->source, cited);
+    fprintf(md, " | **%s** | ", ver);
+    md_measured(md, c, meas);
+    fprintf(md, " | %s | %s |\n", thr, note);
   }
   fprintf(md, "\n%d hold, %d partly, %d do not hold, %d not run.\n\n## The claims and their rules\n\n", counts[0],
           counts[1], counts[2], counts[3]);
   for (size_t k = 0; k < exp_nclaims; k++) {
     const exp_claim_def *c = &exp_claim_defs[k];
-    fprintf(md, "### `%s` (%s)\n\n%s\n\n", c->id, c->source, c->text);
+    fprintf(md, "### `%s` (", c->id);
+    md_source(md, c->source, cited);
+    fprintf(md, ")\n\n%s\n\n", c->text);
     size_t ns = exp_claim_nsub(c);
     if (!ns) {
       fprintf(md, "No experiment measures it yet.\n\n");
       continue;
     }
+    /* The same verdict and measured value as the claim's row above. */
+    fprintf(md, "Verdict: **%s**; measured: ", found[k].f[0] ? found[k].f[4] : "not-run");
+    md_measured(md, c, found[k].f[0] ? found[k].f[2] : "");
+    fprintf(md, ".\n\n");
     fprintf(md, "Experiment `%s`, runs %s.  Holds when every holds test passes; partly when %s of the partly "
-                "tests pass%s.\n\n| sub-measure | unit | meaning | holds | partly |\n|---|---|---|---|---|\n",
-            c->experiment, c->runs, c->partly_any ? "any" : "all", c->measured ? "" : "");
+                "tests pass.\n\n| sub-measure | unit | meaning | holds | partly |\n|---|---|---|---|---|\n",
+            c->experiment, *c->runs ? c->runs : "(none: it runs its own study)", c->partly_any ? "any" : "all");
     for (size_t j = 0; j < ns; j++) {
       const exp_submeasure *s = &c->m[j];
       fprintf(md, "| `%s`%s | %s | %s | ", s->name, strcmp(s->name, c->measured) ? "" : " (measured)", s->unit,
@@ -301,7 +386,9 @@ int exp_write_report(const char *dir)
     FILE *f = fopen(path, "r");
     if (!f)
       continue;
-    fprintf(md, "\n## Experiment `%s` (%s)\n\n", cdyn_experiments[e]->name, cdyn_experiments[e]->source);
+    fprintf(md, "\n## Experiment `%s` (", cdyn_experiments[e]->name);
+    md_source(md, cdyn_experiments[e]->source, cited);
+    fprintf(md, ")\n\n");
     char buf[4096];
     size_t nread;
     while ((nread = fread(buf, 1, sizeof buf, f)) > 0)

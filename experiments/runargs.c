@@ -344,6 +344,8 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
       ra->help = 1;
     } else if (!strcmp(a, "--force")) {
       ra->force = 1;
+    } else if (!strcmp(a, "--failed-runs-ok")) {
+      ra->failed_runs_ok = 1;
     } else if (!val) {
       fprintf(stderr, "cdyn run: unknown or incomplete option '%s'\n", a);
       exp_usage(stderr);

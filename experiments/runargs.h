@@ -21,6 +21,7 @@ typedef struct exp_run_args {
   int nsets;
   const char *scheme_list, *extra_list;
   int force, help;
+  int failed_runs_ok; /* --failed-runs-ok: a scene's failed runs do not make the status */
   int h_given, steps_given;
   int check_only; /* parse and check, write nothing, print nothing but errors */
 } exp_run_args;

@@ -51,6 +51,7 @@ static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim,
     s.status = CDYN_OK;
     s.step_time = 0;
     if (k > 0) {
+      exp_progress_step(k);
       double t0 = cdyn_clock(), tsys = cdyn_system_time(sys);
       int src = sc ? cdyn_scene_step(sc, st, h) : cdyn_stepper_step(st, h);
       s.step_time = cdyn_clock() - t0;
@@ -59,6 +60,12 @@ static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim,
       /* A scheme whose CDYN_NOCONV restores the state (noconv_restores:
          backward-euler, bdf2) has not taken the step: the run cannot go
          on at this h, so it ends as a failed step with that status. */
+      if (src == CDYN_NOCONV && !out->noconv_first) {
+        out->noconv_first = k;
+        snprintf(out->noconv_reason, sizeof out->noconv_reason, "%s", cdyn_errmsg());
+      }
+      if (src < 0 || (src == CDYN_NOCONV && cdyn_system_time(sys) == tsys))
+        snprintf(out->reason, sizeof out->reason, "%s", cdyn_errmsg());
       if (src == CDYN_NOCONV && cdyn_system_time(sys) == tsys) {
         out->noconv++;
         out->end = EXP_END_FAILED_STEP;
@@ -86,8 +93,13 @@ static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim,
     if (!mrc)
       mrc = cdyn_system_constraint_error(sys, &s.e);
     s.E = s.T + s.V;
-    if (!mrc && !(isfinite(s.e) && isfinite(s.E)))
+    if (mrc)
+      snprintf(out->reason, sizeof out->reason, "%s", cdyn_errmsg());
+    else if (!(isfinite(s.e) && isfinite(s.E))) {
       mrc = CDYN_ENONFINITE;
+      snprintf(out->reason, sizeof out->reason, "after step %ld the constraint error is %g m and the energy %g J", k,
+               s.e, s.E);
+    }
     if (mrc) {
       out->end = EXP_END_NONFINITE;
       out->status = mrc;
@@ -183,7 +195,10 @@ int exp_simulate_with(const exp_sim *sim, exp_outcome *out)
   /* cdyn export: the run as a scene, as it starts (the guard set). */
   if (!sim->continued && (rc = exp_capture_begin(sim->scene, sys, st, sim->h, sim->steps, lim)))
     return rc;
+  exp_progress_begin(sim->steps);
   rc = simulate(sim, sys, lim, guarded0, out);
+  exp_progress_end();
+  exp_watch_record(st, out);
   if (!sim->continued)
     exp_capture_end();
   /* The stepper's own max_error again, whatever the run did. */

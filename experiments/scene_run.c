@@ -286,8 +286,14 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
   exp_limits lim = {run.max_error > 0 ? run.max_error : INFINITY,
                     run.has_max_energy_gain ? run.max_energy_gain : INFINITY};
   exp_outcome out;
-  if (!rc)
+  char who[600];
+  snprintf(who, sizeof who, "%s %s", ctx->scene->name, r->name);
+  if (!rc) {
+    exp_watch_before(stderr, who, st, cdyn_scene_system(sc), run.h);
+    exp_progress_label(who);
     rc = exp_simulate_scene(sc, NULL, st, run.h, run.steps, &lim, observe, &o, &out);
+    exp_progress_label(NULL);
+  }
   if (!rc)
     rc = observe_end(&o);
   if (!rc) {
@@ -299,8 +305,10 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
     double v[11] = {(double)out.status, run.h, (double)out.steps, o.last_t, out.e0, out.emax, out.eend,
                     out.E0, out.Eend, out.dEmax, (double)ss.stepper_steps};
     rc = exp_csv_row_labels(summary, labels, 4, v, 11);
-    printf("%s %s: %s after %ld of %ld steps, e_max %.3g m, max |E - E0| %.3g J, digest %s\n", ctx->scene->name, r->name,
-           end_name(out.end), out.steps, run.steps, out.emax, out.dEmax, digest);
+    printf("%s: %s after %ld of %ld steps, e_max %.3g m, max |E - E0| %.3g J, digest %s\n", who, end_name(out.end),
+           out.steps, run.steps, out.emax, out.dEmax, digest);
+    fflush(stdout);
+    ctx->runs_failed += exp_watch_run(stderr, who, st, cdyn_scene_system(sc), run.h, run.steps, &out, &lim);
   }
   if (state_open) {
     int crc = exp_csv_close(&state, !rc);

@@ -246,10 +246,14 @@ static int run(exp_ctx *ctx)
   exp_report(ctx, "\n");
   for (int s = 0; s < ctx->nruns; s++) {
     exp_report(ctx, "| %s |", ctx->runs[s].name);
-    for (int j = 0; j < NK; j++)
-      exp_report(ctx, " %.3g |", penalty[s] ? hmax[s][j] : hcon[s]);
+    for (int j = 0; j < NK; j++) {
+      char v[48], below[48];
+      snprintf(below, sizeof below, "< %.3g", GRID_BOTTOM);
+      exp_report(ctx, " %s |", exp_num(v, sizeof v, "%.3g", penalty[s] ? hmax[s][j] : hcon[s], below));
+    }
     exp_report(ctx, "\n");
   }
+  exp_report(ctx, "\n\"< %.3g\": unstable at every step size of the grid, down to its bottom.\n", GRID_BOTTOM);
   if (have_pbd) {
     exp_report(ctx, "\nStretch of a hanging 10-link chain (e_n / length) against sweeps per step:\n\n| K |");
     for (int j = 0; j < NITER; j++)
@@ -269,11 +273,13 @@ static int run(exp_ctx *ctx)
     /* Unstable on the whole grid: its h_max is below the grid's bottom. */
     double hs_stiff = isnan(hmax[ip][NK - 1]) ? GRID_BOTTOM : hmax[ip][NK - 1];
     double ratio = hcon[ii] / hs_stiff;
+    char below[64], lo[64], hi[64];
+    snprintf(below, sizeof below, "none (unstable down to h = %.3g)", GRID_BOTTOM);
     rc = exp_judge(ctx, "spring.stiff_needs_small_h", (exp_value[]){{"slope", slope}, {"constraint_margin", ratio}}, 2,
-                   "spring damping ratio %g; h_max sqrt(k/m) = %.3g at k = 1e3 and %.3g at k = 1e8 (2 for the "
-                   "undamped linear oscillator; nan: unstable down to %.3g); implicit's h_max %.3g is %s%.3g x the "
-                   "spring's at k = 1e8",
-                   damping, hmax[ip][0] * sqrt(ks[0]), hmax[ip][NK - 1] * sqrt(ks[NK - 1]), GRID_BOTTOM, hcon[ii],
+                   "spring damping ratio %g; h_max sqrt(k/m) = %s at k = 1e3 and %s at k = 1e8 (2 for the "
+                   "undamped linear oscillator); implicit's h_max %.3g is %s%.3g x the spring's at k = 1e8",
+                   damping, exp_num(lo, sizeof lo, "%.3g", hmax[ip][0] * sqrt(ks[0]), below),
+                   exp_num(hi, sizeof hi, "%.3g", hmax[ip][NK - 1] * sqrt(ks[NK - 1]), below), hcon[ii],
                    isnan(hmax[ip][NK - 1]) ? "more than " : "", ratio);
   }
   if (!rc && have_pbd && exp_claim_ready(ctx, "pbd.soft_with_few_iterations")) {

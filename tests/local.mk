@@ -53,10 +53,11 @@ EXPERIMENT_TESTS = tests/experiments/test_cli tests/experiments/test_arm2 \
 	tests/experiments/test_bad_initial tests/experiments/test_bead_circle \
 	tests/experiments/test_arm5 tests/experiments/test_chain10 \
 	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments \
-	tests/experiments/test_view
+	tests/experiments/test_view tests/experiments/test_watch
 EXPERIMENT_TEST_SOURCES = tests/experiments/harness.c tests/experiments/harness.h \
 	experiments/claimdefs.c experiments/claims.h
 tests_experiments_test_cli_SOURCES = tests/experiments/test_cli.c $(EXPERIMENT_TEST_SOURCES)
+tests_experiments_test_watch_SOURCES = tests/experiments/test_watch.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_arm2_SOURCES = tests/experiments/test_arm2.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_convergence_SOURCES = tests/experiments/test_convergence.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_stability_SOURCES = tests/experiments/test_stability.c $(EXPERIMENT_TEST_SOURCES)
@@ -117,6 +118,11 @@ EXTRA_DIST += tests/scenes.test
 # skipped without it unless CDYN_REQUIRE_GNUPLOT=1).
 TESTS += tests/plot.test
 EXTRA_DIST += tests/plot.test
+# doc/examples/analyse.py, the pandas example of doc/pandas.md, on a run
+# and a sweep made by the test (python3's pandas, Debian python3-pandas;
+# skipped without it unless CDYN_REQUIRE_PANDAS=1).
+TESTS += tests/pandas.test
+EXTRA_DIST += tests/pandas.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \

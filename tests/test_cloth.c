@@ -1159,6 +1159,84 @@ START_TEST(test_ball_bad_input)
 }
 END_TEST
 
+
+/*
+ * cdyn_system_spring_frequency (core/frequency.c) against the spectrum of
+ * M^-1/2 K M^-1/2 by LAPACK's dsyev, on a cloth at rest (K = sum k d d^T)
+ * with unequal masses: one spring's frequency <= the highest <= the
+ * Gershgorin bound.  And the limit it serves: two particles and a spring
+ * under symplectic Euler stay bounded at h omega = 1.9 and blow up at 2.1.
+ */
+START_TEST(test_spring_frequency)
+{
+  cdyn_cloth_spec spec = {.nx = 5, .ny = 4, .origin = {0, 0, 0}, .u = {1, 0, 0}, .v = {0, 0, 1},
+                          .mass = 0.2, .k_struct = 300, .k_shear = 40, .k_bend = 5};
+  cdyn_cloth *cloth;
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_cloth_new(&cloth, &sys, &spec), CDYN_OK);
+  size_t n = cdyn_system_size(sys), n3 = 3 * n;
+  ck_assert_int_eq(cdyn_system_set_mass(sys, 3, 0.004), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_mass(sys, 12, 0.05), CDYN_OK);
+  double *K = calloc(n3 * n3, sizeof *K), *w = malloc(n3 * sizeof *w), m[64];
+  ck_assert(K && w && n <= 64);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_int_eq(cdyn_system_get_particle(sys, i, &m[i], NULL, NULL), CDYN_OK);
+  const double *q = cdyn_system_positions(sys);
+  for (size_t s = 0; s < cdyn_system_spring_count(sys); s++) {
+    size_t a, b;
+    double k;
+    ck_assert_int_eq(cdyn_system_get_spring(sys, s, &a, &b, &k, NULL, NULL), CDYN_OK);
+    double d[3], l = 0;
+    for (int c = 0; c < 3; c++)
+      d[c] = q[3 * b + c] - q[3 * a + c], l += d[c] * d[c];
+    size_t p[2] = {a, b};
+    for (int u = 0; u < 2; u++)
+      for (int v = 0; v < 2; v++)
+        for (int r = 0; r < 3; r++)
+          for (int c = 0; c < 3; c++)
+            K[(3 * p[u] + r) * n3 + 3 * p[v] + c] += (u == v ? 1 : -1) * k * d[r] * d[c] / l / sqrt(m[p[u]] * m[p[v]]);
+  }
+  ck_assert_int_eq(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', (lapack_int)n3, K, (lapack_int)n3, w), 0);
+  double wmax = sqrt(w[n3 - 1]), ws, wb;
+  ck_assert_int_eq(cdyn_system_spring_frequency(sys, &ws, &wb), CDYN_OK);
+  ck_assert_msg(ws <= wmax * (1 + 1e-12) && wmax <= wb * (1 + 1e-12), "one spring %g, highest %g, bound %g", ws, wmax,
+                wb);
+  ck_assert_msg(ws > 0.5 * wmax && wb < 3 * wmax, "bounds too loose: %g <= %g <= %g", ws, wmax, wb);
+  ck_assert_int_eq(cdyn_system_spring_frequency(NULL, &ws, &wb), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_system_spring_frequency(sys, NULL, &wb), CDYN_EINVAL);
+  free(K);
+  free(w);
+  cdyn_cloth_free(cloth);
+  cdyn_system_free(sys);
+
+  /* The limit h omega < 2 of symplectic Euler, on one spring. */
+  for (int run = 0; run < 2; run++) {
+    ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+    double x1[3] = {1.1, 0, 0};
+    ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_spring(sys, 0, 1, 100, 0, 1, NULL), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_spring_frequency(sys, &ws, &wb), CDYN_OK);
+    ck_assert_double_eq_tol(ws, sqrt(200.0), 1e-12);
+    ck_assert_double_eq_tol(wb, sqrt(200.0), 1e-12); /* one spring: the bound is exact */
+    cdyn_stepper *st;
+    ck_assert_int_eq(cdyn_stepper_new(&st, sys, "baumgarte"), CDYN_OK);
+    double h = (run ? 2.1 : 1.9) / ws, amp = 0;
+    for (int k = 0; k < 400; k++) {
+      if (cdyn_stepper_step(st, h) < 0)
+        break;
+      const double *x = cdyn_system_positions(sys);
+      amp = fmax(amp, fabs(x[3] - x[0] - 1));
+    }
+    if (run)
+      ck_assert_msg(amp > 1e3, "h omega = 2.1: amplitude %g did not grow", amp);
+    else
+      ck_assert_msg(amp < 1, "h omega = 1.9: amplitude %g grew", amp);
+    cdyn_stepper_free(st);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
 int main(void)
 {
   ta_init();
@@ -1176,6 +1254,7 @@ int main(void)
   tcase_add_test(tc, test_provot);
   tcase_add_test(tc, test_static_equilibrium);
   tcase_add_test(tc, test_spring_jacobians);
+  tcase_add_test(tc, test_spring_frequency);
   tcase_add_loop_test(tc, test_switching, 0, 4);
   suite_add_tcase(s, tc);
   tc = tcase_create("baraff-witkin");

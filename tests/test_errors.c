@@ -1201,6 +1201,153 @@ START_TEST(test_message_wraps_previous)
 }
 END_TEST
 
+
+/*
+ * Every non-zero status carries its reason.  Each scheme runs a stiff
+ * pinned cloth (with a few links, for the schemes that take them) with
+ * each of its options that caps an iteration (a name holding "iter") at 1,
+ * and again with the solver pcg capped at one iteration; every non-zero
+ * status a step returns must come with a message of its own, not the
+ * stepper's fallback for a silent scheme.  The fuzzed case that found the
+ * gap, baraff-witkin with cg_maxiter = 2, must return CDYN_NOCONV and say
+ * why.
+ */
+#define FALLBACK "gave no further reason"
+
+static void stiff_cloth(cdyn_system **sys, cdyn_cloth **cloth, int links)
+{
+  size_t pins[2] = {0, 5};
+  cdyn_cloth_spec spec = {.nx = 6, .ny = 6, .origin = {0, 0, 0}, .u = {1, 0, 0}, .v = {0, 0, 1},
+                          .mass = 0.1, .k_struct = 1e4, .k_shear = 1e3, .k_bend = 1e2, .damping = 0.01,
+                          .pins = pins, .npins = 2};
+  EXPECT_OK(cdyn_cloth_new(cloth, sys, &spec));
+  double g[3] = {0, -9.81, 0};
+  EXPECT_OK(cdyn_system_set_gravity(*sys, g));
+  if (links) /* two diagonals as rigid links, at their starting lengths */
+    for (size_t k = 0; k < 2; k++) {
+      const double *q = cdyn_system_positions(*sys), *a = q + 3 * (7 + k), *b = q + 3 * (28 - k);
+      EXPECT_OK(cdyn_system_add_distance(*sys, 7 + k, 28 - k, hypot(a[0] - b[0], a[2] - b[2]), NULL));
+    }
+}
+
+/* Step st 30 times; every non-zero status must say why.  Returns the
+   number of non-zero statuses. */
+static int steps_say_why(cdyn_stepper *st, const char *what)
+{
+  int said = 0;
+  for (int k = 0; k < 30; k++) {
+    cdyn_error_clear();
+    int rc = cdyn_stepper_step(st, 0.01);
+    if (rc == CDYN_OK)
+      continue;
+    said++;
+    const char *msg = cdyn_errmsg();
+    ck_assert_msg(msg[0] != '\0', "%s: step %d returned %d with no message", what, k, rc);
+    ck_assert_msg(!strstr(msg, FALLBACK), "%s: step %d returned %d with only the fallback: %s", what, k, rc, msg);
+    if (rc < 0)
+      break;
+  }
+  return said;
+}
+
+START_TEST(test_every_early_stop_says_why)
+{
+  int statuses = 0, runs = 0;
+  for (size_t i = 0; i < cdyn_scheme_count(); i++) {
+    const char *scheme = cdyn_scheme_name(i);
+    int pins_only = cdyn_scheme_pins_only(i);
+    /* Each option that caps an iteration, then the solver pcg's cap. */
+    for (size_t k = 0; k <= cdyn_scheme_option_count(i); k++) {
+      const char *name = NULL, *def, *doc;
+      if (k < cdyn_scheme_option_count(i)) {
+        EXPECT_OK(cdyn_scheme_option(i, k, &name, &def, &doc));
+        if (!strstr(name, "iter") || !strcmp(name, "pcg_maxiter"))
+          continue;
+      }
+      cdyn_system *sys;
+      cdyn_cloth *cloth;
+      cdyn_stepper *st;
+      stiff_cloth(&sys, &cloth, !pins_only);
+      EXPECT_OK(cdyn_stepper_new(&st, sys, scheme));
+      char what[200];
+      if (name) {
+        snprintf(what, sizeof what, "%s with %s = 1", scheme, name);
+        if (cdyn_stepper_set(st, name, "1"))
+          ck_assert_int_eq(cdyn_stepper_set(st, name, "2"), CDYN_OK);
+      } else {
+        size_t pcg = cdyn_solver_count();
+        snprintf(what, sizeof what, "%s with solver pcg, pcg_maxiter = 1", scheme);
+        for (size_t j = 0; j < cdyn_solver_count(); j++)
+          if (!strcmp(cdyn_solver_name(j), "pcg"))
+            pcg = j;
+        ck_assert_uint_lt(pcg, cdyn_solver_count());
+        if (!cdyn_scheme_solver_fits(i, pcg) || cdyn_stepper_set(st, "solver", "pcg")) {
+          cdyn_stepper_free(st);
+          cdyn_cloth_free(cloth);
+          cdyn_system_free(sys);
+          continue;
+        }
+        EXPECT_OK(cdyn_stepper_set(st, "pcg_maxiter", "1"));
+        EXPECT_OK(cdyn_stepper_set(st, "pcg_tol", "1e-14"));
+      }
+      statuses += steps_say_why(st, what);
+      runs++;
+      cdyn_stepper_free(st);
+      cdyn_cloth_free(cloth);
+      cdyn_system_free(sys);
+    }
+  }
+  /* The walk met early stops (else it proved nothing). */
+  ck_assert_int_gt(runs, 10);
+  ck_assert_int_gt(statuses, 10);
+
+  /* The case a fuzzed call sequence found. */
+  cdyn_system *sys;
+  cdyn_cloth *cloth;
+  cdyn_stepper *st;
+  stiff_cloth(&sys, &cloth, 0);
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "baraff-witkin"));
+  EXPECT_OK(cdyn_stepper_set(st, "cg_maxiter", "2"));
+  int rc = CDYN_OK;
+  for (int k = 0; k < 30 && rc == CDYN_OK; k++) {
+    cdyn_error_clear();
+    rc = cdyn_stepper_step(st, 0.01);
+  }
+  ck_assert_int_eq(rc, CDYN_NOCONV);
+  ck_assert_msg(strstr(cdyn_errmsg(), "cg_maxiter = 2"), "message: %s", cdyn_errmsg());
+  cdyn_stepper_free(st);
+  cdyn_cloth_free(cloth);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* A scheme that returns a status without a message (one registered by a
+   user, say) gets the stepper's: the status, the scheme and the step. */
+static int silent_step(cdyn_stepper *st, void *state, double h)
+{
+  (void)st, (void)state, (void)h;
+  return CDYN_NOCONV;
+}
+
+START_TEST(test_silent_scheme_gets_a_message)
+{
+  static const cdyn_scheme_type silent = {.name = "silent", .description = "returns CDYN_NOCONV, silently",
+                                          .source = "tests/test_errors.c", .order = 1, .step = silent_step};
+  EXPECT_OK(cdyn_scheme_register(&silent));
+  cdyn_system *sys;
+  EXPECT_OK(cdyn_system_new(&sys, 1));
+  cdyn_stepper *st;
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "silent"));
+  cdyn_error(CDYN_EINVAL, "an older, unrelated message");
+  ck_assert_int_eq(cdyn_stepper_step(st, 0.5), CDYN_NOCONV);
+  ck_assert_msg(strstr(cdyn_errmsg(), "scheme silent: iteration stopped before reaching its tolerance") &&
+                  strstr(cdyn_errmsg(), FALLBACK) && strstr(cdyn_errmsg(), "h = 0.5"),
+                "message: %s", cdyn_errmsg());
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
   Suite *s = suite_create("errors");
@@ -1240,6 +1387,8 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_inconsistent_constraints_named);
   tcase_add_test(tc, test_type_without_hess_refused);
   tcase_add_test(tc, test_noconv_restores);
+  tcase_add_test(tc, test_every_early_stop_says_why);
+  tcase_add_test(tc, test_silent_scheme_gets_a_message);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("messages");

@@ -9,10 +9,15 @@
 #include <string.h>
 
 #include "cdyn/error.h"
+#include "base/errserial.h"
 
 /* Long enough for a path of PATH_MAX (4096) and the reason after it. */
 #define ERRBUF 6144
 static _Thread_local char errbuf[ERRBUF];
+/* How many messages this thread has recorded (cdyn_error_serial). */
+static _Thread_local unsigned long serial;
+
+unsigned long cdyn_error_serial(void) { return serial; }
 
 const char *cdyn_errmsg(void) { return errbuf; }
 
@@ -27,6 +32,7 @@ int cdyn_error(int status, const char *fmt, ...)
   /* Formatted apart first, then copied: a caller may pass cdyn_errmsg()
      itself as an argument, to wrap the reason of a call that failed. */
   static _Thread_local char whole[4 * ERRBUF];
+  serial++;
   va_list ap;
   va_start(ap, fmt);
   int m = vsnprintf(whole, sizeof whole, fmt, ap);

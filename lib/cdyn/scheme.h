@@ -196,6 +196,12 @@ typedef struct cdyn_scheme_type {
      the stepper option `solver` takes only the solver types that factor
      such matrices (cdyn_solver_type.indefinite) and refuses the others. */
   int indefinite;
+  /* Integrates the springs implicitly (baraff-witkin, backward-euler,
+     bdf2), so that their stiffness sets no step-size limit.  0: the
+     springs' force enters as an applied force, explicitly, and the step
+     must keep h omega below the integrator's limit
+     (cdyn_system_spring_frequency). */
+  int implicit_springs;
 } cdyn_scheme_type;
 
 /*

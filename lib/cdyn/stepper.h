@@ -204,6 +204,9 @@ int cdyn_scheme_find(const char *name, size_t *index);
 /* Does scheme i enforce inequality rows (cdyn/contact.h)?  The others
    refuse a system that has them. */
 int cdyn_scheme_inequalities(size_t i);
+/* Does scheme i integrate the springs implicitly (cdyn_scheme_type.implicit_springs),
+   with no step-size limit from their stiffness?  0 for an i out of range. */
+int cdyn_scheme_implicit_springs(size_t i);
 /* Does scheme i enforce pins only (cdyn_scheme_type.pins_only)?  0 for an i out of range. */
 int cdyn_scheme_pins_only(size_t i);
 /* Can scheme i use solver type j (cdyn_solver_name)?  A scheme whose own

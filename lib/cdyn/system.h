@@ -83,6 +83,17 @@ int cdyn_system_get_spring(const cdyn_system *sys, size_t k, size_t *i, size_t *
                            double *damping, double *rest);
 
 /*
+ * The highest angular frequency of the springs that are on, for the step
+ * limit of springs integrated explicitly (symplectic Euler is stable for
+ * h omega < 2): *omega_spring = max over springs of sqrt(k (1/m_i +
+ * 1/m_j)), one spring's own frequency, a lower bound of the network's
+ * highest; *omega_bound, Gershgorin's upper bound of it, max over
+ * particles of sqrt(sum over its springs of k (1/m_i + 1/sqrt(m_i m_j))).
+ * Both 0 without springs.  Equations and their source: core/frequency.c.
+ */
+int cdyn_system_spring_frequency(const cdyn_system *sys, double *omega_spring, double *omega_bound);
+
+/*
  * Constraints.  `particles` holds type->nparticles distinct indices and
  * `params` type->nparams values (checked by the type).  *id (may be NULL)
  * gets the constraint's index; its rows follow those of earlier ones.

@@ -41,6 +41,7 @@
 #include "cdyn/cdyn.h"
 #include "cdyn/scheme.h"
 #include "cdyn/solver.h"
+#include "base/errserial.h"
 
 /* ---- system ---------------------------------------------------------- */
 

@@ -956,7 +956,7 @@ static const cdyn_option options[] = {
    KKT system of their own that a step either solves or leaves untaken. */
 #define NEWTON_KKT_SCHEME                                                                                    \
   .lambda_time = CDYN_LAMBDA_END, .options = options, .options_size = sizeof(opts), .free = st_free,           \
-  .step = step, .reset = reset, .own_system = 1, .noconv_restores = 1, .indefinite = 1
+  .step = step, .reset = reset, .own_system = 1, .noconv_restores = 1, .indefinite = 1, .implicit_springs = 1
 
 const cdyn_scheme_type cdyn_scheme_backward_euler = {
   .name = "backward-euler",

@@ -336,7 +336,12 @@ static int filtered_pcg(state *s, const opts *o)
   s->cg_iterations = it;
   if (!isfinite(dnew))
     return cdyn_error(CDYN_ENONFINITE, "baraff-witkin: conjugate gradients produced a non-finite residual");
-  return dnew > tol2 ? CDYN_NOCONV : CDYN_OK;
+  if (dnew > tol2)
+    return cdyn_error(CDYN_NOCONV,
+                      "baraff-witkin: conjugate gradients stopped at cg_maxiter = %lu iterations with the "
+                      "relative residual %.3g above cg_tol = %.3g (raise cg_maxiter or cg_tol)",
+                      it, sqrt(dnew / delta0), o->cg_tol);
+  return CDYN_OK;
 }
 
 /* y = A_red x, the reduced matrix's operator (cdyn_matrix.apply). */
@@ -520,4 +525,5 @@ const cdyn_scheme_type cdyn_scheme_baraff_witkin = {
   .step = step,
   .pins_only = 1,
   .own_system = 1,
+  .implicit_springs = 1,
 };

@@ -70,6 +70,11 @@ const char *cdyn_scheme_description(size_t i)
 const char *cdyn_scheme_source(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->source : NULL; }
 
 int cdyn_scheme_inequalities(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->inequalities != 0 : 0; }
+int cdyn_scheme_implicit_springs(size_t i)
+{
+  return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->implicit_springs != 0 : 0;
+}
+
 int cdyn_scheme_pins_only(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->pins_only != 0 : 0; }
 int cdyn_scheme_solver_fits(size_t i, size_t j)
 {

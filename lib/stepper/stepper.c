@@ -583,7 +583,15 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
      nothing to restore. */
   if (st->substep_fn && (rc = observed(st, 0, t0, sys->q)) < 0)
     return rc;
+  unsigned long said = cdyn_error_serial();
   rc = st->type->step(st, st->state, h);
+  /* Every non-zero status carries its reason: a scheme (a registered one,
+     say) that returned one without a message gets the status's own
+     description, with the scheme and the step, rather than an empty or an
+     older, unrelated message. */
+  if (rc != CDYN_OK && cdyn_error_serial() == said)
+    cdyn_error(rc, "scheme %s: %s in the step from t = %g with h = %g (the scheme gave no further reason)",
+               st->type->name, cdyn_strerror(rc), t0, h);
   /* A success means a usable result: a finite state and finite
      multipliers, and, with the divergence guard on, a constraint error
      within it. */

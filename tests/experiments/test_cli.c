@@ -19,7 +19,10 @@
  *   with a message and leaves nothing behind;
  * - `cdyn report` merges the runs' verdicts into DIR/claims.csv and DIR/claims.md
  *   with every claim of the table listed, judged or not run, and refuses
- *   two runs of one experiment.
+ *   two runs of one experiment; claims.md says in words what a failed or
+ *   unbounded measure means (never "nan"), names every measured
+ *   sub-measure with its unit, in the table and in the claim's section
+ *   alike, and cites each paper by its title the first time.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
@@ -29,6 +32,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <ctype.h>
 
 #include <check.h>
 
@@ -557,6 +562,139 @@ START_TEST(test_report)
 }
 END_TEST
 
+/* Does `word` occur in text as a word of its own (not inside "nano",
+   "resonance")? */
+static int has_word(const char *text, const char *word)
+{
+  size_t n = strlen(word);
+  for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+    int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+    if (!before && !after)
+      return 1;
+  }
+  return 0;
+}
+
+/* The measured cell of claim `id`'s row in the summary table of claims.md,
+   into buf. */
+static void summary_cell(const char *md, const char *id, int cell, char *buf, size_t len)
+{
+  char head[160];
+  snprintf(head, sizeof head, "\n| `%s` | ", id);
+  const char *p = strstr(md, head);
+  ck_assert_msg(p != NULL, "claims.md has no summary row for %s", id);
+  p += 3; /* at "`id`" */
+  for (int k = 0; k < cell; k++) {
+    p = strstr(p, " | ");
+    ck_assert_msg(p != NULL, "claims.md: the row of %s has fewer than %d cells", id, cell + 1);
+    p += 3;
+  }
+  const char *end = strstr(p, " | ");
+  ck_assert_msg(end != NULL && (size_t)(end - p) < len, "claims.md: the row of %s is cut", id);
+  memcpy(buf, p, (size_t)(end - p));
+  buf[end - p] = '\0';
+}
+
+/* What claims.md says about runs with failed and unbounded measures:
+   words, never "nan"; every measured value with its sub-measure and unit,
+   the same in the claim's section as in the table; each paper's title at
+   its first citation; the same bytes from a second report. */
+START_TEST(test_report_words)
+{
+  char dir[PATH_MAX], path[PATH_MAX];
+  ck_assert_int_eq(mkdir(wp(dir, "w"), 0777), 0);
+  /* With e_n > 1e-9 m a failure, implicit fails every run (its decay is
+     undefined) and post-stabilisation none (no failure step). */
+  run_ok("run", "chain10-stability", "--steps", "200", "--set", "trials=2", "--set", "fail_tol=1e-9", "--out",
+         "w/chain");
+  /* A run whose measure is infinite: bad-initial's settle_steps when
+     e_n never settles (written by hand; the report reads any complete
+     run's rows). */
+  ck_assert_int_eq(mkdir(wp(path, "w/bad"), 0777), 0);
+  FILE *f = fopen(wp(path, "w/bad/run.meta.json"), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("{\n  \"run_of\": \"bad-initial\",\n  \"complete\": true\n}\n", f);
+  fclose(f);
+  char rule[1024];
+  exp_rule_text(exp_claim_find("implicit.bad_initial"), rule, sizeof rule);
+  f = fopen(wp(path, "w/bad/claims.part.csv"), "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "implicit.bad_initial,bad-initial,inf,\"%s\",does-not-hold,written by the test\n", rule);
+  fclose(f);
+  run_ok("report", "w");
+  char *md = must_slurp(pathf(path, "%s/claims.md", dir));
+  ck_assert_msg(!has_word(md, "nan") && !has_word(md, "-nan") && !has_word(md, "NaN"), "%s says nan:\n%s", path, md);
+  /* The measures behind it are NaN and infinite in claims.csv (the
+     machine-readable table keeps the numbers). */
+  char *csv = must_slurp(pathf(path, "%s/claims.csv", dir));
+  ck_assert_msg(strstr(csv, "\nchain10.implicit_stable,chain10-stability,nan,") != NULL, "claims.csv:\n%s", csv);
+  ck_assert_msg(strstr(csv, "\nimplicit.bad_initial,bad-initial,inf,") != NULL, "claims.csv:\n%s", csv);
+  free(csv);
+
+  char cell[512], want[1024];
+  summary_cell(md, "chain10.implicit_stable", 3, cell, sizeof cell);
+  ck_assert_str_eq(cell, "`decay` [1]: undefined (a run failed)");
+  summary_cell(md, "implicit.bad_initial", 3, cell, sizeof cell);
+  ck_assert_str_eq(cell, "`settle_steps` [steps]: never settles");
+  summary_cell(md, "chain10.poststab_fails", 3, cell, sizeof cell);
+  ck_assert_str_eq(cell, "`failed_fraction` = 0 [1]");
+  summary_cell(md, "chain10.poststab_fails", 5, cell, sizeof cell);
+  ck_assert_msg(strstr(cell, "failure step min/q1/median/q3/max none (no run failed)") != NULL, "note: %s", cell);
+
+  for (size_t k = 0; k < NCLAIMS; k++) {
+    const exp_claim_def *c = &exp_claim_defs[k];
+    if (!c->experiment)
+      continue;
+    const exp_submeasure *s = NULL;
+    for (size_t j = 0; j < exp_claim_nsub(c); j++)
+      if (!strcmp(c->m[j].name, c->measured))
+        s = &c->m[j];
+    ck_assert_msg(s != NULL, "%s measures '%s', which is not a sub-measure of its rule", c->id, c->measured);
+    /* The name and the unit of the measured sub-measure, judged or not. */
+    summary_cell(md, c->id, 3, cell, sizeof cell);
+    snprintf(want, sizeof want, "`%s`", s->name);
+    ck_assert_msg(!strncmp(cell, want, strlen(want)), "%s: measured cell '%s' does not name %s", c->id, cell, want);
+    snprintf(want, sizeof want, " [%s]", s->unit);
+    ck_assert_msg(strstr(cell, want) != NULL, "%s: measured cell '%s' lacks the unit%s", c->id, cell, want);
+    /* The claim's section says the same as its row. */
+    char verdict[64], sect[160];
+    summary_cell(md, c->id, 2, verdict, sizeof verdict);
+    snprintf(sect, sizeof sect, "\n### `%s` (", c->id);
+    const char *sec = strstr(md, sect);
+    ck_assert_msg(sec != NULL, "claims.md has no section for %s", c->id);
+    snprintf(want, sizeof want, "Verdict: %s; measured: %s.\n", verdict, cell);
+    const char *hit = strstr(sec, want), *next = strstr(sec + 1, "\n### ");
+    ck_assert_msg(hit && (!next || hit < next), "the section of %s lacks '%s'", c->id, want);
+  }
+
+  /* Each paper: its first citation carries its title, later ones do not
+     repeat it. */
+  static const char *const papers[5] = {"000", "001", "002", "003", "004"};
+  static const char *const title[5] = {"*Improved Implicit Constraint Enforcement*",
+                                       "*Implicit Constraint Enforcement*", "*Constrained Dynamics*",
+                                       "*The art to keep in touch*", "*Constraints*"};
+  for (int k = 0; k < 5; k++) {
+    const char *p = md;
+    while ((p = strstr(p, papers[k])) && ((p > md && isalnum((unsigned char)p[-1])) || isalnum((unsigned char)p[3])))
+      p++;
+    ck_assert_msg(p != NULL, "claims.md never cites %s", papers[k]);
+    const char *close = strchr(p, ')');
+    const char *t = strstr(p, title[k]);
+    ck_assert_msg(!strncmp(p + 3, " (", 2) && t && close && t < close,
+                  "the first citation of %s is not followed by its title %s: %.120s", papers[k], title[k], p);
+    ck_assert_msg(strstr(t + 1, title[k]) == NULL, "%s is cited with its title twice", papers[k]);
+  }
+
+  /* Deterministic: the same runs give the same bytes. */
+  run_ok("report", "w");
+  char *again = must_slurp(pathf(path, "%s/claims.md", dir));
+  ck_assert_msg(!strcmp(md, again), "a second report of the same runs differs");
+  free(again);
+  free(md);
+}
+END_TEST
+
 /* Is `id` a claim of the table? */
 static int known_claim(const char *id) { return exp_claim_find(id) != NULL; }
 
@@ -601,5 +739,6 @@ int main(void)
                                                             : "AddressSanitizer must be the first library loaded");
   add(s, "report", test_report);
   add(s, "new_claims_listed", test_new_claims_listed);
+  add(s, "report_words", test_report_words);
   return tu_run(s);
 }
