@@ -27,7 +27,7 @@
 #include "viewer-html.h"
 
 #define VIEW_DEFAULT_FRAMES 400
-#define VIEW_BUDGET ((size_t)6 << 20)
+#define VIEW_BUDGET ((size_t)4 << 20)
 #define VIEW_MARKER "/*CDYN_VIEW_DATA*/"
 
 static const char prog[] = "cdyn view";
