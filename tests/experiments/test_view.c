@@ -10,7 +10,9 @@
  * generator), its pins, link, ball and springs the scene's.  The same
  * cloth without contact handling: its triangles recovered from the
  * springs, two a quad, each quad's area covered once.  Two schemes side
- * by side: two runs, in runs.csv's order.
+ * by side: two runs, in runs.csv's order.  An experiment's directory
+ * (made here): frames from a run CSV's node columns, or from triangle
+ * snapshots with balls and contact flags; a run with neither has none.
  *
  * cdyn view: the page is the template with the runs' data in place of its
  * marker (names, counts, the frames' float32 in base64 of the expected
@@ -219,6 +221,66 @@ START_TEST(test_rundir_errors)
 }
 END_TEST
 
+START_TEST(test_rundir_experiment)
+{
+  /* An experiment's run with node columns: its rows are the frames. */
+  char dir[PATH_MAX], path[PATH_MAX];
+  ck_assert_int_eq(mkdir(wp(dir, "cols"), 0777), 0);
+  write_file(wp(path, "cols/runs.csv"), "run,scheme,role\nimplicit,implicit,paper\nnone,implicit,companion\n");
+  write_file(wp(path, "cols/implicit.csv"), "step,t,e,x0,y0,z0,x1,y1,z1,E\n0,0,0,0,0,0,1,0,0,0\n1,0.5,0,0,0,0,0.5,-0.8,0,1\n");
+  write_file(wp(path, "cols/none.csv"), "step,t,e\n0,0,0\n");
+  exp_rundir_run *runs;
+  size_t n;
+  ck_assert_int_eq(exp_rundir_load(dir, &runs, &n), 0);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(runs[0].source, "columns");
+  ck_assert(has_suffix(runs[0].csv, "cols/implicit.csv"));
+  ck_assert_uint_eq(runs[0].nparticles, 2);
+  ck_assert_uint_eq(runs[0].nframes, 2);
+  ck_assert_double_eq(runs[0].t[1], 0.5);
+  ck_assert_double_eq(runs[0].x[6 + 3], 0.5);
+  ck_assert_double_eq(runs[0].x[6 + 4], -0.8);
+  ck_assert_uint_eq(runs[0].ntris + runs[0].nlinks + runs[0].nballs, 0);
+  /* A run without positions: no frames. */
+  ck_assert_ptr_null(runs[1].x);
+  ck_assert_uint_eq(runs[1].nframes, 0);
+  exp_rundir_free(runs, n);
+
+  /* An experiment's triangle snapshots and balls, the run's rows by scheme. */
+  ck_assert_int_eq(mkdir(wp(dir, "snap"), 0777), 0);
+  write_file(wp(path, "snap/runs.csv"), "run,scheme,role\nimplicit,implicit,paper\n");
+  write_file(wp(path, "snap/exp-snapshots.csv"),
+             "scheme,snap,tri,x1,y1,z1,x2,y2,z2,x3,y3,z3,t,flag\n"
+             "other,0,0,9,9,9,9,9,9,9,9,9,0,0\n"
+             "implicit,0,0,0,0,0,1,0,0,0,0,1,0.1,0\n"
+             "implicit,0,1,1,0,0,1,0,1,0,0,1,0.1,1\n"
+             "implicit,1,0,0,-1,0,1,-1,0,0,-1,1,0.3,1\n"
+             "implicit,1,1,1,-1,0,1,-1,1,0,-1,1,0.3,0\n");
+  write_file(wp(path, "snap/exp-balls.csv"), "scheme,snap,ball,x,y,z,radius,t\n"
+                                             "implicit,0,0,0.5,1,0.5,0.2,0.1\n"
+                                             "implicit,1,0,0.5,0,0.5,0.2,0.3\n");
+  ck_assert_int_eq(exp_rundir_load(dir, &runs, &n), 0);
+  ck_assert_uint_eq(n, 1);
+  exp_rundir_run *r = &runs[0];
+  ck_assert_str_eq(r->source, "snapshots");
+  ck_assert_ptr_null(r->csv);
+  ck_assert_uint_eq(r->nframes, 2);
+  ck_assert_uint_eq(r->ntris, 2);
+  /* 2 triangles of 3 particles each, then the ball. */
+  ck_assert_uint_eq(r->nparticles, 7);
+  ck_assert_uint_eq(r->nballs, 1);
+  ck_assert_uint_eq(r->balls[0], 6);
+  ck_assert_double_eq(r->ball_radius[0], 0.2);
+  ck_assert_double_eq(r->t[1], 0.3);
+  ck_assert_double_eq(r->x[(7 + 6) * 3 + 1], 0);  /* the ball at frame 1 */
+  ck_assert_double_eq(r->x[(7 + 3) * 3 + 1], -1); /* triangle 1's first corner at frame 1 */
+  ck_assert_ptr_nonnull(r->tri_flag);
+  ck_assert(!r->tri_flag[0] && r->tri_flag[1] && r->tri_flag[2] && !r->tri_flag[3]);
+  ck_assert_ptr_null(r->tri_strain);
+  exp_rundir_free(runs, n);
+}
+END_TEST
+
 /* The number after "key": in text (the first), or -1. */
 static long json_count(const char *text, const char *key)
 {
@@ -310,6 +372,7 @@ int main(void)
   const exp_case cases[] = {{"rundir_scene", test_rundir_scene},
                             {"rundir_springs", test_rundir_springs},
                             {"rundir_errors", test_rundir_errors},
+                            {"rundir_experiment", test_rundir_experiment},
                             {"view_page", test_view_page},
                             {"view_errors", test_view_errors}};
   return exp_run("view", cases, sizeof cases / sizeof cases[0]);
