@@ -34,7 +34,7 @@
 #include "cmdutil.h"
 #include "commands.h"
 
-/* ---- helpers ------------------------------------------------------------------------------ */
+/* ---- strings, paths, arrays ------------------------------------------------------------------------------ */
 
 static int fail(const char *dir, int rc, const char *fmt, ...)
 #if defined(__GNUC__)
