@@ -315,6 +315,9 @@ START_TEST(test_view_page)
   ck_assert(has_suffix(page, "</html>\n"));
   free(page);
   check_no_temporaries(wp(path, "r"));
+  /* The page is cdyn output: cdyn run --force clears it with the rest. */
+  run_ok("run", "scene", "small-1.json", "--out", "r", "--scheme", "implicit", "--force");
+  ck_assert(!exists(wp(path, "r/view.html")));
 
   /* --max-frames 2 keeps the first and the last frame; --out elsewhere. */
   run_ok("view", "r", "--max-frames", "2", "--out", "two.html");
