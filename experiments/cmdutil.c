@@ -284,7 +284,7 @@ int exp_dir_empty(const char *dir)
 int exp_output_name(const char *name)
 {
   static const char *const suffixes[] = {".csv", ".json", ".md", ".tmp", ".log", ".pdf", ".png", ".gif", ".mp4"};
-  if (!strcmp(name, "done"))
+  if (!strcmp(name, "done") || !strcmp(name, "view.html")) /* view.html: cdyn view's page */
     return 1;
   size_t n = strlen(name);
   for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {

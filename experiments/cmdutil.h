@@ -117,7 +117,8 @@ int exp_walk_dir(const char *who, const char *dir, exp_walk_fn fn, void *ctx);
 /* Is `dir` an existing directory with no entries? */
 int exp_dir_empty(const char *dir);
 
-/* Is `name` a file a cdyn run (or make figures, cdyn plot, cdyn animate) writes? */
+/* Is `name` a file a cdyn run (or make figures, cdyn plot, cdyn animate, cdyn
+   view) writes? */
 int exp_output_name(const char *name);
 
 /* Clears a directory of output, or (check_only) only checks that it

@@ -24,6 +24,7 @@
  *   collect           cmd_collect.c
  *   report            report.c
  *   plot, animate     cmd_plot.c
+ *   view              cmd_view.c (over rundir.c)
  */
 #ifndef CDYN_COMMANDS_H
 #define CDYN_COMMANDS_H
@@ -58,5 +59,6 @@ int exp_cmd_collect(int argc, char **argv, const char *command);
 int exp_cmd_report(int argc, char **argv, const char *command);
 int exp_cmd_plot(int argc, char **argv, const char *command);
 int exp_cmd_animate(int argc, char **argv, const char *command);
+int exp_cmd_view(int argc, char **argv, const char *command);
 
 #endif

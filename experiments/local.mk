@@ -14,6 +14,7 @@ bin_PROGRAMS = cdyn
 # documentation (columns.c) and the shared problems.
 cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
 	experiments/cmd_list.c experiments/cmd_run.c experiments/cmd_sweep.c experiments/cmd_collect.c \
+	experiments/cmd_view.c \
 	experiments/runargs.h experiments/runargs.c experiments/cmdutil.h experiments/cmdutil.c \
 	experiments/rundir.h experiments/rundir.c \
 	experiments/experiment.h experiments/common.c experiments/experiments.def experiments/table.c \
@@ -28,7 +29,7 @@ cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
 cdyn_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"' -DCDYN_PKGDATADIR='"$(pkgdatadir)"' \
 	-DCDYN_SRCFIGS='"$(abs_top_srcdir)/paper_figs"'
 cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
-nodist_cdyn_SOURCES = build-info.h
+nodist_cdyn_SOURCES = build-info.h viewer-html.h
 
 # The build's provenance for every metadata record: the git commit, whether
 # the tree was modified, and the compiler flags.  Rewritten at every make,
@@ -43,3 +44,16 @@ BUILT_SOURCES += build-info.h
 $(cdyn_OBJECTS): build-info.h
 DISTCLEANFILES = build-info.h
 EXTRA_DIST += build-aux/build-info.sh
+
+# The page of `cdyn view`: experiments/viewer.html as a C array of its
+# bytes (NUL-terminated), built into the program so that it needs no file
+# at run time.
+viewer-html.h: $(srcdir)/experiments/viewer.html
+	@{ echo '/* experiments/viewer.html, made by make: do not edit. */'; \
+	  echo 'static const char viewer_html[] = {'; \
+	  od -An -v -tu1 < $(srcdir)/experiments/viewer.html | sed -e 's/  */,/g' -e 's/^,//' -e 's/$$/,/'; \
+	  echo '0};'; } > $@.tmp && mv $@.tmp $@
+BUILT_SOURCES += viewer-html.h
+$(cdyn_OBJECTS): viewer-html.h
+DISTCLEANFILES += viewer-html.h
+EXTRA_DIST += experiments/viewer.html

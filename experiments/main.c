@@ -17,6 +17,8 @@
  *   cdyn plot DIR, cdyn animate DIR
  *                                  figures and an animation of a run
  *                                  directory (gnuplot)
+ *   cdyn view DIR                  DIR/view.html: the runs in 3-D, one
+ *                                  self-contained page
  *
  * Everything `cdyn run` is given is checked before anything is written:
  * the experiment's parameters against their table, scheme options on a
@@ -79,7 +81,8 @@ int main(int argc, char **argv)
   } commands[] = {{"list", exp_cmd_list},     {"run", exp_cmd_run},         {"sweep", exp_cmd_sweep},
                   {"collect", exp_cmd_collect}, {"check", exp_cmd_check},   {"export", exp_cmd_export},
                   {"palette", exp_cmd_palette}, {"report", exp_cmd_report},  {"replay", exp_cmd_replay},
-                  {"plot", exp_cmd_plot},       {"animate", exp_cmd_animate}};
+                  {"plot", exp_cmd_plot},       {"animate", exp_cmd_animate},
+                  {"view", exp_cmd_view}};
   int rc = -1;
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {

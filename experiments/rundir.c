@@ -34,7 +34,7 @@
 #include "cmdutil.h"
 #include "commands.h"
 
-/* ---- helpers ------------------------------------------------------------------------------ */
+/* ---- strings, paths, arrays ------------------------------------------------------------------------------ */
 
 static int fail(const char *dir, int rc, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -748,6 +748,8 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
   }
   int cs = csv_col(&c, "scheme"), cn = csv_col(&c, "snap"), ctri = csv_col(&c, "tri"), ct = csv_col(&c, "t"),
       cstrain = csv_col(&c, "strain"), cflag = csv_col(&c, "flag");
+  /* A ball in every row (bx,by,bz,br: cloth-elongation's), taken from a snapshot's first row. */
+  int cb[4] = {csv_col(&c, "bx"), csv_col(&c, "by"), csv_col(&c, "bz"), csv_col(&c, "br")};
   int cx[9];
   int ok = cs >= 0 && cn >= 0 && ctri >= 0 && ct >= 0;
   for (int k = 0; k < 9; k++) {
@@ -761,7 +763,7 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
     free(path);
     return 0;
   }
-  dvec t = {0}, x = {0}, strain = {0};
+  dvec t = {0}, x = {0}, strain = {0}, rowball = {0};
   zvec flag = {0};
   size_t ntri = 0, cur = 0, nframes = 0;
   char last[64] = "";
@@ -782,6 +784,8 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
       if (!num(c.fld[ct], &v))
         why = "t is not a number";
       dpush(&t, v);
+      for (int k = 0; k < 4 && cb[0] >= 0 && cb[1] >= 0 && cb[2] >= 0 && cb[3] >= 0; k++)
+        dpush(&rowball, num(c.fld[cb[k]], &v) && isfinite(v) ? v : NAN);
     }
     cur++;
     for (int k = 0; k < 9; k++) {
@@ -809,6 +813,7 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
     free(x.v);
     free(strain.v);
     free(flag.v);
+    free(rowball.v);
     rc = why ? fail(dir, EXP_EXIT_FAIL, "%s:%ld: %s", path, l, why) : 0;
     free(path);
     return rc;
@@ -864,6 +869,20 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
       free(bname);
     }
   }
+  if (!nballs && !rowball.failed && rowball.n == 4 * nframes) {
+    int ok3 = 1;
+    for (size_t f = 0; f < nframes; f++)
+      ok3 = ok3 && rowball.v[4 * f + 3] > 0;
+    if (ok3) {
+      bx.n = br.n = 0;
+      for (size_t f = 0; f < nframes; f++)
+        for (int d = 0; d < 3; d++)
+          dpush(&bx, rowball.v[4 * f + d]);
+      dpush(&br, rowball.v[3]);
+      nballs = bx.failed || br.failed ? 0 : 1;
+    }
+  }
+  free(rowball.v);
   size_t n = 3 * ntri + nballs;
   double *xx = malloc(nframes * n * 3 * sizeof *xx);
   size_t *tris = malloc(3 * ntri * sizeof *tris), *balls = nballs ? malloc(nballs * sizeof *balls) : NULL;
@@ -916,15 +935,26 @@ static int file_exists(const char *path)
   return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-static int load_run(const char *dir, exp_rundir_run *r, const char *snapname)
+static int load_run(const char *dir, exp_rundir_run *r, const char *snapname, const char *prefix)
 {
-  /* A scene run: NAME-RUN.scene.json. */
+  /* A scene run: NAME-RUN.scene.json, NAME that of NAME-summary.csv when
+     there is one (so that a run "a" does not take the files of a run
+     "b-a"), else any. */
   size_t ln = strlen(r->name);
-  char *suffix = malloc(ln + 16);
+  char *suffix = malloc(ln + 16 + (prefix ? strlen(prefix) : 0));
   if (!suffix)
     return fail(dir, EXP_EXIT_FAIL, "out of memory");
-  snprintf(suffix, ln + 16, "-%s.scene.json", r->name);
-  char *scene = find_suffix(dir, suffix);
+  char *scene = NULL;
+  if (prefix) {
+    sprintf(suffix, "%s-%s.scene.json", prefix, r->name);
+    char *p = join(dir, suffix);
+    if (p && file_exists(p))
+      scene = dupstr(suffix);
+    free(p);
+  } else {
+    sprintf(suffix, "-%s.scene.json", r->name);
+    scene = find_suffix(dir, suffix);
+  }
   free(suffix);
   int rc = 0;
   if (scene) {
@@ -1046,13 +1076,18 @@ int exp_rundir_load(const char *dir, exp_rundir_run **runs, size_t *nruns)
   if (!n)
     return fail(dir, EXP_EXIT_USAGE, "runs.csv lists no run");
   char *snap = find_suffix(dir, "snapshots.csv");
+  char *prefix = find_suffix(dir, "-summary.csv");
+  if (prefix)
+    prefix[strlen(prefix) - strlen("-summary.csv")] = 0;
   for (size_t k = 0; k < n; k++)
-    if ((rc = load_run(dir, &v[k], snap))) {
+    if ((rc = load_run(dir, &v[k], snap, prefix))) {
       free(snap);
+      free(prefix);
       exp_rundir_free(v, n);
       return rc;
     }
   free(snap);
+  free(prefix);
   *runs = v;
   *nruns = n;
   return 0;

@@ -7,7 +7,8 @@
  * (cloth triangles, links, pins, balls, springs with their rest lengths).
  *
  * Where the motion comes from, in order:
- *   a scene run:  NAME-RUN-state.csv (step,t,particle,x,y,z), with the
+ *   a scene run:  NAME-RUN-state.csv (step,t,particle,x,y,z) (NAME that of
+ *                 NAME-summary.csv, the scene's), with the
  *                 topology of NAME-RUN.scene.json loaded by the library
  *                 (cdyn_scene_load): the cloth patches' triangles, else
  *                 the contact handler's, else triangles recovered from
@@ -21,7 +22,8 @@
  *                 being those whose scheme is the run's name): each
  *                 snapshot a frame of a triangle soup (three particles
  *                 per triangle), with the experiment's balls
- *                 (*-balls.csv: scheme,snap,ball,x,y,z,radius) and the
+ *                 (*-balls.csv: scheme,snap,ball,x,y,z,radius; or one
+ *                 ball in columns bx,by,bz,br of every row) and the
  *                 triangles' strain or contact flag where the file has
  *                 them;
  *   otherwise the run has no frames (x NULL, nframes 0).

@@ -26,6 +26,7 @@ void exp_usage(FILE *f)
           "       cdyn palette\n"
           "       cdyn plot DIR [--format pdf,png]\n"
           "       cdyn animate DIR [--run NAME] [--format gif|mp4] [--fps N] [--max-frames N]\n"
+          "       cdyn view DIR [--out FILE] [--max-frames N]\n"
           "       cdyn --help | --version\n"
           "\n"
           "run      runs EXPERIMENT's own schemes (the paper's), or those --scheme names\n"
@@ -72,7 +73,11 @@ void exp_usage(FILE *f)
           "         or a 3-D view of a cloth's first and last states (STEM-states), PDF and PNG.\n"
           "animate  writes DIR/STEM-RUN.gif (or .mp4 with ffmpeg): a 3-D view of one run's\n"
           "         recorded positions (--run; default the first run that has them), at\n"
-          "         most --max-frames (100) frames shown at --fps (15) per second.\n");
+          "         most --max-frames (100) frames shown at --fps (15) per second.\n"
+          "view     writes DIR/view.html (or --out FILE): one page, needing nothing else, that\n"
+          "         plays the runs of DIR (a run directory) side by side in 3-D, the cloth\n"
+          "         coloured by strain or contact; at most --max-frames frames a run\n"
+          "         (default: 400, fewer for a large system, to keep the page a few MB).\n");
 }
 
 void exp_sweep_usage(FILE *f)

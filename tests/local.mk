@@ -123,6 +123,11 @@ EXTRA_DIST += tests/plot.test
 # skipped without it unless CDYN_REQUIRE_PANDAS=1).
 TESTS += tests/pandas.test
 EXTRA_DIST += tests/pandas.test
+# cdyn view's page in headless Chromium: frames advance, the mesh is
+# drawn, a screenshot lands where the state CSVs say (skipped without
+# chromium or python3 unless CDYN_REQUIRE_CHROMIUM=1).
+TESTS += tests/viewer.test
+EXTRA_DIST += tests/viewer.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
