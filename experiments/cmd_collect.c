@@ -465,9 +465,11 @@ static int collect_main(collect *c, int argc, char **argv, const char *command)
         return fail(2, "--file is given twice");
       c->file_arg = argv[++k];
     } else if (!strncmp(a, "--", 2)) {
-      fprintf(stderr, "%s: unknown option '%s'\n", prog, a);
-      exp_sweep_usage(stderr);
-      return 2;
+      static const char *const options[] = {"--file", "--allow-missing", "--help", NULL};
+      exp_near near;
+      exp_near_init(&near, a);
+      exp_near_list(&near, options);
+      return fail(2, "unknown option '%s'%s", a, exp_near_hint(&near));
     } else if (c->dir) {
       return fail(2, "one directory only ('%s' and '%s')", c->dir, a);
     } else {

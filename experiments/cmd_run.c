@@ -34,8 +34,11 @@ static int execute(exp_ctx *c, exp_run_args *ra)
   int created;
   if (exp_prepare_outdir("cdyn run", c->outdir, ra->force, &created, exp_clear_dir))
     return 1;
+  /* A scene judges no claims: it gets no claims.part.csv (cdyn report
+     skips a scene's run, and reads nothing of it). */
   exp_afile claims;
-  if (exp_afile_open(&claims, c->outdir, "claims.part.csv", 0)) {
+  memset(&claims, 0, sizeof claims);
+  if (!c->scene && exp_afile_open(&claims, c->outdir, "claims.part.csv", 0)) {
     fprintf(stderr, "cdyn: %s\n", cdyn_errmsg());
     if (created)
       rmdir(c->outdir);
@@ -59,7 +62,7 @@ static int execute(exp_ctx *c, exp_run_args *ra)
     rc = exp_claim_not_run(c, d->id, reason);
   }
   c->claims = NULL;
-  int crc = exp_afile_close(&claims, !rc);
+  int crc = c->scene ? CDYN_OK : exp_afile_close(&claims, !rc);
   if (!rc)
     rc = crc;
   if (!rc && c->failed_io)

@@ -818,12 +818,14 @@ static int add_scheme(sweep *s, size_t idx)
    --scheme all means). */
 static int prepare_scene(sweep *s)
 {
+  /* A scene file missing, unreadable or invalid is an input error (1),
+     as under cdyn run scene and cdyn check. */
   if (!(s->scene = realpath(s->scene_arg, NULL)))
-    return fail(2, "scene %s: %s", s->scene_arg, strerror(errno));
+    return fail(1, "scene %s: %s", s->scene_arg, strerror(errno));
   if (exp_has_control(s->scene))
     return fail(2, "scene %s: its absolute path %s holds a control character", s->scene_arg, s->scene);
   if (exp_scene_read(&s->src, s->scene))
-    return fail(2, "scene %s: %s", s->scene_arg, cdyn_errmsg());
+    return fail(1, "scene %s: %s", s->scene_arg, cdyn_errmsg());
   s->rules = &s->src->exp;
   return 0;
 }
@@ -841,8 +843,8 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
   } else {
     s->exp = exp_find(argv[0]);
     if (!s->exp)
-      return fail(2, "unknown experiment '%s' (cdyn list shows them; a scene file: cdyn sweep scene FILE.json)",
-                  argv[0]);
+      return fail(2, "unknown experiment '%s'%s (cdyn list experiments shows them; a scene file: cdyn sweep scene "
+                  "FILE.json)", argv[0], exp_experiment_hint(argv[0]));
     s->rules = s->exp;
     k0 = 1;
   }
@@ -862,9 +864,12 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
                         : !strcmp(a, "--jobs")   ? &jobs_arg
                                                  : NULL;
     if (!once && strcmp(a, "--grid") && strcmp(a, "--set")) {
-      fprintf(stderr, "%s: unknown option '%s'\n", prog, a);
-      exp_sweep_usage(stderr);
-      return 2;
+      static const char *const options[] = {"--out", "--scheme", "--h",    "--steps", "--run",
+                                            "--jobs", "--grid",  "--set",  "--force", "--help", NULL};
+      exp_near near;
+      exp_near_init(&near, a);
+      exp_near_list(&near, options);
+      return fail(2, "unknown option '%s'%s", a, exp_near_hint(&near));
     }
     if (!val)
       return fail(2, "%s needs a value", a);
@@ -975,7 +980,13 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
       if (strcmp(names[k], "all")) {
         if (cdyn_scheme_find(names[k], &idx)) {
           cdyn_error_clear();
-          rc = fail(2, "--scheme: unknown scheme '%s' (cdyn list shows them)", names[k]);
+          exp_near near;
+          exp_near_init(&near, names[k]);
+          for (size_t i = 0; i < cdyn_scheme_count(); i++)
+            exp_near_try(&near, cdyn_scheme_name(i));
+          exp_near_try(&near, "all");
+          rc = fail(2, "--scheme: unknown scheme '%s'%s (cdyn list schemes shows them)", names[k],
+                    exp_near_hint(&near));
         } else {
           rc = add_scheme(s, idx);
         }

@@ -173,6 +173,135 @@ void exp_csv_field(FILE *f, const char *s)
   fputc('"', f);
 }
 
+/* ---- command-line conventions ------------------------------------------------------------- */
+
+size_t exp_edit_distance(const char *a, const char *b)
+{
+  enum { MAXW = 63 };
+  size_t la = strlen(a), lb = strlen(b);
+  la = la > MAXW ? MAXW : la;
+  lb = lb > MAXW ? MAXW : lb;
+  /* d[i][j]: the distance between the first i bytes of a and the first j of b. */
+  size_t d[MAXW + 1][MAXW + 1];
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t cost = a[i - 1] != b[j - 1];
+      size_t best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best)
+        best = d[i][j - 1] + 1;
+      if (d[i - 1][j - 1] + cost < best)
+        best = d[i - 1][j - 1] + cost;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[la][lb];
+}
+
+void exp_near_init(exp_near *n, const char *word)
+{
+  n->word = word;
+  n->best = NULL;
+  n->dist = (size_t)-1;
+}
+
+void exp_near_try(exp_near *n, const char *candidate)
+{
+  if (!candidate || !n->word)
+    return;
+  size_t d = exp_edit_distance(n->word, candidate);
+  if (d < n->dist) {
+    n->dist = d;
+    n->best = candidate;
+  }
+}
+
+void exp_near_list(exp_near *n, const char *const *candidates)
+{
+  for (; candidates && *candidates; candidates++)
+    exp_near_try(n, *candidates);
+}
+
+const char *exp_near_best(const exp_near *n)
+{
+  if (!n->best || n->dist == 0 || n->dist > 2 || 2 * n->dist >= strlen(n->word))
+    return NULL;
+  return n->best;
+}
+
+const char *exp_near_hint(const exp_near *n)
+{
+  static char buf[160];
+  const char *best = exp_near_best(n);
+  if (!best)
+    return "";
+  snprintf(buf, sizeof buf, "; did you mean '%.100s'?", best);
+  return buf;
+}
+
+static int in_list(const char *const *list, const char *s, size_t len)
+{
+  for (; list && *list; list++)
+    if (strlen(*list) == len && !strncmp(*list, s, len))
+      return 1;
+  return 0;
+}
+
+int exp_split_long_options(int *argc, char ***argv, int first, const char *const *value_options,
+                           const char *const *flags)
+{
+  char **v = *argv;
+  int n = *argc, extra = 0;
+  for (int k = first; k < n; k++) {
+    const char *a = v[k];
+    if (in_list(value_options, a, strlen(a))) {
+      k++; /* its value, whatever it looks like */
+      continue;
+    }
+    const char *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '=');
+    if (!eq)
+      continue;
+    if (in_list(flags, a, (size_t)(eq - a))) {
+      fprintf(stderr, "cdyn: option '%.*s' takes no value\n", (int)(eq - a), a);
+      return 2;
+    }
+    extra++;
+  }
+  if (!extra)
+    return 0;
+  char **w = malloc(((size_t)n + (size_t)extra + 1) * sizeof *w);
+  if (!w) {
+    fprintf(stderr, "cdyn: out of memory\n");
+    return 1;
+  }
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    char *a = v[k];
+    if (k >= first && in_list(value_options, a, strlen(a)) && k + 1 < n) {
+      w[m++] = a;
+      w[m++] = v[++k];
+      continue;
+    }
+    char *eq = k < first || strncmp(a, "--", 2) ? NULL : strchr(a, '=');
+    if (eq) {
+      /* The word's '=' becomes the end of the option's name. */
+      *eq = '\0';
+      w[m++] = a;
+      w[m++] = eq + 1;
+    } else {
+      w[m++] = a;
+    }
+  }
+  w[m] = NULL;
+  *argc = m;
+  *argv = w;
+  return 0;
+}
+
 /* ---- files ------------------------------------------------------------------------------- */
 
 int exp_afile_open(exp_afile *a, const char *dir, const char *name, int executable)

@@ -16,6 +16,15 @@
  * with a walk that first checks every entry and only then removes
  * (exp_clear_fn; exp_clear_dir for a run's directory, a sweep's own walk
  * for a sweep's).
+ *
+ * Command-line conventions (doc/cli.md).  Every option that takes a
+ * value takes it as the next word or after '=' (--h=0.01): main.c splits
+ * the second form into the first before a command sees its arguments
+ * (exp_split_long_options).  A word the program does not know (a command,
+ * option, scheme, experiment, parameter or option key) is reported with
+ * the nearest known word within two edits (exp_near: the optimal string
+ * alignment distance, i.e. Damerau-Levenshtein without edits across a
+ * transposed pair), when one is that near.
  */
 #ifndef CDYN_CMDUTIL_H
 #define CDYN_CMDUTIL_H
@@ -72,6 +81,43 @@ void exp_strv_free(char **v, int n);
 void exp_json_str(FILE *f, const char *s);
 /* Write one CSV field, quoted when it holds a comma, quote or newline. */
 void exp_csv_field(FILE *f, const char *s);
+
+/* ---- command-line conventions ------------------------------------------------------------- */
+
+/* The optimal string alignment distance between a and b (insertions,
+   deletions, substitutions and transpositions of adjacent characters,
+   each 1; no substring edited twice).  Words longer than 63 bytes are
+   compared by their first 63. */
+size_t exp_edit_distance(const char *a, const char *b);
+
+/* The known word nearest `word`: exp_near_init, exp_near_try for each
+   candidate (the first of equally near ones is kept), then exp_near_hint. */
+typedef struct exp_near {
+  const char *word, *best;
+  size_t dist;
+} exp_near;
+void exp_near_init(exp_near *n, const char *word);
+void exp_near_try(exp_near *n, const char *candidate);
+/* Try every entry of a NULL-terminated list. */
+void exp_near_list(exp_near *n, const char *const *candidates);
+/* "; did you mean 'BEST'?" when a candidate is within 2 edits of the word
+   and fewer edits than half its length (so that "x" suggests nothing),
+   else "" (a static buffer: one use at a time). */
+const char *exp_near_hint(const exp_near *n);
+/* The nearest known word alone (NULL when none is near enough). */
+const char *exp_near_best(const exp_near *n);
+
+/*
+ * Split every --NAME=VALUE word of argv[first..] into --NAME and VALUE,
+ * except a word that is the value of the option before it (an option of
+ * `value_options`, NULL-terminated, takes the next word as its value).
+ * *argv is replaced by a new array (malloc'ed, the words themselves
+ * shared with the old one; free it with free()) when a word was split.
+ * Returns 0, or 2 with a message beginning with "cdyn" when --NAME is one
+ * of `flags` (an option without a value).
+ */
+int exp_split_long_options(int *argc, char ***argv, int first, const char *const *value_options,
+                           const char *const *flags);
 
 /* ---- files ------------------------------------------------------------------------------- */
 

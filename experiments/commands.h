@@ -43,10 +43,12 @@
 #define EXP_SWEEP_MAX_DIR 2900
 #define EXP_SWEEP_MAX_NAMED 20
 
-/* The program's usage (usage.c), printed after a usage error. */
+/* The program's usage (usage.c): cdyn --help. */
 void exp_usage(FILE *f);
 /* That of cdyn sweep and cdyn collect. */
 void exp_sweep_usage(FILE *f);
+/* That of one command (cdyn COMMAND --help). */
+void exp_command_usage(FILE *f, const char *command);
 
 int exp_cmd_list(int argc, char **argv, const char *command);
 int exp_cmd_palette(int argc, char **argv, const char *command);

@@ -375,7 +375,8 @@ int exp_write_run_meta(exp_ctx *ctx)
   meta_common(f, ctx);
   fprintf(f, ",\n  \"skipped\": ");
   exp_json_str(f, ctx->skipped);
-  fprintf(f, ",\n  \"claims\": \"claims.part.csv\",\n  \"complete\": true\n}\n");
+  /* A scene's run judges no claims and writes no claims file. */
+  fprintf(f, ",\n  \"claims\": %s,\n  \"complete\": true\n}\n", ctx->scene ? "null" : "\"claims.part.csv\"");
   return exp_afile_close(&a, 1);
 }
 

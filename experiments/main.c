@@ -41,6 +41,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "cmdutil.h"
 #include "commands.h"
 #include "runargs.h"
 
@@ -53,14 +54,23 @@ static void blas_one_thread(void)
     set(1);
 }
 
+/* The options that take a value, in every command (--NAME=VALUE is
+   split into --NAME VALUE), and those that take none. */
+static const char *const value_options[] = {"--scheme", "--extra-schemes", "--h", "--steps", "--set", "--out",
+                                            "--grid",   "--run",           "--jobs", "--file", NULL};
+static const char *const flag_options[] = {"--force", "--allow-missing", "--help", "--version", "--names",
+                                           "--failed-runs-ok", NULL};
+
+static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
+
 int main(int argc, char **argv)
 {
   /* Report GSL errors as status codes rather than aborting. */
   gsl_set_error_handler_off();
   blas_one_thread();
   if (argc < 2) {
-    exp_usage(stderr);
-    return 2;
+    fprintf(stderr, "usage: cdyn COMMAND [ARGUMENTS]\ntry 'cdyn --help'\n");
+    return EXP_EXIT_USAGE;
   }
   /* The command line, recorded in every metadata file. */
   size_t len = 1;
@@ -68,7 +78,7 @@ int main(int argc, char **argv)
     len += strlen(argv[k]) + 1;
   char *command = malloc(len);
   if (!command)
-    return 1;
+    return EXP_EXIT_FAIL;
   command[0] = '\0';
   for (int k = 0; k < argc; k++) {
     if (k)
@@ -83,24 +93,49 @@ int main(int argc, char **argv)
                   {"palette", exp_cmd_palette}, {"report", exp_cmd_report},  {"replay", exp_cmd_replay},
                   {"plot", exp_cmd_plot},       {"animate", exp_cmd_animate},
                   {"view", exp_cmd_view}};
+  enum { NCMD = sizeof commands / sizeof commands[0] };
   int rc = -1;
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+  char **args = argv;
+  if (is_help(cmd) || !strcmp(cmd, "help")) {
     exp_usage(stdout);
-    rc = 0;
+    rc = EXP_EXIT_OK;
   } else if (!strcmp(cmd, "--version")) {
     printf("cdyn %s (commit %s%s)\n", cdyn_version(), exp_build_commit(),
            !strcmp(exp_build_modified(), "yes") ? ", modified" : "");
-    rc = 0;
+    rc = EXP_EXIT_OK;
   }
-  for (size_t k = 0; rc < 0 && k < sizeof commands / sizeof commands[0]; k++)
+  size_t which = NCMD;
+  for (size_t k = 0; rc < 0 && k < NCMD; k++)
     if (!strcmp(cmd, commands[k].word))
-      rc = commands[k].fn(argc - 2, argv + 2, command);
-  if (rc < 0) {
-    fprintf(stderr, "cdyn: unknown command '%s'\n", cmd);
-    exp_usage(stderr);
-    rc = 2;
+      which = k;
+  if (rc < 0 && which == NCMD) {
+    exp_near near;
+    exp_near_init(&near, cmd);
+    for (size_t k = 0; k < NCMD; k++)
+      exp_near_try(&near, commands[k].word);
+    fprintf(stderr, "cdyn: unknown command '%s'%s\ntry 'cdyn --help'\n", cmd, exp_near_hint(&near));
+    rc = EXP_EXIT_USAGE;
   }
+  if (rc < 0 && (rc = exp_split_long_options(&argc, &args, 2, value_options, flag_options)) > 0) {
+    fprintf(stderr, "try 'cdyn %s --help'\n", cmd);
+  } else if (rc == 0) {
+    rc = -1;
+    /* cdyn COMMAND --help: the command's usage (but cdyn run EXPERIMENT
+       --help is the experiment's record, which run prints). */
+    for (int k = 2; k < argc && rc < 0; k++)
+      if (is_help(args[k]) && (strcmp(cmd, "run") || k == 2)) {
+        exp_command_usage(stdout, cmd);
+        rc = EXP_EXIT_OK;
+      }
+    if (rc < 0) {
+      rc = commands[which].fn(argc - 2, args + 2, command);
+      if (rc == EXP_EXIT_USAGE)
+        fprintf(stderr, "try 'cdyn %s --help'\n", cmd);
+    }
+  }
+  if (args != argv)
+    free(args);
   free(command);
   return rc;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdutil.h"
 #include "commands.h"
 #include "runargs.h"
 
@@ -24,13 +25,24 @@ const char *exp_scheme_unfit(const cdyn_experiment *e, size_t idx)
   return NULL;
 }
 
+/* "; did you mean 'S'?" for the registered scheme S nearest `name`, or "". */
+static const char *scheme_hint(const char *name)
+{
+  exp_near near;
+  exp_near_init(&near, name);
+  for (size_t i = 0; i < cdyn_scheme_count(); i++)
+    exp_near_try(&near, cdyn_scheme_name(i));
+  exp_near_try(&near, "all");
+  return exp_near_hint(&near);
+}
+
 static int add_run(exp_ctx *c, const char *name, const char *scheme, const char *const *overrides, enum exp_role role)
 {
   if (exp_run_index(c, name) >= 0)
     return 0;
   size_t idx;
   if (cdyn_scheme_find(scheme, &idx)) {
-    fprintf(stderr, "cdyn run: unknown scheme '%s' (cdyn list shows them)\n", scheme);
+    fprintf(stderr, "cdyn run: unknown scheme '%s'%s (cdyn list schemes shows them)\n", scheme, scheme_hint(scheme));
     return 2;
   }
   const char *unfit = exp_scheme_unfit(c->exp, idx);
@@ -84,7 +96,8 @@ static int add_scheme_list(exp_ctx *c, const char *list, enum exp_role role, con
     }
     size_t idx;
     if (cdyn_scheme_find(tok, &idx)) {
-      fprintf(stderr, "cdyn run: %s: unknown scheme '%s' (cdyn list shows them)\n", what, tok);
+      fprintf(stderr, "cdyn run: %s: unknown scheme '%s'%s (cdyn list schemes shows them)\n", what, tok,
+              scheme_hint(tok));
       return 2;
     }
     if ((rc = add_run(c, cdyn_scheme_name(idx), cdyn_scheme_name(idx), NULL, role)))
@@ -114,8 +127,12 @@ static int add_algorithm_runs(exp_ctx *c, const char *list)
     memcpy(name, p, len);
     name[len] = '\0';
     if (cdyn_activeset_find(name, &idx)) {
-      fprintf(stderr, "cdyn run: %s: unknown active-set algorithm '%s' (cdyn list shows them)\n",
-              c->exp->algorithm_param, name);
+      exp_near near;
+      exp_near_init(&near, name);
+      for (size_t i = 0; i < cdyn_activeset_count(); i++)
+        exp_near_try(&near, cdyn_activeset_name(i));
+      fprintf(stderr, "cdyn run: %s: unknown active-set algorithm '%s'%s (cdyn list activesets shows them)\n",
+              c->exp->algorithm_param, name, exp_near_hint(&near));
       return 2;
     }
     if (n == EXP_MAX_RUNS) {
@@ -207,6 +224,19 @@ static int resolve_params(exp_ctx *c, char **keys, char **values, int n)
   return 0;
 }
 
+/* Try every option of `scheme` as the word nearest near's. */
+static void near_option(exp_near *near, const char *scheme)
+{
+  size_t idx;
+  if (cdyn_scheme_find(scheme, &idx))
+    return;
+  for (size_t m = 0; m < cdyn_scheme_option_count(idx); m++) {
+    const char *o;
+    cdyn_scheme_option(idx, m, &o, NULL, NULL);
+    exp_near_try(near, o);
+  }
+}
+
 /* The other --set arguments: scheme options, checked on scratch steppers. */
 static int resolve_sets(exp_ctx *c, char **keys, char **values, int n)
 {
@@ -224,14 +254,16 @@ static int resolve_sets(exp_ctx *c, char **keys, char **values, int n)
             return 2;
         }
       if (!any) {
+        exp_near near;
+        exp_near_init(&near, key);
+        for (const exp_param *p2 = c->exp->params; p2 && p2->name; p2++)
+          exp_near_try(&near, p2->name);
+        for (int r = 0; r < c->nruns; r++)
+          near_option(&near, c->runs[r].scheme);
         fprintf(stderr,
                 "cdyn run: --set %s: experiment %s has no parameter '%s', and no scheme of the run has such an "
-                "option.\n  Its parameters: ",
-                key, c->exp->name, key);
-        for (const exp_param *p2 = c->exp->params; p2 && p2->name; p2++)
-          fprintf(stderr, "%s%s", p2 == c->exp->params ? "" : ", ", p2->name);
-        fprintf(stderr, "%s\n  (cdyn run %s --help lists them, cdyn list SCHEME a scheme's options)\n",
-                c->exp->params && c->exp->params[0].name ? "" : "none", c->exp->name);
+                "option%s (cdyn run %s --help lists its parameters, cdyn list SCHEME a scheme's options)\n",
+                key, c->exp->name, key, exp_near_hint(&near), c->exp->name);
         return 2;
       }
       if (c->nsets == EXP_MAX_SETS) {
@@ -255,8 +287,11 @@ static int resolve_sets(exp_ctx *c, char **keys, char **values, int n)
       if (!strcmp(c->runs[r].name, prefix) || !strcmp(c->runs[r].scheme, prefix)) {
         scheme = c->runs[r].scheme;
         if (!exp_scheme_has_option(scheme, opt)) {
-          fprintf(stderr, "cdyn run: --set %s: scheme %s has no option '%s' (cdyn list %s lists them)\n", key,
-                  scheme, opt, scheme);
+          exp_near near;
+          exp_near_init(&near, opt);
+          near_option(&near, scheme);
+          fprintf(stderr, "cdyn run: --set %s: scheme %s has no option '%s'%s (cdyn list %s lists them)\n", key,
+                  scheme, opt, exp_near_hint(&near), scheme);
           return 2;
         }
         if (check_scheme_set(scheme, opt, val))
@@ -304,6 +339,36 @@ static int parse_number_args(exp_ctx *c, const char *a, const char *val)
   return 0;
 }
 
+/* The options of cdyn run. */
+static const char *const run_options[] = {"--scheme", "--extra-schemes", "--h",    "--steps",          "--set",
+                                          "--out",    "--force",         "--help", "--failed-runs-ok", NULL};
+
+static int run_option(const char *a)
+{
+  for (const char *const *o = run_options; *o; o++)
+    if (!strcmp(*o, a))
+      return 1;
+  return 0;
+}
+
+static const char *run_option_hint(const char *a)
+{
+  exp_near near;
+  exp_near_init(&near, a);
+  exp_near_list(&near, run_options);
+  return exp_near_hint(&near);
+}
+
+const char *exp_experiment_hint(const char *name)
+{
+  exp_near near;
+  exp_near_init(&near, name);
+  for (size_t i = 0; cdyn_experiments[i]; i++)
+    exp_near_try(&near, cdyn_experiments[i]->name);
+  exp_near_try(&near, "scene");
+  return exp_near_hint(&near);
+}
+
 int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const char *command)
 {
   if (argc < 1) {
@@ -318,9 +383,10 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
       fprintf(stderr, "cdyn run scene: which scene file? (cdyn run scene FILE.json [options])\n");
       return 2;
     }
+    /* A scene file missing, unreadable or invalid is an input error. */
     if (exp_scene_read(&c->scene, argv[1])) {
       fprintf(stderr, "cdyn run scene: %s\n", cdyn_errmsg());
-      return 2;
+      return EXP_EXIT_FAIL;
     }
     c->exp = &c->scene->exp;
     argv++;
@@ -329,8 +395,8 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
     c->exp = exp_find(argv[0]);
   }
   if (!c->exp) {
-    fprintf(stderr, "cdyn run: unknown experiment '%s' (cdyn list shows them; a scene file runs as cdyn run scene FILE)\n",
-            argv[0]);
+    fprintf(stderr, "cdyn run: unknown experiment '%s'%s (cdyn list experiments shows them; a scene file runs as "
+            "cdyn run scene FILE)\n", argv[0], exp_experiment_hint(argv[0]));
     return 2;
   }
   c->h = c->exp->h;
@@ -346,9 +412,11 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
       ra->force = 1;
     } else if (!strcmp(a, "--failed-runs-ok")) {
       ra->failed_runs_ok = 1;
+    } else if (!val && run_option(a)) {
+      fprintf(stderr, "cdyn run: option '%s' needs a value\n", a);
+      return 2;
     } else if (!val) {
-      fprintf(stderr, "cdyn run: unknown or incomplete option '%s'\n", a);
-      exp_usage(stderr);
+      fprintf(stderr, "cdyn run: unknown option '%s'%s\n", a, run_option_hint(a));
       return 2;
     } else if (!strcmp(a, "--scheme")) {
       ra->scheme_list = val;
@@ -395,8 +463,7 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
       ra->values[ra->nsets++] = (char *)(eq + 1);
       k++;
     } else {
-      fprintf(stderr, "cdyn run: unknown option '%s'\n", a);
-      exp_usage(stderr);
+      fprintf(stderr, "cdyn run: unknown option '%s'%s\n", a, run_option_hint(a));
       return 2;
     }
   }

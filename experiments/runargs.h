@@ -53,6 +53,9 @@ int exp_run_with(int argc, char **argv, const char *command, int check_only,
  */
 int exp_run_check(int argc, char **argv);
 
+/* "; did you mean 'E'?" for the experiment E nearest `name`, or "". */
+const char *exp_experiment_hint(const char *name);
+
 /* Why experiment e cannot run registered scheme idx ("it enforces pins
    only", ...), or NULL when it can: `cdyn run` refuses such a scheme
    when named, and skips it from "all" or --extra-schemes. */

@@ -1,9 +1,10 @@
 /*
  * usage.c: the cdyn program's usage texts (cdyn --help, cdyn sweep
- * --help, cdyn collect --help), which the commands print after a usage
- * error.
+ * --help, cdyn collect --help).  After a usage error a command prints
+ * one line and main.c a pointer to them (try 'cdyn COMMAND --help').
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 
@@ -114,3 +115,11 @@ void exp_sweep_usage(FILE *f)
 }
 
 /* ---- the jobs ------------------------------------------------------------------------------ */
+
+void exp_command_usage(FILE *f, const char *command)
+{
+  if (!strcmp(command, "sweep") || !strcmp(command, "collect"))
+    exp_sweep_usage(f);
+  else
+    exp_usage(f);
+}

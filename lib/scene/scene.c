@@ -21,7 +21,9 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <errno.h>
 #include <math.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -971,13 +973,24 @@ int cdyn_scene_save(const cdyn_scene *sc, const cdyn_stepper *st, const cdyn_sce
   int rc = save_check(sc, st, run);
   if (rc)
     return rc;
-  /* A temporary file of its own in the same directory, renamed over path. */
-  size_t len = strlen(path) + 16;
+  /* A temporary file of its own in the same directory, renamed over
+     path.  It is created with mode 0666, which the umask reduces, as
+     fopen would create path itself (mkstemp's 0600 would make the scene
+     private whatever the umask says); O_EXCL and a name of this process
+     and a counter make it the file's own, another name tried when one
+     exists. */
+  size_t len = strlen(path) + 48;
   char *tmp = malloc(len);
   if (!tmp)
     return cdyn_error(CDYN_ENOMEM, "cdyn_scene_save: out of memory");
-  snprintf(tmp, len, "%s.XXXXXX", path);
-  int fd = mkstemp(tmp);
+  static atomic_uint counter;
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < 100; tries++) {
+    snprintf(tmp, len, "%s.%ld-%u.tmp", path, (long)getpid(), atomic_fetch_add(&counter, 1u));
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
   FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
   if (!f) {
     rc = cdyn_error(CDYN_EIO, "cannot write %s: %s", path, strerror(errno));
