@@ -106,7 +106,8 @@ int exp_cmd_export(int argc, char **argv, const char *command)
   }
   const cdyn_experiment *e = exp_find(argv[0]);
   if (!e) {
-    fprintf(stderr, "cdyn export: unknown experiment '%s' (cdyn list shows them)\n", argv[0]);
+    fprintf(stderr, "cdyn export: unknown experiment '%s'%s (cdyn list experiments shows them)\n", argv[0],
+            exp_experiment_hint(argv[0]));
     return 2;
   }
   if (!e->schemes) {

@@ -243,6 +243,15 @@ const char *exp_near_hint(const exp_near *n)
   return buf;
 }
 
+int exp_unknown_option(const char *who, const char *a, const char *const *options)
+{
+  exp_near near;
+  exp_near_init(&near, a);
+  exp_near_list(&near, options);
+  fprintf(stderr, "%s: unknown option '%s'%s\n", who, a, exp_near_hint(&near));
+  return 2;
+}
+
 static int in_list(const char *const *list, const char *s, size_t len)
 {
   for (; list && *list; list++)

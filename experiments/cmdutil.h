@@ -104,6 +104,9 @@ void exp_near_list(exp_near *n, const char *const *candidates);
    and fewer edits than half its length (so that "x" suggests nothing),
    else "" (a static buffer: one use at a time). */
 const char *exp_near_hint(const exp_near *n);
+/* Report an unknown option `a` ("WHO: unknown option 'A'; did you mean
+   ...?", from `options`, NULL-terminated) and return 2 (a usage error). */
+int exp_unknown_option(const char *who, const char *a, const char *const *options);
 /* The nearest known word alone (NULL when none is near enough). */
 const char *exp_near_best(const exp_near *n);
 

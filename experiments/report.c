@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cmdutil.h"
 #include "commands.h"
 #include "experiment.h"
 
@@ -425,6 +426,10 @@ out:
 int exp_cmd_report(int argc, char **argv, const char *command)
 {
   (void)command;
+  static const char *const options[] = {"--help", NULL};
+  for (int k = 0; k < argc; k++)
+    if (!strncmp(argv[k], "--", 2))
+      return exp_unknown_option("cdyn report", argv[k], options);
   if (argc != 1) {
     fprintf(stderr, "usage: cdyn report DIR\n");
     return 2;

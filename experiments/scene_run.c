@@ -361,6 +361,10 @@ int exp_cmd_check(int argc, char **argv, const char *command)
     fprintf(stderr, "usage: cdyn check FILE.json ...\n");
     return 2;
   }
+  static const char *const options[] = {"--help", NULL};
+  for (int k = 0; k < argc; k++)
+    if (!strncmp(argv[k], "--", 2))
+      return exp_unknown_option("cdyn check", argv[k], options);
   int bad = 0;
   for (int k = 0; k < argc; k++) {
     cdyn_scene *sc;
@@ -444,6 +448,10 @@ static int replay_one(const char *path, long steps, uint64_t *digest, long *done
 int exp_cmd_replay(int argc, char **argv, const char *command)
 {
   (void)command;
+  static const char *const options[] = {"--help", NULL};
+  for (int k = 0; k < argc; k++)
+    if (!strncmp(argv[k], "--", 2))
+      return exp_unknown_option("cdyn replay", argv[k], options);
   if (argc != 1 || argv[0][0] == '-') {
     fprintf(stderr, "usage: cdyn replay DIR   (a directory cdyn export wrote)\n");
     return 2;

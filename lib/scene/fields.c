@@ -34,6 +34,59 @@ jpath jp_idx(const jpath *p, size_t i)
   return q;
 }
 
+/* ---- suggestions ------------------------------------------------------------------------------- */
+
+/* The optimal string alignment distance of a and b (their first 63 bytes). */
+static size_t osa_distance(const char *a, const char *b)
+{
+  enum { MAXW = 63 };
+  size_t la = strlen(a), lb = strlen(b);
+  la = la > MAXW ? MAXW : la;
+  lb = lb > MAXW ? MAXW : lb;
+  size_t d[MAXW + 1][MAXW + 1];
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best)
+        best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best)
+        best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[la][lb];
+}
+
+void near_init(near_word *n, const char *word)
+{
+  n->word = word;
+  n->best = NULL;
+  n->dist = (size_t)-1;
+}
+
+void near_try(near_word *n, const char *name)
+{
+  if (!n->word || !name)
+    return;
+  size_t d = osa_distance(n->word, name);
+  if (d < n->dist) {
+    n->dist = d;
+    n->best = name;
+  }
+}
+
+const char *near_hint(const near_word *n, char *buf, size_t len)
+{
+  if (!n->best || n->dist == 0 || n->dist > 2 || 2 * n->dist >= strlen(n->word))
+    return "";
+  snprintf(buf, len, "; did you mean '%.64s'?", n->best);
+  return buf;
+}
 
 int fail(const ld *L, const jpath *p, const char *fmt, ...)
 {
@@ -84,6 +137,11 @@ int check_object(const ld *L, const json_t *obj, const jpath *p, const char *con
     for (const char *const *a = allowed; *a && !ok; a++)
       ok = !strcmp(*a, key);
     if (!ok) {
+      near_word nw;
+      char hint[100];
+      near_init(&nw, key);
+      for (const char *const *a = allowed; *a; a++)
+        near_try(&nw, *a);
       char list[512] = "";
       for (const char *const *a = allowed; *a; a++) {
         if (strlen(list) + strlen(*a) + 3 >= sizeof list)
@@ -93,7 +151,8 @@ int check_object(const ld *L, const json_t *obj, const jpath *p, const char *con
         strcat(list, *a);
       }
       jpath q = jp_key(p, key);
-      return fail(L, &q, "unknown field '%.64s' (known here: %s; a field starting with _ is a comment)", key, list);
+      return fail(L, &q, "unknown field '%.64s'%s (known here: %s; a field starting with _ is a comment)", key,
+                  near_hint(&nw, hint, sizeof hint), list);
     }
   }
   return CDYN_OK;
@@ -220,7 +279,13 @@ int f_enum(const ld *L, const json_t *obj, const jpath *p, const char *key, cons
   }
   if (!json_is_string(v))
     return fail(L, &q, "expected one of %s, not %s", list, type_name(v));
-  return fail(L, &q, "unknown value \"%.64s\" (one of %s)", json_string_value(v), list);
+  near_word nw;
+  char hint[100];
+  near_init(&nw, json_string_value(v));
+  for (int k = 0; names[k]; k++)
+    near_try(&nw, names[k]);
+  return fail(L, &q, "unknown value \"%.64s\"%s (one of %s)", json_string_value(v), near_hint(&nw, hint, sizeof hint),
+              list);
 }
 
 /* A particle index. */

@@ -110,7 +110,13 @@ static int do_constraints(ld *L, const json_t *arr)
       for (const cdyn_constraint_type *const *ty = cdyn_constraint_types; *ty; ty++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", ty == cdyn_constraint_types ? "" : ", ",
                  (*ty)->name);
-      return fail(L, &tp, "unknown constraint type \"%.64s\" (one of %s)", json_string_value(t), list);
+      near_word nw;
+      char hint[100];
+      near_init(&nw, json_string_value(t));
+      for (const cdyn_constraint_type *const *ty = cdyn_constraint_types; *ty; ty++)
+        near_try(&nw, (*ty)->name);
+      return fail(L, &tp, "unknown constraint type \"%.64s\"%s (one of %s)", json_string_value(t),
+                  near_hint(&nw, hint, sizeof hint), list);
     }
     /* Particles: exactly the type's number, all different. */
     json_t *pa = json_object_get(e, "particles");
@@ -156,7 +162,13 @@ static int do_constraints(ld *L, const json_t *arr)
           for (unsigned a = 0; a < type->nparams; a++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a ? ", " : "", type->param_names[a]);
           jpath r = jp_key(&prp, key);
-          return fail(L, &r, "unknown parameter of %s (its parameters: %s)", type->name, list);
+          near_word nw;
+          char hint[100];
+          near_init(&nw, key);
+          for (unsigned a = 0; a < type->nparams; a++)
+            near_try(&nw, type->param_names[a]);
+          return fail(L, &r, "unknown parameter of %s%s (its parameters: %s)", type->name,
+                      near_hint(&nw, hint, sizeof hint), list);
         }
       }
       for (unsigned a = 0; a < type->nparams; a++)
@@ -435,7 +447,13 @@ static int do_scheme(ld *L, cdyn_scene *sc, const json_t *root)
       char list[1024] = "";
       for (size_t k = 0; k < cdyn_scheme_count(); k++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", cdyn_scheme_name(k));
-      return fail(L, &np, "unknown scheme \"%.64s\" (one of %s)", json_string_value(name), list);
+      near_word nw;
+      char hint[100];
+      near_init(&nw, json_string_value(name));
+      for (size_t k = 0; k < cdyn_scheme_count(); k++)
+        near_try(&nw, cdyn_scheme_name(k));
+      return fail(L, &np, "unknown scheme \"%.64s\"%s (one of %s)", json_string_value(name),
+                  near_hint(&nw, hint, sizeof hint), list);
     }
     int rc = cdyn_scene_set_scheme(sc, json_string_value(name));
     if (rc)
@@ -455,14 +473,19 @@ static int do_scheme(ld *L, cdyn_scene *sc, const json_t *root)
     jpath q = jp_key(&op, key);
     int found = 0;
     char list[2048] = "";
+    near_word nw;
+    char hint[100];
+    near_init(&nw, key);
     for (size_t k = 0; k < cdyn_scheme_option_count(idx) && !found; k++) {
       const char *o;
       cdyn_scheme_option(idx, k, &o, NULL, NULL);
       found = !strcmp(o, key);
+      near_try(&nw, o);
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", o);
     }
     if (!found)
-      return fail(L, &q, "unknown option of scheme %s (its options: %s)", sc->scheme, list);
+      return fail(L, &q, "unknown option of scheme %s%s (its options: %s)", sc->scheme,
+                  near_hint(&nw, hint, sizeof hint), list);
     char text[64];
     const char *v;
     if (json_is_string(val)) {

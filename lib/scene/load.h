@@ -60,6 +60,9 @@ typedef struct {
 } ld;
 
 #define jp_key cdyn_scene_rd_jp_key
+#define near_init cdyn_scene_rd_near_init
+#define near_try cdyn_scene_rd_near_try
+#define near_hint cdyn_scene_rd_near_hint
 #define jp_idx cdyn_scene_rd_jp_idx
 #define fail cdyn_scene_rd_fail
 #define wrap cdyn_scene_rd_wrap
@@ -92,6 +95,19 @@ typedef struct {
 jpath jp_key(const jpath *p, const char *key);
 jpath jp_idx(const jpath *p, size_t i);
 /* CDYN_EINVAL with "FILE: PATH: message". */
+/* The known name nearest an unknown one, for "did you mean" in a
+   message: near_init, near_try for each name, near_hint gives "; did you
+   mean 'NAME'?" (into buf) when one is within 2 edits and fewer than half
+   the word's length (the optimal string alignment distance: insertions,
+   deletions, substitutions and adjacent transpositions), else "". */
+typedef struct {
+  const char *word, *best;
+  size_t dist;
+} near_word;
+void near_init(near_word *n, const char *word);
+void near_try(near_word *n, const char *name);
+const char *near_hint(const near_word *n, char *buf, size_t len);
+
 int fail(const ld *L, const jpath *p, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 3, 4)))
