@@ -117,9 +117,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "cdyn: unknown command '%s'%s\ntry 'cdyn --help'\n", cmd, exp_near_hint(&near));
     rc = EXP_EXIT_USAGE;
   }
-  if (rc < 0 && (rc = exp_split_long_options(&argc, &args, 2, value_options, flag_options)) > 0) {
+  if (rc >= 0) {
+    /* done: --help, --version, or an unknown command */
+  } else if ((rc = exp_split_long_options(&argc, &args, 2, value_options, flag_options)) > 0) {
     fprintf(stderr, "try 'cdyn %s --help'\n", cmd);
-  } else if (rc == 0) {
+  } else {
     rc = -1;
     /* cdyn COMMAND --help: the command's usage (but cdyn run EXPERIMENT
        --help is the experiment's record, which run prints). */

@@ -11,7 +11,8 @@
 void exp_usage(FILE *f)
 {
   fprintf(f,
-          "usage: cdyn list [SCHEME|EXPERIMENT]\n"
+          "usage: cdyn list [GROUP|SCHEME|EXPERIMENT]\n"
+          "       cdyn list --names GROUP\n"
           "       cdyn run EXPERIMENT [--scheme LIST] [--extra-schemes LIST] [--h STEP] [--steps N]\n"
           "                           [--set KEY=VALUE ...] [--out DIR] [--force]\n"
           "       cdyn run EXPERIMENT --help\n"
@@ -30,6 +31,9 @@ void exp_usage(FILE *f)
           "       cdyn view DIR [--out FILE] [--max-frames N]\n"
           "       cdyn --help | --version\n"
           "\n"
+          "list     the schemes (with their options), integrators, solvers, activesets,\n"
+          "         constraints and experiments, each GROUP under its heading; one GROUP;\n"
+          "         or one SCHEME or EXPERIMENT in full.  --names GROUP: the names alone.\n"
           "run      runs EXPERIMENT's own schemes (the paper's), or those --scheme names\n"
           "         (LIST: comma-separated names, or all), plus --extra-schemes, plus its\n"
           "         companion runs; writes one CSV per run into DIR (default ./EXPERIMENT;\n"
@@ -78,7 +82,12 @@ void exp_usage(FILE *f)
           "view     writes DIR/view.html (or --out FILE): one page, needing nothing else, that\n"
           "         plays the runs of DIR (a run directory) side by side in 3-D, the cloth\n"
           "         coloured by strain or contact; at most --max-frames frames a run\n"
-          "         (default: 400, fewer for a large system, to keep the page a few MB).\n");
+          "         (default: 400, fewer for a large system, to keep the page a few MB).\n"
+          "\n"
+          "Every option's value may follow it as the next word or after '=' (--h=0.01).\n"
+          "Exit status: 0 done; 1 an error (an input file missing or invalid, an output\n"
+          "not writable, a replay that differs); 2 a usage error; 3 a scene run of which a\n"
+          "run failed.  The manual: man cdyn, doc/cli.md.\n");
 }
 
 void exp_sweep_usage(FILE *f)

@@ -128,6 +128,11 @@ EXTRA_DIST += tests/pandas.test
 # chromium or python3 unless CDYN_REQUIRE_CHROMIUM=1).
 TESTS += tests/viewer.test
 EXTRA_DIST += tests/viewer.test
+# The manual page names every command and option of cdyn --help, and groff
+# renders it without a warning; the bash completion completes commands,
+# names, options and files (skipped without bash).
+TESTS += tests/manpage.test tests/completion.test
+EXTRA_DIST += tests/manpage.test tests/completion.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
