@@ -30,7 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ctype.h>
@@ -84,11 +88,20 @@ START_TEST(test_help_and_list)
   for (size_t i = 0; i < cdyn_scheme_count(); i++) {
     p = run_cdyn("list", cdyn_scheme_name(i));
     ck_assert_msg(p.status == 0, "cdyn list %s exited with %d: %s", cdyn_scheme_name(i), p.status, p.err);
+    /* The columns as wide as the widest option name and default (at
+       least 14 and 18). */
+    int wname = 14, wdef = 18;
+    for (size_t k = 0; k < cdyn_scheme_option_count(i); k++) {
+      const char *name, *def;
+      ck_assert_int_eq(cdyn_scheme_option(i, k, &name, &def, NULL), CDYN_OK);
+      wname = (int)strlen(name) > wname ? (int)strlen(name) : wname;
+      wdef = (int)strlen(def) > wdef ? (int)strlen(def) : wdef;
+    }
     for (size_t k = 0; k < cdyn_scheme_option_count(i); k++) {
       const char *name, *def, *doc;
       ck_assert_int_eq(cdyn_scheme_option(i, k, &name, &def, &doc), CDYN_OK);
       char line[512];
-      snprintf(line, sizeof line, "%-14s = %-18s %s\n", name, def, doc);
+      snprintf(line, sizeof line, "%-*s = %-*s %s\n", wname, name, wdef, def, doc);
       ck_assert_msg(strstr(p.out, line) != NULL, "cdyn list %s lacks the line '%s':\n%s", cdyn_scheme_name(i), line,
                     p.out);
     }
@@ -720,6 +733,524 @@ START_TEST(test_new_claims_listed)
 }
 END_TEST
 
+/* ---- the command line's conventions (doc/cli.md) ------------------------------------------ */
+
+/* A usage error: status 2, nothing on stdout, and on stderr exactly two
+   lines: the error, then `try`. */
+static void check_usage_error(const proc *p, const char *what, const char *try_line)
+{
+  ck_assert_msg(p->status == 2, "%s: status %d, stderr:\n%s", what, p->status, p->err);
+  ck_assert_msg(!*p->out, "%s: printed on stdout:\n%s", what, p->out);
+  const char *nl = strchr(p->err, '\n');
+  ck_assert_msg(nl && nl > p->err, "%s: no error line:\n%s", what, p->err);
+  char want[128];
+  snprintf(want, sizeof want, "%s\n", try_line);
+  ck_assert_msg(!strcmp(nl + 1, want), "%s: stderr is not one line and '%s':\n%s", what, try_line, p->err);
+}
+
+/* --opt=value is --opt value, in every command; a flag refuses a value. */
+START_TEST(test_gnu_options)
+{
+  char a[PATH_MAX], b[PATH_MAX];
+  run_ok("run", "arm2-drift", "--steps=8", "--h=0.01", "--scheme=implicit", "--set=alpha=3", "--out=eq");
+  run_ok("run", "arm2-drift", "--steps", "8", "--h", "0.01", "--scheme", "implicit", "--set", "alpha=3", "--out", "sp");
+  char *x = must_slurp(wp(a, "eq/implicit.csv")), *y = must_slurp(wp(b, "sp/implicit.csv"));
+  ck_assert_msg(!strcmp(x, y), "--opt=value and --opt value gave different runs");
+  free(x);
+  free(y);
+  /* The metadata record the command as given. */
+  x = must_slurp(wp(a, "eq/implicit.meta.json"));
+  ck_assert_msg(strstr(x, "--steps=8 --h=0.01") != NULL, "the command line is not recorded as given:\n%s", x);
+  free(x);
+  /* sweep, collect, export, list. */
+  run_ok("sweep", "arm2-drift", "--out=sw", "--h=0.01,0.02", "--steps=5", "--scheme=implicit", "--grid=alpha=1,2");
+  x = must_slurp(wp(a, "sw/points.csv"));
+  ck_assert_msg(strstr(x, "0.02") && strstr(x, ",2"), "sweep --h=/--grid= points:\n%s", x);
+  free(x);
+  proc p = run_cdyn("collect", "sw", "--file=implicit.csv");
+  ck_assert_msg(p.status == 1 && strstr(p.err, "implicit.csv") && strstr(p.err, "not complete"),
+                "collect --file= of a sweep not run: %d %s", p.status, p.err);
+  proc_free(&p);
+  run_ok("export", "arm2-drift", "--out=ex", "--steps=5", "--scheme=implicit");
+  ck_assert_msg(exists(wp(a, "ex/index.csv")), "export --out= wrote no %s", a);
+  /* A value that looks like an option is left alone after its option. */
+  p = run_cdyn("run", "arm2-drift", "--set", "--h=1", "--out", "o1");
+  ck_assert_msg(p.status == 2 && strstr(p.err, "no parameter '--h'"), "--set --h=1: %d %s", p.status, p.err);
+  proc_free(&p);
+  /* A flag takes no value. */
+  p = run_cdyn("run", "arm2-drift", "--force=yes", "--out", "o2");
+  check_usage_error(&p, "--force=yes", "try 'cdyn run --help'");
+  ck_assert_msg(strstr(p.err, "'--force' takes no value"), "--force=yes: %s", p.err);
+  proc_free(&p);
+  ck_assert_msg(!exists(wp(a, "o1")) && !exists(wp(b, "o2")), "a refused run wrote its directory");
+}
+END_TEST
+
+typedef struct {
+  const char *args[10];
+  const char *try_line;
+} usage_case;
+
+/* Every command's usage errors: one line, then `try`, never the usage;
+   and every command's --help: the usage on stdout, status 0. */
+START_TEST(test_usage_errors)
+{
+  static const usage_case cases[] = {
+    {{"frobnicate", NULL}, "try 'cdyn --help'"},
+    {{"run", NULL}, "try 'cdyn run --help'"},
+    {{"run", "arm2-drift", "--bogus", "x", NULL}, "try 'cdyn run --help'"},
+    {{"run", "arm2-drift", "--bogus", NULL}, "try 'cdyn run --help'"},
+    {{"run", "arm2-drift", "--h", NULL}, "try 'cdyn run --help'"},
+    {{"run", "arm2-drift", "--h", "0", NULL}, "try 'cdyn run --help'"},
+    {{"export", "arm2-drift", "--bogus", "x", NULL}, "try 'cdyn export --help'"},
+    {{"export", NULL}, "try 'cdyn export --help'"},
+    {{"sweep", "arm2-drift", "--out", "s", "--bogus", "x", NULL}, "try 'cdyn sweep --help'"},
+    {{"sweep", NULL}, "try 'cdyn sweep --help'"},
+    {{"collect", "d", "--bogus", NULL}, "try 'cdyn collect --help'"},
+    {{"collect", NULL}, "try 'cdyn collect --help'"},
+    {{"check", "--bogus", NULL}, "try 'cdyn check --help'"},
+    {{"check", NULL}, "try 'cdyn check --help'"},
+    {{"report", "--bogus", NULL}, "try 'cdyn report --help'"},
+    {{"report", NULL}, "try 'cdyn report --help'"},
+    {{"replay", "--bogus", NULL}, "try 'cdyn replay --help'"},
+    {{"replay", NULL}, "try 'cdyn replay --help'"},
+    {{"list", "--bogus", NULL}, "try 'cdyn list --help'"},
+    {{"list", "a", "b", NULL}, "try 'cdyn list --help'"},
+    {{"list", "--names", NULL}, "try 'cdyn list --help'"},
+    {{"palette", "x", NULL}, "try 'cdyn palette --help'"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    proc p = run_argv(cases[k].args);
+    char what[256] = "cdyn";
+    for (const char *const *a = cases[k].args; *a; a++)
+      snprintf(what + strlen(what), sizeof what - strlen(what), " %s", *a);
+    check_usage_error(&p, what, cases[k].try_line);
+    ck_assert_msg(!strstr(p.err, "usage:") || !strncmp(p.err, "usage:", 6), "%s printed the usage:\n%s", what, p.err);
+    proc_free(&p);
+  }
+  /* No command at all: a short usage line and try. */
+  proc p = run_argv((const char *const[]){NULL});
+  ck_assert_msg(p.status == 2 && strstr(p.err, "try 'cdyn --help'") && strlen(p.err) < 100, "cdyn: %d %s", p.status,
+                p.err);
+  proc_free(&p);
+  static const char *const commands[] = {"list",   "run",     "sweep",  "collect", "check",
+                                         "export", "palette", "report", "replay"};
+  for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+    p = run_cdyn(commands[k], "--help");
+    ck_assert_msg(p.status == 0 && !*p.err && !strncmp(p.out, "usage: cdyn ", 12), "cdyn %s --help: %d\n%.300s%s",
+                  commands[k], p.status, p.out, p.err);
+    char word[64];
+    snprintf(word, sizeof word, "cdyn %s", commands[k]);
+    ck_assert_msg(strstr(p.out, word) != NULL, "cdyn %s --help does not show its usage:\n%.300s", commands[k], p.out);
+    proc_free(&p);
+  }
+  p = run_cdyn("--help");
+  ck_assert_msg(p.status == 0 && !*p.err && strstr(p.out, "Exit status"), "cdyn --help: %d %s", p.status, p.out);
+  proc_free(&p);
+}
+END_TEST
+
+typedef struct {
+  const char *args[10];
+  const char *suggestion; /* the word suggested; NULL: none */
+} suggest_case;
+
+/* An unknown word is answered with the nearest known one, when near. */
+START_TEST(test_suggestions)
+{
+  static const suggest_case cases[] = {
+    {{"lsit", NULL}, "list"},
+    {{"sweeep", NULL}, "sweep"},
+    {{"run", "arm2-drft", NULL}, "arm2-drift"},
+    {{"run", "arm2-drift", "--scheme", "rattel", "--out", "o", NULL}, "rattle"},
+    {{"run", "arm2-drift", "--scheme=implicit,rattel", "--out", "o", NULL}, "rattle"},
+    {{"run", "arm2-drift", "--extra-schemes", "shkae", "--out", "o", NULL}, "shake"},
+    {{"run", "arm2-drift", "--sceme", "rattle", "--out", "o", NULL}, "--scheme"},
+    {{"run", "arm2-drift", "--sets", "alpha=1", "--out", "o", NULL}, "--set"},
+    {{"run", "arm2-drift", "--set", "alpah=1", "--out", "o", NULL}, "alpha"},
+    {{"run", "arm2-drift", "--set", "baumgarte.alpah=1", "--out", "o", NULL}, "alpha"},
+    {{"run", "arm2-drift", "--scheme", "implicit", "--set", "solvr=lu", "--out", "o", NULL}, "solver"},
+    {{"run", "billiard", "--set", "algorithms=platt,lpc", "--out", "o", NULL}, "lcp"},
+    {{"export", "arm2-drfit", NULL}, "arm2-drift"},
+    {{"sweep", "arm2-drift", "--out", "s", "--scheme", "rattel", NULL}, "rattle"},
+    {{"sweep", "arm2-drift", "--otu", "s", NULL}, "--out"},
+    {{"sweep", "arm2-drfit", "--out", "s", NULL}, "arm2-drift"},
+    {{"collect", "d", "--flie", "x.csv", NULL}, "--file"},
+    {{"list", "schmes", NULL}, "schemes"},
+    {{"list", "ratle", NULL}, "rattle"},
+    {{"list", "--names", "experiment", NULL}, "experiments"},
+    /* Nothing near: no suggestion. */
+    {{"run", "zzzzzzzz", NULL}, NULL},
+    {{"run", "arm2-drift", "--scheme", "q", "--out", "o", NULL}, NULL},
+    {{"xq", NULL}, NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    proc p = run_argv(cases[k].args);
+    char what[256] = "cdyn", want[128];
+    for (const char *const *a = cases[k].args; *a; a++)
+      snprintf(what + strlen(what), sizeof what - strlen(what), " %s", *a);
+    ck_assert_msg(p.status == 2, "%s: status %d: %s", what, p.status, p.err);
+    if (cases[k].suggestion) {
+      snprintf(want, sizeof want, "did you mean '%s'?", cases[k].suggestion);
+      ck_assert_msg(strstr(p.err, want) != NULL, "%s: no \"%s\":\n%s", what, want, p.err);
+    } else {
+      ck_assert_msg(!strstr(p.err, "did you mean"), "%s: a suggestion of nothing near:\n%s", what, p.err);
+    }
+    proc_free(&p);
+  }
+  /* A scene file's keys and names, through the library's reader. */
+  static const struct {
+    const char *field, *suggestion;
+  } scene_cases[] = {{"\"run\": {\"h\": 0.01, \"setps\": 5}", "steps"},
+                     {"\"run\": {\"h\": 0.01, \"steps\": 5}, \"sheme\": \"implicit\"", "scheme"},
+                     {"\"run\": {\"h\": 0.01, \"steps\": 5}, \"scheme\": \"rattel\"", "rattle"},
+                     {"\"run\": {\"h\": 0.01, \"steps\": 5}, \"scheme\": {\"name\": \"shake\", \"options\": "
+                      "{\"max_itre\": 5}}", "max_iter"}};
+  for (size_t k = 0; k < sizeof scene_cases / sizeof scene_cases[0]; k++) {
+    char path[PATH_MAX];
+    FILE *f = fopen(wp(path, "s%zu.json", k), "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "{\"cdyn_scene\": 1, \"particles\": [{\"x\": [0, 0, 0]}, {\"x\": [1, 0, 0]}], \"pins\": [{\"i\": 0}],\n"
+               " \"links\": [{\"i\": 0, \"j\": 1}], %s}\n", scene_cases[k].field);
+    fclose(f);
+    char name[32], want[128];
+    snprintf(name, sizeof name, "s%zu.json", k);
+    snprintf(want, sizeof want, "did you mean '%s'?", scene_cases[k].suggestion);
+    proc p = run_cdyn("check", name);
+    ck_assert_msg(p.status == 1 && strstr(p.err, want), "check %s: %d, no \"%s\":\n%s", scene_cases[k].field, p.status,
+                  want, p.err);
+    proc_free(&p);
+    p = run_cdyn("run", "scene", name, "--out", "o");
+    ck_assert_msg(p.status == 1 && strstr(p.err, want), "run scene %s: %d, no \"%s\":\n%s", scene_cases[k].field,
+                  p.status, want, p.err);
+    proc_free(&p);
+  }
+  char dir[PATH_MAX];
+  ck_assert_msg(!exists(wp(dir, "o")) && !exists(wp(dir, "s")), "a refused command wrote its directory");
+}
+END_TEST
+
+/* The same error, the same exit status, in every command. */
+START_TEST(test_exit_statuses)
+{
+  char path[PATH_MAX];
+  FILE *f = fopen(wp(path, "broken.json"), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("{\"cdyn_scene\": 1, \"particles\": [\n", f);
+  fclose(f);
+  static const struct {
+    const char *args[8];
+    int status;
+  } cases[] = {
+    /* An input file or directory missing: 1. */
+    {{"check", "nosuch.json", NULL}, 1},
+    {{"run", "scene", "nosuch.json", "--out", "o", NULL}, 1},
+    {{"sweep", "scene", "nosuch.json", "--out", "s", NULL}, 1},
+    {{"collect", "nosuch", NULL}, 1},
+    {{"report", "nosuch", NULL}, 1},
+    {{"replay", "nosuch", NULL}, 1},
+    /* An input file invalid: 1. */
+    {{"check", "broken.json", NULL}, 1},
+    {{"run", "scene", "broken.json", "--out", "o", NULL}, 1},
+    {{"sweep", "scene", "broken.json", "--out", "s", NULL}, 1},
+    /* An unknown experiment: 2. */
+    {{"run", "nosuch", NULL}, 2},
+    {{"export", "nosuch", NULL}, 2},
+    {{"sweep", "nosuch", "--out", "s", NULL}, 2},
+    {{"list", "nosuch", NULL}, 2},
+    /* An unknown scheme: 2. */
+    {{"run", "arm2-drift", "--scheme", "nosuch", "--out", "o", NULL}, 2},
+    {{"export", "arm2-drift", "--scheme", "nosuch", "--out", "o", NULL}, 2},
+    {{"sweep", "arm2-drift", "--scheme", "nosuch", "--out", "s", NULL}, 2},
+    /* A missing argument: 2. */
+    {{"run", "scene", NULL}, 2},
+    {{"sweep", "scene", NULL}, 2},
+    {{"check", NULL}, 2},
+    {{"report", NULL}, 2},
+    {{"replay", NULL}, 2},
+    {{"collect", NULL}, 2},
+    {{"export", NULL}, 2},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    proc p = run_argv(cases[k].args);
+    char what[256] = "cdyn";
+    for (const char *const *a = cases[k].args; *a; a++)
+      snprintf(what + strlen(what), sizeof what - strlen(what), " %s", *a);
+    ck_assert_msg(p.status == cases[k].status, "%s: status %d, not %d:\n%s", what, p.status, cases[k].status, p.err);
+    /* A usage error points to the usage; an error does not. */
+    ck_assert_msg(*p.err && !strstr(p.err, "try 'cdyn") == (cases[k].status != 2), "%s: stderr:\n%s", what, p.err);
+    proc_free(&p);
+  }
+  ck_assert_msg(!exists(wp(path, "o")) && !exists(wp(path, "s")), "a refused command wrote its directory");
+}
+END_TEST
+
+/* The offset of the first character of the column after `from` (the first
+   non-space after a run of spaces), or -1. */
+static int next_column(const char *line, int from)
+{
+  int k = from;
+  while (line[k] && line[k] != ' ')
+    k++;
+  if (!line[k])
+    return -1;
+  while (line[k] == ' ')
+    k++;
+  return line[k] ? k : -1;
+}
+
+/* `cdyn list`: groups under headings, every row's columns at the same
+   offsets within its group, as wide as the widest entry; `list GROUP` is
+   that group; `list --names GROUP` its names. */
+START_TEST(test_list_layout)
+{
+  static const char *const groups[] = {"schemes", "integrators", "solvers", "activesets", "constraints", "experiments"};
+  enum { NG = sizeof groups / sizeof groups[0] };
+  proc all = run_cdyn("list");
+  ck_assert_msg(all.status == 0, "cdyn list: %d %s", all.status, all.err);
+  char *text = strdup(all.out);
+  ck_assert_ptr_nonnull(text);
+  /* The groups: a heading, rows, an empty line. */
+  char *sections[NG + 2];
+  size_t nsec = 0;
+  for (char *p = text; p && *p && nsec < NG + 2;) {
+    sections[nsec++] = p;
+    char *end = strstr(p, "\n\n");
+    if (end) {
+      end[1] = '\0';
+      p = end + 2;
+    } else {
+      p = NULL;
+    }
+  }
+  ck_assert_msg(nsec == NG + 1, "cdyn list: %zu sections, not %d groups and the manual:\n%s", nsec, NG, all.out);
+  for (size_t g = 0; g < NG; g++) {
+    char *sec = sections[g];
+    proc one = run_cdyn("list", groups[g]);
+    ck_assert_msg(one.status == 0 && !strcmp(one.out, sec), "cdyn list %s is not its group of cdyn list:\n%s\n---\n%s",
+                  groups[g], one.out, sec);
+    proc_free(&one);
+    /* The rows: two spaces, a name, the columns. */
+    char *lines[512];
+    char *copy = strdup(sec);
+    size_t n = split_lines(groups[g], copy, lines, 512);
+    ck_assert_uint_gt(n, 2);
+    ck_assert_msg(lines[0][0] != ' ', "%s: no heading: %s", groups[g], lines[0]);
+    int col2 = -1, col3 = -1, eq = -1, min_gap = 1000;
+    size_t rows = 0;
+    proc names = run_cdyn("list", "--names", groups[g]);
+    ck_assert_int_eq(names.status, 0);
+    const char *np = names.out;
+    for (size_t k = 1; k < n; k++) {
+      const char *l = lines[k];
+      if (!strncmp(l, "      ", 6)) { /* a scheme's option: its '=' aligned */
+        const char *e = strstr(l, " = ");
+        ck_assert_msg(e != NULL, "%s: option line without ' = ': %s", groups[g], l);
+        if (eq < 0)
+          eq = (int)(e - l);
+        ck_assert_msg((int)(e - l) == eq || !strncmp(l + 6, "(no options", 11),
+                      "%s: an option's '=' at %d, not %d: %s", groups[g], (int)(e - l), eq, l);
+        continue;
+      }
+      if (!strncmp(l, "  (", 3))
+        continue;
+      ck_assert_msg(!strncmp(l, "  ", 2) && l[2] != ' ', "%s: not a row: '%s'", groups[g], l);
+      rows++;
+      size_t nl = strcspn(l + 2, " ");
+      /* The row's name is the next of --names. */
+      ck_assert_msg(!strncmp(np, l + 2, nl) && np[nl] == '\n', "%s: row %s is not the next of --names:\n%s", groups[g],
+                    l, names.out);
+      np += nl + 1;
+      int c2 = next_column(l, 2);
+      ck_assert_msg(c2 > 0, "%s: a row of one column: %s", groups[g], l);
+      if (col2 < 0)
+        col2 = c2;
+      ck_assert_msg(c2 == col2, "%s: the second column at %d, not %d: '%s'", groups[g], c2, col2, l);
+      if (c2 - 2 - (int)nl < min_gap)
+        min_gap = c2 - 2 - (int)nl;
+      if (!strcmp(groups[g], "schemes")) {
+        /* The order ("order 1 (2 const F)"), then the description after two spaces. */
+        const char *d = strstr(l + c2, "  ");
+        ck_assert_ptr_nonnull(d);
+        while (*d == ' ')
+          d++;
+        if (col3 < 0)
+          col3 = (int)(d - l);
+        ck_assert_msg((int)(d - l) == col3, "schemes: the third column at %d, not %d: '%s'", (int)(d - l), col3, l);
+      }
+    }
+    ck_assert_msg(!*np, "%s: --names lists more than the rows: %s", groups[g], np);
+    /* The widest name has the two spaces alone before the next column. */
+    ck_assert_msg(min_gap == 2, "%s: the columns are not as wide as the widest entry (gap %d)", groups[g], min_gap);
+    ck_assert_uint_gt(rows, 1);
+    proc_free(&names);
+    free(copy);
+  }
+  free(text);
+  proc_free(&all);
+  proc p = run_cdyn("list", "experiment");
+  ck_assert_msg(p.status == 2 && strstr(p.err, "did you mean 'experiments'?"), "list experiment: %d %s", p.status,
+                p.err);
+  proc_free(&p);
+}
+END_TEST
+
+/* The pager: through $PAGER when stdout is a terminal and the list longer
+   than it; never when stdout is not a terminal. */
+START_TEST(test_list_pager)
+{
+  char path[PATH_MAX];
+  setenv("PAGER", "cat > paged.txt", 1);
+  proc p = run_cdyn("list");
+  ck_assert_int_eq(p.status, 0);
+  ck_assert_msg(!exists(wp(path, "paged.txt")), "cdyn list to a file went through the pager");
+  char *want = strdup(p.out);
+  proc_free(&p);
+  /* On a terminal of 24 rows. */
+  int m = posix_openpt(O_RDWR | O_NOCTTY);
+  ck_assert_msg(m >= 0 && !grantpt(m) && !unlockpt(m), "no pseudo-terminal");
+  struct winsize ws = {.ws_row = 24, .ws_col = 80};
+  ioctl(m, TIOCSWINSZ, &ws);
+  const char *slave = ptsname(m);
+  ck_assert_ptr_nonnull(slave);
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int s = open(slave, O_RDWR);
+    if (s < 0 || dup2(s, STDOUT_FILENO) < 0 || chdir(wd))
+      _exit(127);
+    execl(getenv("CDYN_PROGRAM"), "cdyn", "list", (char *)NULL);
+    _exit(127);
+  }
+  /* Whatever reaches the terminal is read (so that the child never
+     blocks on a full terminal) until the child's side is closed. */
+  char buf[4096];
+  size_t shown = 0;
+  ssize_t r;
+  while ((r = read(m, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+    shown += r > 0 ? (size_t)r : 0;
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    ck_assert_int_eq(errno, EINTR);
+  close(m);
+  ck_assert_msg(shown == 0, "cdyn list on a terminal wrote %zu bytes to it past the pager", shown);
+  unsetenv("PAGER");
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "cdyn list on a terminal: status %d", st);
+  char *got = must_slurp(wp(path, "paged.txt"));
+  ck_assert_msg(!strcmp(got, want), "the pager was not given the list:\n%s", got);
+  free(got);
+  free(want);
+}
+END_TEST
+
+/* `cdyn run EXPERIMENT --help` lists that experiment's parameters alone. */
+START_TEST(test_experiment_help)
+{
+  proc p = run_cdyn("run", "arm2-drift", "--help");
+  ck_assert_msg(p.status == 0 && strstr(p.out, "    alpha ") && !strstr(p.out, "track_tol"),
+                "run arm2-drift --help lists another experiment's parameter:\n%s", p.out);
+  proc_free(&p);
+  p = run_cdyn("run", "arm2-trajectory", "--help");
+  ck_assert_msg(p.status == 0 && strstr(p.out, "    track_tol "), "run arm2-trajectory --help:\n%s", p.out);
+  proc_free(&p);
+  /* What --help does not list, --set refuses. */
+  p = run_cdyn("run", "arm2-drift", "--set", "track_tol=0.2", "--out", "o");
+  ck_assert_msg(p.status == 2 && strstr(p.err, "no parameter 'track_tol'"), "arm2-drift --set track_tol: %d %s",
+                p.status, p.err);
+  proc_free(&p);
+  p = run_cdyn("sweep", "arm2-trajectory", "--out", "s", "--steps", "5", "--set", "track_tol=0.2");
+  ck_assert_msg(p.status == 0, "arm2-trajectory --set track_tol: %d %s", p.status, p.err);
+  proc_free(&p);
+}
+END_TEST
+
+/* A tiny scene (a pendulum of 20 steps) for the tests below. */
+static void write_pendulum(const char *name)
+{
+  char path[PATH_MAX];
+  FILE *f = fopen(wp(path, "%s", name), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("{\"cdyn_scene\": 1, \"name\": \"pend\", \"gravity\": [0, -9.81, 0],\n"
+        " \"particles\": [{\"x\": [0, 0, 0]}, {\"x\": [1, 0, 0], \"m\": 1}], \"pins\": [{\"i\": 0}],\n"
+        " \"links\": [{\"i\": 0, \"j\": 1}], \"scheme\": \"implicit\", \"run\": {\"h\": 0.01, \"steps\": 20},\n"
+        " \"record\": {\"every\": 1, \"positions\": true}}\n",
+        f);
+  fclose(f);
+}
+
+/* Every file of `dir` has mode `mode` (slurm.sh: `exec`). */
+static void check_modes(const char *dir, mode_t mode, mode_t exec, size_t *count)
+{
+  dirlist l = list_dir(dir);
+  for (size_t k = 0; k < l.n; k++) {
+    char path[PATH_MAX];
+    struct stat sb;
+    pathf(path, "%s/%s", dir, l.name[k]);
+    ck_assert_int_eq(lstat(path, &sb), 0);
+    if (S_ISDIR(sb.st_mode)) {
+      check_modes(path, mode, exec, count);
+      continue;
+    }
+    mode_t want = !strcmp(l.name[k], "slurm.sh") ? exec : mode;
+    ck_assert_msg((sb.st_mode & 07777) == want, "%s: mode %04o, not %04o", path, (unsigned)(sb.st_mode & 07777),
+                  (unsigned)want);
+    (*count)++;
+  }
+  dirlist_free(&l);
+}
+
+/* Every file the program writes has the mode the umask leaves of 0666
+   (0777 for slurm.sh), the scene files of a scene run among them. */
+START_TEST(test_file_modes)
+{
+  write_pendulum("pend.json");
+  static const mode_t masks[] = {022, 077, 002};
+  for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+    mode_t old = umask(masks[m]);
+    char scene[32], exp[32], sw[32], ex[32], dir[PATH_MAX];
+    snprintf(scene, sizeof scene, "scene%zu", m);
+    snprintf(exp, sizeof exp, "exp%zu", m);
+    snprintf(sw, sizeof sw, "sweep%zu", m);
+    snprintf(ex, sizeof ex, "export%zu", m);
+    run_ok("run", "scene", "pend.json", "--out", scene);
+    run_ok("run", "arm2-drift", "--steps", "8", "--scheme", "implicit", "--out", exp);
+    run_ok("sweep", "arm2-drift", "--steps", "5", "--h", "0.01,0.02", "--out", sw);
+    run_ok("export", "arm2-drift", "--steps", "5", "--scheme", "implicit", "--out", ex);
+    umask(old);
+    size_t n = 0;
+    check_modes(wp(dir, "%s", scene), 0666 & ~masks[m], 0777 & ~masks[m], &n);
+    char path[PATH_MAX];
+    ck_assert_msg(exists(pathf(path, "%s/pend-implicit.scene.json", dir)), "no %s", path);
+    check_modes(wp(dir, "%s", exp), 0666 & ~masks[m], 0777 & ~masks[m], &n);
+    check_modes(wp(dir, "%s", sw), 0666 & ~masks[m], 0777 & ~masks[m], &n);
+    check_modes(wp(dir, "%s", ex), 0666 & ~masks[m], 0777 & ~masks[m], &n);
+    ck_assert_uint_gt(n, 15);
+  }
+}
+END_TEST
+
+/* A scene run writes no claims.part.csv (it judges no claims), and cdyn
+   report still reads a tree that holds one. */
+START_TEST(test_scene_no_claims)
+{
+  char path[PATH_MAX];
+  write_pendulum("pend.json");
+  ck_assert_int_eq(mkdir(wp(path, "r"), 0777), 0);
+  run_ok("run", "scene", "pend.json", "--out", "r/pend");
+  run_ok("run", "arm2-drift", "--steps", "40", "--out", "r/arm2-drift");
+  ck_assert_msg(!exists(wp(path, "r/pend/claims.part.csv")), "a scene run wrote %s", path);
+  ck_assert_msg(exists(wp(path, "r/arm2-drift/claims.part.csv")), "an experiment's run wrote no %s", path);
+  char *meta = must_slurp(wp(path, "r/pend/run.meta.json"));
+  ck_assert_msg(strstr(meta, "\"claims\": null"), "a scene's run.meta.json names a claims file:\n%s", meta);
+  free(meta);
+  run_ok("report", "r");
+  char *csv = must_slurp(wp(path, "r/claims.csv"));
+  ck_assert_msg(strstr(csv, "arm2.poststab_to_zero,arm2-drift,") != NULL, "report lacks arm2-drift's claims:\n%s", csv);
+  free(csv);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 int main(void)
@@ -737,6 +1268,15 @@ int main(void)
   else
     printf("# SKIP failed_writes: %s\n", FAILWRITE_CAN_RUN ? "no libfailwrite.so (a build without shared libraries)"
                                                             : "AddressSanitizer must be the first library loaded");
+  add(s, "gnu_options", test_gnu_options);
+  add(s, "usage_errors", test_usage_errors);
+  add(s, "suggestions", test_suggestions);
+  add(s, "exit_statuses", test_exit_statuses);
+  add(s, "list_layout", test_list_layout);
+  add(s, "list_pager", test_list_pager);
+  add(s, "experiment_help", test_experiment_help);
+  add(s, "file_modes", test_file_modes);
+  add(s, "scene_no_claims", test_scene_no_claims);
   add(s, "report", test_report);
   add(s, "new_claims_listed", test_new_claims_listed);
   add(s, "report_words", test_report_words);
