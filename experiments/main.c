@@ -25,6 +25,12 @@
  * scratch stepper of each scheme, the output directory.  A run that fails
  * removes what it wrote.
  *
+ * The command line (doc/cli.md): every --NAME=VALUE is split into --NAME
+ * VALUE before a command sees it; `cdyn COMMAND --help` prints the usage;
+ * after a usage error (status 2) the command's one line is followed by
+ * "try 'cdyn COMMAND --help'"; an unknown command word gets the nearest
+ * known one.
+ *
  * BLAS threads.  libcdyn's matrices are small (a few hundred rows at
  * most per dense solve), where OpenBLAS's threads cost far more than they
  * save, and where a threaded reduction can change the last bits of a
