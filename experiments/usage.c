@@ -123,8 +123,6 @@ void exp_sweep_usage(FILE *f)
           "         the missing.\n");
 }
 
-/* ---- the jobs ------------------------------------------------------------------------------ */
-
 void exp_command_usage(FILE *f, const char *command)
 {
   if (!strcmp(command, "sweep") || !strcmp(command, "collect"))
