@@ -184,7 +184,8 @@ int cdyn_scene_stats_get(const cdyn_scene *sc, cdyn_scene_stats *stats);
  * with the scheme and every option of `st` (a stepper of the scene's
  * system; may be NULL: the scene's scheme and options) and `run` (may be
  * NULL: the scene's).  Written to a temporary file and renamed, so `path`
- * is whole or untouched.  Refused (CDYN_EINVAL, nothing written) for what
+ * is whole or untouched; the file gets the mode fopen would give it (0666
+ * less the umask).  Refused (CDYN_EINVAL, nothing written) for what
  * a scene file cannot hold: a force callback, a constraint of a type not
  * registered, two pins on a particle, springs or constraints added to the
  * system after the scene was made (other than its hooks'), and a scene
