@@ -301,9 +301,13 @@ static int resolve_sets(exp_ctx *c, char **keys, char **values, int n)
       size_t idx;
       fprintf(stderr, "cdyn run: --set %s: %s %s not in this run of %s (its runs:", key, prefix,
               cdyn_scheme_find(prefix, &idx) ? "is not a scheme or run, and is" : "is a scheme, but", c->exp->name);
-      for (int r = 0; r < c->nruns; r++)
+      exp_near near;
+      exp_near_init(&near, prefix);
+      for (int r = 0; r < c->nruns; r++) {
         fprintf(stderr, " %s", c->runs[r].name);
-      fprintf(stderr, ")\n");
+        exp_near_try(&near, c->runs[r].name);
+      }
+      fprintf(stderr, ")%s\n", exp_near_hint(&near));
       return 2;
     }
     if (c->nsets == EXP_MAX_SETS) {

@@ -869,6 +869,7 @@ START_TEST(test_suggestions)
     {{"run", "arm2-drift", "--sets", "alpha=1", "--out", "o", NULL}, "--set"},
     {{"run", "arm2-drift", "--set", "alpah=1", "--out", "o", NULL}, "alpha"},
     {{"run", "arm2-drift", "--set", "baumgarte.alpah=1", "--out", "o", NULL}, "alpha"},
+    {{"run", "arm2-drift", "--set", "baumgrate.alpha=1", "--out", "o", NULL}, "baumgarte"},
     {{"run", "arm2-drift", "--scheme", "implicit", "--set", "solvr=lu", "--out", "o", NULL}, "solver"},
     {{"run", "billiard", "--set", "algorithms=platt,lpc", "--out", "o", NULL}, "lcp"},
     {{"export", "arm2-drfit", NULL}, "arm2-drift"},
