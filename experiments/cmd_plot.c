@@ -574,18 +574,17 @@ static int plot_main(int argc, char **argv)
     } else if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
       printf("usage: cdyn plot DIR [--format pdf,png]\n");
       return EXP_EXIT_OK;
-    } else if (argv[k][0] == '-' || dir) {
-      fprintf(stderr, "%s: unknown option or extra argument '%s'\nusage: cdyn plot DIR [--format pdf,png]\n", who,
-              argv[k]);
-      return EXP_EXIT_USAGE;
+    } else if (argv[k][0] == '-') {
+      static const char *const options[] = {"--format", "--help", NULL};
+      return exp_unknown_option(who, argv[k], options);
+    } else if (dir) {
+      return exp_complain(who, EXP_EXIT_USAGE, "one directory only ('%s' and '%s')", dir, argv[k]);
     } else {
       dir = argv[k];
     }
   }
-  if (!dir) {
-    fprintf(stderr, "usage: cdyn plot DIR [--format pdf,png]\n");
-    return EXP_EXIT_USAGE;
-  }
+  if (!dir)
+    return exp_complain(who, EXP_EXIT_USAGE, "which run directory? (cdyn plot DIR [--format pdf,png])");
   int want_pdf = 0, want_png = 0;
   {
     char buf[256];
@@ -718,17 +717,21 @@ int exp_cmd_animate(int argc, char **argv, const char *command)
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       printf(ANIM_USAGE);
       return EXP_EXIT_OK;
-    } else if (a[0] == '-' || dir) {
-      fprintf(stderr, "%s: unknown option, extra argument or missing value '%s'\n" ANIM_USAGE, who, a);
-      return EXP_EXIT_USAGE;
+    } else if (a[0] == '-') {
+      static const char *const options[] = {"--run", "--format", "--fps", "--max-frames", "--help", NULL};
+      for (const char *const *o = options; *o; o++)
+        if (!strcmp(*o, a))
+          return exp_complain(who, EXP_EXIT_USAGE, "option '%s' needs a value", a);
+      return exp_unknown_option(who, a, options);
+    } else if (dir) {
+      return exp_complain(who, EXP_EXIT_USAGE, "one directory only ('%s' and '%s')", dir, a);
     } else {
       dir = a;
     }
   }
-  if (!dir) {
-    fprintf(stderr, ANIM_USAGE);
-    return EXP_EXIT_USAGE;
-  }
+  if (!dir)
+    return exp_complain(who, EXP_EXIT_USAGE, "which run directory? (%.*s)", (int)strlen(ANIM_USAGE) - 8,
+                        ANIM_USAGE + 7);
   int mp4 = !strcmp(format, "mp4");
   if (!mp4 && strcmp(format, "gif"))
     return exp_complain(who, EXP_EXIT_USAGE, "unknown format '%s' (gif, mp4)", format);

@@ -162,7 +162,7 @@ static int usage(const char *fmt, const char *arg)
 {
   fprintf(stderr, "%s: ", prog);
   fprintf(stderr, fmt, arg);
-  fputs("\nusage: cdyn view DIR [--out FILE] [--max-frames N]\n", stderr);
+  fputc('\n', stderr);
   return EXP_EXIT_USAGE;
 }
 
@@ -184,15 +184,17 @@ int exp_cmd_view(int argc, char **argv, const char *command)
         if (*end || end == argv[k] || errno || maxf < 1 || maxf > 1000000)
           return usage("--max-frames %s: expected a whole number in [1, 1000000]", argv[k]);
       }
-    } else if (argv[k][0] == '-' && argv[k][1])
-      return usage("unknown option %s", argv[k]);
+    } else if (argv[k][0] == '-' && argv[k][1]) {
+      static const char *const options[] = {"--out", "--max-frames", "--help", NULL};
+      return exp_unknown_option(prog, argv[k], options);
+    }
     else if (dir)
       return usage("one directory expected; %s is a second", argv[k]);
     else
       dir = argv[k];
   }
   if (!dir)
-    return usage("%s", "no directory given");
+    return usage("%s", "which run directory? (cdyn view DIR [--out FILE] [--max-frames N])");
   if (out && !*out)
     return usage("%s", "--out needs a file name");
 

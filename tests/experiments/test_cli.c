@@ -818,6 +818,12 @@ START_TEST(test_usage_errors)
     {{"list", "a", "b", NULL}, "try 'cdyn list --help'"},
     {{"list", "--names", NULL}, "try 'cdyn list --help'"},
     {{"palette", "x", NULL}, "try 'cdyn palette --help'"},
+    {{"plot", NULL}, "try 'cdyn plot --help'"},
+    {{"plot", "d", "--bogus", NULL}, "try 'cdyn plot --help'"},
+    {{"animate", NULL}, "try 'cdyn animate --help'"},
+    {{"animate", "d", "--bogus", "1", NULL}, "try 'cdyn animate --help'"},
+    {{"view", NULL}, "try 'cdyn view --help'"},
+    {{"view", "d", "--bogus", NULL}, "try 'cdyn view --help'"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     proc p = run_argv(cases[k].args);
@@ -833,8 +839,8 @@ START_TEST(test_usage_errors)
   ck_assert_msg(p.status == 2 && strstr(p.err, "try 'cdyn --help'") && strlen(p.err) < 100, "cdyn: %d %s", p.status,
                 p.err);
   proc_free(&p);
-  static const char *const commands[] = {"list",   "run",     "sweep",  "collect", "check",
-                                         "export", "palette", "report", "replay"};
+  static const char *const commands[] = {"list",    "run",    "sweep",  "collect", "check", "export",
+                                         "palette", "report", "replay", "plot",    "animate", "view"};
   for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
     p = run_cdyn(commands[k], "--help");
     ck_assert_msg(p.status == 0 && !*p.err && !strncmp(p.out, "usage: cdyn ", 12), "cdyn %s --help: %d\n%.300s%s",
@@ -877,6 +883,9 @@ START_TEST(test_suggestions)
     {{"sweep", "arm2-drift", "--otu", "s", NULL}, "--out"},
     {{"sweep", "arm2-drfit", "--out", "s", NULL}, "arm2-drift"},
     {{"collect", "d", "--flie", "x.csv", NULL}, "--file"},
+    {{"animate", "d", "--max-frame", "5", NULL}, "--max-frames"},
+    {{"view", "d", "--max-frame", "5", NULL}, "--max-frames"},
+    {{"plot", "d", "--fromat", "pdf", NULL}, "--format"},
     {{"list", "schmes", NULL}, "schemes"},
     {{"list", "ratle", NULL}, "rattle"},
     {{"list", "--names", "experiment", NULL}, "experiments"},
@@ -950,6 +959,9 @@ START_TEST(test_exit_statuses)
     {{"collect", "nosuch", NULL}, 1},
     {{"report", "nosuch", NULL}, 1},
     {{"replay", "nosuch", NULL}, 1},
+    {{"plot", "nosuch", NULL}, 1},
+    {{"animate", "nosuch", NULL}, 1},
+    {{"view", "nosuch", NULL}, 1},
     /* An input file invalid: 1. */
     {{"check", "broken.json", NULL}, 1},
     {{"run", "scene", "broken.json", "--out", "o", NULL}, 1},
@@ -971,6 +983,9 @@ START_TEST(test_exit_statuses)
     {{"replay", NULL}, 2},
     {{"collect", NULL}, 2},
     {{"export", NULL}, 2},
+    {{"plot", NULL}, 2},
+    {{"animate", NULL}, 2},
+    {{"view", NULL}, 2},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     proc p = run_argv(cases[k].args);

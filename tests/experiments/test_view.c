@@ -337,13 +337,13 @@ START_TEST(test_view_errors)
     int status;
     const char *says;
   } bad[] = {
-    {{"view", NULL}, EXP_EXIT_USAGE, "no directory given"},
+    {{"view", NULL}, EXP_EXIT_USAGE, "which run directory?"},
     {{"view", "absent", NULL}, EXP_EXIT_FAIL, "cdyn: absent: No such file or directory"},
     {{"view", "empty", NULL}, EXP_EXIT_USAGE, "cdyn: empty: no run directory"},
     {{"view", "norun", NULL}, EXP_EXIT_USAGE, "cdyn: norun: runs.csv lists no run"},
     {{"view", "r", "--max-frames", "0", NULL}, EXP_EXIT_USAGE, "--max-frames 0"},
     {{"view", "r", "--max-frames", NULL}, EXP_EXIT_USAGE, "--max-frames needs a value"},
-    {{"view", "r", "--colour", NULL}, EXP_EXIT_USAGE, "unknown option --colour"},
+    {{"view", "r", "--colour", NULL}, EXP_EXIT_USAGE, "unknown option '--colour'"},
     {{"view", "r", "r", NULL}, EXP_EXIT_USAGE, "a second"},
     {{"view", "r", "--out", "r/", NULL}, EXP_EXIT_USAGE, "not a directory"},
     /* Unwritable: the output's directory is a file. */
@@ -358,7 +358,7 @@ START_TEST(test_view_errors)
     proc p = run_argv(bad[k].args);
     ck_assert_msg(p.status == bad[k].status, "case %zu: status %d, not %d: %s", k, p.status, bad[k].status, p.err);
     ck_assert_msg(strstr(p.err, bad[k].says), "case %zu: stderr lacks '%s': %s", k, bad[k].says, p.err);
-    /* One line (the usage errors add the usage line). */
+    /* One line (a usage error adds the try line). */
     const char *nl = strchr(p.err, '\n');
     ck_assert_msg(nl && (!nl[1] || bad[k].status == EXP_EXIT_USAGE), "case %zu: %s", k, p.err);
     proc_free(&p);
