@@ -18,10 +18,12 @@
  * - the public functions refuse bad arguments with a status.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -462,6 +464,26 @@ START_TEST(test_round_trip)
       ck_assert(!strncmp(now + 5, val, strlen(val)));
   }
   cdyn_stepper_free(st);
+  /* The file's mode is what the umask leaves of 0666, as fopen's, and no
+     temporary file is left beside it. */
+  static const mode_t masks[] = {022, 077};
+  for (size_t m = 0; m < 2; m++) {
+    mode_t old = umask(masks[m]);
+    int rc = cdyn_scene_save(b, NULL, NULL, p2);
+    umask(old);
+    ck_assert_int_eq(rc, CDYN_OK);
+    struct stat sb;
+    ck_assert_int_eq(stat(p2, &sb), 0);
+    ck_assert_msg((sb.st_mode & 0777) == (0666 & ~masks[m]), "umask %03o: mode %03o", (unsigned)masks[m],
+                  (unsigned)(sb.st_mode & 0777));
+  }
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  size_t entries = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    entries += e->d_name[0] != '.';
+  closedir(d);
+  ck_assert_uint_eq(entries, 2);
   free(ta);
   free(tb);
   cdyn_scene_free(a);
