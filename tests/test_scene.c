@@ -75,6 +75,13 @@ START_TEST(test_errors)
   BAD("{\"cdyn_scene\": 1.5, \"particles\": [{\"x\": [0, 0, 0]}]}", "$.cdyn_scene", "not an integer");
   /* Unknown fields, at any depth. */
   BAD(HEAD ", \"partcles\": []}", "$.partcles", "unknown field");
+  /* A misspelt name: the nearest known one, when it is near. */
+  BAD(HEAD ", \"gravty\": [0, 0, 0]}", "$.gravty", "unknown field 'gravty'; did you mean 'gravity'?");
+  BAD(HEAD ", \"scheme\": \"ratle\"}", "$.scheme", "did you mean 'rattle'?");
+  BAD(HEAD ", \"constraints\": [{\"type\": \"distnace\", \"particles\": [0, 1], \"params\": {\"length\": 1}}]}",
+      "did you mean 'distance'?");
+  BAD(HEAD ", \"scheme\": {\"name\": \"shake\", \"options\": {\"max_itre\": 5}}}", "did you mean 'max_iter'?");
+  BAD(HEAD ", \"zzzzzzzz\": 1}", "unknown field 'zzzzzzzz' (known here");
   BAD(HEAD ", \"links\": [{\"i\": 0, \"j\": 1, \"lenght\": 1}]}", "$.links[0].lenght", "unknown field");
   BAD(HEAD ", \"scheme\": {\"name\": \"implicit\", \"option\": {}}}", "$.scheme.option", "unknown field");
   /* Types and ranges. */
