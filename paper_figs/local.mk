@@ -88,9 +88,9 @@ FIGURES = \
 	collision-cost:collision-cost \
 	scene-double-pendulum:scene-double-pendulum \
 	scene-double-pendulum-paths:scene-double-pendulum
-# Scripts that the plot scripts load, not plots themselves.
+# Scripts that the plot scripts load or run, not plots themselves.
 GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp paper_figs/scene.gp \
-	$(RUN_GP_FILES)
+	paper_figs/cloth-panels.gp paper_figs/cloth-render.awk $(RUN_GP_FILES)
 # The scripts of `cdyn plot` and `cdyn animate` (experiments/cmd_plot.c),
 # installed in $(pkgdatadir) with common.gp and scene.gp, where the
 # installed program looks for them ($CDYN_DATADIR overrides it: the
@@ -244,5 +244,4 @@ figures check-latex-figures latex-figures:
 	@exit 1
 endif
 
-EXTRA_DIST += $(filter-out $(dist_plotscripts_DATA),$(GP_FILES)) paper_figs/check-latex.sh paper_figs/cloth-snapshots.awk \
-	paper_figs/cloth-contact-snapshots.awk
+EXTRA_DIST += $(filter-out $(dist_plotscripts_DATA),$(GP_FILES)) paper_figs/check-latex.sh
