@@ -109,22 +109,35 @@ AS_NAMES = "platt tendency iterative lcp"
 AS_COLOURS = "#800000 #469990 #000075 #e6a100"
 AS_DASHES = "1 1 1 2"
 AS_POINTS = "14 15 8 10"
-FB_COLOURS = "#7b4173 #637939 #8c6d31 #393b79 #ad494a #5254a3 #3b7a57 #b5547a"
+FB_COLOURS = "#393b79 #637939 #8c6d31 #b5547a #3b7a57 #ad494a #7b4173 #5254a3"
 PAL_ALL = PAL_NAMES." ".AS_NAMES
 PAL_NALL = words(PAL_ALL)
 pal_find(n, i) = i > PAL_NALL ? 0 : (word(PAL_ALL, i) eq n ? i : pal_find(n, i + 1))
 pal_index(n) = pal_find(n, 1)
-# The unknown names seen so far, in order: a script passes every run list
-# it draws through pal_use(LIST) (an assignment: PAL_X = pal_use(LIST)).
+# The palette has fewer colours than names (it tells names apart by dash
+# type too), so two names of one figure may share a colour.  Within a
+# figure, the first name to use a colour keeps it; a later name whose
+# palette colour is taken takes a fallback colour instead (its dash type
+# and symbol stay its own), so that no two curves of a figure share a
+# colour.  PAL_X: the names that take fallbacks (unknown ones and those),
+# in order; PAL_DRAWN: every name passed so far.  A script passes every
+# run list it draws through pal_use(LIST) (an assignment:
+# PAL_X = pal_use(LIST)).
 PAL_X = ""
-pal_use_r(l, i, acc) = i > words(l) ? acc : \
-  pal_use_r(l, i + 1, (pal_index(word(l, i)) == 0 && !in_list(word(l, i), acc)) ? acc." ".word(l, i) : acc)
+PAL_DRAWN = ""
+pal_base(n) = pal_index(n) <= PAL_NP ? word(PAL_COLOURS, pal_index(n)) : word(AS_COLOURS, pal_index(n) - PAL_NP)
+pal_taken(c, acc) = (sum [pk = 1:words(PAL_DRAWN)] ((pal_index(word(PAL_DRAWN, pk)) > 0 && \
+  !in_list(word(PAL_DRAWN, pk), acc) && pal_base(word(PAL_DRAWN, pk)) eq c) ? 1 : 0)) > 0
+pal_add2(w, acc) = (PAL_DRAWN = PAL_DRAWN." ".w, acc)
+pal_add(w, acc) = in_list(w, PAL_DRAWN) ? acc : \
+  pal_add2(w, (pal_index(w) == 0 || pal_taken(pal_base(w), acc)) ? acc." ".w : acc)
+pal_use_r(l, i, acc) = i > words(l) ? acc : pal_use_r(l, i + 1, pal_add(word(l, i), acc))
 pal_use(l) = pal_use_r(l, 1, PAL_X)
 pal_xslot(n) = sum [i = 1:words(PAL_X)] (word(PAL_X, i) eq n ? i : 0)
 pal_fb(n) = pal_xslot(n) > 0 ? pal_xslot(n) : 1
 PAL_NP = words(PAL_NAMES)
-pal_colour(n) = pal_index(n) == 0 ? word(FB_COLOURS, (pal_fb(n) - 1) % words(FB_COLOURS) + 1) : \
-  pal_index(n) <= PAL_NP ? word(PAL_COLOURS, pal_index(n)) : word(AS_COLOURS, pal_index(n) - PAL_NP)
+pal_colour(n) = (pal_index(n) == 0 || pal_xslot(n) > 0) ? word(FB_COLOURS, (pal_fb(n) - 1) % words(FB_COLOURS) + 1) : \
+  pal_base(n)
 pal_dash(n) = pal_index(n) == 0 ? (1 + 3 * int((pal_fb(n) - 1) / words(FB_COLOURS))) : \
   pal_index(n) <= PAL_NP ? int(word(PAL_DASHES, pal_index(n))) : int(word(AS_DASHES, pal_index(n) - PAL_NP))
 pal_point(n) = pal_index(n) == 0 ? (pal_fb(n) % 2 ? 14 : 15) : \
