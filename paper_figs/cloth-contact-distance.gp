@@ -6,7 +6,8 @@
 # gap |x_node - c| - r between a node and a ball, against delta.
 # Bottom: the cumulative number of crossings found by the exact replay of
 # every step's motion (pairs that touched), log scale; a run with none
-# has no curve.
+# is drawn at the floor of the axis, the tic marked "0", and named there.
+# The key, one row, sits above the panels.
 # cloth-self-contact's plot sets E (the experiment) and TITLE and loads this.
 if (!exists("FIGSRC")) FIGSRC = ARG1; D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 if (!exists("E")) E = "cloth-contact"
@@ -24,10 +25,14 @@ DELTA = real(system("sed -n 's/.*\"thickness\": *\"\\([0-9.e+-]*\\)\".*/\\1/p' '
 FIG_W = 7; FIG_H = 6.2
 load FIGSRC."/common.gp"
 PAL_X = pal_use(S)
+# The runs without a crossing (drawn on the floor of the bottom panel).
+SZ = ""
+do for [i = 1:NS] { if (!in_list(word(S, i), SC)) { SZ = SZ.word(S, i)." " } }
+ZFLOOR = 0.5
 # Cumulative crossings of run r.
 cum(r) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" { c += $4; if (c > 0) print $2 \",\" c }' '%s'", r, F)
-set multiplot layout 3, 1 title TITLE
-set key top right nobox Left reverse samplen 2 font KEY_SMALL
+set multiplot layout 3, 1 title TITLE margins 0.1, 0.97, 0.08, 0.9 spacing 0.03
+set key at screen 0.5, screen 0.935 center center horizontal maxrows 1 nobox Left reverse samplen 2 font KEY_SMALL
 set logscale y
 set format y lab("10^{%L}", '$10^{%L}$')
 set format x ""
@@ -43,12 +48,15 @@ plot for [i = 1:words(SG)] F using (strcol(1) eq word(SG, i) && $7 > 0 ? $2 : Na
 set format x "%g"
 set xlabel lab("t (s)", '$t$ (s)')
 set ylabel "crossings (cumulative)"
-set yrange [0.8:*]
-if (words(SC) > 0) {
-  plot for [i = 1:words(SC)] cum(word(SC, i)) using 1:2 with steps lc rgb pal_colour(word(SC, i)) \
-         dt pal_dash(word(SC, i)) lw PAL_LW notitle
-} else {
-  set label 3 "no crossing in any run" at graph 0.5, graph 0.5 center
-  plot [0:1] NaN notitle
+set yrange [0.3:*]
+set ytics add ("0" ZFLOOR)
+ZNOTE = words(SZ) == 0 ? "" : (words(SZ) == 1 ? "no crossing: " : "no crossings: ")
+do for [i = 1:words(SZ)] { ZNOTE = ZNOTE.(i > 1 ? ", " : "").nm(word(SZ, i)) }
+if (words(SZ) > 0) {
+  set label 3 small(ZNOTE) at graph 0.99, first ZFLOOR * 1.6 right font KEY_SMALL
 }
+plot for [i = 1:words(SC)] cum(word(SC, i)) using 1:2 with steps lc rgb pal_colour(word(SC, i)) \
+       dt pal_dash(word(SC, i)) lw PAL_LW notitle, \
+     for [i = 1:words(SZ)] F using (strcol(1) eq word(SZ, i) ? $2 : NaN):(ZFLOOR) with lines \
+       lc rgb pal_colour(word(SZ, i)) dt pal_dash(word(SZ, i)) lw PAL_LW notitle
 unset multiplot
