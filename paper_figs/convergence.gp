@@ -152,14 +152,25 @@ do for [g = 1:2] {
       A = anchor(COL, P, GRP)
       AH = real(word(A, 1)); AY = real(word(A, 2)) / 3
       unset label
-      # Each slope's label sits on its line, at the smallest h where the
-      # line is inside the panel.
+      # Each slope's label sits off its line on the side away from the
+      # curves.  The steepest line's label: just below and right of it,
+      # where it has fallen 1.5 decades below its anchor (the curves lie
+      # above and left of the lines).  A shallower line of the same row
+      # meets the steeper curves there, so its label sits above its left
+      # end, at the panel's smallest h, where those curves are far below.
       do for [s = 1:words(SLOPES)] {
         OS = real(word(SLOPES, s))
-        XL = AH * (YLO * 2.5 / AY) ** (1.0 / OS)
-        XL = (XL > HMIN * 1.15 ? XL : HMIN * 1.15)
-        set label s sprintf("%d", OS) at XL, AY * (XL / AH) ** OS center offset 0, 0.6 \
-          textcolor rgb "#555555" font fsz(8)
+        if (s < words(SLOPES)) {
+          XL = HMIN * 1.15
+          set label s sprintf("%d", OS) at XL, AY * (XL / AH) ** OS left offset 0, 0.7 \
+            textcolor rgb "#555555" font fsz(8)
+        } else {
+          XL = AH * (10 ** -1.5) ** (1.0 / OS)
+          XL = (XL > HMIN * 1.15 ? XL : HMIN * 1.15)
+          XL = (AY * (XL / AH) ** OS > YLO * 2 ? XL : AH * (YLO * 2 / AY) ** (1.0 / OS))
+          set label s sprintf("%d", OS) at XL, AY * (XL / AH) ** OS left offset 0.5, -0.5 \
+            textcolor rgb "#555555" font fsz(8)
+        }
       }
       plot for [i = 1:words(GRP)] F using (strcol(2) eq P && strcol(1) eq word(GRP, i) && co_entry(word(GRP, i)) == 0 ? $3 : NaN):(abs(column(COL))) \
              with linespoints lc rgb pal_colour(word(GRP, i)) dt pal_dash(word(GRP, i)) lw PAL_LW \

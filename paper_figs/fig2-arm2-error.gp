@@ -6,7 +6,7 @@ D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 E = D."/arm2-drift/"
 RUNS = system("awk -F, 'NR > 1 { printf \"%s \", $1 }' '".E."runs.csv'")
 NR = words(RUNS)
-# One column, the key below the plot in two columns.
+# One column, the key below the plot, one run a row, without a box.
 FIG_W = 3.3; FIG_H = 2.1 + 0.145 * NR
 load ARG1."/common.gp"
 PAL_X = pal_use(RUNS)
@@ -23,6 +23,7 @@ set ytics log_step(real(word(YR, 1)), real(word(YR, 2)))
 set xtics 500
 set xrange [0:*]
 eval key_below(NR, 1)
+set key nobox Left reverse samplen 1.5
 plot for [i = 1:NR] E.word(RUNS, i).".csv" using "step":"e" with lines \
        lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW \
        title small(run_label("arm2-drift", word(RUNS, i)))
