@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "build-info.h"
@@ -214,6 +215,41 @@ static const char *role_name(enum exp_role r)
   return r == EXP_PAPER ? "paper" : r == EXP_EXTRA ? "extra" : "companion";
 }
 
+/* The machine a run ran on, for the records of timed experiments' readers:
+   the processor's model (the first "model name" of /proc/cpuinfo, or
+   "unknown" where there is none), the number of processors online, and
+   the system (uname: name, release, hardware). */
+static void meta_machine(FILE *f)
+{
+  char cpu[256] = "unknown", line[512];
+  FILE *in = fopen("/proc/cpuinfo", "r");
+  if (in) {
+    while (fgets(line, sizeof line, in)) {
+      if (strncmp(line, "model name", 10))
+        continue;
+      const char *v = strchr(line, ':');
+      if (!v)
+        continue;
+      for (v++; *v == ' ' || *v == '\t'; v++)
+        ;
+      snprintf(cpu, sizeof cpu, "%s", v);
+      cpu[strcspn(cpu, "\n")] = 0;
+      break;
+    }
+    fclose(in);
+  }
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  struct utsname u;
+  char sys[400] = "unknown";
+  if (uname(&u) == 0)
+    snprintf(sys, sizeof sys, "%s %s %s", u.sysname, u.release, u.machine);
+  fprintf(f, ",\n  \"machine\": {\"cpu\": ");
+  exp_json_str(f, cpu);
+  fprintf(f, ", \"cpus\": %ld, \"system\": ", ncpu > 0 ? ncpu : 0);
+  exp_json_str(f, sys);
+  fprintf(f, "}");
+}
+
 void exp_meta_program(FILE *f, const char *command)
 {
   fprintf(f, "  \"program\": \"cdyn\",\n  \"version\": ");
@@ -226,7 +262,9 @@ void exp_meta_program(FILE *f, const char *command)
   exp_json_str(f, exp_build_compiler());
   fprintf(f, ", \"cflags\": ");
   exp_json_str(f, exp_build_cflags());
-  fprintf(f, "},\n  \"command\": ");
+  fprintf(f, "}");
+  meta_machine(f);
+  fprintf(f, ",\n  \"command\": ");
   exp_json_str(f, command ? command : "");
 }
 
