@@ -126,7 +126,7 @@ if (LEGEND eq "strain") {
   set label 11 small("free") at 0.26, 0.5 left font KEY_SMALL
   set label 12 small("cloth-cloth contact") at 1.26, 0.5 left font KEY_SMALL
   set label 13 small("at a ball") at 2.26, 0.5 left font KEY_SMALL
-  set label 1 small("coloured by contact (a node held by a constraint), shaded by a light from the upper left; a triangle: a ball outside the view, at height y") \
+  set label 1 small("shaded by a light from the upper left; a triangle mark: a ball outside the view, at height y") \
     at screen 0.5, screen 0.1 / FIG_H center font KEY_SMALL
   plot NaN notitle
 }

@@ -34,7 +34,8 @@
 # max(n . l, 0)).  The normal of a triangle is the cross product of two
 # of its edges in view coordinates; that of a ball facet or post facet is
 # the sphere's or cylinder's normal at the facet's middle.  Depth is the
-# mean of the corners' depths (the painter's algorithm: exact for
+# mean of the corners' depths (a ball facet's is set back by a tenth of
+# the radius, so that cloth lying on the ball is drawn over it) (the painter's algorithm: exact for
 # polygons that do not interpenetrate, close enough for small ones).
 # A triangle with a corner more than 10 m from the origin (a run that blew
 # up) is left out: it is far outside the view, and gnuplot's polygon
@@ -80,7 +81,7 @@ function ball(cx, cy, cd, r,  k, j, b0, b1, bm, a0, a1, am, nx, ny, nz, pts, d) 
         pts = pts pt(cx + r * sin(b0) * cos(a1), cy + r * sin(b0) * sin(a1)) pt(cx + r * sin(b0) * cos(a0), cy + r * sin(b0) * sin(a0))
       else
         pts = pts pt(cx, cy)
-      d = cd + r * nz
+      d = cd + r * nz - 0.1 * r
       emit(d, shaded(lit(nx * lx + ny * ly + nz * lz)), k > 0 ? 4 : 3, pts)
     }
   }
@@ -119,7 +120,7 @@ function grow(x, y) {
   nbox = 1
 }
 BEGIN {
-  PI = atan2(0, -1); AMB = 0.4; NK = 8; NA = 28; NP = 12; NH = 8
+  PI = atan2(0, -1); AMB = 0.4; NK = 10; NA = 32; NP = 12; NH = 8
   n = sqrt(lx * lx + ly * ly + lz * lz); lx /= n; ly /= n; lz /= n
   nballs = 0
   if (what == "off") {
