@@ -34,9 +34,10 @@
 # max(n . l, 0)).  The normal of a triangle is the cross product of two
 # of its edges in view coordinates; that of a ball facet or post facet is
 # the sphere's or cylinder's normal at the facet's middle.  Depth is the
-# mean of the corners' depths (a ball facet's is set back by a tenth of
-# the radius, so that cloth lying on the ball is drawn over it) (the painter's algorithm: exact for
-# polygons that do not interpenetrate, close enough for small ones).
+# mean of the corners' depths (the painter's algorithm: exact for
+# polygons that do not interpenetrate, close enough for small ones); a
+# ball facet's is set back by a tenth of the radius, so that cloth lying
+# on the ball is drawn over it.
 # A triangle with a corner more than 10 m from the origin (a run that blew
 # up) is left out: it is far outside the view, and gnuplot's polygon
 # clipping fails on such coordinates.
