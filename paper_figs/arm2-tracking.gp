@@ -25,6 +25,7 @@ set ytics ("0.2" 0.2, "0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20, "50" 50)
 set autoscale yfix
 set offsets 0, 0, graph 0.08, graph 0.08
 eval key_below(int((NK + 1) / 2), 2)
+set key nobox Left reverse samplen 2
 censored(c) = column("tracked_all") == 1 ? c : NaN
 plot for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) ? $2 : NaN):"t_track" with linespoints \
        lc rgb pal_colour(word(RUNS, i)) dt pal_dash(word(RUNS, i)) lw PAL_LW pt pal_point(word(RUNS, i)) ps 1.0 * PSC \

@@ -26,8 +26,8 @@ set yrange [NR + 0.6:0.4]
 set ytics () scale 0
 do for [i = 1:NR] { set ytics add (nm(word(RUNS, i)) i) }
 set grid xtics noytics
-eval key_below(1, 2)
-set key nobox Left reverse width -4 samplen 1
+eval key_below(2, 1)
+set key nobox Left reverse samplen 1
 col(s) = pal_colour(s)
 plot for [i = 1:NR] F using (strcol(1) eq word(RUNS, i) && column("failed") == 1 ? column("fail_step") : NaN):(y(strcol(1), column("trial"))) \
        with points pt 2 ps 0.9 * PSC lw 1.5 lc rgb pal_colour(word(RUNS, i)) notitle, \
