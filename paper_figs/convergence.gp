@@ -112,8 +112,17 @@ yrange_of(col, grp) = system("awk -F, -v col=".col." -v grp='".grp."' 'BEGIN { n
 HMIN = real(system("awk -F, 'NR > 1 && (m == \"\" || $3 + 0 < m) { m = $3 + 0 } END { printf \"%.17g\", m }' '".F."'"))
 HMAX = real(system("awk -F, 'NR > 1 && $3 + 0 > m { m = $3 + 0 } END { printf \"%.17g\", m }' '".F."'"))
 set logscale xy
-set xrange [HMIN / 1.6:HMAX * 1.6]
+# (Room right of the largest h for the slopes' labels.)
+set xrange [HMIN / 1.6:HMAX * 2.5]
 set format x lab("10^{%L}", '$10^{%L}$')
+# The x axis' labelled tics: the decades from the smallest h to the
+# largest (not the one past it that the room for the slopes' labels
+# reaches, whose label would run into the next panel's first).
+XT0 = ceil(log10(HMIN / 1.6)); XT1 = floor(log10(HMAX * 1.001))
+XTICS = ""
+do for [e = XT0:XT1] { XTICS = XTICS.(e > XT0 ? ", " : "").sprintf("'%s' %.17g", sprintf(TEX ? '$10^{%d}$' : "10^{%d}", e), 10.0 ** e) }
+XTICS0 = ""
+do for [e = XT0:XT1] { XTICS0 = XTICS0.(e > XT0 ? ", " : "").sprintf("'' %.17g", 10.0 ** e) }
 set format y lab("10^{%L}", '$10^{%L}$')
 set mxtics 10
 # Panel geometry (screen fractions): four panels sharing each row's y
@@ -147,17 +156,17 @@ do for [g = 1:2] {
       set format y (p == 1 ? lab("10^{%L}", '$10^{%L}$') : "")
       set title (row == 1 ? word(TITLES, p) : "") offset 0, -0.5
       set xlabel (row == NROW ? lab("h (s)", '$h$ (s)') : "") offset 0, 0.4
-      set format x (row == NROW ? lab("10^{%L}", '$10^{%L}$') : "")
+      eval "set xtics (".(row == NROW ? XTICS : XTICS0).")"
       set ylabel (p == 1 ? YLAB : "") offset 1, 0
       A = anchor(COL, P, GRP)
       AH = real(word(A, 1)); AY = real(word(A, 2)) / 3
       unset label
       # Each slope's label sits off its line on the side away from the
-      # curves.  The steepest line's label: just below and right of it,
-      # where it has fallen 1.5 decades below its anchor (the curves lie
-      # above and left of the lines).  A shallower line of the same row
-      # meets the steeper curves there, so its label sits above its left
-      # end, at the panel's smallest h, where those curves are far below.
+      # curves.  The steepest line's label: below and right of the anchor
+      # (every curve lies above the anchor there, and the lines rise to
+      # the right of it).  A shallower line of the same row meets the
+      # steeper curves at small h, so its label sits above its left end,
+      # at the panel's smallest h, where those curves are far below.
       do for [s = 1:words(SLOPES)] {
         OS = real(word(SLOPES, s))
         if (s < words(SLOPES)) {
@@ -165,10 +174,7 @@ do for [g = 1:2] {
           set label s sprintf("%d", OS) at XL, AY * (XL / AH) ** OS left offset 0, 0.7 \
             textcolor rgb "#555555" font fsz(8)
         } else {
-          XL = AH * (10 ** -1.5) ** (1.0 / OS)
-          XL = (XL > HMIN * 1.15 ? XL : HMIN * 1.15)
-          XL = (AY * (XL / AH) ** OS > YLO * 2 ? XL : AH * (YLO * 2 / AY) ** (1.0 / OS))
-          set label s sprintf("%d", OS) at XL, AY * (XL / AH) ** OS left offset 0.5, -0.5 \
+          set label s sprintf("%d", OS) at AH, AY left offset 0.3, -0.8 \
             textcolor rgb "#555555" font fsz(8)
         }
       }
@@ -190,8 +196,10 @@ do for [g = 1:2] {
     set xrange [0:1]; set yrange [0:1]
     set label 1 small(GNAME) at graph 0, graph 1 left offset 0.5, -0.2
     if (row == NROW && NOTE_H > 0) {
-      set label 99 small("Not drawn, their multipliers not being the constraint force: ".NOTF) \
-        at screen LM, screen 0.12 / FIG_H left
+      NOTL = ""
+      do for [j = 1:words(NOTF)] { NOTL = NOTL.(j > 1 ? ", " : "").nm(word(NOTF, j)) }
+      set label 99 small("Not drawn (multipliers not the constraint force): ".NOTL) \
+        at screen 0.02, screen 0.12 / FIG_H left
     }
     set key at graph 0, graph 1 - 0.18 / PH left top vertical Left reverse maxrows 99 nobox samplen 1.6
     plot for [i = 1:words(GRP)] NaN with linespoints lc rgb pal_colour(word(GRP, i)) dt pal_dash(word(GRP, i)) lw PAL_LW \
@@ -203,7 +211,7 @@ do for [g = 1:2] {
     unset label 99
     set border; set tics; set grid
     set logscale xy
-    set xrange [HMIN / 1.6:HMAX * 1.6]
+    set xrange [HMIN / 1.6:HMAX * 2.5]
     set mxtics 10
   }
 }
