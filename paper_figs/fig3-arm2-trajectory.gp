@@ -20,7 +20,7 @@ set mytics 2
 set ylabel lab("y_2 (m)", '$y_2$ (m)')
 set xrange [0:*]
 set autoscale xfix
-set key outside right center vertical
+set key outside right center vertical nobox Left reverse samplen 2
 do for [i = 1:NR] {
   R = word(RUNS, i)
   if (i == NR) { set xlabel lab("t (s)", '$t$ (s)'); set format x "%g" } else { unset xlabel; set format x "" }

@@ -46,7 +46,8 @@ HMAX = real(system("awk -F, 'NR > 1 && $2 + 0 > m { m = $2 + 0 } END { printf \"
 set xrange [HMIN / 1.4:HMAX * 1.4]
 set yrange [*:*]
 set format x "%g"
-set xtics (0.002, 0.005, 0.01, 0.02)
+# Tics about half a decade apart: closer, their labels run together.
+set xtics (0.001, 0.003, 0.01, 0.03)
 set xlabel lab("h (s)", '$h$ (s)')
 set ylabel lab("amplitude, last period / first", 'amplitude, last period / first') offset 1, 0
 set title "Amplitude after 20 s" offset 0, -0.5
