@@ -56,7 +56,8 @@ set format y lab("10^{%L}", '$10^{%L}$')
 set xlabel lab("t (s)", '$t$ (s)')
 set xrange [0:*]
 set autoscale xfix
-LM = 0.075; PW = 0.262; GAP = 0.06
+# The gap holds the next panel's y labels (10^{120} is wide).
+LM = 0.075; PW = 0.25; GAP = 0.075
 PTOP = 1 - 0.5 / FIG_H
 PBOT = (0.145 * NMAX + 0.15 + 0.5) / FIG_H
 TITLES = "'settles below 10^{-2} e_0' 'stays bounded, does not settle' 'grows without bound'"

@@ -9,9 +9,13 @@
 # bound); unstable down to the grid's bottom (h_max nan) an open symbol
 # at h_fail with an arrow down (an upper bound).
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
-FIG_W = 7.0; FIG_H = 3.9
-load ARG1."/common.gp"
 E = D."/stiff-pendulum/"
+# The bottom margin holds the right panel's names, rotated: about 0.075 in
+# a character at 9 pt, and at least the left panel's axis label.
+LMAX = int(system("awk -F, 'NR > 1 && length($1) > m { m = length($1) } END { print m + 0 }' '".E."stiff-constraint.csv'"))
+BOT = 0.2 + 0.075 * LMAX < 1.05 ? 1.05 : 0.2 + 0.075 * LMAX
+FIG_W = 7.0; FIG_H = 2.85 + BOT
+load ARG1."/common.gp"
 P = E."stiff-spring.csv"
 C = E."stiff-constraint.csv"
 SP = schemes_of(P)
@@ -34,7 +38,7 @@ set ylabel lab("largest stable h (s)", 'largest stable $h$ (s)')
 set lmargin at screen 0.1
 set rmargin at screen 0.53
 set tmargin at screen 1 - 0.45 / FIG_H
-set bmargin at screen 1.05 / FIG_H
+set bmargin at screen BOT / FIG_H
 set title "penalty springs against k" offset 0, -0.4
 set logscale x
 set format x lab("10^{%L}", '$10^{%L}$')
@@ -63,7 +67,7 @@ set format y ""
 unset ylabel
 unset xlabel
 set grid ytics noxtics
-set bmargin at screen 1.05 / FIG_H
+set bmargin at screen BOT / FIG_H
 set key at graph 0.03, graph 0.03 left bottom nobox Left reverse width 0
 col(i) = i
 plot for [i = 1:NC] C using (strcol(1) eq word(SC, i) && !isnan(3) ? i : NaN):2:2:(isnan(3) ? $2 : $3) \
