@@ -560,7 +560,7 @@ int json_has_string(const char *json, const char *key, const char *value)
 }
 
 /*
- * Check DIR/NAME.meta.json: the version, the exact command, h and steps
+ * Check DIR/NAME.meta.json: the version, the machine record, the exact command, h and steps
  * (h = 0: both null, the experiment chooses them per run), and the
  * experiment parameter `param` = `value` inside "params" (the scheme
  * options may hold a field of the same name, so the search is bounded;
@@ -586,6 +586,11 @@ void check_meta(const char *dir, const char *name, const char *command, double h
     ck_assert_msg(json_number(path, json, "steps") == (double)steps, "%s: steps is %g, expected %ld", path,
                   json_number(path, json, "steps"), steps);
   }
+  /* The machine the run ran on: the processor's model (a string, unknown
+     where the system does not say) and the processors online (at least 1). */
+  ck_assert_msg(strstr(json, "\n  \"machine\": {\"cpu\": \"") != NULL, "%s: no \"machine\" record:\n%s", path, json);
+  ck_assert_msg(json_number(path, json, "cpus") >= 1, "%s: \"cpus\" is %g", path, json_number(path, json, "cpus"));
+  ck_assert_msg(strstr(json, ", \"system\": \"") != NULL, "%s: no \"system\" in \"machine\"", path);
   char *params = strstr(json, "\"params\": {");
   ck_assert_msg(params != NULL, "%s: no \"params\"", path);
   if (!param) {
