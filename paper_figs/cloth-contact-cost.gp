@@ -2,8 +2,9 @@
 # (before and after the step, the fail-safe apart), the step's solves and
 # the fail-safe, stacked, beside the unconstrained step (the cloth alone,
 # no contacts and no balls, the run's scheme; the hollow bar).  Above each
-# run: (detection + fail-safe) / unconstrained step.  Wall-clock times on a
-# shared machine: they change from run to run, the ratios less.
+# run: (detection + fail-safe) / unconstrained step, said under the title
+# with the machine that timed it.  Wall-clock times on a shared machine:
+# they change from run to run, the ratios less.
 # cloth-self-contact's plot sets E (the experiment) and TITLE and loads this.
 if (!exists("FIGSRC")) FIGSRC = ARG1; D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 if (!exists("E")) E = "cloth-contact"
@@ -12,7 +13,9 @@ F = D."/".E."/".E."-cost.csv"
 FIG_W = 7; FIG_H = 3.4
 load FIGSRC."/common.gp"
 set datafile separator ","
-set title TITLE
+set title TITLE offset 0, 0.3
+set label 20 small(lab("n×", '$n\times$').": (detection + fail-safe) / unconstrained step; ".timed_on(E)) \
+  at graph 0.5, graph 1 center offset 0, 0.6 font KEY_SMALL
 set style fill solid 0.85 border lc rgb "#404040"
 set boxwidth 0.35
 set key top left nobox Left reverse samplen 1.5
@@ -25,11 +28,12 @@ set yrange [*:*]
 N = int(real(system("awk -F, 'NR > 1 { n++ } END { print n + 0 }' '".F."'")))
 set xrange [-0.7:N - 0.3]
 ratio(r) = (column(3) + column(7)) / column(8)
+rtext(x) = (x >= 10 ? sprintf("%.0f", x) : sprintf("%.2g", x)).lab("×", '$\times$')
 plot F every ::1 using ($0 - 0.18):(1e3 * ($3 + $4 + $7)):xtic(nm(strcol(1))) with boxes lc rgb "#fdb863" \
        title small("fail-safe"), \
      F every ::1 using ($0 - 0.18):(1e3 * ($3 + $4)) with boxes lc rgb "#b2abd2" title small("solve"), \
      F every ::1 using ($0 - 0.18):(1e3 * $3) with boxes lc rgb "#5e3c99" title small("detection"), \
      F every ::1 using ($0 + 0.18):(1e3 * $8) with boxes fs empty lc rgb "#000000" \
        title small("unconstrained step"), \
-     F every ::1 using ($0):(1e3 * ($3 + $4 + $7) * 1.6):(sprintf("%.2g", ratio(0))) with labels \
+     F every ::1 using ($0):(1e3 * ($3 + $4 + $7) * 1.6):(rtext(ratio(0))) with labels \
        font fsz(7) notitle

@@ -22,7 +22,8 @@ rows(m, sv) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" && (\"%s\" == \"best\" 
 # The fitted slope of log(time) against log(nodes) over a method's best rows.
 slope(m) = real(system(sprintf("awk -F, 'NR > 1 && $1 == \"%s\" && $16 == 1 { x = log($4); y = log($8); n++; sx += x; sy += y; sxx += x * x; sxy += x * y } END { if (n > 1) printf \"%%.3f\", (n * sxy - sx * sy) / (n * sxx - sx * sx); else print \"nan\" }' '%s'", m, F)))
 set key outside right top vertical nobox Left reverse samplen 2
-set title "Cloth: time per step at equal largest elongation"
+set title "Cloth: time per step at equal largest elongation" offset 0, 0.3
+set label 20 small(timed_on("cloth-vs-implicit-ode")) at graph 0.5, graph 1 center offset 0, 0.6 font KEY_SMALL
 set logscale xy
 set xlabel "nodes"
 set ylabel "time per step (ms)"

@@ -18,8 +18,7 @@ set title "Collision detection: time per step against mesh size"
 # The machine that timed it (run.meta.json's "machine": processor and
 # processors online), under the title; a run from before that record
 # says so.
-MACHINE = system("sed -n 's/.*\"machine\": {\"cpu\": \"\\([^\"]*\\)\", \"cpus\": \\([0-9]*\\).*/\\1, \\2 processors online/p' '".D."/collision-cost/run.meta.json' | head -1")
-set label 20 small(MACHINE eq "" ? "timed on: machine not recorded" : "timed on: ".nm(MACHINE)) \
+set label 20 small(timed_on("collision-cost")) \
   at graph 0.5, graph 1 center offset 0, 0.5 font KEY_SMALL
 set logscale xy
 set xlabel "triangles"

@@ -142,6 +142,12 @@ pal_dash(n) = pal_index(n) == 0 ? (1 + 3 * int((pal_fb(n) - 1) / words(FB_COLOUR
   pal_index(n) <= PAL_NP ? int(word(PAL_DASHES, pal_index(n))) : int(word(AS_DASHES, pal_index(n) - PAL_NP))
 pal_point(n) = pal_index(n) == 0 ? (pal_fb(n) % 2 ? 14 : 15) : \
   pal_index(n) <= PAL_NP ? int(word(PAL_POINTS, pal_index(n))) : int(word(AS_POINTS, pal_index(n) - PAL_NP))
+# The machine a timed experiment ran on, from EXP/run.meta.json's
+# "machine" record: "CPU, N processors online", or "" for a run made
+# before the record existed; timed_on(EXP) is the note a figure of
+# wall-clock times prints.
+machine_of(exp) = system(sprintf("sed -n 's/.*\"machine\": {\"cpu\": \"\\([^\"]*\\)\", \"cpus\": \\([0-9]*\\).*/\\1, \\2 processors online/p' '%s/%s/run.meta.json' 2>/dev/null | head -n 1", D, exp))
+timed_on(exp) = machine_of(exp) eq "" ? "timed on: machine not recorded" : "timed on: ".nm(machine_of(exp))
 # Line width of every scheme's curve (a script may thicken the ones it
 # highlights).
 PAL_LW = 1.5
