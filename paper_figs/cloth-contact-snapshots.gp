@@ -44,8 +44,8 @@ AWK = sprintf("awk -F, -f '%s/cloth-render.awk' -v ct=%.15g -v st=%.15g -v cp=%.
               FIGSRC, cos(TH), sin(TH), cos(PH), sin(PH))
 polys(r, k) = sprintf("< %s -v what=polys -v run='%s' -v snap=%d -v posts='%s' '%s' '%s' | sort -g -k1,1 | " . \
   "awk '{ for (i = 0; i < $3; i++) print $(4 + 2 * i), $(5 + 2 * i), $2; print \"\" }'", AWK, r, k, POSTS, B, F)
-offv(r, k, b) = system(sprintf("%s -v what=off -v run='%s' -v snap=%d -v box='%s' '%s' | head -c 1", AWK, r, k, b, B)) eq "" ? "" : \
-  sprintf("< %s -v what=off -v run='%s' -v snap=%d -v box='%s' '%s'", AWK, r, k, b, B)
+offv(r, k, b) = system(sprintf("%s -v what=off -v run='%s' -v snap=%d -v box='%s' '%s' '%s' | head -c 1", AWK, r, k, b, B, F)) eq "" ? "" : \
+  sprintf("< %s -v what=off -v run='%s' -v snap=%d -v box='%s' '%s' '%s'", AWK, r, k, b, B, F)
 BOX = system(sprintf("%s -v what=bbox -v reach=0.3 '%s' '%s'", AWK, B, F))
 LEGEND = "flag"
 load FIGSRC."/cloth-panels.gp"

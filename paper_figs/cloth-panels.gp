@@ -10,16 +10,17 @@
 #   has(r, k)      whether run r has a snapshot k (it may have stopped);
 #   polys(r, k)    the gnuplot data source of its polygons (a "< ..." pipe
 #                  of cloth-render.awk what=polys, sorted);
-#   offv(r, k, b)  "" or the source of the notes for its balls outside
-#                  the box b ("X0 X1 Y0 Y1"): cloth-render.awk what=off;
+#   offv(r, k, b)  "" or the source of the notes for its balls (or its
+#                  cloth) outside the box b ("X0 X1 Y0 Y1"):
+#                  cloth-render.awk what=off;
 #   BOX            the projected extent "X0 X1 Y0 Y1" (what=bbox);
 #   TITLE, LEGEND  "strain" (a colour bar 0 .. 0.3) or "flag" (three
 #                  swatches: free, cloth-cloth contact, at a ball).
 # Layout.  The figure is 7 in wide; every panel has the box's aspect (plus
 # a margin of 3 %), so the cloth fills it.  The panels go in rows of runs
-# and columns of times, or (when that needs less height or lets the
-# panels be larger) in rows of times and columns of runs; the height is at
-# most 8.6 in, and the panels shrink (centred) to fit it.
+# and columns of times, or (when that lets the panels be larger, or about
+# as large in less height) in rows of times and columns of runs; the height
+# is at most 8.6 in, and the panels shrink (centred) to fit it.
 PAD = 0.03
 XB0 = real(word(BOX, 1)); XB1 = real(word(BOX, 2)); YB0 = real(word(BOX, 3)); YB1 = real(word(BOX, 4))
 XPAD = PAD * (XB1 - XB0 > YB1 - YB0 ? XB1 - XB0 : YB1 - YB0)
@@ -32,16 +33,31 @@ AW = FIG_W - LM - RM
 pw_free(R, C) = (AW - (C - 1) * GX) / C
 pw_cap(R, C) = (HMAX - TM - BM - (R - 1) * GY) / (R * ASP)
 pw_of(R, C) = pw_free(R, C) < pw_cap(R, C) ? pw_free(R, C) : pw_cap(R, C)
-capped(R, C) = pw_cap(R, C) < pw_free(R, C)
-# T = 1: rows of times, columns of runs.
-T = (capped(NR, NS) && !capped(NS, NR)) || (capped(NR, NS) == capped(NS, NR) && pw_of(NS, NR) > 1.05 * pw_of(NR, NS)) ? 1 : 0
+fig_h(R, C) = TM + BM + R * pw_of(R, C) * ASP + (R - 1) * GY
+# T = 1: rows of times, columns of runs: when that gives larger panels (by
+# more than 20 %), or panels about as large in a lower figure.
+PWA = pw_of(NR, NS); PWB = pw_of(NS, NR)
+T = PWB > 1.2 * PWA ? 1 : PWA > 1.2 * PWB ? 0 : fig_h(NS, NR) < fig_h(NR, NS) ? 1 : 0
 ROWS = T ? NS : NR; COLS = T ? NR : NS
+# The row labels, rotated, take LM.  Run names too long for a panel's
+# height (about 0.068 in a character at 8 pt) are written across instead,
+# in a left margin as wide as the longest.
+NAMEMAX = 0
+do for [i = 1:NR] { NAMEMAX = strlen(word(RUNS, i)) > NAMEMAX ? strlen(word(RUNS, i)) : NAMEMAX }
+ACROSS = (!T && NAMEMAX * 0.068 > 0.95 * pw_of(ROWS, COLS) * ASP) ? 1 : 0
+if (ACROSS) { LM = 0.12 + NAMEMAX * 0.068; AW = FIG_W - LM - RM }
 PW = pw_of(ROWS, COLS); PH = PW * ASP
 FIG_H = TM + BM + ROWS * PH + (ROWS - 1) * GY
 XL = LM + (AW - (COLS * PW + (COLS - 1) * GX)) / 2
 load FIGSRC."/common.gp"
 set datafile separator whitespace
 NOTE_FONT = TEX ? ",8" : fsz(7)
+# A note's text: balls outside the view (side -1 below, 1 above or
+# beside; n of them; y the height of the nearest), or the cloth itself
+# outside it (side 0).
+offtxt(side, n, y) = (TEX ? '\scriptsize ' : "").(side == 0 ? "cloth outside the view" : \
+  n == 1 ? (TEX ? '$y = '.y.'$~m' : "y = ".y." m") : \
+  sprintf("%d balls, ", n).(TEX ? '$y '.(side < 0 ? '\leq' : '\geq').' '.y.'$~m' : "y ".(side < 0 ? "≤" : "≥")." ".y." m"))
 # The panel of run i (1 ..) at snapshot k (0 ..): its row and column (0 ..)
 # and its edges in screen coordinates.
 prow(i, k) = T ? k : i - 1
@@ -65,9 +81,13 @@ do for [i = 1:NR] {
     set bmargin at screen ptop(i, k) - PH / FIG_H
     # Row labels at the left, rotated; column labels above the top row.
     unset label
-    if (pcol(i, k) == 0) {
+    if (pcol(i, k) == 0 && !ACROSS) {
       set label 1 (T ? TLAB(k) : nm(word(RUNS, i))) at screen (XL - 0.06) / FIG_W, \
         screen ptop(i, k) - PH / FIG_H / 2 center rotate by 90 font KEY_SMALL
+    }
+    if (pcol(i, k) == 0 && ACROSS) {
+      set label 1 nm(word(RUNS, i)) at screen (XL - 0.06) / FIG_W, \
+        screen ptop(i, k) - PH / FIG_H / 2 right font KEY_SMALL
     }
     if (prow(i, k) == 0) {
       set label 2 (T ? nm(word(RUNS, i)) : TLAB(k)) at screen pleft(i, k) + PW / FIG_W / 2, \
@@ -82,13 +102,15 @@ do for [i = 1:NR] {
       } else {
         plot polys(word(RUNS, i), k) using 1:2:3 with polygons fc rgb variable, \
              OFF using 1:(strcol(4) eq "-" ? $2 : NaN):($3 < 0 ? 11 : 9) with points pt variable ps 1.2 * PSC lc rgb "#404040", \
-             OFF using 1:(strcol(4) ne "-" && $3 < 0 ? $2 : NaN):(TEX ? '\scriptsize $y = '.strcol(4).'$~m' : "y = ".strcol(4)." m") \
+             OFF using 1:(strcol(4) ne "-" && $3 < 0 ? $2 : NaN):(offtxt($3, $4, strcol(5))) \
                with labels center offset 0, 0.8 font NOTE_FONT, \
-             OFF using 1:(strcol(4) ne "-" && $3 > 0 ? $2 : NaN):(TEX ? '\scriptsize $y = '.strcol(4).'$~m' : "y = ".strcol(4)." m") \
-               with labels center offset 0, -0.8 font NOTE_FONT
+             OFF using 1:(strcol(4) ne "-" && $3 > 0 ? $2 : NaN):(offtxt($3, $4, strcol(5))) \
+               with labels center offset 0, -0.8 font NOTE_FONT, \
+             OFF using 1:(strcol(4) ne "-" && $3 == 0 ? $2 : NaN):(offtxt($3, $4, strcol(5))) \
+               with labels center font NOTE_FONT
       }
     } else {
-      set label 3 "(run stopped)" at graph 0.5, graph 0.5 center font KEY_SMALL
+      set label 3 small("(run stopped)") at graph 0.5, graph 0.5 center font NOTE_FONT
       plot NaN notitle
     }
     unset object 1
@@ -112,6 +134,9 @@ if (LEGEND eq "strain") {
   set label 1 small(lab("strain of the structural edges, |edge| / rest - 1 (limit ε_{max} = 0.1); shaded by a light from the upper left", \
                         'strain of the structural edges, $|e| / e_0 - 1$ (limit $\varepsilon_{\max} = 0.1$); shaded by a light from the upper left')) \
     at screen 0.5, screen 0.1 / FIG_H center font KEY_SMALL
+  # '++' samples u and v (not x and y): 151 values of the strain.
+  set urange [0:0.3]
+  set vrange [0:1]
   set samples 151, 2
   set isosamples 151, 2
   plot '++' using 1:2:1 with image

@@ -25,9 +25,10 @@
 #                      cloth over every run and snapshot, widened to hold
 #                      each ball whose centre lies within `reach` of it;
 #                    "off": the balls of run at snap outside the box
-#                      "X0 X1 Y0 Y1" given in box, as "X Y y" (X, Y the
-#                      point of the box's edge nearest the ball, y its
-#                      height in the world) for a note.
+#                      "X0 X1 Y0 Y1" given in box, each as "X Y side -"
+#                      (the point just inside the box's edge nearest the
+#                      ball, side -1 when it is below the box, else 1),
+#                      then the notes (see END; reads the triangles too).
 # Shading (Lambert): a polygon of colour c and unit normal n is drawn
 # c (a + (1 - a) |n . l|), with a = 0.4 the ambient share (|n . l|: the
 # cloth has two sides; the balls and posts show only their lit side
@@ -140,11 +141,27 @@ kind == "balls" {
     if (VX + $7 < bx[1] || VX - $7 > bx[2] || VY + $7 < bx[3] || VY - $7 > bx[4]) {
       side = VY < bx[3] ? -1 : 1
       printf("%.6g %.6g %d -\n", (VX < ix0 ? ix0 : (VX > ix1 ? ix1 : VX)), (side < 0 ? iy0 : iy1), side)
-      note[side] = note[side] (note[side] == "" ? "" : ", ") sprintf("%.1f", $5)
+      # Below: the highest of them; above or beside: the lowest.
+      if (!nout[side] || (side < 0 ? $5 > ext[side] : $5 < ext[side])) ext[side] = $5
+      nout[side]++
     }
     next
   }
   view($4, $5, $6); ball(VX, VY, VD, $7)
+  next
+}
+what == "off" {
+  # A triangle of run at snap that is drawn (no corner beyond 10 m) with a
+  # corner in the box: the cloth shows.
+  if ($1 != run || $2 != snap) next
+  ntri++
+  for (i = 4; i <= 12; i++)
+    if ($i > 10 || $i < -10)
+      next
+  for (i = 4; i <= 12; i += 3) {
+    view($i, $(i + 1), $(i + 2))
+    if (VX >= bx[1] && VX <= bx[2] && VY >= bx[3] && VY <= bx[4]) { nin++; break }
+  }
   next
 }
 {
@@ -177,11 +194,14 @@ END {
     np = split(posts, pl, ";")
     for (i = 1; i <= np; i++) { split(pl[i], p, " "); post(p[1], p[2], p[3], p[4], p[5]) }
   }
-  # The notes: "X Y side text" at the middle of the box's lower edge
-  # (balls below it) and upper edge (the others).
+  # The notes, "X Y side n y": at the middle of the box's lower edge the
+  # number of balls below it and the highest one's height, at the upper
+  # edge those of the others and the lowest one's; and "X Y 0 0 0" at the
+  # middle when no triangle of the cloth has a corner in the box.
   if (what == "off") {
-    if (note[-1] != "") printf("%.6g %.6g -1 \"%s\"\n", (bx[1] + bx[2]) / 2, iy0, note[-1])
-    if (note[1] != "") printf("%.6g %.6g 1 \"%s\"\n", (bx[1] + bx[2]) / 2, iy1, note[1])
+    if (nout[-1]) printf("%.6g %.6g -1 %d %.3g\n", (bx[1] + bx[2]) / 2, iy0, nout[-1], ext[-1])
+    if (nout[1]) printf("%.6g %.6g 1 %d %.3g\n", (bx[1] + bx[2]) / 2, iy1, nout[1], ext[1])
+    if (ntri && !nin) printf("%.6g %.6g 0 0 0\n", (bx[1] + bx[2]) / 2, (bx[3] + bx[4]) / 2)
   }
   if (what == "bbox") {
     # Balls whose centre lies within `reach` of the cloth's box widen it.
