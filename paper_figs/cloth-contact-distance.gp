@@ -64,8 +64,13 @@ do for [i = 1:words(SZ)] { ZNOTE = ZNOTE.(i > 1 ? ", " : "").nm(word(SZ, i)) }
 if (words(SZ) > 0) {
   set label 3 small(ZNOTE) at graph 0.99, first ZFLOOR / 3.6 right font KEY_SMALL
 }
-plot for [i = 1:words(SC)] cum(word(SC, i)) using 1:2 with steps lc rgb pal_colour(word(SC, i)) \
-       dt pal_dash(word(SC, i)) lw PAL_LW notitle, \
-     for [i = 1:words(SZ)] F using (strcol(1) eq word(SZ, i) ? $2 : NaN):(ZFLOOR) with lines \
-       lc rgb pal_colour(word(SZ, i)) dt pal_dash(word(SZ, i)) lw PAL_LW notitle
+if (words(SC) > 0) {
+  plot for [i = 1:words(SC)] cum(word(SC, i)) using 1:2 with steps lc rgb pal_colour(word(SC, i)) \
+         dt pal_dash(word(SC, i)) lw PAL_LW notitle, \
+       for [i = 1:words(SZ)] F using (strcol(1) eq word(SZ, i) ? $2 : NaN):(ZFLOOR) with lines \
+         lc rgb pal_colour(word(SZ, i)) dt pal_dash(word(SZ, i)) lw PAL_LW notitle
+} else {
+  plot for [i = 1:words(SZ)] F using (strcol(1) eq word(SZ, i) ? $2 : NaN):(ZFLOOR) with lines \
+         lc rgb pal_colour(word(SZ, i)) dt pal_dash(word(SZ, i)) lw PAL_LW notitle
+}
 unset multiplot
