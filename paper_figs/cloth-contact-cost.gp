@@ -28,7 +28,8 @@ set yrange [*:*]
 N = int(real(system("awk -F, 'NR > 1 { n++ } END { print n + 0 }' '".F."'")))
 set xrange [-0.7:N - 0.3]
 ratio(r) = (column(3) + column(7)) / column(8)
-rtext(x) = (x >= 10 ? sprintf("%.0f", x) : sprintf("%.2g", x)).lab("×", '$\times$')
+# (A `with labels` text reads a backslash as an escape: the LaTeX one doubled.)
+rtext(x) = (x >= 10 ? sprintf("%.0f", x) : sprintf("%.2g", x)).lab("×", '$\\times$')
 plot F every ::1 using ($0 - 0.18):(1e3 * ($3 + $4 + $7)):xtic(nm(strcol(1))) with boxes lc rgb "#fdb863" \
        title small("fail-safe"), \
      F every ::1 using ($0 - 0.18):(1e3 * ($3 + $4)) with boxes lc rgb "#b2abd2" title small("solve"), \

@@ -12,7 +12,9 @@
 #                  of cloth-render.awk what=polys, sorted);
 #   offv(r, k, b)  "" or the source of the notes for its balls (or its
 #                  cloth) outside the box b ("X0 X1 Y0 Y1"):
-#                  cloth-render.awk what=off;
+#                  cloth-render.awk what=off (when not "", it holds at
+#                  least one note: gnuplot 5.4 can crash on a `with
+#                  labels` plot none of whose points is defined);
 #   BOX            the projected extent "X0 X1 Y0 Y1" (what=bbox);
 #   TITLE, LEGEND  "strain" (a colour bar 0 .. 0.3) or "flag" (three
 #                  swatches: free, cloth-cloth contact, at a ball).
@@ -54,10 +56,17 @@ set datafile separator whitespace
 NOTE_FONT = TEX ? ",8" : fsz(7)
 # A note's text: balls outside the view (side -1 below, 1 above or
 # beside; n of them; y the height of the nearest), or the cloth itself
-# outside it (side 0).
-offtxt(side, n, y) = (TEX ? '\scriptsize ' : "").(side == 0 ? "cloth outside the view" : \
-  n == 1 ? (TEX ? '$y = '.y.'$~m' : "y = ".y." m") : \
-  sprintf("%d balls, ", n).(TEX ? '$y '.(side < 0 ? '\leq' : '\geq').' '.y.'$~m' : "y ".(side < 0 ? "≤" : "≥")." ".y." m"))
+# outside it (side 0; y its mean height).  y comes as awk's %.3g; an
+# exponent is written as a power of ten.  (gnuplot reads a backslash in a
+# `with labels` text as an escape, so the LaTeX ones are doubled.)
+yfmt(y) = strstrt(y, "e") == 0 ? y : \
+  y[1:strstrt(y, "e") - 1].(TEX ? '\\times 10^{' : "×10^{").sprintf("%d", int(y[strstrt(y, "e") + 1:]))."}"
+offtxt(side, n, y) = side == 0 ? \
+  (TEX ? '\\shortstack{\\scriptsize cloth outside the view\\\\ \\scriptsize $y \\approx '.yfmt(y).'$~m}' : \
+         "cloth outside the view\ny ≈ ".yfmt(y)." m") : \
+  (TEX ? '\\scriptsize ' : "").(n == 1 ? "" : sprintf("%d balls, ", n)). \
+  (TEX ? '$y '.(n == 1 ? '=' : side < 0 ? '\\leq' : '\\geq').' '.yfmt(y).'$~m' : \
+         "y ".(n == 1 ? "=" : side < 0 ? "≤" : "≥")." ".yfmt(y)." m")
 # The panel of run i (1 ..) at snapshot k (0 ..): its row and column (0 ..)
 # and its edges in screen coordinates.
 prow(i, k) = T ? k : i - 1
@@ -102,12 +111,7 @@ do for [i = 1:NR] {
       } else {
         plot polys(word(RUNS, i), k) using 1:2:3 with polygons fc rgb variable, \
              OFF using 1:(strcol(4) eq "-" ? $2 : NaN):($3 < 0 ? 11 : 9) with points pt variable ps 1.2 * PSC lc rgb "#404040", \
-             OFF using 1:(strcol(4) ne "-" && $3 < 0 ? $2 : NaN):(offtxt($3, $4, strcol(5))) \
-               with labels center offset 0, 0.8 font NOTE_FONT, \
-             OFF using 1:(strcol(4) ne "-" && $3 > 0 ? $2 : NaN):(offtxt($3, $4, strcol(5))) \
-               with labels center offset 0, -0.8 font NOTE_FONT, \
-             OFF using 1:(strcol(4) ne "-" && $3 == 0 ? $2 : NaN):(offtxt($3, $4, strcol(5))) \
-               with labels center font NOTE_FONT
+             OFF using 1:(strcol(4) eq "-" ? NaN : $2):(strcol(4) eq "-" ? "" : offtxt($3, $4, strcol(5))) with labels center font NOTE_FONT
       }
     } else {
       set label 3 small("(run stopped)") at graph 0.5, graph 0.5 center font NOTE_FONT

@@ -155,6 +155,7 @@ what == "off" {
   # corner in the box: the cloth shows.
   if ($1 != run || $2 != snap) next
   ntri++
+  ysum += ($5 + $8 + $11) / 3
   for (i = 4; i <= 12; i++)
     if ($i > 10 || $i < -10)
       next
@@ -194,14 +195,15 @@ END {
     np = split(posts, pl, ";")
     for (i = 1; i <= np; i++) { split(pl[i], p, " "); post(p[1], p[2], p[3], p[4], p[5]) }
   }
-  # The notes, "X Y side n y": at the middle of the box's lower edge the
-  # number of balls below it and the highest one's height, at the upper
-  # edge those of the others and the lowest one's; and "X Y 0 0 0" at the
-  # middle when no triangle of the cloth has a corner in the box.
+  # The notes, "X Y side n y": just above the middle of the box's lower
+  # edge (over the marks) the number of balls below it and the highest
+  # one's height, just below the upper edge those of the others and the
+  # lowest one's; and "X Y 0 0 y" at the middle when no triangle of the
+  # cloth has a corner in the box, y the cloth's mean height.
   if (what == "off") {
-    if (nout[-1]) printf("%.6g %.6g -1 %d %.3g\n", (bx[1] + bx[2]) / 2, iy0, nout[-1], ext[-1])
-    if (nout[1]) printf("%.6g %.6g 1 %d %.3g\n", (bx[1] + bx[2]) / 2, iy1, nout[1], ext[1])
-    if (ntri && !nin) printf("%.6g %.6g 0 0 0\n", (bx[1] + bx[2]) / 2, (bx[3] + bx[4]) / 2)
+    if (nout[-1]) printf("%.6g %.6g -1 %d %.3g\n", (bx[1] + bx[2]) / 2, iy0 + 0.07 * (bx[4] - bx[3]), nout[-1], ext[-1])
+    if (nout[1]) printf("%.6g %.6g 1 %d %.3g\n", (bx[1] + bx[2]) / 2, iy1 - 0.07 * (bx[4] - bx[3]), nout[1], ext[1])
+    if (ntri && !nin) printf("%.6g %.6g 0 0 %.3g\n", (bx[1] + bx[2]) / 2, (bx[3] + bx[4]) / 2, ysum / ntri)
   }
   if (what == "bbox") {
     # Balls whose centre lies within `reach` of the cloth's box widen it.
