@@ -20,7 +20,8 @@ load FIGSRC."/common.gp"
 PAL_X = pal_use(RUNS)
 load FIGSRC."/run-view3d.gp"
 if (A_TERM eq "gif") {
-  set terminal gif animate delay int(100.0 / FPS + 0.5) loop 0 optimize size 800, 640 font "DejaVuSans,11"
+  # (not `optimize`: its palette turns the dark side of lit polygons black)
+  set terminal gif animate delay int(100.0 / FPS + 0.5) loop 0 size 800, 640 font "DejaVuSans,11"
   set output A_OUT
 } else {
   set terminal pngcairo size 800, 640 font "Sans,11"

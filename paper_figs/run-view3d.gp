@@ -9,6 +9,9 @@ set datafile separator whitespace
 set view 62, 35, 1, 1
 set view equal xyz
 set pm3d depthorder border lc rgb "#303030" lw 0.3
+# Shading with depth: each polygon lit by its normal (a primary light and a
+# little specular reflection), in the PDF and PNG figures and the GIF alike.
+set pm3d lighting primary 0.55 specular 0.15
 set style fill solid 0.85
 set xyplane relative 0
 set border 4095 lw 0.5 lc rgb "#9a9a9a"
