@@ -175,33 +175,6 @@ void exp_csv_field(FILE *f, const char *s)
 
 /* ---- command-line conventions ------------------------------------------------------------- */
 
-size_t exp_edit_distance(const char *a, const char *b)
-{
-  enum { MAXW = 63 };
-  size_t la = strlen(a), lb = strlen(b);
-  la = la > MAXW ? MAXW : la;
-  lb = lb > MAXW ? MAXW : lb;
-  /* d[i][j]: the distance between the first i bytes of a and the first j of b. */
-  size_t d[MAXW + 1][MAXW + 1];
-  for (size_t i = 0; i <= la; i++)
-    d[i][0] = i;
-  for (size_t j = 0; j <= lb; j++)
-    d[0][j] = j;
-  for (size_t i = 1; i <= la; i++)
-    for (size_t j = 1; j <= lb; j++) {
-      size_t cost = a[i - 1] != b[j - 1];
-      size_t best = d[i - 1][j] + 1;
-      if (d[i][j - 1] + 1 < best)
-        best = d[i][j - 1] + 1;
-      if (d[i - 1][j - 1] + cost < best)
-        best = d[i - 1][j - 1] + cost;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-        best = d[i - 2][j - 2] + 1;
-      d[i][j] = best;
-    }
-  return d[la][lb];
-}
-
 void exp_near_init(exp_near *n, const char *word)
 {
   n->word = word;
@@ -213,7 +186,7 @@ void exp_near_try(exp_near *n, const char *candidate)
 {
   if (!candidate || !n->word)
     return;
-  size_t d = exp_edit_distance(n->word, candidate);
+  size_t d = cdyn_word_distance(n->word, candidate);
   if (d < n->dist) {
     n->dist = d;
     n->best = candidate;
@@ -228,7 +201,7 @@ void exp_near_list(exp_near *n, const char *const *candidates)
 
 const char *exp_near_best(const exp_near *n)
 {
-  if (!n->best || n->dist == 0 || n->dist > 2 || 2 * n->dist >= strlen(n->word))
+  if (!n->best || !cdyn_word_near(n->word, n->dist))
     return NULL;
   return n->best;
 }

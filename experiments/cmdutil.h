@@ -84,11 +84,9 @@ void exp_csv_field(FILE *f, const char *s);
 
 /* ---- command-line conventions ------------------------------------------------------------- */
 
-/* The optimal string alignment distance between a and b (insertions,
-   deletions, substitutions and transpositions of adjacent characters,
-   each 1; no substring edited twice).  Words longer than 63 bytes are
-   compared by their first 63. */
-size_t exp_edit_distance(const char *a, const char *b);
+/* (The distance and the rule of "near enough" are the library's,
+   cdyn_word_distance and cdyn_word_near in cdyn/error.h, which the scene
+   reader's suggestions use as well.) */
 
 /* The known word nearest `word`: exp_near_init, exp_near_try for each
    candidate (the first of equally near ones is kept), then exp_near_hint. */

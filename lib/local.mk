@@ -27,7 +27,7 @@ include $(srcdir)/lib/types.am
 #   cloth/       the cloth patch, strain limiting and heavy balls;
 #   collision/   collision detection and cloth contacts;
 #   scene/       scene files: the reader and the writer.
-lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/errserial.h lib/base/numeric.c lib/base/version.c \
+lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/errserial.h lib/base/numeric.c lib/base/version.c lib/base/words.c \
 	lib/constraints/constraints.def lib/constraints/vec3.h lib/constraints/table.c \
 	lib/solvers/solvers.def lib/solvers/table.c lib/solvers/lsq.h lib/solvers/lsq.c lib/solvers/matrix.c \
 	lib/core/internal.h lib/core/frequency.c lib/core/system.c lib/core/blocks.c \

@@ -1348,6 +1348,26 @@ START_TEST(test_silent_scheme_gets_a_message)
 }
 END_TEST
 
+
+/* The suggestions' distance (base/words.c), on cases worked by hand. */
+START_TEST(test_word_distance)
+{
+  ck_assert_uint_eq(cdyn_word_distance("rattle", "rattle"), 0);
+  ck_assert_uint_eq(cdyn_word_distance("rattel", "rattle"), 1); /* one adjacent swap */
+  ck_assert_uint_eq(cdyn_word_distance("sceme", "scheme"), 1);  /* one insertion */
+  ck_assert_uint_eq(cdyn_word_distance("ca", "abc"), 3);        /* OSA, not Damerau's 2 */
+  ck_assert_uint_eq(cdyn_word_distance("", "abc"), 3);
+  ck_assert_uint_eq(cdyn_word_distance("kitten", "sitting"), 3);
+  ck_assert_uint_eq(cdyn_word_distance(NULL, "a"), (size_t)-1);
+  ck_assert_int_eq(cdyn_word_near("rattel", 1), 1);
+  ck_assert_int_eq(cdyn_word_near("scheme", 2), 1);
+  ck_assert_int_eq(cdyn_word_near("scheme", 3), 0); /* more than 2 edits */
+  ck_assert_int_eq(cdyn_word_near("ab", 1), 0);     /* half the word */
+  ck_assert_int_eq(cdyn_word_near("abc", 0), 0);    /* the same word */
+  ck_assert_int_eq(cdyn_word_near(NULL, 1), 0);
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
   Suite *s = suite_create("errors");
@@ -1394,6 +1414,7 @@ static Suite *errors_suite(void)
   tc = tcase_create("messages");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_strerror);
+  tcase_add_test(tc, test_word_distance);
   tcase_add_test(tc, test_long_message_keeps_reason);
   tcase_add_test(tc, test_message_wraps_previous);
   suite_add_tcase(s, tc);

@@ -24,6 +24,8 @@
 #ifndef CDYN_ERROR_H
 #define CDYN_ERROR_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,6 +65,17 @@ int cdyn_error(int status, const char *fmt, ...)
 
 /* Forget the last message. */
 void cdyn_error_clear(void);
+
+/*
+ * Suggestions for messages ("unknown key 'sceme'; did you mean
+ * 'scheme'?"): the optimal string alignment distance of a and b (the
+ * fewest insertions, deletions, substitutions and adjacent swaps; their
+ * first 63 bytes; (size_t)-1 for a NULL), and whether a candidate that
+ * far from `word` is near enough to suggest (1 to 2 edits, fewer than
+ * half the word's length).  Equations: base/words.c.
+ */
+size_t cdyn_word_distance(const char *a, const char *b);
+int cdyn_word_near(const char *word, size_t distance);
 
 #ifdef __cplusplus
 }

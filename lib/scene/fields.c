@@ -36,32 +36,6 @@ jpath jp_idx(const jpath *p, size_t i)
 
 /* ---- suggestions ------------------------------------------------------------------------------- */
 
-/* The optimal string alignment distance of a and b (their first 63 bytes). */
-static size_t osa_distance(const char *a, const char *b)
-{
-  enum { MAXW = 63 };
-  size_t la = strlen(a), lb = strlen(b);
-  la = la > MAXW ? MAXW : la;
-  lb = lb > MAXW ? MAXW : lb;
-  size_t d[MAXW + 1][MAXW + 1];
-  for (size_t i = 0; i <= la; i++)
-    d[i][0] = i;
-  for (size_t j = 0; j <= lb; j++)
-    d[0][j] = j;
-  for (size_t i = 1; i <= la; i++)
-    for (size_t j = 1; j <= lb; j++) {
-      size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-      if (d[i - 1][j] + 1 < best)
-        best = d[i - 1][j] + 1;
-      if (d[i][j - 1] + 1 < best)
-        best = d[i][j - 1] + 1;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-        best = d[i - 2][j - 2] + 1;
-      d[i][j] = best;
-    }
-  return d[la][lb];
-}
-
 void near_init(near_word *n, const char *word)
 {
   n->word = word;
@@ -73,7 +47,7 @@ void near_try(near_word *n, const char *name)
 {
   if (!n->word || !name)
     return;
-  size_t d = osa_distance(n->word, name);
+  size_t d = cdyn_word_distance(n->word, name);
   if (d < n->dist) {
     n->dist = d;
     n->best = name;
@@ -82,7 +56,7 @@ void near_try(near_word *n, const char *name)
 
 const char *near_hint(const near_word *n, char *buf, size_t len)
 {
-  if (!n->best || n->dist == 0 || n->dist > 2 || 2 * n->dist >= strlen(n->word))
+  if (!n->best || !cdyn_word_near(n->word, n->dist))
     return "";
   snprintf(buf, len, "; did you mean '%.64s'?", n->best);
   return buf;
