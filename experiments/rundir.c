@@ -83,42 +83,47 @@ static char *join(const char *dir, const char *name)
   return p;
 }
 
-/* A growing array of size_t / double. */
+/* A growing array of size_t / double: one growth rule for both. */
 typedef struct zvec {
   size_t *v, n, cap;
   int failed;
 } zvec;
-static void zpush(zvec *a, size_t x)
-{
-  if (a->n == a->cap) {
-    size_t c = a->cap ? 2 * a->cap : 64;
-    size_t *p = realloc(a->v, c * sizeof *p);
-    if (!p) {
-      a->failed = 1;
-      return;
-    }
-    a->v = p;
-    a->cap = c;
-  }
-  a->v[a->n++] = x;
-}
 typedef struct dvec {
   double *v;
   size_t n, cap;
   int failed;
 } dvec;
+/* The array v (n used of *cap, elements of `size` bytes) with room for
+   one more: v itself, or grown (*cap updated); NULL when out of memory
+   (v is then left as it was). */
+static void *room(void *v, size_t n, size_t *cap, size_t size)
+{
+  if (n < *cap)
+    return v;
+  size_t c = *cap ? 2 * *cap : 64;
+  void *p = realloc(v, c * size);
+  if (p)
+    *cap = c;
+  return p;
+}
+static void zpush(zvec *a, size_t x)
+{
+  size_t *p = room(a->v, a->n, &a->cap, sizeof *p);
+  if (!p) {
+    a->failed = 1;
+    return;
+  }
+  a->v = p;
+  a->v[a->n++] = x;
+}
 static void dpush(dvec *a, double x)
 {
-  if (a->n == a->cap) {
-    size_t c = a->cap ? 2 * a->cap : 64;
-    double *p = realloc(a->v, c * sizeof *p);
-    if (!p) {
-      a->failed = 1;
-      return;
-    }
-    a->v = p;
-    a->cap = c;
+  double *p = room(a->v, a->n, &a->cap, sizeof *p);
+  if (!p) {
+    a->failed = 1;
+    return;
   }
+  a->v = p;
   a->v[a->n++] = x;
 }
 
