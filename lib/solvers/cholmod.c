@@ -408,6 +408,12 @@ static int chm_setup(void *p, const cdyn_matrix *A, double rank_tol, const void 
   }
   analysis *a = s->cur;
   a->used = ++s->clock;
+  /* An analysis whose first factorisation failed has no solve workspace
+     yet (solve_workspace allocates it after a factorisation): this setup
+     completes that analysis, and reports it as one, whether the pattern
+     came back from the cache or is the last setup's. */
+  if (!a->X)
+    info->analyses = 1;
   if (o && o->reuse_tol > 0 && same && a->X && s->delta == 0 && !s->refactor) {
     /* Keep the factor of an earlier A as the preconditioner. */
     s->stale = 1;
