@@ -758,7 +758,7 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
   int cx[9];
   int ok = cs >= 0 && cn >= 0 && ctri >= 0 && ct >= 0;
   for (int k = 0; k < 9; k++) {
-    char nm[8];
+    char nm[16];
     snprintf(nm, sizeof nm, "%c%d", "xyz"[k % 3], k / 3 + 1);
     if ((cx[k] = csv_col(&c, nm)) < 0)
       ok = 0;
