@@ -100,14 +100,20 @@ void exp_text_shell(exp_text *b, const char *s)
   exp_text_putc(b, '\'');
 }
 
+int exp_vcomplain(const char *who, int rc, const char *fmt, va_list ap)
+{
+  fprintf(stderr, "%s: ", who);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  return rc;
+}
+
 int exp_complain(const char *who, int rc, const char *fmt, ...)
 {
   va_list ap;
-  fprintf(stderr, "%s: ", who);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  exp_vcomplain(who, rc, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   return rc;
 }
 

@@ -29,6 +29,7 @@
 #ifndef CDYN_CMDUTIL_H
 #define CDYN_CMDUTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -62,7 +63,9 @@ const char *exp_shell_word(const char *s);
 /* Does s hold a control character (a newline would split a line)? */
 int exp_has_control(const char *s);
 
-/* Print "WHO: message" on stderr and return rc. */
+/* Print "WHO: message" on stderr and return rc (exp_vcomplain: the
+   message's arguments as a va_list). */
+int exp_vcomplain(const char *who, int rc, const char *fmt, va_list ap);
 int exp_complain(const char *who, int rc, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 3, 4)))

@@ -44,11 +44,10 @@ static int fail(const char *dir, int rc, const char *fmt, ...)
 static int fail(const char *dir, int rc, const char *fmt, ...)
 {
   va_list ap;
-  fprintf(stderr, "cdyn: %s: ", dir);
+  fputs("cdyn: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  exp_vcomplain(dir, rc, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   return rc;
 }
 
