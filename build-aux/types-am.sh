@@ -3,7 +3,7 @@
 # lists the sources of libcdyn's type objects (constraint types, linear
 # solvers, integrators, schemes, active-set algorithms), read from their
 # tables lib/*/*.def, and of the cdyn program's experiments, read from
-# experiments/experiments.def; the tables' lines are CDYN_<KIND>(id, file).  ./autogen.sh
+# experiments/studies/experiments.def; the tables' lines are CDYN_<KIND>(id, file).  ./autogen.sh
 # writes it to lib/types.am before automake runs, so that adding a type is
 # one file plus one table line; `make` checks that lib/types.am is current.
 set -e
@@ -30,5 +30,5 @@ sources lib/constraints/constraints.def lib/solvers/solvers.def lib/integrators/
 echo
 # The experiments of the cdyn program (experiments/local.mk).
 printf 'EXPERIMENT_SOURCES ='
-sources experiments/experiments.def
+sources experiments/studies/experiments.def
 echo

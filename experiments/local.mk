@@ -2,33 +2,44 @@
 # writes the claims report (`make figures` runs it: paper_figs/local.mk).
 # Included by the top Makefile.am; paths are relative to the top directory.
 bin_PROGRAMS = cdyn
-# The experiments' files come from experiments/experiments.def (through
-# lib/types.am, which ./autogen.sh writes); the rest is the framework.
-# The layers, from the top: main.c dispatches to the commands (cmd_*.c,
-# scene_run.c's check, report.c's report); run, export and sweep parse and
-# check a run's arguments with runargs.c; every command writes through
-# cmdutil.c.  The commands find the experiments in table.c (from
-# experiments.def); the experiments stand on the framework: their
-# parameters, output and metadata (common.c), the runner (runner.c),
-# export (capture.c), the claims' rules and verdicts (claimdefs.c), column
-# documentation (columns.c) and the shared problems.
+# The rooms of the program, from the bottom up (README.md, "Layout"):
+#   problems/  the systems, references and queries several experiments
+#              share;
+#   runner/    what runs an experiment and writes its results: parameters,
+#              CSV files with their metadata records, the claims' rules and
+#              verdicts, the runner and its watch, export's capture, the
+#              checks of a run's arguments, the run-directory reader, and
+#              the helpers every command shares (files, text, options);
+#   studies/   the experiments, one file each, named after the experiment,
+#              and their table (studies/experiments.def, whose files come
+#              through lib/types.am, which ./autogen.sh writes);
+#   commands/  one file per command word of the program;
+#   main.c, usage.c at the top: the entry, which dispatches to the
+#              commands, and the usage texts.
+# problems/ and runner/ are a convenience library that cdyn and the tests
+# of the experiments both link.
+noinst_LTLIBRARIES += experiments/libcdynexp.la
+experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/runner/claims.h \
+	experiments/runner/claims.c experiments/runner/common.c experiments/runner/runner.c \
+	experiments/runner/watch.c experiments/runner/capture.c experiments/runner/columns.c \
+	experiments/runner/cmdutil.h experiments/runner/cmdutil.c \
+	experiments/problems/problems.h experiments/problems/problems.c \
+	experiments/problems/contact_problems.h experiments/problems/contact_problems.c \
+	experiments/problems/ccd_queries.h experiments/problems/ccd_queries.c \
+	experiments/runargs.h experiments/runargs.c experiments/rundir.h experiments/rundir.c
+experiments_libcdynexp_la_CPPFLAGS = $(CDYN_PROGRAM_CPPFLAGS)
 cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
-	experiments/cmd_list.c experiments/cmd_run.c experiments/cmd_sweep.c experiments/cmd_collect.c \
-	experiments/cmd_view.c \
-	experiments/runargs.h experiments/runargs.c experiments/cmdutil.h experiments/cmdutil.c \
-	experiments/rundir.h experiments/rundir.c \
-	experiments/experiment.h experiments/common.c experiments/experiments.def experiments/table.c \
-	experiments/report.c experiments/claims.h experiments/claimdefs.c \
-	experiments/runner.c experiments/watch.c experiments/capture.c experiments/scene_run.c experiments/columns.c \
-	experiments/problems.h experiments/problems.c \
-	experiments/contact_problems.h experiments/contact_problems.c experiments/ccd_queries.h \
-	experiments/ccd_queries.c experiments/cmd_plot.c $(EXPERIMENT_SOURCES)
+	experiments/commands/list.c experiments/commands/run.c experiments/commands/check.c \
+	experiments/commands/sweep.c experiments/commands/collect.c experiments/commands/report.c \
+	experiments/commands/plot.c experiments/commands/view.c \
+	experiments/studies/experiments.def experiments/studies/table.c $(EXPERIMENT_SOURCES)
 # Where `cdyn list` says the manual is installed, and where `cdyn plot`
 # finds its scripts: installed, else (a program not installed) the source
 # tree's.
-cdyn_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"' -DCDYN_PKGDATADIR='"$(pkgdatadir)"' \
+CDYN_PROGRAM_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_DOCDIR='"$(docdir)"' -DCDYN_PKGDATADIR='"$(pkgdatadir)"' \
 	-DCDYN_SRCFIGS='"$(abs_top_srcdir)/paper_figs"'
-cdyn_LDADD = lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
+cdyn_CPPFLAGS = $(CDYN_PROGRAM_CPPFLAGS)
+cdyn_LDADD = experiments/libcdynexp.la lib/libcdyn.la reference/libcdynref.la $(DEPS_LIBS) $(DL_LIBS)
 nodist_cdyn_SOURCES = build-info.h viewer-html.h
 
 # The build's provenance for every metadata record: the git commit, whether
@@ -41,7 +52,7 @@ FORCE:
 BUILT_SOURCES += build-info.h
 # BUILT_SOURCES serve `make`, `make check` and `make install`; `make
 # figures` builds cdyn directly, so its objects name the header too.
-$(cdyn_OBJECTS): build-info.h
+$(cdyn_OBJECTS) $(experiments_libcdynexp_la_OBJECTS): build-info.h
 DISTCLEANFILES = build-info.h
 EXTRA_DIST += build-aux/build-info.sh
 
@@ -54,6 +65,6 @@ viewer-html.h: $(srcdir)/experiments/viewer.html
 	  od -An -v -tu1 < $(srcdir)/experiments/viewer.html | sed -e 's/  */,/g' -e 's/^,//' -e 's/$$/,/'; \
 	  echo '0};'; } > $@.tmp && mv $@.tmp $@
 BUILT_SOURCES += viewer-html.h
-$(cdyn_OBJECTS): viewer-html.h
+$(cdyn_OBJECTS) $(experiments_libcdynexp_la_OBJECTS): viewer-html.h
 DISTCLEANFILES += viewer-html.h
 EXTRA_DIST += experiments/viewer.html

@@ -47,7 +47,7 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "cmdutil.h"
+#include "runner/cmdutil.h"
 #include "commands.h"
 #include "runargs.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdutil.h"
+#include "runner/cmdutil.h"
 #include "commands.h"
 #include "runargs.h"
 

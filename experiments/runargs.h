@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "experiment.h"
+#include "runner/experiment.h"
 
 typedef struct exp_run_args {
   char **keys, **values;

@@ -31,7 +31,7 @@
 
 #include "cdyn/cdyn.h"
 #include "cdyn/scene.h"
-#include "cmdutil.h"
+#include "runner/cmdutil.h"
 #include "commands.h"
 
 /* ---- strings, paths, arrays ------------------------------------------------------------------------------ */

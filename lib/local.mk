@@ -51,7 +51,7 @@ lib_libcdyn_la_LDFLAGS = -version-info $(CDYN_LT_VERSION) -no-undefined
 pkgconfig_DATA = cdyn.pc
 
 # lib/types.am must list what the tables name (lib/*/*.def and
-# experiments/experiments.def): a table edited without re-running
+# experiments/studies/experiments.def): a table edited without re-running
 # ./autogen.sh stops the build here, with the remedy.  BUILT_SOURCES runs
 # the check for make, make check and make install; the order-only
 # prerequisite runs it before any object of the library or of cdyn is
@@ -63,7 +63,7 @@ check-types-am:
 	if cmp -s types.am.now $(srcdir)/lib/types.am; then rm -f types.am.now; else \
 	  rm -f types.am.now; \
 	  echo "lib/types.am does not list the sources the tables lib/*/*.def and" >&2; \
-	  echo "experiments/experiments.def name: run ./autogen.sh (then ./configure) to regenerate it." >&2; \
+	  echo "experiments/studies/experiments.def name: run ./autogen.sh (then ./configure) to regenerate it." >&2; \
 	  exit 1; fi
 
 EXTRA_DIST += build-aux/types-am.sh

@@ -5,7 +5,7 @@
 # Every test program links the library, the references and Check (LDADD
 # is the default of every program without its own _LDADD: cdyn has one),
 # and is built from tests/NAME.c unless it lists its sources.
-TESTS_LIBS = lib/libcdyn.la reference/libcdynref.la $(CHECK_LIBS) $(DEPS_LIBS)
+TESTS_LIBS = experiments/libcdynexp.la lib/libcdyn.la reference/libcdynref.la $(CHECK_LIBS) $(DEPS_LIBS)
 LDADD = $(TESTS_LIBS)
 AM_CFLAGS += $(CHECK_CFLAGS)
 TEST_DATA_CPPFLAGS = $(AM_CPPFLAGS) -DCDYN_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
@@ -45,7 +45,7 @@ noinst_HEADERS = tests/testutil.h tests/alloc_count.h tests/ext_scheme.h tests/r
 
 # The cdyn program end to end (tests/experiments/): one test program per
 # experiment or family of experiments, each built from its NAME.c, the
-# harness they share and the claims table (experiments/claimdefs.c),
+# harness they share and the claims table (experiments/runner/claims.c),
 # whose rules they apply to what the runs wrote.  Each runs the built
 # cdyn, so it is built after it.
 EXPERIMENT_TESTS = tests/experiments/test_cli tests/experiments/test_arm2 \
@@ -54,8 +54,7 @@ EXPERIMENT_TESTS = tests/experiments/test_cli tests/experiments/test_arm2 \
 	tests/experiments/test_arm5 tests/experiments/test_chain10 \
 	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments \
 	tests/experiments/test_view tests/experiments/test_watch
-EXPERIMENT_TEST_SOURCES = tests/experiments/harness.c tests/experiments/harness.h \
-	experiments/claimdefs.c experiments/claims.h
+EXPERIMENT_TEST_SOURCES = tests/experiments/harness.c tests/experiments/harness.h
 tests_experiments_test_cli_SOURCES = tests/experiments/test_cli.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_watch_SOURCES = tests/experiments/test_watch.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_arm2_SOURCES = tests/experiments/test_arm2.c $(EXPERIMENT_TEST_SOURCES)
@@ -71,17 +70,16 @@ tests_experiments_test_contact_experiments_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 tests_experiments_test_cloth_experiments_SOURCES = tests/experiments/test_cloth_experiments.c \
 	$(EXPERIMENT_TEST_SOURCES)
 # The run-directory reader (experiments/rundir.c) and cdyn view.
-tests_experiments_test_view_SOURCES = tests/experiments/test_view.c $(EXPERIMENT_TEST_SOURCES) \
-	experiments/rundir.c experiments/rundir.h experiments/cmdutil.c experiments/cmdutil.h
+tests_experiments_test_view_SOURCES = tests/experiments/test_view.c $(EXPERIMENT_TEST_SOURCES)
 $(addsuffix $(EXEEXT),$(EXPERIMENT_TESTS)): cdyn$(EXEEXT)
 
-tests_test_census_SOURCES = tests/test_census.c experiments/contact_problems.c
+tests_test_census_SOURCES = tests/test_census.c
 tests_test_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
-tests_test_ccd_census_SOURCES = tests/test_ccd_census.c experiments/ccd_queries.c experiments/ccd_queries.h
+tests_test_ccd_census_SOURCES = tests/test_ccd_census.c
 tests_test_ccd_census_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
-tests_test_ccd_filter_SOURCES = tests/test_ccd_filter.c experiments/ccd_queries.c experiments/ccd_queries.h
+tests_test_ccd_filter_SOURCES = tests/test_ccd_filter.c
 tests_test_ccd_filter_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
-tests_test_lcp_SOURCES = tests/test_lcp.c experiments/contact_problems.c experiments/contact_problems.h
+tests_test_lcp_SOURCES = tests/test_lcp.c
 tests_test_lcp_CPPFLAGS = $(TEST_DATA_CPPFLAGS)
 # The fuzz corpus of the active-set harness, decoded as the harness does
 # (shipped: test_lcp_corpus reads it from the source tree).

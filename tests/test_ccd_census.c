@@ -50,7 +50,7 @@
 #include <cdyn/cdyn.h>
 
 #include "ccd_exact.h"
-#include "ccd_queries.h"
+#include "problems/ccd_queries.h"
 #include "testutil.h"
 
 #ifndef CDYN_TEST_DATA

@@ -42,7 +42,7 @@
 
 #include <cdyn/cdyn.h>
 
-#include "ccd_queries.h"
+#include "problems/ccd_queries.h"
 #include "reference/ccd_exact.h"
 #include "reference/ccd_filter.h"
 #include "reference/ccd_replay.h"

@@ -38,7 +38,7 @@
 
 #include <cdyn/cdyn.h>
 
-#include "contact_problems.h"
+#include "problems/contact_problems.h"
 #include "lcp_enum.h"
 #include "testutil.h"
 

@@ -37,7 +37,7 @@
 
 #include <cdyn/cdyn.h>
 
-#include "claims.h"
+#include "runner/claims.h"
 #include "../testutil.h"
 
 /* The claims are those of the table (experiments/claimdefs.c), which the

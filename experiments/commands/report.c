@@ -1,0 +1,442 @@
+/*
+ * report.c: the claims report, `cdyn report DIR`.
+ *
+ * `cdyn report DIR` looks at every directory under DIR that holds a complete
+ * run (its run.meta.json, written last by `cdyn run`, names the
+ * experiment: "run_of"), whatever the directory is called, and writes,
+ * in the order of the claims table (claimdefs.c),
+ *   DIR/claims.csv  id,experiment,measured,threshold,verdict,note
+ *   DIR/claims.md   the same as a table, each claim's wording, rule,
+ *                   sub-measures and the reason for its thresholds, and
+ *                   the experiments' report fragments (report.part.md)
+ * A claim no run has judged is listed as not-run.  Two runs of the same
+ * experiment under DIR are an error: the report could not say which one
+ * it shows.
+ *
+ * claims.csv keeps the experiments' fields as they wrote them (the
+ * measured value as printf's %g: "nan" for a measure that could not be
+ * taken, "inf" for an unbounded one).  claims.md is for reading: its
+ * measured column names the sub-measure the verdict compares, with its
+ * unit, and says in words what a value that is not a finite number means
+ * (exp_nonfinite_text); each paper is cited by its short title the first
+ * time its number appears.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runner/cmdutil.h"
+#include "commands.h"
+#include "runner/experiment.h"
+
+/* The readable report this program writes into DIR (generated output; the
+   rules it lists are explained in the manual, doc/claims.md). */
+#define CLAIMS_REPORT "claims.md"
+
+#define NFIELDS 6
+typedef struct {
+  char *f[NFIELDS];
+} row;
+
+/* Split one CSV line (quoted fields allowed) into NFIELDS fields. */
+static int parse_line(char *line, row *r)
+{
+  char *out = line;
+  int k = 0;
+  char *p = line;
+  r->f[0] = out;
+  while (*p && *p != '\n') {
+    if (*p == '"') {
+      p++;
+      while (*p && !(*p == '"' && p[1] != '"')) {
+        if (*p == '"')
+          p++;
+        *out++ = *p++;
+      }
+      if (*p == '"')
+        p++;
+    } else if (*p == ',') {
+      *out++ = '\0';
+      if (++k >= NFIELDS)
+        return 0;
+      r->f[k] = out;
+      p++;
+    } else {
+      *out++ = *p++;
+    }
+  }
+  *out = '\0';
+  return k == NFIELDS - 1;
+}
+
+/* The experiment a run directory holds, from its run.meta.json ("run_of"),
+   into name; 0 when the directory holds no complete run. */
+static int run_of(const char *dir, char *name, size_t len)
+{
+  char path[8300];
+  snprintf(path, sizeof path, "%s/run.meta.json", dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  char buf[512];
+  int found = 0;
+  while (!found && fgets(buf, sizeof buf, f)) {
+    const char *p = strstr(buf, "\"run_of\": \"");
+    if (!p)
+      continue;
+    p += strlen("\"run_of\": \"");
+    size_t n = strcspn(p, "\"\\");
+    if (p[n] == '"' && n < len) {
+      memcpy(name, p, n);
+      name[n] = '\0';
+      found = 1;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The run directories under dir, by experiment (indices of cdyn_experiments). */
+static int find_runs(const char *dir, char **run_dir, size_t nexp)
+{
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cdyn report: cannot read %s: %s\n", dir, strerror(errno));
+    return CDYN_EIO;
+  }
+  char *names[4096];
+  size_t n = 0;
+  struct dirent *ent;
+  while ((ent = readdir(d)) && n < 4096)
+    if (ent->d_name[0] != '.')
+      names[n++] = strdup(ent->d_name);
+  closedir(d);
+  qsort(names, n, sizeof names[0], cmp_str);
+  int rc = CDYN_OK;
+  for (size_t k = 0; k < n; k++) {
+    char sub[8192], exp[256];
+    struct stat sb;
+    if (!names[k]) {
+      rc = CDYN_ENOMEM;
+      continue;
+    }
+    snprintf(sub, sizeof sub, "%s/%s", dir, names[k]);
+    if (stat(sub, &sb) || !S_ISDIR(sb.st_mode) || !run_of(sub, exp, sizeof exp))
+      continue;
+    /* A scene's run (cdyn run scene) judges no claims. */
+    if (!strcmp(exp, "scene"))
+      continue;
+    size_t e = 0;
+    while (e < nexp && strcmp(cdyn_experiments[e]->name, exp))
+      e++;
+    if (e == nexp) {
+      fprintf(stderr, "cdyn report: %s is a run of '%s', which this cdyn does not know\n", sub, exp);
+      rc = CDYN_EIO;
+    } else if (run_dir[e]) {
+      fprintf(stderr, "cdyn report: two runs of %s under %s: %s and %s\n", exp, dir, run_dir[e], sub);
+      rc = CDYN_EIO;
+    } else if (!(run_dir[e] = strdup(sub))) {
+      rc = CDYN_ENOMEM;
+    }
+  }
+  for (size_t k = 0; k < n; k++)
+    free(names[k]);
+  return rc;
+}
+
+/* The five works by number (REFERENCES.md cites them in full), as the
+   report cites them the first time: authors and a short title. */
+static const char *const paper_title[5] = {
+  "Hong, Welch and Choi, *Improved Implicit Constraint Enforcement*",
+  "Hong, Choi, Jung, Welch and Trapp, *Implicit Constraint Enforcement*",
+  "Duthaler, *Constrained Dynamics*, slides on Witkin's course",
+  "Jonquet, Nocent and Remion, *The art to keep in touch*",
+  "*Constraints*, lecture slides",
+};
+
+/* A source ("001 fig 2", "000 sec 2, 001 sec III") with each paper number
+   not cited before followed by its title; cited[] remembers them. */
+static void md_source(FILE *md, const char *src, int cited[5])
+{
+  for (const char *p = src; *p; p++) {
+    int num = p[0] == '0' && p[1] == '0' && p[2] >= '0' && p[2] <= '4' && (p == src || !strchr("0123456789", p[-1])) &&
+              (!p[3] || !strchr("0123456789", p[3]));
+    if (!num) {
+      fputc(*p, md);
+      continue;
+    }
+    int k = p[2] - '0';
+    fprintf(md, "%.3s", p);
+    if (!cited[k])
+      fprintf(md, " (%s)", paper_title[k]);
+    cited[k] = 1;
+    p += 2;
+  }
+}
+
+/* The sub-measure of c named `name`, or NULL. */
+static const exp_submeasure *submeasure(const exp_claim_def *c, const char *name)
+{
+  for (size_t j = 0; name && j < exp_claim_nsub(c); j++)
+    if (!strcmp(c->m[j].name, name))
+      return &c->m[j];
+  return NULL;
+}
+
+/* The measured value of claim c as read: "`name` = value [unit]", the
+   value in words when it is not a finite number, "not run" without one. */
+static void md_measured(FILE *md, const exp_claim_def *c, const char *raw)
+{
+  const exp_submeasure *s = submeasure(c, c->measured);
+  if (!s) {
+    fprintf(md, "%s", *raw ? raw : "-");
+    return;
+  }
+  char *end;
+  double x = strtod(raw, &end);
+  if (!*raw)
+    fprintf(md, "`%s` [%s]: not run", s->name, s->unit);
+  else if (end == raw || *end)
+    fprintf(md, "`%s` = %s [%s]", s->name, raw, s->unit); /* not a number: as the experiment wrote it */
+  else if (isfinite(x))
+    fprintf(md, "`%s` = %s [%s]", s->name, raw, s->unit);
+  else
+    fprintf(md, "`%s` [%s]: %s", s->name, s->unit, exp_nonfinite_text(c, s->name, x));
+}
+
+static void md_test(FILE *md, const exp_test *t, const exp_test *holds)
+{
+  if (t->cmp == EXP_SAME)
+    t = holds;
+  switch (t->cmp) {
+  case EXP_LE:
+    fprintf(md, "<= %g", t->a);
+    break;
+  case EXP_LT:
+    fprintf(md, "< %g", t->a);
+    break;
+  case EXP_GE:
+    fprintf(md, ">= %g", t->a);
+    break;
+  case EXP_GT:
+    fprintf(md, "> %g", t->a);
+    break;
+  case EXP_IN:
+    fprintf(md, "in [%g, %g]", t->a, t->b);
+    break;
+  default:
+    fprintf(md, "-");
+  }
+}
+
+int exp_write_report(const char *dir)
+{
+  size_t nexp = 0;
+  while (cdyn_experiments[nexp])
+    nexp++;
+  char **run_dir = calloc(nexp, sizeof *run_dir);
+  row *found = calloc(exp_nclaims, sizeof *found);
+  char **lines = calloc(exp_nclaims, sizeof *lines);
+  if (!run_dir || !found || !lines) {
+    free(run_dir);
+    free(found);
+    free(lines);
+    fprintf(stderr, "cdyn report: out of memory\n");
+    return CDYN_ENOMEM;
+  }
+  int rc = find_runs(dir, run_dir, nexp);
+  for (size_t e = 0; e < nexp; e++) {
+    if (!run_dir[e])
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/claims.part.csv", run_dir[e]);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    char buf[8192];
+    while (fgets(buf, sizeof buf, f)) {
+      row r;
+      char *copy = strdup(buf);
+      if (!copy || !parse_line(copy, &r)) {
+        fprintf(stderr, "cdyn report: %s: malformed line: %s", path, buf);
+        free(copy);
+        rc = CDYN_EIO;
+        continue;
+      }
+      const exp_claim_def *c = exp_claim_find(r.f[0]);
+      if (!c) {
+        fprintf(stderr, "cdyn report: %s: unknown claim id '%s'\n", path, r.f[0]);
+        free(copy);
+        rc = CDYN_EIO;
+        continue;
+      }
+      size_t k = (size_t)(c - exp_claim_defs);
+      free(lines[k]);
+      lines[k] = copy;
+      found[k] = r;
+    }
+    fclose(f);
+  }
+  /* A report that would misstate the runs is not written at all. */
+  if (rc)
+    goto out;
+  exp_afile acsv, amd;
+  if (exp_afile_open(&acsv, dir, "claims.csv", 0)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
+    rc = CDYN_EIO;
+    goto out;
+  }
+  /* The readable report, DIR/claims.md. */
+  if (exp_afile_open(&amd, dir, CLAIMS_REPORT, 0)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
+    exp_afile_close(&acsv, 0);
+    rc = CDYN_EIO;
+    goto out;
+  }
+  FILE *csv = acsv.f, *md = amd.f;
+  int counts[4] = {0, 0, 0, 0};
+  fprintf(csv, "id,experiment,measured,threshold,verdict,note\n");
+  fprintf(md, "# cdyn claims report\n\n"
+              "Generated by `cdyn report` (cdyn %s) from the experiments' verdicts.\n"
+              "Each verdict is computed in code from the measured sub-measures against a\n"
+              "rule fixed before the measurement (experiments/claimdefs.c); the rules, the\n"
+              "sub-measures and the reasons for the thresholds follow the table.\n\n"
+              "Papers are cited by their number in REFERENCES.md, which cites them in full,\n"
+              "with a short title the first time.  The measured column gives one sub-measure\n"
+              "of the claim's rule, the one the table in claimdefs.c names, with its unit in\n"
+              "brackets ([1]: a ratio, fraction or count); the other sub-measures are in the\n"
+              "claim's section and its note.\n\n"
+              "| claim | paper | verdict | measured | threshold | note |\n"
+              "|---|---|---|---|---|---|\n",
+          cdyn_version());
+  int cited[5] = {0, 0, 0, 0, 0};
+  for (size_t k = 0; k < exp_nclaims; k++) {
+    const exp_claim_def *c = &exp_claim_defs[k];
+    const char *exp = "", *meas = "", *thr = "", *ver = "not-run",
+               *note = c->experiment ? "its experiment was not run" : "no experiment measures this claim yet";
+    char rule[1024] = "";
+    if (c->experiment) {
+      exp_rule_text(c, rule, sizeof rule);
+      thr = rule;
+      exp = c->experiment;
+    }
+    if (found[k].f[0]) {
+      exp = found[k].f[1];
+      meas = found[k].f[2];
+      thr = found[k].f[3];
+      ver = found[k].f[4];
+      note = found[k].f[5];
+    }
+    for (int v = 0; v < 4; v++)
+      counts[v] += !strcmp(ver, exp_verdict_name((enum exp_verdict)v));
+    const char *fields[NFIELDS] = {c->id, exp, meas, thr, ver, note};
+    for (int j = 0; j < NFIELDS; j++) {
+      if (j)
+        fputc(',', csv);
+      exp_csv_field(csv, fields[j]);
+    }
+    fputc('\n', csv);
+    fprintf(md, "| `%s` | ", c->id);
+    md_source(md, c->source, cited);
+    fprintf(md, " | **%s** | ", ver);
+    md_measured(md, c, meas);
+    fprintf(md, " | %s | %s |\n", thr, note);
+  }
+  fprintf(md, "\n%d hold, %d partly, %d do not hold, %d not run.\n\n## The claims and their rules\n\n", counts[0],
+          counts[1], counts[2], counts[3]);
+  for (size_t k = 0; k < exp_nclaims; k++) {
+    const exp_claim_def *c = &exp_claim_defs[k];
+    fprintf(md, "### `%s` (", c->id);
+    md_source(md, c->source, cited);
+    fprintf(md, ")\n\n%s\n\n", c->text);
+    size_t ns = exp_claim_nsub(c);
+    if (!ns) {
+      fprintf(md, "No experiment measures it yet.\n\n");
+      continue;
+    }
+    /* The same verdict and measured value as the claim's row above. */
+    fprintf(md, "Verdict: **%s**; measured: ", found[k].f[0] ? found[k].f[4] : "not-run");
+    md_measured(md, c, found[k].f[0] ? found[k].f[2] : "");
+    fprintf(md, ".\n\n");
+    fprintf(md, "Experiment `%s`, runs %s.  Holds when every holds test passes; partly when %s of the partly "
+                "tests pass.\n\n| sub-measure | unit | meaning | holds | partly |\n|---|---|---|---|---|\n",
+            c->experiment, *c->runs ? c->runs : "(none: it runs its own study)", c->partly_any ? "any" : "all");
+    for (size_t j = 0; j < ns; j++) {
+      const exp_submeasure *s = &c->m[j];
+      fprintf(md, "| `%s`%s | %s | %s | ", s->name, strcmp(s->name, c->measured) ? "" : " (measured)", s->unit,
+              s->meaning);
+      md_test(md, &s->holds, &s->holds);
+      fprintf(md, " | ");
+      md_test(md, &s->partly, &s->holds);
+      fprintf(md, " |\n");
+    }
+    fprintf(md, "\nWhy these thresholds: %s.\n\n", c->reason);
+  }
+  for (size_t e = 0; e < nexp; e++) {
+    if (!run_dir[e])
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/report.part.md", run_dir[e]);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    fprintf(md, "\n## Experiment `%s` (", cdyn_experiments[e]->name);
+    md_source(md, cdyn_experiments[e]->source, cited);
+    fprintf(md, ")\n\n");
+    char buf[4096];
+    size_t nread;
+    while ((nread = fread(buf, 1, sizeof buf, f)) > 0)
+      fwrite(buf, 1, nread, md);
+    fclose(f);
+  }
+  /* Both complete, or neither in place: both checked first, then
+     DIR/claims.csv renamed, and removed again if DIR/claims.md cannot
+     follow it. */
+  if (exp_afile_flush(&acsv) || exp_afile_flush(&amd) || exp_afile_close(&acsv, 1)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
+    exp_afile_close(&acsv, 0);
+    exp_afile_close(&amd, 0);
+    rc = CDYN_EIO;
+  } else if (exp_afile_close(&amd, 1)) {
+    fprintf(stderr, "cdyn report: %s\n", cdyn_errmsg());
+    remove(acsv.path);
+    rc = CDYN_EIO;
+  } else {
+    printf("%d hold, %d partly, %d do not hold, %d not run\n", counts[0], counts[1], counts[2], counts[3]);
+    printf("claims: %s/claims.csv and %s/" CLAIMS_REPORT "\n", dir, dir);
+  }
+out:
+  for (size_t k = 0; k < exp_nclaims; k++)
+    free(lines[k]);
+  for (size_t e = 0; e < nexp; e++)
+    free(run_dir[e]);
+  free(run_dir);
+  free(found);
+  free(lines);
+  return rc;
+}
+
+int exp_cmd_report(int argc, char **argv, const char *command)
+{
+  (void)command;
+  static const char *const options[] = {"--help", NULL};
+  for (int k = 0; k < argc; k++)
+    if (!strncmp(argv[k], "--", 2))
+      return exp_unknown_option("cdyn report", argv[k], options);
+  if (argc != 1) {
+    fprintf(stderr, "usage: cdyn report DIR\n");
+    return 2;
+  }
+  if (strlen(argv[0]) > 3000) {
+    fprintf(stderr, "cdyn report: a directory path of %zu bytes is too long (at most 3000)\n", strlen(argv[0]));
+    return 2;
+  }
+  return exp_write_report(argv[0]) ? 1 : 0;
+}

@@ -1,0 +1,762 @@
+/*
+ * common.c: what every experiment shares: its parameters, atomic CSV
+ * output with a metadata record, claim verdicts, report fragments and
+ * progress lines.
+ *
+ * Numbers are printed with %.17g, which round-trips doubles, so the same
+ * command on the same build gives bitwise-identical files.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "build-info.h"
+#include "runner/experiment.h"
+
+void exp_print_experiment(const cdyn_experiment *e)
+{
+  printf("%s: %s  [%s]\n", e->name, e->description, e->source);
+  if (e->schemes)
+    printf("  schemes: %s\n", e->schemes);
+  else
+    printf("  schemes: none (it studies part of the library directly)\n");
+  if (e->inequalities)
+    printf("  runs only schemes that enforce inequality rows\n");
+  for (const exp_companion *c = e->companions; c && c->name; c++) {
+    printf("  companion run %s: %s", c->name, c->scheme);
+    for (const char *const *o = c->overrides; o && *o; o += 2)
+      printf(" %s=%s", o[0], o[1]);
+    printf("  (%s)\n", c->doc);
+  }
+  if (e->h > 0)
+    printf("  --h %g (default)\n", e->h);
+  else
+    printf("  --h: not used (the experiment chooses its step sizes)\n");
+  if (e->steps > 0)
+    printf("  --steps %ld (default)\n", e->steps);
+  else
+    printf("  --steps: not used\n");
+  printf("  parameters (--set NAME=VALUE):\n");
+  for (const exp_param *p = e->params; p && p->name; p++) {
+    char range[96];
+    exp_param_range(p, range, sizeof range);
+    printf("    %-14s = %-8s %-24s %s\n", p->name, p->def, range, p->doc);
+  }
+  if (!e->params || !e->params[0].name)
+    printf("    (none)\n");
+  printf("  claims:");
+  int any = 0;
+  for (size_t k = 0; k < exp_nclaims; k++)
+    if (exp_claim_defs[k].experiment && !strcmp(exp_claim_defs[k].experiment, e->name)) {
+      printf("%s %s", any ? "," : "", exp_claim_defs[k].id);
+      any = 1;
+    }
+  printf("%s\n", any ? "" : " none");
+  printf("  scheme options: --set KEY=VALUE (every scheme with KEY) or --set SCHEME.KEY=VALUE;\n"
+         "  `cdyn list SCHEME` lists a scheme's options.\n");
+  printf("  what the paper gives and what this suite chose: doc/experiments.md; the claims' rules:\n"
+         "  doc/claims.md\n");
+}
+
+int exp_fail(int status, const char *what)
+{
+  fprintf(stderr, "cdyn: %s: %s (%s)\n", what, cdyn_errmsg(), cdyn_strerror(status));
+  return status;
+}
+
+/* ---- parameters ------------------------------------------------------------------- */
+
+static int param_index(const cdyn_experiment *e, const char *name)
+{
+  for (int k = 0; e->params && e->params[k].name; k++)
+    if (!strcmp(e->params[k].name, name))
+      return k;
+  return -1;
+}
+
+void exp_param_range(const exp_param *p, char *buf, size_t len)
+{
+  if (p->kind == EXP_TEXT) {
+    snprintf(buf, len, "text");
+    return;
+  }
+  snprintf(buf, len, "%s%s%g, %g%s", p->kind == EXP_INT ? "integer " : "", p->open & EXP_OPEN_MIN ? "(" : "[",
+           p->min, p->max, p->open & EXP_OPEN_MAX ? ")" : "]");
+}
+
+int exp_param_check(const exp_param *p, const char *text, double *value)
+{
+  *value = NAN;
+  if (p->kind == EXP_TEXT)
+    return CDYN_OK;
+  char *end;
+  errno = 0;
+  double x = strtod(text, &end);
+  if (end == text || *end || errno == ERANGE || !isfinite(x))
+    return cdyn_error(CDYN_EINVAL, "parameter %s = '%s' is not a finite number", p->name, text);
+  char range[96];
+  exp_param_range(p, range, sizeof range);
+  if (p->kind == EXP_INT && x != floor(x))
+    return cdyn_error(CDYN_EINVAL, "parameter %s = '%s': expected an integer in %s", p->name, text, range + 8);
+  int lo = p->open & EXP_OPEN_MIN ? x > p->min : x >= p->min;
+  int hi = p->open & EXP_OPEN_MAX ? x < p->max : x <= p->max;
+  if (!lo || !hi)
+    return cdyn_error(CDYN_EINVAL, "parameter %s = '%s' is outside its range %s", p->name, text, range);
+  *value = x;
+  return CDYN_OK;
+}
+
+const char *exp_param_string(const exp_ctx *ctx, const char *name)
+{
+  int k = param_index(ctx->exp, name);
+  return k < 0 ? NULL : ctx->param_text[k] ? ctx->param_text[k] : ctx->exp->params[k].def;
+}
+
+int exp_param_double(const exp_ctx *ctx, const char *name, double *out)
+{
+  int k = param_index(ctx->exp, name);
+  if (k < 0)
+    return cdyn_error(CDYN_EUNKNOWN, "experiment %s has no parameter '%s'", ctx->exp->name, name);
+  if (ctx->exp->params[k].kind == EXP_TEXT)
+    return cdyn_error(CDYN_EINVAL, "parameter %s of %s is text, not a number", name, ctx->exp->name);
+  *out = ctx->param_value[k];
+  return CDYN_OK;
+}
+
+long exp_param_long(const exp_ctx *ctx, const char *name)
+{
+  double x = 0;
+  exp_param_double(ctx, name, &x);
+  return (long)x;
+}
+
+int exp_run_index(const exp_ctx *ctx, const char *name)
+{
+  for (int k = 0; k < ctx->nruns; k++)
+    if (!strcmp(ctx->runs[k].name, name))
+      return k;
+  return -1;
+}
+
+/* ---- helpers ----------------------------------------------------------------------- */
+
+double exp_max_dist(const double *a, const double *b, size_t n)
+{
+  double m = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = hypot(hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1]), a[3 * i + 2] - b[3 * i + 2]);
+    if (d > m)
+      m = d;
+  }
+  return m;
+}
+
+int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n)
+{
+  *n = 0;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", text ? text : "");
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    char *end;
+    double t = strtod(tok, &end);
+    if (*end || !isfinite(t) || t < 0 || *n == max)
+      return cdyn_error(CDYN_EINVAL, "%s: snapshots: '%s' is not a time >= 0 (at most %d)", who, tok, max);
+    ts[(*n)++] = t;
+  }
+  return CDYN_OK;
+}
+
+double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    if (ok && !ok[k])
+      continue;
+    double lx = log(x[k]), ly = log(y[k]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+    m++;
+  }
+  *used = m;
+  if (m < 2)
+    return NAN;
+  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
+}
+
+const char *exp_build_commit(void) { return CDYN_BUILD_COMMIT; }
+const char *exp_build_modified(void) { return CDYN_BUILD_MODIFIED; }
+const char *exp_build_compiler(void)
+{
+#if defined(__clang__)
+  return "clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "gcc " __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+const char *exp_build_cflags(void) { return CDYN_BUILD_CFLAGS; }
+
+/* ---- metadata ------------------------------------------------------------------------ */
+
+static const char *role_name(enum exp_role r)
+{
+  return r == EXP_PAPER ? "paper" : r == EXP_EXTRA ? "extra" : "companion";
+}
+
+/* The machine a run ran on, for the records of timed experiments' readers:
+   the processor's model (the first "model name" of /proc/cpuinfo, or
+   "unknown" where there is none), the number of processors online, and
+   the system (uname: name, release, hardware). */
+static void meta_machine(FILE *f)
+{
+  char cpu[256] = "unknown", line[512];
+  FILE *in = fopen("/proc/cpuinfo", "r");
+  if (in) {
+    while (fgets(line, sizeof line, in)) {
+      if (strncmp(line, "model name", 10))
+        continue;
+      const char *v = strchr(line, ':');
+      if (!v)
+        continue;
+      for (v++; *v == ' ' || *v == '\t'; v++)
+        ;
+      snprintf(cpu, sizeof cpu, "%s", v);
+      cpu[strcspn(cpu, "\n")] = 0;
+      break;
+    }
+    fclose(in);
+  }
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  struct utsname u;
+  char sys[400] = "unknown";
+  if (uname(&u) == 0)
+    snprintf(sys, sizeof sys, "%s %s %s", u.sysname, u.release, u.machine);
+  fprintf(f, ",\n  \"machine\": {\"cpu\": ");
+  exp_json_str(f, cpu);
+  fprintf(f, ", \"cpus\": %ld, \"system\": ", ncpu > 0 ? ncpu : 0);
+  exp_json_str(f, sys);
+  fprintf(f, "}");
+}
+
+void exp_meta_program(FILE *f, const char *command)
+{
+  fprintf(f, "  \"program\": \"cdyn\",\n  \"version\": ");
+  exp_json_str(f, cdyn_version());
+  fprintf(f, ",\n  \"build\": {\"commit\": ");
+  exp_json_str(f, exp_build_commit());
+  fprintf(f, ", \"modified\": ");
+  exp_json_str(f, exp_build_modified());
+  fprintf(f, ", \"compiler\": ");
+  exp_json_str(f, exp_build_compiler());
+  fprintf(f, ", \"cflags\": ");
+  exp_json_str(f, exp_build_cflags());
+  fprintf(f, "}");
+  meta_machine(f);
+  fprintf(f, ",\n  \"command\": ");
+  exp_json_str(f, command ? command : "");
+}
+
+/* The fields every metadata record shares (program, build, command, the
+   experiment's parameters and the run's schemes), after "{\n". */
+static void meta_common(FILE *f, const exp_ctx *ctx)
+{
+  exp_meta_program(f, ctx->command);
+  fprintf(f, ",\n  \"experiment\": ");
+  exp_json_str(f, ctx->exp->name);
+  fprintf(f, ",\n  \"source\": ");
+  exp_json_str(f, ctx->exp->source);
+  /* An experiment that chooses its own step sizes (h = 0 in its record)
+     says so with null; its files name their h in their columns or note. */
+  if (ctx->h > 0)
+    fprintf(f, ",\n  \"h\": %.17g,\n  \"steps\": %ld", ctx->h, ctx->steps);
+  else
+    fprintf(f, ",\n  \"h\": null,\n  \"steps\": null");
+  fprintf(f, ",\n  \"params\": {");
+  int first = 1;
+  for (const exp_param *p = ctx->exp->params; p && p->name; p++) {
+    fprintf(f, "%s\n    ", first ? "" : ",");
+    exp_json_str(f, p->name);
+    fprintf(f, ": ");
+    exp_json_str(f, exp_param_string(ctx, p->name));
+    first = 0;
+  }
+  fprintf(f, "\n  },\n  \"runs\": [");
+  for (int k = 0; k < ctx->nruns; k++) {
+    const exp_runspec *r = &ctx->runs[k];
+    fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+    exp_json_str(f, r->name);
+    fprintf(f, ", \"scheme\": ");
+    exp_json_str(f, r->scheme);
+    fprintf(f, ", \"role\": \"%s\", \"options\": {", role_name(r->role));
+    for (const char *const *o = r->overrides; o && *o; o += 2) {
+      fprintf(f, "%s", o == r->overrides ? "" : ", ");
+      exp_json_str(f, o[0]);
+      fprintf(f, ": ");
+      exp_json_str(f, o[1]);
+    }
+    fprintf(f, "}}");
+  }
+  fprintf(f, "\n  ],\n  \"set\": {");
+  for (int k = 0; k < ctx->nsets; k++) {
+    char key[512];
+    snprintf(key, sizeof key, "%s%s%s", ctx->sets[k].scheme ? ctx->sets[k].scheme : "",
+             ctx->sets[k].scheme ? "." : "", ctx->sets[k].key);
+    fprintf(f, "%s", k ? ", " : "");
+    exp_json_str(f, key);
+    fprintf(f, ": ");
+    exp_json_str(f, ctx->sets[k].value);
+  }
+  fprintf(f, "}");
+}
+
+/* Close f (report.part.md, appended to); a write error (ferror, or fclose
+   flushing to a full disk) is an error naming the file and the reason. */
+static int close_checked(FILE *f, const char *path)
+{
+  errno = 0;
+  int bad = ferror(f);
+  bad |= fclose(f);
+  if (bad)
+    return cdyn_error(CDYN_EIO, "error writing %s: %s", path, errno ? strerror(errno) : "write error");
+  return CDYN_OK;
+}
+
+static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, const cdyn_stepper *st,
+                      const char *extra)
+{
+  char name[300];
+  snprintf(name, sizeof name, "%s.meta.json", csvname);
+  exp_afile a;
+  int rc = exp_afile_open(&a, ctx->outdir, name, 0);
+  if (rc)
+    return rc;
+  FILE *f = a.f;
+  fprintf(f, "{\n  \"file\": ");
+  exp_json_str(f, csvname);
+  fprintf(f, ",\n");
+  meta_common(f, ctx);
+  fprintf(f, ",\n  \"columns\": ");
+  exp_json_str(f, columns);
+  fprintf(f, ",\n  \"column_info\": [");
+  const char *c = columns;
+  for (int k = 0; *c; k++) {
+    size_t len = strcspn(c, ",");
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), c);
+    const char *meaning = NULL, *unit = exp_column_unit(ctx->exp->name, csvname, name, &meaning);
+    fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+    exp_json_str(f, name);
+    fprintf(f, ", \"unit\": ");
+    exp_json_str(f, unit ? unit : "");
+    /* A pattern's '#' stands for the column's own number (x# of x3). */
+    char text[512];
+    const char *hash = meaning ? strchr(meaning, '#') : NULL;
+    if (hash) {
+      size_t d = strcspn(name, "0123456789"), nd = strspn(name + d, "0123456789");
+      snprintf(text, sizeof text, "%.*s%.*s%s", (int)(hash - meaning), meaning, (int)nd, name + d, hash + 1);
+      meaning = text;
+    }
+    fprintf(f, ", \"meaning\": ");
+    exp_json_str(f, meaning ? meaning : "");
+    fprintf(f, "}");
+    c += len;
+    if (*c == ',')
+      c++;
+  }
+  fprintf(f, "\n  ]");
+  if (st) {
+    fprintf(f, ",\n  \"scheme\": ");
+    exp_json_str(f, cdyn_stepper_scheme(st));
+    fprintf(f, ",\n  \"scheme_options\": {");
+    for (size_t i = 0; i < cdyn_stepper_option_count(st); i++) {
+      char buf[256];
+      const char *name = cdyn_stepper_option_name(st, i);
+      if (cdyn_stepper_get(st, name, buf, sizeof buf))
+        snprintf(buf, sizeof buf, "?");
+      fprintf(f, "%s\n    ", i ? "," : "");
+      exp_json_str(f, name);
+      fprintf(f, ": ");
+      exp_json_str(f, buf);
+    }
+    fprintf(f, "\n  }");
+  }
+  if (extra && *extra)
+    fprintf(f, ",\n  %s", extra);
+  fprintf(f, "\n}\n");
+  return exp_afile_close(&a, 1);
+}
+
+/* The record of the whole run, run.meta.json, by which `cdyn report`
+   finds the run (cmd_run.c writes it when the run is complete). */
+int exp_write_run_meta(exp_ctx *ctx)
+{
+  exp_afile a;
+  int rc = exp_afile_open(&a, ctx->outdir, "run.meta.json", 0);
+  if (rc)
+    return rc;
+  FILE *f = a.f;
+  fprintf(f, "{\n  \"run_of\": ");
+  exp_json_str(f, ctx->exp->name);
+  fprintf(f, ",\n");
+  meta_common(f, ctx);
+  fprintf(f, ",\n  \"skipped\": ");
+  exp_json_str(f, ctx->skipped);
+  /* A scene's run judges no claims and writes no claims file. */
+  fprintf(f, ",\n  \"claims\": %s,\n  \"complete\": true\n}\n", ctx->scene ? "null" : "\"claims.part.csv\"");
+  return exp_afile_close(&a, 1);
+}
+
+/* runs.csv: the run names, their schemes and roles, for the figures
+   (which draw every run) and for the reader. */
+int exp_write_runs(exp_ctx *ctx)
+{
+  exp_csv csv;
+  int rc = exp_csv_open(ctx, &csv, "runs", "run,scheme,role", NULL,
+                        "\"note\": \"one row per run, in the order run: the paper's (or --scheme's) schemes, "
+                        "--extra-schemes, then the companion runs\"");
+  for (int k = 0; k < ctx->nruns && !rc; k++) {
+    const char *labels[3] = {ctx->runs[k].name, ctx->runs[k].scheme, role_name(ctx->runs[k].role)};
+    rc = exp_csv_row_labels(&csv, labels, 3, NULL, 0);
+  }
+  int crc = exp_csv_close(&csv, rc == CDYN_OK);
+  return rc ? rc : crc;
+}
+
+/* ---- CSV ------------------------------------------------------------------------------- */
+
+int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *columns, const cdyn_stepper *st,
+                 const char *extra)
+{
+  memset(csv, 0, sizeof *csv);
+  csv->ctx = ctx;
+  csv->stepper = st;
+  /* Every column is documented (columns.c) before anything is written. */
+  const char *c = columns;
+  while (*c) {
+    size_t len = strcspn(c, ",");
+    char col[128];
+    snprintf(col, sizeof col, "%.*s", (int)(len < sizeof col ? len : sizeof col - 1), c);
+    if (!exp_column_unit(ctx->exp->name, name, col, NULL))
+      return cdyn_error(CDYN_EINVAL, "%s.csv of %s: column '%s' has no unit and meaning in experiments/columns.c",
+                        name, ctx->exp->name, col);
+    c += len;
+    if (*c == ',')
+      c++;
+  }
+  csv->name = strdup(name);
+  csv->columns = strdup(columns);
+  csv->extra = strdup(extra ? extra : "");
+  if (!csv->name || !csv->columns || !csv->extra) {
+    exp_csv_close(csv, 0);
+    return cdyn_error(CDYN_ENOMEM, "out of memory");
+  }
+  char file[300];
+  snprintf(file, sizeof file, "%s.csv", name);
+  int rc = exp_afile_open(&csv->file, ctx->outdir, file, 0);
+  if (rc) {
+    exp_csv_close(csv, 0);
+    return rc;
+  }
+  fprintf(csv->file.f, "%s\n", columns);
+  csv->ncol = 1;
+  for (const char *p = columns; *p; p++)
+    csv->ncol += *p == ',';
+  return CDYN_OK;
+}
+
+static void put_number(FILE *f, double x)
+{
+  /* %.17g prints "nan"/"inf" for non-finite values, which CSV readers
+     (gnuplot among them) take as missing. */
+  fprintf(f, "%.17g", x);
+}
+
+int exp_csv_row(exp_csv *csv, const double *v, int n)
+{
+  return exp_csv_row_labels(csv, NULL, 0, v, n);
+}
+
+int exp_csv_row_labels(exp_csv *csv, const char *const *labels, int nl, const double *v, int n)
+{
+  if (nl + n != csv->ncol) {
+    csv->failed = 1;
+    return cdyn_error(CDYN_EINVAL, "%s: row of %d fields for %d columns", csv->file.path, nl + n, csv->ncol);
+  }
+  FILE *f = csv->file.f;
+  for (int k = 0; k < nl; k++) {
+    if (k)
+      fputc(',', f);
+    exp_csv_field(f, labels[k]);
+  }
+  for (int k = 0; k < n; k++) {
+    if (k || nl)
+      fputc(',', f);
+    put_number(f, v[k]);
+  }
+  fputc('\n', f);
+  return CDYN_OK;
+}
+
+int exp_csv_row_labeled(exp_csv *csv, const char *label, const double *v, int n)
+{
+  return exp_csv_row_labels(csv, &label, 1, v, n);
+}
+
+static void csv_release(exp_csv *csv)
+{
+  free(csv->name);
+  free(csv->columns);
+  free(csv->extra);
+  csv->name = csv->columns = csv->extra = NULL;
+}
+
+int exp_csv_close(exp_csv *csv, int ok)
+{
+  if (!csv->file.f) {
+    csv_release(csv);
+    return CDYN_OK;
+  }
+  /* The CSV complete (every write checked), then its metadata record,
+     then the CSV renamed into place: a failed run leaves neither. */
+  int rc = ok ? exp_afile_flush(&csv->file) : CDYN_OK;
+  if (ok && !rc && csv->failed)
+    rc = cdyn_error(CDYN_EIO, "error writing %s", csv->file.path);
+  if (ok && !rc && !(rc = write_meta(csv->ctx, csv->name, csv->columns, csv->stepper, csv->extra)) &&
+      (rc = exp_afile_close(&csv->file, 1))) {
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s/%s.meta.json", csv->ctx->outdir, csv->name);
+    remove(meta);
+  }
+  exp_afile_close(&csv->file, 0); /* removes the temporary file, if it is still there */
+  csv_release(csv);
+  return ok ? rc : CDYN_OK;
+}
+
+/* ---- claims ---------------------------------------------------------------------------- */
+
+static const exp_claim_def *own_claim(const exp_ctx *ctx, const char *id, size_t *index)
+{
+  const exp_claim_def *c = exp_claim_find(id);
+  if (!c || !c->experiment || strcmp(c->experiment, ctx->exp->name))
+    return NULL;
+  *index = (size_t)(c - exp_claim_defs);
+  return c;
+}
+
+int exp_claim_ready(const exp_ctx *ctx, const char *id)
+{
+  size_t idx;
+  const exp_claim_def *c = own_claim(ctx, id, &idx);
+  if (!c || !ctx->claims)
+    return 0;
+  for (const char *r = c->runs; r && *r;) {
+    size_t len = strcspn(r, ",");
+    int found = 0;
+    for (int k = 0; k < ctx->nruns; k++)
+      if (strlen(ctx->runs[k].name) == len && !strncmp(ctx->runs[k].name, r, len))
+        found = 1;
+    if (!found)
+      return 0;
+    r += len;
+    if (*r == ',')
+      r++;
+  }
+  return 1;
+}
+
+static int claim_row(exp_ctx *ctx, size_t idx, const char *measured, const char *threshold, const char *verdict,
+                     const char *note)
+{
+  const exp_claim_def *c = &exp_claim_defs[idx];
+  exp_csv_field(ctx->claims, c->id);
+  fputc(',', ctx->claims);
+  exp_csv_field(ctx->claims, ctx->exp->name);
+  fputc(',', ctx->claims);
+  exp_csv_field(ctx->claims, measured);
+  fputc(',', ctx->claims);
+  exp_csv_field(ctx->claims, threshold);
+  fputc(',', ctx->claims);
+  exp_csv_field(ctx->claims, verdict);
+  fputc(',', ctx->claims);
+  exp_csv_field(ctx->claims, note);
+  fputc('\n', ctx->claims);
+  ctx->judged[idx] = 1;
+  printf("claim %-34s %-14s measured %s (%s)\n", c->id, verdict, measured, threshold);
+  return CDYN_OK;
+}
+
+/* The run's --set values that reach the runs claim c needs, as text
+   ("" when none do): a verdict on modified runs says so. */
+static void sets_note(const exp_ctx *ctx, const exp_claim_def *c, char *buf, size_t len)
+{
+  buf[0] = '\0';
+  for (int k = 0; k < ctx->nsets; k++) {
+    const exp_set *s = &ctx->sets[k];
+    int reaches = !s->scheme;
+    for (int r = 0; r < ctx->nruns && !reaches; r++) {
+      const char *rn = ctx->runs[r].name;
+      size_t rl = strlen(rn);
+      const char *p = c->runs;
+      while (p && *p) {
+        size_t l = strcspn(p, ",");
+        if (l == rl && !strncmp(p, rn, l) &&
+            (!strcmp(s->scheme, rn) || !strcmp(s->scheme, ctx->runs[r].scheme)))
+          reaches = 1;
+        p += l;
+        if (*p == ',')
+          p++;
+      }
+    }
+    if (reaches) {
+      size_t used = strlen(buf);
+      snprintf(buf + used, len - used, "%s%s%s%s=%s", used ? ", " : "; with --set ", s->scheme ? s->scheme : "",
+               s->scheme ? "." : "", s->key, s->value);
+    }
+  }
+}
+
+int exp_judge(exp_ctx *ctx, const char *id, const exp_value *v, size_t n, const char *fmt, ...)
+{
+  size_t idx;
+  const exp_claim_def *c = own_claim(ctx, id, &idx);
+  if (!c)
+    return cdyn_error(CDYN_EINVAL, "claim %s is not a claim of experiment %s", id, ctx->exp->name);
+  if (!ctx->claims)
+    return CDYN_OK;
+  enum exp_verdict verdict;
+  double measured = NAN;
+  int rc = exp_verdict(c, v, n, &verdict, &measured);
+  if (rc)
+    return rc;
+  char note[2048], num[64], rule[1024], sets[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(note, sizeof note, fmt, ap);
+  va_end(ap);
+  sets_note(ctx, c, sets, sizeof sets);
+  if (*sets && strlen(note) + strlen(sets) < sizeof note)
+    strcat(note, sets);
+  snprintf(num, sizeof num, "%.6g", measured);
+  exp_rule_text(c, rule, sizeof rule);
+  return claim_row(ctx, idx, num, rule, exp_verdict_name(verdict), note);
+}
+
+int exp_claim_not_run(exp_ctx *ctx, const char *id, const char *reason)
+{
+  size_t idx;
+  const exp_claim_def *c = own_claim(ctx, id, &idx);
+  if (!c)
+    return cdyn_error(CDYN_EINVAL, "claim %s is not a claim of experiment %s", id, ctx->exp->name);
+  if (!ctx->claims || ctx->judged[idx])
+    return CDYN_OK;
+  char rule[1024];
+  exp_rule_text(c, rule, sizeof rule);
+  return claim_row(ctx, idx, "", rule, "not-run", reason);
+}
+
+/* ---- report fragments and progress ------------------------------------------------------- */
+
+const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan)
+{
+  if (!len)
+    return buf;
+  if (isnan(x))
+    snprintf(buf, len, "%s", if_nan);
+  else {
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+    snprintf(buf, len, fmt, x);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+  }
+  return buf;
+}
+
+int exp_report(exp_ctx *ctx, const char *fmt, ...)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/report.part.md", ctx->outdir);
+  if (ctx->failed_io)
+    return CDYN_EIO; /* the first failure is the one reported */
+  FILE *f = fopen(path, "a");
+  if (!f) {
+    ctx->failed_io = 1;
+    int rc = cdyn_error(CDYN_EIO, "cannot write %s: %s", path, strerror(errno));
+    snprintf(ctx->io_error, sizeof ctx->io_error, "%s", cdyn_errmsg());
+    return rc;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  int rc = close_checked(f, path);
+  if (rc) {
+    ctx->failed_io = 1;
+    snprintf(ctx->io_error, sizeof ctx->io_error, "%s", cdyn_errmsg());
+  }
+  return rc;
+}
+
+void exp_progress(exp_ctx *ctx, const char *what, long done, long total)
+{
+  if (!isatty(STDERR_FILENO))
+    return;
+  double t = cdyn_clock();
+  if (done < total && t - ctx->progress_last < 0.25)
+    return;
+  ctx->progress_last = t;
+  fprintf(stderr, "\r  %s: %ld / %ld (%.0f %%)%s", what, done, total,
+          total > 0 ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
+  fflush(stderr);
+}
+
+/* ---- scenes from text ---------------------------------------------------------------- */
+
+void exp_cloth_material_get(const exp_ctx *ctx, exp_cloth_material *m)
+{
+  exp_param_double(ctx, "size", &m->size);
+  exp_param_double(ctx, "mass", &m->mass);
+  exp_param_double(ctx, "k_struct", &m->k_struct);
+  exp_param_double(ctx, "k_shear", &m->k_shear);
+  exp_param_double(ctx, "k_bend", &m->k_bend);
+  exp_param_double(ctx, "damping", &m->damping);
+}
+
+void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
+                         const char *hooks)
+{
+  exp_text_printf(b,
+                  "{\"type\": \"cloth\", \"nx\": %ld, \"ny\": %ld, \"origin\": [%.17g, 0, %.17g], "
+                  "\"u\": [%.17g, 0, 0], \"v\": [0, 0, %.17g], \"mass\": %.17g, \"k_struct\": %.17g, "
+                  "\"k_shear\": %.17g, \"k_bend\": %.17g, \"damping\": %.17g, \"pins\": [",
+                  grid, grid, -m->size / 2, -m->size / 2, m->size, m->size, m->mass, m->k_struct, m->k_shear,
+                  m->k_bend, m->damping);
+  for (size_t k = 0; k < npins; k++)
+    exp_text_printf(b, "%s%zu", k ? ", " : "", pins[k]);
+  exp_text_puts(b, "]");
+  if (hooks && *hooks)
+    exp_text_printf(b, ", %s", hooks);
+  exp_text_puts(b, "}");
+}
+
+int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out)
+{
+  if (b->failed || !b->s)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory for the scene's text", name);
+  return cdyn_scene_parse(out, b->s, b->len, name, NULL);
+}
