@@ -32,3 +32,10 @@ echo
 printf 'EXPERIMENT_SOURCES ='
 sources experiments/studies/experiments.def
 echo
+# Their names, for make figures (paper_figs/local.mk): an experiment's
+# name is its id with '-' for '_' (tests/scenes.test checks this against
+# the names the program lists).
+printf 'EXPERIMENT_NAMES ='
+sed -n 's/^CDYN_EXPERIMENT([ 	]*\([A-Za-z0-9_]*\)[ 	]*,.*/\1/p' "$srcdir/experiments/studies/experiments.def" |
+  tr '_' '-' | while read -r n; do printf ' \\\n\t%s' "$n"; done
+echo

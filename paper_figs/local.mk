@@ -30,18 +30,16 @@ $(FIGDIR)/extra-schemes: FORCE
 $(FIGDIR)/palette.gp: cdyn$(EXEEXT)
 	@$(MKDIR_P) $(FIGDIR)
 	$(AM_V_GEN)$(RUN_CDYN) palette > $@.tmp && mv $@.tmp $@
-EXPERIMENTS = arm2-drift arm2-trajectory step-cost convergence spinning-hoop stability bad-initial \
-	bead-circle stiff-pendulum arm5-improved arm5-baumgarte chain10-stability corner billiard \
-	active-set-census ccd-census chain-scale-stability cloth-elongation cloth-vs-implicit-ode cloth-contact \
-	cloth-self-contact collision-cost
+# Every experiment of the table experiments/studies/experiments.def
+# (lib/types.am lists their names).
+EXPERIMENTS = $(EXPERIMENT_NAMES)
 EXP_STAMPS = $(EXPERIMENTS:%=$(FIGDIR)/%/done)
 
 # The figures, one PLOT:EXPERIMENT pair each: paper_figs/PLOT.gp draws
 # figures/PLOT.pdf, PLOT.png and latex/PLOT.tex from the output of
 # `cdyn run EXPERIMENT` (figures/EXPERIMENT/).  PLOTS, the plot scripts
 # and each plot's dependency line below are derived from this list, so a
-# new figure is one pair here plus its script; a new experiment also goes
-# into EXPERIMENTS, which the claims report depends on.
+# new figure is one pair here plus its script.
 FIGURES = \
 	fig2-arm2-error:arm2-drift \
 	fig3-arm2-trajectory:arm2-trajectory \

@@ -131,10 +131,15 @@ EXTRA_DIST += tests/viewer.test
 # names, options and files (skipped without bash).
 TESTS += tests/manpage.test tests/completion.test
 EXTRA_DIST += tests/manpage.test tests/completion.test
+# Every path of the source tree that README.md and doc/*.md name exists,
+# and doc/reliability.md's table names every test of this file.
+TESTS += tests/docpaths.test
+EXTRA_DIST += tests/docpaths.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
 	CDYN_PROGRAM='$(abs_top_builddir)/cdyn$(EXEEXT)'; export CDYN_PROGRAM; \
+	CDYN_EXPERIMENT_NAMES='$(EXPERIMENT_NAMES)'; export CDYN_EXPERIMENT_NAMES; \
 	CDYN_FAILWRITE='$(abs_top_builddir)/tests/.libs/libfailwrite.so'; export CDYN_FAILWRITE;
 
 # `make check-valgrind`: the suite under valgrind's memcheck.  The
