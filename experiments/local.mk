@@ -13,9 +13,12 @@ bin_PROGRAMS = cdyn
 #   studies/   the experiments, one file each, named after the experiment,
 #              and their table (studies/experiments.def, whose files come
 #              through lib/types.am, which ./autogen.sh writes);
+#   runargs.c, rundir.c, usage.c at the top: what the commands share
+#              (the checks of a run's arguments, the run-directory reader,
+#              the usage texts);
 #   commands/  one file per command word of the program;
-#   main.c, usage.c at the top: the entry, which dispatches to the
-#              commands, and the usage texts.
+#   main.c     the entry, which hands each command word to its file.
+# Each room calls only into the rooms listed before it (tests/rooms.test).
 # problems/ and runner/ are a convenience library that cdyn and the tests
 # of the experiments both link.
 noinst_LTLIBRARIES += experiments/libcdynexp.la
