@@ -18,6 +18,15 @@ typedef struct {
   int levels;
 } exp_arm5_params;
 
+/* The columns both arm5 experiments write (the free end in every run's
+   file, order.csv): entries of an exp_column table. */
+#define EXP_ARM5_COLUMNS                                                                              \
+  {NULL, "x_end", "m", "x of the free end of the arm"},                                               \
+  {NULL, "y_end", "m", "y of the free end of the arm"},                                               \
+  {"order", "completed", "1", "1 if the run reached order_T, else 0"},                                \
+  {"order", "e_T", "m", "e_n at order_T"},                                                            \
+  {"order", "pos_err", "m", "largest node distance from the reduced-coordinate reference at order_T"}
+
 /* The parameters both experiments take, checked across each other. */
 int exp_arm5_params_get(exp_ctx *ctx, exp_arm5_params *p);
 

@@ -32,4 +32,8 @@ void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp);
    every run of ctx on the scene sp, their files under sp->name. */
 int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0);
 
+/* The columns of the files both experiments write (cloth-self-contact's
+   under its name for cloth-contact's: its files_as). */
+extern const exp_column exp_cc_columns[];
+
 #endif

@@ -152,11 +152,25 @@ out:
   cdyn_ref_nlink_free(ref);
   return rc;
 }
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "y_ref", "m", "y of the last node in the reduced-coordinate reference at t"},
+  {NULL, "dev", "m", "y of the last node minus y_ref"},
+  {"reference", "x#", "m", "x of node # of the reference (node 0 is the pivot at the origin)"},
+  {"reference", "y#", "m", "y of node # of the reference"},
+  {"reference", "E", "J", "total energy of the reference"},
+  {"tracking", "t_track", "s",
+   "time until y of the last node first leaves track_tol of the reference (the run's length if never)"},
+  {"tracking", "tracked_all", "1", "1 if it never left the band, else 0"},
+  {"tracking", "max_e", "m", "largest e_n of the run"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_arm2_trajectory = {
   .name = "arm2-trajectory",
   .description = "2-link arm: y of node 2 against the reduced-coordinate reference, at h, h/2, h/4, h/8",
   .source = "001 fig 1, 3",
   .params = trajectory_params,
+  .columns = columns,
   .schemes = "baumgarte,poststab,implicit",
   .h = 0.05,
   .steps = 1460,

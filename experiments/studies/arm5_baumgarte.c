@@ -157,11 +157,27 @@ static int check_baumgarte(exp_ctx *ctx)
   return rc;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  EXP_ARM5_COLUMNS,
+  {"sweep", "ia", "1", "index of alpha in the sweep (0: 0, k: 2^(k-3))"},
+  {"sweep", "ib", "1", "index of beta in the sweep"},
+  {"sweep", "alpha", "1/s", "Baumgarte's alpha"},
+  {"sweep", "beta", "1/s", "Baumgarte's beta"},
+  {"sweep", "fail_step", "1", "step that broke a stability rule (steps + 1 if none)"},
+  {"sweep", "e_tail", "m", "mean e_n over the last tenth of the run (nan if unstable)"},
+  {"sweep", "e_mean", "m", "mean e_n over the run (nan if unstable)"},
+  {"sweep", "gain_max", "J", "largest E - E(0) of the run"},
+  {"sweep", "e_fail", "m",
+   "e_n after the step that exceeded the limit, refused by the divergence guard (nan if none)"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_arm5_baumgarte = {
   .name = "arm5-baumgarte",
   .description = "5-link arm: explicit Baumgarte vs implicit, an alpha-beta sweep, and the order study",
   .source = "000 fig 4",
   .params = params_baumgarte,
+  .columns = columns,
   .check = check_baumgarte,
   .schemes = "baumgarte,implicit",
   .h = 0.01,

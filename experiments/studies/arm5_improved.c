@@ -305,11 +305,30 @@ static int check_improved(exp_ctx *ctx)
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  EXP_ARM5_COLUMNS,
+  {"panels", "variant", "", "reading of \"mass\": uniform (every node) or heavy-end (the free end)"},
+  {"panels", "mass", "kg", "the panel's mass"},
+  {"panels", "diverged", "1",
+   "1 if a step failed or e_n exceeded diverge_frac of the arm's length (the run stopped)"},
+  {"panels", "fail_step", "1", "step at which it diverged (steps + 1 if it did not)"},
+  {"panels", "e_sum", "m", "sum of e_n over the run"},
+  {"panels", "e_mean", "m", "mean e_n over the run (nan if it diverged)"},
+  {"panels", "ratio_implicit", "1", "mean e_n of implicit over this run's (nan if either diverged)"},
+  {"panels", "e_fail", "m",
+   "e_n after the step that crossed the limit, refused by the divergence guard (nan if none)"},
+  {"mass-invariance", "first_second", "m",
+   "largest node distance between the light and heavy uniform runs over the first second"},
+  {"mass-invariance", "whole_run", "m", "the same over the whole run"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_arm5_improved = {
   .name = "arm5-improved",
   .description = "5-link arm: improved midpoint vs first-order implicit, h x mass panels, and the order study",
   .source = "000 fig 2-3",
   .params = params_improved,
+  .columns = columns,
   .check = check_improved,
   .schemes = "implicit,improved,improved-ab2",
   .h = 0.01,

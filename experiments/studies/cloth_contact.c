@@ -118,6 +118,7 @@ const cdyn_experiment cdyn_experiment_cloth_contact = {
                  "continuous against discrete, checked by an exact replay",
   .source = "001 fig 5, 001 sec V-A",
   .params = contact_params,
+  .columns = exp_cc_columns,
   .check = contact_check,
   .schemes = "implicit",
   .companions = contact_companions,

@@ -708,12 +708,68 @@ static int elong_anim(exp_ctx *ctx, const exp_cloth_spec *sp, const elong_result
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "eps_max", "1", "largest elongation (|x_ij| - L0) / L0 over the structural springs"},
+  {NULL, "eps_p99", "1", "99th percentile (nearest rank) of the structural springs' elongation"},
+  {"cloth-elongation", "active", "1", "strain constraints active after the step"},
+  {NULL, "activated", "1", "springs turned into constraints before the step"},
+  {NULL, "released", "1", "constraints turned back into springs after the step"},
+  {NULL, "flips", "1",
+   "springs made constraints again right after their release, cumulative"},
+  {NULL, "contacts", "1",
+   "ball contacts: separation constraints on (adaptive runs) or nodes projected out (others) at the step"},
+  {NULL, "depth", "m", "deepest penetration of a node into the ball after the step"},
+  {NULL, "completed", "1", "1: every step was taken; 0: the run failed or blew up"},
+  {"cloth-elongation-summary", "eps_max", "1", "largest elongation of any step of the run"},
+  {"cloth-elongation-summary", "eps_p99", "1", "largest 99th-percentile elongation of any step"},
+  {NULL, "active_max", "1", "most constraints active at once (strain and ball)"},
+  {NULL, "depth_max", "m", "deepest penetration into the ball of the run"},
+  {NULL, "time_per_step", "s", "wall-clock time per step, hooks included"},
+  {NULL, "snap", "1", "snapshot number"},
+  {NULL, "tri", "1", "triangle index (the cloth generator's triangles, cdyn_scene_get_patch)"},
+  {NULL, "x#", "m", "x of the triangle's corner #"},
+  {NULL, "y#", "m", "y of the triangle's corner #"},
+  {NULL, "z#", "m", "z of the triangle's corner #"},
+  {NULL, "strain", "1", "largest strain |edge| / rest - 1 of the triangle's two structural edges"},
+  {NULL, "bx", "m", "x of the ball's centre"},
+  {NULL, "by", "m", "y of the ball's centre"},
+  {NULL, "bz", "m", "z of the ball's centre"},
+  {NULL, "br", "m", "the ball's radius"},
+  {"cloth-animation-series", "active", "1", "strain constraints active after the step"},
+  {"cloth-animation-series", "iterations", "1",
+   "nonlinear (Newton, SHAKE/RATTLE) iterations of the step; 0 for a scheme without"},
+  {"cloth-animation-series", "status", "1",
+   "cdyn status of the step that failed or was not taken (1: CDYN_NOCONV of a scheme that restores its state), "
+   "on the run's last row; 0 otherwise"},
+  {NULL, "fail", "",
+   "first stability rule the run broke: none, failed-step (status < 0), step-not-taken (CDYN_NOCONV, state "
+   "restored), non-finite, strain-bound (largest strain > strain_bound)"},
+  {NULL, "steps_done", "1", "steps taken and measured (the run stops at a failed or not-taken step, or at eps > 10)"},
+  {"cloth-animation", "stable", "1", "1: the run kept the stability rule (fail = none)"},
+  {NULL, "t_fail", "s", "time of the step at which the rule was first broken (nan: stable)"},
+  {NULL, "eps_max_measured", "1", "largest structural elongation after any step taken"},
+  {NULL, "holds_eps", "1", "1: stable and eps_max_measured <= eps_max"},
+  {NULL, "holds_eps_tol", "1", "1: stable and eps_max_measured <= eps_tol"},
+  {NULL, "energy_lost_per_s", "W",
+   "(E(0) - E(t)) / t, t the last step taken: the cloth's energy (kinetic, gravity's, springs'; the ball's work "
+   "included)"},
+  {NULL, "newton_iterations_per_step", "1",
+   "nonlinear iterations per step called (nan: the scheme counts none)"},
+  {NULL, "factorizations_per_step", "1", "numeric factorisations per step called (nan: none)"},
+  {NULL, "analyses", "1", "symbolic analyses of a sparse direct solver (a new pattern), over the run"},
+  {NULL, "set_changes", "1", "steps that followed a change of the constraint set"},
+  {"cloth-animation", "status", "1",
+   "cdyn status of the step that failed or was not taken (0: none)"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_cloth_elongation = {
   .name = "cloth-elongation",
   .description = "a cloth hung by two corners falls and is pushed by a ball: elongation with springs, adaptive "
                  "constraints, Provot and Baraff-Witkin",
   .source = "000 fig 1, 001 fig 6",
   .params = elong_params,
+  .columns = columns,
   .check = elong_check,
   .schemes = "implicit,improved,rattle",
   .companions = elong_companions,

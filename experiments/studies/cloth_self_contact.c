@@ -79,6 +79,8 @@ const cdyn_experiment cdyn_experiment_cloth_self_contact = {
                  "replay, with the cost of detection and the fail-safe against the unconstrained step",
   .source = "001 sec V-A (beyond the paper: self-contact at scale)",
   .params = self_params,
+  .columns = exp_cc_columns,
+  .files_as = "cloth-contact",
   .check = self_check,
   .schemes = "implicit",
   .companions = self_companions,

@@ -218,12 +218,29 @@ static int cost_run(exp_ctx *ctx)
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "grid", "1", "nodes per side of the mesh"},
+  {NULL, "nodes", "1", "nodes of the mesh"},
+  {NULL, "triangles", "1", "triangles of the mesh"},
+  {NULL, "candidates", "1", "broad-phase pairs (node-triangle and edge-edge) of one detection"},
+  {NULL, "contacts", "1", "contacts made by one detection"},
+  {NULL, "exact", "1", "pairs the exact replay sent to the exact (GMP) test"},
+  {NULL, "near", "1", "pairs past the exact replay's distance bound (near = filtered + exact)"},
+  {NULL, "filtered", "1",
+   "pairs past the exact replay's distance bound that its certified floating-point filter decided"},
+  {NULL, "before", "s", "wall-clock time of cdyn_contacts_before (mean over reps)"},
+  {NULL, "after", "s", "wall-clock time of cdyn_contacts_after, the check of the motion taken (mean over reps)"},
+  {NULL, "replay", "s", "wall-clock time of the exact replay of the same motion (one call)"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_collision_cost = {
   .name = "collision-cost",
   .description = "the collision detector's time per step against the mesh size (broad phase, proximity and "
                  "continuous tests), with the exact replay for comparison",
   .source = "001 sec V-A (beyond the paper: the cost of detection)",
   .params = cost_params,
+  .columns = columns,
   .check = cost_check,
   .schemes = NULL,
   .h = 1e-3,
