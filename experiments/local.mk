@@ -29,6 +29,10 @@ experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/
 	experiments/problems/problems.h experiments/problems/problems.c \
 	experiments/problems/contact_problems.h experiments/problems/contact_problems.c \
 	experiments/problems/ccd_queries.h experiments/problems/ccd_queries.c \
+	experiments/problems/arm2_runs.h experiments/problems/arm2_runs.c \
+	experiments/problems/arm5_runs.h experiments/problems/arm5_runs.c \
+	experiments/problems/cloth_scene.h experiments/problems/cloth_scene.c \
+	experiments/problems/cloth_contact_scene.h experiments/problems/cloth_contact_scene.c \
 	experiments/runargs.h experiments/runargs.c experiments/rundir.h experiments/rundir.c
 experiments_libcdynexp_la_CPPFLAGS = $(CDYN_PROGRAM_CPPFLAGS)
 cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \

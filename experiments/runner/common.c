@@ -355,7 +355,7 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
     size_t len = strcspn(c, ",");
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), c);
-    const char *meaning = NULL, *unit = exp_column_unit(ctx->exp->name, csvname, name, &meaning);
+    const char *meaning = NULL, *unit = exp_column_unit(ctx->exp, csvname, name, &meaning);
     fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
     exp_json_str(f, name);
     fprintf(f, ", \"unit\": ");
@@ -448,7 +448,7 @@ int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *colum
     size_t len = strcspn(c, ",");
     char col[128];
     snprintf(col, sizeof col, "%.*s", (int)(len < sizeof col ? len : sizeof col - 1), c);
-    if (!exp_column_unit(ctx->exp->name, name, col, NULL))
+    if (!exp_column_unit(ctx->exp, name, col, NULL))
       return cdyn_error(CDYN_EINVAL, "%s.csv of %s: column '%s' has no unit and meaning in experiments/columns.c",
                         name, ctx->exp->name, col);
     c += len;

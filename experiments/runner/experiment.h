@@ -17,8 +17,10 @@
  *     version, the build and the command);
  *   - judges its claims (claims.h: the rules are data) with exp_judge.
  *
- * Adding an experiment is one file defining a `const cdyn_experiment` and
- * one line in experiments.def.
+ * Adding an experiment is one file in studies/ defining a `const
+ * cdyn_experiment`, with its parameters and the units and meanings of its
+ * columns, and one line in studies/experiments.def (and its figure
+ * script, if it has one).
  */
 #ifndef CDYN_EXPERIMENT_H
 #define CDYN_EXPERIMENT_H
@@ -86,11 +88,34 @@ typedef struct exp_runspec {
 
 typedef struct exp_ctx exp_ctx;
 
+/* ---- columns ------------------------------------------------------------------------------ */
+
+/*
+ * The unit and meaning of a column an experiment writes, for the metadata
+ * record beside each CSV (runner/columns.c: how they are looked up).
+ * `file`: the file without .csv (NULL: any of the experiment's files; a
+ * trailing '*' matches a prefix); `column`: its name, in which '#'
+ * stands for a number (x# is x0, x1, ...).
+ */
+typedef struct exp_column {
+  const char *file, *column, *unit, *meaning;
+} exp_column;
+
+#define EXP_COLUMNS_END {NULL, NULL, NULL, NULL}
+
 typedef struct cdyn_experiment {
   const char *name;
   const char *description;
   const char *source;            /* paper and figure */
   const exp_param *params;       /* ends with EXP_PARAMS_END */
+  /* The unit and meaning of every column it writes that runner/columns.c
+     (the columns every experiment shares) does not give; ends with
+     EXP_COLUMNS_END; may be NULL. */
+  const exp_column *columns;
+  /* Its files are another experiment's under its own name (cloth-self-contact
+     writes cloth-contact's): a file named with its name as prefix is looked
+     up in `columns` with this name in its place; NULL: none. */
+  const char *files_as;
   /* Checks across parameters (and --h, --steps) that their table cannot
      state, before anything is written; may be NULL. */
   int (*check)(exp_ctx *ctx);
@@ -393,7 +418,8 @@ typedef struct exp_csv {
 
 /*
  * Open outdir/NAME.csv with the header `columns` (comma separated; every
- * column needs an entry in columns.c, its unit and meaning, or the CSV is
+ * column needs an entry, its unit and meaning, in the experiment's columns
+ * or in columns.c, or the CSV is
  * refused).  `scheme`, when not NULL, is the stepper whose options go
  * into the metadata; `extra` (may be NULL) is a JSON fragment of further
  * fields ("\"key\": value, ...").  The stepper must outlive exp_csv_close.
@@ -414,9 +440,10 @@ void exp_meta_program(FILE *f, const char *command);
 
 /*
  * The unit and meaning of column `column` of file `file` (without .csv)
- * of `experiment` (columns.c); NULL when it has none.
+ * of experiment `e` (its columns, then columns.c's); NULL when it has
+ * none.
  */
-const char *exp_column_unit(const char *experiment, const char *file, const char *column, const char **meaning);
+const char *exp_column_unit(const cdyn_experiment *e, const char *file, const char *column, const char **meaning);
 
 /* Append a Markdown fragment to the report (outdir/report.part.md). */
 int exp_report(exp_ctx *ctx, const char *fmt, ...)

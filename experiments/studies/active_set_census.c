@@ -237,11 +237,35 @@ static int run(exp_ctx *ctx)
                    tot[2].pulls, tot[3].exact, lcp_disagree);
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "algorithm", "", "active-set algorithm"},
+  {NULL, "rows", "1", "rows of the problem (census-summary: all rows of all problems)"},
+  {NULL, "problems", "1", "problems with a reference solution"},
+  {NULL, "exact", "1", "problems solved exactly (accelerations to 1e-7, no pulling)"},
+  {NULL, "accel_ok", "1", "problems with the right accelerations"},
+  {NULL, "penetrates", "1", "problems left with a violating row"},
+  {NULL, "pulls", "1", "problems with a pulling multiplier"},
+  {NULL, "failed", "1", "problems on which the algorithm returned an error"},
+  {NULL, "mean_solves", "1", "mean non-empty linear solves per problem"},
+  {NULL, "max_solves", "1", "most solves of one problem"},
+  {NULL, "excess", "1", "problems with more solves than inequality rows"},
+  {NULL, "seed", "1", "seed of the generator"},
+  {NULL, "trial", "1", "trial number within the seed"},
+  {NULL, "dim", "1", "dimension (2 or 3)"},
+  {NULL, "particles", "1", "particles"},
+  {NULL, "iterative_pulls", "1", "1 if the iterative algorithm pulls"},
+  {NULL, "iterative_penetrates", "1", "1 if it leaves a violating row"},
+  {NULL, "iterative_accel_ok", "1", "1 if its accelerations are right"},
+  {NULL, "lcp_exact", "1", "1 if the LCP solver is exact"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_active_set_census = {
   .name = "active-set-census",
   .description = "random small contact problems: how often each active-set algorithm is exact",
   .source = "beyond 003",
   .params = params,
+  .columns = columns,
   .check = check,
   .schemes = NULL,
   .h = 0.01,

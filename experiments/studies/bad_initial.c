@@ -256,11 +256,25 @@ static int run(exp_ctx *ctx)
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "e_rel", "1", "e_n / e_0"},
+  {NULL, "phidot", "m/s", "|J v + Phi_t| over all rows"},
+  {NULL, "e0", "m", "e_n at the start"},
+  {NULL, "settle_step", "1", "first step after which e_n stays below 1e-2 e_0 (-1: never)"},
+  {NULL, "settle_t", "s", "its time (nan: never)"},
+  {NULL, "overshoot", "1", "largest |Phi_r| of opposite sign to its start, over e_0"},
+  {NULL, "crossings", "1", "sign changes of rows while both values exceed 1e-3 e_0"},
+  {NULL, "phidot0", "m/s", "|J v + Phi_t| at the start"},
+  {NULL, "phidot_end", "m/s", "|J v + Phi_t| at the end"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_bad_initial = {
   .name = "bad-initial",
   .description = "return to the constraint manifold from a state violating Phi and Phi-dot",
   .source = "001 sec III",
   .params = params,
+  .columns = columns,
   .schemes = "all",
   .h = 0.01,
   .steps = 300,

@@ -203,11 +203,23 @@ static int run(exp_ctx *ctx)
   return rc;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "x", "m", "x of the bead"},
+  {NULL, "y", "m", "y of the bead"},
+  {NULL, "radial_err", "m", "r - 1, the distance from the circle"},
+  {NULL, "C", "m^2", "002's C = (x.x - 1)/2"},
+  {NULL, "theta", "rad", "angle of the bead from the downward vertical"},
+  {NULL, "theta_ref", "rad", "the exact motion's angle (reference/bead.c)"},
+  {NULL, "angle_err", "rad", "|theta - theta_ref|, wrapped to [0, pi]"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_bead_circle = {
   .name = "bead-circle",
   .description = "bead on the unit circle with and without Witkin's feedback",
   .source = "002 (bead on a circle)",
   .params = params,
+  .columns = columns,
   .schemes = "all",
   .companions = companions,
   .h = 0.01,

@@ -350,12 +350,40 @@ static int run(exp_ctx *ctx)
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "kind", "", "vf (node-triangle) or ee (edge-edge)"},
+  {NULL, "family", "", "query family (experiments/ccd_queries.h; all: the kind's total)"},
+  {NULL, "queries", "1", "queries made"},
+  {NULL, "built", "1", "queries whose answer is known by construction"},
+  {NULL, "built_contacts", "1", "of those, contacts by construction"},
+  {NULL, "built_wrong", "1", "constructed queries where the reference disagrees with the construction"},
+  {NULL, "contacts", "1", "queries the reference answers with a contact"},
+  {NULL, "degenerate", "1",
+   "queries the reference reports as degenerate (zero-area triangle or zero-length edge at the contact)"},
+  {NULL, "false_negatives", "1", "contacts the library does not report"},
+  {NULL, "late", "1", "contacts the library reports after the reference's bracket of the first contact"},
+  {NULL, "false_positives", "1", "contacts the library reports where the reference finds none"},
+  {NULL, "lib_time", "s", "mean wall-clock time of the library per query"},
+  {NULL, "ref_time", "s", "mean wall-clock time of the reference per query"},
+  {NULL, "lib_median", "s", "median wall-clock time of the library per query"},
+  {NULL, "query", "1", "number of the query within its kind and family, in generation order"},
+  {NULL, "reference", "1", "the reference's answer (1 contact, 0 none)"},
+  {NULL, "library", "1", "the library's answer (1 contact, 0 none)"},
+  {"ccd-counterexamples", "late", "1", "1 if the library's contact time is after the reference's"},
+  {NULL, "x#_#", "m",
+   "x of point # (1: p; 2-4: a, b, c or q, r, s) at t = # (0 or 1), a C99 hex float (%a)"},
+  {NULL, "y#_#", "m", "y of point # at t = #, a hex float"},
+  {NULL, "z#_#", "m", "z of point # at t = #, a hex float"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_ccd_census = {
   .name = "ccd-census",
   .description = "continuous collision detection (node-triangle, edge-edge) against an exact reference on random "
                  "and constructed degenerate queries",
   .source = "beyond the papers (doc/cloth.md)",
   .params = params,
+  .columns = columns,
   .check = check,
   .schemes = NULL,
   .h = 0,

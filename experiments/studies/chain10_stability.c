@@ -671,11 +671,47 @@ out:
   return rc;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {"starts", "trial", "1", "trial (0: the exact saw tooth; t >= 1: mt19937 seeded with t)"},
+  {"starts", "node", "1", "node index"},
+  {"starts", "x", "m", "x of the node"},
+  {"starts", "y", "m", "y of the node"},
+  {"starts", "z", "m", "z of the node"},
+  {"failures", "trial", "1", "trial (0: the exact saw tooth)"},
+  {"failures", "failed", "1", "1 if the run failed, else 0"},
+  {"failures", "fail_step", "1", "step of the failure (steps for a survivor)"},
+  {"failures", "cause", "1",
+   "0 none, 1 negative step status, 2 non-finite or unmeasurable state, 3 e_n > fail_tol"},
+  {"failures", "e0", "m", "e_n at the start"},
+  {"failures", "e_max", "m", "largest e_n before the failure"},
+  {"failures", "e_before", "m", "e_n 100 steps before the failure (nan if none)"},
+  {"failures", "e_prev", "m", "e_n one step before the failure (nan if none)"},
+  {"failures", "e_mean", "m", "mean e_n over steps 1 .. before the failure"},
+  {"failures", "ratio", "1", "mean e_n over the last quarter over the first (survivors only)"},
+  {"failures", "e_fail", "m",
+   "e_n after the step that exceeded fail_tol, refused by the divergence guard (nan if none)"},
+  {"summary", "runs", "1", "runs (the exact start and the trials)"},
+  {"summary", "failed", "1", "runs that failed"},
+  {"summary", "fail_min", "1", "smallest failure step (nan if none failed)"},
+  {"summary", "fail_q1", "1", "first quartile of the failure steps (GSL, linear interpolation)"},
+  {"summary", "fail_median", "1", "median failure step"},
+  {"summary", "fail_q3", "1", "third quartile of the failure steps"},
+  {"summary", "fail_max", "1", "largest failure step"},
+  {"summary", "e_mean", "m", "mean over runs of each run's mean e_n before its failure"},
+  {"summary", "e_before_median", "m", "median e_n 100 steps before the failure"},
+  {"summary", "identical_to_poststab", "1",
+   "runs of poststab-mass bitwise identical to poststab's (-1: not compared)"},
+  {"summary", "E_end_median", "J", "median energy at the last measured step"},
+  {"survival", "alive", "1", "fraction of the runs still running after the step"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_chain10_stability = {
   .name = "chain10-stability",
   .description = "10-link saw-tooth chain, both ends pinned: failure step of every scheme over perturbed starts",
   .source = "001 fig 4",
   .params = params,
+  .columns = columns,
   .check = check,
   .schemes = "baumgarte,poststab,implicit,improved,rattle",
   .companions = companions,

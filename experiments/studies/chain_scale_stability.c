@@ -482,11 +482,25 @@ static int run(exp_ctx *ctx)
   return judge(ctx, N, nN, hs, hu);
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "links", "1", "number of links N of the hanging chain"},
+  {NULL, "stretch_max", "1",
+   "largest relative link stretch ||x_i - x_j| - l| / l of the probe (the step that crossed the limit included)"},
+  {"chain-scale-map", "omega", "rad/s",
+   "omega_N = sqrt(N g / l), the scale of the chain's fastest transverse modes"},
+  {"chain-scale-map", "h_max_omega", "1", "h_max omega_N"},
+  {"chain-scale-energy", "h", "s", "step size, a grid point h = 0.016 2^k"},
+  {"chain-scale-energy", "energy_lost_per_s", "W",
+   "(E(0) - E(T)) / T over the run of T seconds, E kinetic plus gravitational"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_chain_scale_stability = {
   .name = "chain-scale-stability",
   .description = "stability map of every scheme on a hanging chain: number of links against step size",
   .source = "001 sec III (\"stable over large time steps\"), at scale",
   .params = params,
+  .columns = columns,
   .check = check,
   .schemes = "all",
   .h = 0,

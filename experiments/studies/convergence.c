@@ -293,12 +293,42 @@ static int run(exp_ctx *ctx)
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {"convergence", "pos_err", "m", "largest node distance from the reference at T"},
+  {"convergence", "vel_err", "m/s", "largest node velocity difference from the reference at T"},
+  {"convergence", "drift", "1", "(E(T) - E(0)) / (m g L)"},
+  {"convergence", "max_energy_err", "1", "largest |E - E(0)| / (m g L) over the run"},
+  {"convergence", "lam_err", "N",
+   "largest multiplier difference from the exact constraint force at lam_t, over the rows"},
+  {"convergence", "lam_t", "s", "the time within the last step that the scheme's multipliers belong to"},
+  {"orders", "declared_order", "1", "the scheme's declared order"},
+  {"orders", "declared_order_constant_force", "1", "its declared order under a constant force"},
+  {"orders", "fitted_order", "1", "least-squares slope of log pos_err against log h"},
+  {"orders", "local_order", "1", "slope between the two finest fitted step sizes"},
+  {"orders", "points", "1", "step sizes in the fit"},
+  {"orders", "err_coarse", "m", "pos_err at the coarsest h"},
+  {"orders", "err_fine", "m", "pos_err at the finest h"},
+  {"orders", "e_max_fine", "m", "largest e_n at the finest h"},
+  {"orders", "drift_fine", "1", "drift at the finest h"},
+  {"orders", "declared_velocity_order", "1", "the scheme's declared velocity order under a constant force"},
+  {"orders", "fitted_velocity_order", "1", "least-squares slope of log vel_err against log h"},
+  {"orders", "velocity_points", "1", "step sizes in the velocity fit"},
+  {"orders", "declared_lambda_order", "1", "the scheme's declared multiplier order (0: not declared)"},
+  {"orders", "lambda_time", "1", "fraction of the step at which the multipliers apply (0, 0.5, 1)"},
+  {"orders", "lambda_force", "1", "1: the multipliers are the constraint force; 0: the scheme says they are not"},
+  {"orders", "fitted_lambda_order", "1", "least-squares slope of log lam_err against log h"},
+  {"orders", "lambda_points", "1", "step sizes in the multiplier fit"},
+  {"orders", "lambda_err_fine", "N", "lam_err at the finest h"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_convergence = {
   .name = "convergence",
   .description = "convergence order of every scheme in position, velocity and multiplier against references "
                  "(pendulum, double pendulum, bead, spinning hoop)",
   .source = "verification (doc/schemes.md)",
   .params = params,
+  .columns = columns,
   .schemes = "all",
   .companions = exp_poststab_pv_companions,
   .h = 0,

@@ -332,11 +332,26 @@ static int run(exp_ctx *ctx)
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {NULL, "run", "", "run name: a scheme, a companion run, or the reference"},
+  {"hoop-trace", "dtheta", "rad", "theta - theta*, the bead's angle from its relative equilibrium"},
+  {"hoop-summary", "stopped", "1", "1: a step failed or e_n exceeded 0.1 R"},
+  {"hoop-summary", "left", "1", "1: the bead left its relative equilibrium (max_dev > 5 delta)"},
+  {"hoop-summary", "period", "s", "mean time between upward crossings of theta*"},
+  {"hoop-summary", "freq_err", "1", "period_ref / period - 1: relative error of the frequency"},
+  {"hoop-summary", "centre", "rad", "mean of theta - theta* over whole periods"},
+  {"hoop-summary", "amp_ratio", "1", "largest |theta - theta*| over the last period, over the first"},
+  {"hoop-summary", "max_dev", "rad", "largest |theta - theta*| over the run"},
+  {"hoop-summary", "u_max", "m/s", "largest normal velocity |J v + Phi_t| over the rows and the run"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_spinning_hoop = {
   .name = "spinning-hoop",
   .description = "bead on a spinning hoop: relative equilibrium and oscillation frequency against the closed form",
   .source = "verification (a constraint moving with time; 001's post-stabilisation claim)",
   .params = params,
+  .columns = columns,
   .schemes = "all",
   .companions = exp_poststab_pv_companions,
   .h = 0.01,

@@ -192,11 +192,21 @@ static int run(exp_ctx *ctx)
   return CDYN_OK;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {"stability", "index", "1", "position of the scheme in the run's list"},
+  {"stability", "pendulum_h_max", "s", "largest stable h, single pendulum from horizontal"},
+  {"stability", "pendulum_h_fail", "s", "first unstable h above it"},
+  {"stability", "chain10_h_max", "s", "largest stable h, 10-link arm from horizontal"},
+  {"stability", "chain10_h_fail", "s", "first unstable h above it"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_stability = {
   .name = "stability",
   .description = "largest stable step size of every scheme (pendulum and 10-link arm from horizontal)",
   .source = "001 sec III",
   .params = params,
+  .columns = columns,
   .schemes = "all",
   .h = 0,
   .steps = 0,

@@ -295,11 +295,20 @@ static int run(exp_ctx *ctx)
   return rc;
 }
 
+/* The unit and meaning of the columns it writes (runner/columns.c). */
+static const exp_column columns[] = {
+  {"stiff-spring", "k", "N/m", "stiffness of the penalty spring"},
+  {"stiff-spring", "h_limit", "s", "2 sqrt(m/k), the linear stability limit"},
+  {"pbd-stretch", "iterations", "1", "Gauss-Seidel sweeps per step"},
+  {"pbd-stretch", "stretch", "1", "mean e_n / length over the last second"},
+  EXP_COLUMNS_END};
+
 const cdyn_experiment cdyn_experiment_stiff_pendulum = {
   .name = "stiff-pendulum",
   .description = "pendulum as a stiff spring vs as a constraint; PBD stretch against iterations",
   .source = "004",
   .params = params,
+  .columns = columns,
   .schemes = "all",
   .h = 0,
   .steps = 0,

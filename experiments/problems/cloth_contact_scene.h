@@ -1,0 +1,39 @@
+/*
+ * cloth_contact_scene.h: the scene of cloth-contact and
+ * cloth-self-contact, and the run both make of it
+ * (cloth_contact_scene.c).
+ */
+#ifndef CDYN_CLOTH_CONTACT_SCENE_H
+#define CDYN_CLOTH_CONTACT_SCENE_H
+
+#include "runner/experiment.h"
+
+typedef struct {
+  long grid, balls;
+  double size, mass, k_struct, k_shear, k_bend, damping, eps_max;
+  double radius, ball_mass, speed, delta, ball_height, ball_spacing;
+  long capacity;
+  int along_x;    /* the balls on the line z = 0 (between the posts), not on x = 0 */
+  int edge_posts; /* posts: 1 every node of the edges x = -size/2 and x = +size/2, 0 their two middle nodes */
+  const char *name; /* the experiment: its files' prefix */
+  int self;         /* cloth-self-contact's scene: no posts, one fixed ball below the cloth */
+  double drop;      /* self: the ball's top this far below the cloth (m) */
+  double offset[2]; /* self: the ball's centre off the cloth's centre along x and z (m) */
+} exp_cc_spec;
+
+/* The snapshot times of experiment `name` read (2: they do not). */
+int exp_cc_check_snapshots(exp_ctx *ctx, const char *name);
+
+/* The parameters both experiments take (grid, capacity, the material,
+   eps_max, ball_radius, thickness) into sp. */
+void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp);
+
+/* The run of both scene experiments (cloth-contact, cloth-self-contact):
+   every run of ctx on the scene sp, their files under sp->name. */
+int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0);
+
+/* The columns of the files both experiments write (cloth-self-contact's
+   under its name for cloth-contact's: its files_as). */
+extern const exp_column exp_cc_columns[];
+
+#endif
