@@ -22,6 +22,7 @@ noinst_LTLIBRARIES += experiments/libcdynexp.la
 experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/runner/claims.h \
 	experiments/runner/claims.c experiments/runner/common.c experiments/runner/runner.c \
 	experiments/runner/watch.c experiments/runner/capture.c experiments/runner/columns.c \
+	experiments/runner/scene.c \
 	experiments/runner/cmdutil.h experiments/runner/cmdutil.c \
 	experiments/problems/problems.h experiments/problems/problems.c \
 	experiments/problems/contact_problems.h experiments/problems/contact_problems.c \
@@ -29,9 +30,12 @@ experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/
 	experiments/runargs.h experiments/runargs.c experiments/rundir.h experiments/rundir.c
 experiments_libcdynexp_la_CPPFLAGS = $(CDYN_PROGRAM_CPPFLAGS)
 cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
-	experiments/commands/list.c experiments/commands/run.c experiments/commands/check.c \
+	experiments/gnuplot.h experiments/gnuplot.c \
+	experiments/commands/list.c experiments/commands/palette.c \
+	experiments/commands/run.c experiments/commands/export.c \
+	experiments/commands/check.c experiments/commands/replay.c \
 	experiments/commands/sweep.c experiments/commands/collect.c experiments/commands/report.c \
-	experiments/commands/plot.c experiments/commands/view.c \
+	experiments/commands/plot.c experiments/commands/animate.c experiments/commands/view.c \
 	experiments/studies/experiments.def experiments/studies/table.c $(EXPERIMENT_SOURCES)
 # Where `cdyn list` says the manual is installed, and where `cdyn plot`
 # finds its scripts: installed, else (a program not installed) the source
