@@ -7,15 +7,17 @@ bin_PROGRAMS = cdyn
 #              share;
 #   runner/    what runs an experiment and writes its results: parameters,
 #              CSV files with their metadata records, the claims' rules and
-#              verdicts, the runner and its watch, export's capture, the
-#              checks of a run's arguments, the run-directory reader, and
-#              the helpers every command shares (files, text, options);
+#              verdicts, the runner and its watch, a scene file as an
+#              experiment, export's capture, the checks of a run's
+#              arguments, the run-directory reader, and the helpers every
+#              command shares (files, text, options);
 #   studies/   the experiments, one file each, named after the experiment,
 #              and their table (studies/experiments.def, whose files come
 #              through lib/types.am, which ./autogen.sh writes);
 #   commands/  one file per command word of the program;
 #   main.c, usage.c at the top: the entry, which dispatches to the
-#              commands, and the usage texts.
+#              commands, and the usage texts; and gnuplot.c, what plot and
+#              animate share to draw with gnuplot.
 # problems/ and runner/ are a convenience library that cdyn and the tests
 # of the experiments both link.
 noinst_LTLIBRARIES += experiments/libcdynexp.la

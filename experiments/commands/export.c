@@ -1,9 +1,10 @@
 /*
- * export.c: `cdyn export EXPERIMENT [options]`: the experiment run into a
- * scratch directory (`cdyn run`, run.c) with the capture on (capture.c),
- * so that its directory (--out, default EXPERIMENT-scenes) gets every run
- * the experiment starts as a scene, with index.csv (each scene's run and
- * the digest of its trajectory, which `cdyn replay` checks).
+ * export.c: `cdyn export EXPERIMENT [options]`: the experiment run into
+ * a scratch directory (`cdyn run`, run.c) with the capture on
+ * (runner/capture.c), so that its directory (--out, default
+ * EXPERIMENT-scenes) gets every run the experiment starts as a scene,
+ * with index.csv (each scene's run and the digest of its trajectory,
+ * which `cdyn replay` checks).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

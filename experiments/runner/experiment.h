@@ -121,7 +121,7 @@ typedef struct exp_set {
 } exp_set;
 
 /*
- * A scene file as an experiment (scene_run.c): read once, its bytes kept
+ * A scene file as an experiment (runner/scene.c): read once, its bytes kept
  * (each run builds its scene from them), with what the file says: its
  * name (made safe in file names), its scheme and run, and the experiment
  * record that `cdyn run scene` runs, whose defaults are the file's.
