@@ -70,4 +70,9 @@ int exp_cmd_plot(int argc, char **argv, const char *command);
 int exp_cmd_animate(int argc, char **argv, const char *command);
 int exp_cmd_view(int argc, char **argv, const char *command);
 
+/* Claims report (commands/report.c, what `cdyn report DIR` runs): merge
+   the claims.part.csv of every run found under DIR (by its
+   run.meta.json) into DIR/claims.csv and DIR/claims.md. */
+int exp_write_report(const char *dir);
+
 #endif

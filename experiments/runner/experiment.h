@@ -509,10 +509,6 @@ int exp_write_runs(exp_ctx *ctx);
 /* Write outdir/run.meta.json, the record of a complete run. */
 int exp_write_run_meta(exp_ctx *ctx);
 
-/* Claims report: merge the claims.part.csv of every run found under DIR
-   (by its run.meta.json) into DIR/claims.csv and DIR/claims.md. */
-int exp_write_report(const char *dir);
-
 /* The build: git commit (or "unknown"), whether the tree was modified,
    the compiler and its flags (build-info.h, written by make). */
 const char *exp_build_commit(void);
