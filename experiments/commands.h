@@ -17,14 +17,21 @@
  * Experiments, whose diverging runs are results, exit 0 and report them
  * in their summary.
  *
- *   list, palette     cmd_list.c
- *   run, export       cmd_run.c (over runargs.c)
- *   check, replay     scene_run.c
- *   sweep             cmd_sweep.c (over runargs.c: every job checked)
- *   collect           cmd_collect.c
- *   report            report.c
- *   plot, animate     cmd_plot.c
- *   view              cmd_view.c (over rundir.c)
+ * One file per command word, in commands/:
+ *
+ *   list       commands/list.c
+ *   palette    commands/palette.c
+ *   run        commands/run.c (over runargs.c; a scene file through
+ *              runner/scene.c)
+ *   export     commands/export.c (over run.c and runner/capture.c)
+ *   check      commands/check.c
+ *   replay     commands/replay.c (over runner/scene.c)
+ *   sweep      commands/sweep.c (over runargs.c: every job checked)
+ *   collect    commands/collect.c
+ *   report     commands/report.c
+ *   plot       commands/plot.c (over gnuplot.c and rundir.c)
+ *   animate    commands/animate.c (over gnuplot.c and rundir.c)
+ *   view       commands/view.c (over rundir.c)
  */
 #ifndef CDYN_COMMANDS_H
 #define CDYN_COMMANDS_H
@@ -37,9 +44,9 @@
 #define EXP_EXIT_USAGE 2
 #define EXP_EXIT_RUNFAIL 3
 
-/* A sweep's directory (cmd_sweep.c writes it, cmd_collect.c reads it):
-   at most this long, so that DIR/jobs/NNNNNN stays within the 3000
-   bytes `cdyn run` takes; and the missing jobs a message names. */
+/* A sweep's directory (commands/sweep.c writes it, commands/collect.c
+   reads it): at most this long, so that DIR/jobs/NNNNNN stays within the
+   3000 bytes `cdyn run` takes; and the missing jobs a message names. */
 #define EXP_SWEEP_MAX_DIR 2900
 #define EXP_SWEEP_MAX_NAMED 20
 
@@ -62,5 +69,10 @@ int exp_cmd_report(int argc, char **argv, const char *command);
 int exp_cmd_plot(int argc, char **argv, const char *command);
 int exp_cmd_animate(int argc, char **argv, const char *command);
 int exp_cmd_view(int argc, char **argv, const char *command);
+
+/* Claims report (commands/report.c, what `cdyn report DIR` runs): merge
+   the claims.part.csv of every run found under DIR (by its
+   run.meta.json) into DIR/claims.csv and DIR/claims.md. */
+int exp_write_report(const char *dir);
 
 #endif

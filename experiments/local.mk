@@ -3,28 +3,30 @@
 # Included by the top Makefile.am; paths are relative to the top directory.
 bin_PROGRAMS = cdyn
 # The rooms of the program, from the bottom up (README.md, "Layout"):
-#   problems/  the systems, references and queries several experiments
-#              share;
 #   runner/    what runs an experiment and writes its results: parameters,
 #              CSV files with their metadata records, the claims' rules and
-#              verdicts, the runner and its watch, export's capture, the
-#              checks of a run's arguments, the run-directory reader, and
-#              the helpers every command shares (files, text, options);
+#              verdicts, the runner and its watch, a scene file as an
+#              experiment, export's capture, and the helpers every command
+#              shares (files, text, options);
+#   problems/  the systems, references, scenes and queries several
+#              experiments share;
 #   studies/   the experiments, one file each, named after the experiment,
 #              and their table (studies/experiments.def, whose files come
 #              through lib/types.am, which ./autogen.sh writes);
-#   runargs.c, rundir.c, usage.c at the top: what the commands share
-#              (the checks of a run's arguments, the run-directory reader,
-#              the usage texts);
+#   runargs.c, rundir.c, gnuplot.c, usage.c at the top: what the
+#              commands share (the checks of a run's arguments, the
+#              run-directory reader, drawing with gnuplot and the figures'
+#              palette, the usage texts);
 #   commands/  one file per command word of the program;
 #   main.c     the entry, which hands each command word to its file.
 # Each room calls only into the rooms listed before it (tests/rooms.test).
-# problems/ and runner/ are a convenience library that cdyn and the tests
-# of the experiments both link.
+# runner/, problems/, runargs.c and rundir.c are a convenience library
+# that cdyn and the tests of the experiments both link.
 noinst_LTLIBRARIES += experiments/libcdynexp.la
 experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/runner/claims.h \
 	experiments/runner/claims.c experiments/runner/common.c experiments/runner/runner.c \
 	experiments/runner/watch.c experiments/runner/capture.c experiments/runner/columns.c \
+	experiments/runner/scene.c \
 	experiments/runner/cmdutil.h experiments/runner/cmdutil.c \
 	experiments/problems/problems.h experiments/problems/problems.c \
 	experiments/problems/contact_problems.h experiments/problems/contact_problems.c \
@@ -36,9 +38,12 @@ experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/
 	experiments/runargs.h experiments/runargs.c experiments/rundir.h experiments/rundir.c
 experiments_libcdynexp_la_CPPFLAGS = $(CDYN_PROGRAM_CPPFLAGS)
 cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
-	experiments/commands/list.c experiments/commands/run.c experiments/commands/check.c \
+	experiments/gnuplot.h experiments/gnuplot.c \
+	experiments/commands/list.c experiments/commands/palette.c \
+	experiments/commands/run.c experiments/commands/export.c \
+	experiments/commands/check.c experiments/commands/replay.c \
 	experiments/commands/sweep.c experiments/commands/collect.c experiments/commands/report.c \
-	experiments/commands/plot.c experiments/commands/view.c \
+	experiments/commands/plot.c experiments/commands/animate.c experiments/commands/view.c \
 	experiments/studies/experiments.def experiments/studies/table.c $(EXPERIMENT_SOURCES)
 # Where `cdyn list` says the manual is installed, and where `cdyn plot`
 # finds its scripts: installed, else (a program not installed) the source

@@ -1,24 +1,35 @@
 /*
  * main.c: the cdyn program: the command word dispatched to its command
- * (commands.h; each in its cmd_*.c, over the layer they share,
- * runargs.c and cmdutil.c).
+ * (commands.h; each in its own file in commands/, over the layer they
+ * share, runargs.c and runner/cmdutil.c).
  *
- *   cdyn list [NAME]               schemes (with their options),
+ *   cdyn list [NAME]               schemes (with their options),     commands/list.c
  *                                  integrators, solvers, active-set
  *                                  algorithms, constraint types and
  *                                  experiments; or one scheme or
  *                                  experiment in full
- *   cdyn run EXPERIMENT [options]  run an experiment, write CSV + metadata
- *                                  and its claims' verdicts
- *   cdyn report DIR                merge the claim verdicts of the runs
- *                                  found under DIR into DIR/claims.csv and
- *                                  DIR/claims.md
- *   cdyn palette                   the figures' line styles (gnuplot)
- *   cdyn plot DIR, cdyn animate DIR
- *                                  figures and an animation of a run
- *                                  directory (gnuplot)
- *   cdyn view DIR                  DIR/view.html: the runs in 3-D, one
- *                                  self-contained page
+ *   cdyn palette                   the figures' line styles          commands/palette.c
+ *                                  (gnuplot)
+ *   cdyn run EXPERIMENT [options]  run an experiment, write CSV +    commands/run.c
+ *                                  metadata and its claims' verdicts
+ *   cdyn run scene FILE [options]  run a scene file as an            commands/run.c,
+ *                                  experiment                        runner/scene.c
+ *   cdyn export EXPERIMENT         every run of an experiment as a   commands/export.c
+ *                                  scene, with index.csv
+ *   cdyn check FILE...             validate scene files              commands/check.c
+ *   cdyn replay DIR                rerun an export's scenes, each    commands/replay.c
+ *                                  digest against the experiment's
+ *   cdyn sweep EXPERIMENT|scene    the jobs of a grid of runs        commands/sweep.c
+ *   cdyn collect DIR               a sweep's results in one table    commands/collect.c
+ *   cdyn report DIR                merge the claim verdicts of the   commands/report.c
+ *                                  runs found under DIR into
+ *                                  DIR/claims.csv and DIR/claims.md
+ *   cdyn plot DIR                  figures of a run directory        commands/plot.c,
+ *                                  (gnuplot)                         gnuplot.c
+ *   cdyn animate DIR               an animation of one run of a run  commands/animate.c,
+ *                                  directory (gnuplot)               gnuplot.c
+ *   cdyn view DIR                  DIR/view.html: the runs in 3-D,   commands/view.c
+ *                                  one self-contained page
  *
  * Everything `cdyn run` is given is checked before anything is written:
  * the experiment's parameters against their table, scheme options on a

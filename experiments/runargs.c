@@ -382,7 +382,7 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
   int is_scene = !strcmp(argv[0], "scene");
   if (is_scene) {
     /* cdyn run scene FILE [options]: the file's scheme, h and steps are
-       the defaults (scene_run.c); the file is read here, once. */
+       the defaults (runner/scene.c); the file is read here, once. */
     if (argc < 2 || argv[1][0] == '-') {
       fprintf(stderr, "cdyn run scene: which scene file? (cdyn run scene FILE.json [options])\n");
       return 2;

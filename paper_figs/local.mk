@@ -89,8 +89,8 @@ FIGURES = \
 # Scripts that the plot scripts load or run, not plots themselves.
 GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp paper_figs/scene.gp \
 	paper_figs/cloth-panels.gp paper_figs/cloth-render.awk $(RUN_GP_FILES)
-# The scripts of `cdyn plot` and `cdyn animate` (experiments/cmd_plot.c),
-# installed in $(pkgdatadir) with common.gp and scene.gp, where the
+# The scripts of `cdyn plot` and `cdyn animate` (experiments/commands/plot.c
+# and animate.c, over experiments/gnuplot.c), installed in $(pkgdatadir) with common.gp and scene.gp, where the
 # installed program looks for them ($CDYN_DATADIR overrides it: the
 # tests and an uninstalled program point it at paper_figs/).
 RUN_GP_FILES = paper_figs/rundir.gp paper_figs/rundir.awk paper_figs/run-series.gp paper_figs/run-paths.gp \

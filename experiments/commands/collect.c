@@ -1,6 +1,6 @@
 /*
- * cmd_collect.c: `cdyn collect DIR [--file NAME.csv] [--allow-missing]`,
- * the results of a sweep's jobs (cmd_sweep.c) in one table.
+ * collect.c: `cdyn collect DIR [--file NAME.csv] [--allow-missing]`,
+ * the results of a sweep's jobs (sweep.c) in one table.
  *
  * `cdyn collect` reads points.csv and, of every job, one CSV file (--file;
  * for a scene sweep the scene's NAME-summary.csv by default), and writes

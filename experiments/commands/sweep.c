@@ -1,7 +1,7 @@
 /*
- * cmd_sweep.c: `cdyn sweep`, the jobs of a grid of runs for an existing
+ * sweep.c: `cdyn sweep`, the jobs of a grid of runs for an existing
  * engine to run (`cdyn collect`, which gathers their results into one
- * table, is cmd_collect.c).
+ * table, is collect.c).
  *
  *   cdyn sweep (EXPERIMENT | scene FILE.json) --out DIR [--scheme LIST]
  *              [--h LIST] [--steps N] [--grid KEY=V1,V2,...]...
@@ -187,7 +187,7 @@ typedef struct {
   const char *scene_arg;
   char *scene;                /* its absolute path */
   /* Which schemes --scheme all means: exp's, or for a scene those of
-     the experiment that runs scenes (scene_run.c), with the file's
+     the experiment that runs scenes (runner/scene.c), with the file's
      defaults. */
   const cdyn_experiment *rules;
   exp_scene_src *src;         /* the scene file, read once */

@@ -1,5 +1,5 @@
 /*
- * cmd_view.c: `cdyn view DIR [--out FILE] [--max-frames N]`: one
+ * view.c: `cdyn view DIR [--out FILE] [--max-frames N]`: one
  * self-contained HTML page showing the runs of a run directory in 3-D
  * (doc/viewer.md).
  *

@@ -56,7 +56,7 @@ static const column_def defs[] = {
   {NULL, "runs", "scheme", "", "the scheme it runs"},
   {NULL, "runs", "role", "", "paper (the experiment's own or --scheme's), extra (--extra-schemes) or companion"},
 
-  /* scene: cdyn run scene FILE (experiments/scene_run.c) */
+  /* scene: cdyn run scene FILE (experiments/runner/scene.c) */
   {"scene", NULL, "T", "J", "kinetic energy"},
   {"scene", NULL, "V", "J", "potential energy of gravity and the springs"},
   {"scene", NULL, "px", "kg m/s", "linear momentum, x"},

@@ -399,7 +399,7 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
 }
 
 /* The record of the whole run, run.meta.json, by which `cdyn report`
-   finds the run (cmd_run.c writes it when the run is complete). */
+   finds the run (commands/run.c writes it when the run is complete). */
 int exp_write_run_meta(exp_ctx *ctx)
 {
   exp_afile a;

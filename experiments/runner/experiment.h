@@ -146,7 +146,7 @@ typedef struct exp_set {
 } exp_set;
 
 /*
- * A scene file as an experiment (scene_run.c): read once, its bytes kept
+ * A scene file as an experiment (runner/scene.c): read once, its bytes kept
  * (each run builds its scene from them), with what the file says: its
  * name (made safe in file names), its scheme and run, and the experiment
  * record that `cdyn run scene` runs, whose defaults are the file's.
@@ -535,10 +535,6 @@ int exp_write_runs(exp_ctx *ctx);
 
 /* Write outdir/run.meta.json, the record of a complete run. */
 int exp_write_run_meta(exp_ctx *ctx);
-
-/* Claims report: merge the claims.part.csv of every run found under DIR
-   (by its run.meta.json) into DIR/claims.csv and DIR/claims.md. */
-int exp_write_report(const char *dir);
 
 /* The build: git commit (or "unknown"), whether the tree was modified,
    the compiler and its flags (build-info.h, written by make). */

@@ -4,7 +4,7 @@
  * The runner (runner.c) measures how each run ended (exp_outcome); this
  * file tells the user, on stderr, never in a result file:
  *
- *   - a scene's run (exp_watch_run, called by scene_run.c) that failed a
+ *   - a scene's run (exp_watch_run, called by scene.c) that failed a
  *     step, went non-finite, or crossed the error or energy growth its
  *     scene states (run.stop), with the library's reason, and one that
  *     completed with steps whose iteration stopped early (CDYN_NOCONV);
