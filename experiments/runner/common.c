@@ -160,18 +160,9 @@ double exp_max_dist(const double *a, const double *b, size_t n)
 
 int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n)
 {
-  *n = 0;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text ? text : "");
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    char *end;
-    double t = strtod(tok, &end);
-    if (*end || !isfinite(t) || t < 0 || *n == max)
-      return cdyn_error(CDYN_EINVAL, "%s: snapshots: '%s' is not a time >= 0 (at most %d)", who, tok, max);
-    ts[(*n)++] = t;
-  }
-  return CDYN_OK;
+  char what[128];
+  snprintf(what, sizeof what, "%s: snapshots", who);
+  return exp_list_reals(text, what, EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, 0, INFINITY, ts, max, n);
 }
 
 double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)

@@ -30,6 +30,7 @@
 
 #include "runner/claims.h"
 #include "runner/cmdutil.h"
+#include "runner/lists.h"
 
 #define EXP_MAX_RUNS 64
 #define EXP_MAX_SETS 64
@@ -496,8 +497,10 @@ void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, co
                          const char *hooks);
 int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out);
 
-/* Parse a comma-separated list of times >= 0 (snapshot times) into ts (at
-   most max); CDYN_EINVAL naming `who` for a bad or surplus entry. */
+/* Parse a list of times >= 0 (snapshot times), separated by commas or
+   spaces, possibly empty, into ts (at most max): exp_list_reals
+   (runner/lists.h); CDYN_EINVAL naming `who` and snapshots for a bad or
+   surplus entry. */
 int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n);
 
 /* Print a message for a failed cdyn call and return its status. */
