@@ -1,7 +1,7 @@
 /*
  * common.c: what every experiment shares: its parameters, atomic CSV
- * output with a metadata record, claim verdicts, report fragments and
- * progress lines.
+ * output with a metadata record, claim verdicts and report fragments
+ * (progress lines: watch.c).
  *
  * Numbers are printed with %.17g, which round-trips doubles, so the same
  * command on the same build gives bitwise-identical files.
@@ -657,7 +657,7 @@ int exp_claim_not_run(exp_ctx *ctx, const char *id, const char *reason)
   return claim_row(ctx, idx, "", rule, "not-run", reason);
 }
 
-/* ---- report fragments and progress ------------------------------------------------------- */
+/* ---- report fragments ------------------------------------------------------------------- */
 
 const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan)
 {
@@ -701,19 +701,6 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
     snprintf(ctx->io_error, sizeof ctx->io_error, "%s", cdyn_errmsg());
   }
   return rc;
-}
-
-void exp_progress(exp_ctx *ctx, const char *what, long done, long total)
-{
-  if (!isatty(STDERR_FILENO))
-    return;
-  double t = cdyn_clock();
-  if (done < total && t - ctx->progress_last < 0.25)
-    return;
-  ctx->progress_last = t;
-  fprintf(stderr, "\r  %s: %ld / %ld (%.0f %%)%s", what, done, total,
-          total > 0 ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
-  fflush(stderr);
 }
 
 /* ---- scenes from text ---------------------------------------------------------------- */

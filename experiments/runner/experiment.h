@@ -432,8 +432,9 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
    For the notes and report fragments a reader sees. */
 const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan);
 
-/* Progress of a long run on stderr, when stderr is a terminal (at most a
-   few lines a second); done == total ends the line. */
+/* Progress of a long run on stderr, when stderr is a terminal and
+   CDYN_NO_PROGRESS is not set (at most a few lines a second; the
+   runner's progress line, watch.c); done == total ends the line. */
 void exp_progress(exp_ctx *ctx, const char *what, long done, long total);
 
 /* ---- claims --------------------------------------------------------------------------- */
