@@ -705,16 +705,6 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
 
 /* ---- scenes from text ---------------------------------------------------------------- */
 
-void exp_cloth_material_get(const exp_ctx *ctx, exp_cloth_material *m)
-{
-  exp_param_double(ctx, "size", &m->size);
-  exp_param_double(ctx, "mass", &m->mass);
-  exp_param_double(ctx, "k_struct", &m->k_struct);
-  exp_param_double(ctx, "k_shear", &m->k_shear);
-  exp_param_double(ctx, "k_bend", &m->k_bend);
-  exp_param_double(ctx, "damping", &m->damping);
-}
-
 void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
                          const char *hooks)
 {

@@ -480,7 +480,6 @@ double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int
 typedef struct exp_cloth_material {
   double size, mass, k_struct, k_shear, k_bend, damping;
 } exp_cloth_material;
-void exp_cloth_material_get(const exp_ctx *ctx, exp_cloth_material *m);
 
 /*
  * Scenes built from the scene format's text (doc/scene-format.md), as a
