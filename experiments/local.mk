@@ -27,7 +27,8 @@ experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/
 	experiments/runner/claims.c experiments/runner/common.c experiments/runner/runner.c \
 	experiments/runner/watch.c experiments/runner/capture.c experiments/runner/columns.c \
 	experiments/runner/scene.c \
-	experiments/runner/cmdutil.h experiments/runner/cmdutil.c \
+	experiments/runner/cmdutil.h experiments/runner/cmdutil.c experiments/runner/lists.h experiments/runner/lists.c \
+	experiments/runner/csv.h experiments/runner/csv.c \
 	experiments/problems/problems.h experiments/problems/problems.c \
 	experiments/problems/contact_problems.h experiments/problems/contact_problems.c \
 	experiments/problems/ccd_queries.h experiments/problems/ccd_queries.c \

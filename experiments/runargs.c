@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runner/cmdutil.h"
+#include "runner/lists.h"
 #include "commands.h"
 #include "runargs.h"
 
@@ -75,57 +76,50 @@ static int add_run(exp_ctx *c, const char *name, const char *scheme, const char 
 /* Add the schemes of a list ("a,b c", or "all") with `role`. */
 static int add_scheme_list(exp_ctx *c, const char *list, enum exp_role role, const char *what)
 {
-  size_t len = strlen(list);
-  if (len > 4096) {
-    fprintf(stderr, "cdyn run: %s: the list is longer than 4096 characters\n", what);
-    return 2;
+  char **names;
+  int n, rc = exp_list_split(list, what, EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, EXP_LIST_MAX_CHARS, &names, &n);
+  if (rc) {
+    fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
+    return rc == CDYN_ENOMEM ? 1 : 2;
   }
-  char buf[4097];
-  memcpy(buf, list, len + 1);
-  int any = 0;
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    int rc;
-    any = 1;
+  for (int k = 0; k < n && !rc; k++) {
+    const char *tok = names[k];
     if (!strcmp(tok, "all")) {
-      for (size_t i = 0; i < cdyn_scheme_count(); i++)
-        if ((rc = add_run(c, cdyn_scheme_name(i), cdyn_scheme_name(i), NULL,
-                          cdyn_scheme_pins_only(i) && !c->exp->pins_only_ok ? EXP_EXTRA : role)))
-          return rc;
+      for (size_t i = 0; i < cdyn_scheme_count() && !rc; i++)
+        rc = add_run(c, cdyn_scheme_name(i), cdyn_scheme_name(i), NULL,
+                     cdyn_scheme_pins_only(i) && !c->exp->pins_only_ok ? EXP_EXTRA : role);
       continue;
     }
     size_t idx;
     if (cdyn_scheme_find(tok, &idx)) {
       fprintf(stderr, "cdyn run: %s: unknown scheme '%s'%s (cdyn list schemes shows them)\n", what, tok,
               scheme_hint(tok));
-      return 2;
+      rc = 2;
+      break;
     }
-    if ((rc = add_run(c, cdyn_scheme_name(idx), cdyn_scheme_name(idx), NULL, role)))
-      return rc;
+    rc = add_run(c, cdyn_scheme_name(idx), cdyn_scheme_name(idx), NULL, role);
   }
-  if (!any && role != EXP_EXTRA) {
+  if (!rc && !n && role != EXP_EXTRA) {
     fprintf(stderr, "cdyn run: %s: no scheme named\n", what);
-    return 2;
+    rc = 2;
   }
-  return 0;
+  exp_strv_free(names, n);
+  return rc;
 }
 
 /* One run of the scheme "contact" per active-set algorithm of `list`
    (comma separated), named by the algorithm. */
 static int add_algorithm_runs(exp_ctx *c, const char *list)
 {
-  const char *p = list;
-  int n = 0;
-  while (*p) {
-    size_t len = strcspn(p, ",");
-    char name[32];
+  char names[EXP_MAX_RUNS][EXP_LIST_NAME];
+  int n;
+  if (exp_list_names(list, c->exp->algorithm_param, 0, names, EXP_MAX_RUNS, &n)) {
+    fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
+    return 2;
+  }
+  for (int k = 0; k < n; k++) {
+    const char *name = names[k];
     size_t idx;
-    if (len == 0 || len >= sizeof name) {
-      fprintf(stderr, "cdyn run: %s = '%s': empty or over-long item\n", c->exp->algorithm_param, list);
-      return 2;
-    }
-    memcpy(name, p, len);
-    name[len] = '\0';
     if (cdyn_activeset_find(name, &idx)) {
       exp_near near;
       exp_near_init(&near, name);
@@ -135,27 +129,13 @@ static int add_algorithm_runs(exp_ctx *c, const char *list)
               c->exp->algorithm_param, name, exp_near_hint(&near));
       return 2;
     }
-    if (n == EXP_MAX_RUNS) {
-      fprintf(stderr, "cdyn run: at most %d algorithms\n", EXP_MAX_RUNS);
-      return 2;
-    }
-    snprintf(c->alg_names[n], sizeof c->alg_names[n], "%s", cdyn_activeset_name(idx));
-    c->alg_overrides[n][0] = "activeset";
-    c->alg_overrides[n][1] = c->alg_names[n];
-    c->alg_overrides[n][2] = NULL;
-    int rc = add_run(c, c->alg_names[n], "contact", c->alg_overrides[n], EXP_COMPANION);
+    snprintf(c->alg_names[k], sizeof c->alg_names[k], "%s", cdyn_activeset_name(idx));
+    c->alg_overrides[k][0] = "activeset";
+    c->alg_overrides[k][1] = c->alg_names[k];
+    c->alg_overrides[k][2] = NULL;
+    int rc = add_run(c, c->alg_names[k], "contact", c->alg_overrides[k], EXP_COMPANION);
     if (rc)
       return rc;
-    n++;
-    p += len;
-    if (*p == ',' && !*++p) {
-      fprintf(stderr, "cdyn run: %s = '%s': empty item\n", c->exp->algorithm_param, list);
-      return 2;
-    }
-  }
-  if (!n) {
-    fprintf(stderr, "cdyn run: %s is empty\n", c->exp->algorithm_param);
-    return 2;
   }
   return 0;
 }

@@ -2,9 +2,8 @@
  * rundir.c: the reader of a run directory (rundir.h): runs.csv, each
  * run's CSV files and, for a scene run, its scene as run.
  *
- * CSV files are read a line at a time (getline), fields split at commas
- * (the files the program writes quote nothing that is read here: names
- * and numbers).  A state CSV is read twice: once to count its frames and
+ * CSV files are read a record at a time by the program's CSV reader
+ * (runner/csv.h), empty lines skipped.  A state CSV is read twice: once to count its frames and
  * particles, once to fill the positions, so that nothing but the result
  * is held.
  *
@@ -32,6 +31,7 @@
 #include "cdyn/cdyn.h"
 #include "cdyn/scene.h"
 #include "runner/cmdutil.h"
+#include "runner/csv.h"
 #include "commands.h"
 
 /* ---- strings, paths, arrays ------------------------------------------------------------------------------ */
@@ -128,82 +128,77 @@ static void dpush(dvec *a, double x)
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
 
-#define MAXF 4096
 typedef struct csv {
   FILE *f;
-  char *line;
-  size_t cap;
-  long lineno;
+  long lineno;         /* the line of the current record */
+  exp_csv_record hdr;  /* the header */
   int nhdr;
-  char *hdr[MAXF]; /* pointers into hdrbuf */
-  char *hdrbuf;
+  exp_csv_record rec;  /* the current record */
   int nf;
-  char *fld[MAXF];
+  char **fld;          /* its fields */
 } csv;
-
-/* Split the line in place at commas; strip the newline. */
-static int split(char *s, char **fld)
-{
-  int n = 0;
-  size_t l = strlen(s);
-  while (l && (s[l - 1] == '\n' || s[l - 1] == '\r'))
-    s[--l] = 0;
-  fld[n++] = s;
-  for (; *s; s++)
-    if (*s == ',') {
-      *s = 0;
-      if (n == MAXF)
-        return -1;
-      fld[n++] = s + 1;
-    }
-  return n;
-}
 
 static void csv_close(csv *c)
 {
   if (c->f)
     fclose(c->f);
-  free(c->line);
-  free(c->hdrbuf);
+  exp_csv_record_free(&c->hdr);
+  exp_csv_record_free(&c->rec);
   memset(c, 0, sizeof *c);
 }
 
-/* Open and read the header; 0, or -1 (errno) when unreadable, -2 when empty. */
+/* Open and read the header; 0, or -1 (errno) when unreadable, -2 when
+   empty (or not a record). */
 static int csv_open(csv *c, const char *path)
 {
   memset(c, 0, sizeof *c);
   if (!(c->f = fopen(path, "r")))
     return -1;
-  if (getline(&c->line, &c->cap, c->f) < 0) {
+  if (exp_csv_read(c->f, &c->hdr) != 1) {
     csv_close(c);
     return -2;
   }
   c->lineno = 1;
-  if (!(c->hdrbuf = dupstr(c->line)) || (c->nhdr = split(c->hdrbuf, c->hdr)) < 0) {
-    csv_close(c);
-    return -2;
-  }
+  c->rec.lines = c->hdr.lines;
+  c->nhdr = c->hdr.nfields;
+  return 0;
+}
+
+/* Read the file again from its first record (the header read again);
+   0, or -1 for a read error. */
+static int csv_rewind(csv *c)
+{
+  rewind(c->f);
+  c->rec.lines = 0;
+  if (exp_csv_read(c->f, &c->rec) != 1)
+    return -1;
+  c->lineno = 1;
   return 0;
 }
 
 static int csv_col(const csv *c, const char *name)
 {
   for (int k = 0; k < c->nhdr; k++)
-    if (!strcmp(c->hdr[k], name))
+    if (!strcmp(c->hdr.field[k], name))
       return k;
   return -1;
 }
 
-/* The next record: 1, 0 at the end; -1 for a record whose field count differs from the header's. */
+/* The next record: 1, 0 at the end; -1 for a record whose field count
+   differs from the header's, or that cannot be read. */
 static int csv_next(csv *c)
 {
   for (;;) {
-    if (getline(&c->line, &c->cap, c->f) < 0)
+    int r = exp_csv_read(c->f, &c->rec);
+    if (r == 0)
       return 0;
-    c->lineno++;
-    if (c->line[0] == '\n' || c->line[0] == 0)
+    c->lineno = c->rec.line;
+    if (r < 0)
+      return -1;
+    if (!c->rec.text.len)
       continue;
-    c->nf = split(c->line, c->fld);
+    c->nf = c->rec.nfields;
+    c->fld = c->rec.field;
     return c->nf == c->nhdr ? 1 : -1;
   }
 }
@@ -339,13 +334,11 @@ static int read_state(const char *dir, exp_rundir_run *r)
     return fail(dir, EXP_EXIT_FAIL, "%s: out of memory", r->state_csv);
   }
   /* Pass 2: fill. */
-  rewind(c.f);
-  if (getline(&c.line, &c.cap, c.f) < 0) {
+  if (csv_rewind(&c)) {
     free(seen);
     csv_close(&c);
     return fail(dir, EXP_EXIT_FAIL, "%s: read error", r->state_csv);
   }
-  c.lineno = 1;
   size_t f = (size_t)-1, have = 0;
   last[0] = 0;
   const char *why = NULL;

@@ -53,7 +53,7 @@ EXPERIMENT_TESTS = tests/experiments/test_cli tests/experiments/test_arm2 \
 	tests/experiments/test_bad_initial tests/experiments/test_bead_circle \
 	tests/experiments/test_arm5 tests/experiments/test_chain10 \
 	tests/experiments/test_contact_experiments tests/experiments/test_cloth_experiments \
-	tests/experiments/test_view tests/experiments/test_watch
+	tests/experiments/test_view tests/experiments/test_watch tests/experiments/test_parsers
 EXPERIMENT_TEST_SOURCES = tests/experiments/harness.c tests/experiments/harness.h
 tests_experiments_test_cli_SOURCES = tests/experiments/test_cli.c $(EXPERIMENT_TEST_SOURCES)
 tests_experiments_test_watch_SOURCES = tests/experiments/test_watch.c $(EXPERIMENT_TEST_SOURCES)
@@ -71,6 +71,8 @@ tests_experiments_test_cloth_experiments_SOURCES = tests/experiments/test_cloth_
 	$(EXPERIMENT_TEST_SOURCES)
 # The run-directory reader (experiments/rundir.c) and cdyn view.
 tests_experiments_test_view_SOURCES = tests/experiments/test_view.c $(EXPERIMENT_TEST_SOURCES)
+# The program's CSV reader against its writer, and its list parser.
+tests_experiments_test_parsers_SOURCES = tests/experiments/test_parsers.c
 $(addsuffix $(EXEEXT),$(EXPERIMENT_TESTS)): cdyn$(EXEEXT)
 
 tests_test_census_SOURCES = tests/test_census.c

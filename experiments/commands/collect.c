@@ -24,47 +24,11 @@
 
 #include "commands.h"
 #include "runner/experiment.h"
+#include "runner/csv.h"
 
 static const char *const prog = "cdyn collect";
 #define fail(rc, ...) exp_complain(prog, rc, __VA_ARGS__)
 
-
-/*
- * Read one CSV record of f into b, as text, without its line end (\n or
- * \r\n): a newline inside a quoted field belongs to the record.
- * *nfields gets its number of fields; *line counts the lines read (the
- * record starts on line *line + 1 of the file).  Returns 1 for a record,
- * 0 at the end of the file, -1 for a read error, -2 for a quote left open.
- */
-static int csv_record(FILE *f, exp_text *b, int *nfields, long *line)
-{
-  exp_text_clear(b);
-  int c, quoted = 0, any = 0, nf = 1;
-  while ((c = getc(f)) != EOF) {
-    any = 1;
-    if (c == '\n')
-      (*line)++;
-    if (c == '"')
-      quoted = !quoted;
-    else if (!quoted && c == ',')
-      nf++;
-    else if (!quoted && c == '\n')
-      break;
-    exp_text_putc(b, (char)c);
-  }
-  if (ferror(f) || b->failed)
-    return -1;
-  if (!any)
-    return 0;
-  if (quoted)
-    return -2;
-  if (c == '\n' && b->len && b->s[b->len - 1] == '\r')
-    b->s[--b->len] = '\0';
-  if (!b->s)
-    exp_text_puts(b, "");
-  *nfields = nf;
-  return 1;
-}
 
 typedef struct {
   long job;
@@ -161,15 +125,15 @@ static int read_points(collect *c)
   FILE *f = fopen(path, "r");
   if (!f)
     return fail(1, "cannot read %s: %s", path, strerror(errno));
-  exp_text b = {0};
-  int nf = 0, r, rc = 0;
-  long cap = 0, lines = 0, line = 1;
-  if ((r = csv_record(f, &b, &nf, &lines)) != 1 || strncmp(b.s, "job,scheme,h", 12) || strchr(b.s, '"')) {
+  exp_csv_record b = {0};
+  int r, rc = 0;
+  long cap = 0;
+  if ((r = exp_csv_read(f, &b)) != 1 || strncmp(b.text.s, "job,scheme,h", 12) || strchr(b.text.s, '"')) {
     rc = fail(1, "%s: %s", path, r == 1 ? "its header is not job,scheme,h,... (unquoted)" : "no header");
   } else {
     /* The collected header's: job, then point.NAME for the others. */
     exp_text hb = {0};
-    for (const char *p = b.s; *p; p++)
+    for (const char *p = b.text.s; *p; p++)
       if (*p == ',')
         exp_text_puts(&hb, ",point.");
       else
@@ -178,12 +142,12 @@ static int read_points(collect *c)
       rc = fail(1, "out of memory");
     c->header = hb.s;
   }
-  c->point_cols = nf;
-  for (line = lines + 1; !rc && (r = csv_record(f, &b, &nf, &lines)) == 1; line = lines + 1) {
+  c->point_cols = b.nfields;
+  while (!rc && (r = exp_csv_read(f, &b)) == 1) {
     char *end;
-    long job = strtol(b.s, &end, 10);
-    if (end == b.s || *end != ',' || job != c->npoints || nf != c->point_cols) {
-      rc = fail(1, "%s line %ld: expected job %ld with %d fields", path, line, c->npoints, c->point_cols);
+    long job = strtol(b.text.s, &end, 10);
+    if (end == b.text.s || *end != ',' || job != c->npoints || b.nfields != c->point_cols) {
+      rc = fail(1, "%s line %ld: expected job %ld with %d fields", path, b.line, c->npoints, c->point_cols);
       break;
     }
     if (c->npoints == cap) {
@@ -195,16 +159,16 @@ static int read_points(collect *c)
       }
       c->points = v;
     }
-    if (!(c->points[c->npoints] = strdup(b.s))) {
+    if (!(c->points[c->npoints] = strdup(b.text.s))) {
       rc = fail(1, "out of memory");
       break;
     }
     c->npoints++;
   }
   if (!rc && r < 0)
-    rc = fail(1, "%s line %ld: %s", path, line, r == -2 ? "a quoted field is not closed" : "read error");
+    rc = fail(1, "%s line %ld: %s", path, b.line, r == -2 ? "a quoted field is not closed" : "read error");
   fclose(f);
-  exp_text_free(&b);
+  exp_csv_record_free(&b);
   if (!rc && !c->npoints)
     rc = fail(1, "%s: no jobs", path);
   return rc;
@@ -283,35 +247,22 @@ static int add_missing(collect *c, long job, const char *fmt, ...)
    into a new string *dup (NULL: none).  Returns 0, or 1 out of memory. */
 static int repeated_field(const char *rec, char **dup)
 {
-  size_t len = strlen(rec), n = 0;
-  char *buf = malloc(len + 1), *q = buf;
-  char **field = malloc((len + 1) * sizeof *field);
+  exp_csv_record r = {0};
   *dup = NULL;
-  if (!buf || !field) {
-    free(buf);
-    free(field);
-    return 1;
+  int rc = exp_csv_split(rec, &r) == -1;
+  char **field = rc ? NULL : malloc((size_t)r.nfields * sizeof *field);
+  if (!rc && !field)
+    rc = 1;
+  if (!rc) {
+    size_t n = (size_t)r.nfields;
+    memcpy(field, r.field, n * sizeof *field);
+    qsort(field, n, sizeof *field, exp_str_cmp);
+    for (size_t k = 1; k < n && !*dup && !rc; k++)
+      if (!strcmp(field[k - 1], field[k]))
+        rc = !(*dup = strdup(field[k]));
   }
-  field[n++] = buf;
-  for (int quoted = 0; *rec; rec++) {
-    if (*rec == '"' && quoted && rec[1] == '"')
-      *q++ = *rec++;
-    else if (*rec == '"')
-      quoted = !quoted;
-    else if (*rec == ',' && !quoted) {
-      *q++ = '\0';
-      field[n++] = q;
-    } else
-      *q++ = *rec;
-  }
-  *q = '\0';
-  qsort(field, n, sizeof *field, exp_str_cmp);
-  int rc = 0;
-  for (size_t k = 1; k < n && !*dup && !rc; k++)
-    if (!strcmp(field[k - 1], field[k]))
-      rc = !(*dup = strdup(field[k]));
   free(field);
-  free(buf);
+  exp_csv_record_free(&r);
   return rc;
 }
 
@@ -325,10 +276,9 @@ static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
   FILE *f = fopen(path, "r");
   if (!f)
     return fail(1, "job %ld: cannot read %s: %s", job, path, strerror(errno));
-  exp_text b = {0};
-  int nf = 0, ncols = 0, r, rc = 0;
-  long lines = 0, line = 1;
-  r = csv_record(f, &b, &nf, &lines);
+  exp_csv_record b = {0};
+  int ncols = 0, r, rc = 0;
+  r = exp_csv_read(f, &b);
   if (r != 1) {
     rc = fail(1, "job %ld: %s: %s", job, path, r == 0 ? "empty (no header)" : r == -2 ? "a quoted field is not closed"
                                                                                         : "read error");
@@ -337,8 +287,8 @@ static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
     char *dup = NULL;
     exp_text_puts(&all, c->header);
     exp_text_putc(&all, ',');
-    exp_text_puts(&all, b.s);
-    if (all.failed || repeated_field(all.s, &dup) || !(*header = strdup(b.s)))
+    exp_text_puts(&all, b.text.s);
+    if (all.failed || repeated_field(all.s, &dup) || !(*header = strdup(b.text.s)))
       rc = fail(1, "out of memory");
     else if (dup)
       rc = fail(1, "job %ld: %s: the collected header\n  %s\nwould name the column %s twice", job, path, all.s, dup);
@@ -346,23 +296,24 @@ static int copy_job(collect *c, long job, FILE *out, char **header, long *rows)
       fprintf(out, "%s\n", all.s);
     free(dup);
     exp_text_free(&all);
-  } else if (strcmp(*header, b.s)) {
-    rc = fail(1, "job %ld: the header of %s\n  %s\ndiffers from the first job's\n  %s", job, path, b.s, *header);
+  } else if (strcmp(*header, b.text.s)) {
+    rc = fail(1, "job %ld: the header of %s\n  %s\ndiffers from the first job's\n  %s", job, path, b.text.s,
+              *header);
   }
-  ncols = nf;
-  for (line = lines + 1; !rc && (r = csv_record(f, &b, &nf, &lines)) == 1; line = lines + 1) {
-    if (!b.len)
+  ncols = b.nfields;
+  while (!rc && (r = exp_csv_read(f, &b)) == 1) {
+    if (!b.text.len)
       continue;
-    if (nf != ncols) {
-      rc = fail(1, "job %ld: %s line %ld has %d fields, its header %d", job, path, line, nf, ncols);
+    if (b.nfields != ncols) {
+      rc = fail(1, "job %ld: %s line %ld has %d fields, its header %d", job, path, b.line, b.nfields, ncols);
       break;
     }
-    fprintf(out, "%s,%s\n", c->points[job], b.s);
+    fprintf(out, "%s,%s\n", c->points[job], b.text.s);
     (*rows)++;
   }
   if (!rc && r < 0)
-    rc = fail(1, "job %ld: %s line %ld: %s", job, path, line, r == -2 ? "a quoted field is not closed" : "read error");
-  exp_text_free(&b);
+    rc = fail(1, "job %ld: %s line %ld: %s", job, path, b.line, r == -2 ? "a quoted field is not closed" : "read error");
+  exp_csv_record_free(&b);
   fclose(f);
   return rc;
 }

@@ -33,6 +33,7 @@
 #include "runner/cmdutil.h"
 #include "commands.h"
 #include "runner/experiment.h"
+#include "runner/csv.h"
 
 /* The readable report this program writes into DIR (generated output; the
    rules it lists are explained in the manual, doc/claims.md). */
@@ -43,35 +44,23 @@ typedef struct {
   char *f[NFIELDS];
 } row;
 
-/* Split one CSV line (quoted fields allowed) into NFIELDS fields. */
-static int parse_line(char *line, row *r)
+/* The fields of a record of NFIELDS fields into r, in one new block (the
+   caller frees it); NULL out of memory. */
+static char *copy_row(const exp_csv_record *rec, row *r)
 {
-  char *out = line;
-  int k = 0;
-  char *p = line;
-  r->f[0] = out;
-  while (*p && *p != '\n') {
-    if (*p == '"') {
-      p++;
-      while (*p && !(*p == '"' && p[1] != '"')) {
-        if (*p == '"')
-          p++;
-        *out++ = *p++;
-      }
-      if (*p == '"')
-        p++;
-    } else if (*p == ',') {
-      *out++ = '\0';
-      if (++k >= NFIELDS)
-        return 0;
-      r->f[k] = out;
-      p++;
-    } else {
-      *out++ = *p++;
-    }
+  size_t len = 0;
+  for (int k = 0; k < NFIELDS; k++)
+    len += strlen(rec->field[k]) + 1;
+  char *block = malloc(len), *p = block;
+  if (!block)
+    return NULL;
+  for (int k = 0; k < NFIELDS; k++) {
+    size_t l = strlen(rec->field[k]) + 1;
+    memcpy(p, rec->field[k], l);
+    r->f[k] = p;
+    p += l;
   }
-  *out = '\0';
-  return k == NFIELDS - 1;
+  return block;
 }
 
 /* The experiment a run directory holds, from its run.meta.json ("run_of"),
@@ -260,28 +249,38 @@ int exp_write_report(const char *dir)
     FILE *f = fopen(path, "r");
     if (!f)
       continue;
-    char buf[8192];
-    while (fgets(buf, sizeof buf, f)) {
+    exp_csv_record rec = {0};
+    int rr;
+    while ((rr = exp_csv_read(f, &rec)) != 0) {
       row r;
-      char *copy = strdup(buf);
-      if (!copy || !parse_line(copy, &r)) {
-        fprintf(stderr, "cdyn report: %s: malformed line: %s", path, buf);
-        free(copy);
+      if (rr == -1) {
+        fprintf(stderr, "cdyn report: %s: read error\n", path);
+        rc = CDYN_EIO;
+        break;
+      }
+      if (rr == -2 || rec.nfields != NFIELDS) {
+        fprintf(stderr, "cdyn report: %s: malformed line: %s\n", path, rec.text.s);
         rc = CDYN_EIO;
         continue;
       }
-      const exp_claim_def *c = exp_claim_find(r.f[0]);
+      const exp_claim_def *c = exp_claim_find(rec.field[0]);
       if (!c) {
-        fprintf(stderr, "cdyn report: %s: unknown claim id '%s'\n", path, r.f[0]);
-        free(copy);
+        fprintf(stderr, "cdyn report: %s: unknown claim id '%s'\n", path, rec.field[0]);
         rc = CDYN_EIO;
         continue;
+      }
+      char *copy = copy_row(&rec, &r);
+      if (!copy) {
+        fprintf(stderr, "cdyn report: out of memory\n");
+        rc = CDYN_ENOMEM;
+        break;
       }
       size_t k = (size_t)(c - exp_claim_defs);
       free(lines[k]);
       lines[k] = copy;
       found[k] = r;
     }
+    exp_csv_record_free(&rec);
     fclose(f);
   }
   /* A report that would misstate the runs is not written at all. */

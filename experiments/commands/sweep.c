@@ -81,95 +81,19 @@ static const char *const prog = "cdyn sweep";
 /* ---- text ------------------------------------------------------------------------------- */
 
 /*
- * Split `text` into items separated by any character of `seps`, into new
- * strings (*items)[0 .. *n - 1].  `escapes`: a backslash takes the next
- * character as it is ("\," is a comma within an item).  `collapse`:
- * separators in a row, and at either end, separate nothing (a scheme list
- * "a, b"); otherwise an empty item is an error.  An item given twice, or
- * a control character, is an error; messages name `what`.
+ * Split `text` into items (runner/lists.h: `flags`), at most SW_MAX_POINTS,
+ * each given once, into new strings (*items)[0 .. *n - 1].  A control
+ * character is an error; messages name `what`.
  */
-static int split_list(const char *text, const char *seps, int escapes, int collapse, const char *what, char ***items,
-                      int *n)
+static int split_list(const char *text, unsigned flags, const char *what, char ***items, int *n)
 {
   *items = NULL;
   *n = 0;
   if (exp_has_control(text))
     return fail(2, "%s: holds a control character (a newline, a tab, ...)", what);
-  char **v = NULL;
-  int nv = 0, cap = 0, rc = 0;
-  exp_text cur = {0};
-  int had = 0; /* the current item has a character (an escaped one counts) */
-  for (const char *p = text;; p++) {
-    if (*p && !strchr(seps, *p)) {
-      if (escapes && *p == '\\') {
-        if (!p[1]) {
-          rc = fail(2, "%s: a backslash at the end (\\, is a comma within a value, \\\\ a backslash)", what);
-          break;
-        }
-        p++;
-      }
-      exp_text_putc(&cur, *p);
-      had = 1;
-      continue;
-    }
-    if (!had && collapse) {
-      if (!*p)
-        break;
-      continue;
-    }
-    if (!had) {
-      rc = fail(2, "%s: an empty value in '%s'", what, text);
-      break;
-    }
-    if (nv == cap) {
-      int ncap = cap ? 2 * cap : 16;
-      char **nvv = realloc(v, (size_t)ncap * sizeof *v);
-      if (!nvv) {
-        cur.failed = 1;
-        break;
-      }
-      v = nvv;
-      cap = ncap;
-    }
-    if (cur.failed || !(v[nv] = strdup(cur.s))) {
-      cur.failed = 1;
-      break;
-    }
-    nv++;
-    exp_text_clear(&cur);
-    had = 0;
-    if (nv > SW_MAX_POINTS) {
-      rc = fail(2, "%s: more than %ld values", what, SW_MAX_POINTS);
-      break;
-    }
-    if (!*p)
-      break;
-  }
-  if (!rc && cur.failed)
-    rc = fail(1, "%s: out of memory", what);
-  exp_text_free(&cur);
-  if (!rc && nv == 0)
-    rc = fail(2, "%s: no value given", what);
-  if (!rc) {
-    /* A value twice would make two identical jobs: a slip, surely. */
-    char **sorted = malloc((size_t)nv * sizeof *sorted);
-    if (!sorted) {
-      rc = fail(1, "%s: out of memory", what);
-    } else {
-      memcpy(sorted, v, (size_t)nv * sizeof *sorted);
-      qsort(sorted, (size_t)nv, sizeof *sorted, exp_str_cmp);
-      for (int k = 1; k < nv && !rc; k++)
-        if (!strcmp(sorted[k - 1], sorted[k]))
-          rc = fail(2, "%s: '%s' is given twice", what, sorted[k]);
-      free(sorted);
-    }
-  }
-  if (rc) {
-    exp_strv_free(v, nv);
-    return rc;
-  }
-  *items = v;
-  *n = nv;
+  int rc = exp_list_split(text, what, flags | EXP_LIST_UNIQUE, (int)SW_MAX_POINTS, items, n);
+  if (rc)
+    return fail(rc == CDYN_ENOMEM ? 1 : 2, "%s", cdyn_errmsg());
   return 0;
 }
 
@@ -932,7 +856,7 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
     s->ngrid++;
     char what[300];
     snprintf(what, sizeof what, "--grid %s", key);
-    if ((rc = split_list(eq + 1, ",", 1, 0, what, &ax->values, &ax->n)))
+    if ((rc = split_list(eq + 1, EXP_LIST_ESCAPES, what, &ax->values, &ax->n)))
       return rc;
     if (!(ax->args = calloc((size_t)ax->n, sizeof *ax->args)))
       return fail(1, "out of memory");
@@ -960,12 +884,12 @@ static int parse_sweep_args(sweep *s, int argc, char **argv)
   }
   if (s->steps && exp_has_control(s->steps))
     return fail(2, "--steps: the value holds a control character");
-  if (s->h_arg && (rc = split_list(s->h_arg, ", ", 0, 1, "--h", &s->hs, &s->nh)))
+  if (s->h_arg && (rc = split_list(s->h_arg, EXP_LIST_SPACES, "--h", &s->hs, &s->nh)))
     return rc;
   if (s->scheme_arg) {
     char **names;
     int n;
-    if ((rc = split_list(s->scheme_arg, ", ", 0, 1, "--scheme", &names, &n)))
+    if ((rc = split_list(s->scheme_arg, EXP_LIST_SPACES, "--scheme", &names, &n)))
       return rc;
     /* Registered names, "all" expanded (for an experiment, to the schemes
        it can run), each once. */

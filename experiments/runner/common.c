@@ -1,7 +1,7 @@
 /*
  * common.c: what every experiment shares: its parameters, atomic CSV
- * output with a metadata record, claim verdicts, report fragments and
- * progress lines.
+ * output with a metadata record, claim verdicts and report fragments
+ * (progress lines: watch.c).
  *
  * Numbers are printed with %.17g, which round-trips doubles, so the same
  * command on the same build gives bitwise-identical files.
@@ -160,18 +160,9 @@ double exp_max_dist(const double *a, const double *b, size_t n)
 
 int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n)
 {
-  *n = 0;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text ? text : "");
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    char *end;
-    double t = strtod(tok, &end);
-    if (*end || !isfinite(t) || t < 0 || *n == max)
-      return cdyn_error(CDYN_EINVAL, "%s: snapshots: '%s' is not a time >= 0 (at most %d)", who, tok, max);
-    ts[(*n)++] = t;
-  }
-  return CDYN_OK;
+  char what[128];
+  snprintf(what, sizeof what, "%s: snapshots", who);
+  return exp_list_reals(text, what, EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, 0, INFINITY, ts, max, n);
 }
 
 double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)
@@ -666,7 +657,7 @@ int exp_claim_not_run(exp_ctx *ctx, const char *id, const char *reason)
   return claim_row(ctx, idx, "", rule, "not-run", reason);
 }
 
-/* ---- report fragments and progress ------------------------------------------------------- */
+/* ---- report fragments ------------------------------------------------------------------- */
 
 const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan)
 {
@@ -712,30 +703,7 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
   return rc;
 }
 
-void exp_progress(exp_ctx *ctx, const char *what, long done, long total)
-{
-  if (!isatty(STDERR_FILENO))
-    return;
-  double t = cdyn_clock();
-  if (done < total && t - ctx->progress_last < 0.25)
-    return;
-  ctx->progress_last = t;
-  fprintf(stderr, "\r  %s: %ld / %ld (%.0f %%)%s", what, done, total,
-          total > 0 ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
-  fflush(stderr);
-}
-
 /* ---- scenes from text ---------------------------------------------------------------- */
-
-void exp_cloth_material_get(const exp_ctx *ctx, exp_cloth_material *m)
-{
-  exp_param_double(ctx, "size", &m->size);
-  exp_param_double(ctx, "mass", &m->mass);
-  exp_param_double(ctx, "k_struct", &m->k_struct);
-  exp_param_double(ctx, "k_shear", &m->k_shear);
-  exp_param_double(ctx, "k_bend", &m->k_bend);
-  exp_param_double(ctx, "damping", &m->damping);
-}
 
 void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
                          const char *hooks)

@@ -32,6 +32,7 @@
 
 #include "runner/claims.h"
 #include "runner/cmdutil.h"
+#include "runner/lists.h"
 
 #define EXP_MAX_RUNS 64
 #define EXP_MAX_SETS 64
@@ -458,8 +459,9 @@ int exp_report(exp_ctx *ctx, const char *fmt, ...)
    For the notes and report fragments a reader sees. */
 const char *exp_num(char *buf, size_t len, const char *fmt, double x, const char *if_nan);
 
-/* Progress of a long run on stderr, when stderr is a terminal (at most a
-   few lines a second); done == total ends the line. */
+/* Progress of a long run on stderr, when stderr is a terminal and
+   CDYN_NO_PROGRESS is not set (at most a few lines a second; the
+   runner's progress line, watch.c); done == total ends the line. */
 void exp_progress(exp_ctx *ctx, const char *what, long done, long total);
 
 /* ---- claims --------------------------------------------------------------------------- */
@@ -505,7 +507,6 @@ double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int
 typedef struct exp_cloth_material {
   double size, mass, k_struct, k_shear, k_bend, damping;
 } exp_cloth_material;
-void exp_cloth_material_get(const exp_ctx *ctx, exp_cloth_material *m);
 
 /*
  * Scenes built from the scene format's text (doc/scene-format.md), as a
@@ -523,8 +524,10 @@ void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, co
                          const char *hooks);
 int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out);
 
-/* Parse a comma-separated list of times >= 0 (snapshot times) into ts (at
-   most max); CDYN_EINVAL naming `who` for a bad or surplus entry. */
+/* Parse a list of times >= 0 (snapshot times), separated by commas or
+   spaces, possibly empty, into ts (at most max): exp_list_reals
+   (runner/lists.h); CDYN_EINVAL naming `who` and snapshots for a bad or
+   surplus entry. */
 int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n);
 
 /* Print a message for a failed cdyn call and return its status. */

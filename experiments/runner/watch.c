@@ -18,11 +18,13 @@
  *     sqrt(k (1/m_i + 1/m_j)) and Gershgorin's bound
  *     (cdyn_system_spring_frequency, core/frequency.c); the hint gives
  *     h omega and the largest h the bound guarantees, 2 / omega_bound;
- *   - progress, on a terminal only (isatty(stderr)): the run, the step,
- *     and the time left, for a run that has taken a second
- *     (CDYN_PROGRESS_AFTER seconds; CDYN_NO_PROGRESS turns it off), redrawn
- *     at most four times a second and erased when the run ends, so that a
- *     log or a pipe never sees it.
+ *   - progress, on a terminal only (isatty(stderr)), and never when
+ *     CDYN_NO_PROGRESS is set: one line, redrawn in place, at most four
+ *     times a second.  The runner's: the run, the step, and the time
+ *     left, for a run that has taken a second (CDYN_PROGRESS_AFTER
+ *     seconds), erased when the run ends, so that a log or a pipe never
+ *     sees it; an experiment's own (exp_progress): what, done of total,
+ *     kept when done.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -193,6 +195,17 @@ int exp_watch_run(FILE *f, const char *who, const cdyn_stepper *st, const cdyn_s
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
+/* Whether progress is shown: on a terminal, unless CDYN_NO_PROGRESS. */
+static int progress_on(void) { return isatty(STDERR_FILENO) && !getenv("CDYN_NO_PROGRESS"); }
+
+/* The progress line: `text` in place of the line on stderr (NULL: erase
+   it); `keep`: end it, so that it stays. */
+static void progress_line(const char *text, int keep)
+{
+  fprintf(stderr, "\r\033[K%s%s", text ? text : "", keep ? "\n" : "");
+  fflush(stderr);
+}
+
 static struct {
   int on;
   char label[200];
@@ -203,7 +216,7 @@ static struct {
 
 void exp_progress_begin(long steps)
 {
-  prog.on = isatty(STDERR_FILENO) && !getenv("CDYN_NO_PROGRESS");
+  prog.on = progress_on();
   const char *after = getenv("CDYN_PROGRESS_AFTER");
   prog.after = after && *after ? strtod(after, NULL) : 1;
   if (!(prog.after >= 0))
@@ -224,19 +237,32 @@ void exp_progress_step(long k)
     return;
   prog.last = now;
   double left = k > 0 ? (now - prog.start) * (double)(prog.steps - k) / (double)k : 0;
-  fprintf(stderr, "\r\033[K%s: step %ld of %ld (%.0f %%), about %.0f s left", prog.label, k, prog.steps,
-          prog.steps > 0 ? 100.0 * (double)k / (double)prog.steps : 100.0, left);
-  fflush(stderr);
+  char line[400];
+  snprintf(line, sizeof line, "%s: step %ld of %ld (%.0f %%), about %.0f s left", prog.label, k, prog.steps,
+           prog.steps > 0 ? 100.0 * (double)k / (double)prog.steps : 100.0, left);
+  progress_line(line, 0);
   prog.drawn = 1;
 }
 
 void exp_progress_end(void)
 {
-  if (prog.drawn) {
-    fputs("\r\033[K", stderr);
-    fflush(stderr);
-  }
+  if (prog.drawn)
+    progress_line(NULL, 0);
   prog.drawn = 0;
 }
 
 void exp_progress_label(const char *label) { snprintf(prog.label, sizeof prog.label, "%s", label ? label : ""); }
+
+void exp_progress(exp_ctx *ctx, const char *what, long done, long total)
+{
+  if (!progress_on())
+    return;
+  double t = cdyn_clock();
+  if (done < total && t - ctx->progress_last < 0.25)
+    return;
+  ctx->progress_last = t;
+  char line[400];
+  snprintf(line, sizeof line, "  %s: %ld / %ld (%.0f %%)", what, done, total,
+           total > 0 ? 100.0 * (double)done / (double)total : 100.0);
+  progress_line(line, done >= total);
+}

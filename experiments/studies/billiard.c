@@ -174,30 +174,6 @@ typedef struct {
   double snap[MAX_SNAPS];
 } bil_params;
 
-/* Split a comma-separated list into at most max fields of len bytes. */
-static int split_list(const char *what, const char *s, char (*out)[32], int max, int *n)
-{
-  *n = 0;
-  const char *p = s;
-  while (*p) {
-    const char *c = strchr(p, ',');
-    size_t len = c ? (size_t)(c - p) : strlen(p);
-    if (len == 0 || len >= 32)
-      return cdyn_error(CDYN_EINVAL, "%s = '%s': empty or over-long item", what, s);
-    if (*n == max)
-      return cdyn_error(CDYN_EINVAL, "%s = '%s': at most %d items", what, s, max);
-    memcpy(out[*n], p, len);
-    out[*n][len] = '\0';
-    (*n)++;
-    p += len + (c ? 1 : 0);
-    if (c && !*p)
-      return cdyn_error(CDYN_EINVAL, "%s = '%s': empty item", what, s);
-  }
-  if (!*n)
-    return cdyn_error(CDYN_EINVAL, "%s is empty", what);
-  return CDYN_OK;
-}
-
 static int get_params(exp_ctx *ctx, bil_params *p)
 {
   exp_param_double(ctx, "radius", &p->r);
@@ -209,18 +185,8 @@ static int get_params(exp_ctx *ctx, bil_params *p)
   exp_param_double(ctx, "restitution", &p->e);
   exp_param_double(ctx, "restitution_low", &p->e_low);
   exp_param_double(ctx, "tau", &p->tau);
-  char snaps[MAX_SNAPS][32];
-  int rc = split_list("snapshots", exp_param_string(ctx, "snapshots"), snaps, MAX_SNAPS, &p->nsnap);
-  if (rc)
-    return rc;
-  for (int k = 0; k < p->nsnap; k++) {
-    char *end;
-    p->snap[k] = strtod(snaps[k], &end);
-    if (end == snaps[k] || *end || !isfinite(p->snap[k]) || p->snap[k] < 0 || (k && p->snap[k] <= p->snap[k - 1]))
-      return cdyn_error(CDYN_EINVAL, "snapshots = '%s': expected increasing times >= 0",
-                        exp_param_string(ctx, "snapshots"));
-  }
-  return CDYN_OK;
+  return exp_list_reals(exp_param_string(ctx, "snapshots"), "snapshots", EXP_LIST_INCREASING, 0, INFINITY, p->snap,
+                        MAX_SNAPS, &p->nsnap);
 }
 
 static int check(exp_ctx *ctx)

@@ -225,7 +225,7 @@ static const bad_case bad_cases[] = {
   {{"run", "billiard", "--set", "tau=-0.01", "--out", "o49", NULL}, "tau = '-0.01'", "o49"},
   {{"run", "billiard", "--set", "rack_gap=-1", "--out", "o50", NULL}, "rack_gap = '-1'", "o50"},
   {{"run", "billiard", "--set", "algorithms=nope", "--out", "o51", NULL}, "unknown active-set algorithm 'nope'", "o51"},
-  {{"run", "billiard", "--set", "snapshots=0.2,0.1", "--out", "o52", NULL}, "snapshots = '0.2,0.1'", "o52"},
+  {{"run", "billiard", "--set", "snapshots=0.2,0.1", "--out", "o52", NULL}, "snapshots: '0.1' is not greater", "o52"},
   /* A scheme that cannot enforce the walls, asked for by name. */
   {{"run", "billiard", "--scheme", "implicit", "--out", "o53", NULL}, "implicit does not enforce inequality", "o53"},
   /* Scheme lists that name nothing, and parameters an experiment does not use. */
@@ -260,6 +260,15 @@ static const bad_case bad_cases[] = {
   {{"run", "convergence", "--set", "n0=1e20", "--out", "o71", NULL}, "n0 = '1e20'", "o71"},
   {{"run", "chain10-stability", "--set", "trials=9223372036854775807", "--out", "o72", NULL}, "trials", "o72"},
   {{"run", "arm2-drift", "--steps", "-5", "--out", "o73", NULL}, "--steps", "o73"},
+  /* Lists: an empty item, a bad number, an item too long for its slot. */
+  {{"run", "billiard", "--set", "snapshots=0.1,,0.2", "--out", "o80", NULL}, "snapshots: an empty value", "o80"},
+  {{"run", "billiard", "--set", "snapshots=0.1,", "--out", "o81", NULL}, "snapshots: an empty value", "o81"},
+  {{"run", "billiard", "--set", "snapshots=0.1,x", "--out", "o82", NULL}, "snapshots: 'x' is not a number", "o82"},
+  {{"run", "cloth-elongation", "--set", "snapshots=0.1,-1", "--out", "o83", NULL}, "snapshots: '-1' is not a number",
+   "o83"},
+  {{"run", "billiard", "--set", "algorithms=lemke,,lemke", "--out", "o84", NULL}, "algorithms: an empty value", "o84"},
+  {{"run", "billiard", "--set", "algorithms=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "--out", "o85", NULL},
+   "is longer than 31 characters", "o85"},
 };
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
@@ -1001,6 +1010,59 @@ START_TEST(test_exit_statuses)
 }
 END_TEST
 
+/* A list longer than the longest accepted is refused with a message naming
+   it, a usage error, never cut: an experiment's parameter, a scheme list,
+   the lists of a sweep.  An empty item and a bad number too. */
+START_TEST(test_long_lists)
+{
+  char path[PATH_MAX];
+  size_t len = 70000;
+  char *times = malloc(len + 32), *schemes = malloc(len + 32), *hs = malloc(len + 32), *grid = malloc(len + 32);
+  ck_assert(times && schemes && hs && grid);
+  strcpy(times, "snapshots=");
+  strcpy(schemes, "");
+  strcpy(hs, "");
+  strcpy(grid, "alpha=");
+  for (int k = 0; strlen(times) < len; k++)
+    sprintf(times + strlen(times), "%s%d", k ? "," : "", k);
+  for (int k = 0; strlen(schemes) < len; k++)
+    sprintf(schemes + strlen(schemes), "%simplicit", k ? "," : "");
+  for (int k = 0; strlen(hs) < len; k++)
+    sprintf(hs + strlen(hs), "%s0.%d", k ? "," : "", k + 1);
+  for (int k = 0; strlen(grid) < len; k++)
+    sprintf(grid + strlen(grid), "%s%d", k ? "," : "", k);
+  const struct {
+    const char *const args[10];
+    const char *names;
+  } cases[] = {
+    {{"run", "billiard", "--set", times, "--out", "o", NULL}, "snapshots: the list is longer than 65536 characters"},
+    {{"run", "cloth-elongation", "--set", times, "--out", "o", NULL},
+     "snapshots: the list is longer than 65536 characters"},
+    {{"run", "arm2-drift", "--scheme", schemes, "--out", "o", NULL}, "--scheme: the list is longer than 65536"},
+    {{"sweep", "arm2-drift", "--out", "s", "--h", hs, NULL}, "--h: the list is longer than 65536 characters"},
+    {{"sweep", "arm2-drift", "--out", "s", "--scheme", schemes, NULL}, "--scheme: the list is longer than 65536"},
+    {{"sweep", "arm2-drift", "--out", "s", "--grid", grid, NULL}, "--grid alpha: the list is longer than 65536"},
+    {{"sweep", "arm2-drift", "--out", "s", "--grid", "alpha=1,,2", NULL}, "--grid alpha: an empty value"},
+    {{"sweep", "arm2-drift", "--out", "s", "--h", "0.1,0.1", NULL}, "--h: '0.1' is given twice"},
+    {{"run", "billiard", "--set", "snapshots=0.1,1e", "--out", "o", NULL}, "snapshots: '1e' is not a number"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    proc p = run_argv(cases[k].args);
+    ck_assert_msg(p.status == 2, "case %zu: status %d:\n%.300s", k + 1, p.status, p.err);
+    ck_assert_msg(strstr(p.err, cases[k].names), "case %zu: stderr does not say '%s':\n%.300s", k + 1, cases[k].names,
+                  p.err);
+    ck_assert_msg(strstr(p.err, "try 'cdyn"), "case %zu: a usage error without the pointer to the usage:\n%.300s",
+                  k + 1, p.err);
+    proc_free(&p);
+  }
+  ck_assert_msg(!exists(wp(path, "o")) && !exists(wp(path, "s")), "a refused command wrote its directory");
+  free(times);
+  free(schemes);
+  free(hs);
+  free(grid);
+}
+END_TEST
+
 /* The offset of the first character of the column after `from` (the first
    non-space after a run of spaces), or -1. */
 static int next_column(const char *line, int from)
@@ -1288,6 +1350,7 @@ int main(void)
   add(s, "usage_errors", test_usage_errors);
   add(s, "suggestions", test_suggestions);
   add(s, "exit_statuses", test_exit_statuses);
+  add(s, "long_lists", test_long_lists);
   add(s, "list_layout", test_list_layout);
   add(s, "list_pager", test_list_pager);
   add(s, "experiment_help", test_experiment_help);
