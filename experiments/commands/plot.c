@@ -20,9 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdyn/error.h"
 #include "runner/cmdutil.h"
 #include "commands.h"
 #include "gnuplot.h"
+#include "runner/csv.h"
+#include "runner/lists.h"
 
 /* At most this many particles: paths; more: the 3-D view of states. */
 #define PATHS_MAX 30
@@ -35,13 +38,12 @@ static int has_time(const exp_rundir_run *r)
   FILE *f = fopen(r->csv, "r");
   if (!f)
     return 0;
-  char line[4096];
+  exp_csv_record rec = {0};
   int ok = 0;
-  if (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\r\n")] = '\0';
-    for (char *tok = strtok(line, ","); tok && !ok; tok = strtok(NULL, ","))
-      ok = !strcmp(tok, "t");
-  }
+  if (exp_csv_read(f, &rec) == 1)
+    for (int k = 0; k < rec.nfields && !ok; k++)
+      ok = !strcmp(rec.field[k], "t");
+  exp_csv_record_free(&rec);
   fclose(f);
   return ok;
 }
@@ -161,15 +163,17 @@ static int plot_main(int argc, char **argv)
     return exp_complain(who, EXP_EXIT_USAGE, "which run directory? (cdyn plot DIR [--format pdf,png])");
   int want_pdf = 0, want_png = 0;
   {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", formats);
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-      if (!strcmp(t, "pdf"))
+    char fmt[8][EXP_LIST_NAME];
+    int nf = 0;
+    if (exp_list_names(formats, "--format", EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, fmt, 8, &nf))
+      return exp_complain(who, EXP_EXIT_USAGE, "%s (pdf, png)", cdyn_errmsg());
+    for (int k = 0; k < nf; k++) {
+      if (!strcmp(fmt[k], "pdf"))
         want_pdf = 1;
-      else if (!strcmp(t, "png"))
+      else if (!strcmp(fmt[k], "png"))
         want_png = 1;
       else
-        return exp_complain(who, EXP_EXIT_USAGE, "unknown format '%s' (pdf, png)", t);
+        return exp_complain(who, EXP_EXIT_USAGE, "unknown format '%s' (pdf, png)", fmt[k]);
     }
     if (!want_pdf && !want_png)
       return exp_complain(who, EXP_EXIT_USAGE, "--format names no format (pdf, png)");

@@ -270,11 +270,11 @@ static double ball_gap(const cc_scene *s, double r, double delta, size_t *touchi
 #define MAX_SNAPS 16
 
 
-int exp_cc_check_snapshots(exp_ctx *ctx, const char *name)
+int exp_cc_check_snapshots(exp_ctx *ctx)
 {
   double ts[MAX_SNAPS];
   int n;
-  return exp_parse_times(exp_param_string(ctx, "snapshots"), name, ts, MAX_SNAPS, &n) ? 2 : 0;
+  return exp_parse_times(exp_param_string(ctx, "snapshots"), ts, MAX_SNAPS, &n);
 }
 
 /* The triangles (corners, and 1 when a cloth-cloth contact holds one of
@@ -567,7 +567,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
   long every = exp_param_long(ctx, "out_every");
   double snaps[MAX_SNAPS];
   int nsnap;
-  exp_parse_times(exp_param_string(ctx, "snapshots"), sp.name, snaps, MAX_SNAPS, &nsnap);
+  exp_parse_times(exp_param_string(ctx, "snapshots"), snaps, MAX_SNAPS, &nsnap);
   double delta = sp.delta;
   exp_csv series, mesh, balls, summ, timing, tseries;
   int rc;

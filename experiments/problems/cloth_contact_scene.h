@@ -21,8 +21,8 @@ typedef struct {
   double offset[2]; /* self: the ball's centre off the cloth's centre along x and z (m) */
 } exp_cc_spec;
 
-/* The snapshot times of experiment `name` read (2: they do not). */
-int exp_cc_check_snapshots(exp_ctx *ctx, const char *name);
+/* The snapshot times checked: 0, or CDYN_EINVAL with a message. */
+int exp_cc_check_snapshots(exp_ctx *ctx);
 
 /* The parameters both experiments take (grid, capacity, the material,
    eps_max, ball_radius, thickness) into sp. */

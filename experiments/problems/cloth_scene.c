@@ -180,24 +180,11 @@ int exp_cloth_parse_steps(const char *text, double *h, int max, int *n)
   *n = 0;
   if (!strcmp(text, "none"))
     return 0;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    char *end;
-    double x = strtod(tok, &end);
-    if (end != tok && *end == '/') {
-      char *den = end + 1;
-      double y = strtod(den, &end);
-      if (end == den || !(y > 0) || !isfinite(y))
-        return 1;
-      x /= y;
-    }
-    if (end == tok || *end || !(x > 0) || !isfinite(x) || *n == max)
-      return 1;
-    h[(*n)++] = x;
+  if (exp_list_reals(text, "anim_h", EXP_LIST_SPACES | EXP_LIST_RATIO | EXP_LIST_ABOVE_LO, 0, INFINITY, h, max, n)) {
+    cdyn_error_clear();
+    return 1;
   }
-  return *n == 0;
+  return 0;
 }
 
 /* Scheme names, comma separated, at most max, each registered; "none":
@@ -207,18 +194,18 @@ int exp_cloth_parse_schemes(const char *text, char out[][32], int max, int *n)
   *n = 0;
   if (!strcmp(text, "none"))
     return 0;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+  if (exp_list_names(text, "anim_schemes", EXP_LIST_SPACES, out, max, n)) {
+    cdyn_error_clear();
+    return 1;
+  }
+  for (int k = 0; k < *n; k++) {
     size_t idx;
-    if (*n == max || strlen(tok) >= 32 || cdyn_scheme_find(tok, &idx)) {
+    if (cdyn_scheme_find(out[k], &idx)) {
       cdyn_error_clear();
       return 1;
     }
-    snprintf(out[(*n)++], 32, "%s", tok);
   }
-  return *n == 0;
+  return 0;
 }
 
 /* h as text: 1/60 when 1/h is an integer (to 1e-9), else %g. */

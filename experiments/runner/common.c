@@ -158,11 +158,9 @@ double exp_max_dist(const double *a, const double *b, size_t n)
   return m;
 }
 
-int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n)
+int exp_parse_times(const char *text, double *ts, int max, int *n)
 {
-  char what[128];
-  snprintf(what, sizeof what, "%s: snapshots", who);
-  return exp_list_reals(text, what, EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, 0, INFINITY, ts, max, n);
+  return exp_list_reals(text, "snapshots", EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, 0, INFINITY, ts, max, n);
 }
 
 double exp_fit_slope(const double *x, const double *y, const int *ok, int n, int *used)

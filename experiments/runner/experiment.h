@@ -526,9 +526,9 @@ int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out);
 
 /* Parse a list of times >= 0 (snapshot times), separated by commas or
    spaces, possibly empty, into ts (at most max): exp_list_reals
-   (runner/lists.h); CDYN_EINVAL naming `who` and snapshots for a bad or
-   surplus entry. */
-int exp_parse_times(const char *text, const char *who, double *ts, int max, int *n);
+   (runner/lists.h); CDYN_EINVAL naming the parameter snapshots for a bad
+   or surplus entry (the caller names the experiment). */
+int exp_parse_times(const char *text, double *ts, int max, int *n);
 
 /* Print a message for a failed cdyn call and return its status. */
 int exp_fail(int status, const char *what);

@@ -93,7 +93,7 @@ static int contact_check(exp_ctx *ctx)
     cdyn_error(CDYN_EINVAL, "ball_line: '%s' is neither x nor z", line);
     return 2;
   }
-  return exp_cc_check_snapshots(ctx, "cloth-contact");
+  return exp_cc_check_snapshots(ctx);
 }
 
 static int contact_run(exp_ctx *ctx)

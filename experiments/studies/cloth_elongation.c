@@ -184,20 +184,15 @@ static int elong_check(exp_ctx *ctx)
   double ts[MAX_SNAPS], hs[EXP_CLOTH_MAX_ANIM];
   char names[EXP_CLOTH_MAX_ANIM][32];
   int n;
-  if (exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-elongation", ts, MAX_SNAPS, &n)) {
-    fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
-    return 2;
-  }
-  if (exp_cloth_parse_steps(exp_param_string(ctx, "anim_h"), hs, EXP_CLOTH_MAX_ANIM, &n)) {
-    fprintf(stderr, "cdyn run: anim_h: at most %d step sizes > 0, comma separated, each a number or p/q (1/60), or "
-                    "none\n", EXP_CLOTH_MAX_ANIM);
-    return 2;
-  }
-  if (exp_cloth_parse_schemes(exp_param_string(ctx, "anim_schemes"), names, EXP_CLOTH_MAX_ANIM, &n)) {
-    fprintf(stderr, "cdyn run: anim_schemes: at most %d registered schemes, comma separated, or none (cdyn list "
-                    "shows them)\n", EXP_CLOTH_MAX_ANIM);
-    return 2;
-  }
+  int rc;
+  if ((rc = exp_parse_times(exp_param_string(ctx, "snapshots"), ts, MAX_SNAPS, &n)))
+    return rc;
+  if (exp_cloth_parse_steps(exp_param_string(ctx, "anim_h"), hs, EXP_CLOTH_MAX_ANIM, &n))
+    return cdyn_error(CDYN_EINVAL, "anim_h: at most %d step sizes > 0, comma separated, each a number or p/q "
+                                   "(1/60), or none", EXP_CLOTH_MAX_ANIM);
+  if (exp_cloth_parse_schemes(exp_param_string(ctx, "anim_schemes"), names, EXP_CLOTH_MAX_ANIM, &n))
+    return cdyn_error(CDYN_EINVAL, "anim_schemes: at most %d registered schemes, comma separated, or none (cdyn "
+                                   "list shows them)", EXP_CLOTH_MAX_ANIM);
   return 0;
 }
 
@@ -441,7 +436,7 @@ static int elong_run(exp_ctx *ctx)
   exp_param_double(ctx, "eps_max", &eps_max);
   exp_param_double(ctx, "strain_bound", &bound);
   long sweeps = exp_param_long(ctx, "provot_sweeps"), every = exp_param_long(ctx, "out_every");
-  exp_parse_times(exp_param_string(ctx, "snapshots"), "cloth-elongation", snaps, MAX_SNAPS, &nsnap);
+  exp_parse_times(exp_param_string(ctx, "snapshots"), snaps, MAX_SNAPS, &nsnap);
   double h = ctx->h;
   long steps = ctx->steps;
   double spacing = sp.size / (double)(sp.grid - 1);

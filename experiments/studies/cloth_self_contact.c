@@ -55,7 +55,7 @@ static const exp_companion self_companions[] = {
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
   {NULL, NULL, NULL, NULL}};
 
-static int self_check(exp_ctx *ctx) { return exp_cc_check_snapshots(ctx, "cloth-self-contact"); }
+static int self_check(exp_ctx *ctx) { return exp_cc_check_snapshots(ctx); }
 
 static int self_run(exp_ctx *ctx)
 {

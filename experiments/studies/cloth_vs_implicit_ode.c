@@ -75,71 +75,36 @@ static const exp_companion cost_companions[] = {
 #define MAX_GRIDS 8
 #define MAX_SOLVERS 4
 
-static int parse_list(const char *text, char out[][32], int max, int *n)
+/* The grid sizes of `what` (grids, anim_grids): an increasing list of
+   at most MAX_GRIDS sizes in [4, 512] (runner/lists.h). */
+static int parse_grids(const char *text, const char *what, long *g, int *n)
 {
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  *n = 0;
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    if (*n == max || strlen(tok) >= 32)
-      return 1;
-    snprintf(out[(*n)++], 32, "%s", tok);
-  }
-  return *n == 0;
-}
-
-static int parse_grids(const char *text, long *g, int *n)
-{
-  char items[MAX_GRIDS][32];
-  if (parse_list(text, items, MAX_GRIDS, n))
-    return 1;
-  for (int k = 0; k < *n; k++) {
-    char *end;
-    g[k] = strtol(items[k], &end, 10);
-    if (*end || g[k] < 4 || g[k] > 512 || (k && g[k] <= g[k - 1]))
-      return 1;
-  }
-  return 0;
+  return exp_list_longs(text, what, EXP_LIST_SPACES | EXP_LIST_INCREASING, 4, 512, g, MAX_GRIDS, n);
 }
 
 static int cost_check(exp_ctx *ctx)
 {
   long g[MAX_GRIDS];
-  int n;
-  char s[MAX_SOLVERS][32];
-  if (parse_grids(exp_param_string(ctx, "grids"), g, &n)) {
-    fprintf(stderr, "cdyn run: grids: a comma-separated increasing list of at most %d sizes in [4, 512]\n",
-            MAX_GRIDS);
-    return 2;
-  }
-  if (parse_list(exp_param_string(ctx, "adaptive_solvers"), s, MAX_SOLVERS, &n) ||
-      parse_list(exp_param_string(ctx, "bw_solvers"), s, MAX_SOLVERS, &n)) {
-    fprintf(stderr, "cdyn run: adaptive_solvers, bw_solvers: comma-separated lists of at most %d names\n",
-            MAX_SOLVERS);
-    return 2;
-  }
+  int n, rc;
+  char s[MAX_SOLVERS][EXP_LIST_NAME];
+  if ((rc = parse_grids(exp_param_string(ctx, "grids"), "grids", g, &n)) ||
+      (rc = exp_list_names(exp_param_string(ctx, "adaptive_solvers"), "adaptive_solvers", EXP_LIST_SPACES, s,
+                           MAX_SOLVERS, &n)) ||
+      (rc = exp_list_names(exp_param_string(ctx, "bw_solvers"), "bw_solvers", EXP_LIST_SPACES, s, MAX_SOLVERS, &n)))
+    return rc;
   double hs[EXP_CLOTH_MAX_ANIM];
-  if (exp_cloth_parse_steps(exp_param_string(ctx, "anim_h"), hs, EXP_CLOTH_MAX_ANIM, &n)) {
-    fprintf(stderr, "cdyn run: anim_h: at most %d step sizes > 0, comma separated, each a number or p/q (1/60), or "
-                    "none\n", EXP_CLOTH_MAX_ANIM);
-    return 2;
-  }
+  if (exp_cloth_parse_steps(exp_param_string(ctx, "anim_h"), hs, EXP_CLOTH_MAX_ANIM, &n))
+    return cdyn_error(CDYN_EINVAL, "anim_h: at most %d step sizes > 0, comma separated, each a number or p/q "
+                                   "(1/60), or none", EXP_CLOTH_MAX_ANIM);
   const char *ag = exp_param_string(ctx, "anim_grids");
-  if (strcmp(ag, "none") && parse_grids(ag, g, &n)) {
-    fprintf(stderr, "cdyn run: anim_grids: a comma-separated increasing list of at most %d sizes in [4, 512], or "
-                    "none\n", MAX_GRIDS);
-    return 2;
-  }
+  if (strcmp(ag, "none") && (rc = parse_grids(ag, "anim_grids", g, &n)))
+    return rc;
   char one[1][32];
   size_t idx;
   if (exp_cloth_parse_schemes(exp_param_string(ctx, "anim_scheme"), one, 1, &n) || n != 1 ||
-      (!cdyn_scheme_find(one[0], &idx) && cdyn_scheme_pins_only(idx))) {
-    cdyn_error_clear();
-    fprintf(stderr, "cdyn run: anim_scheme: one registered scheme that enforces constraints (cdyn list shows "
-                    "them)\n");
-    return 2;
-  }
+      (!cdyn_scheme_find(one[0], &idx) && cdyn_scheme_pins_only(idx)))
+    return cdyn_error(CDYN_EINVAL, "anim_scheme: one registered scheme that enforces constraints (cdyn list shows "
+                                   "them)");
   return 0;
 }
 
@@ -391,9 +356,10 @@ static int cost_run_exp(exp_ctx *ctx)
   long grids[MAX_GRIDS];
   int ng, nas, nbs;
   char as[MAX_SOLVERS][32], bs[MAX_SOLVERS][32];
-  parse_grids(exp_param_string(ctx, "grids"), grids, &ng);
-  parse_list(exp_param_string(ctx, "adaptive_solvers"), as, MAX_SOLVERS, &nas);
-  parse_list(exp_param_string(ctx, "bw_solvers"), bs, MAX_SOLVERS, &nbs);
+  parse_grids(exp_param_string(ctx, "grids"), "grids", grids, &ng);
+  exp_list_names(exp_param_string(ctx, "adaptive_solvers"), "adaptive_solvers", EXP_LIST_SPACES, as, MAX_SOLVERS,
+                 &nas);
+  exp_list_names(exp_param_string(ctx, "bw_solvers"), "bw_solvers", EXP_LIST_SPACES, bs, MAX_SOLVERS, &nbs);
   double eps_max, T, h_ref;
   exp_param_double(ctx, "eps_max", &eps_max);
   exp_param_double(ctx, "T", &T);
@@ -510,7 +476,7 @@ static int cost_anim(exp_ctx *ctx, const exp_cloth_spec *sp0, const char (*as)[3
   exp_cloth_parse_steps(exp_param_string(ctx, "anim_h"), hs, EXP_CLOTH_MAX_ANIM, &nh);
   const char *gtext = exp_param_string(ctx, "anim_grids"), *scheme = exp_param_string(ctx, "anim_scheme");
   if (strcmp(gtext, "none"))
-    parse_grids(gtext, grids, &ng);
+    parse_grids(gtext, "anim_grids", grids, &ng);
   if (nh == 0 || ng == 0)
     return CDYN_OK;
   exp_param_double(ctx, "anim_T", &T);

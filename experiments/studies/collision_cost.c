@@ -44,32 +44,17 @@ static const exp_param cost_params[] = {
 #define MAX_GRIDS 16
 static const double PI = 3.14159265358979323846;
 
+/* The grid sizes: at most MAX_GRIDS sizes in [2, 1024] (runner/lists.h). */
 static int parse_grids(const char *text, long *g, int *n)
 {
-  *n = 0;
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    char *end;
-    long v = strtol(tok, &end, 10);
-    if (*end || v < 2 || v > 1024 || *n == MAX_GRIDS)
-      return cdyn_error(CDYN_EINVAL, "collision-cost: grids: '%s' is not a size 2 .. 1024 (at most %d)", tok,
-                        MAX_GRIDS);
-    g[(*n)++] = v;
-  }
-  return *n ? CDYN_OK : cdyn_error(CDYN_EINVAL, "collision-cost: grids: none given");
+  return exp_list_longs(text, "grids", EXP_LIST_SPACES, 2, 1024, g, MAX_GRIDS, n);
 }
 
 static int cost_check(exp_ctx *ctx)
 {
   long g[MAX_GRIDS];
   int n;
-  if (parse_grids(exp_param_string(ctx, "grids"), g, &n)) {
-    fprintf(stderr, "cdyn run: %s\n", cdyn_errmsg());
-    return 2;
-  }
-  return 0;
+  return parse_grids(exp_param_string(ctx, "grids"), g, &n);
 }
 
 static unsigned long rng_next(unsigned long long *s)
