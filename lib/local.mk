@@ -29,8 +29,8 @@ include $(srcdir)/lib/types.am
 #   scene/       scene files: the reader and the writer.
 lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/errserial.h lib/base/numeric.c lib/base/version.c lib/base/words.c \
 	lib/constraints/constraints.def lib/constraints/vec3.h lib/constraints/table.c \
-	lib/solvers/solvers.def lib/solvers/table.c lib/solvers/lsq.h lib/solvers/lsq.c lib/solvers/matrix.c \
-	lib/core/internal.h lib/core/frequency.c lib/core/system.c lib/core/blocks.c \
+	lib/solvers/solvers.def lib/solvers/table.c lib/solvers/lookup.c lib/solvers/lsq.h lib/solvers/lsq.c lib/solvers/matrix.c \
+	lib/core/internal.h lib/core/frequency.c lib/core/system.c lib/core/pattern.c lib/core/blocks.c \
 	lib/integrators/integrators.def lib/integrators/table.c \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/activeset.c lib/activeset/common.c \
 	lib/activeset/sparse.c \

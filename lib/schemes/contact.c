@@ -355,7 +355,7 @@ static int grow_sparse(cdyn_stepper *st, state *s, size_t nnz)
 
 /* The candidates' pattern: counted (col NULL) or written; each row its
    diagonal first, then the candidates sharing a particle with it, in the
-   order of the stepper's pattern (lib/stepper/layout.c). */
+   order of the stepper's pattern (lib/core/pattern.c). */
 static size_t walk_candidates(const cdyn_stepper *st, state *s, size_t nc, int *rowptr, int *col)
 {
   cand_sparse *sp = &s->sp;
