@@ -33,7 +33,7 @@ lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/errserial.h lib/base/numeric.
 	lib/core/internal.h lib/core/frequency.c lib/core/system.c lib/core/pattern.c lib/core/blocks.c \
 	lib/integrators/integrators.def lib/integrators/table.c \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/activeset.c lib/activeset/common.c \
-	lib/activeset/sparse.c \
+	lib/activeset/dense.c lib/activeset/sparse.c \
 	lib/schemes/schemes.def lib/schemes/table.c lib/schemes/shake.h \
 	lib/stepper/internal.h lib/stepper/options.c lib/stepper/registry.c lib/stepper/layout.c \
 	lib/stepper/stepper.c \

@@ -69,7 +69,7 @@
  * default): A is assembled over every row of the system (cdyn_assemble),
  * the candidates' rows gathered into a dense n x n matrix, and the
  * algorithm's sub-systems A_SS mu_S = -b_S solved by LAPACK (Cholesky, or
- * minimum-norm least squares; lib/activeset/common.c).  sparse: A over the
+ * minimum-norm least squares; lib/activeset/dense.c).  sparse: A over the
  * candidate rows alone is assembled in compressed rows from the rows'
  * Jacobian blocks,
  *   A_ab = sum over the particles p shared by rows a and b of w_p J_a,p . J_b,p,
