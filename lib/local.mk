@@ -10,35 +10,30 @@ cdyninclude_HEADERS = lib/cdyn/cdyn.h lib/cdyn/error.h lib/cdyn/option.h lib/cdy
 # lib/types.am, which ./autogen.sh writes: adding a constraint type, solver,
 # integrator, scheme or active-set algorithm is one file plus one table line.
 include $(srcdir)/lib/types.am
-# The rooms, from the bottom up; each calls only into rooms above it in
-# this list (the type objects' rooms are called by the ones below them
-# only through their type objects' function pointers):
-#   base/        the error record, the numeric helpers, the version;
-#   constraints/, solvers/
-#                constraint types and linear solver types (each with its
-#                table, table.c, from its .def file);
-#   core/        the system, and the building blocks schemes are written with;
-#   integrators/, activeset/
-#                explicit integrators, and active-set algorithms for
-#                inequality rows;
-#   schemes/     the schemes;
-#   stepper/     options, the registry of schemes and solvers, the row
-#                layout and A's pattern, the stepper;
-#   cloth/       the cloth patch, strain limiting and heavy balls;
-#   collision/   collision detection and cloth contacts;
-#   scene/       scene files: the reader and the writer.
+# The sources, room by room (the folders of lib/), from the bottom up in
+# the order README.md's Layout lists the rooms, the one place that order
+# is stated: a room calls only into itself and the rooms listed before
+# it, so of two neighbours such as constraints/ and solvers/, or
+# integrators/ and activeset/, the later may call the earlier and not the
+# reverse; and the files of a room call one another without a cycle.  The
+# rooms of the type objects (TYPE_SOURCES, from their tables) are also
+# reached from above through their tables and function pointers.
+# tests/rooms.test reads the order from README.md and checks the built
+# objects against it with nm.
 lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/errserial.h lib/base/numeric.c lib/base/version.c lib/base/words.c \
 	lib/constraints/constraints.def lib/constraints/vec3.h lib/constraints/table.c \
-	lib/solvers/solvers.def lib/solvers/table.c lib/solvers/lsq.h lib/solvers/lsq.c lib/solvers/matrix.c \
-	lib/core/internal.h lib/core/frequency.c lib/core/system.c lib/core/blocks.c \
+	lib/solvers/solvers.def lib/solvers/table.c lib/solvers/lookup.c lib/solvers/lsq.h lib/solvers/lsq.c \
+	lib/solvers/matrix.c \
+	lib/core/internal.h lib/core/frequency.c lib/core/system.c lib/core/pattern.c lib/core/blocks.c \
 	lib/integrators/integrators.def lib/integrators/table.c \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/activeset.c lib/activeset/common.c \
-	lib/activeset/sparse.c \
+	lib/activeset/dense.c lib/activeset/sparse.c \
 	lib/schemes/schemes.def lib/schemes/table.c lib/schemes/shake.h \
 	lib/stepper/internal.h lib/stepper/options.c lib/stepper/registry.c lib/stepper/layout.c \
 	lib/stepper/stepper.c \
 	lib/cloth/cloth.c lib/cloth/strainlimit.c lib/cloth/ball.c \
-	lib/collision/bvh.c lib/collision/proximity.c lib/collision/ccd.c lib/collision/contacts.c lib/collision/failsafe.c lib/collision/contacts_impl.h \
+	lib/collision/bvh.c lib/collision/proximity.c lib/collision/ccd.c lib/collision/boxes.c \
+	lib/collision/contacts.c lib/collision/failsafe.c lib/collision/contacts_impl.h \
 	lib/scene/internal.h lib/scene/scene.c lib/scene/load.h lib/scene/fields.c lib/scene/generate.c \
 	lib/scene/load.c \
 	$(TYPE_SOURCES)

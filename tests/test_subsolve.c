@@ -1,7 +1,7 @@
 /*
  * test_subsolve.c: the sparse sub-solves of the active-set algorithms
  * (lib/activeset/sparse.c; the contact scheme's option subsolve=sparse)
- * against the dense ones (lib/activeset/common.c) and against the
+ * against the dense ones (lib/activeset/dense.c) and against the
  * exhaustive-enumeration reference (reference/lcp_enum.c), which shares
  * no code with either.
  *

@@ -144,7 +144,7 @@ int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned c
                      const double *r, double rank_tol, double *x, size_t *size);
 
 /* The sparse and the dense sub-solve behind cdyn_as_subsolve (sparse.c,
-   common.c); cdyn_as_dense_subsolve gathers A_SS from the dense A, or
+   dense.c); cdyn_as_dense_subsolve gathers A_SS from the dense A, or
    from the bound sparse A when A is NULL, and needs |S| <= ws->dcap. */
 int cdyn_as_sparse_subsolve(cdyn_as_ws *ws, const unsigned char *S, const double *r, double rank_tol,
                             double *x, size_t *size);

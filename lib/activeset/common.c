@@ -6,19 +6,15 @@
  * For a handled set S the contact problem w = A mu + b reduces to
  *   A_SS mu_S = -b_S,  mu_k = 0 (k not in S),  w = A mu + b,
  * the KKT system of 003 eq 6 with the accelerations eliminated
- * (qdd = a_free + W J^T mu, A = J W J^T).  A_SS is solved by Cholesky
- * (dpotrf/dpotrs) when it is definite, otherwise by the minimum-norm
- * least-squares solution through its eigen-decomposition (dsyev), the
- * rule of the dense cholesky solver (lib/solvers/cholesky.c): redundant
- * contacts, such as a racked ball touching three others in the plane,
- * make A_SS singular.  A_SS is symmetric, so its row-major copy is also
- * column-major and the *_work entry points need no transposed copies.
+ * (qdd = a_free + W J^T mu, A = J W J^T).  Its sub-systems A_SS x_S = r_S
+ * (cdyn_as_subsolve) are solved by dense.c when A is dense, and by
+ * sparse.c when it is sparse (compressed rows, cdyn_as_sparse), whose
+ * rank-deficient ones go to dense.c (on A_SS gathered from the compressed
+ * rows).
  *
- * A sparse A (compressed rows, cdyn_as_sparse) is read through the same
- * functions, over its stored entries; its sub-systems are solved by
- * sparse.c, whose rank-deficient ones come back here (the dense solve
- * above, on A_SS gathered from the compressed rows).  The dense forms do
- * the arithmetic the algorithms did inline, in the same order.
+ * A sparse A is read through the same functions as a dense one, over its
+ * stored entries.  The dense forms do the arithmetic the algorithms did
+ * inline, in the same order.
  */
 #include <float.h>
 #include <math.h>
@@ -123,32 +119,6 @@ int cdyn_as_ws_bind(cdyn_as_ws *ws, const cdyn_as_problem *p)
 
 /* ---- sub-solves ------------------------------------------------------------- */
 
-/* A_SS into ws->sub (s x s, the rows ws->idx[0 .. s)): from the dense A,
-   or from the bound sparse A (A NULL), whose rows are scattered through
-   the positions of the rows of S (ws->pos). */
-static void gather(cdyn_as_ws *ws, size_t n, const double *A, size_t s)
-{
-  if (A) {
-    for (size_t a = 0; a < s; a++)
-      for (size_t c = 0; c < s; c++)
-        ws->sub[a * s + c] = A[ws->idx[a] * n + ws->idx[c]];
-    return;
-  }
-  const cdyn_as_sparse *sp = ws->sp;
-  long *pos = ws->pos;
-  for (size_t k = 0; k < n; k++)
-    pos[k] = -1;
-  for (size_t a = 0; a < s; a++)
-    pos[ws->idx[a]] = (long)a;
-  memset(ws->sub, 0, s * s * sizeof(double));
-  for (size_t a = 0; a < s; a++) {
-    size_t i = ws->idx[a];
-    for (int q = sp->rowptr[i]; q < sp->rowptr[i + 1]; q++)
-      if (pos[sp->col[q]] >= 0)
-        ws->sub[a * s + (size_t)pos[sp->col[q]]] = sp->val[q];
-  }
-}
-
 int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
                      const double *r, double rank_tol, double *x, size_t *size)
 {
@@ -161,79 +131,6 @@ int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned c
     return cdyn_error(CDYN_EINVAL, "active set: a sub-solve without A (the workspace is bound to no sparse A "
                                    "of %zu rows)", n);
   return cdyn_as_sparse_subsolve(ws, S, r, rank_tol, x, size);
-}
-
-int cdyn_as_dense_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
-                           const double *r, double rank_tol, double *x, size_t *size)
-{
-  size_t s = 0;
-  for (size_t k = 0; k < n; k++) {
-    x[k] = 0;
-    if (S[k])
-      ws->idx[s++] = k;
-  }
-  if (size)
-    *size = s;
-  if (!s)
-    return CDYN_OK;
-  if (s > ws->dcap)
-    return cdyn_error(CDYN_EINVAL, "active set: a dense sub-solve of %zu rows exceeds the workspace's %zu", s,
-                      ws->dcap);
-  for (size_t a = 0; a < s; a++)
-    ws->r[a] = r[ws->idx[a]];
-  gather(ws, n, A, s);
-  double dmax = 0;
-  for (size_t a = 0; a < s; a++) {
-    if (ws->sub[a * s + a] > dmax)
-      dmax = ws->sub[a * s + a];
-  }
-  int eig = 1;
-  if (dmax > 0 && LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)s, ws->sub,
-                                      (lapack_int)s) == 0) {
-    eig = 0;
-    for (size_t a = 0; a < s && !eig; a++) {
-      double piv = ws->sub[a * s + a];
-      if (!(piv * piv > rank_tol * dmax))
-        eig = 1;
-    }
-  }
-  if (!eig) {
-    memcpy(ws->x, ws->r, s * sizeof(double));
-    lapack_int rc = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', (lapack_int)s, 1, ws->sub,
-                                        (lapack_int)s, ws->x, (lapack_int)s);
-    if (rc != 0)
-      return cdyn_error(CDYN_ESOLVE, "active set: dpotrs failed (info %d)", (int)rc);
-  } else {
-    gather(ws, n, A, s);
-    lapack_int rc = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)s, ws->sub,
-                                       (lapack_int)s, ws->eig, ws->work, ws->lwork);
-    if (rc != 0)
-      return cdyn_error(CDYN_ESOLVE, "active set: eigen-decomposition failed (dsyev info %d)",
-                        (int)rc);
-    double wmax = 0;
-    for (size_t j = 0; j < s; j++)
-      if (fabs(ws->eig[j]) > wmax)
-        wmax = fabs(ws->eig[j]);
-    double cut = rank_tol * wmax;
-    memset(ws->x, 0, s * sizeof(double));
-    for (size_t j = 0; j < s; j++) {
-      if (!(ws->eig[j] > cut) || wmax == 0)
-        continue;
-      const double *vj = ws->sub + j * s; /* column j of V */
-      double d = 0;
-      for (size_t i = 0; i < s; i++)
-        d += vj[i] * ws->r[i];
-      d /= ws->eig[j];
-      for (size_t i = 0; i < s; i++)
-        ws->x[i] += vj[i] * d;
-    }
-  }
-  for (size_t a = 0; a < s; a++)
-    x[ws->idx[a]] = ws->x[a];
-  if (!cdyn_all_finite(x, n))
-    return cdyn_error(CDYN_ENONFINITE, "active set: a sub-solve of %zu rows gave a non-finite result",
-                      s);
-  return CDYN_OK;
 }
 
 int cdyn_as_add_violated(const cdyn_as_problem *p, const double *w, unsigned char *handled)

@@ -53,7 +53,7 @@
  *   - every pivot d_a of the Cholesky factorisation of H (the Schur
  *     complement of added row a on S0 and the rows added before it) is
  *     above rank_tol max_{k in S} A_kk,
- * the dense sub-solve's test (common.c: Cholesky pivots against rank_tol
+ * the dense sub-solve's test (dense.c: Cholesky pivots against rank_tol
  * times the largest diagonal entry) in the elimination order B's ordering
  * and then the added rows.  Otherwise A_SS is rank deficient to rank_tol
  * (dependent rows: a contact repeated, rows through pinned particles), and

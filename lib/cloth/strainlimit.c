@@ -21,9 +21,9 @@
  * limiter is made: a switch is then cdyn_system_enable_spring and
  * cdyn_system_enable_constraint, which allocate nothing, and a stepper
  * built afterwards sizes its rows and A's pattern for every watched spring
- * active at once (layout.c sizes for every live constraint), so its steps
- * do not allocate either, whatever the active set (a sparse solver's
- * analysis of a set it has not seen excepted: cdyn/stepper.h).
+ * active at once (stepper/layout.c sizes for every live constraint), so
+ * its steps do not allocate either, whatever the active set (a sparse
+ * solver's analysis of a set it has not seen excepted: cdyn/stepper.h).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -21,8 +21,9 @@
  *
  * Detection, before a step of h (cdyn_contacts_before).  Every element's
  * box bounds it at the state x and at the predicted x + h v, grown by
- * delta; three hierarchies (nodes, triangles, edges; lib/collision/bvh.c, refitted)
- * give the node-triangle and edge-edge pairs whose boxes overlap.  A pair
+ * delta; three hierarchies (nodes, triangles, edges; lib/collision/bvh.c,
+ * built and refitted by boxes.c) give the node-triangle and edge-edge
+ * pairs whose boxes overlap.  A pair
  * that does not share a particle becomes a contact when
  *   (proximity)  its distance at x is below delta, its closest points
  *                are inside the face (node-triangle) or inside both edges
@@ -197,43 +198,6 @@ static int check_opts(const cdyn_contacts_opts *o)
   return CDYN_OK;
 }
 
-/* The boxes of the elements over the points x0 and x1 (x1 NULL: x0 alone), grown by g. */
-static void boxes(const cdyn_contacts *cc, const size_t *idx, size_t per, size_t count, const double *x0,
-                  const double *x1, double g, double *lo, double *hi)
-{
-  for (size_t e = 0; e < count; e++)
-    for (int k = 0; k < 3; k++) {
-      double l = INFINITY, u = -INFINITY;
-      for (size_t a = 0; a < per; a++) {
-        size_t i = idx[per * e + a];
-        double y = x0[3 * i + k];
-        l = fmin(l, y), u = fmax(u, y);
-        if (x1) {
-          y = x1[3 * i + k];
-          l = fmin(l, y), u = fmax(u, y);
-        }
-      }
-      lo[3 * e + k] = l - g;
-      hi[3 * e + k] = u + g;
-    }
-  (void)cc;
-}
-
-/* Refit the three hierarchies to the motion x0 -> x1. */
-int cdyn_contacts_refit(cdyn_contacts *cc, const double *x0, const double *x1)
-{
-  double g = cc->o.thickness;
-  int rc;
-  boxes(cc, cc->node, 1, cc->nnode, x0, x1, g, cc->lo, cc->hi);
-  if ((rc = cdyn_bvh_refit(cc->bn, cc->lo, cc->hi)))
-    return rc;
-  boxes(cc, cc->tri, 3, cc->ntri, x0, x1, g, cc->lo, cc->hi);
-  if ((rc = cdyn_bvh_refit(cc->bt, cc->lo, cc->hi)))
-    return rc;
-  boxes(cc, cc->edge, 2, cc->nedge, x0, x1, g, cc->lo, cc->hi);
-  return cdyn_bvh_refit(cc->be, cc->lo, cc->hi);
-}
-
 int cdyn_contacts_new(cdyn_contacts **out, cdyn_system *sys, const size_t *tris, size_t ntris,
                       const cdyn_contacts_opts *o)
 {
@@ -306,13 +270,13 @@ int cdyn_contacts_new(cdyn_contacts **out, cdyn_system *sys, const size_t *tris,
   if ((rc = cdyn_bvh_new(&cc->bn, cc->nnode)) || (rc = cdyn_bvh_new(&cc->bt, cc->ntri)) ||
       (rc = cdyn_bvh_new(&cc->be, cc->nedge)))
     goto fail;
-  boxes(cc, cc->node, 1, cc->nnode, sys->q, NULL, o->thickness, cc->lo, cc->hi);
+  cdyn_contacts_boxes(cc, cc->node, 1, cc->nnode, sys->q, NULL, o->thickness, cc->lo, cc->hi);
   if ((rc = cdyn_bvh_build(cc->bn, cc->lo, cc->hi, cc->nnode)))
     goto fail;
-  boxes(cc, cc->tri, 3, cc->ntri, sys->q, NULL, o->thickness, cc->lo, cc->hi);
+  cdyn_contacts_boxes(cc, cc->tri, 3, cc->ntri, sys->q, NULL, o->thickness, cc->lo, cc->hi);
   if ((rc = cdyn_bvh_build(cc->bt, cc->lo, cc->hi, cc->ntri)))
     goto fail;
-  boxes(cc, cc->edge, 2, cc->nedge, sys->q, NULL, o->thickness, cc->lo, cc->hi);
+  cdyn_contacts_boxes(cc, cc->edge, 2, cc->nedge, sys->q, NULL, o->thickness, cc->lo, cc->hi);
   if ((rc = cdyn_bvh_build(cc->be, cc->lo, cc->hi, cc->nedge)))
     goto fail;
   /* Room for every contact at once, so that creating one allocates nothing. */

@@ -1,7 +1,7 @@
 /*
  * collision/contacts_impl.h: the cloth contact handler's state, shared by
- * its detection and release (contacts.c) and its fail-safe (failsafe.c).
- * Private to the library.
+ * its detection and release (contacts.c), its hierarchies' boxes
+ * (boxes.c) and its fail-safe (failsafe.c).  Private to the library.
  */
 #ifndef CDYN_COLLISION_CONTACTS_IMPL_H
 #define CDYN_COLLISION_CONTACTS_IMPL_H
@@ -63,7 +63,12 @@ struct cdyn_contacts {
   size_t touching; /* pairs the continuous test found touching in the last check of a taken motion */
 };
 
-/* Refit the three hierarchies to the motion x0 -> x1 (contacts.c). */
+/* boxes.c: the boxes of `count` elements of `per` particles each (idx:
+   per * count particles) over the points x0 and x1 (x1 NULL: x0 alone),
+   grown by g, into lo and hi (3 count each); and the three hierarchies
+   refitted to the motion x0 -> x1. */
+void cdyn_contacts_boxes(const cdyn_contacts *cc, const size_t *idx, size_t per, size_t count,
+                         const double *x0, const double *x1, double g, double *lo, double *hi);
 int cdyn_contacts_refit(cdyn_contacts *cc, const double *x0, const double *x1);
 /* The fail-safe after a step of h (failsafe.c): allocation of its work
    arrays, their release, and the pass itself. */

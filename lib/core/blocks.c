@@ -2,7 +2,7 @@
  * blocks.c: the building blocks schemes are written with (cdyn/scheme.h).
  *
  * Assembly of A = J D J^T (D = W for the dynamics, D = I for 001's
- * unweighted post-stabilisation) adds the contribution list of layout.c
+ * unweighted post-stabilisation) adds the contribution list of pattern.c
  * into the preallocated values, in a fixed order, so an assembly is
  * bitwise reproducible.  The linear solver sees A through cdyn_matrix
  * (cdyn/solver.h); cdyn_factor calls its setup once per assembly that
@@ -15,6 +15,11 @@
  *   qdd = W (F - J^T lambda) gives
  *   A lambda = J W F + (Jv)_q v + 2 Phi_qt v + Phi_tt
  *              + 2 alpha (J v + Phi_t) + beta^2 Phi.
+ *
+ * A scheme that cuts its step into sub-steps reports each to the
+ * stepper's sub-step observer through cdyn_substep_reached; the stepper
+ * reports the step's start through the same call of the observer
+ * (cdyn_substep_observed).
  */
 #include <float.h>
 #include <stddef.h>
@@ -156,7 +161,7 @@ int cdyn_assemble(cdyn_stepper *st, const double *d)
     return CDYN_OK;
   /* The pattern of rows that changed is built here, untimed, as it was
      when the change was followed. */
-  int rc = cdyn_layout_pattern(st);
+  int rc = cdyn_pattern_build(st);
   if (rc)
     return rc;
   double t0 = cdyn_clock();
@@ -189,7 +194,7 @@ int cdyn_factor(cdyn_stepper *st)
 {
   if (!st->m)
     return CDYN_OK;
-  int prc = cdyn_layout_pattern(st);
+  int prc = cdyn_pattern_build(st);
   if (prc)
     return prc;
   if (st->factored == st->values && st->factored)
@@ -430,4 +435,26 @@ int cdyn_iter_finish(cdyn_stepper *st, const char *name, enum cdyn_iter_verdict 
                       "(step too large for the constraint curvature?)",
                       name, t, r, iterations, rprev);
   }
+}
+
+/* ---- the sub-step observer ---------------------------------------------------- */
+
+/* The observer's answer as a status: CDYN_OK goes on, a negative status
+   is the step's, anything else is refused. */
+int cdyn_substep_observed(const cdyn_stepper *st, unsigned long k, double t, const double *q)
+{
+  int rc = st->substep_fn(st->substep_ctx, k, t, q);
+  if (rc == CDYN_OK || rc < 0)
+    return rc;
+  return cdyn_error(CDYN_EINVAL, "the sub-step observer returned %d at sub-step %lu of the step from t = %g (not a "
+                    "status: CDYN_OK or a negative one)", rc, k, st->d.t);
+}
+
+int cdyn_substep_reached(cdyn_stepper *st, double t, const double *q)
+{
+  if (!st || !q)
+    return cdyn_error(CDYN_EINVAL, "cdyn_substep_reached: NULL argument");
+  if (!st->substep_fn)
+    return CDYN_OK;
+  return cdyn_substep_observed(st, ++st->substep_k, t, q);
 }

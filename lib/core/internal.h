@@ -128,6 +128,10 @@ int cdyn_spring_jacobians(const cdyn_spring *sp, const double *xi, const double 
 extern const cdyn_solver_type *const cdyn_builtin_solvers[];
 extern const cdyn_integrator_type *const cdyn_integrator_types[];
 extern const cdyn_scheme_type *const cdyn_builtin_schemes[];
+/* solvers/lookup.c: append a solver type to those registered at run time
+   (cdyn_solver_register, once it has checked the type); CDYN_ENOMEM when
+   their table is full. */
+int cdyn_solver_add(const cdyn_solver_type *t);
 /* The pin type object itself (constraints/pin.c), for the code that
    treats pins apart. */
 extern const cdyn_constraint_type cdyn_ctype_pin;
@@ -230,13 +234,34 @@ struct cdyn_stepper {
   unsigned long substep_k;
 };
 
-/* stepper/layout.c: build A's pattern and contribution list for the
-   current rows if they changed since it was last built (the first
-   assembly or setup after a change does). */
-int cdyn_layout_pattern(cdyn_stepper *st);
+/* blocks.c: sub-step k at (t, q) reported to the observer st->substep_fn
+   (which must be set): its answer as a status (CDYN_OK goes on, a
+   negative status is the step's, anything else is refused with
+   CDYN_EINVAL).  The stepper reports sub-step 0, a step's start; a
+   scheme the others through cdyn_substep_reached. */
+int cdyn_substep_observed(const cdyn_stepper *st, unsigned long k, double t, const double *q);
+
+/* ---- A's pattern (pattern.c) ------------------------------------------------- */
+
+/* Resize *p from `old` to `count` elements of `size` bytes, zeroing the
+   new tail; *p is untouched on failure (CDYN_ENOMEM, no message). */
+int cdyn_resize(void *pp, size_t old, size_t count, size_t size);
+/* Size the pattern storage for nnz entries and ncontrib contributions
+   (never shrinking). */
+int cdyn_pattern_reserve(cdyn_stepper *st, size_t nnz, size_t ncontrib);
+/* The entries of the pattern of the first m rows laid out, and through
+   *ncontrib its contributions, without building it (to size its
+   storage). */
+size_t cdyn_pattern_count(cdyn_stepper *st, size_t m, size_t *ncontrib);
+/* Build A's pattern and contribution list for the current rows if they
+   changed since it was last built (the first assembly or setup after a
+   change does). */
+int cdyn_pattern_build(cdyn_stepper *st);
+/* The matrix view the solvers get (st->mat): the pattern last built. */
+void cdyn_pattern_matrix(cdyn_stepper *st);
 /* The particles of stepper row r in ascending order (with repeats, at
    most CDYN_MAX_PARTICLES) into ps, as the pattern walks them; returns
-   their number (stepper/layout.c; the scheme contact's sparse A too). */
+   their number (the scheme contact's sparse A too). */
 unsigned cdyn_row_particles_sorted(const cdyn_stepper *st, size_t r, size_t *ps);
 
 #endif

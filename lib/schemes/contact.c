@@ -69,7 +69,7 @@
  * default): A is assembled over every row of the system (cdyn_assemble),
  * the candidates' rows gathered into a dense n x n matrix, and the
  * algorithm's sub-systems A_SS mu_S = -b_S solved by LAPACK (Cholesky, or
- * minimum-norm least squares; lib/activeset/common.c).  sparse: A over the
+ * minimum-norm least squares; lib/activeset/dense.c).  sparse: A over the
  * candidate rows alone is assembled in compressed rows from the rows'
  * Jacobian blocks,
  *   A_ab = sum over the particles p shared by rows a and b of w_p J_a,p . J_b,p,
@@ -355,7 +355,7 @@ static int grow_sparse(cdyn_stepper *st, state *s, size_t nnz)
 
 /* The candidates' pattern: counted (col NULL) or written; each row its
    diagonal first, then the candidates sharing a particle with it, in the
-   order of the stepper's pattern (lib/stepper/layout.c). */
+   order of the stepper's pattern (lib/core/pattern.c). */
 static size_t walk_candidates(const cdyn_stepper *st, state *s, size_t nc, int *rowptr, int *col)
 {
   cand_sparse *sp = &s->sp;

@@ -1,7 +1,7 @@
 /*
  * table.c: the built-in linear solver types, from solvers.def (one line
  * per type: adding a solver is one new file plus one line there).  The
- * registry (lib/stepper/registry.c) lists them first, then the solvers
+ * list of solver types (lookup.c) holds them first, then the solvers
  * registered at run time (cdyn_solver_register).
  */
 #include <stddef.h>

@@ -21,14 +21,14 @@ int cdyn_scheme_option_name(const char *name);
 int cdyn_check_pins_only(const cdyn_system *sys, const cdyn_scheme_type *type, const char *who);
 
 /*
- * layout.c: the row layout and A's pattern, built with the stepper and
- * brought up to date with the system at the start of each step by the
- * stepper, in two calls: cdyn_layout_grow sizes the arrays for the
+ * layout.c: the row layout and the storage of A's pattern, built with
+ * the stepper and brought up to date with the system at the start of each
+ * step by the stepper, in two calls: cdyn_layout_grow sizes the arrays for the
  * system's capacity (the stepper then sizes the scheme's and the
  * solver's states for st->mcap), and cdyn_layout_follow lays the current
  * set out, moves the multipliers and tells the scheme what changed (not
  * when `fresh`: its state was just made).  The pattern of A for the rows
- * laid out is built at its first use (cdyn_layout_pattern, core/internal.h).
+ * laid out is built at its first use (cdyn_pattern_build, core/pattern.c).
  */
 int cdyn_layout_build(cdyn_stepper *st);
 int cdyn_layout_grow(cdyn_stepper *st);

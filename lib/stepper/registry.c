@@ -1,11 +1,12 @@
 /*
- * registry.c: the schemes and linear solvers a program can choose by name:
- * the built-in ones (lib/schemes/table.c, lib/solvers/table.c) followed,
- * in the indices, by those
- * registered at run time (cdyn_scheme_register, cdyn_solver_register),
- * which are checked here first: a valid name not taken, the operations a
- * type needs, and an option table whose defaults parse and whose names do
- * not clash with the options every stepper has.
+ * registry.c: the schemes a program can choose by name: the built-in ones
+ * (lib/schemes/table.c) followed, in the indices, by those registered at
+ * run time (cdyn_scheme_register); and the registration of schemes and
+ * linear solvers (cdyn_solver_register; the list of solver types and
+ * their lookup by name are lib/solvers/lookup.c's), which checks a type
+ * first: a valid name not taken, the operations a type needs, and an
+ * option table whose defaults parse and whose names do not clash with the
+ * options every stepper has (nor, for a solver, with a scheme's).
  */
 #include <math.h>
 #include <stdint.h>
@@ -14,19 +15,14 @@
 
 #include "stepper/internal.h"
 
-/* Schemes and solvers registered at run time. */
+/* Schemes registered at run time. */
 #define MAX_REGISTERED 64
 static const cdyn_scheme_type *registered[MAX_REGISTERED];
 static size_t nregistered;
-#define MAX_REGISTERED_SOLVERS 16
-static const cdyn_solver_type *registered_solvers[MAX_REGISTERED_SOLVERS];
-static size_t nregistered_solvers;
 
 static size_t builtin_schemes(void) { return cdyn_table_count((const void *const *)cdyn_builtin_schemes); }
-static size_t builtin_solvers(void) { return cdyn_table_count((const void *const *)cdyn_builtin_solvers); }
 
 size_t cdyn_scheme_count(void) { return builtin_schemes() + nregistered; }
-size_t cdyn_solver_count(void) { return builtin_solvers() + nregistered_solvers; }
 
 const cdyn_scheme_type *cdyn_scheme_at(size_t i)
 {
@@ -34,32 +30,6 @@ const cdyn_scheme_type *cdyn_scheme_at(size_t i)
   if (i < nb)
     return cdyn_builtin_schemes[i];
   return i - nb < nregistered ? registered[i - nb] : NULL;
-}
-
-const cdyn_solver_type *cdyn_solver_type_at(size_t i)
-{
-  size_t nb = builtin_solvers();
-  if (i < nb)
-    return cdyn_builtin_solvers[i];
-  return i - nb < nregistered_solvers ? registered_solvers[i - nb] : NULL;
-}
-
-int cdyn_solver_type_find(const char *name, const cdyn_solver_type **type)
-{
-  if (!name || !type)
-    return cdyn_error(CDYN_EINVAL, "cdyn_solver_type_find: NULL argument");
-  for (size_t k = 0; k < cdyn_solver_count(); k++)
-    if (strcmp(cdyn_solver_type_at(k)->name, name) == 0) {
-      *type = cdyn_solver_type_at(k);
-      return CDYN_OK;
-    }
-  return cdyn_error(CDYN_EUNKNOWN, "unknown linear solver '%s'", name);
-}
-
-const char *cdyn_solver_name(size_t i) { return cdyn_solver_type_at(i) ? cdyn_solver_type_at(i)->name : NULL; }
-const char *cdyn_solver_description(size_t i)
-{
-  return cdyn_solver_type_at(i) ? cdyn_solver_type_at(i)->description : NULL;
 }
 
 const char *cdyn_scheme_name(size_t i) { return cdyn_scheme_at(i) ? cdyn_scheme_at(i)->name : NULL; }
@@ -299,9 +269,5 @@ int cdyn_solver_register(const cdyn_solver_type *t)
     return cdyn_error(CDYN_EINVAL, "cdyn_solver_register: '%s' needs a description", t->name);
   if ((rc = check_options("cdyn_solver_register", t->name, t->options, t->options_size, solver_clash)))
     return rc;
-  if (nregistered_solvers == MAX_REGISTERED_SOLVERS)
-    return cdyn_error(CDYN_ENOMEM, "cdyn_solver_register: the table of %d registered solvers is full",
-                      MAX_REGISTERED_SOLVERS);
-  registered_solvers[nregistered_solvers++] = t;
-  return CDYN_OK;
+  return cdyn_solver_add(t);
 }

@@ -499,6 +499,9 @@ int cdyn_stepper_matrix(const cdyn_stepper *st, cdyn_matrix *A)
 
 /* ---- the sub-step observer ---------------------------------------------------- */
 
+/* Set here; called at a step's start (below) and at each sub-step a
+   scheme reports (cdyn_substep_reached), through cdyn_substep_observed
+   (core/blocks.c). */
 int cdyn_stepper_set_substep_observer(cdyn_stepper *st, cdyn_substep_fn fn, void *ctx)
 {
   if (!st)
@@ -506,26 +509,6 @@ int cdyn_stepper_set_substep_observer(cdyn_stepper *st, cdyn_substep_fn fn, void
   st->substep_fn = fn;
   st->substep_ctx = fn ? ctx : NULL;
   return CDYN_OK;
-}
-
-/* The observer's answer as a status: CDYN_OK goes on, a negative status
-   is the step's, anything else is refused. */
-static int observed(const cdyn_stepper *st, unsigned long k, double t, const double *q)
-{
-  int rc = st->substep_fn(st->substep_ctx, k, t, q);
-  if (rc == CDYN_OK || rc < 0)
-    return rc;
-  return cdyn_error(CDYN_EINVAL, "the sub-step observer returned %d at sub-step %lu of the step from t = %g (not a "
-                    "status: CDYN_OK or a negative one)", rc, k, st->d.t);
-}
-
-int cdyn_substep_reached(cdyn_stepper *st, double t, const double *q)
-{
-  if (!st || !q)
-    return cdyn_error(CDYN_EINVAL, "cdyn_substep_reached: NULL argument");
-  if (!st->substep_fn)
-    return CDYN_OK;
-  return observed(st, ++st->substep_k, t, q);
 }
 
 /* ---- the step ---------------------------------------------------------------- */
@@ -581,7 +564,7 @@ int cdyn_stepper_step(cdyn_stepper *st, double h)
   st->substep_k = 0;
   /* The path's first state; nothing has moved yet, so a failure here has
      nothing to restore. */
-  if (st->substep_fn && (rc = observed(st, 0, t0, sys->q)) < 0)
+  if (st->substep_fn && (rc = cdyn_substep_observed(st, 0, t0, sys->q)) < 0)
     return rc;
   unsigned long said = cdyn_error_serial();
   rc = st->type->step(st, st->state, h);

@@ -1,0 +1,255 @@
+/*
+ * pattern.c: the pattern of A = J D J^T over the rows the stepper laid
+ * out (stepper/layout.c), the contribution list that assembles it
+ * (cdyn_assemble, blocks.c), and the matrix view the solvers get.
+ *
+ * Row r of J touches particles P(r) (at most CDYN_MAX_PARTICLES), so
+ *   A_ab = sum over p in P(a) and P(b) of d_p J_a,p . J_b,p ,
+ * and A_ab can be non-zero only where rows a and b share a particle.  The
+ * pattern is kept in compressed sparse row storage owned by the stepper
+ * (int row pointers and columns, the layout CHOLMOD and GSL use): each
+ * row holds its diagonal first, then the rows it shares a particle with,
+ * in order of first encounter going through its particles in ascending
+ * order and, for each, the particle's rows in ascending order.  Alongside
+ * it the contribution list (CSR index, rows, slots, particle) enumerates
+ * the terms above, particle by particle; cdyn_assemble zeroes the values
+ * and adds them in that order.  Nothing here calls an allocator that
+ * could abort the process (GSL's error handler does by default); every
+ * allocation is checked and reported as CDYN_ENOMEM.
+ *
+ * The pattern of a new set of rows is built when it is first needed, by
+ * the first assembly (cdyn_assemble) or setup (cdyn_factor) after the
+ * change (cdyn_pattern_build), beside the old one, and compared with it:
+ * `pattern` is bumped, and a solver redoes its symbolic analysis, only
+ * when they differ.  Its storage is sized by the stepper when it is built
+ * (cdyn_pattern_count and cdyn_pattern_reserve, for the pattern of every
+ * live constraint); a pattern that outgrows it grows it geometrically,
+ * counted in stats.reallocations.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* Resize *p from `old` to `count` elements of `size` bytes, zeroing the new
+   tail; *p is untouched on failure. */
+int cdyn_resize(void *pp, size_t old, size_t count, size_t size)
+{
+  void **p = pp;
+  size_t c = count ? count : 1;
+  if (c > ((size_t)-1) / size)
+    return CDYN_ENOMEM;
+  void *q = realloc(*p, c * size);
+  if (!q)
+    return CDYN_ENOMEM;
+  if (c > old)
+    memset((char *)q + old * size, 0, (c - old) * size);
+  *p = q;
+  return CDYN_OK;
+}
+
+/* Size the pattern storage for nnz entries and ncontrib contributions. */
+int cdyn_pattern_reserve(cdyn_stepper *st, size_t nnz, size_t ncontrib)
+{
+  if (nnz > (size_t)INT_MAX)
+    return cdyn_error(CDYN_EINVAL, "stepper: A would have %zu non-zeros, beyond the limit of %d", nnz, INT_MAX);
+  int rc;
+  if (nnz > st->nnz_cap) {
+    if ((rc = cdyn_resize(&st->A.col, st->nnz_cap, nnz, sizeof(int))) ||
+        (rc = cdyn_resize(&st->A_next.col, st->nnz_cap, nnz, sizeof(int))) ||
+        (rc = cdyn_resize(&st->val, st->nnz_cap, nnz, sizeof(double))) ||
+        (rc = cdyn_resize(&st->val_prev, st->nnz_cap, nnz, sizeof(double))))
+      return cdyn_error(rc, "stepper: out of memory for %zu non-zeros of A", nnz);
+    st->nnz_cap = nnz;
+  }
+  if (ncontrib > st->contrib_cap) {
+    if ((rc = cdyn_resize(&st->contrib, st->contrib_cap, ncontrib, sizeof *st->contrib)))
+      return cdyn_error(rc, "stepper: out of memory for %zu contributions to A", ncontrib);
+    st->contrib_cap = ncontrib;
+  }
+  return CDYN_OK;
+}
+
+/*
+ * Rows by particle: particle p's rows are lrow[deg[p] .. deg[p + 1]) in
+ * ascending order, with the particle's slot within each row in lslot.
+ * Returns the number of contributions, the sum over particles of the
+ * square of their row counts.
+ */
+static size_t incidence(cdyn_stepper *st, size_t m)
+{
+  size_t n = st->n, *deg = st->deg;
+  memset(deg, 0, (n + 1) * sizeof *deg);
+  for (size_t r = 0; r < m; r++)
+    for (unsigned s = 0; s < st->rownp[r]; s++)
+      deg[st->rowpart[r * CDYN_MAX_PARTICLES + s] + 1]++;
+  size_t ncontrib = 0;
+  for (size_t p = 0; p < n; p++) {
+    ncontrib += deg[p + 1] * deg[p + 1];
+    deg[p + 1] += deg[p];
+  }
+  /* Fill with deg[p] as the cursor of particle p, then shift back. */
+  for (size_t r = 0; r < m; r++)
+    for (unsigned s = 0; s < st->rownp[r]; s++) {
+      size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + s];
+      st->lrow[deg[p]] = r;
+      st->lslot[deg[p]] = s;
+      deg[p]++;
+    }
+  for (size_t p = n; p > 0; p--)
+    deg[p] = deg[p - 1];
+  deg[0] = 0;
+  return ncontrib;
+}
+
+unsigned cdyn_row_particles_sorted(const cdyn_stepper *st, size_t a, size_t *ps)
+{
+  unsigned np = st->rownp[a];
+  for (unsigned s = 0; s < np; s++) {
+    size_t p = st->rowpart[a * CDYN_MAX_PARTICLES + s];
+    unsigned k = s;
+    while (k > 0 && ps[k - 1] > p) {
+      ps[k] = ps[k - 1];
+      k--;
+    }
+    ps[k] = p;
+  }
+  return np;
+}
+
+/*
+ * Walk the pattern of the m rows (after incidence): count its entries
+ * (out == NULL) or write them into out.  The order is the one the file's
+ * header describes.
+ */
+static size_t walk_pattern(cdyn_stepper *st, size_t m, cdyn_csr *out)
+{
+  size_t nnz = 0;
+  for (size_t a = 0; a < m; a++) {
+    size_t stamp = ++st->stamp;
+    if (out) {
+      out->rowptr[a] = (int)nnz;
+      out->col[nnz] = (int)a;
+    }
+    st->mark[a] = stamp;
+    nnz++;
+    size_t ps[CDYN_MAX_PARTICLES];
+    unsigned np = cdyn_row_particles_sorted(st, a, ps);
+    for (unsigned k = 0; k < np; k++)
+      for (size_t i = st->deg[ps[k]]; i < st->deg[ps[k] + 1]; i++) {
+        size_t b = st->lrow[i];
+        if (st->mark[b] == stamp)
+          continue;
+        st->mark[b] = stamp;
+        if (out)
+          out->col[nnz] = (int)b;
+        nnz++;
+      }
+  }
+  if (out)
+    out->rowptr[m] = (int)nnz;
+  return nnz;
+}
+
+/* The contribution list of the m rows, against st->A (after incidence):
+   each row's columns are scattered into colpos (stamped in mark) before
+   its contributions, so that each entry's position is found at once
+   rather than by a scan of the row (a heavy ball's row shares a particle
+   with every node's, and holds hundreds of columns). */
+static void fill_contrib(cdyn_stepper *st)
+{
+  size_t nc = 0;
+  for (size_t p = 0; p < st->n; p++)
+    for (size_t a = st->deg[p]; a < st->deg[p + 1]; a++) {
+      size_t ra = st->lrow[a], sp = ++st->stamp;
+      for (int k = st->A.rowptr[ra]; k < st->A.rowptr[ra + 1]; k++) {
+        st->colpos[st->A.col[k]] = (size_t)k;
+        st->mark[st->A.col[k]] = sp;
+      }
+      for (size_t b = st->deg[p]; b < st->deg[p + 1]; b++) {
+        cdyn_contrib *c = &st->contrib[nc++];
+        c->ra = ra;
+        c->rb = st->lrow[b];
+        c->sa = st->lslot[a];
+        c->sb = st->lslot[b];
+        c->p = p;
+        c->k = st->mark[c->rb] == sp ? st->colpos[c->rb] : CDYN_NONE;
+      }
+    }
+  st->ncontrib = nc;
+}
+
+static int csr_apply(const void *ctx, const double *x, double *y)
+{
+  const cdyn_stepper *st = ctx;
+  const int *rp = st->A.rowptr, *col = st->A.col;
+  for (size_t i = 0; i < st->mat.m; i++) {
+    double s = 0;
+    for (int k = rp[i]; k < rp[i + 1]; k++)
+      s += st->val[k] * x[col[k]];
+    y[i] = s;
+  }
+  return CDYN_OK;
+}
+
+/* The matrix view the solvers get: the pattern last built. */
+void cdyn_pattern_matrix(cdyn_stepper *st)
+{
+  st->mat = (cdyn_matrix){.m = st->m, .nnz = st->nnz, .rowptr = st->A.rowptr, .col = st->A.col,
+                          .val = st->val, .diag = st->diag, .pattern = st->pattern,
+                          .apply = csr_apply, .ctx = st};
+}
+
+/*
+ * The pattern of the m rows just laid out: built into A_next, compared
+ * with A, swapped in when different; then the contribution list.
+ */
+static int build_pattern(cdyn_stepper *st, size_t m)
+{
+  size_t ncontrib = incidence(st, m);
+  size_t nnz = walk_pattern(st, m, NULL);
+  if (nnz > st->nnz_cap || ncontrib > st->contrib_cap) {
+    size_t want = nnz > 2 * st->nnz_cap ? nnz : 2 * st->nnz_cap;
+    size_t wantc = ncontrib > 2 * st->contrib_cap ? ncontrib : 2 * st->contrib_cap;
+    int rc = cdyn_pattern_reserve(st, nnz > st->nnz_cap ? want : nnz,
+                                  ncontrib > st->contrib_cap ? wantc : ncontrib);
+    if (rc)
+      return rc;
+    st->stats.reallocations++;
+  }
+  walk_pattern(st, m, &st->A_next);
+  int same = st->pattern && m == st->mat.m && nnz == st->nnz &&
+             !memcmp(st->A.rowptr, st->A_next.rowptr, (m + 1) * sizeof(int)) &&
+             !memcmp(st->A.col, st->A_next.col, nnz * sizeof(int));
+  if (!same) {
+    cdyn_csr t = st->A;
+    st->A = st->A_next;
+    st->A_next = t;
+    st->pattern++;
+    st->stats.patterns++;
+  }
+  st->nnz = nnz;
+  fill_contrib(st);
+  return CDYN_OK;
+}
+
+/* The size of the pattern of the first m rows laid out, without building
+   it: what the stepper sizes the storage for when it is built. */
+size_t cdyn_pattern_count(cdyn_stepper *st, size_t m, size_t *ncontrib)
+{
+  *ncontrib = incidence(st, m);
+  return walk_pattern(st, m, NULL);
+}
+
+int cdyn_pattern_build(cdyn_stepper *st)
+{
+  if (!st->pattern_stale)
+    return CDYN_OK;
+  int rc = build_pattern(st, st->m);
+  if (rc)
+    return rc;
+  st->pattern_stale = 0;
+  cdyn_pattern_matrix(st);
+  return CDYN_OK;
+}
