@@ -137,10 +137,10 @@ EXTRA_DIST += tests/manpage.test tests/completion.test
 # and doc/reliability.md's table names every test of this file.
 TESTS += tests/docpaths.test
 EXTRA_DIST += tests/docpaths.test
-# The library's rooms (README.md, "Layout"): no call from a room into one
-# listed after it and no cycle among the files of a room, read by nm from
-# the library's objects (CDYN_LIB_OBJECTS), after a self-check on made-up
-# listings with planted violations.
+# The library's rooms and the program's (README.md, "Layout"): no call from
+# a room into one listed after it and no cycle among the files of a room,
+# read by nm from the objects (CDYN_LIB_OBJECTS, CDYN_PROGRAM_OBJECTS),
+# after a self-check on made-up listings with planted violations.
 TESTS += tests/rooms.test
 EXTRA_DIST += tests/rooms.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
@@ -150,6 +150,7 @@ AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	CDYN_EXPERIMENT_NAMES='$(EXPERIMENT_NAMES)'; export CDYN_EXPERIMENT_NAMES; \
 	CDYN_FAILWRITE='$(abs_top_builddir)/tests/.libs/libfailwrite.so'; export CDYN_FAILWRITE; \
 	CDYN_LIB_OBJECTS='$(lib_libcdyn_la_OBJECTS)'; export CDYN_LIB_OBJECTS; \
+	CDYN_PROGRAM_OBJECTS='$(experiments_libcdynexp_la_OBJECTS) $(cdyn_OBJECTS)'; export CDYN_PROGRAM_OBJECTS; \
 	CDYN_NM='$(NM)'; CDYN_AWK='$(AWK)'; CDYN_CC='$(CC)'; export CDYN_NM CDYN_AWK CDYN_CC;
 
 # `make check-valgrind`: the suite under valgrind's memcheck.  The
