@@ -35,7 +35,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/cmdutil.h"
+#include "runner/text.h"
+#include "runner/files.h"
 #include "commands.h"
 #include "gnuplot.h"
 #include "runner/experiment.h"

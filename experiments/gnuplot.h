@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "runner/cmdutil.h"
+#include "runner/text.h"
 #include "rundir.h"
 
 typedef struct exp_plotctx {

@@ -24,10 +24,12 @@ bin_PROGRAMS = cdyn
 # that cdyn and the tests of the experiments both link.
 noinst_LTLIBRARIES += experiments/libcdynexp.la
 experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/runner/claims.h \
-	experiments/runner/claims.c experiments/runner/common.c experiments/runner/runner.c \
+	experiments/runner/claims.c experiments/runner/params.c experiments/runner/output.c \
+	experiments/runner/verdicts.c experiments/runner/runner.c \
 	experiments/runner/watch.c experiments/runner/capture.c experiments/runner/columns.c \
 	experiments/runner/scene.c \
-	experiments/runner/cmdutil.h experiments/runner/cmdutil.c experiments/runner/lists.h experiments/runner/lists.c \
+	experiments/runner/text.h experiments/runner/text.c experiments/runner/cli.h experiments/runner/cli.c \
+	experiments/runner/files.h experiments/runner/files.c experiments/runner/lists.h experiments/runner/lists.c \
 	experiments/runner/csv.h experiments/runner/csv.c \
 	experiments/problems/problems.h experiments/problems/problems.c \
 	experiments/problems/contact_problems.h experiments/problems/contact_problems.c \

@@ -1,7 +1,7 @@
 /*
  * main.c: the cdyn program: the command word dispatched to its command
  * (commands.h; each in its own file in commands/, over the layer they
- * share, runargs.c and runner/cmdutil.c).
+ * share: runargs.c, and runner/cli.c, text.c and files.c).
  *
  *   cdyn list [NAME]               schemes (with their options),     commands/list.c
  *                                  integrators, solvers, active-set
@@ -58,7 +58,7 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
 #include "commands.h"
 #include "runargs.h"
 

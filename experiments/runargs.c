@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
+#include "runner/text.h"
 #include "runner/lists.h"
 #include "commands.h"
 #include "runargs.h"

@@ -30,7 +30,8 @@
 
 #include "cdyn/cdyn.h"
 #include "cdyn/scene.h"
-#include "runner/cmdutil.h"
+#include "runner/text.h"
+#include "runner/files.h"
 #include "runner/csv.h"
 #include "commands.h"
 

@@ -17,7 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
+#include "runner/text.h"
 #include "commands.h"
 #include "gnuplot.h"
 

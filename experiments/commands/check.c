@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
 #include "commands.h"
 #include "runner/experiment.h"
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "runner/cli.h"
 #include "runner/experiment.h"
 #include "runner/csv.h"
 

@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
 #include "commands.h"
 #include "runner/experiment.h"
 

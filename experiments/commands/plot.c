@@ -21,7 +21,8 @@
 #include <string.h>
 
 #include "cdyn/error.h"
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
+#include "runner/text.h"
 #include "commands.h"
 #include "gnuplot.h"
 #include "runner/csv.h"

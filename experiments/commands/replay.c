@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
 #include "commands.h"
 #include "runner/experiment.h"
 

@@ -30,7 +30,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
+#include "runner/text.h"
+#include "runner/files.h"
 #include "commands.h"
 #include "runner/experiment.h"
 #include "runner/csv.h"

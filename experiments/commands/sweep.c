@@ -64,6 +64,7 @@
 
 #include "commands.h"
 #include "runargs.h"
+#include "runner/cli.h"
 
 extern char **environ;
 

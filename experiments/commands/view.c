@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/cmdutil.h"
+#include "runner/cli.h"
+#include "runner/text.h"
+#include "runner/files.h"
 #include "commands.h"
 #include "rundir.h"
 #include "viewer-html.h"

@@ -1,6 +1,6 @@
 /*
  * csv.h: the reader of the CSV files the program writes (csv.c), to the
- * writer's rule (exp_csv_field, cmdutil.h): fields separated by commas,
+ * writer's rule (exp_csv_field, text.h): fields separated by commas,
  * records by newlines; a field holding a comma, a double quote or a
  * newline is written in double quotes, a double quote within doubled.
  *
@@ -13,7 +13,7 @@
 #define CDYN_EXP_CSV_H
 
 #include <stdio.h>
-#include "runner/cmdutil.h"
+#include "runner/text.h"
 
 typedef struct exp_csv_record {
   exp_text text;   /* the record as in the file, quotes kept, without its line end */

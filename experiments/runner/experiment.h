@@ -31,7 +31,8 @@
 #include <cdyn/cdyn.h>
 
 #include "runner/claims.h"
-#include "runner/cmdutil.h"
+#include "runner/text.h"
+#include "runner/files.h"
 #include "runner/lists.h"
 
 #define EXP_MAX_RUNS 64
@@ -524,11 +525,6 @@ void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, co
                          const char *hooks);
 int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out);
 
-/* Parse a list of times >= 0 (snapshot times), separated by commas or
-   spaces, possibly empty, into ts (at most max): exp_list_reals
-   (runner/lists.h); CDYN_EINVAL naming the parameter snapshots for a bad
-   or surplus entry (the caller names the experiment). */
-int exp_parse_times(const char *text, double *ts, int max, int *n);
 
 /* Print a message for a failed cdyn call and return its status. */
 int exp_fail(int status, const char *what);

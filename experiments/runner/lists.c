@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cdyn/error.h>
-#include "runner/cmdutil.h"
+#include "runner/text.h"
 #include "runner/lists.h"
 
 static int oom(const char *what)
@@ -197,4 +197,10 @@ int exp_list_longs(const char *text, const char *what, unsigned flags, long lo, 
     *n = nv;
   exp_strv_free(v, nv);
   return rc;
+}
+
+/* Snapshot times (lists.h). */
+int exp_parse_times(const char *text, double *ts, int max, int *n)
+{
+  return exp_list_reals(text, "snapshots", EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, 0, INFINITY, ts, max, n);
 }

@@ -20,6 +20,10 @@
  *
  * --h with a scene whose run gives t_end keeps t_end: the steps are
  * recomputed (ceil((t_end - t0) / h)); --steps overrides both.
+ *
+ * And scenes an experiment writes as text (exp_cloth_generator) and reads
+ * with the library's reader (exp_scene_read_text), the way the cloth
+ * experiments build their systems.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -29,7 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/cmdutil.h"
+#include "runner/text.h"
+#include "runner/files.h"
 #include "runner/experiment.h"
 
 static int run_scene(exp_ctx *ctx);
@@ -347,4 +352,30 @@ static int run_scene(exp_ctx *ctx)
     rc = run_one(ctx, &ctx->runs[k], &summary);
   int crc = exp_csv_close(&summary, !rc);
   return rc ? rc : crc;
+}
+
+/* ---- scenes from text ---------------------------------------------------------------- */
+
+void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
+                         const char *hooks)
+{
+  exp_text_printf(b,
+                  "{\"type\": \"cloth\", \"nx\": %ld, \"ny\": %ld, \"origin\": [%.17g, 0, %.17g], "
+                  "\"u\": [%.17g, 0, 0], \"v\": [0, 0, %.17g], \"mass\": %.17g, \"k_struct\": %.17g, "
+                  "\"k_shear\": %.17g, \"k_bend\": %.17g, \"damping\": %.17g, \"pins\": [",
+                  grid, grid, -m->size / 2, -m->size / 2, m->size, m->size, m->mass, m->k_struct, m->k_shear,
+                  m->k_bend, m->damping);
+  for (size_t k = 0; k < npins; k++)
+    exp_text_printf(b, "%s%zu", k ? ", " : "", pins[k]);
+  exp_text_puts(b, "]");
+  if (hooks && *hooks)
+    exp_text_printf(b, ", %s", hooks);
+  exp_text_puts(b, "}");
+}
+
+int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out)
+{
+  if (b->failed || !b->s)
+    return cdyn_error(CDYN_ENOMEM, "%s: out of memory for the scene's text", name);
+  return cdyn_scene_parse(out, b->s, b->len, name, NULL);
 }

@@ -25,7 +25,7 @@ static const exp_param trajectory_params[] = {
   EXP_PARAMS_END};
 
 /* Parameters whose names are options of a scheme are passed on to it
-   (common.c), so the tracking tolerance is `track_tol`: under the name
+   (exp_stepper_options, runner/runner.c), so the tracking tolerance is `track_tol`: under the name
    `tol` it would set the iteration tolerance of newton, shake and rattle. */
 
 /* Bounds the reference's fixed-size row and header buffers. */
