@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "runner/cli.h"
+#include "runner/csv.h"
 #include "commands.h"
 #include "runner/experiment.h"
 
@@ -81,20 +82,31 @@ int exp_cmd_replay(int argc, char **argv, const char *command)
     fprintf(stderr, "cdyn replay: cannot read %s: %s (cdyn export writes it)\n", path, strerror(errno));
     return 1;
   }
-  char line[1024];
-  long n = 0, bad = 0, lineno = 0;
-  int status = 0;
-  while (fgets(line, sizeof line, f)) {
-    lineno++;
-    if (lineno == 1)
+  exp_csv_record rec = {0};
+  long n = 0, bad = 0;
+  int status = 0, got_rec;
+  while ((got_rec = exp_csv_read(f, &rec)) != 0) {
+    if (got_rec < 0) {
+      fprintf(stderr, "cdyn replay: %s line %ld: %s\n", path, rec.line,
+              got_rec == -2 ? "a quote left open" : "cannot read it");
+      status = 1;
+      break;
+    }
+    if (rec.line == 1)
       continue; /* the header */
-    char scene[512], scheme[128];
-    double h;
-    long steps, done;
-    char want[32];
-    if (sscanf(line, "%511[^,],%127[^,],%lf,%ld,%ld,%31[0-9a-f]", scene, scheme, &h, &steps, &done, want) != 6 ||
-        strchr(scene, '/')) {
-      fprintf(stderr, "cdyn replay: %s line %ld: expected scene,scheme,h,steps,steps_done,digest\n", path, lineno);
+    /* scene,scheme,h,steps,steps_done,digest: a scene file of this
+       directory, a 64-bit digest in hexadecimal. */
+    const char *scene = rec.nfields == 6 ? rec.field[0] : "", *scheme = rec.nfields == 6 ? rec.field[1] : "";
+    const char *want = rec.nfields == 6 ? rec.field[5] : "";
+    char *e2 = NULL, *e3 = NULL, *e4 = NULL;
+    double h = rec.nfields == 6 ? strtod(rec.field[2], &e2) : 0;
+    long steps = rec.nfields == 6 ? strtol(rec.field[3], &e3, 10) : 0;
+    long done = rec.nfields == 6 ? strtol(rec.field[4], &e4, 10) : 0;
+    (void)steps;
+    if (rec.nfields != 6 || !*scene || strchr(scene, '/') || !*scheme || e2 == rec.field[2] || *e2 ||
+        e3 == rec.field[3] || *e3 || e4 == rec.field[4] || *e4 || !*want || strlen(want) > 16 ||
+        strspn(want, "0123456789abcdef") != strlen(want)) {
+      fprintf(stderr, "cdyn replay: %s line %ld: expected scene,scheme,h,steps,steps_done,digest\n", path, rec.line);
       status = 1;
       break;
     }
@@ -116,6 +128,7 @@ int exp_cmd_replay(int argc, char **argv, const char *command)
            same ? ", as the experiment's" : ", the experiment's ", same ? "" : want);
   }
   fclose(f);
+  exp_csv_record_free(&rec);
   if (status)
     return status;
   printf("cdyn replay: %ld scenes, %ld differ\n", n, bad);
