@@ -21,7 +21,7 @@
  *    degenerate=60`): no false negative and no late contact, family by
  *    family, and fewer false positives than the 187 the interval-arithmetic
  *    test reported on them.
- * 3. The constructed families (experiments/ccd_queries.c) are what
+ * 3. The constructed families (experiments/problems/ccd_queries.c) are what
  *    ccd_queries.h says, checked in exact rational arithmetic (GMP's
  *    mpq_t) on the doubles, independently of the reference: coplanar
  *    motion (the coplanarity cubic f vanishes at four times, so

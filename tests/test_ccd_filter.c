@@ -11,7 +11,7 @@
  * - constructed cases with a known answer: a node through the face, beside
  *   it, above it; edges crossing and passing; the filter must decide these
  *   clear ones, the answer being known by construction;
- * - the random family of the collision census (experiments/ccd_queries.c),
+ * - the random family of the collision census (experiments/problems/ccd_queries.c),
  *   a third of it shifted to cross;
  * - every constructed degenerate family of the census (coplanar motion,
  *   parallel edges, a root of the cubic at t = 0 or 1, vertex and edge

@@ -7,7 +7,7 @@
  * problems of 2-12 constraints): every problem on which the iterative
  * algorithm (003's Algorithm 3) or the exact LCP solver was not exact,
  * named by seed and trial, with what went wrong.  The problems are
- * regenerated with experiments/contact_problems.c, the census's own
+ * regenerated with experiments/problems/contact_problems.c, the census's own
  * generator, and replayed:
  *
  * 1. "lcp" must be exact on every one: its answer is checked against the

@@ -14,7 +14,7 @@
  * 3. A wedge where the iterative algorithm ends pulling and "lcp" does
  *    not, derived by hand, and the same seen on the random problems; the
  *    pivots of "lcp" on a singular problem, derived by hand; degenerate
- *    problems of the active-set census (experiments/contact_problems.c)
+ *    problems of the active-set census (experiments/problems/contact_problems.c)
  *    on which "lcp" or the reference once failed, and those of the fuzz
  *    corpus on which "lcp" gave up (tests/data/lcp-degenerate.txt),
  *    against the reference.
@@ -664,8 +664,8 @@ END_TEST
 /* ---- 3b. degenerate problems of the census --------------------------------- */
 
 /*
- * Problems of the active-set census (experiments/census.c, seed 1,
- * contact configurations of experiments/contact_problems.c) on which the
+ * Problems of the active-set census (experiments/studies/active_set_census.c, seed 1,
+ * contact configurations of experiments/problems/contact_problems.c) on which the
  * solver or the reference once failed; trials are numbered from 0, the
  * generator seeded once and drawn trial + 1 times.  All are at rest with
  * b = J W f, so a solution exists (qdd = 0 satisfies J qdd >= 0, and the

@@ -4,7 +4,7 @@
  * `cdyn report DIR` looks at every directory under DIR that holds a complete
  * run (its run.meta.json, written last by `cdyn run`, names the
  * experiment: "run_of"), whatever the directory is called, and writes,
- * in the order of the claims table (claimdefs.c),
+ * in the order of the claims table (runner/claims.c),
  *   DIR/claims.csv  id,experiment,measured,threshold,verdict,note
  *   DIR/claims.md   the same as a table, each claim's wording, rule,
  *                   sub-measures and the reason for its thresholds, and

@@ -72,7 +72,7 @@
  * candidates of the acceleration problem) and of contacts (cloth-cloth
  * contacts and ball-node pairs within the thickness, as counted above).
  *
- * The verdict (claim cloth.contact_no_penetration, rule in claimdefs.c,
+ * The verdict (claim cloth.contact_no_penetration, rule in runner/claims.c,
  * fixed before the first run): on the run stacked, 001's method in the
  * reading of its rule argued in doc/cloth.md, no crossing ever; the
  * largest violation at most half of delta; every release within 2 step

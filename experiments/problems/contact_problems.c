@@ -1,6 +1,6 @@
 /*
  * contact_problems.c: random small contact configurations, for the
- * active-set census (experiments/census.c) and its regression tests
+ * active-set census (experiments/studies/active_set_census.c) and its regression tests
  * (tests/test_census.c).  See contact_problems.h for the model.
  */
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * claimdefs.c: the papers' claims (doc/claims.md and each
+ * claims.c: the papers' claims (doc/claims.md and each
  * paper's text), one entry each, with the rule that judges them
  * (claims.h explains the rule's form), and the function that applies it.
  *

@@ -2,7 +2,7 @@
  * claims.h: the papers' claims as data, and the one function that judges
  * them.
  *
- * Each claim is one entry of the table in claimdefs.c: its id, the
+ * Each claim is one entry of the table in claims.c: its id, the
  * experiment that measures it, its source (paper, figure, section), the
  * paper's wording, the runs it needs, and its rule.  A rule is a list of
  * named sub-measures, each with a unit, a meaning, and two tests:

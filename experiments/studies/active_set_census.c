@@ -1,5 +1,5 @@
 /*
- * census.c: active-set-census, beyond 003: how often each active-set
+ * active_set_census.c: active-set-census, beyond 003: how often each active-set
  * algorithm returns the exact contact solution on random small contact
  * configurations.
  *
@@ -34,7 +34,7 @@
  * redundant contacts, A singular, a pulling mu can give the exact qdd).
  * A problem where the iterative algorithm or the exact LCP solver is not
  * exact is a counterexample: counterexamples.csv names it by seed and
- * trial (experiments/contact_problems.c regenerates it) with what went
+ * trial (experiments/problems/contact_problems.c regenerates it) with what went
  * wrong; tests/data/census-counterexamples.csv, a copy of the default
  * run's, is replayed by tests/test_census.c.
  *

@@ -1,5 +1,5 @@
 /*
- * badinit.c: bad-initial, the return to the constraint manifold from a
+ * bad_initial.c: bad-initial, the return to the constraint manifold from a
  * state that violates both Phi = 0 and Phi-dot = 0 (implicit.bad_initial,
  * 001 sec III: implicit enforcement "converges quickly, without
  * oscillation").

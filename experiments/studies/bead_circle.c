@@ -1,5 +1,5 @@
 /*
- * beadcircle.c: bead-circle, 002's bead on a wire (Witkin's constrained
+ * bead_circle.c: bead-circle, 002's bead on a wire (Witkin's constrained
  * dynamics course, the seminar slides on "Bead on a circle").
  *
  * One particle of mass 1 kg on the unit circle in the x-y plane, written

@@ -1,5 +1,5 @@
 /*
- * chain10.c: chain10-stability, the 10-link robot arm of 001 (fig. 4):
+ * chain10_stability.c: chain10-stability, the 10-link robot arm of 001 (fig. 4):
  * long-term stability of the constraint schemes on a closed loop.
  *
  * 001 (sec. IV, fig. 4): "a 10-link robot arm connected with ball and

@@ -1,5 +1,5 @@
 /*
- * chainscale.c: chain-scale-stability, the stability of every scheme on a
+ * chain_scale_stability.c: chain-scale-stability, the stability of every scheme on a
  * long hanging chain, mapped in the number of links N against the step
  * size h.
  *

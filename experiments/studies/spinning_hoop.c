@@ -1,5 +1,5 @@
 /*
- * hoop.c: spinning-hoop, a constraint that moves with time, with its
+ * spinning_hoop.c: spinning-hoop, a constraint that moves with time, with its
  * relative equilibrium and small-oscillation frequency known in closed
  * form.
  *

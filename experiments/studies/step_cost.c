@@ -1,5 +1,5 @@
 /*
- * cost.c: step-cost, the cost per step of each scheme on planar chains
+ * step_cost.c: step-cost, the cost per step of each scheme on planar chains
  * (for implicit.same_cost, 001 sec III: implicit solves the same matrix
  * A = J W J^T as Baumgarte, once per step; and improved.small_extra_cost,
  * 000 sec 5: the midpoint scheme adds one Jacobian evaluation at q_1/2 and

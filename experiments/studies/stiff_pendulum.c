@@ -1,5 +1,5 @@
 /*
- * stiff.c: stiff-pendulum, 004's pendulum as a stiff spring against the
+ * stiff_pendulum.c: stiff-pendulum, 004's pendulum as a stiff spring against the
  * pendulum as a constraint, and 004's position-based dynamics with too few
  * iterations.
  *

@@ -17,7 +17,7 @@
  * - the CSV files the experiments write (numeric tables with an optional
  *   text label, and the quoted fields of the claim files);
  * - the claims: each claim line of a run against the table's rule
- *   (experiments/claimdefs.c) applied to what the test recomputes from
+ *   (experiments/runner/claims.c) applied to what the test recomputes from
  *   the runs' files, and the claims a run judges or leaves not run;
  * - the metadata beside every file, and two runs' outputs compared byte
  *   for byte;
@@ -40,7 +40,7 @@
 #include "runner/claims.h"
 #include "../testutil.h"
 
-/* The claims are those of the table (experiments/claimdefs.c), which the
+/* The claims are those of the table (experiments/runner/claims.c), which the
    report must list in its order; their verdicts are recomputed here from
    the runs' files with the table's own rules (exp_verdict). */
 #define NCLAIMS exp_nclaims

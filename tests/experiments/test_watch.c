@@ -1,6 +1,6 @@
 /*
  * tests/experiments/test_watch.c: runs that say when they went wrong
- * (experiments/watch.c), end to end.
+ * (experiments/runner/watch.c), end to end.
  *
  * - a scene that blows up: a 12 x 12 cloth of 0.5 kg with k_struct =
  *   1000 N/m at h = 5 ms, past the explicit springs' limit h omega < 2.
