@@ -7,7 +7,7 @@
  *   (perpendicular to every link, so the start satisfies the constraints
  *   and their velocity form), gravity 9.81 m/s^2 along -y; the first link
  *   joins node 0 to the fixed point (the problem of chain-scale-stability,
- *   experiments/chainscale.c, with its pinned node 0 as the fixed point).
+ *   experiments/studies/chain_scale_stability.c, with its pinned node 0 as the fixed point).
  *   m = N rows.
  * grid-N: N x N nodes of 1 kg, 5 cm apart in the horizontal plane y = 0,
  *   at rest, linked along the grid's edges (2 N (N - 1) links), falling

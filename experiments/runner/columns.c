@@ -40,7 +40,7 @@ static const column_def defs[] = {
   {NULL, NULL, "h", "s", "step size"},
   {NULL, NULL, "steps", "1", "number of steps of the run"},
   {NULL, NULL, "status", "1", "cdyn status of the step that failed (0: none failed)"},
-  {NULL, NULL, "problem", "", "test problem (experiments/problems.h)"},
+  {NULL, NULL, "problem", "", "test problem (experiments/problems/problems.h)"},
   {NULL, NULL, "noconv", "1", "steps that returned CDYN_NOCONV (an iteration stopped before its tolerance)"},
   {NULL, NULL, "e_max", "m", "largest e_n of the run"},
   {NULL, NULL, "e_end", "m", "e_n at the end of the run"},
@@ -48,7 +48,7 @@ static const column_def defs[] = {
   {NULL, NULL, "E_end", "J", "total energy at the last measured step"},
   {NULL, NULL, "h_max", "s", "largest stable step size before the first unstable grid point (nan: none stable)"},
   {NULL, NULL, "h_fail", "s", "the first unstable grid point above h_max (nan: stable on the whole grid)"},
-  {NULL, NULL, "stable", "1", "1 if the run kept the stability rules (experiments/stability.c), else 0"},
+  {NULL, NULL, "stable", "1", "1 if the run kept the stability rules (experiments/studies/stability.c), else 0"},
   {NULL, NULL, "energy_gain", "J", "E - E(0) at the end of the probe"},
 
   /* runs.csv, every experiment's */
@@ -75,7 +75,7 @@ static const column_def defs[] = {
   {"scene", NULL, "end", "", "how the run ended: completed, failed-step, nonfinite, error-limit (run.stop.max_error), "
    "energy-gain (run.stop.max_energy_gain)"},
   {"scene", NULL, "digest", "",
-   "FNV-1a digest of the bits of t, q and v after every step (experiments/capture.c): equal digests, equal trajectories"},
+   "FNV-1a digest of the bits of t, q and v after every step (experiments/runner/capture.c): equal digests, equal trajectories"},
     {"scene", NULL, "steps", "1", "steps completed and measured"},
   {"scene", NULL, "t_end", "s", "time reached: steps h (from the scene's start time)"},
   {"scene", NULL, "e0", "m", "e_n at the start"},

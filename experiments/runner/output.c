@@ -278,7 +278,9 @@ int exp_csv_open(exp_ctx *ctx, exp_csv *csv, const char *name, const char *colum
     char col[128];
     snprintf(col, sizeof col, "%.*s", (int)(len < sizeof col ? len : sizeof col - 1), c);
     if (!exp_column_unit(ctx->exp, name, col, NULL))
-      return cdyn_error(CDYN_EINVAL, "%s.csv of %s: column '%s' has no unit and meaning in experiments/columns.c",
+      return cdyn_error(CDYN_EINVAL,
+                        "%s.csv of %s: column '%s' has no unit and meaning in the experiment's columns (or "
+                        "experiments/runner/columns.c)",
                         name, ctx->exp->name, col);
     c += len;
     if (*c == ',')

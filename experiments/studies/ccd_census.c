@@ -8,7 +8,7 @@
  * reference/ccd_exact.c: integers, Bernstein bounds and Sturm sequences),
  * query by query.
  *
- * The queries (experiments/ccd_queries.h gives each family in full): four
+ * The queries (experiments/problems/ccd_queries.h gives each family in full): four
  * points moving linearly over t in [0, 1], node-triangle (vf) or
  * edge-edge (ee).  `random` of them (half vf, half ee) in the unit box
  * with displacements in [-1/2, 1/2]^3, a third of them shifted to cross;
@@ -353,7 +353,7 @@ static int run(exp_ctx *ctx)
 /* The unit and meaning of the columns it writes (runner/columns.c). */
 static const exp_column columns[] = {
   {NULL, "kind", "", "vf (node-triangle) or ee (edge-edge)"},
-  {NULL, "family", "", "query family (experiments/ccd_queries.h; all: the kind's total)"},
+  {NULL, "family", "", "query family (experiments/problems/ccd_queries.h; all: the kind's total)"},
   {NULL, "queries", "1", "queries made"},
   {NULL, "built", "1", "queries whose answer is known by construction"},
   {NULL, "built_contacts", "1", "of those, contacts by construction"},

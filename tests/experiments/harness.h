@@ -46,7 +46,7 @@
 #define NCLAIMS exp_nclaims
 #define claim_id(k) (exp_claim_defs[k].id)
 
-/* The problems of experiments/problems.h: gravity 9.81 m/s^2 along -y,
+/* The problems of experiments/problems/problems.h: gravity 9.81 m/s^2 along -y,
    1 m links, 1 kg particles. */
 static const double G = 9.81;
 static const double PI = 3.14159265358979323846;
