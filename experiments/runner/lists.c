@@ -202,5 +202,6 @@ int exp_list_longs(const char *text, const char *what, unsigned flags, long lo, 
 /* Snapshot times (lists.h). */
 int exp_parse_times(const char *text, double *ts, int max, int *n)
 {
-  return exp_list_reals(text, "snapshots", EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, 0, INFINITY, ts, max, n);
+  return exp_list_reals(text, "snapshots", EXP_LIST_SPACES | EXP_LIST_EMPTY_OK | EXP_LIST_INCREASING, 0, INFINITY, ts,
+                        max, n);
 }

@@ -53,8 +53,8 @@ int exp_list_reals(const char *text, const char *what, unsigned flags, double lo
 int exp_list_longs(const char *text, const char *what, unsigned flags, long lo, long hi, long *out, int max,
                    int *n);
 
-/* Parse a list of times >= 0 (snapshot times), separated by commas or
-   spaces, possibly empty, into ts (at most max); CDYN_EINVAL naming the
+/* Parse a list of increasing times >= 0 (snapshot times), separated by
+   commas or spaces, possibly empty, into ts (at most max); CDYN_EINVAL naming the
    parameter snapshots for a bad or surplus entry (the caller names the
    experiment). */
 int exp_parse_times(const char *text, double *ts, int max, int *n);

@@ -185,8 +185,7 @@ static int get_params(exp_ctx *ctx, bil_params *p)
   exp_param_double(ctx, "restitution", &p->e);
   exp_param_double(ctx, "restitution_low", &p->e_low);
   exp_param_double(ctx, "tau", &p->tau);
-  return exp_list_reals(exp_param_string(ctx, "snapshots"), "snapshots", EXP_LIST_INCREASING, 0, INFINITY, p->snap,
-                        MAX_SNAPS, &p->nsnap);
+  return exp_parse_times(exp_param_string(ctx, "snapshots"), p->snap, MAX_SNAPS, &p->nsnap);
 }
 
 static int check(exp_ctx *ctx)
