@@ -110,7 +110,7 @@ int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const struct exp_runspec
                     double h, long steps, double emax_stop, double dE_stop, exp_problem_result *r, double *q, double *v);
 
 /*
- * The largest stable step size of `scheme` on `p` (stability.c, which
+ * The largest stable step size of `scheme` on `p` (stable_search.c, which
  * states the rules): *h_stable is the last stable grid point before the
  * first unstable one *h_unstable (NaN: stable on the whole grid);
  * *h_stable is NaN when no grid point is stable.  Every probe is logged
@@ -134,6 +134,9 @@ typedef int (*exp_stable_probe)(void *pctx, double h, int *stable);
 int exp_stable_search(exp_stable_probe probe, void *pctx, int j_start, double *h_stable, double *h_unstable);
 /* Point j of the search's grid: 1e-3 2^(j/4), j from -13 to 36. */
 double exp_stable_grid_h(int j);
+/* The grid's ends: j from EXP_STABLE_J_MIN to EXP_STABLE_J_MAX. */
+#define EXP_STABLE_J_MIN (-13)
+#define EXP_STABLE_J_MAX 36
 
 /* 002's bead on the unit circle (x-y plane, centre 0) at rest at angle
    theta0 from the downward vertical, gravity 9.81 along -y. */

@@ -6,7 +6,7 @@
  * set) against implicit on the same arm, and a sweep of alpha and beta
  * over {0, 2^-2, ..., 2^8}: the mean e_n over the last tenth of the run
  * (the error after a fixed time, averaged over the oscillation of the
- * feedback), with the runs that break stability.c's rules marked
+ * feedback), with the runs that break the stability rules (problems/stable_search.c) marked
  * unstable: a failed step, e_n above `err_frac` of the arm's length, or an
  * energy gain above `energy_frac` of the energy gravity can release.
  */
@@ -65,7 +65,7 @@ static int run_baumgarte(exp_ctx *ctx)
   }
   if (rc)
     return rc;
-  /* The sweep: Baumgarte at every (alpha, beta), limits of stability.c. */
+  /* The sweep: Baumgarte at every (alpha, beta), limits of problems/stable_search.c. */
   double length = (double)p.arm.links * p.arm.length;
   double nl = (double)p.arm.links;
   /* Energy gravity can release from horizontal: sum over nodes of m g (drop

@@ -31,7 +31,7 @@
  *     below stretch_frac = 0.1 (a link 10 % off its length);
  *   - E - E(0) stays at or below energy_frac = 0.1 of N m g (N l), the
  *     scale of the chain's potential energy.
- * The step sizes are stability.c's grid h_j = 1e-3 2^(j/4) (steps of
+ * The step sizes are problems/stable_search.c's grid h_j = 1e-3 2^(j/4) (steps of
  * 19 %), and so is the search (exp_stable_search), started at j = 16
  * (h = 0.016, near the 1/60 of the probe that found the problem): down
  * until stable, then up until the first unstable h.  A growth so slow

@@ -20,7 +20,7 @@
  * The fitted order of each error is the least-squares slope of its log
  * against log h over the step sizes whose run was stable (every step
  * succeeded, e_n stayed below 10 % of the length and the energy did not
- * grow by more than 10 % of the problem's energy_range, stability.c's
+ * grow by more than 10 % of the problem's energy_range, problems/stable_search.c's
  * rules) and whose error is above `floor` (positions and velocities) or
  * `lambda_floor` (multipliers), where the references' own error (~1e-12)
  * and rounding take over.  All four problems have gravity as their only
@@ -134,7 +134,7 @@ static int run(exp_ctx *ctx)
                                    0.1 * p->energy_range, &r, q, v)))
           break;
         /* A run that fails a step or breaks the stability rules of
-           stability.c (e_n above 10 % of the length, energy gained above
+           problems/stable_search.c (e_n above 10 % of the length, energy gained above
            10 % of the problem's energy_range) is unstable at this h; its
            errors are recorded as missing and it is not in the fit. */
         int done = r.status == CDYN_OK && !r.stopped && r.steps == N;

@@ -14,7 +14,7 @@
  * h < 2 / omega = 2 sqrt(m/k) (symplectic Euler; explicit Euler is never
  * stable for an undamped oscillator and only survives a finite run).
  * For k = 1e3 .. 1e8 N/m the largest stable h of each penalty scheme is
- * found by the search and rules of stability.c (e_n <= 0.1 L, no energy
+ * found by the search and rules of problems/stable_search.c (e_n <= 0.1 L, no energy
  * gain above 10 % of m g L, no failed step, over 10 s); each constraint
  * scheme gets the same search once, since it has no k.
  *
