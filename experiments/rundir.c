@@ -33,7 +33,7 @@
 #include "runner/text.h"
 #include "runner/files.h"
 #include "runner/csv.h"
-#include "commands.h"
+#include "runner/cli.h"
 
 /* ---- strings, paths, arrays ------------------------------------------------------------------------------ */
 
@@ -52,14 +52,6 @@ static int fail(const char *dir, int rc, const char *fmt, ...)
   return rc;
 }
 
-static char *dupstr(const char *s)
-{
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
 
 static int size_cmp(const void *a, const void *b)
 {
@@ -137,7 +129,15 @@ typedef struct csv {
   exp_csv_record rec;  /* the current record */
   int nf;
   char **fld;          /* its fields */
+  int err;             /* the reader's failure (exp_csv_read: -1, -2), 0: none */
 } csv;
+
+/* What went wrong with the record csv_next or csv_open refused: the
+   reader's failure, else `otherwise` (the record's own fault). */
+static const char *csv_why(const csv *c, const char *otherwise)
+{
+  return c->err == -2 ? "a quoted field is not closed" : c->err ? "a read error, or out of memory" : otherwise;
+}
 
 static void csv_close(csv *c)
 {
@@ -149,15 +149,18 @@ static void csv_close(csv *c)
 }
 
 /* Open and read the header; 0, or -1 (errno) when unreadable, -2 when
-   empty (or not a record). */
+   empty, -3 when the header cannot be read (csv_why says why; c is then
+   closed, its err kept). */
 static int csv_open(csv *c, const char *path)
 {
   memset(c, 0, sizeof *c);
   if (!(c->f = fopen(path, "r")))
     return -1;
-  if (exp_csv_read(c->f, &c->hdr) != 1) {
+  int r = exp_csv_read(c->f, &c->hdr);
+  if (r != 1) {
     csv_close(c);
-    return -2;
+    c->err = r;
+    return r == 0 ? -2 : -3;
   }
   c->lineno = 1;
   c->rec.lines = c->hdr.lines;
@@ -186,7 +189,7 @@ static int csv_col(const csv *c, const char *name)
 }
 
 /* The next record: 1, 0 at the end; -1 for a record whose field count
-   differs from the header's, or that cannot be read. */
+   differs from the header's, or that cannot be read (csv_why). */
 static int csv_next(csv *c)
 {
   for (;;) {
@@ -194,8 +197,10 @@ static int csv_next(csv *c)
     if (r == 0)
       return 0;
     c->lineno = c->rec.line;
-    if (r < 0)
+    if (r < 0) {
+      c->err = r;
       return -1;
+    }
     if (!c->rec.text.len)
       continue;
     c->nf = c->rec.nfields;
@@ -266,10 +271,10 @@ static int find_fn(void *ctx, const char *path, const char *name, const struct s
   find_ctx *c = ctx;
   if (sb && S_ISREG(sb->st_mode) && exp_ends_with(name, c->suffix) && strlen(name) > strlen(c->suffix)) {
     if (!c->found)
-      c->found = dupstr(name);
+      c->found = strdup(name);
     else if (strcmp(name, c->found) < 0) {
       free(c->found);
-      c->found = dupstr(name);
+      c->found = strdup(name);
     }
     c->count++;
   }
@@ -291,7 +296,8 @@ static int read_state(const char *dir, exp_rundir_run *r)
   csv c;
   int o = csv_open(&c, r->state_csv);
   if (o)
-    return fail(dir, EXP_EXIT_FAIL, "%s: %s", r->state_csv, o == -1 ? strerror(errno) : "empty file");
+    return fail(dir, EXP_EXIT_FAIL, "%s: %s", r->state_csv,
+                o == -1 ? strerror(errno) : o == -2 ? "empty file" : csv_why(&c, ""));
   int cs = csv_col(&c, "step"), ct = csv_col(&c, "t"), cp = csv_col(&c, "particle"), cx = csv_col(&c, "x"),
       cy = csv_col(&c, "y"), cz = csv_col(&c, "z");
   if (cs < 0 || ct < 0 || cp < 0 || cx < 0 || cy < 0 || cz < 0) {
@@ -317,8 +323,9 @@ static int read_state(const char *dir, exp_rundir_run *r)
   }
   if (rc < 0) {
     long l = c.lineno;
+    const char *why = csv_why(&c, "not a record step,t,particle,x,y,z");
     csv_close(&c);
-    return fail(dir, EXP_EXIT_FAIL, "%s:%ld: not a record step,t,particle,x,y,z", r->state_csv, l);
+    return fail(dir, EXP_EXIT_FAIL, "%s:%ld: %s", r->state_csv, l, why);
   }
   if (!nframes) {
     csv_close(&c);
@@ -371,7 +378,7 @@ static int read_state(const char *dir, exp_rundir_run *r)
     }
   }
   if (!why && rc < 0)
-    why = "not a record step,t,particle,x,y,z";
+    why = csv_why(&c, "not a record step,t,particle,x,y,z");
   if (!why && (f + 1 != nframes || have != n))
     why = "a frame lacks particles";
   long l = c.lineno;
@@ -379,7 +386,7 @@ static int read_state(const char *dir, exp_rundir_run *r)
   csv_close(&c);
   if (why)
     return fail(dir, EXP_EXIT_FAIL, "%s:%ld: %s", r->state_csv, l, why);
-  r->source = dupstr("state");
+  r->source = strdup("state");
   return 0;
 }
 
@@ -712,7 +719,7 @@ static int read_columns(const char *dir, exp_rundir_run *r)
     }
   }
   if (!why && rc < 0)
-    why = "a record whose field count differs from the header's";
+    why = csv_why(&c, "a record whose field count differs from the header's");
   if (!why && (t.failed || x.failed))
     why = "out of memory";
   long l = c.lineno;
@@ -731,7 +738,7 @@ static int read_columns(const char *dir, exp_rundir_run *r)
   r->nframes = t.n;
   r->t = t.v;
   r->x = x.v;
-  r->source = dupstr("columns");
+  r->source = strdup("columns");
   return 0;
 }
 
@@ -797,7 +804,7 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
       zpush(&flag, num(c.fld[cflag], &v) && v != 0);
   }
   if (!why && rc < 0)
-    why = "a record whose field count differs from the header's";
+    why = csv_why(&c, "a record whose field count differs from the header's");
   if (!why && nframes == 1)
     ntri = cur;
   else if (!why && nframes > 1 && cur != ntri)
@@ -923,7 +930,7 @@ static int read_snapshots(const char *dir, exp_rundir_run *r, const char *snapna
   r->ball_radius = nballs ? br.v : (free(br.v), NULL);
   r->tri_strain = strain.n == nframes * ntri ? strain.v : (free(strain.v), NULL);
   r->tri_flag = fl;
-  r->source = dupstr("snapshots");
+  r->source = strdup("snapshots");
   return 0;
 }
 
@@ -947,7 +954,7 @@ static int load_run(const char *dir, exp_rundir_run *r, const char *snapname, co
     sprintf(suffix, "%s-%s.scene.json", prefix, r->name);
     char *p = join(dir, suffix);
     if (p && file_exists(p))
-      scene = dupstr(suffix);
+      scene = strdup(suffix);
     free(p);
   } else {
     sprintf(suffix, "-%s.scene.json", r->name);
@@ -1030,7 +1037,7 @@ int exp_rundir_load(const char *dir, exp_rundir_run **runs, size_t *nruns)
   if (o == -1 && errno == ENOENT)
     return fail(dir, EXP_EXIT_USAGE, "no run directory (it has no runs.csv; cdyn run writes one)");
   if (o)
-    return fail(dir, EXP_EXIT_FAIL, "runs.csv: %s", o == -1 ? strerror(errno) : "empty file");
+    return fail(dir, EXP_EXIT_FAIL, "runs.csv: %s", o == -1 ? strerror(errno) : o == -2 ? "empty file" : csv_why(&c, ""));
   int cr = csv_col(&c, "run"), cs = csv_col(&c, "scheme");
   if (cr < 0) {
     csv_close(&c);
@@ -1047,8 +1054,8 @@ int exp_rundir_load(const char *dir, exp_rundir_run **runs, size_t *nruns)
     }
     v = p;
     memset(&v[n], 0, sizeof v[n]);
-    v[n].name = dupstr(c.fld[cr]);
-    v[n].scheme = cs >= 0 ? dupstr(c.fld[cs]) : NULL;
+    v[n].name = strdup(c.fld[cr]);
+    v[n].scheme = cs >= 0 ? strdup(c.fld[cs]) : NULL;
     n++;
     if (!v[n - 1].name || (cs >= 0 && !v[n - 1].scheme)) {
       err = 1;
@@ -1062,6 +1069,7 @@ int exp_rundir_load(const char *dir, exp_rundir_run **runs, size_t *nruns)
     }
   }
   long l = c.lineno;
+  const char *why_rc = csv_why(&c, "a record whose field count differs from the header's");
   csv_close(&c);
   if (err) {
     exp_rundir_free(v, n);
@@ -1069,7 +1077,7 @@ int exp_rundir_load(const char *dir, exp_rundir_run **runs, size_t *nruns)
   }
   if (rc < 0) {
     exp_rundir_free(v, n);
-    return fail(dir, EXP_EXIT_FAIL, "runs.csv:%ld: a record whose field count differs from the header's", l);
+    return fail(dir, EXP_EXIT_FAIL, "runs.csv:%ld: %s", l, why_rc);
   }
   if (!n)
     return fail(dir, EXP_EXIT_USAGE, "runs.csv lists no run");

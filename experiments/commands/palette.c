@@ -6,11 +6,13 @@
  * temporary directory (gnuplot.c, which writes it: exp_palette_write).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "gnuplot.h"
+#include "runner/text.h"
 
 int exp_cmd_palette(int argc, char **argv, const char *command)
 {
@@ -19,5 +21,7 @@ int exp_cmd_palette(int argc, char **argv, const char *command)
     fprintf(stderr, "cdyn palette: it takes no arguments ('%s')\n", argv[0]);
     return 2;
   }
-  return exp_palette_write(stdout);
+  if (exp_palette_write(stdout) || fflush(stdout))
+    return exp_complain("cdyn palette", EXP_EXIT_FAIL, "cannot write the palette: %s", strerror(errno));
+  return EXP_EXIT_OK;
 }

@@ -25,6 +25,12 @@ int exp_list_split(const char *text, const char *what, unsigned flags, int max, 
     text = "";
   if (strlen(text) > EXP_LIST_MAX_CHARS)
     return cdyn_error(CDYN_EINVAL, "%s: the list is longer than %d characters", what, EXP_LIST_MAX_CHARS);
+  /* No text is a list of no item, whatever the separators: accepted with
+     EXP_LIST_EMPTY_OK, else "no value given" (below). */
+  if (!*text && (flags & EXP_LIST_EMPTY_OK))
+    return CDYN_OK;
+  if (!*text)
+    return cdyn_error(CDYN_EINVAL, "%s: no value given", what);
   const char *seps = flags & EXP_LIST_SPACES ? ", " : ",";
   int collapse = !!(flags & EXP_LIST_SPACES), escapes = !!(flags & EXP_LIST_ESCAPES);
   char **v = NULL;

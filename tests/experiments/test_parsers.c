@@ -129,6 +129,13 @@ START_TEST(test_lists)
   ck_assert_int_eq(exp_list_split("a b,c", "x", 0, 10, &v, &n), 0);
   ck_assert_str_eq(v[0], "a b");
   exp_strv_free(v, n);
+  /* No text at all is a list of no item, with either separators. */
+  ck_assert_int_eq(exp_list_split("", "x", 0, 10, &v, &n), CDYN_EINVAL);
+  ck_assert_ptr_nonnull(strstr(cdyn_errmsg(), "x: no value given"));
+  ck_assert_int_eq(exp_list_split("", "x", EXP_LIST_EMPTY_OK, 10, &v, &n), 0);
+  ck_assert_int_eq(n, 0);
+  ck_assert_int_eq(exp_list_split("", "x", EXP_LIST_SPACES | EXP_LIST_EMPTY_OK, 10, &v, &n), 0);
+  ck_assert_int_eq(n, 0);
   /* Escapes, duplicates, the count. */
   ck_assert_int_eq(exp_list_split("a\\,b,c\\\\", "x", EXP_LIST_ESCAPES, 10, &v, &n), 0);
   ck_assert_str_eq(v[0], "a,b");
