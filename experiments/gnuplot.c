@@ -37,9 +37,10 @@
 
 #include "runner/text.h"
 #include "runner/files.h"
-#include "commands.h"
+#include "runner/cli.h"
 #include "gnuplot.h"
 #include "runner/experiment.h"
+#include "studies/table.h"
 
 #ifndef CDYN_PKGDATADIR
 #define CDYN_PKGDATADIR "/usr/local/share/cdyn"
@@ -50,41 +51,6 @@
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
-/* The first executable NAME in $PATH, malloc'ed, or NULL. */
-char *exp_gp_find_program(const char *name)
-{
-  const char *path = getenv("PATH");
-  if (!path || !*path)
-    return NULL;
-  size_t n = strlen(path);
-  char *buf = malloc(n + strlen(name) + 2);
-  if (!buf)
-    return NULL;
-  for (const char *p = path;;) {
-    const char *e = strchr(p, ':');
-    size_t l = e ? (size_t)(e - p) : strlen(p);
-    if (l == 0)
-      snprintf(buf, n + strlen(name) + 2, "%s", name);
-    else
-      snprintf(buf, n + strlen(name) + 2, "%.*s/%s", (int)l, p, name);
-    struct stat sb;
-    if (!stat(buf, &sb) && S_ISREG(sb.st_mode) && !access(buf, X_OK))
-      return buf;
-    if (!e)
-      break;
-    p = e + 1;
-  }
-  free(buf);
-  return NULL;
-}
-
-static char *str_dup(const char *s)
-{
-  char *d = malloc(strlen(s) + 1);
-  if (d)
-    strcpy(d, s);
-  return d;
-}
 
 /* s as a gnuplot single-quoted string ('' for a quote within). */
 void exp_gp_str(exp_text *b, const char *s)
@@ -153,7 +119,7 @@ int exp_gp_open(exp_plotctx *c, const char *who, const char *dir)
   int rc = exp_rundir_load(dir, &c->runs, &c->nruns);
   if (rc)
     return rc;
-  c->gnuplot = exp_gp_find_program("gnuplot");
+  c->gnuplot = exp_find_program("gnuplot");
   if (!c->gnuplot)
     return exp_complain(who, EXP_EXIT_FAIL, "gnuplot not found on PATH (on Debian: apt-get install gnuplot-nox)");
   const char *dd = getenv("CDYN_DATADIR");
@@ -164,7 +130,7 @@ int exp_gp_open(exp_plotctx *c, const char *who, const char *dir)
     exp_text_printf(&p, "%s/run-series.gp", where[w]);
     have = !p.failed && exp_is_regular(p.s);
     exp_text_free(&p);
-    if (have && !(c->datadir = str_dup(where[w])))
+    if (have && !(c->datadir = strdup(where[w])))
       return exp_complain(who, EXP_EXIT_FAIL, "out of memory");
   }
   if (!have)
@@ -205,7 +171,7 @@ int exp_gp_open(exp_plotctx *c, const char *who, const char *dir)
     return exp_complain(who, EXP_EXIT_FAIL, "out of memory");
   if (!strcmp(c->stem, ".") || !strcmp(c->stem, "/") || !c->stem[0]) {
     free(c->stem);
-    c->stem = str_dup("run");
+    c->stem = strdup("run");
     if (!c->stem)
       return exp_complain(who, EXP_EXIT_FAIL, "out of memory");
   }

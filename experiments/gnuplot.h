@@ -32,8 +32,6 @@ typedef struct exp_plotctx {
 int exp_gp_open(exp_plotctx *c, const char *who, const char *dir);
 void exp_gp_close(exp_plotctx *c);
 
-/* The first executable NAME in $PATH, malloc'ed, or NULL. */
-char *exp_gp_find_program(const char *name);
 /* s as a gnuplot single-quoted string ('' for a quote within). */
 void exp_gp_str(exp_text *b, const char *s);
 /* Run argv[0] with argv, its standard output to /dev/null and its

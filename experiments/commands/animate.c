@@ -19,6 +19,7 @@
 
 #include "runner/cli.h"
 #include "runner/text.h"
+#include "runner/files.h"
 #include "commands.h"
 #include "gnuplot.h"
 
@@ -81,7 +82,7 @@ int exp_cmd_animate(int argc, char **argv, const char *command)
   int rc = exp_gp_open(&c, who, dir);
   char *ffmpeg = NULL;
   const exp_rundir_run *r = NULL;
-  if (!rc && mp4 && !(ffmpeg = exp_gp_find_program("ffmpeg")))
+  if (!rc && mp4 && !(ffmpeg = exp_find_program("ffmpeg")))
     rc = exp_complain(who, EXP_EXIT_FAIL, "--format mp4 needs ffmpeg, which is not on PATH (--format gif does not)");
   for (size_t k = 0; !rc && k < c.nruns && !r; k++)
     if (run ? !strcmp(c.runs[k].name, run) : c.runs[k].x && c.runs[k].nframes > 0)

@@ -64,7 +64,9 @@
 
 #include "commands.h"
 #include "runargs.h"
+#include "studies/table.h"
 #include "runner/cli.h"
+#include "runner/files.h"
 
 extern char **environ;
 
@@ -628,29 +630,6 @@ static int write_sweep_meta(const sweep *s)
 
 /* ---- running the jobs through an engine ------------------------------------------------- */
 
-/* The path of program `name` on PATH, or NULL. */
-static char *find_program(const char *name)
-{
-  const char *path = getenv("PATH");
-  if (!path || !*path)
-    path = "/usr/bin:/bin";
-  while (*path) {
-    size_t len = strcspn(path, ":");
-    size_t n = len + strlen(name) + 2;
-    char *cand = malloc(n);
-    if (!cand)
-      return NULL;
-    snprintf(cand, n, "%.*s%s%s", (int)len, len ? path : ".", "/", name);
-    if (exp_is_regular(cand) && !access(cand, X_OK))
-      return cand;
-    free(cand);
-    path += len;
-    if (*path == ':')
-      path++;
-  }
-  return NULL;
-}
-
 static long count_complete(const sweep *s, long *first_missing, int print)
 {
   long done = 0, named = 0;
@@ -677,7 +656,7 @@ static long count_complete(const sweep *s, long *first_missing, int print)
 static int find_engine(sweep *s)
 {
   const char *name = s->engine;
-  if (!(s->engine_path = find_program(name)))
+  if (!(s->engine_path = exp_find_program(name)))
     return fail(1, "--run %s: there is no program '%s' on PATH (install %s; or leave out --run, and run the "
                    "jobs another way)",
                 name, name, !strcmp(name, "make") ? "GNU make" : "GNU parallel");

@@ -108,6 +108,27 @@ char *exp_read_file(const char *path, size_t *len)
   return b.s;
 }
 
+char *exp_find_program(const char *name)
+{
+  const char *path = getenv("PATH");
+  if (!path || !*path)
+    path = "/usr/bin:/bin";
+  for (;;) {
+    size_t len = strcspn(path, ":");
+    size_t n = len + strlen(name) + 3;
+    char *cand = malloc(n);
+    if (!cand)
+      return NULL;
+    snprintf(cand, n, "%.*s/%s", (int)(len ? len : 1), len ? path : ".", name);
+    if (exp_is_regular(cand) && !access(cand, X_OK))
+      return cand;
+    free(cand);
+    if (!path[len])
+      return NULL;
+    path += len + 1;
+  }
+}
+
 /* ---- output directories --------------------------------------------------------------------- */
 
 int exp_dir_empty(const char *dir)

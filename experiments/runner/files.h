@@ -51,6 +51,12 @@ int exp_is_regular(const char *path);
    *len, may be NULL); NULL with errno on failure. */
 char *exp_read_file(const char *path, size_t *len);
 
+/* The path of program `name` on $PATH, as a shell finds it: the first
+   executable regular file DIR/name, an empty entry being the current
+   directory and an unset or empty PATH /usr/bin:/bin (malloc'ed); NULL
+   when none is. */
+char *exp_find_program(const char *name);
+
 /* ---- output directories --------------------------------------------------------------------- */
 
 /*
