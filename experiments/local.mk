@@ -7,7 +7,8 @@ bin_PROGRAMS = cdyn
 #              CSV files with their metadata records, the claims' rules and
 #              verdicts, the runner and its watch, a scene file as an
 #              experiment, export's capture, and the helpers every command
-#              shares (files, text, options);
+#              shares (lists, the CSV reader, text, the command line,
+#              files);
 #   problems/  the systems, references, scenes and queries several
 #              experiments share;
 #   studies/   the experiments, one file each, named after the experiment,
@@ -21,7 +22,10 @@ bin_PROGRAMS = cdyn
 #   main.c     the entry, which hands each command word to its file.
 # Each room calls only into the rooms listed before it (tests/rooms.test).
 # runner/, problems/, runargs.c and rundir.c are a convenience library
-# that cdyn and the tests of the experiments both link.
+# that cdyn and the tests of the experiments both link.  runargs.c finds
+# experiments in studies/table.c, which only cdyn links: a program that
+# links the library and calls runargs.c links the studies too (the tests
+# call what they need below it).
 noinst_LTLIBRARIES += experiments/libcdynexp.la
 experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/runner/claims.h \
 	experiments/runner/claims.c experiments/runner/params.c experiments/runner/output.c \
@@ -31,7 +35,7 @@ experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/
 	experiments/runner/text.h experiments/runner/text.c experiments/runner/cli.h experiments/runner/cli.c \
 	experiments/runner/files.h experiments/runner/files.c experiments/runner/lists.h experiments/runner/lists.c \
 	experiments/runner/csv.h experiments/runner/csv.c \
-	experiments/problems/problems.h experiments/problems/problems.c \
+	experiments/problems/problems.h experiments/problems/problems.c experiments/problems/stable_search.c \
 	experiments/problems/contact_problems.h experiments/problems/contact_problems.c \
 	experiments/problems/ccd_queries.h experiments/problems/ccd_queries.c \
 	experiments/problems/arm2_runs.h experiments/problems/arm2_runs.c \
@@ -40,14 +44,15 @@ experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/
 	experiments/problems/cloth_contact_scene.h experiments/problems/cloth_contact_scene.c \
 	experiments/runargs.h experiments/runargs.c experiments/rundir.h experiments/rundir.c
 experiments_libcdynexp_la_CPPFLAGS = $(CDYN_PROGRAM_CPPFLAGS)
-cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.c \
+cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.h experiments/usage.c \
 	experiments/gnuplot.h experiments/gnuplot.c \
 	experiments/commands/list.c experiments/commands/palette.c \
 	experiments/commands/run.c experiments/commands/export.c \
 	experiments/commands/check.c experiments/commands/replay.c \
 	experiments/commands/sweep.c experiments/commands/collect.c experiments/commands/report.c \
 	experiments/commands/plot.c experiments/commands/animate.c experiments/commands/view.c \
-	experiments/studies/experiments.def experiments/studies/table.c $(EXPERIMENT_SOURCES)
+	experiments/studies/experiments.def experiments/studies/table.h experiments/studies/table.c \
+	$(EXPERIMENT_SOURCES)
 # Where `cdyn list` says the manual is installed, and where `cdyn plot`
 # finds its scripts: installed, else (a program not installed) the source
 # tree's.

@@ -15,8 +15,8 @@
 #include "runner/cli.h"
 #include "runner/text.h"
 #include "runner/lists.h"
-#include "commands.h"
 #include "runargs.h"
+#include "studies/table.h"
 
 const char *exp_scheme_unfit(const cdyn_experiment *e, size_t idx)
 {

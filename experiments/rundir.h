@@ -1,6 +1,6 @@
 /*
  * rundir.h: a reader of a run directory (what `cdyn run` or `cdyn run
- * scene` wrote), for the commands that show runs (cdyn view).
+ * scene` wrote), for the commands that show runs (cdyn view, plot, animate).
  *
  * Every run listed in DIR/runs.csv is read: its main CSV, and where there
  * is one, its motion (frames of particle positions) and its topology

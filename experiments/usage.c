@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "runner/cli.h"
+#include "usage.h"
 
 void exp_usage(FILE *f)
 {

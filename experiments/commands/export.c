@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "runargs.h"
+#include "studies/table.h"
 
 /*
  * cdyn export EXPERIMENT [--out DIR] [--force] [run options]: run the

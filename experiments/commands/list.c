@@ -20,6 +20,7 @@
 #include "runner/cli.h"
 #include "commands.h"
 #include "runner/experiment.h"
+#include "studies/table.h"
 
 static void print_order(size_t i, char *buf, size_t len)
 {

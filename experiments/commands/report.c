@@ -35,6 +35,7 @@
 #include "runner/files.h"
 #include "commands.h"
 #include "runner/experiment.h"
+#include "studies/table.h"
 #include "runner/csv.h"
 
 /* The readable report this program writes into DIR (generated output; the

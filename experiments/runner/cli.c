@@ -3,15 +3,10 @@
  * nearest known word, unknown options, --opt=value.
  */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE
-#include <dirent.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <cdyn/error.h>
 #include "runner/cli.h"
 #include "runner/text.h"

@@ -14,6 +14,28 @@
 
 #include <stddef.h>
 
+/*
+ * The program's exit statuses, the same for the same error in every
+ * command (doc/cli.md lists them):
+ *
+ *   EXP_EXIT_OK      0  done
+ *   EXP_EXIT_FAIL    1  an error: an input file missing, unreadable or
+ *                       invalid, an output that cannot be written, a
+ *                       replay that differs, out of memory
+ *   EXP_EXIT_USAGE   2  a usage error: an unknown command, option, name
+ *                       or key, a missing or malformed argument
+ *   EXP_EXIT_RUNFAIL 3  `cdyn run scene` (or `cdyn run` of a scene)
+ *                       wrote its results, but a run failed a step or
+ *                       went non-finite (each reported on stderr)
+ *
+ * Experiments, whose diverging runs are results, exit 0 and report them
+ * in their summary.
+ */
+#define EXP_EXIT_OK 0
+#define EXP_EXIT_FAIL 1
+#define EXP_EXIT_USAGE 2
+#define EXP_EXIT_RUNFAIL 3
+
 /* ---- command-line conventions ------------------------------------------------------------- */
 
 /* (The distance and the rule of "near enough" are the library's,

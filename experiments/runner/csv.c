@@ -1,6 +1,6 @@
 /*
  * csv.c: the reader of the CSV files the program writes, to the rule of
- * its writer, exp_csv_field (csv.h).
+ * its writer, exp_csv_field (text.h; csv.h states the rule).
  */
 #include <stdlib.h>
 #include <string.h>

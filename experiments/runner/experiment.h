@@ -199,8 +199,6 @@ struct exp_ctx {
   int runs_failed;      /* `cdyn run scene`: runs that ended early (watch.c) */
 };
 
-extern const cdyn_experiment *const cdyn_experiments[];
-const cdyn_experiment *exp_find(const char *name);
 /* Print an experiment's record (cdyn list NAME, cdyn run NAME --help). */
 void exp_print_experiment(const cdyn_experiment *e);
 

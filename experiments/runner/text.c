@@ -3,16 +3,10 @@
  * JSON and CSV quoting of what the program writes (text.h).
  */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE
-#include <dirent.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <cdyn/error.h>
 #include "runner/text.h"
 
 /* ---- text ------------------------------------------------------------------------------- */

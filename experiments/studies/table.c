@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runner/experiment.h"
+#include "studies/table.h"
 
 #define CDYN_EXPERIMENT(id, file) extern const cdyn_experiment cdyn_experiment_##id;
 #include "studies/experiments.def"

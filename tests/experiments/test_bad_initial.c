@@ -96,7 +96,7 @@ START_TEST(test_bad_initial)
    * motion, (h omega L)^2 / (2 L), 1e-4 .. 5e-4 m for link rates of
    * 1.5 .. 3 rad/s, a few 1e-3 e_0, below the 1e-2 e_0 line.  Hence
    * settling at step 2; the bound 5 is the step count by which
-   * badinit.c judges 001's "converges quickly", three steps above that
+   * studies/bad_initial.c judges 001's "converges quickly", three steps above that
    * prediction.
    */
   double e0 = tv(&sm, 0, BS_E0), e1 = tv(&b, 1, BI_EREL);

@@ -134,7 +134,7 @@ START_TEST(test_bead_circle_claims)
   pathf(path, "%s/bead-feedback.csv", dir);
   table fb = check_bead_run(path, 200, 0.01);
 
-  /* The measures, from the runs' rows as beadcircle.c defines them: the
+  /* The measures, from the runs' rows as studies/bead_circle.c defines them: the
      mean |r - 1| over steps 1 .. N/4 and over the last N/4 steps without
      feedback, and the largest |r - 1| with feedback. */
   const size_t N = 200, Q = N / 4;

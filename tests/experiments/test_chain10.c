@@ -44,7 +44,7 @@ enum { S_RUNS = 1, S_FAILED, S_MIN, S_Q1, S_MED, S_Q3, S_MAX, S_EMEAN, S_EBEFORE
 
 /*
  * The starts of a chain10-stability run (starts.csv, trials + 1 starts)
- * against what chain10.c promises, for saw-tooth angle `deg` and largest
+ * against what studies/chain10_stability.c promises, for saw-tooth angle `deg` and largest
  * rotation `eps`:
  * - trial 0 is the saw tooth x_i = (i cos phi, [i odd] sin phi, 0);
  * - every start keeps the ends exactly where trial 0 has them, and every
@@ -259,7 +259,7 @@ static double *check_chain10_run(const char *dir, const char *name, const table 
   return e;
 }
 
-/* Median and quartiles as chain10.c states them: GSL's interpolation of
+/* Median and quartiles as studies/chain10_stability.c states them: GSL's interpolation of
    the sorted failure steps. */
 static double c10_quantile(double *x, size_t n, double p)
 {
