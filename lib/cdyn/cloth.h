@@ -86,6 +86,17 @@ int cdyn_cloth_springs(const cdyn_cloth *cloth, enum cdyn_spring_kind kind, size
  * a sparse solver's analysis of an active set it has not seen:
  * cdyn/stepper.h).
  */
+/*
+ * The limiter's two modes.  SWITCH (000, 001): the switching above.
+ * INEQUALITY: each watched spring stays a spring, and gets a one-sided
+ * row, a "tether" constraint g = L - |x_i - x_j| >= 0 flagged as an
+ * inequality (cdyn/contact.h), on from the start and never switched: the
+ * limit only pulls, and the scheme decides within its step where it acts
+ * (for the schemes that enforce inequalities).  before and after then
+ * only count the rows at their limit.
+ */
+enum cdyn_strainlimit_mode { CDYN_LIMIT_SWITCH = 0, CDYN_LIMIT_INEQUALITY = 1 };
+
 typedef struct cdyn_strainlimit_opts {
   double eps_max; /* > 0 */
   double length;  /* the constraint's length / L0: 0 = 1 + eps_max, else >= 1 */
@@ -94,6 +105,7 @@ typedef struct cdyn_strainlimit_opts {
                      becomes a constraint (no violation to correct); `length` unused */
   double hysteresis; /* >= 0: a spring released at the last after becomes a constraint
                         again only beyond eps_max + hysteresis */
+  int mode;          /* enum cdyn_strainlimit_mode (0: switch) */
 } cdyn_strainlimit_opts;
 
 typedef struct cdyn_strainlimit cdyn_strainlimit;

@@ -92,6 +92,7 @@ extern const cdyn_constraint_type *const cdyn_constraint_node_triangle;
 extern const cdyn_constraint_type *const cdyn_constraint_edge_edge;
 extern const cdyn_constraint_type *const cdyn_constraint_halfspace;
 extern const cdyn_constraint_type *const cdyn_constraint_hoop;
+extern const cdyn_constraint_type *const cdyn_constraint_tether;
 
 /* NULL-terminated table of every registered type. */
 extern const cdyn_constraint_type *const cdyn_constraint_types[];

@@ -68,6 +68,11 @@ int cdyn_strainlimit_new(cdyn_strainlimit **out, cdyn_system *sys, const size_t 
     return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: release = %g must be finite and >= 0", o->release);
   if (!(o->hysteresis >= 0) || !isfinite(o->hysteresis))
     return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: hysteresis = %g must be finite and >= 0", o->hysteresis);
+  if (o->mode != CDYN_LIMIT_SWITCH && o->mode != CDYN_LIMIT_INEQUALITY)
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: mode %d is neither CDYN_LIMIT_SWITCH nor CDYN_LIMIT_INEQUALITY",
+                      o->mode);
+  if (o->mode == CDYN_LIMIT_INEQUALITY && o->at_current)
+    return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_new: at_current applies to the switching mode only");
   size_t ns = cdyn_system_spring_count(sys);
   unsigned char *seen = calloc(ns ? ns : 1, 1);
   if (!seen)
@@ -104,12 +109,18 @@ int cdyn_strainlimit_new(cdyn_strainlimit **out, cdyn_system *sys, const size_t 
   sl->sys = sys;
   sl->o = *o;
   sl->n = count;
-  /* Every watched spring's constraint, added now and switched off. */
+  /* Every watched spring's constraint, added now: switched off (SWITCH),
+     or a tether flagged as an inequality and on for good (INEQUALITY). */
   double scale = o->length > 0 ? o->length : 1 + o->eps_max;
   int rc = cdyn_system_reserve(sys, cdyn_system_constraint_count(sys) + count, 0, ns);
   for (size_t a = 0; a < count && !rc; a++) {
     const cdyn_spring *sp = &sys->springs[springs[a]];
-    if (!(rc = cdyn_system_add_distance(sys, sp->i, sp->j, scale * sp->rest, &sl->con[a])))
+    if (o->mode == CDYN_LIMIT_INEQUALITY) {
+      size_t pp[2] = {sp->i, sp->j};
+      double L = scale * sp->rest;
+      if (!(rc = cdyn_system_add_constraint(sys, cdyn_constraint_tether, pp, &L, &sl->con[a])))
+        rc = cdyn_system_set_inequality(sys, sl->con[a], 1);
+    } else if (!(rc = cdyn_system_add_distance(sys, sp->i, sp->j, scale * sp->rest, &sl->con[a])))
       rc = cdyn_system_enable_constraint(sys, sl->con[a], 0);
     if (rc) {
       /* Take back the constraints added so far. */
@@ -128,11 +139,36 @@ int cdyn_strainlimit_new(cdyn_strainlimit **out, cdyn_system *sys, const size_t 
   return CDYN_OK;
 }
 
+/*
+ * INEQUALITY: nothing switches; the counts say how many tethers are at
+ * their limit (strain within 1e-9 of it, or beyond), and how that number
+ * moved since the last count (activated: up, released: down).
+ */
+static int count_at_limit(cdyn_strainlimit *sl, const double *q)
+{
+  size_t at = 0;
+  double scale = sl->o.length > 0 ? sl->o.length : 1 + sl->o.eps_max;
+  for (size_t a = 0; a < sl->n; a++) {
+    const cdyn_spring *sp = &sl->sys->springs[sl->spring[a]];
+    const double *xi = q + 3 * sp->i, *xj = q + 3 * sp->j;
+    double d0 = xi[0] - xj[0], d1 = xi[1] - xj[1], d2 = xi[2] - xj[2];
+    double r = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+    sl->on[a] = r >= scale * sp->rest * (1 - 1e-9);
+    at += sl->on[a];
+  }
+  sl->counts.activated = at > sl->counts.active ? at - sl->counts.active : 0;
+  sl->counts.released = at < sl->counts.active ? sl->counts.active - at : 0;
+  sl->counts.active = at;
+  return CDYN_OK;
+}
+
 int cdyn_strainlimit_before(cdyn_strainlimit *sl)
 {
   if (!sl)
     return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_before: NULL argument");
   const double *q = cdyn_system_positions(sl->sys);
+  if (sl->o.mode == CDYN_LIMIT_INEQUALITY)
+    return count_at_limit(sl, q);
   size_t activated = 0;
   for (size_t a = 0; a < sl->n; a++) {
     if (sl->on[a])
@@ -168,6 +204,8 @@ int cdyn_strainlimit_after(cdyn_strainlimit *sl, const cdyn_stepper *st)
 {
   if (!sl || !st)
     return cdyn_error(CDYN_EINVAL, "cdyn_strainlimit_after: NULL argument");
+  if (sl->o.mode == CDYN_LIMIT_INEQUALITY)
+    return count_at_limit(sl, cdyn_system_positions(sl->sys));
   size_t released = 0;
   for (size_t a = 0; a < sl->n; a++) {
     if (!sl->on[a])
