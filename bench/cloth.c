@@ -92,8 +92,10 @@
  * edges of cdyn's structural springs (cdyn_cloth_springs, CDYN_SPRING_
  * STRUCT; Bullet's node positions m_nodes[i].m_x, the same numbering),
  * after every frame; the end strain, the largest at the last frame; on
- * ball-64 the deepest penetration of a node into the ball (0.25 m, the
- * thickness not counted), after every frame; Newton iterations per frame
+ * ball-64 the deepest penetration of a node into the ball, max over the
+ * frames and nodes of 0.25 m - |x - c| (the thickness not counted;
+ * negative: no node came that close, the closest approach), after every
+ * frame; Newton iterations per frame
  * (cdyn_stepper_stats, Gauss-Seidel sweeps for xpbd; '-' for Bullet); the
  * peak resident memory of the run: every run is a child process (fork),
  * which releases its inherited free heap (malloc_trim), resets its peak
@@ -331,7 +333,7 @@ static int watch_frame(cl_watch *w, const double *x)
     }
     if (w->ball) {
       double r = sqrt(a[0] * a[0] + (a[1] - CL_BALL_Y) * (a[1] - CL_BALL_Y) + a[2] * a[2]);
-      if (CL_BALL_RADIUS - r > w->depth_max)
+      if (!(CL_BALL_RADIUS - r <= w->depth_max))
         w->depth_max = CL_BALL_RADIUS - r;
     }
   }
@@ -454,7 +456,8 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
     snprintf(r->note, sizeof r->note, "build: %s", cdyn_errmsg());
     goto done;
   }
-  cl_watch w = {.t = t, .ball = p->ball, .stop_above = stop_above, .strain_max = 0, .strain_last = 0};
+  cl_watch w = {.t = t, .ball = p->ball, .stop_above = stop_above, .strain_max = 0, .strain_last = 0,
+               .depth_max = -INFINITY};
   const double hs = CL_H / n;
   const double *x = cdyn_system_positions(s);
   int broke = 0;
@@ -525,7 +528,8 @@ static void run_bullet(const cl_problem *p, const cl_topo *t, int iv, long total
     r->status = S_ERROR;
     goto done;
   }
-  cl_watch w = {.t = t, .ball = p->ball, .stop_above = INFINITY, .strain_max = 0, .strain_last = 0};
+  cl_watch w = {.t = t, .ball = p->ball, .stop_above = INFINITY, .strain_max = 0, .strain_last = 0,
+               .depth_max = -INFINITY};
   int broke = 0;
   while (r->frames < total) {
     double t0 = cdyn_clock();
@@ -942,7 +946,7 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
     fprintf(g, "\n### %s (%zu nodes, %zu springs)\n\n", row->p->name, row->t.n, row->t.springs);
     fprintf(g, "| variant | n | stable | strain max | strain end | ms/frame | x B10 | reps | Newton it./frame | "
                "memory (MB) |%s note |\n",
-            row->p->ball ? " depth in ball (m) |" : "");
+            row->p->ball ? " depth in ball (m; < 0: none) |" : "");
     fprintf(g, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|%s---|\n", row->p->ball ? "---:|" : "");
     double b10 = row->run[V_B10].frames > 0 ? row->ms[V_B10] : NAN;
     for (int iv = 0; iv < NV; iv++) {
