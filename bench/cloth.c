@@ -953,9 +953,12 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
       const cl_run *r = &row->run[iv];
       fprintf(g, "| %s | %d | ", variants[iv].name, r->substeps);
       if (r->status == S_STABLE || r->status == S_CAPPED || (r->status == S_UNSTABLE && r->frames > 0)) {
-        fprintf(g, "%s | %.3e | %.3e | %.4g | %.3g | %d | ",
-                r->status == S_STABLE ? "yes" : r->status == S_CAPPED ? "capped" : "no", r->strain_max, r->strain_end,
-                row->ms[iv], row->ms[iv] / b10, row->reps[iv]);
+        fprintf(g, "%s | %.3e | %.3e | %.4g | ", r->status == S_STABLE ? "yes" : r->status == S_CAPPED ? "capped" : "no",
+                r->strain_max, r->strain_end, row->ms[iv]);
+        if (isfinite(b10))
+          fprintf(g, "%.3g | %d | ", row->ms[iv] / b10, row->reps[iv]);
+        else
+          fprintf(g, "- | %d | ", row->reps[iv]);
         if (variants[iv].engine == E_CDYN)
           fprintf(g, "%.3g | ", r->nonlinear / (double)r->frames);
         else
