@@ -42,6 +42,12 @@
  * summary.md (--no-animation leaves it out, --animation-only runs it
  * alone).  It runs after this section's files are written, and shares
  * nothing with its runs.
+ *
+ * A third section follows it, cloth against Bullet 3.24's soft body
+ * (cloth.c, peer_bullet.cpp): cdyn's cloth schemes and Bullet's btSoftBody
+ * at h = 1/60 s on hanging cloths and a cloth on a ball, each run in its
+ * own process, into cloth.csv, cloth.meta.json, cloth.md and the end of
+ * summary.md (--no-cloth leaves it out, --cloth-only runs it alone).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -62,6 +68,7 @@
 
 #include "cdyn/cdyn.h"
 #include "animation.h"
+#include "cloth.h"
 #include "common.h"
 #include "problem.h"
 #include "problems.h"
@@ -455,27 +462,64 @@ static int run_animation(const char *out, int quick, int reps, const char *only,
   return rc ? 1 : 0;
 }
 
+/* The cloth section: runs it, writes cloth.csv, cloth.meta.json and
+   cloth.md, and prints the section when it is alone (keep NULL); else
+   hands it over in *keep. */
+static int run_cloth(const char *out, int quick, int reps, const char *only, int argc, char **argv,
+                     bench_cloth **keep)
+{
+  bench_cloth *c = bench_cloth_run(quick, reps, only);
+  if (!c) {
+    fprintf(stderr, "cdyn-bench: the cloth section could not start (out of memory, or a cloth not built)\n");
+    return 1;
+  }
+  char tmp[1024], fin[1024];
+  int rc = bench_cloth_write(c, out, argc, argv);
+  FILE *f = rc ? NULL : bench_open_tmp(out, "cloth.md", tmp, fin, sizeof tmp);
+  if (f) {
+    bench_cloth_print(f, c);
+    rc = bench_close_tmp(f, tmp, fin);
+  } else {
+    rc = -1;
+  }
+  if (!keep) {
+    if (!rc)
+      bench_cloth_print(stdout, c);
+    bench_cloth_free(c);
+  } else if (rc) {
+    bench_cloth_free(c);
+  } else {
+    *keep = c;
+  }
+  return rc ? 1 : 0;
+}
+
 static void usage(FILE *f)
 {
   fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick] [--only P] [--no-animation | "
-             "--animation-only]\n"
+             "--animation-only] [--no-cloth | --cloth-only]\n"
              "  --out DIR   where results.csv, exponents.csv, results.meta.json and summary.md go (default bench)\n"
              "  --reps R    repetitions, interleaved; medians are reported (default 3, at most %d)\n"
              "  --steps S   timed steps per run (default 100)\n"
              "  --quick     chains of 20 and 200 links and the 30 x 30 grid only, one repetition, 10 steps\n"
              "  --only P    only the problems named in the comma-separated list P (chain-1000,grid-100x100), in "
-             "both sections\n"
+             "every section\n"
              "  --no-animation    without the second section, the animation step at h = 1/60 s (animation.c)\n"
              "  --animation-only  the second section only: animation.csv, animation.meta.json and animation.md;\n"
              "                    results.csv, exponents.csv, results.meta.json and summary.md are left as they are\n"
-             "                    (with --quick: the chains of 100 and 1000 links only, one repetition)\n",
+             "                    (with --quick: the chains of 100 and 1000 links only, one repetition)\n"
+             "  --no-cloth        without the third section, cloth against Bullet's soft body at h = 1/60 s (cloth.c)\n"
+             "  --cloth-only      the third section only: cloth.csv, cloth.meta.json and cloth.md; the other files\n"
+             "                    are left as they are (with --quick: hanging-32 and hanging-64 only, 120 frames,\n"
+             "                    one repetition; --only takes its problems too: hanging-32, hanging-64,\n"
+             "                    hanging-128, ball-64)\n",
           MAX_REPS);
 }
 
 int main(int argc, char **argv)
 {
   const char *out = "bench", *only = NULL;
-  int reps = 3, quick = 0, animation = 1, animation_only = 0;
+  int reps = 3, quick = 0, animation = 1, animation_only = 0, cloth = 1, cloth_only = 0;
   long steps = 100;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -503,6 +547,10 @@ int main(int argc, char **argv)
       animation = 0;
     } else if (!strcmp(argv[i], "--animation-only")) {
       animation_only = 1;
+    } else if (!strcmp(argv[i], "--no-cloth")) {
+      cloth = 0;
+    } else if (!strcmp(argv[i], "--cloth-only")) {
+      cloth_only = 1;
     } else if (!strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -525,8 +573,18 @@ int main(int argc, char **argv)
     fprintf(stderr, "cdyn-bench: --animation-only and --no-animation exclude each other\n");
     return 2;
   }
+  if (cloth_only && !cloth) {
+    fprintf(stderr, "cdyn-bench: --cloth-only and --no-cloth exclude each other\n");
+    return 2;
+  }
+  if (animation_only && cloth_only) {
+    fprintf(stderr, "cdyn-bench: --animation-only and --cloth-only exclude each other\n");
+    return 2;
+  }
   if (animation_only)
     return run_animation(out, quick, reps, only, argc, argv, NULL);
+  if (cloth_only)
+    return run_cloth(out, quick, reps, only, argc, argv, NULL);
 
   static problem_row rows[MAX_PROBLEMS];
   size_t np = 0;
@@ -716,6 +774,10 @@ int main(int argc, char **argv)
   bench_anim *anim = NULL;
   if (animation && run_animation(out, quick, reps, only, argc, argv, &anim))
     return 1;
+  /* The third section: cloth against Bullet. */
+  bench_cloth *cl = NULL;
+  if (cloth && run_cloth(out, quick, reps, only, argc, argv, &cl))
+    return 1;
 
   /* The table, and summary.md with the goals. */
   f = bench_open_tmp(out, "summary.md", tmp, fin, sizeof tmp);
@@ -746,8 +808,11 @@ int main(int argc, char **argv)
     print_goals(g, rows, np);
     if (anim)
       bench_anim_print(g, anim);
+    if (cl)
+      bench_cloth_print(g, cl);
   }
   bench_anim_free(anim);
+  bench_cloth_free(cl);
   if (bench_close_tmp(f, tmp, fin))
     return 1;
   for (size_t ip = 0; ip < np; ip++)

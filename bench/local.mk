@@ -1,9 +1,11 @@
 # bench/local.mk: `make bench`, cdyn against ODE 0.16 on hanging chains and
 # falling grids (bench/bench.c), then at the animation step h = 1/60 s
-# (bench/animation.c).  Timing lives here, never in `make check`.
+# (bench/animation.c), then cloth against Bullet 3.24's soft body
+# (bench/cloth.c).  Timing lives here, never in `make check`.
 # Included by the top Makefile.am; paths are relative to the top directory.
 EXTRA_PROGRAMS = bench/cdyn-bench
-bench_cdyn_bench_SOURCES = bench/bench.c bench/animation.c bench/animation.h bench/common.c bench/common.h bench/problems.c bench/problem.h bench/problems.h
+bench_cdyn_bench_SOURCES = bench/bench.c bench/animation.c bench/animation.h bench/cloth.c bench/cloth.h \
+	bench/common.c bench/common.h bench/problems.c bench/problem.h bench/problems.h
 bench_cdyn_bench_CPPFLAGS = $(AM_CPPFLAGS)
 bench_cdyn_bench_LDADD = lib/libcdyn.la $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(DL_LIBS) $(LIBM)
 if HAVE_ODE
@@ -12,6 +14,17 @@ bench_cdyn_bench_CPPFLAGS += -DHAVE_ODE $(ODE_CFLAGS)
 bench_cdyn_bench_LDADD += $(ODE_LIBS)
 else
 EXTRA_DIST += bench/peer_ode.c bench/peer_ode.h
+endif
+# Bullet: the one C++ source, so the program links with the C++ linker
+# (CXXLINK) when it is built, and with the C one (LINK) when it is not.
+if HAVE_BULLET
+bench_cdyn_bench_SOURCES += bench/peer_bullet.cpp bench/peer_bullet.h
+bench_cdyn_bench_CPPFLAGS += -DHAVE_BULLET -DCDYN_BULLET_MODULE=\"$(BULLET_MODULE)\" $(BULLET_CFLAGS)
+bench_cdyn_bench_LDADD += $(BULLET_LIBS)
+bench_cdyn_bench_LINK = $(CXXLINK)
+else
+EXTRA_DIST += bench/peer_bullet.cpp bench/peer_bullet.h
+bench_cdyn_bench_LINK = $(LINK)
 endif
 EXTRA_DIST += bench/bench.gp
 CLEANFILES += bench/cdyn-bench$(EXEEXT)
@@ -22,12 +35,14 @@ bench: bench/cdyn-bench$(EXEEXT)
 	@$(MKDIR_P) bench
 @HAVE_ODE_FALSE@	@echo "ODE 0.16 was not found at configure: the benchmark runs cdyn without its peer."
 @HAVE_ODE_FALSE@	@echo "To compare with ODE: apt-get install libode-dev, then ./configure again."
+@HAVE_BULLET_FALSE@	@echo "Bullet 3.24 was not found at configure: the cloth section runs cdyn without its peer."
+@HAVE_BULLET_FALSE@	@echo "To compare with Bullet: apt-get install libbullet-dev g++, then ./configure again."
 	OPENBLAS_NUM_THREADS=1 ./bench/cdyn-bench --out bench $(BENCH_FLAGS)
 if HAVE_GNUPLOT
 	$(AM_V_GEN)$(GNUPLOT) -c $(srcdir)/bench/bench.gp bench/results.csv bench/time-per-step.pdf
-	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/summary.md, bench/time-per-step.pdf"
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/cloth.csv (+ cloth.meta.json, cloth.md), bench/summary.md, bench/time-per-step.pdf"
 else
-	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/summary.md (no gnuplot: no figure)"
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/cloth.csv (+ cloth.meta.json, cloth.md), bench/summary.md (no gnuplot: no figure)"
 endif
 
 # `make bench-cloth`: cloth-vs-implicit-ode up to 128 x 128 nodes, beyond

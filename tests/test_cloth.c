@@ -170,7 +170,7 @@ START_TEST(test_bad_input)
   EXPECT_EINVAL(cdyn_cloth_triangles(NULL, NULL, NULL), "triangles NULL");
   cdyn_strainlimit *sl = (cdyn_strainlimit *)1;
   const size_t sp[2] = {0, 1}, dup[2] = {1, 1}, far[1] = {1000};
-  cdyn_strainlimit_opts o = {0, 0, 0, 0, 0};
+  cdyn_strainlimit_opts o = {0, 0, 0, 0, 0, CDYN_LIMIT_SWITCH};
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "eps_max 0");
   ck_assert_ptr_null(sl);
   o.eps_max = -0.1;
@@ -181,7 +181,11 @@ START_TEST(test_bad_input)
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "release < 0");
   o.release = 0, o.hysteresis = -1e-3;
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "hysteresis < 0");
-  o.hysteresis = 0;
+  o.hysteresis = 0, o.mode = 7;
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "unknown mode");
+  o.mode = CDYN_LIMIT_INEQUALITY, o.at_current = 1;
+  EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, sp, 2, &o), "at_current with the inequality mode");
+  o.mode = CDYN_LIMIT_SWITCH, o.at_current = 0;
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, dup, 2, &o), "spring twice");
   EXPECT_EINVAL(cdyn_strainlimit_new(&sl, sys, far, 1, &o), "spring out of range");
   EXPECT_EINVAL(cdyn_strainlimit_before(NULL), "before NULL");
@@ -240,7 +244,7 @@ static void hang(const char *scheme, const char *solver, int steps, double hyste
   for (size_t k = 0; k < count; k++)
     idx[k] = first + k;
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, hysteresis};
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, hysteresis, CDYN_LIMIT_SWITCH};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, idx, count, &o), CDYN_OK);
   cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
@@ -333,7 +337,7 @@ START_TEST(test_single_switch)
   size_t k;
   cdyn_system *sys = one_spring(1.2, &k);
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0};
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0, CDYN_LIMIT_SWITCH};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
   cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, sys, "rattle"), CDYN_OK);
@@ -377,13 +381,77 @@ START_TEST(test_single_switch)
 }
 END_TEST
 
+/*
+ * The inequality mode: the spring stays on and a tether row, flagged as an
+ * inequality, is on from the start.  The contact scheme (which enforces
+ * inequalities) stops a node flung outwards at the limit and never pushes
+ * it (lambda <= 0 in the library's sign: lambda = -mu); under an outward
+ * force g m = 20 m N greater than the spring's 1 N at the limit, the node
+ * rests there, and the tether pulls with the difference.
+ */
+START_TEST(test_inequality_mode)
+{
+  size_t k;
+  cdyn_system *sys = one_spring(1.05, &k);
+  size_t rows0 = cdyn_system_row_count(sys);
+  cdyn_strainlimit *sl;
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0, CDYN_LIMIT_INEQUALITY};
+  ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
+  ck_assert_uint_eq(cdyn_system_row_count(sys), rows0 + 1);
+  ck_assert_uint_eq(cdyn_system_inequality_rows(sys), 1);
+  size_t c_id = cdyn_system_constraint_count(sys) - 1;
+  int on;
+  ck_assert_int_eq(cdyn_system_is_inequality(sys, c_id, &on), CDYN_OK);
+  ck_assert_int_eq(on, 1);
+  ck_assert_int_eq(cdyn_system_spring_enabled(sys, k, &on), CDYN_OK);
+  ck_assert_int_eq(on, 1);
+  cdyn_strainlimit_counts c;
+  ck_assert_int_eq(cdyn_strainlimit_before(sl), CDYN_OK);
+  ck_assert_int_eq(cdyn_strainlimit_counts_get(sl, &c), CDYN_OK);
+  ck_assert_uint_eq(c.active, 0); /* 1.05 < 1.1 */
+  const double vout[3] = {5, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_velocity(sys, 1, vout), CDYN_OK);
+  const double g[3] = {20, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  double mass;
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, &mass, NULL, NULL), CDYN_OK);
+  ck_assert(20 * mass > 1);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "contact"), CDYN_OK);
+  double rmax = 0, lambda = 0;
+  for (int n = 0; n < 40; n++) {
+    ck_assert_int_eq(cdyn_strainlimit_before(sl), CDYN_OK);
+    ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+    ck_assert_int_eq(cdyn_strainlimit_after(sl, st), CDYN_OK);
+    double x[3];
+    ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+    rmax = fmax(rmax, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+    ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
+    ck_assert_msg(lambda <= 0, "step %d: the tether pushed (lambda %g)", n, lambda);
+  }
+  /* Flung at 5 m/s, the node reaches 1.1 within 10 ms and is held there
+     to the contact scheme's tolerance (a length of 1e-9 here: 1e-6 of a
+     step's travel covers it). */
+  ck_assert_msg(rmax <= 1.1 + 5e-6, "the node went %.17g from the pin; the limit is 1.1", rmax);
+  /* Resting at the limit: lambda = -(20 m - k (1.1 - 1)), to the
+     scheme's rounding. */
+  ck_assert_msg(fabs(lambda + (20 * mass - 1)) <= 1e-9 * (20 * mass), "lambda %.17g, expected %.17g", lambda,
+                -(20 * mass - 1));
+  ck_assert_int_eq(cdyn_strainlimit_counts_get(sl, &c), CDYN_OK);
+  ck_assert_uint_eq(c.active, 1);
+  cdyn_stepper_free(st);
+  cdyn_strainlimit_free(sl);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 /* at_current: the constraint takes the spring's length at the switch. */
 START_TEST(test_at_current)
 {
   size_t k;
   cdyn_system *sys = one_spring(1.25, &k);
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 1, 0};
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 1, 0, CDYN_LIMIT_SWITCH};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
   ck_assert_int_eq(cdyn_strainlimit_before(sl), CDYN_OK);
   double L;
@@ -520,7 +588,7 @@ START_TEST(test_static_equilibrium)
   for (int s = 0; s < N; s++)
     ck_assert_int_eq(cdyn_system_add_spring(sys, (size_t)s, (size_t)s + 1, k, c, L0, &sp[s]), CDYN_OK);
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts opt = {0.1, 0, 0, 0, 0};
+  cdyn_strainlimit_opts opt = {0.1, 0, 0, 0, 0, CDYN_LIMIT_SWITCH};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, sp, N, &opt), CDYN_OK);
   cdyn_stepper *st;
   ck_assert_int_eq(cdyn_stepper_new(&st, sys, "implicit"), CDYN_OK);
@@ -1250,6 +1318,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_single_switch);
   tcase_add_test(tc, test_at_current);
+  tcase_add_test(tc, test_inequality_mode);
   tcase_add_test(tc, test_hysteresis);
   tcase_add_test(tc, test_provot);
   tcase_add_test(tc, test_static_equilibrium);

@@ -211,6 +211,8 @@ static const struct {
   int (*well)(const sample *s); /* NULL: every state drawn is fine */
 } generators[] = {
   {"distance", 1, gen_distance, NULL},
+  /* The same length parameter. */
+  {"tether", 1, gen_distance, NULL},
   {"pin", 11, gen_pin, NULL},
   {"circle", 7, gen_circle, NULL},
   {"sphere", 4, gen_sphere, well_sphere},

@@ -397,7 +397,7 @@ static cdyn_scene *every_kind(void)
   size_t s[64];
   for (size_t k = 0; k < count; k++)
     s[k] = first + k;
-  cdyn_strainlimit_opts so = {0.1, 1.05, 0.5, 0, 0.01};
+  cdyn_strainlimit_opts so = {0.1, 1.05, 0.5, 0, 0.01, CDYN_LIMIT_SWITCH};
   ck_assert_int_eq(cdyn_scene_add_strainlimit(sc, s, count, &so), CDYN_OK);
   ck_assert_int_eq(cdyn_scene_add_provot(sc, s, count, 0.2, 3, pins, 2), CDYN_OK);
   size_t nodes[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
@@ -633,7 +633,7 @@ START_TEST(test_step_same_bits)
   cdyn_system_add_spring(sys, 1, 2, 50, 0.1, 0.9, NULL);
   size_t spring = 0;
   cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts so = {0.05, 0, 0, 0, 0};
+  cdyn_strainlimit_opts so = {0.05, 0, 0, 0, 0, CDYN_LIMIT_SWITCH};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &spring, 1, &so), CDYN_OK);
   cdyn_stepper *sa, *sb;
   ck_assert_int_eq(cdyn_scene_stepper(&sa, sc, NULL), CDYN_OK);
@@ -810,7 +810,7 @@ START_TEST(test_what_a_file_cannot_hold)
   cdyn_scene *sc;
   ck_assert_int_eq(cdyn_scene_new(&sc, sys), CDYN_OK);
   /* Hooks' lists: non-empty, each index once; a spring has one limiter. */
-  cdyn_strainlimit_opts so = {0.1, 0, 0, 0, 0};
+  cdyn_strainlimit_opts so = {0.1, 0, 0, 0, 0, CDYN_LIMIT_SWITCH};
   size_t two[2] = {0, 0}, one = 0;
   TU_EXPECT_EINVAL(cdyn_scene_add_strainlimit(sc, &one, 0, &so));
   TU_EXPECT_EINVAL(cdyn_scene_add_strainlimit(sc, two, 2, &so));

@@ -387,11 +387,16 @@ int room(const ld *L, const jpath *p, size_t more)
 
 int sl_opts(const ld *L, const json_t *o, const jpath *p, int with_springs, cdyn_strainlimit_opts *so)
 {
-  static const char *const keys[] = {"springs", "eps_max", "length", "release", "at_current", "hysteresis", NULL};
+  static const char *const keys[] = {"springs", "eps_max", "length", "release", "at_current", "hysteresis", "mode", NULL};
+  static const char *const modes[] = {"switch", "inequality", NULL};
   int rc = check_object(L, o, p, with_springs ? keys : keys + 1);
   if (rc)
     return rc;
   memset(so, 0, sizeof *so);
+  int mode;
+  if ((rc = f_enum(L, o, p, "mode", modes, 0, &mode)))
+    return rc;
+  so->mode = mode == 1 ? CDYN_LIMIT_INEQUALITY : CDYN_LIMIT_SWITCH;
   if ((rc = f_num(L, o, p, "eps_max", REQ | POS, 0, &so->eps_max)) ||
       (rc = f_num(L, o, p, "length", NONNEG, 0, &so->length)) ||
       (rc = f_num(L, o, p, "release", NONNEG, 0, &so->release)) ||
