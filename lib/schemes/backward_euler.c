@@ -90,7 +90,10 @@
  * k^2 W R alone would pass at once for tiny h with any multipliers.
  * Where rounding cannot reach them (huge forces on light particles, far
  * coordinates), each tolerance is raised to its rounding floor: 64 eps
- * times the size of the terms the residual sums.  At least one Newton
+ * times the size of the terms the residual sums (the acceleration's
+ * floor, a maximum over particles of their sums over their masses, is
+ * found exactly only where its bound, the largest sum over the smallest
+ * mass, would raise the tolerance).  At least one Newton
  * iteration is made: the start may meet both tolerances at tiny h (a
  * free fall of g h^2 within tol) with multipliers that are not the
  * step's.  When the
