@@ -66,11 +66,13 @@ static int hess(const double *p, const double *const *x, double t, const double 
   if (!(r > 0))
     return cdyn_error(CDYN_EDEGENERATE, "distance constraint: particles coincide (r = 0)");
   double s = lambda[0] / r;
+  /* P is symmetric, and so is each entry's rounding (d_a d_b = d_b d_a):
+     the upper triangle, mirrored. */
   for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++) {
+    for (int b = a; b < 3; b++) {
       double e = s * ((a == b) - d[a] * d[b] / (r * r));
-      K[6 * a + b] = K[6 * (a + 3) + b + 3] = e;
-      K[6 * a + b + 3] = K[6 * (a + 3) + b] = -e;
+      K[6 * a + b] = K[6 * (a + 3) + b + 3] = K[6 * b + a] = K[6 * (b + 3) + a + 3] = e;
+      K[6 * a + b + 3] = K[6 * (a + 3) + b] = K[6 * b + a + 3] = K[6 * (b + 3) + a] = -e;
     }
   return CDYN_OK;
 }

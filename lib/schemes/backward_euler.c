@@ -90,7 +90,10 @@
  * k^2 W R alone would pass at once for tiny h with any multipliers.
  * Where rounding cannot reach them (huge forces on light particles, far
  * coordinates), each tolerance is raised to its rounding floor: 64 eps
- * times the size of the terms the residual sums.  At least one Newton
+ * times the size of the terms the residual sums (the acceleration's
+ * floor, a maximum over particles of their sums over their masses, is
+ * found exactly only where its bound, the largest sum over the smallest
+ * mass, would raise the tolerance).  At least one Newton
  * iteration is made: the start may meet both tolerances at tiny h (a
  * free fall of g h^2 within tol) with multipliers that are not the
  * step's.  When the
@@ -148,6 +151,11 @@ typedef struct {
   long max_iter;
 } opts;
 
+/* fmax(a, b), inline: a if a >= b or b is NaN, else b (C99's fmax on
+   every pair but two signed zeros, which the maxima below never meet:
+   their arguments are absolute values). */
+static inline double maxnum(double a, double b) { return a >= b || isnan(b) ? a : b; }
+
 typedef struct {
   size_t n, mcap;
   int bdf2;
@@ -159,6 +167,7 @@ typedef struct {
   double *qprev, *vprev, hprev;
   int have_prev;
   double res_accel, res_phi; /* the last residual()'s max |(W R)_i| and max |Phi_r| */
+  double mmin;               /* the smallest mass, for residual()'s floor */
   /* The end of the last step, whose rows d->rows still holds while
      end_valid: its positions, time and the system's version. */
   double *qend, end_t;
@@ -524,7 +533,7 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
     return rc;
   cdyn_jtmul(st, lam, s->jt);
   const opts *o = d->opts;
-  double th = 0, ra = 0, rp = 0, fa = 0, fp = 0;
+  double th = 0, ra = 0, rp = 0, sa = 0, fp = 0, *sum = s->res; /* sum: scratch */
   for (size_t i = 0; i < n3; i++) {
     double mi = d->mass[i / 3], in = mi * (u[i] - k * s->vb[i]) / (k * k);
     double R = in - s->F[i] + s->jt[i];
@@ -533,8 +542,9 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
     th += e * e;
     if (!(fabs(R / mi) <= ra)) /* NaN wins */
       ra = fabs(R / mi);
-    fa = fmax(fa, (fabs(in) + fabs(s->F[i]) + fabs(s->jt[i])) / mi);
-    fp = fmax(fp, fabs(x[i]));
+    sum[i] = fabs(in) + fabs(s->F[i]) + fabs(s->jt[i]);
+    sa = maxnum(sa, sum[i]);
+    fp = maxnum(fp, fabs(x[i]));
   }
   for (size_t r = 0; r < m; r++) {
     double e = d->rows[r].phi;
@@ -551,7 +561,17 @@ static int residual(cdyn_stepper *st, state *s, const double *u, const double *l
      coordinates of size fp, each rounded at eps times its size, summed
      over the few terms and rows that share a particle (as
      cdyn_iter_verdict's floor). */
-  *rmax = fmax(ra / fmax(o->tol_accel, 64 * DBL_EPSILON * fa), rp / fmax(o->tol, 64 * DBL_EPSILON * fp));
+  /* fa = max_i sum_i / m_i is at most sa / min_i m_i, rounded the same
+     way (division and rounding are monotonic): where that bound leaves
+     the tolerance above the floor, fa is not needed. */
+  double floor_a = o->tol_accel;
+  if (!(64 * DBL_EPSILON * (sa / s->mmin) <= o->tol_accel)) {
+    double fa = 0;
+    for (size_t i = 0; i < n3; i++)
+      fa = maxnum(fa, sum[i] / d->mass[i / 3]);
+    floor_a = fmax(o->tol_accel, 64 * DBL_EPSILON * fa);
+  }
+  *rmax = fmax(ra / floor_a, rp / fmax(o->tol, 64 * DBL_EPSILON * fp));
   if (isnan(ra) || isnan(rp))
     *rmax = NAN;
   return CDYN_OK;
@@ -569,8 +589,10 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
   int known = s->slots_valid;
 #define SLOT(i, j) (known ? s->slot[c_++] : (s->slot[c_++] = at(s, (i), (j))))
   memset(val, 0, s->nnz * sizeof(double));
-  for (size_t i = 0; i < n3; i++)
-    val[s->rowptr[i]] = d->mass[i / 3] * (1 + delta) / (k * k);
+  for (size_t i = 0; i < d->n; i++) {
+    double mk = d->mass[i] * (1 + delta) / (k * k);
+    val[s->rowptr[3 * i]] = val[s->rowptr[3 * i + 1]] = val[s->rowptr[3 * i + 2]] = mk;
+  }
   int rc;
   for (size_t r = 0; r < m;) {
     const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
@@ -657,13 +679,13 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
      negative pivots than rows of C (the upper block indefinite). */
   double bn = 0;
   for (size_t i = 0; i < s->dim; i++)
-    bn = fmax(bn, fabs(s->rhs[i]));
+    bn = maxnum(bn, fabs(s->rhs[i]));
   for (int pass = 0; pass < REFINE_MAX && info.negative > s->dim - 3 * st->d.n; pass++) {
     cdyn_matrix_apply(&A, s->sol, s->res);
     double rn = 0;
     for (size_t i = 0; i < s->dim; i++) {
       s->res[i] = s->rhs[i] - s->res[i];
-      rn = fmax(rn, fabs(s->res[i]));
+      rn = maxnum(rn, fabs(s->res[i]));
     }
     if (!(rn > REFINE_TOL * bn))
       break;
@@ -780,6 +802,9 @@ static int step(cdyn_stepper *st, void *state_, double h)
       return rc;
   }
 
+  s->mmin = INFINITY;
+  for (size_t i = 0; i < d->n; i++)
+    s->mmin = fmin(s->mmin, d->mass[i]);
   /* The base point and step of the method. */
   int two = s->bdf2 && s->have_prev && fabs(h - s->hprev) <= 1e-12 * h;
   double k = two ? 2.0 * h / 3.0 : h;
@@ -858,7 +883,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
          positive definite on J's null space and mu > |lambda+|_inf. */
       double lmax = 0;
       for (size_t r = 0; r < m; r++)
-        lmax = fmax(lmax, fabs(s->lam[r] + s->sol[n3 + r]));
+        lmax = maxnum(lmax, fabs(s->lam[r] + s->sol[n3 + r]));
       mu = fmax(mu, 2 * lmax);
       dE = 0;
       for (size_t i = 0; i < n3; i++)

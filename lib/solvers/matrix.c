@@ -17,10 +17,29 @@ void cdyn_matrix_apply(const cdyn_matrix *A, const double *x, double *y)
 {
   if (!A || !x || !y)
     return;
-  for (size_t i = 0; i < A->m; i++) {
+  const int *rp = A->rowptr, *col = A->col;
+  const double *val = A->val;
+  size_t i = 0;
+  /* Two rows at a time, each summed in its own order: the two sums'
+     additions overlap. */
+  for (; i + 2 <= A->m; i += 2) {
+    double a0 = 0, a1 = 0;
+    int k0 = rp[i], e0 = rp[i + 1], k1 = rp[i + 1], e1 = rp[i + 2];
+    for (; k0 < e0 && k1 < e1; k0++, k1++) {
+      a0 += val[k0] * x[col[k0]];
+      a1 += val[k1] * x[col[k1]];
+    }
+    for (; k0 < e0; k0++)
+      a0 += val[k0] * x[col[k0]];
+    for (; k1 < e1; k1++)
+      a1 += val[k1] * x[col[k1]];
+    y[i] = a0;
+    y[i + 1] = a1;
+  }
+  for (; i < A->m; i++) {
     double acc = 0;
-    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      acc += A->val[k] * x[A->col[k]];
+    for (int k = rp[i]; k < rp[i + 1]; k++)
+      acc += val[k] * x[col[k]];
     y[i] = acc;
   }
 }
