@@ -400,8 +400,9 @@ START_TEST(test_scheme_options_by_type)
       EXPECT_ERR(CDYN_EINVAL, cdyn_stepper_new(&bad, sys, cdyn_scheme_name(i)));
       ck_assert_ptr_null(bad);
     }
-    /* The flag says whether a stepper accepts a system with a wall. */
-    cdyn_system *walled = pendulum();
+    /* The flag says whether a stepper accepts a system with a wall (a
+       pins-only scheme: with the spring for a link). */
+    cdyn_system *walled = po ? spring_pendulum() : pendulum();
     const double p[3] = {0, -5, 0}, nrm[3] = {0, 1, 0};
     EXPECT_OK(cdyn_system_add_wall(walled, 1, p, nrm, NULL));
     int rc = cdyn_stepper_new(&st, walled, cdyn_scheme_name(i));

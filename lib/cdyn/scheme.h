@@ -178,7 +178,8 @@ typedef struct cdyn_scheme_type {
   int (*handled)(const void *state, size_t m, unsigned char *handled);
   /* Enforces pin constraints only (a global implicit integrator that
      filters pinned degrees of freedom, such as Baraff-Witkin's): the
-     stepper refuses a system with any other enabled constraint. */
+     stepper refuses a system with any other enabled constraint, except
+     inequality rows when `inequalities` is set too (projected-newton). */
   int pins_only;
   /* Solves a linear system of its own rather than A = J D J^T (Baraff-
      Witkin's 3n x 3n matrix): the stepper option `solver` names the

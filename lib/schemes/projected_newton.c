@@ -1,108 +1,121 @@
 /*
  * projected_newton.c: backward Euler as the minimisation of the step's
- * incremental potential, by projected Newton with a line search, pins
- * eliminated, every other constraint by an augmented Lagrangian, and
- * inequality rows (strain limits, contact) one-sided within the step
- * (doc/large-steps.md, "Cloth at an animator's step").
+ * incremental potential, by Newton's method with a line search, pins
+ * eliminated, and inequality rows (strain limits, contact) one-sided
+ * within the step by an augmented Lagrangian (doc/large-steps.md,
+ * "Cloth at an animator's step").
  *
  * The step.  From (q, v, t) with step h, the unknowns are the
  * displacements u = x - q (3n), v+ = u / h.  Backward Euler's step with
- * the constraints Phi(x, t + h) = 0 (equality rows) and g(x, t + h) >= 0
- * (inequality rows) is the stationary point of
+ * the pins and the conditions g(x, t + h) >= 0 (inequality rows) is the
+ * stationary point of
  *   E(u) = sum_i m_i |u_i - h v_i|^2 / (2 h^2) + V(q + u) - F_nc^T u
  * under them (Gast, Schroeder, Stomakhin, Jiang and Teran 2015), V the
  * potential of gravity and of the springs' elasticity, F_nc the forces
  * without a potential (the springs' dampers, the user's callback) at the
  * end of the step: frozen at each iterate, as in backward_euler.c, so
- * that the converged step is exactly backward Euler's,
+ * that the converged step is backward Euler's,
  *   M (u - h v) / h^2 = F(q + u, u / h, t + h) - J^T lambda.
  *
- * Pins are eliminated: a pinned particle's end position is its pin's
- * target at t + h, x_p = x - Phi_pin(x, t + h) (a pin's Phi is x - p(t)),
- * and its rows and columns leave the system, as Baraff and Witkin's
- * filter does.  Its multiplier is the force the pin must exert,
- * lambda = -(the gradient's pinned components).
+ * Constraints: pins and inequality rows only (cdyn_scheme_type.pins_only
+ * with inequalities: the stepper refuses any other equality constraint;
+ * backward-euler takes those).  Pins are eliminated: a pinned particle's
+ * end position is its pin's target at t + h, x_p = x - Phi_pin(x, t + h)
+ * (a pin's Phi is x - p(t)), and its rows and columns leave the system,
+ * as Baraff and Witkin's filter does.  Its multiplier is the force the
+ * pin must exert, lambda = -(the gradient's pinned components).
  *
- * Every other row r is enforced by an augmented Lagrangian (Nocedal and
- * Wright, Numerical Optimization, ch. 17) with a multiplier estimate
- * lbar_r and a stiffness kappa_r:
- *   equality:    E += lbar_r Phi_r + kappa_r Phi_r^2 / 2,
- *                lambda_r = lbar_r + kappa_r Phi_r;
- *   inequality:  E += (max(0, mubar_r - kappa_r g_r)^2 - mubar_r^2) / (2 kappa_r),
- *                mu_r = max(0, mubar_r - kappa_r g_r) >= 0, lambda_r = -mu_r
+ * Each inequality row r is enforced by an augmented Lagrangian (Nocedal
+ * and Wright, Numerical Optimization, ch. 17) with a multiplier estimate
+ * mubar_r >= 0 and a stiffness kappa_r:
+ *   E += (max(0, mubar_r - kappa_r g_r)^2 - mubar_r^2) / (2 kappa_r),
+ *   mu_r = max(0, mubar_r - kappa_r g_r) >= 0,   lambda_r = -mu_r
  * (the library's lambda: M a = F - J^T lambda; an inequality row pushes
  * with +J^T mu, cdyn/contact.h).  The inner iteration minimises E for
- * fixed estimates; then lbar_r <- lambda_r (mubar_r <- mu_r), which is
- * the first-order multiplier update, and the step ends when every
- * equality row has |Phi_r| <= tol and every inequality row g_r >= -tol.
- * At that point the gradient's stationarity is backward Euler's momentum
- * equation with those multipliers, and for an inequality row mu_r >= 0
- * with mu_r > 0 only where g_r < mubar_r / kappa_r: complementarity to
- * within the tolerance.  A strain limit (a tether row, cdyn/cloth.h)
- * only pulls, and a contact only pushes, inside the step: no switching
- * before or after it.
- *   kappa_r = stiffness * mu_eff,r / h^2,  mu_eff,r = 1 / (J W J^T)_rr,
- * the row's effective mass over h^2, the inertia it moves against in one
- * step, times a dimensionless `stiffness` (1e6 by default): a violation
- * of one row costs a million times the kinetic term of moving its mass
- * that far, so that the first estimate misses by about 1e-6 of the
- * force's own displacement, and the updates take that to tol.  The
- * estimates are kept from step to step (and carried through a change of
- * the constraint set by the row map, `changed`): a quiet step starts
- * with the last step's forces and ends after one inner solve.
+ * fixed estimates; then mubar_r <- mu_r, the first-order multiplier
+ * update, and the step ends when every row has g_r >= -tol.  There the
+ * gradient's stationarity is backward Euler's momentum equation with
+ * those multipliers, mu_r >= 0, and mu_r > 0 only where g_r <
+ * mubar_r / kappa_r: complementarity to within the tolerance.  A strain
+ * limit (a tether row, cdyn/cloth.h) only pulls, and a contact only
+ * pushes, inside the step: nothing switches before or after it.
+ *   kappa_r = stiffness * mu_eff,r / h^2,  mu_eff,r = 1 / (J W J^T)_rr
+ * (pinned coordinates left out of W), the row's effective mass over h^2,
+ * the inertia it moves against in one step, times a dimensionless
+ * `stiffness` (1e6 by default): the first estimate misses by about 1e-6
+ * of what the row's force moves its particles in a step, and the updates
+ * take that to tol.  kappa is computed at the first step with a given h
+ * and constraint set, and kept while they are.  The estimates are kept
+ * from step to step (and carried through a change of the set by the row
+ * map, `changed`): a quiet step starts with the last step's forces.
+ * The stiffness costs digits: a row's multiplier is known to about
+ * kappa eps |x|, which is why this scheme takes no equality links (whose
+ * multipliers backward-euler solves for exactly).
  *
- * The matrix.  Newton's matrix of E, with pinned rows and columns
- * replaced by the identity, is
- *   H = M / h^2 + sum_springs P(-K_x - K_v / h) + sum_rows P(kappa J^T J + lambda Hess Phi)
- * (the last over equality rows and the inequality rows with mu > 0),
- * where P projects a spring's or a constraint's block to positive
- * semi-definite: a compressed spring's transverse term is dropped (Choi
- * and Ko, cdyn_spring_jacobians), and a constraint's block of 3 np x 3 np
- * is used as it is when an LDL^T of it meets no negative pivot, and
- * otherwise has its negative eigenvalues set to zero (LAPACKE dsyev), as
- * projected Newton does in Teran, Sifakis, Irving and Fedkiw 2005 and Li
- * et al. 2020 (IPC).  H is then symmetric positive definite (M / h^2 > 0
- * on every free coordinate), so the direction -H^-1 grad E is a descent
- * direction of E, and the line search below needs no safeguard.
- * Its pattern is every particle's 3 x 3 block and the blocks of every
- * spring's and every constraint's particle pairs, whether a row is active
- * or not: fixed while the system's springs and constraints are, so a
- * solver's analysis is done once.  The stepper's `solver` option names
- * any solver type for symmetric positive definite matrices; auto is
- * cholmod with the stepper's cholmod options.
+ * The matrix.  Newton's matrix of E, pinned rows and columns replaced by
+ * (m_i / h^2) times the identity, is
+ *   H = M / h^2 + sum_springs (-K_x - K_v / h) + sum_active_rows P(kappa J^T J + lambda Hess g),
+ * the springs' force Jacobians of Baraff and Witkin
+ * (cdyn_spring_jacobians), the rows with mu > 0, and P the projection of
+ * a constraint's block (3 np x 3 np) to positive semi-definite: used as
+ * it is when an LDL^T of it meets no negative pivot, else with its
+ * negative eigenvalues set to zero (LAPACKE dsyev), as projected Newton
+ * does (Teran, Sifakis, Irving and Fedkiw 2005; Li et al. 2020, IPC).  A
+ * compressed spring's transverse stiffness k (1 - L0 / r) is negative,
+ * and H may then be indefinite.  So each iteration factors H as it is
+ * first; when the factorisation finds it not positive definite, H + s M
+ * / h^2 with s from a tenth of the last shift that served (at least
+ * 1e-3), tenfold, up to 1e4; and then H with the springs' Hessians
+ * projected (Choi and Ko's: the compressed springs' transverse term
+ * dropped), which is positive definite.  Measured on the hanging 16 x 16
+ * cloth at 1/60 s, projecting at once took 7.6 Newton iterations a step,
+ * the exact Hessian first 3.8: the projected direction converges
+ * linearly where many springs are compressed, as in a hanging cloth's
+ * folds.  A positive definite H makes -H^-1 grad E a descent direction
+ * of E.  The pattern is every particle's 3 x 3 block and the blocks of
+ * every spring's and every constraint's particle pairs, whether a row is
+ * active or not: fixed while the system's springs and constraints are,
+ * so a sparse solver analyses it once.  The stepper's `solver` option
+ * names any solver type (cholesky and cholmod factor it; auto is cholmod
+ * with the stepper's cholmod options).
  *
- * The line search: Armijo's rule on E (E(u + alpha du) <= E(u) + 1e-4
- * alpha grad E . du), alpha = 1, 1/2, ..., 1/1024; a trial where a
+ * The line search: the largest alpha in 1, 1/2, ..., 2^-40 by Armijo's
+ * rule on E (E(u + alpha du) <= E(u) + 1e-4 alpha grad E . du), or, where
+ * E's change is lost in its rounding near the solution, by a decrease of
+ * the residual below (as backward_euler.c's theta); a trial where a
  * constraint is not defined (particles that coincide) is shortened.
  *
  * Stopping the inner iteration: max over free coordinates of
  * |grad E_i| / m_i <= tol_accel (m/s^2: the acceleration the momentum
- * residual leaves, as backward_euler.c), or its rounding floor (64 eps
- * times the terms it sums).  At least one Newton iteration is made unless
- * the start already meets it.  When the iterations (max_iter, counted
- * over the whole step) run out or no step of the line search is
- * accepted, the step returns CDYN_NOCONV and the stepper restores q, v,
- * the multipliers and the time.
+ * residual leaves, as backward_euler.c), or its rounding floor: 64 eps
+ * times the terms it sums, among them an active row's kappa |x| / m (its
+ * force kappa g is known to kappa times g's rounding, eps |x|).  When the iterations (max_iter, Newton's and
+ * the updates' each) run out or no step of the line search is accepted,
+ * the step returns CDYN_NOCONV and the stepper restores q, v, the
+ * multipliers and the time.
  *
  * Start: u = h v (the inertial prediction; pinned coordinates on their
  * targets), with the last step's estimates.
  *
- * Expected orders: 1 (q, v and lambda), as backward-euler: the converged
- * step is backward Euler's on the same constraints.
+ * Cost.  Each Newton iteration factors the 3n x 3n matrix: linear in n
+ * for a chain, about n^1.5 for a cloth's 2-D mesh, and the dominant cost
+ * of a cloth's step (make bench, the cloth section, measures it against
+ * Bullet's soft body).
+ *
+ * Expected order: 1 in q and v, as backward Euler's.
  */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include <lapacke.h>
 
 #include "core/internal.h"
 
 #define ARMIJO 1e-4
-#define MAX_HALVINGS 10
+#define MAX_HALVINGS 40
 #define NB (3 * CDYN_MAX_PARTICLES) /* a constraint's block */
 
 typedef struct {
@@ -435,11 +448,7 @@ static void multipliers(const cdyn_scheme_data *d, state *s)
   for (size_t r = 0; r < d->m; r++) {
     if (s->pinrow[r])
       continue;
-    double phi = d->rows[r].phi;
-    if (d->inequality[r])
-      s->lam[r] = -fmax(0.0, s->lbar[r] - s->kappa[r] * phi);
-    else
-      s->lam[r] = s->lbar[r] + s->kappa[r] * phi;
+    s->lam[r] = -fmax(0.0, s->lbar[r] - s->kappa[r] * d->rows[r].phi);
   }
 }
 
@@ -482,6 +491,22 @@ static int gradient(cdyn_stepper *st, state *s, const double *u, double h, doubl
       ra = fabs(s->grad[i] / mi);
     fa = fmax(fa, (fabs(in) + fabs(s->F[i]) + fabs(s->work[i])) / mi);
   }
+  /* An active row's force kappa g is known to kappa times the rounding
+     of g, eps |x| of its particles' coordinates, over their mass. */
+  for (size_t r = 0; r < d->m; r++) {
+    if (s->pinrow[r] || s->lam[r] == 0)
+      continue;
+    double xm = 0, mmin = INFINITY;
+    for (unsigned a = 0; a < d->rownp[r]; a++) {
+      size_t p = d->rowpart[r * CDYN_MAX_PARTICLES + a];
+      for (int e = 0; e < 3; e++)
+        xm = fmax(xm, fabs(s->x[3 * p + e]));
+      if (!s->pinned[3 * p])
+        mmin = fmin(mmin, d->mass[p]);
+    }
+    if (isfinite(mmin))
+      fa = fmax(fa, s->kappa[r] * xm / mmin);
+  }
   *rmax = isnan(ra) ? NAN : ra / fmax(o->tol_accel, 64 * DBL_EPSILON * fa);
   return CDYN_OK;
 }
@@ -517,13 +542,9 @@ static double energy(const cdyn_stepper *st, const state *s, const double *u, do
   for (size_t r = 0; r < d->m; r++) {
     if (s->pinrow[r])
       continue;
-    double phi = d->rows[r].phi, kap = s->kappa[r];
-    if (d->inequality[r]) {
-      double mu = fmax(0.0, s->lbar[r] - kap * phi);
-      if (kap > 0)
-        E += (mu * mu - s->lbar[r] * s->lbar[r]) / (2 * kap);
-    } else
-      E += s->lbar[r] * phi + 0.5 * kap * phi * phi;
+    double kap = s->kappa[r], mu = fmax(0.0, s->lbar[r] - kap * d->rows[r].phi);
+    if (kap > 0)
+      E += (mu * mu - s->lbar[r] * s->lbar[r]) / (2 * kap);
   }
   return E;
 }
@@ -547,7 +568,7 @@ static int assemble(cdyn_stepper *st, state *s, double h, double t1, int project
   size_t n = d->n, n3 = 3 * n;
   memset(s->val, 0, s->nnz * sizeof(double));
   for (size_t i = 0; i < n3; i++)
-    s->val[s->rowptr[i]] = s->pinned[i] ? 1.0 : d->mass[i / 3] * (1 + shift) / (h * h);
+    s->val[s->rowptr[i]] = d->mass[i / 3] * (s->pinned[i] ? 1 : 1 + shift) / (h * h); /* pinned: any positive value (its right-hand side is 0), of the others' size for the solvers' rank tests */
   int rc;
   for (size_t k = 0; k < sys->nsprings; k++) {
     const cdyn_spring *sp = &sys->springs[k];
@@ -568,7 +589,7 @@ static int assemble(cdyn_stepper *st, state *s, double h, double t1, int project
     size_t np = c->type->nparticles, nr = c->type->rows, dn = 3 * np;
     int active = 0;
     for (size_t q = 0; q < nr; q++)
-      active |= !s->pinrow[r + q] && (!d->inequality[r + q] || s->lam[r + q] != 0);
+      active |= !s->pinrow[r + q] && s->lam[r + q] != 0;
     if (!active) {
       r += nr;
       continue;
@@ -576,7 +597,7 @@ static int assemble(cdyn_stepper *st, state *s, double h, double t1, int project
     if ((rc = cdyn_constraint_hess(c, s->x, t1, s->lam + r, s->K)))
       return rc;
     for (size_t q = 0; q < nr; q++) {
-      if (s->pinrow[r + q] || (d->inequality[r + q] && s->lam[r + q] == 0))
+      if (s->pinrow[r + q] || s->lam[r + q] == 0)
         continue;
       const cdyn_row *row = &d->rows[r + q];
       for (size_t a = 0; a < dn; a++)
@@ -721,15 +742,14 @@ static int step(cdyn_stepper *st, void *state_, double h)
           jwj += d->rows[r].jac[a][e] * d->rows[r].jac[a][e] * d->winv[p];
     }
     s->kappa[r] = jwj > 0 ? o->stiffness / (jwj * h * h) : 0;
-    /* the estimates in the row's own sign: mubar >= 0 for an inequality */
-    if (d->inequality[r])
-      s->lbar[r] = fmax(0.0, -s->lamprev[r]);
+    /* the estimates in the row's own sign: mubar >= 0 */
+    s->lbar[r] = fmax(0.0, -s->lamprev[r]);
   }
 
   double rmax;
   if ((rc = gradient(st, s, s->u, h, t1, &rmax)))
     return rc;
-  unsigned it = 0, updates = 0, projected_steps = 0;
+  unsigned it = 0, updates = 0;
   int converged = 0, failed = 0;
   double viol = 0;
   for (;;) {
@@ -745,8 +765,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
         if (s->pinrow[r])
           continue;
         double phi = d->rows[r].phi;
-        viol = fmax(viol, d->inequality[r] ? -phi : fabs(phi));
-        s->lbar[r] = d->inequality[r] ? -s->lam[r] : s->lam[r];
+        viol = fmax(viol, -phi);
+        s->lbar[r] = -s->lam[r];
       }
       if (viol <= o->tol) {
         converged = 1;
@@ -779,7 +799,6 @@ static int step(cdyn_stepper *st, void *state_, double h)
           return rc;
       s->shift = rc == 0 ? shift / 10 : 0;
       if (rc > 0) {
-        projected_steps++;
         if ((rc = assemble(st, s, h, t1, 1, 0)) < 0 || (rc = direction(st, s, sopts, rank_tol)) < 0)
           return rc;
         if (rc > 0) {
@@ -814,16 +833,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
       break;
     }
     memcpy(s->u, s->us, n3 * sizeof(double));
-    if (getenv("PN_DEBUG2")) {
-      size_t nact = 0;
-      for (size_t r = 0; r < m; r++)
-        nact += d->inequality[r] && s->lam[r] != 0;
-      fprintf(stderr, "   it %u alpha %g rmax %.3g -> %.3g active %zu\n", it, alpha, rmax, r_s, nact);
-    }
     rmax = r_s;
   }
-  if (getenv("PN_DEBUG"))
-    fprintf(stderr, "t=%.4f it=%u updates=%u proj=%u viol=%.3g rmax=%.3g\n", d->t, it, updates, projected_steps, viol, rmax);
   cdyn_record_nonlinear(st, it, viol, converged);
   if (!converged) {
     cdyn_error(CDYN_NOCONV,
@@ -853,7 +864,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
 
 static const cdyn_option options[] = {
   {"tol", CDYN_OPT_DOUBLE, offsetof(opts, tol), "1e-6", 0.0, 1e300, NULL,
-   "stop when every equality row has |Phi| and every inequality row -g at most this (m)"},
+   "the step ends when every inequality row has -g at most this (m)"},
   {"tol_accel", CDYN_OPT_DOUBLE, offsetof(opts, tol_accel), "1e-4", 0.0, 1e300, NULL,
    "each inner minimisation stops when max |grad E_i| / m_i, the acceleration the momentum residual leaves, is at "
    "most this (m/s^2)"},
@@ -865,8 +876,8 @@ static const cdyn_option options[] = {
 
 const cdyn_scheme_type cdyn_scheme_projected_newton = {
   .name = "projected-newton",
-  .description = "backward Euler as a minimisation: projected Newton on the incremental potential, pins eliminated, "
-                 "other rows by an augmented Lagrangian, inequality rows one-sided within the step, SPD solve",
+  .description = "backward Euler as a minimisation: Newton on the incremental potential with a line search, pins "
+                 "eliminated, inequality rows (strain limits, contact) one-sided by an augmented Lagrangian",
   .source = "doc/large-steps.md (Gast et al. 2015; Nocedal and Wright ch. 17; Li et al. 2020)",
   .order = 1,
   .lambda_order = 1,
@@ -874,6 +885,7 @@ const cdyn_scheme_type cdyn_scheme_projected_newton = {
   .options = options,
   .options_size = sizeof(opts),
   .inequalities = 1,
+  .pins_only = 1,
   .alloc = st_alloc,
   .free = st_free,
   .step = step,

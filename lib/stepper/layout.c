@@ -192,10 +192,12 @@ int cdyn_check_pins_only(const cdyn_system *sys, const cdyn_scheme_type *type, c
   if (!type->pins_only)
     return CDYN_OK;
   for (size_t c = 0; c < sys->ncons; c++)
-    if (sys->cons[c].live && sys->cons[c].enabled && sys->cons[c].type != cdyn_constraint_pin)
+    if (sys->cons[c].live && sys->cons[c].enabled && sys->cons[c].type != cdyn_constraint_pin &&
+        !(type->inequalities && sys->cons[c].inequality))
       return cdyn_error(CDYN_EINVAL,
-                        "%s: scheme '%s' enforces pins only, and constraint %zu is '%s'", who, type->name, c,
-                        sys->cons[c].type->name);
+                        "%s: scheme '%s' enforces pins%s only, and constraint %zu is '%s'%s", who, type->name,
+                        type->inequalities ? " and inequality rows" : "", c, sys->cons[c].type->name,
+                        type->inequalities ? ", an equality" : "");
   return CDYN_OK;
 }
 
