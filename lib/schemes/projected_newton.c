@@ -712,10 +712,13 @@ static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_
   int rc = s->stype->setup(s->sstate, &A, rank_tol, sopts, &info);
   st->stats.analyses += info.analyses;
   st->stats.factorizations += info.factorizations;
+  /* Not positive definite: a factorisation that failed (cholmod's
+     supernodal mode, whose shifted retry fails on an indefinite matrix),
+     fell back to least squares, met a negative pivot or lost rank. */
+  if (rc == CDYN_ESOLVE || info.fallback || info.negative || (info.rank && info.rank < n3))
+    return 1;
   if (rc < 0)
     return rc;
-  if (info.fallback || info.negative || (info.rank && info.rank < n3))
-    return 1; /* not positive definite */
   cdyn_solve_info sinfo = {0};
   rc = s->stype->solve(s->sstate, &A, 1, s->work, s->du, rank_tol, sopts, &sinfo);
   st->stats.solves++;
