@@ -724,10 +724,12 @@ static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_
   st->stats.solves++;
   st->stats.factorizations += sinfo.factorizations;
   st->stats.last_residual = sinfo.residual;
+  /* The same for a solve that factored (cholmod's reuse of an earlier
+     factor refactors when conjugate gradients stall). */
+  if (rc == CDYN_ESOLVE || sinfo.fallback)
+    return 1;
   if (rc < 0)
     return rc;
-  if (sinfo.fallback)
-    return 1;
   for (size_t i = 0; i < n3; i++)
     if (s->pinned[i])
       s->du[i] = 0;
