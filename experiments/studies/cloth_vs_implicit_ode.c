@@ -569,7 +569,7 @@ static int cost_anim(exp_ctx *ctx, const exp_cloth_spec *sp0, const char (*as)[3
                "| grid | h (s) | %s (ms) | steps taken | max eps | Newton it./step | set changes | analyses | BW k "
                "scale | Baraff-Witkin (ms) | max eps | ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
                T, gtext, ar[k].name,
-               ineq ? "the strain limiter in its inequality mode, a one-sided row on every structural spring,"
+               ineq ? "the strain limiter in its inequality mode, a one-sided row on every structural spring for good"
                     : "the adaptive constraints",
                eps_max, ar[k].name, ar[k].name);
     for (int hi = 0; hi < nh; hi++)
