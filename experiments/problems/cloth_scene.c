@@ -17,6 +17,15 @@
  * hanging cloth), starting 1 m behind the pinned edge: it reaches the
  * hanging cloth at about 1.4 s and pushes it 0.5 m beyond by T = 2.5 s.
  * The cloth's nodes are kept out of the ball (lib/cloth/ball.c).
+ *
+ * A scheme that enforces pins and inequality rows only (projected-newton:
+ * the stepper refuses it any other equality) gets the cloth with the
+ * strain limiter and the ball in their inequality modes: every structural
+ * spring keeps its spring and gets a one-sided tether row at 1 + eps_max,
+ * and every node a one-sided separation row from the ball, all on for
+ * good, so that the scheme decides inside its step where they act
+ * (exp_cloth_run_method picks the method from the scheme's declared
+ * kind, cdyn_scheme_pins_only and cdyn_scheme_inequalities).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -48,6 +57,8 @@ int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, doubl
   char hooks[256] = "";
   if (m == EXP_CLOTH_ADAPTIVE)
     snprintf(hooks, sizeof hooks, "\"strain_limit\": {\"eps_max\": %.17g}", eps_max);
+  else if (m == EXP_CLOTH_INEQUALITY)
+    snprintf(hooks, sizeof hooks, "\"strain_limit\": {\"eps_max\": %.17g, \"mode\": \"inequality\"}", eps_max);
   else if (m == EXP_CLOTH_PROVOT)
     snprintf(hooks, sizeof hooks, "\"provot\": {\"eps_max\": %.17g, \"sweeps\": %ld}", eps_max, sweeps);
   exp_text t = {0};
@@ -65,7 +76,7 @@ int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, doubl
     for (size_t k = 0; k < N * N; k++)
       exp_text_printf(&t, "%s%zu", k ? ", " : "", k);
     exp_text_printf(&t, "], \"radius\": %.17g, \"mode\": \"%s\"}]}", sp->ball_radius,
-                    m == EXP_CLOTH_ADAPTIVE ? "switch" : "project");
+                    m == EXP_CLOTH_ADAPTIVE ? "switch" : m == EXP_CLOTH_INEQUALITY ? "inequality" : "project");
   } else {
     exp_text_puts(&t, "]}");
   }
@@ -84,7 +95,7 @@ int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, doubl
     rc = CDYN_ENOMEM;
     goto fail;
   }
-  if (m == EXP_CLOTH_ADAPTIVE)
+  if (m == EXP_CLOTH_ADAPTIVE || m == EXP_CLOTH_INEQUALITY)
     s->sl = cdyn_scene_strainlimit(s->sc, 0);
   if (sp->ball)
     s->ball = cdyn_scene_ball(s->sc, 0);
@@ -139,7 +150,7 @@ enum exp_cloth_method exp_cloth_run_method(const exp_runspec *r)
   if (!strcmp(r->name, "provot"))
     return EXP_CLOTH_PROVOT;
   if (!cdyn_scheme_find(r->scheme, &idx) && cdyn_scheme_pins_only(idx))
-    return EXP_CLOTH_PLAIN;
+    return cdyn_scheme_inequalities(idx) ? EXP_CLOTH_INEQUALITY : EXP_CLOTH_PLAIN;
   return EXP_CLOTH_ADAPTIVE;
 }
 

@@ -19,13 +19,20 @@ typedef struct {
   int ball; /* include the ball */
 } exp_cloth_spec;
 
-enum exp_cloth_method { EXP_CLOTH_SPRINGS, EXP_CLOTH_ADAPTIVE, EXP_CLOTH_PROVOT, EXP_CLOTH_PLAIN };
+/* How a run treats the strain limit and the ball: springs alone (ball by
+   projection); the adaptive constraints (the limiter and the ball
+   switched, for the equality schemes); Provot's correction; plain (pins
+   only: the ball by projection, no limiter); the inequality modes (the
+   limiter's tethers and the ball's separations as one-sided rows on for
+   good, for a scheme that enforces pins and inequality rows only). */
+enum exp_cloth_method { EXP_CLOTH_SPRINGS, EXP_CLOTH_ADAPTIVE, EXP_CLOTH_PROVOT, EXP_CLOTH_PLAIN, EXP_CLOTH_INEQUALITY };
 
 /* The cloth as a scene (cdyn/scene.h), described in the scene format and
    read by the library's reader (exp_cloth_scene_new): the patch from the cloth
    generator, the ball after it (a particles generator) on its moving
    pin; the strain limiter (adaptive), Provot's correction (provot) and
-   the ball are the scene's step hooks, so that cdyn_scene_step runs them
+   the ball are the scene's step hooks (in the inequality method the
+   limiter's mode inequality and the ball's, cdyn/cloth.h), so that cdyn_scene_step runs them
    around each step and `cdyn export` writes the whole run.  The
    patch's topology comes with the scene (cdyn_scene_get_patch). */
 typedef struct {
@@ -48,8 +55,10 @@ int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, doubl
    springs (nearest rank; the percentile sorts them). */
 int exp_cloth_elongation(exp_cloth_scene *s, double *emax, double *p99);
 
-/* The method of a run: by its name (springs, provot), a scheme that
-   enforces pins only (plain), else the adaptive constraints. */
+/* The method of a run: by its name (springs, provot); a scheme that
+   enforces pins only, with inequality rows (the inequality modes:
+   projected-newton) or without (plain: baraff-witkin); else the
+   adaptive constraints. */
 enum exp_cloth_method exp_cloth_run_method(const exp_runspec *r);
 
 /* Can `scheme` use the solver named `solver`?  (A scheme whose own system

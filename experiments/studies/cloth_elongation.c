@@ -21,7 +21,12 @@
  *                  passes), then the ball's projection;
  *   baraff-witkin  linearised backward Euler on all springs at the same
  *                  constants (lib/schemes/baraff_witkin.c, filtered PCG);
- *                  the ball by projection.
+ *                  the ball by projection;
+ *   a scheme that enforces pins and inequality rows only (projected-newton,
+ *                  at the animation steps): the strain limiter and the
+ *                  ball in their inequality modes (problems/cloth_scene.c),
+ *                  one-sided rows on for good, which the scheme enforces
+ *                  inside its step.
  * Only structural springs are limited and measured: they carry the
  * cloth's stretch (shear and bend springs are soft by design).  The
  * elongation of a spring is eps = (|x_ij| - L0) / L0.
@@ -70,13 +75,16 @@ static double energy(const exp_cloth_scene *s)
 /* A stepper for `run` (exp_stepper_run) where the experiment has a
    parameter `solver` for its constraint schemes: a scheme that cannot use
    that solver (backward-euler, bdf2: their KKT matrix is indefinite, and
-   the default is cholesky) gets its own choice, auto, instead; its --set
-   options still apply after. */
+   the default is cholesky) gets its own choice, auto, instead, and so
+   does a run in the inequality modes (projected-newton: its system is
+   every free node's, 3n unknowns, where the dense solver's saving, a
+   system of the active rows alone, does not exist); its --set options
+   still apply after. */
 static int cloth_stepper(exp_ctx *ctx, cdyn_system *sys, const exp_runspec *run, const char *const *extra,
                          cdyn_stepper **out)
 {
   const char *solver = exp_param_string(ctx, "solver");
-  if (!solver || exp_cloth_solver_fits(run->scheme, solver))
+  if (!solver || (exp_cloth_solver_fits(run->scheme, solver) && exp_cloth_run_method(run) != EXP_CLOTH_INEQUALITY))
     return exp_stepper_run(ctx, sys, run, extra, out);
   int k = 0;
   while (strcmp(ctx->exp->params[k].name, "solver"))
@@ -158,8 +166,9 @@ static const exp_param elong_params[] = {
   {"anim_h", "1/60,1/120", EXP_TEXT, 0, 0, 0,
    "animation steps (s; numbers or p/q, comma separated; none: no animation runs): every run again at each, over "
    "the same time"},
-  {"anim_schemes", "backward-euler", EXP_TEXT, 0, 0, 0,
-   "schemes run at the animation steps only, with the adaptive constraints (none: no such runs)"},
+  {"anim_schemes", "backward-euler,projected-newton", EXP_TEXT, 0, 0, 0,
+   "schemes run at the animation steps only, with the adaptive constraints, or the limiter and the ball in their "
+   "inequality modes for a scheme that takes pins and inequality rows only (none: no such runs)"},
   {"strain_bound", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX,
    "stability rule: largest structural strain of a stable run"},
   {"eps_tol", "0.11", EXP_REAL, 0, 10, EXP_OPEN_MIN, "elongation the animation table also judges (the claim's tolerance)"},
@@ -377,7 +386,9 @@ static int elong_one(exp_ctx *ctx, const exp_cloth_spec *sp, const exp_runspec *
     o.failed = 1;
     if (failed_step) {
       fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, k, cdyn_errmsg());
-      stab_break(&o.b, SF_FAILED, k);
+      /* The runner ends a run at a CDYN_NOCONV that left the time where
+         it was (the scheme restored its state): a step not taken. */
+      stab_break(&o.b, status == CDYN_NOCONV ? SF_NOT_TAKEN : SF_FAILED, k);
     }
     cdyn_strainlimit_counts sc = {0};
     if (s.sl)
@@ -532,8 +543,10 @@ static double per_step(unsigned long count, const elong_result *r)
  * experiment), every run of the experiment (the papers' schemes with the
  * adaptive constraints, the springs alone, Provot, Baraff-Witkin) and the
  * schemes of anim_schemes (backward-euler: the springs implicit with the
- * constraints, the adaptive strain constraints switched by the same rule)
- * at each step, judged by the stability rule (stab, above).  Written:
+ * constraints, the adaptive strain constraints switched by the same rule;
+ * projected-newton, which takes pins and inequality rows only: the
+ * springs implicit, the limiter and the ball in their inequality modes,
+ * one-sided rows on for good) at each step, judged by the stability rule (stab, above).  Written:
  * cloth-animation-series.csv (every step of every run), cloth-animation.csv
  * (a row per run and step, the experiment's own step first, from the runs
  * above: the reference), cloth-animation-time.csv (the wall clock: the
@@ -641,12 +654,21 @@ static int elong_anim(exp_ctx *ctx, const exp_cloth_spec *sp, const elong_result
   if (rc || (rc = c))
     return rc;
 
-  char hbuf[32], only[256] = "";
+  char hbuf[32], only[256] = "", ineq[256] = "";
   for (int r = ctx->nruns; r < nr; r++)
     snprintf(only + strlen(only), sizeof only - strlen(only), "%s%s", r > ctx->nruns ? ", " : "", runs[r].name);
+  /* The runs in the inequality modes (a scheme of pins and inequality
+     rows only), named after the others' adaptive constraints. */
+  for (int r = 0; r < nr; r++)
+    if (exp_cloth_run_method(&runs[r]) == EXP_CLOTH_INEQUALITY)
+      snprintf(ineq + strlen(ineq), sizeof ineq - strlen(ineq), "%s%s", *ineq ? ", " : "; ", runs[r].name);
+  if (*ineq)
+    snprintf(ineq + strlen(ineq), sizeof ineq - strlen(ineq),
+             " with the limiter and the ball in their inequality modes instead: one-sided rows on for good, which "
+             "the scheme enforces inside its step");
   exp_report(ctx,
              "At animation steps: the same cloth and ball over the same %g s, every run again at each step of "
-             "anim_h%s%s%s, the experiment's own step first for reference. Stable: every step taken (a step returning CDYN_NOCONV from a scheme that restores its "
+             "anim_h%s%s%s%s%s, the experiment's own step first for reference. Stable: every step taken (a step returning CDYN_NOCONV from a scheme that restores its "
              "state is not taken and ends the run), a finite state, and the largest structural strain <= %g after "
              "every step; \"first broken\" is the first rule a run broke and when. Energy lost per second: "
              "(E(0) - E(t)) / t to the last step taken (the cloth's kinetic, gravity's and springs' energy; the ball "
@@ -657,8 +679,8 @@ static int elong_anim(exp_ctx *ctx, const exp_cloth_spec *sp, const elong_result
              "| first broken (t, s) | max eps | eps <= %g | eps <= %g | energy lost (J/s) | Newton it./step | "
              "factorisations/step | set changes |\n"
              "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-             T, nr > ctx->nruns ? ", and beside them " : "", only,
-             nr > ctx->nruns ? " (from anim_schemes, with the same adaptive constraints)" : "",
+             T, nr > ctx->nruns ? ", and beside them " : "", only, nr > ctx->nruns ? " (from anim_schemes, with the same adaptive constraints" : "",
+             nr > ctx->nruns ? ineq : "", nr > ctx->nruns ? ")" : "",
              bound, eps_max, eps_tol);
   for (int hi = -1; hi < nh; hi++)
     for (int r = 0; r < (hi < 0 ? ctx->nruns : nr); r++) {
@@ -713,7 +735,8 @@ static const exp_column columns[] = {
   {NULL, "flips", "1",
    "springs made constraints again right after their release, cumulative"},
   {NULL, "contacts", "1",
-   "ball contacts: separation constraints on (adaptive runs) or nodes projected out (others) at the step"},
+   "ball contacts: separation constraints on (adaptive runs; 0 in the inequality modes, whose rows are on for good) "
+   "or nodes projected out (others) at the step"},
   {NULL, "depth", "m", "deepest penetration of a node into the ball after the step"},
   {NULL, "completed", "1", "1: every step was taken; 0: the run failed or blew up"},
   {"cloth-elongation-summary", "eps_max", "1", "largest elongation of any step of the run"},
@@ -731,7 +754,8 @@ static const exp_column columns[] = {
   {NULL, "by", "m", "y of the ball's centre"},
   {NULL, "bz", "m", "z of the ball's centre"},
   {NULL, "br", "m", "the ball's radius"},
-  {"cloth-animation-series", "active", "1", "strain constraints active after the step"},
+  {"cloth-animation-series", "active", "1",
+   "strain constraints active after the step (inequality modes: tethers at their limit)"},
   {"cloth-animation-series", "iterations", "1",
    "nonlinear (Newton, SHAKE/RATTLE) iterations of the step; 0 for a scheme without"},
   {"cloth-animation-series", "status", "1",

@@ -64,8 +64,13 @@ static const exp_param cost_params[] = {
   {"anim_h", "1/60,1/120", EXP_TEXT, 0, 0, 0,
    "animation steps (s; numbers or p/q, comma separated; none: no such comparison), the same h for both methods"},
   {"anim_grids", "16", EXP_TEXT, 0, 0, 0, "grid sizes of the comparison at animation steps (none: none)"},
-  {"anim_scheme", "backward-euler", EXP_TEXT, 0, 0, 0, "the adaptive constraints' scheme at animation steps"},
+  {"anim_schemes", "backward-euler,projected-newton", EXP_TEXT, 0, 0, 0,
+   "the schemes compared at animation steps: with the adaptive constraints, or the limiter in its inequality mode "
+   "for a scheme that takes pins and inequality rows only"},
   {"anim_T", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "window of the comparison at animation steps (s)"},
+  {"hold_T", "2.5", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX,
+   "span of cloth.frame_rate's run of projected-newton on cloth-elongation's scene with its ball at 1/60 s "
+   "(cloth-elongation's 2.5 s)"},
   EXP_PARAMS_END};
 
 static const exp_companion cost_companions[] = {
@@ -99,12 +104,16 @@ static int cost_check(exp_ctx *ctx)
   const char *ag = exp_param_string(ctx, "anim_grids");
   if (strcmp(ag, "none") && (rc = parse_grids(ag, "anim_grids", g, &n)))
     return rc;
-  char one[1][32];
-  size_t idx;
-  if (exp_cloth_parse_schemes(exp_param_string(ctx, "anim_scheme"), one, 1, &n) || n != 1 ||
-      (!cdyn_scheme_find(one[0], &idx) && cdyn_scheme_pins_only(idx)))
-    return cdyn_error(CDYN_EINVAL, "anim_scheme: one registered scheme that enforces constraints (cdyn list shows "
-                                   "them)");
+  char names[EXP_CLOTH_MAX_ANIM][32];
+  int bad = exp_cloth_parse_schemes(exp_param_string(ctx, "anim_schemes"), names, EXP_CLOTH_MAX_ANIM, &n) || n < 1;
+  for (int k = 0; k < n && !bad; k++) {
+    size_t idx;
+    bad = cdyn_scheme_find(names[k], &idx) || (cdyn_scheme_pins_only(idx) && !cdyn_scheme_inequalities(idx));
+    cdyn_error_clear();
+  }
+  if (bad)
+    return cdyn_error(CDYN_EINVAL, "anim_schemes: at most %d registered schemes, comma separated, each enforcing "
+                                   "constraints or inequality rows (cdyn list shows them)", EXP_CLOTH_MAX_ANIM);
   return 0;
 }
 
@@ -178,7 +187,7 @@ static int cost_observe(void *octx, const exp_state *st)
   return CDYN_OK;
 }
 
-/* One run of the window: method m (adaptive or plain) with the stepper's
+/* One run of the window: method m (adaptive, inequality or plain) with the stepper's
    option `key` = `solver` and, for Baraff-Witkin, the stiffness scale. */
 static int cost_run(exp_ctx *ctx, const exp_runspec *run, const exp_cloth_spec *sp0, double scale, enum exp_cloth_method m,
                     const char *key, const char *solver, double eps_max, double h, long steps, long probe,
@@ -205,6 +214,9 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const exp_cloth_spec *
   if (!rc && oc.end == EXP_END_FAILED_STEP) {
     fprintf(stderr, "  %s (%s) step %ld failed: %s\n", run->name, solver, oc.end_step, cdyn_errmsg());
     out->failed = 1;
+    /* The runner ends a run at a CDYN_NOCONV that left the time where it
+       was (the scheme restored its state): a step not taken. */
+    out->not_taken = oc.status == CDYN_NOCONV;
     if (oc.end_step == probe)
       out->time_probe = oc.elapsed / (double)probe;
   }
@@ -235,7 +247,7 @@ typedef struct {
 } cost_best;
 
 /*
- * One method (run, method m: adaptive or plain) at grid `grid`, step h,
+ * One method (run, method m: adaptive, inequality or plain) at grid `grid`, step h,
  * `steps` steps, as the experiment's rule says (above): the adaptive
  * run with each of `as` it can use (or auto, when it can use none: the
  * indefinite schemes), Baraff-Witkin's stiffness search from *jprev - 1
@@ -252,7 +264,10 @@ static int cost_method(exp_ctx *ctx, const exp_runspec *run, enum exp_cloth_meth
   long probe = exp_param_long(ctx, "probe_steps");
   long grid = sp->grid;
   size_t nodes = (size_t)(grid * grid);
-  size_t cap = 2 * (size_t)grid * (size_t)(grid - 1) + 6;
+  /* The dense solver's size: the row capacity of the adaptive constraints
+     (the strain rows and the pins), every free coordinate in the
+     inequality mode (the scheme's system is the nodes'). */
+  size_t cap = m == EXP_CLOTH_INEQUALITY ? 3 * nodes : 2 * (size_t)grid * (size_t)(grid - 1) + 6;
   double scale = 1;
   char list[MAX_SOLVERS][32];
   int nl = 0;
@@ -303,8 +318,8 @@ static int cost_method(exp_ctx *ctx, const exp_runspec *run, enum exp_cloth_meth
      not the first. */
   int b = -1;
   for (int si = 0; si < nl && !rc; si++) {
-    if (m == EXP_CLOTH_ADAPTIVE || si > 0)
-      rc = cost_run(ctx, run, sp, scale, m, key, list[si], eps_max, h, m == EXP_CLOTH_ADAPTIVE ? steps : probe, probe, 0,
+    if (m != EXP_CLOTH_PLAIN || si > 0)
+      rc = cost_run(ctx, run, sp, scale, m, key, list[si], eps_max, h, m != EXP_CLOTH_PLAIN ? steps : probe, probe, 0,
                     &res[si]);
     if (rc)
       break;
@@ -312,9 +327,9 @@ static int cost_method(exp_ctx *ctx, const exp_runspec *run, enum exp_cloth_meth
            "%.3g)%s\n",
            run->name, grid, list[si], 1e3 * res[si].time, probe, 1e3 * res[si].time_probe, res[si].eps_max,
            res[si].frac_mean, res[si].frac_max, res[si].failed ? "  FAILED" : "");
-    double key_t = m == EXP_CLOTH_ADAPTIVE ? res[si].time : res[si].time_probe, best_key = 0;
+    double key_t = m != EXP_CLOTH_PLAIN ? res[si].time : res[si].time_probe, best_key = 0;
     if (b >= 0)
-      best_key = m == EXP_CLOTH_ADAPTIVE ? res[b].time : res[b].time_probe;
+      best_key = m != EXP_CLOTH_PLAIN ? res[b].time : res[b].time_probe;
     if (!res[si].failed && (b < 0 || key_t < best_key))
       b = si;
   }
@@ -459,30 +474,62 @@ static int cost_run_exp(exp_ctx *ctx)
  * The same comparison at animation steps (anim_h: 1/60 and 1/120 s by
  * default) on anim_grids (16 by default; 64 is a parameter away, not run
  * by make figures: a step of backward-euler at 64 x 64 costs tenths of a
- * second), over the first anim_T s: anim_scheme (backward-euler: the
- * springs implicit with the adaptive strain constraints) against
+ * second), over the first anim_T s: each scheme of anim_schemes
+ * (backward-euler: the springs implicit with the adaptive strain
+ * constraints; projected-newton, which takes pins and inequality rows
+ * only: the springs implicit, the limiter in its inequality mode) against
  * Baraff-Witkin stiffened to the same bound at the same h, each by the
  * rule above (cost_method; the stiffness search starts afresh at each
- * step size).  A run whose step fails or is not taken has not completed;
- * its time per step is over the steps it took.  cloth-cost-animation.csv
- * (changes from run to run) and a table in the report.
+ * step size, once for all the schemes).  A run whose step fails or is not
+ * taken has not completed; its time per step is over the steps it took.
+ * cloth-cost-animation.csv (changes from run to run: at each step and
+ * grid the schemes' rows in their order, then Baraff-Witkin's) and a
+ * table per scheme in the report.  Then cloth.frame_rate (claims.c):
+ * projected-newton on cloth-elongation's scene with its ball over hold_T
+ * at 1/60 s (cost_hold), and its ratio at 1/60 s on grid 16.
  */
+#define FRAME_GRID 16
+#define FRAME_SCHEME "projected-newton"
+
+static int cost_hold(exp_ctx *ctx, const exp_cloth_spec *sp0, const exp_runspec *run, double h, cost_result *out);
+
 static int cost_anim(exp_ctx *ctx, const exp_cloth_spec *sp0, const char (*as)[32], int nas, const char (*bs)[32],
                      int nbs)
 {
   double hs[EXP_CLOTH_MAX_ANIM], T, eps_max;
   long grids[MAX_GRIDS];
-  int nh, ng = 0;
+  char names[EXP_CLOTH_MAX_ANIM][32];
+  int nh, ng = 0, ns;
   exp_cloth_parse_steps(exp_param_string(ctx, "anim_h"), hs, EXP_CLOTH_MAX_ANIM, &nh);
-  const char *gtext = exp_param_string(ctx, "anim_grids"), *scheme = exp_param_string(ctx, "anim_scheme");
+  exp_cloth_parse_schemes(exp_param_string(ctx, "anim_schemes"), names, EXP_CLOTH_MAX_ANIM, &ns);
+  const char *gtext = exp_param_string(ctx, "anim_grids");
   if (strcmp(gtext, "none"))
     parse_grids(gtext, "anim_grids", grids, &ng);
-  if (nh == 0 || ng == 0)
-    return CDYN_OK;
+  /* cloth.frame_rate's step and grid among the comparison's, and its scheme. */
+  int fh = -1, fg = -1, fs = -1;
+  for (int hi = 0; hi < nh; hi++)
+    if (fh < 0 && fabs(hs[hi] * 60 - 1) <= 1e-12)
+      fh = hi;
+  for (int gi = 0; gi < ng; gi++)
+    if (grids[gi] == FRAME_GRID)
+      fg = gi;
+  for (int k = 0; k < ns; k++)
+    if (fs < 0 && !strcmp(names[k], FRAME_SCHEME))
+      fs = k;
+  if (nh == 0 || ng == 0 || fh < 0 || fg < 0 || fs < 0) {
+    char why[256];
+    snprintf(why, sizeof why, "needs %s among anim_schemes, 1/60 among anim_h and %d among anim_grids", FRAME_SCHEME,
+             FRAME_GRID);
+    int rc = exp_claim_not_run(ctx, "cloth.frame_rate", why);
+    if (rc || nh == 0 || ng == 0)
+      return rc;
+  }
   exp_param_double(ctx, "anim_T", &T);
   exp_param_double(ctx, "eps_max", &eps_max);
   exp_cloth_spec sp = *sp0;
-  exp_runspec ar = exp_run_or_plain(ctx, scheme);
+  static exp_runspec ar[EXP_CLOTH_MAX_ANIM];
+  for (int k = 0; k < ns; k++)
+    ar[k] = exp_run_or_plain(ctx, names[k]);
   int bw = exp_run_index(ctx, "baraff-witkin");
   exp_runspec br = bw >= 0 ? ctx->runs[bw] : exp_plain_run("baraff-witkin");
   exp_csv csv;
@@ -495,50 +542,129 @@ static int cost_anim(exp_ctx *ctx, const exp_cloth_spec *sp0, const char (*as)[3
                         "whose step failed or was not taken has completed = 0\"");
   if (rc)
     return rc;
-  static cost_best ba[EXP_CLOTH_MAX_ANIM][MAX_GRIDS], bb[EXP_CLOTH_MAX_ANIM][MAX_GRIDS];
+  static cost_best ba[EXP_CLOTH_MAX_ANIM][EXP_CLOTH_MAX_ANIM][MAX_GRIDS], bb[EXP_CLOTH_MAX_ANIM][MAX_GRIDS];
   for (int hi = 0; hi < nh && !rc; hi++) {
     long jprev = 0;
     long steps = (long)ceil(T / hs[hi] - 1e-9);
     for (int gi = 0; gi < ng && !rc; gi++) {
       sp.grid = grids[gi];
-      if ((rc = cost_method(ctx, &ar, EXP_CLOTH_ADAPTIVE, &sp, hs[hi], steps, as, nas, bs, nbs, &jprev, &csv, 1,
-                            &ba[hi][gi])))
-        break;
-      rc = cost_method(ctx, &br, EXP_CLOTH_PLAIN, &sp, hs[hi], steps, as, nas, bs, nbs, &jprev, &csv, 1, &bb[hi][gi]);
+      for (int k = 0; k < ns && !rc; k++)
+        rc = cost_method(ctx, &ar[k], exp_cloth_run_method(&ar[k]), &sp, hs[hi], steps, as, nas, bs, nbs, &jprev, &csv,
+                         1, &ba[k][hi][gi]);
+      if (!rc)
+        rc = cost_method(ctx, &br, EXP_CLOTH_PLAIN, &sp, hs[hi], steps, as, nas, bs, nbs, &jprev, &csv, 1,
+                         &bb[hi][gi]);
     }
   }
   int c = exp_csv_close(&csv, rc == CDYN_OK);
   if (rc || (rc = c))
     return rc;
+  for (int k = 0; k < ns; k++) {
+    int ineq = exp_cloth_run_method(&ar[k]) == EXP_CLOTH_INEQUALITY;
+    exp_report(ctx,
+               "At animation steps (anim_h), over the first %g s, grids %s: %s with %s (its "
+               "springs implicit) against Baraff-Witkin stiffened to max eps <= %g at the same h, each with its "
+               "fastest solver. A run whose step failed or was not taken has not completed: its time per step is over "
+               "the steps it took, and its ratio is given in parentheses. Newton it./step and set changes: %s's.\n\n"
+               "| grid | h (s) | %s (ms) | steps taken | max eps | Newton it./step | set changes | analyses | BW k "
+               "scale | Baraff-Witkin (ms) | max eps | ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+               T, gtext, ar[k].name,
+               ineq ? "the strain limiter in its inequality mode, a one-sided row on every structural spring for good"
+                    : "the adaptive constraints",
+               eps_max, ar[k].name, ar[k].name);
+    for (int hi = 0; hi < nh; hi++)
+      for (int gi = 0; gi < ng; gi++) {
+        const cost_best *a = &ba[k][hi][gi], *b = &bb[hi][gi];
+        long steps = (long)ceil(T / hs[hi] - 1e-9), called = a->r.steps + a->r.not_taken;
+        int done = !a->r.failed;
+        double ta = a->r.time, tb = b->t;
+        char hbuf[32], ratio[32];
+        exp_cloth_fmt_step(hbuf, sizeof hbuf, hs[hi]);
+        snprintf(ratio, sizeof ratio, done ? "%.3g" : "(%.3g)", ta / tb);
+        exp_report(ctx, "| %ld | %s | %.4g | %ld / %ld%s | %.4g | %.3g | %lu | %lu | %g | %.4g | %.4g | %s |\n",
+                   grids[gi], hbuf, 1e3 * ta, a->r.steps, steps,
+                   done ? "" : a->r.not_taken ? " (next not taken)" : " (failed)", a->r.eps_max,
+                   a->r.iterations ? (double)a->r.iterations / (double)(called > 0 ? called : 1) : NAN,
+                   a->r.set_changes, a->r.analyses, b->kscale, 1e3 * tb, b->eps, ratio);
+        printf("  animation step %s grid %ld: %s %.4g ms/step over %ld of %ld steps%s, max eps %.4g; baraff-witkin "
+               "(k x %g) %.4g ms/step, max eps %.4g; ratio %.3g\n",
+               hbuf, grids[gi], ar[k].name, 1e3 * ta, a->r.steps, steps, done ? "" : " (not completed)",
+               a->r.eps_max, b->kscale, 1e3 * tb, b->eps, ta / tb);
+      }
+    exp_report(ctx, "\n");
+  }
+  if (fh < 0 || fg < 0 || fs < 0)
+    return CDYN_OK;
+  /* cloth.frame_rate: the cloth held over cloth-elongation's span, then
+     the cost at 1/60 s on grid 16. */
+  cost_result hold;
+  if ((rc = cost_hold(ctx, sp0, &ar[fs], hs[fh], &hold)))
+    return rc;
+  const cost_best *a = &ba[fs][fh][fg], *b = &bb[fh][fg];
+  double hold_T;
+  exp_param_double(ctx, "hold_T", &hold_T);
+  long hold_steps = (long)ceil(hold_T / hs[fh] - 1e-9);
+  int held = !hold.failed && hold.steps == hold_steps;
+  double strain = held ? hold.eps_max : INFINITY, ratio = a->r.failed ? INFINITY : a->r.time / b->t;
+  exp_value v[3] = {{"strain", strain}, {"ratio", ratio}, {"bw_eps", b->eps}};
   exp_report(ctx,
-             "At animation steps (anim_h), over the first %g s, grids %s: %s with the adaptive constraints (its "
-             "springs implicit) against Baraff-Witkin stiffened to max eps <= %g at the same h, each with its "
-             "fastest solver. A run whose step failed or was not taken has not completed: its time per step is over "
-             "the steps it took, and its ratio is given in parentheses. Newton it./step and set changes: %s's.\n\n"
-             "| grid | h (s) | %s (ms) | steps taken | max eps | Newton it./step | set changes | analyses | BW k "
-             "scale | Baraff-Witkin (ms) | max eps | ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-             T, gtext, ar.name, eps_max, ar.name, ar.name);
-  for (int hi = 0; hi < nh; hi++)
-    for (int gi = 0; gi < ng; gi++) {
-      const cost_best *a = &ba[hi][gi], *b = &bb[hi][gi];
-      long steps = (long)ceil(T / hs[hi] - 1e-9), called = a->r.steps + a->r.not_taken;
-      int done = !a->r.failed;
-      double ta = a->r.time, tb = b->t;
-      char hbuf[32], ratio[32];
-      exp_cloth_fmt_step(hbuf, sizeof hbuf, hs[hi]);
-      snprintf(ratio, sizeof ratio, done ? "%.3g" : "(%.3g)", ta / tb);
-      exp_report(ctx, "| %ld | %s | %.4g | %ld / %ld%s | %.4g | %.3g | %lu | %lu | %g | %.4g | %.4g | %s |\n",
-                 grids[gi], hbuf, 1e3 * ta, a->r.steps, steps,
-                 done ? "" : a->r.not_taken ? " (next not taken)" : " (failed)", a->r.eps_max,
-                 a->r.iterations ? (double)a->r.iterations / (double)(called > 0 ? called : 1) : NAN,
-                 a->r.set_changes, a->r.analyses, b->kscale, 1e3 * tb, b->eps, ratio);
-      printf("  animation step %s grid %ld: %s %.4g ms/step over %ld of %ld steps%s, max eps %.4g; baraff-witkin "
-             "(k x %g) %.4g ms/step, max eps %.4g; ratio %.3g\n",
-             hbuf, grids[gi], ar.name, 1e3 * ta, a->r.steps, steps, done ? "" : " (not completed)", a->r.eps_max,
-             b->kscale, 1e3 * tb, b->eps, ta / tb);
-    }
-  exp_report(ctx, "\n");
-  return CDYN_OK;
+             "cloth.frame_rate: %s on cloth-elongation's scene (grid %d, the ball), the limiter and the ball in their "
+             "inequality modes, at h = 1/60 s over %g s: %ld of %ld steps taken%s, largest structural strain %.4g "
+             "(cloth-frame-rate.csv).\n\n",
+             ar[fs].name, FRAME_GRID, hold_T, hold.steps, hold_steps,
+             held ? "" : hold.not_taken ? " (the next not taken)" : " (stopped)", hold.eps_max);
+  return exp_judge(ctx, "cloth.frame_rate", v, 3,
+                   "%s at h = 1/60 s on cloth-elongation's scene (grid %d, the ball) over %g s: %ld of %ld steps "
+                   "taken, largest structural strain %.4g; on grid %d over %g s without the ball: %.4g ms/step (%s, "
+                   "%ld of %ld steps) against Baraff-Witkin %.4g ms/step (%s, k x %g, max eps %.4g), ratio %.3g",
+                   ar[fs].name, FRAME_GRID, hold_T, hold.steps, hold_steps, hold.eps_max, FRAME_GRID, T,
+                   1e3 * a->r.time, a->solver, a->r.steps, (long)ceil(T / hs[fh] - 1e-9), 1e3 * b->t, b->solver,
+                   b->kscale, b->eps, a->r.time / b->t);
+}
+
+/*
+ * cloth.frame_rate's first part: `run` (projected-newton) on
+ * cloth-elongation's scene, grid FRAME_GRID with its ball, the limiter
+ * and the ball in their inequality modes (the scene builder's choice for
+ * a scheme of pins and inequality rows), over hold_T (cloth-elongation's
+ * 2.5 s) at h, with the solver auto, as cloth-elongation runs it at its
+ * animation steps (its cloth_stepper): the same run as that row of its
+ * cloth-animation.csv.  The steps taken, whether one failed or was not
+ * taken, the largest structural strain, into cloth-frame-rate.csv
+ * (deterministic).
+ */
+static int cost_hold(exp_ctx *ctx, const exp_cloth_spec *sp0, const exp_runspec *run, double h, cost_result *out)
+{
+  exp_cloth_spec sp = *sp0;
+  sp.grid = FRAME_GRID;
+  sp.ball = 1;
+  double hold_T, eps_max;
+  exp_param_double(ctx, "hold_T", &hold_T);
+  exp_param_double(ctx, "eps_max", &eps_max);
+  long steps = (long)ceil(hold_T / h - 1e-9);
+  int rc = cost_run(ctx, run, &sp, 1, exp_cloth_run_method(run), "solver", "auto", eps_max, h, steps, steps, 0, out);
+  if (rc)
+    return rc;
+  long called = out->steps + out->not_taken;
+  printf("  %s on cloth-elongation's scene, grid %d, h %g: %ld of %ld steps, max eps %.4g%s\n", run->name, FRAME_GRID,
+         h, out->steps, steps, out->eps_max, out->failed ? " (stopped)" : "");
+  exp_csv csv;
+  if ((rc = exp_csv_open(ctx, &csv, "cloth-frame-rate",
+                         "scheme,solver,grid,h,T,steps,steps_done,completed,not_taken,eps_max,"
+                         "newton_iterations_per_step,noconv",
+                         NULL,
+                         "\"note\": \"cloth.frame_rate's run: the scheme on cloth-elongation's scene (its ball), the "
+                         "strain limiter and the ball in their inequality modes, over hold_T at h; completed = 1: "
+                         "every step taken; deterministic\"")))
+    return rc;
+  double row[10] = {(double)FRAME_GRID, h, hold_T, (double)steps, (double)out->steps,
+                    !out->failed && out->steps == steps ? 1.0 : 0.0, (double)out->not_taken, out->eps_max,
+                    out->iterations ? (double)out->iterations / (double)(called > 0 ? called : 1) : NAN,
+                    (double)out->noconv};
+  const char *labels[2] = {run->name, "auto"};
+  rc = exp_csv_row_labels(&csv, labels, 2, row, 10);
+  int c = exp_csv_close(&csv, rc == CDYN_OK);
+  return rc ? rc : c;
 }
 
 /* The unit and meaning of the columns it writes (runner/columns.c). */
@@ -559,6 +685,12 @@ static const exp_column columns[] = {
    "nonlinear iterations per step called, a last step not taken included (nan: the scheme counts none)"},
   {NULL, "analyses", "1", "symbolic analyses of a sparse direct solver (a new pattern), over the run"},
   {NULL, "set_changes", "1", "steps that followed a change of the constraint set"},
+  {"cloth-frame-rate", "T", "s", "span of the run (hold_T)"},
+  {"cloth-frame-rate", "steps", "1", "steps of the span at h"},
+  {"cloth-frame-rate", "steps_done", "1", "steps taken (the run stops at a failed or not-taken step, or at eps > 10)"},
+  {"cloth-frame-rate", "completed", "1", "1: every step of the span was taken"},
+  {"cloth-frame-rate", "not_taken", "1", "1: the run ended at a step not taken (CDYN_NOCONV, the state restored)"},
+  {"cloth-frame-rate", "eps_max", "1", "largest structural strain after any step taken"},
   EXP_COLUMNS_END};
 
 const cdyn_experiment cdyn_experiment_cloth_vs_implicit_ode = {

@@ -814,6 +814,10 @@ static int write_scene(FILE *f, const cdyn_scene *sc, const cdyn_stepper *st, co
       w_bool(f, "at_current", h->opts.at_current);
       fputs(", \"hysteresis\": ", f);
       w_num(f, h->opts.hysteresis);
+      /* The mode when it is not the default (a file of a switching
+         limiter reads as it always did). */
+      if (h->opts.mode == CDYN_LIMIT_INEQUALITY)
+        fputs(", \"mode\": \"inequality\"", f);
       fputs(",\n     \"springs\": ", f);
       w_indices(f, h->springs, h->count, 20);
       fputc('}', f);

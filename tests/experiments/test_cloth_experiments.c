@@ -8,8 +8,8 @@
  *   but for the timing file;
  * - cloth-vs-implicit-ode: one fastest solver per method and grid, the
  *   fastest of the rows timed over the same steps, Baraff-Witkin's
- *   stiffness, the steps and h by the experiment's rule, the claim by its
- *   rule;
+ *   stiffness, the steps and h by the experiment's rule, the claims by
+ *   their rules, cloth.frame_rate's run the same as cloth-elongation's;
  * - cloth-contact: the summary against the series, the coarse run, the
  *   linear algebra per run (lcp-sparse factors, the dense contact runs do
  *   not through the solver), the snapshots' triangles and balls, the
@@ -45,7 +45,9 @@ enum { CLAS_H = 1, CLAS_T, CLAS_STEPS, CLAS_MAX, CLAS_P99, CLAS_ACTIVE, CLAS_FLI
 /*
  * cloth-elongation's runs at the animation steps (1/60 and 1/120 s over
  * 0.4 s): the experiment's runs at its own step first (their largest eps
- * the summary's), then every run and backward-euler at each step; each
+ * the summary's), then every run, backward-euler and projected-newton (the
+ * limiter and the ball in their inequality modes: no ball contact is ever
+ * switched on) at each step; each
  * row's largest eps, steps taken and first broken rule as its series
  * says (a strain beyond the bound of 1, a last row with a status for a
  * step that failed or was not taken); stable exactly when no rule was
@@ -63,8 +65,8 @@ static void check_cloth_animation(const char *dir, const table *sum)
   pathf(path, "%s/cloth-animation-series.csv", dir);
   table se = read_table_nan(path, "scheme,h,t,steps,eps_max,eps_p99,active,flips,contacts,depth,E,iterations,status", 1);
   const double hs[2] = {1.0 / 60, 1.0 / 120};
-  ck_assert_uint_eq(a.nrows, sum->nrows + 2 * (sum->nrows + 1));
-  int be = 0;
+  ck_assert_uint_eq(a.nrows, sum->nrows + 2 * (sum->nrows + 2));
+  int be = 0, pn = 0;
   for (size_t r = 0; r < a.nrows; r++) {
     char name[128];
     snprintf(name, sizeof name, "%s", a.label[r]);
@@ -85,16 +87,19 @@ static void check_cloth_animation(const char *dir, const table *sum)
       ck_assert(emax == tv(sum, r, CLS_MAX) && tv(&a, r, CLA_DONE) == tv(sum, r, CLS_STEPS));
       continue;
     }
-    int hi = (int)((r - sum->nrows) / (sum->nrows + 1));
+    int hi = (int)((r - sum->nrows) / (sum->nrows + 2));
     ck_assert(h == hs[hi]);
     ck_assert_int_eq((long)tv(&a, r, CLA_STEPS), (long)ceil(0.4 / h - 1e-9));
     be += !strcmp(name, "backward-euler");
+    pn += !strcmp(name, "projected-newton");
     /* The series of this run at this step. */
     double smax = 0;
     long last = -1, bound_step = -1, status = 0;
     for (size_t k = 0; k < se.nrows; k++) {
       if (strcmp(se.label[k], name) || tv(&se, k, CLAS_H) != h)
         continue;
+      if (!strcmp(name, "projected-newton"))
+        ck_assert(tv(&se, k, CLAS_CONTACTS) == 0);
       if (tv(&se, k, CLAS_STATUS) != 0) {
         status = (long)tv(&se, k, CLAS_STATUS);
         continue;
@@ -116,6 +121,7 @@ static void check_cloth_animation(const char *dir, const table *sum)
       ck_assert(bound_step < 0 && last == (long)tv(&a, r, CLA_STEPS) && status == 0);
   }
   ck_assert_int_eq(be, 2);
+  ck_assert_int_eq(pn, 2);
   table_free(&a);
   table_free(&se);
 }
@@ -465,17 +471,22 @@ END_TEST
 enum { CLC_GRID = 2, CLC_NODES, CLC_H, CLC_STEPS, CLC_K, CLC_TIME, CLC_PROBE, CLC_MAX, CLC_FMEAN, CLC_FMAX, CLC_FLIPS, CLC_NOCONV,
        CLC_COMPLETED, CLC_BEST };
 
+enum { CLF_GRID = 2, CLF_H, CLF_T, CLF_STEPS, CLF_DONE, CLF_COMPLETED, CLF_NOT_TAKEN, CLF_MAX, CLF_NEWTON, CLF_NOCONV };
+
 /*
- * A small cloth-vs-implicit-ode (grids 8 and 12, 0.3 s): one fastest
- * solver per method and grid, and it is the fastest of the rows timed
- * over the same steps; Baraff-Witkin's stiffness a power of two whose run
- * stays within eps_max; the steps and h as the experiment's rule says;
- * the claim judged by its rule on these rows.
+ * A small cloth-vs-implicit-ode (grids 8 and 12, 0.3 s; at the animation
+ * steps grid 16, 0.3 s, and cloth.frame_rate's run over 0.4 s): one
+ * fastest solver per method and grid, and it is the fastest of the rows
+ * timed over the same steps; Baraff-Witkin's stiffness a power of two
+ * whose run stays within eps_max; the steps and h as the experiment's
+ * rule says; the claims judged by their rules on these rows; and
+ * cloth.frame_rate's run of projected-newton the same, to the bit, as
+ * cloth-elongation's at 1/60 s over the same span on the same grid.
  */
 START_TEST(test_cloth_cost)
 {
-  run_ok("run", "cloth-vs-implicit-ode", "--set", "grids=8,12", "--set", "T=0.3", "--set", "anim_grids=8", "--set",
-         "anim_T=0.3", "--out", "c");
+  run_ok("run", "cloth-vs-implicit-ode", "--set", "grids=8,12", "--set", "T=0.3", "--set", "anim_grids=16", "--set",
+         "anim_T=0.3", "--set", "hold_T=0.4", "--out", "c");
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "c");
   check_no_temporaries(dir);
@@ -519,32 +530,44 @@ START_TEST(test_cloth_cost)
   }
   check_claim(dir, "cloth.constraints_cheaper",
               (exp_value[]){{"ratio", best[1][0] / best[1][1]}, {"largest_grid", 12}, {"bw_eps", bw_eps}}, 3, 1e-5);
-  ck_assert_uint_eq(check_claims_part(dir, "cloth-vs-implicit-ode"), 1);
+
   table_free(&t);
-  /* At the animation steps 1/60 and 1/120 s, grid 8, 0.3 s: backward-euler
+  /* At the animation steps 1/60 and 1/120 s, grid 16, 0.3 s: backward-euler
      with the solver auto (the only one of adaptive_solvers' kind it takes)
-     and its counts; Baraff-Witkin stiffened by a power of two, its best
-     within eps_max; a run that completed took every step; at most one
-     best per method and step. */
+     and its counts; projected-newton with each of adaptive_solvers (the
+     dense one too: its 768 unknowns are within dense_max) and its counts;
+     Baraff-Witkin stiffened by a power of two, its best within eps_max; a
+     run that completed took every step; at most one best per method and
+     step. */
   pathf(path, "%s/cloth-cost-animation.csv", dir);
   table an = read_table_nan(path,
                             "scheme,solver,grid,nodes,h,steps,k_scale,time_per_step,time_probe,eps_max,frac_mean,"
                             "frac_max,flips,noconv,completed,best,newton_iterations_per_step,analyses,set_changes",
                             2);
-  int seen[2][2] = {{0, 0}, {0, 0}}, nbest[2][2] = {{0, 0}, {0, 0}};
+  int seen[2][3] = {{0, 0, 0}, {0, 0, 0}}, nbest[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  double pn_t = INFINITY, bw_t = NAN, bw_e = NAN; /* the bests at 1/60 s */
   for (size_t r = 0; r < an.nrows; r++) {
     double h = tv(&an, r, CLC_H);
     int hi = fabs(h - 1.0 / 60) < 1e-15 ? 0 : fabs(h - 1.0 / 120) < 1e-15 ? 1 : -1;
     ck_assert_msg(hi >= 0, "h %g", h);
-    ck_assert(tv(&an, r, CLC_GRID) == 8 && tv(&an, r, CLC_NODES) == 64);
-    int m = !strncmp(an.label[r], "baraff-witkin,", 14);
-    if (!m)
+    ck_assert(tv(&an, r, CLC_GRID) == 16 && tv(&an, r, CLC_NODES) == 256);
+    int m = !strncmp(an.label[r], "baraff-witkin,", 14) ? 2 : !strncmp(an.label[r], "projected-newton,", 17) ? 1 : 0;
+    if (m == 0)
       ck_assert_str_eq(an.label[r], "backward-euler,auto");
+    if (m == 1)
+      ck_assert(!strcmp(an.label[r] + 17, "cholesky") || !strcmp(an.label[r] + 17, "cholmod") ||
+                !strcmp(an.label[r] + 17, "pcg"));
+    if (hi == 0 && tv(&an, r, CLC_BEST) == 1) {
+      if (m == 1)
+        pn_t = tv(&an, r, CLC_TIME);
+      if (m == 2)
+        bw_t = tv(&an, r, CLC_TIME), bw_e = tv(&an, r, CLC_MAX);
+    }
     seen[hi][m] = 1;
     nbest[hi][m] += tv(&an, r, CLC_BEST) == 1;
     if (tv(&an, r, CLC_COMPLETED) == 1 && (!m || tv(&an, r, CLC_BEST) == 1))
       ck_assert_int_eq((long)tv(&an, r, CLC_STEPS), (long)ceil(0.3 / h - 1e-9));
-    if (m) {
+    if (m == 2) {
       int e;
       ck_assert(frexp(tv(&an, r, CLC_K), &e) == 0.5);
       if (tv(&an, r, CLC_BEST) == 1)
@@ -557,9 +580,57 @@ START_TEST(test_cloth_cost)
     }
   }
   for (int hi = 0; hi < 2; hi++)
-    for (int m = 0; m < 2; m++)
+    for (int m = 0; m < 3; m++)
       ck_assert(seen[hi][m] && nbest[hi][m] <= 1);
   table_free(&an);
+  /* cloth.frame_rate: projected-newton on cloth-elongation's scene (grid
+     16, the ball) over hold_T at 1/60 s, then the ratio of the bests at
+     1/60 s (infinite when projected-newton has none: no run completed). */
+  pathf(path, "%s/cloth-frame-rate.csv", dir);
+  table fr = read_table_nan(path,
+                            "scheme,solver,grid,h,T,steps,steps_done,completed,not_taken,eps_max,"
+                            "newton_iterations_per_step,noconv",
+                            2);
+  ck_assert_uint_eq(fr.nrows, 1);
+  ck_assert_str_eq(fr.label[0], "projected-newton,auto");
+  ck_assert(tv(&fr, 0, CLF_GRID) == 16 && fabs(tv(&fr, 0, CLF_H) - 1.0 / 60) < 1e-15 && tv(&fr, 0, CLF_T) == 0.4);
+  ck_assert_int_eq((long)tv(&fr, 0, CLF_STEPS), 24);
+  int completed = tv(&fr, 0, CLF_COMPLETED) == 1;
+  ck_assert(completed == (tv(&fr, 0, CLF_DONE) == 24));
+  if (tv(&fr, 0, CLF_NOT_TAKEN) == 1)
+    ck_assert(!completed && tv(&fr, 0, CLF_NOCONV) >= 1);
+  check_claim(dir, "cloth.frame_rate",
+              (exp_value[]){{"strain", completed ? tv(&fr, 0, CLF_MAX) : INFINITY}, {"ratio", pn_t / bw_t},
+                            {"bw_eps", bw_e}},
+              3, 1e-5);
+  ck_assert_uint_eq(check_claims_part(dir, "cloth-vs-implicit-ode"), 2);
+  /* The same run in cloth-elongation: its span 40 steps of 0.01 s, its
+     animation step 1/60 s, projected-newton alone beside its runs. */
+  run_ok("run", "cloth-elongation", "--h", "0.01", "--steps", "40", "--set", "grid=16", "--set", "anim_h=1/60", "--set",
+         "anim_schemes=projected-newton", "--out", "e16");
+  char edir[PATH_MAX];
+  wp(edir, "e16");
+  pathf(path, "%s/cloth-animation.csv", edir);
+  table ea = read_table_nan(path,
+                            "scheme,fail,h,steps,steps_done,stable,t_fail,eps_max_measured,holds_eps,holds_eps_tol,"
+                            "energy_lost_per_s,newton_iterations_per_step,factorizations_per_step,analyses,"
+                            "set_changes,active_max,flips,noconv,status",
+                            2);
+  int found = 0;
+  for (size_t r = 0; r < ea.nrows; r++)
+    if (!strncmp(ea.label[r], "projected-newton,", 17) && fabs(tv(&ea, r, CLA_H) - 1.0 / 60) < 1e-15) {
+      found++;
+      ck_assert_int_eq((long)tv(&ea, r, CLA_STEPS), 24);
+      ck_assert_int_eq((long)tv(&ea, r, CLA_DONE), (long)tv(&fr, 0, CLF_DONE));
+      ck_assert_msg(tv(&ea, r, CLA_MAX) == tv(&fr, 0, CLF_MAX), "cloth-elongation's strain %.17g, cloth.frame_rate's %.17g",
+                    tv(&ea, r, CLA_MAX), tv(&fr, 0, CLF_MAX));
+      ck_assert(tv(&ea, r, CLA_STABLE) == (completed && tv(&fr, 0, CLF_MAX) <= 1));
+      if (completed)
+        ck_assert(tv(&ea, r, CLA_NEWTON) == tv(&fr, 0, CLF_NEWTON));
+    }
+  ck_assert_int_eq(found, 1);
+  table_free(&ea);
+  table_free(&fr);
 }
 END_TEST
 
