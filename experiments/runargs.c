@@ -22,8 +22,8 @@ const char *exp_scheme_unfit(const cdyn_experiment *e, size_t idx)
 {
   if (e->inequalities && !cdyn_scheme_inequalities(idx))
     return "it does not enforce inequality rows";
-  if (cdyn_scheme_pins_only(idx) && !e->pins_only_ok)
-    return "it enforces pins only";
+  if (cdyn_scheme_pins_only(idx) && !e->pins_only_ok && !(cdyn_scheme_inequalities(idx) && e->pins_ineq_ok))
+    return cdyn_scheme_inequalities(idx) ? "it enforces pins and inequality rows only" : "it enforces pins only";
   return NULL;
 }
 
@@ -53,8 +53,8 @@ static int add_run(exp_ctx *c, const char *name, const char *scheme, const char 
       fprintf(stderr, "cdyn run: %s runs only schemes that enforce inequality rows; %s does not enforce inequality "
                       "rows\n", c->exp->name, scheme);
     else
-      fprintf(stderr, "cdyn run: %s enforces pins only, and %s's systems have other constraints\n", scheme,
-              c->exp->name);
+      fprintf(stderr, "cdyn run: %s enforces pins%s only, and %s's systems have other constraints\n", scheme,
+              cdyn_scheme_inequalities(idx) ? " and inequality rows" : "", c->exp->name);
     return 2;
   }
   if (unfit) {
@@ -88,7 +88,7 @@ static int add_scheme_list(exp_ctx *c, const char *list, enum exp_role role, con
     if (!strcmp(tok, "all")) {
       for (size_t i = 0; i < cdyn_scheme_count() && !rc; i++)
         rc = add_run(c, cdyn_scheme_name(i), cdyn_scheme_name(i), NULL,
-                     cdyn_scheme_pins_only(i) && !c->exp->pins_only_ok ? EXP_EXTRA : role);
+                     exp_scheme_unfit(c->exp, i) && cdyn_scheme_pins_only(i) ? EXP_EXTRA : role);
       continue;
     }
     size_t idx;

@@ -133,6 +133,10 @@ typedef struct cdyn_experiment {
      enforce pins only (baraff-witkin) can run it; otherwise they are
      skipped (from "all" or --extra-schemes) or refused (named). */
   int pins_only_ok;
+  /* Its systems have no constraints but pins and inequality rows, so that
+     the schemes that enforce pins and inequality rows only
+     (projected-newton) can run it. */
+  int pins_ineq_ok;
   /* The name of a text parameter listing active-set algorithms (NULL:
      none): each becomes a companion run of the scheme "contact" under the
      algorithm's name, with activeset = the algorithm. */

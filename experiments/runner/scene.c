@@ -92,15 +92,21 @@ int exp_scene_read(exp_scene_src **out, const char *path)
                              .h = s->run.h,
                              .steps = s->run.steps,
                              .run = run_scene};
-  /* A scene of pins alone runs under the schemes that enforce pins only. */
+  /* A scene of pins alone runs under the schemes that enforce pins only;
+     one of pins and inequality rows under those that enforce both. */
   cdyn_system *sys = cdyn_scene_system(sc);
-  int pins_only = 1;
-  for (size_t c = 0; c < cdyn_system_constraint_count(sys) && pins_only; c++) {
+  int pins_only = 1, pins_ineq = 1;
+  for (size_t c = 0; c < cdyn_system_constraint_count(sys); c++) {
     const cdyn_constraint_type *t;
-    if (!cdyn_system_get_constraint(sys, c, &t, NULL, NULL) && t != cdyn_constraint_pin)
+    int ineq = 0;
+    if (!cdyn_system_get_constraint(sys, c, &t, NULL, NULL) && t != cdyn_constraint_pin) {
       pins_only = 0;
+      if (cdyn_system_is_inequality(sys, c, &ineq) || !ineq)
+        pins_ineq = 0;
+    }
   }
   s->exp.pins_only_ok = pins_only;
+  s->exp.pins_ineq_ok = pins_ineq;
   s->exp.inequalities = cdyn_system_inequality_rows(sys) > 0;
   cdyn_scene_free(sc);
   /* The scene's name makes file names: only characters safe in them. */
