@@ -660,6 +660,50 @@ START_TEST(test_pn_indefinite)
 END_TEST
 
 /*
+ * A node resting on a ball: particle 0 pinned at the origin, node 1 of
+ * 1 kg above it, a separation |x_1 - x_0| >= 1 flagged as an inequality
+ * (a contact that only pushes).  The row's block, mu times minus the
+ * sphere's curvature P / r, is negative semi-definite, so the scheme
+ * projects it (its eigenvalues by LAPACKE): the steps after the first must
+ * not allocate even so, the node stays on the ball to the tolerance, and
+ * the contact pushes with the node's weight, lambda = -m g.
+ */
+START_TEST(test_pn_contact_block)
+{
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  const double x0[3] = {0, 0, 0}, x1[3] = {0, 1, 0}, g[3] = {0, -9.81, 0};
+  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
+  size_t c_id;
+  ck_assert_int_eq(cdyn_system_add_separation(sys, 0, 1, 1.0, &c_id), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "projected-newton"), CDYN_OK);
+  long allocs = 0;
+  for (int n = 0; n < 20; n++) {
+    if (n > 0)
+      ta_arm(0);
+    int rc = cdyn_stepper_step(st, 0.01);
+    if (n > 0)
+      allocs += ta_disarm();
+    ck_assert_msg(rc == CDYN_OK, "step %d: %s", n, cdyn_errmsg());
+  }
+  ck_assert_msg(allocs == 0 || !ta_works, "%ld allocations in 19 steps", allocs);
+  double x[3], lambda;
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+  ck_assert_msg(x[1] >= 1 - 1e-6 - 1e-15 && fabs(x[0]) + fabs(x[2]) <= 1e-12, "the node at (%g, %.17g, %g)", x[0], x[1],
+                x[2]);
+  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
+  /* to m tol_accel, or the row's rounding floor 64 eps kappa |x| (kappa =
+     1e5 m / h^2) */
+  ck_assert_msg(fabs(lambda + 9.81) <= fmax(1e-4, 64 * DBL_EPSILON * 1e5 / (0.01 * 0.01)), "lambda %.17g", lambda);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
  * A change of the set (a tether switched off for one step, then on): the
  * estimates follow their rows through the row map, so the stepper goes on
  * from where it was, and its step agrees with a fresh stepper's, which
@@ -1626,6 +1670,7 @@ int main(void)
   tcase_add_test(tc, test_pn_tether);
   tcase_add_loop_test(tc, test_pn_cloth_limit, 0, 2);
   tcase_add_loop_test(tc, test_pn_indefinite, 0, 3);
+  tcase_add_test(tc, test_pn_contact_block);
   tcase_add_test(tc, test_pn_set_change);
   tcase_add_test(tc, test_pn_refuses);
   suite_add_tcase(s, tc);

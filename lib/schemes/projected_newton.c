@@ -448,7 +448,10 @@ static int psd_project(double *K, size_t dn)
     return CDYN_OK;
   double w[NB], work[3 * NB * NB];
   memcpy(L, K, dn * dn * sizeof(double));
-  lapack_int info = LAPACKE_dsyev_work(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)dn, L, (lapack_int)dn, w, work,
+  /* Column-major: K is symmetric, so its storage reads the same, and
+     LAPACKE's row-major path would allocate a transposed copy.  The
+     eigenvector e is then column e, L[e dn + a]. */
+  lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'U', (lapack_int)dn, L, (lapack_int)dn, w, work,
                                        (lapack_int)(3 * NB * NB));
   if (info)
     return cdyn_error(CDYN_ESOLVE, "projected-newton: the eigenvalues of a constraint's block did not converge");
@@ -457,7 +460,7 @@ static int psd_project(double *K, size_t dn)
       double acc = 0;
       for (size_t e = 0; e < dn; e++)
         if (w[e] > 0)
-          acc += L[a * dn + e] * w[e] * L[b * dn + e];
+          acc += L[e * dn + a] * w[e] * L[e * dn + b];
       K[a * dn + b] = acc;
     }
   return CDYN_OK;
