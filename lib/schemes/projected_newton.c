@@ -52,15 +52,17 @@
  *   kappa_r = stiffness * mu_eff,r / h^2,  mu_eff,r = 1 / (J W J^T)_rr
  * (pinned coordinates left out of W), the row's effective mass over h^2,
  * the inertia it moves against in one step, times a dimensionless
- * `stiffness` (1e5 by default): the first estimate misses by about 1e-5
+ * `stiffness` (1e4 by default): the first estimate misses by about 1e-4
  * of what the row's force moves its particles in a step, and the updates
- * take that to tol.  Measured at 1/60 s: on the hanging 32 x 32 cloth,
- * 4.9 Newton iterations a step with 1e5, 5.0 with 1e6, 5.9 with 1e4, 9.2
- * with 1e3, and with 1e2 the updates missed the tolerance within max_iter
- * at t = 0.4 s; with 1e6 the step stalled where cloth-elongation's moving
- * ball meets the 16 x 16 cloth (t = 1.07 s; each Newton step changed
- * which contacts were active, and their forces were too stiff for its
- * line search), which every value from 1e2 to 1e5 passes.  kappa is computed at the first step with a given h
+ * take that to tol.  Measured: on the hanging 32 x 32 cloth at 1/60 s,
+ * 4.9 Newton iterations a step with 1e5 and 1e6, 5.9 with 1e4, 9.2 with
+ * 1e3, and with 1e2 the updates missed the tolerance within max_iter at
+ * t = 0.4 s; where cloth-elongation's moving ball meets the 16 x 16 cloth
+ * the step stalled with 1e6 at 1/60 s and with 1e5 at 1/120 s (each
+ * Newton step changed which contacts were active, and their forces,
+ * stiffer as h shrinks, were too stiff for its line search), and 1e4
+ * passes both; on the 24 x 24 cloth with 5 kg, 1e4 took 5.4 iterations a
+ * step and 1e6 7.7.  kappa is computed at the first step with a given h
  * and constraint set, and kept while they are.  The estimates are kept
  * from step to step (and carried through a change of the set by the row
  * map, `changed`): a quiet step starts with the last step's forces.
@@ -955,7 +957,7 @@ static const cdyn_option options[] = {
   {"tol_accel", CDYN_OPT_DOUBLE, offsetof(opts, tol_accel), "1e-4", 0.0, 1e300, NULL,
    "each inner minimisation stops when max |grad E_i| / m_i, the acceleration the momentum residual leaves, is at "
    "most this (m/s^2)"},
-  {"stiffness", CDYN_OPT_DOUBLE, offsetof(opts, stiffness), "1e5", 1.0, 1e12, NULL,
+  {"stiffness", CDYN_OPT_DOUBLE, offsetof(opts, stiffness), "1e4", 1.0, 1e12, NULL,
    "the augmented Lagrangian's stiffness of a row, in units of its effective mass / h^2"},
   {"max_iter", CDYN_OPT_INT, offsetof(opts, max_iter), "100", 1, 1e6, NULL,
    "Newton iterations per step, over all multiplier updates, before CDYN_NOCONV (the state restored)"},
