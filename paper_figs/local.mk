@@ -84,6 +84,7 @@ FIGURES = \
 	cloth-self-contact-distance:cloth-self-contact \
 	cloth-self-contact-cost:cloth-self-contact \
 	collision-cost:collision-cost \
+	cloth-robustness:cloth-robustness \
 	scene-double-pendulum:scene-double-pendulum \
 	scene-double-pendulum-paths:scene-double-pendulum
 # Scripts that the plot scripts load or run, not plots themselves.
