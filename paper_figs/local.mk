@@ -84,6 +84,7 @@ FIGURES = \
 	cloth-self-contact-distance:cloth-self-contact \
 	cloth-self-contact-cost:cloth-self-contact \
 	collision-cost:collision-cost \
+	cloth-robustness:cloth-robustness \
 	scene-double-pendulum:scene-double-pendulum \
 	scene-double-pendulum-paths:scene-double-pendulum
 # Scripts that the plot scripts load or run, not plots themselves.
@@ -203,9 +204,9 @@ $(TIMED_PLOTS): | $(FIGDIR)/collision-cost/done
 # prerequisites of `figures` in their order, so these run beside the many
 # short ones and the plots, not after them (cloth-contact alone takes
 # about 25 s, a third of the experiments' time before the timed ones; the
-# others here 4 to 8 s each).
-LONG_FIRST = cloth-self-contact cloth-contact active-set-census chain-scale-stability chain10-stability stability ccd-census \
-	cloth-elongation
+# others here 4 to 12 s each).
+LONG_FIRST = cloth-self-contact cloth-contact cloth-robustness active-set-census chain-scale-stability chain10-stability \
+	stability ccd-census cloth-elongation
 
 $(FIGDIR)/claims.csv: $(EXP_STAMPS)
 	$(AM_V_GEN)$(RUN_CDYN) report $(FIGDIR) > $(FIGDIR)/report.log

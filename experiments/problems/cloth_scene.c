@@ -50,9 +50,16 @@ void exp_cloth_scene_free(exp_cloth_scene *s)
 
 int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, double eps_max, long sweeps, exp_cloth_scene *s)
 {
+  const size_t pins[2] = {0, (size_t)sp->grid - 1};
+  const exp_cloth_shape shape = {sp->grid, sp->grid, sp->size, pins, 2, {0, -9.81, 0}};
+  return exp_cloth_scene_shaped(sp, &shape, m, eps_max, sweeps, s);
+}
+
+int exp_cloth_scene_shaped(const exp_cloth_spec *sp, const exp_cloth_shape *shape, enum exp_cloth_method m,
+                           double eps_max, long sweeps, exp_cloth_scene *s)
+{
   memset(s, 0, sizeof *s);
-  size_t N = (size_t)sp->grid;
-  const size_t pins[2] = {0, N - 1};
+  size_t nodes = (size_t)shape->nx * (size_t)shape->ny;
   exp_cloth_material mat = {sp->size, sp->mass, sp->k_struct, sp->k_shear, sp->k_bend, sp->damping};
   char hooks[256] = "";
   if (m == EXP_CLOTH_ADAPTIVE)
@@ -62,8 +69,9 @@ int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, doubl
   else if (m == EXP_CLOTH_PROVOT)
     snprintf(hooks, sizeof hooks, "\"provot\": {\"eps_max\": %.17g, \"sweeps\": %ld}", eps_max, sweeps);
   exp_text t = {0};
-  exp_text_puts(&t, "{\"cdyn_scene\": 1, \"name\": \"cloth\", \"gravity\": [0, -9.81, 0], \"generators\": [");
-  exp_cloth_generator(&t, &mat, sp->grid, pins, 2, hooks);
+  exp_text_printf(&t, "{\"cdyn_scene\": 1, \"name\": \"cloth\", \"gravity\": [%.17g, %.17g, %.17g], \"generators\": [",
+                  shape->gravity[0], shape->gravity[1], shape->gravity[2]);
+  exp_cloth_generator_rect(&t, &mat, shape->nx, shape->ny, shape->depth, shape->pins, shape->npins, hooks);
   if (sp->ball) {
     /* The ball: 1 m behind the pinned edge, at the middle of the hanging
        cloth, moved by its pin at ball_speed along +z. */
@@ -72,8 +80,8 @@ int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, doubl
                     ", {\"type\": \"particles\", \"particles\": [{\"x\": [%.17g, %.17g, %.17g], "
                     "\"v\": [0, 0, %.17g]}]}], \"pins\": [{\"i\": %zu, \"at\": [%.17g, %.17g, %.17g], "
                     "\"u\": [0, 0, %.17g]}], \"balls\": [{\"ball\": %zu, \"nodes\": [",
-                    c[0], c[1], c[2], sp->ball_speed, N * N, c[0], c[1], c[2], sp->ball_speed, N * N);
-    for (size_t k = 0; k < N * N; k++)
+                    c[0], c[1], c[2], sp->ball_speed, nodes, c[0], c[1], c[2], sp->ball_speed, nodes);
+    for (size_t k = 0; k < nodes; k++)
       exp_text_printf(&t, "%s%zu", k ? ", " : "", k);
     exp_text_printf(&t, "], \"radius\": %.17g, \"mode\": \"%s\"}]}", sp->ball_radius,
                     m == EXP_CLOTH_ADAPTIVE ? "switch" : m == EXP_CLOTH_INEQUALITY ? "inequality" : "project");
@@ -87,7 +95,7 @@ int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, doubl
   s->sys = cdyn_scene_system(s->sc);
   if ((rc = cdyn_scene_get_patch(s->sc, 0, &s->patch)))
     goto fail;
-  s->nodes = N * N;
+  s->nodes = nodes;
   s->ball_particle = s->nodes;
   s->first_struct = s->patch.spring_first[CDYN_SPRING_STRUCT];
   s->nstruct = s->patch.spring_count[CDYN_SPRING_STRUCT];

@@ -51,6 +51,24 @@ typedef struct {
 void exp_cloth_scene_free(exp_cloth_scene *s);
 int exp_cloth_scene_new(const exp_cloth_spec *sp, enum exp_cloth_method m, double eps_max, long sweeps, exp_cloth_scene *s);
 
+/* The cloth's shape, pins and load where they are not the square patch
+   hung by its two corners under gravity along -y (cloth-robustness):
+   nx x ny nodes (nx along x, the pinned edge z = -depth/2; ny along z),
+   the patch sp->size by `depth`, total mass sp->mass, the npins nodes
+   `pins`, gravity `gravity`.  exp_cloth_scene_new is
+   exp_cloth_scene_shaped with nx = ny = grid, depth = size, pins the
+   corners 0 and grid - 1, gravity (0, -9.81, 0).  The ball's place is
+   the square patch's (x = 0, y = -size/2, 1 m behind z = -size/2). */
+typedef struct {
+  long nx, ny;
+  double depth;
+  const size_t *pins;
+  size_t npins;
+  double gravity[3];
+} exp_cloth_shape;
+int exp_cloth_scene_shaped(const exp_cloth_spec *sp, const exp_cloth_shape *shape, enum exp_cloth_method m,
+                           double eps_max, long sweeps, exp_cloth_scene *s);
+
 /* Largest and (p99 not NULL) 99th-percentile eps of the structural
    springs (nearest rank; the percentile sorts them). */
 int exp_cloth_elongation(exp_cloth_scene *s, double *emax, double *p99);

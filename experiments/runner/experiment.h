@@ -525,6 +525,12 @@ typedef struct exp_cloth_material {
  */
 void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
                          const char *hooks);
+/* The same for a rectangular patch of nx x ny nodes, side m->size along x
+   and `depth` along z (x in [-size/2, size/2], z in [-depth/2, depth/2]),
+   total mass m->mass; exp_cloth_generator is it with nx = ny = grid and
+   depth = size. */
+void exp_cloth_generator_rect(exp_text *b, const exp_cloth_material *m, long nx, long ny, double depth,
+                              const size_t *pins, size_t npins, const char *hooks);
 int exp_scene_read_text(const exp_text *b, const char *name, cdyn_scene **out);
 
 

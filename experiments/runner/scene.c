@@ -365,12 +365,18 @@ static int run_scene(exp_ctx *ctx)
 void exp_cloth_generator(exp_text *b, const exp_cloth_material *m, long grid, const size_t *pins, size_t npins,
                          const char *hooks)
 {
+  exp_cloth_generator_rect(b, m, grid, grid, m->size, pins, npins, hooks);
+}
+
+void exp_cloth_generator_rect(exp_text *b, const exp_cloth_material *m, long nx, long ny, double depth,
+                              const size_t *pins, size_t npins, const char *hooks)
+{
   exp_text_printf(b,
                   "{\"type\": \"cloth\", \"nx\": %ld, \"ny\": %ld, \"origin\": [%.17g, 0, %.17g], "
                   "\"u\": [%.17g, 0, 0], \"v\": [0, 0, %.17g], \"mass\": %.17g, \"k_struct\": %.17g, "
                   "\"k_shear\": %.17g, \"k_bend\": %.17g, \"damping\": %.17g, \"pins\": [",
-                  grid, grid, -m->size / 2, -m->size / 2, m->size, m->size, m->mass, m->k_struct, m->k_shear,
-                  m->k_bend, m->damping);
+                  nx, ny, -m->size / 2, -depth / 2, m->size, depth, m->mass, m->k_struct, m->k_shear, m->k_bend,
+                  m->damping);
   for (size_t k = 0; k < npins; k++)
     exp_text_printf(b, "%s%zu", k ? ", " : "", pins[k]);
   exp_text_puts(b, "]");

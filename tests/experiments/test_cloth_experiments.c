@@ -15,7 +15,11 @@
  *   not through the solver), the snapshots' triangles and balls, the
  *   claim by its rule, the same bytes on rerun but for the timing files;
  * - collision-cost: one row per mesh with its triangle count, the times
- *   positive.
+ *   positive;
+ * - cloth-robustness: each variant as run, the verdicts and where a run
+ *   stopped recomputed from the series by the experiment's rule, the
+ *   strains and counts per step the series', the metadata, the refusals,
+ *   the same bytes on rerun but for the timing file.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
@@ -634,6 +638,176 @@ START_TEST(test_cloth_cost)
 }
 END_TEST
 
+/* ---- cloth-robustness ------------------------------------------------------------------------- */
+
+enum { RS_H = 2, RS_T, RS_STEP, RS_STRAIN, RS_IT, RS_FACT, RS_STATUS };
+enum { RB_NX = 3, RB_NY, RB_MASS, RB_PINS, RB_GX, RB_GY, RB_GZ, RB_EPS, RB_BOUND, RB_H, RB_STEPS, RB_DONE, RB_HOLDS,
+       RB_TSTOP, RB_MAX, RB_END, RB_NEWTON, RB_FACT, RB_NOCONV, RB_STATUS };
+
+/* What the variants of the short run below are, on the 6 x 6 grid at
+   T = 0.3 s (experiments/studies/cloth_robustness.c defines them). */
+typedef struct {
+  const char *name;
+  double ny, mass, pins, gx, eps, h;
+} rob_expect;
+
+/*
+ * A short cloth-robustness (6 x 6, 0.3 s, five variants): every run of
+ * every variant has a row with the variant's shape, mass, pins, gravity,
+ * limit and step; its series has every step from 0 to where it ended,
+ * none after the first rule broken; the largest and end strain, the steps
+ * taken and the iterations and factorisations per step are the series';
+ * the verdict, the rule broken and when are the rule (a step taken, a
+ * finite state, strain <= eps_max + eps_tol) recomputed from the series;
+ * the time file has a positive time for each run; the metadata records
+ * every parameter and variant; an unknown variant and baraff-witkin (pins
+ * only: it cannot take the limit) are refused before anything is
+ * written.  The same command twice gives the same bytes but for the
+ * timing file.
+ */
+START_TEST(test_cloth_robustness)
+{
+  static const char *const bad[][2] = {{"--set", "variants=base,nope"}, {"--set", "variants=base,base"},
+                                       {"--scheme", "baraff-witkin"}};
+  for (size_t k = 0; k < 3; k++) {
+    proc p = run_cdyn("run", "cloth-robustness", bad[k][0], bad[k][1], "--out", "bad");
+    ck_assert_msg(p.status == 2 && (k < 2 ? strstr(p.err, "variants") != NULL : strstr(p.err, "baraff-witkin") != NULL),
+                  "%s %s: status %d, %s", bad[k][0], bad[k][1], p.status, p.err);
+    proc_free(&p);
+    char dir[PATH_MAX];
+    wp(dir, "bad");
+    ck_assert(!exists(dir));
+  }
+  for (int pass = 0; pass < 2; pass++)
+    run_ok("run", "cloth-robustness", "--set", "grid=6", "--set", "T=0.3", "--set",
+           "variants=base,rect-half,heavy-pins,tilt,h15", "--out", pass ? "b" : "a");
+  static const rob_expect ex[] = {{"base", 6, 0.5, 2, 0, 0.1, 1.0 / 60},
+                                  {"rect-half", 3, 0.25, 2, 0, 0.1, 1.0 / 60},
+                                  {"heavy-pins", 6, 5, 3, 0, 0.1, 1.0 / 60},
+                                  {"tilt", 6, 0.5, 2, 5, 0.1, 1.0 / 60},
+                                  {"h15", 6, 0.5, 2, 0, 0.1, 1.0 / 15}};
+  static const char *const runs[] = {"projected-newton", "backward-euler"};
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "a");
+  check_no_temporaries(dir);
+  pathf(path, "%s/cloth-robustness.csv", dir);
+  table t = read_table_nan(path,
+                           "scheme,variant,fail,nx,ny,mass,pins,gx,gy,gz,eps_limit,strain_bound,h,steps,steps_done,"
+                           "holds,t_stop,strain_max,strain_end,newton_iterations_per_step,factorizations_per_step,"
+                           "noconv,status",
+                           3);
+  pathf(path, "%s/cloth-robustness-series.csv", dir);
+  table se = read_table_nan(path, "scheme,variant,h,t,step,strain,iterations,factorizations,status", 2);
+  pathf(path, "%s/cloth-robustness-time.csv", dir);
+  table tm = read_table_nan(path, "scheme,variant,h,steps_done,time_per_step", 2);
+  ck_assert_uint_eq(t.nrows, 10);
+  ck_assert_uint_eq(tm.nrows, 10);
+  int held = 0;
+  for (size_t r = 0; r < t.nrows; r++) {
+    const rob_expect *e = &ex[r / 2];
+    const char *run = runs[r % 2];
+    char key[128], lab[160];
+    snprintf(key, sizeof key, "%s,%s", run, e->name);
+    snprintf(lab, sizeof lab, "%s,", key);
+    ck_assert_msg(!strncmp(t.label[r], lab, strlen(lab)), "row %zu: %s, expected %s", r, t.label[r], key);
+    const char *fail = t.label[r] + strlen(lab);
+    ck_assert_str_eq(tm.label[r], key);
+    /* The variant as run. */
+    double h = tv(&t, r, RB_H);
+    ck_assert(tv(&t, r, RB_NX) == 6 && tv(&t, r, RB_NY) == e->ny && tv(&t, r, RB_MASS) == e->mass &&
+              tv(&t, r, RB_PINS) == e->pins);
+    ck_assert(tv(&t, r, RB_GX) == e->gx && tv(&t, r, RB_GY) == -9.81 && tv(&t, r, RB_GZ) == 0);
+    ck_assert(tv(&t, r, RB_EPS) == e->eps && tv(&t, r, RB_BOUND) == e->eps + 0.01);
+    ck_assert(h == e->h);
+    long steps = (long)tv(&t, r, RB_STEPS);
+    ck_assert_int_eq(steps, (long)ceil(0.3 / h - 1e-9));
+    /* The rule, from the series. */
+    double bound = tv(&t, r, RB_BOUND), smax = 0, send = NAN, it = 0, fact = 0;
+    long last = -1, k_fail = -1, called = 0;
+    const char *why = "none";
+    int status_row = 0;
+    for (size_t k = 0; k < se.nrows; k++) {
+      if (strcmp(se.label[k], key))
+        continue;
+      long step = (long)tv(&se, k, RS_STEP);
+      ck_assert_msg(k_fail < 0, "%s: a row (step %ld) after the rule was broken at step %ld", key, step, k_fail);
+      ck_assert_msg(step == last + 1, "%s: step %ld after %ld", key, step, last);
+      ck_assert(tv(&se, k, RS_H) == h && fabs(tv(&se, k, RS_T) - (double)step * h) <= 1e-12);
+      fact += tv(&se, k, RS_FACT);
+      if (step > 0) {
+        it += tv(&se, k, RS_IT);
+        called++;
+      }
+      double status = tv(&se, k, RS_STATUS);
+      if (status != 0) {
+        status_row = 1;
+        k_fail = step;
+        why = status == CDYN_NOCONV ? "step-not-taken" : "failed-step";
+        ck_assert(isnan(tv(&se, k, RS_STRAIN)));
+        ck_assert(status == tv(&t, r, RB_STATUS));
+        continue;
+      }
+      double strain = tv(&se, k, RS_STRAIN);
+      last = step;
+      send = strain;
+      if (!isfinite(strain)) {
+        k_fail = step, why = "non-finite";
+        smax = strain;
+      } else {
+        smax = fmax(smax, strain);
+        if (strain > bound)
+          k_fail = step, why = "strain-bound";
+      }
+    }
+    int holds = k_fail < 0 && last == steps;
+    ck_assert_msg(holds == (tv(&t, r, RB_HOLDS) == 1), "%s: holds %g, the rule on the series %d", key,
+                  tv(&t, r, RB_HOLDS), holds);
+    ck_assert_msg(!strcmp(fail, why), "%s: fail %s, the rule on the series %s", key, fail, why);
+    ck_assert(holds ? isnan(tv(&t, r, RB_TSTOP)) : fabs(tv(&t, r, RB_TSTOP) - (double)k_fail * h) <= 1e-12);
+    ck_assert_int_eq(last, (long)tv(&t, r, RB_DONE));
+    ck_assert_int_eq(last, (long)tv(&tm, r, 3));
+    ck_assert(tv(&tm, r, 2) == h && tv(&tm, r, 4) > 0);
+    ck_assert_msg(smax == tv(&t, r, RB_MAX) && send == tv(&t, r, RB_END), "%s: strain %g / %g, series %g / %g", key,
+                  tv(&t, r, RB_MAX), tv(&t, r, RB_END), smax, send);
+    ck_assert(status_row || tv(&t, r, RB_STATUS) == 0);
+    if (!status_row) {
+      /* Per step called, from the series' steps. */
+      double n = tv(&t, r, RB_NEWTON), f = tv(&t, r, RB_FACT);
+      ck_assert_msg(isnan(n) ? it == 0 : fabs(n - it / (double)called) <= 1e-12 * n, "%s: %g Newton iterations a "
+                    "step, the series %g / %ld", key, n, it, called);
+      ck_assert(isnan(f) ? fact == 0 : fabs(f - fact / (double)called) <= 1e-12 * f);
+    }
+    held += holds;
+  }
+  ck_assert_int_ge(held, 1);
+  /* The metadata: every parameter, and the variants as run. */
+  pathf(path, "%s/cloth-robustness.meta.json", dir);
+  char *json = must_slurp(path);
+  static const char *const keys[] = {"\"grid\": \"6\"", "\"T\": \"0.3\"", "\"eps_tol\": \"0.01\"", "\"eps_max\": \"0.1\"",
+                                     "\"k_struct\": \"100\"", "\"damping\": \"0.02\"",
+                                     "{\"variant\": \"heavy-pins\"", "\"pins\": [0, 4, 5]"};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+    ck_assert_msg(strstr(json, keys[k]) != NULL, "%s: no %s", path, keys[k]);
+  free(json);
+  pathf(path, "%s/report.part.md", dir);
+  char *rep = must_slurp(path);
+  ck_assert(strstr(rep, "| variant | run |") != NULL && strstr(rep, "| heavy-pins | backward-euler |") != NULL);
+  free(rep);
+  ck_assert_uint_eq(check_claims_part(dir, "cloth-robustness"), 0);
+  table_free(&t);
+  table_free(&se);
+  table_free(&tm);
+  /* Determinism, the timing file aside. */
+  char a2[PATH_MAX], b2[PATH_MAX];
+  pathf(a2, "%s/cloth-robustness-time.csv", dir);
+  wp(b2, "b/cloth-robustness-time.csv");
+  ck_assert(exists(a2) && exists(b2));
+  unlink(a2);
+  unlink(b2);
+  check_same_output(2);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 int main(void)
@@ -642,6 +816,7 @@ int main(void)
                              {"cloth_cost", test_cloth_cost},
                              {"cloth_contact", test_cloth_contact},
                              {"cloth_self_contact", test_cloth_self_contact},
-                             {"collision_cost", test_collision_cost}};
+                             {"collision_cost", test_collision_cost},
+                             {"cloth_robustness", test_cloth_robustness}};
   return exp_run("experiments_cloth", cases, sizeof cases / sizeof cases[0]);
 }
