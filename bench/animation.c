@@ -310,18 +310,6 @@ static int register_timed_ldlt(void)
 
 /* ---- running cdyn and ODE ------------------------------------------------------------- */
 
-static const char *code_name(int rc)
-{
-  static const char *const neg[] = {"CDYN_OK", "CDYN_EINVAL", "CDYN_ENOMEM", "CDYN_ENONFINITE", "CDYN_EUNKNOWN",
-                                    "CDYN_EDEGENERATE", "CDYN_ESTALE", "CDYN_ECALLBACK", "CDYN_EIO", "CDYN_ESOLVE",
-                                    "CDYN_EDIVERGED", "CDYN_EINFEASIBLE"};
-  if (rc == CDYN_NOCONV)
-    return "CDYN_NOCONV";
-  if (rc <= 0 && -rc < (int)(sizeof neg / sizeof neg[0]))
-    return neg[-rc];
-  return "an unknown status";
-}
-
 static void finish(anim_run *r, const watch *w, int failed_step, const char *why)
 {
   r->stretch_max = w->stretch_max;
@@ -403,7 +391,7 @@ static void run_cdyn(const bench_problem *p, const anim_variant *v, int n, doubl
     r->seconds += cdyn_clock() - t0;
     if (rc != CDYN_OK) {
       failed = 1;
-      snprintf(why, sizeof why, "%s%s: %.300s", code_name(rc), rc > 0 ? " (the step not taken)" : "",
+      snprintf(why, sizeof why, "%s%s: %.300s", bench_status_name(rc), rc > 0 ? " (the step not taken)" : "",
                cdyn_errmsg());
       break;
     }
@@ -722,17 +710,6 @@ void bench_anim_free(bench_anim *a)
 
 /* ---- the outputs ------------------------------------------------------------------------- */
 
-static void csv_text(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 int bench_anim_write(const bench_anim *a, const char *dir, int argc, char **argv)
 {
   char tmp[1024], fin[1024];
@@ -776,12 +753,12 @@ int bench_anim_write(const bench_anim *a, const char *dir, int argc, char **argv
         fprintf(f, ",,,");
       if (iv == V_XPBD) {
         fprintf(f, "%.4g,", row->target);
-        csv_text(f, row->search);
+        bench_csv_text(f, row->search);
       } else {
         fprintf(f, ",");
       }
       fprintf(f, ",");
-      csv_text(f, r->note);
+      bench_csv_text(f, r->note);
       fprintf(f, "\n");
     }
   if (bench_close_tmp(f, tmp, fin))

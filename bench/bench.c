@@ -46,7 +46,7 @@
  * A third section follows it, cloth against Bullet 3.24's soft body
  * (cloth.c, peer_bullet.cpp): cdyn's cloth schemes and Bullet's btSoftBody
  * at h = 1/60 s on hanging cloths and a cloth on a ball, each run in its
- * own process, into cloth.csv, cloth.meta.json, cloth.md and the end of
+ * own process, into soft-body.csv, soft-body.meta.json, soft-body.md and the end of
  * summary.md (--no-cloth leaves it out, --cloth-only runs it alone).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -462,8 +462,8 @@ static int run_animation(const char *out, int quick, int reps, const char *only,
   return rc ? 1 : 0;
 }
 
-/* The cloth section: runs it, writes cloth.csv, cloth.meta.json and
-   cloth.md, and prints the section when it is alone (keep NULL); else
+/* The cloth section: runs it, writes soft-body.csv, soft-body.meta.json and
+   soft-body.md, and prints the section when it is alone (keep NULL); else
    hands it over in *keep. */
 static int run_cloth(const char *out, int quick, int reps, const char *only, int argc, char **argv,
                      bench_cloth **keep)
@@ -475,7 +475,7 @@ static int run_cloth(const char *out, int quick, int reps, const char *only, int
   }
   char tmp[1024], fin[1024];
   int rc = bench_cloth_write(c, out, argc, argv);
-  FILE *f = rc ? NULL : bench_open_tmp(out, "cloth.md", tmp, fin, sizeof tmp);
+  FILE *f = rc ? NULL : bench_open_tmp(out, "soft-body.md", tmp, fin, sizeof tmp);
   if (f) {
     bench_cloth_print(f, c);
     rc = bench_close_tmp(f, tmp, fin);
@@ -509,7 +509,7 @@ static void usage(FILE *f)
              "                    results.csv, exponents.csv, results.meta.json and summary.md are left as they are\n"
              "                    (with --quick: the chains of 100 and 1000 links only, one repetition)\n"
              "  --no-cloth        without the third section, cloth against Bullet's soft body at h = 1/60 s (cloth.c)\n"
-             "  --cloth-only      the third section only: cloth.csv, cloth.meta.json and cloth.md; the other files\n"
+             "  --cloth-only      the third section only: soft-body.csv, soft-body.meta.json and soft-body.md; the other files\n"
              "                    are left as they are (with --quick: hanging-32 and hanging-64 only, 120 frames,\n"
              "                    one repetition; --only takes its problems too: hanging-32, hanging-64,\n"
              "                    hanging-128, ball-64)\n",

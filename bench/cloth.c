@@ -388,18 +388,6 @@ static void finish(cl_run *r, const cl_watch *w, long total, int broke)
   }
 }
 
-static const char *code_name(int rc)
-{
-  static const char *const neg[] = {"CDYN_OK", "CDYN_EINVAL", "CDYN_ENOMEM", "CDYN_ENONFINITE", "CDYN_EUNKNOWN",
-                                    "CDYN_EDEGENERATE", "CDYN_ESTALE", "CDYN_ECALLBACK", "CDYN_EIO", "CDYN_ESOLVE",
-                                    "CDYN_EDIVERGED", "CDYN_EINFEASIBLE"};
-  if (rc == CDYN_NOCONV)
-    return "CDYN_NOCONV";
-  if (rc <= 0 && -rc < (int)(sizeof neg / sizeof neg[0]))
-    return neg[-rc];
-  return "an unknown status";
-}
-
 static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, double stop_above, long total, cl_run *r)
 {
   const cl_variant *v = &variants[iv];
@@ -477,7 +465,7 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
     }
     r->seconds += cdyn_clock() - t0;
     if (rc) {
-      snprintf(w.why, sizeof w.why, "%s: %.250s", code_name(rc), cdyn_errmsg());
+      snprintf(w.why, sizeof w.why, "%s: %.250s", bench_status_name(rc), cdyn_errmsg());
       broke = 1;
       break;
     }
@@ -794,17 +782,6 @@ void bench_cloth_free(bench_cloth *c)
 
 /* ---- the outputs ------------------------------------------------------------------------- */
 
-static void csv_text(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static double run_mb(const cl_run *r)
 {
   return r->rss_hwm_kb > 0 && r->rss_base_kb > 0 ? (double)(r->rss_hwm_kb - r->rss_base_kb) / 1024 : NAN;
@@ -813,7 +790,7 @@ static double run_mb(const cl_run *r)
 int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **argv)
 {
   char tmp[1024], fin[1024];
-  FILE *f = bench_open_tmp(dir, "cloth.csv", tmp, fin, sizeof tmp);
+  FILE *f = bench_open_tmp(dir, "soft-body.csv", tmp, fin, sizeof tmp);
   if (!f) {
     fprintf(stderr, "cdyn-bench: cannot write in %s (does the directory exist?)\n", dir);
     return -1;
@@ -850,15 +827,15 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
       else
         fprintf(f, ",");
       if (iv == V_XPBD)
-        csv_text(f, row->search);
+        bench_csv_text(f, row->search);
       fprintf(f, ",");
-      csv_text(f, r->note);
+      bench_csv_text(f, r->note);
       fprintf(f, "\n");
     }
   if (bench_close_tmp(f, tmp, fin))
     return -1;
 
-  f = bench_open_tmp(dir, "cloth.meta.json", tmp, fin, sizeof tmp);
+  f = bench_open_tmp(dir, "soft-body.meta.json", tmp, fin, sizeof tmp);
   if (!f)
     return -1;
   bench_meta_begin(f, argc, argv);

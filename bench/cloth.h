@@ -15,10 +15,10 @@ typedef struct bench_cloth bench_cloth;
    logging each run on stderr.  NULL without memory. */
 bench_cloth *bench_cloth_run(int quick, int reps, const char *only);
 
-/* cloth.csv and cloth.meta.json in dir; 0 or -1. */
+/* soft-body.csv and soft-body.meta.json in dir; 0 or -1. */
 int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **argv);
 
-/* The section of summary.md (and cloth.md): a table per problem. */
+/* The section of summary.md (and soft-body.md): a table per problem. */
 void bench_cloth_print(FILE *g, const bench_cloth *c);
 
 void bench_cloth_free(bench_cloth *c);

@@ -77,6 +77,29 @@ int bench_in_list(const char *list, const char *name)
   return 0;
 }
 
+void bench_csv_text(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+const char *bench_status_name(int rc)
+{
+  static const char *const neg[] = {"CDYN_OK", "CDYN_EINVAL", "CDYN_ENOMEM", "CDYN_ENONFINITE", "CDYN_EUNKNOWN",
+                                    "CDYN_EDEGENERATE", "CDYN_ESTALE", "CDYN_ECALLBACK", "CDYN_EIO", "CDYN_ESOLVE",
+                                    "CDYN_EDIVERGED", "CDYN_EINFEASIBLE"};
+  if (rc == CDYN_NOCONV)
+    return "CDYN_NOCONV";
+  if (rc <= 0 && -rc < (int)(sizeof neg / sizeof neg[0]))
+    return neg[-rc];
+  return "an unknown status";
+}
+
 void bench_json_string(FILE *f, const char *s)
 {
   fputc('"', f);

@@ -26,6 +26,12 @@ int bench_in_list(const char *list, const char *name);
 /* A JSON string literal for s. */
 void bench_json_string(FILE *f, const char *s);
 
+/* A CSV field for s: quoted, its quotes doubled. */
+void bench_csv_text(FILE *f, const char *s);
+
+/* A status's name (CDYN_OK, CDYN_NOCONV, CDYN_EINVAL, ...). */
+const char *bench_status_name(int rc);
+
 /* DIR/NAME written through a temporary name, so that it is whole or
    absent: open_tmp gives the stream (NULL on failure), close_tmp renames
    it into place (0) or removes it and says so (-1). */

@@ -40,9 +40,9 @@ bench: bench/cdyn-bench$(EXEEXT)
 	OPENBLAS_NUM_THREADS=1 ./bench/cdyn-bench --out bench $(BENCH_FLAGS)
 if HAVE_GNUPLOT
 	$(AM_V_GEN)$(GNUPLOT) -c $(srcdir)/bench/bench.gp bench/results.csv bench/time-per-step.pdf
-	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/cloth.csv (+ cloth.meta.json, cloth.md), bench/summary.md, bench/time-per-step.pdf"
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/soft-body.csv (+ soft-body.meta.json, soft-body.md), bench/summary.md, bench/time-per-step.pdf"
 else
-	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/cloth.csv (+ cloth.meta.json, cloth.md), bench/summary.md (no gnuplot: no figure)"
+	@echo "cdyn-bench: bench/results.csv (+ results.meta.json), bench/exponents.csv, bench/animation.csv (+ animation.meta.json, animation.md), bench/soft-body.csv (+ soft-body.meta.json, soft-body.md), bench/summary.md (no gnuplot: no figure)"
 endif
 
 # `make bench-cloth`: cloth-vs-implicit-ode up to 128 x 128 nodes, beyond
