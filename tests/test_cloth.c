@@ -555,7 +555,8 @@ END_TEST
  * more than the tolerance (1e-6 m, 1.2e-5 of a spring of 0.083 m), the
  * steps after the first allocate nothing, and two runs agree bitwise.
  */
-static void pn_hang(const char *mode, double *q, long *allocs, double *eps_worst, unsigned long *iters)
+static void pn_hang(const char *scheme, const char *mode, double *q, long *allocs, double *eps_worst,
+                    unsigned long *iters)
 {
   cdyn_cloth_spec cs = patch(12, 12);
   cs.k_struct = 20, cs.k_shear = 2, cs.k_bend = 0.2;
@@ -571,7 +572,7 @@ static void pn_hang(const char *mode, double *q, long *allocs, double *eps_worst
   cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0, CDYN_LIMIT_INEQUALITY};
   ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, idx, count, &o), CDYN_OK);
   cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "projected-newton"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_set(st, "cholmod_mode", mode), CDYN_OK);
   *allocs = 0;
   *eps_worst = 0;
@@ -607,8 +608,8 @@ START_TEST(test_pn_cloth_limit)
   /* cholmod's simplicial factorisation, and its supernodal one (which
      fails outright on an indefinite matrix, and allocates: cholmod.c). */
   static const char *const modes[] = {"simplicial", "supernodal"};
-  pn_hang(modes[_i], q1, &a1, &e1, &it1);
-  pn_hang(modes[_i], q2, &a2, &e2, &it2);
+  pn_hang("projected-newton", modes[_i], q1, &a1, &e1, &it1);
+  pn_hang("projected-newton", modes[_i], q2, &a2, &e2, &it2);
   ck_assert_msg(e1 <= 0.1 + 1e-6 / (0.8 / 11), "%s: a structural spring reached eps = %.9g (limit 0.1)", modes[_i], e1);
   ck_assert_msg(e1 >= 0.1 - 1e-6, "eps = %.9g: the limit never acted", e1);
   ck_assert_msg(_i == 1 || a1 == 0 || !ta_works, "%ld allocations in 119 steps", a1);
@@ -770,6 +771,227 @@ START_TEST(test_pn_refuses)
   ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_new(&st, sys, "projected-newton"), CDYN_OK);
   EXPECT_EINVAL(cdyn_stepper_step(st, 0.01), "pinned twice");
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* ---- admm -------------------------------------------------------------------------- */
+
+/*
+ * Converged, admm's step is the same minimum as projected-newton's (the
+ * same incremental potential: springs, the dampers' dissipation along
+ * their start direction, the pins eliminated): the damped 5 x 5 patch hung
+ * by two corners, 10 steps of 1/60 s, admm to a primal residual of 1e-12 m
+ * and a dual one of 1e-9 m/s^2, projected-newton to a momentum residual of
+ * 1e-9 m/s^2.  A momentum residual r leaves a position error of about
+ * r h^2 = 3e-13 m a step, and the primal residual 1e-12 m one of its own
+ * size; the steps do not amplify them (the system is damped): asserted
+ * within 1e-10 m.
+ */
+START_TEST(test_admm_is_the_minimum)
+{
+  double q[2][3 * 25];
+  unsigned long iters = 0;
+  for (int k = 0; k < 2; k++) {
+    cdyn_cloth *cl;
+    cdyn_system *sys = hung(patch(5, 5), &cl);
+    cdyn_stepper *st;
+    ck_assert_int_eq(cdyn_stepper_new(&st, sys, k ? "projected-newton" : "admm"), CDYN_OK);
+    ck_assert_int_eq(cdyn_stepper_set(st, "tol_accel", "1e-9"), CDYN_OK);
+    if (!k) {
+      ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
+      ck_assert_int_eq(cdyn_stepper_set(st, "iterations", "1000000"), CDYN_OK);
+    }
+    for (int n = 0; n < 10; n++)
+      ck_assert_msg(cdyn_stepper_step(st, 1.0 / 60) == CDYN_OK, "%d step %d: %s", k, n, cdyn_errmsg());
+    if (!k) {
+      cdyn_stats stats;
+      ck_assert_int_eq(cdyn_stepper_stats(st, &stats), CDYN_OK);
+      iters = stats.nonlinear_iterations;
+    }
+    memcpy(q[k], sys->q, sizeof q[k]);
+    cdyn_stepper_free(st);
+    cdyn_cloth_free(cl);
+    cdyn_system_free(sys);
+  }
+  double dmax = 0;
+  for (int i = 0; i < 3 * 25; i++)
+    dmax = fmax(dmax, fabs(q[0][i] - q[1][i]));
+  ck_assert_msg(dmax <= 1e-10, "admm (%lu iterations) and projected-newton differ by %.3g m", iters, dmax);
+  ck_assert(q[0][3 * 24 + 1] < -0.05);
+}
+END_TEST
+
+/*
+ * A tether merged into its spring, under an outward load, converged at
+ * every step (tol 1e-12 m, tol_accel 1e-9 m/s^2): the node, released at
+ * 1.05 m, stops at the limit 1.1 m and rests there, and the row pulls
+ * with the load less the spring, 20 m - k (1.1 - 1).  The pull is the
+ * split variable's force, W y less the spring's: it is known to the
+ * weight W = 1000 m / h^2 + k times the primal residual, plus m
+ * tol_accel (the force balance the dual residual leaves).
+ */
+START_TEST(test_admm_tether)
+{
+  size_t k;
+  cdyn_system *sys = one_spring(1.05, &k);
+  cdyn_strainlimit *sl;
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0, CDYN_LIMIT_INEQUALITY};
+  ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
+  const double g[3] = {20, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  double mass;
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, &mass, NULL, NULL), CDYN_OK);
+  size_t c_id = cdyn_system_constraint_count(sys) - 1;
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol_accel", "1e-9"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "iterations", "100000"), CDYN_OK);
+  double rmax = 0, lambda = 0;
+  for (int n = 0; n < 50; n++) {
+    ck_assert_msg(cdyn_stepper_step(st, 0.01) == CDYN_OK, "step %d: %s", n, cdyn_errmsg());
+    double x[3];
+    ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+    rmax = fmax(rmax, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+    ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
+    ck_assert_msg(lambda <= 0, "step %d: the tether pushed (lambda %g)", n, lambda);
+  }
+  ck_assert_msg(rmax <= 1.1 + 1e-12 * sqrt(3) + 1e-14, "the node went %.17g from the pin; the limit is 1.1", rmax);
+  double W = 1000 * mass / (0.01 * 0.01) + 10;
+  ck_assert_msg(fabs(lambda + (20 * mass - 1)) <= W * 1e-12 + mass * 1e-9 + 1e-12, "lambda %.17g, expected %.17g",
+                lambda, -(20 * mass - 1));
+  cdyn_stepper_free(st);
+  cdyn_strainlimit_free(sl);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * The hanging 12 x 12 cloth of test_pn_cloth_limit with admm's defaults
+ * (10 iterations a step): no allocation after the first step, bitwise
+ * repeatable.  Its strain is what 10 iterations give, not a tolerance's
+ * bound: asserted only below 0.11, the issue's bound for an animator's
+ * step (measured: see the message); the limit must have acted.
+ */
+START_TEST(test_admm_cloth)
+{
+  double q1[3 * 144], q2[3 * 144], e1, e2;
+  long a1, a2;
+  unsigned long it1, it2;
+  pn_hang("admm", "simplicial", q1, &a1, &e1, &it1);
+  pn_hang("admm", "simplicial", q2, &a2, &e2, &it2);
+  ck_assert_msg(e1 <= 0.11, "a structural spring reached eps = %.9g", e1);
+  ck_assert_msg(e1 >= 0.1 - 1e-6, "eps = %.9g: the limit never acted", e1);
+  ck_assert_msg(a1 == 0 || !ta_works, "%ld allocations in 119 steps", a1);
+  ck_assert(memcmp(q1, q2, sizeof q1) == 0);
+  ck_assert_uint_eq(it1, 120 * 10);
+  ck_assert(q1[3 * 143 + 1] < -0.3);
+}
+END_TEST
+
+/*
+ * A node resting on a ball (test_pn_contact_block's): the contact is
+ * split while it pushes, the node stays on the ball to the primal
+ * tolerance, the contact pushes with the node's weight to m tol_accel plus
+ * its weight w^2 = 1000 m / h^2 times the primal residual, and the steps
+ * after the first allocate nothing.
+ */
+START_TEST(test_admm_contact)
+{
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  const double x0[3] = {0, 0, 0}, x1[3] = {0, 1, 0}, g[3] = {0, -9.81, 0};
+  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
+  size_t c_id;
+  ck_assert_int_eq(cdyn_system_add_separation(sys, 0, 1, 1.0, &c_id), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol_accel", "1e-9"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "iterations", "100000"), CDYN_OK);
+  long allocs = 0;
+  for (int n = 0; n < 20; n++) {
+    if (n > 0)
+      ta_arm(0);
+    int rc = cdyn_stepper_step(st, 0.01);
+    if (n > 0)
+      allocs += ta_disarm();
+    ck_assert_msg(rc == CDYN_OK, "step %d: %s", n, cdyn_errmsg());
+  }
+  ck_assert_msg(allocs == 0 || !ta_works, "%ld allocations in 19 steps", allocs);
+  double x[3], lambda, pin[3];
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+  ck_assert_msg(fabs(x[1] - 1) <= 1e-12 * sqrt(3) + 1e-15 && fabs(x[0]) + fabs(x[2]) <= 1e-12,
+                "the node at (%g, %.17g, %g)", x[0], x[1], x[2]);
+  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
+  double w2 = 1000 / (0.01 * 0.01);
+  ck_assert_msg(fabs(lambda + 9.81) <= 1e-9 + w2 * 1e-12 + 1e-12, "lambda %.17g", lambda);
+  /* the pin bears the ball's weight and the node's push on it, 2 m g
+     upwards: its force -lambda_pin */
+  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, 0, pin, NULL), CDYN_OK);
+  ck_assert_msg(fabs(pin[1] + 2 * 9.81) <= 2 * (1e-9 + w2 * 1e-12) + 1e-12 && fabs(pin[0]) + fabs(pin[2]) <= 1e-9,
+                "the pin's multiplier (%g, %.17g, %g)", pin[0], pin[1], pin[2]);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
+ * With a tolerance, a step that does not reach it in its iterations is
+ * CDYN_NOCONV and the state is as before it; without one, the same step
+ * is the method's K iterations and CDYN_OK.
+ */
+START_TEST(test_admm_noconv)
+{
+  cdyn_cloth *cl;
+  cdyn_system *sys = hung(patch(5, 5), &cl);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "iterations", "2"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
+  double q0[3 * 25];
+  memcpy(q0, sys->q, sizeof q0);
+  ck_assert_int_eq(cdyn_stepper_step(st, 1.0 / 60), CDYN_NOCONV);
+  ck_assert_msg(strstr(cdyn_errmsg(), "no convergence") != NULL, "%s", cdyn_errmsg());
+  ck_assert(memcmp(q0, sys->q, sizeof q0) == 0);
+  ck_assert(cdyn_system_time(sys) == 0);
+  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "0"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_step(st, 1.0 / 60), CDYN_OK);
+  ck_assert(memcmp(q0, sys->q, sizeof q0) != 0);
+  cdyn_stepper_free(st);
+  cdyn_cloth_free(cl);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/* What it refuses: an equality link, an inequality of several rows (a pin
+   flagged as one), a particle pinned twice. */
+START_TEST(test_admm_refuses)
+{
+  size_t k;
+  cdyn_system *sys = one_spring(1.05, &k);
+  ck_assert_int_eq(cdyn_system_add_distance(sys, 0, 1, 1.05, NULL), CDYN_OK);
+  cdyn_stepper *st = NULL;
+  EXPECT_EINVAL(cdyn_stepper_new(&st, sys, "admm"), "equality link");
+  ck_assert_ptr_null(st);
+  cdyn_system_free(sys);
+  sys = one_spring(1.05, &k);
+  const double x0[3] = {0, 0, 0}, x1[3] = {1, 0, 0};
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
+  EXPECT_EINVAL(cdyn_stepper_step(st, 0.01), "pinned twice");
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+  sys = one_spring(1.05, &k);
+  size_t c;
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 1, x1, &c), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_inequality(sys, c, 1), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
+  EXPECT_EINVAL(cdyn_stepper_step(st, 0.01), "one-row");
   cdyn_stepper_free(st);
   cdyn_system_free(sys);
 }
@@ -1673,6 +1895,15 @@ int main(void)
   tcase_add_test(tc, test_pn_contact_block);
   tcase_add_test(tc, test_pn_set_change);
   tcase_add_test(tc, test_pn_refuses);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("admm");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_admm_is_the_minimum);
+  tcase_add_test(tc, test_admm_tether);
+  tcase_add_test(tc, test_admm_cloth);
+  tcase_add_test(tc, test_admm_contact);
+  tcase_add_test(tc, test_admm_noconv);
+  tcase_add_test(tc, test_admm_refuses);
   suite_add_tcase(s, tc);
   tc = tcase_create("ball");
   tcase_set_timeout(tc, 120);

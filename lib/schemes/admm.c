@@ -1131,7 +1131,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
       const sterm *t = &s->sp[s->rspring[r]];
       const double *z = s->sz + 3 * s->rspring[r], *y = s->sy + 3 * s->rspring[r];
       double lz = sqrt(z[0] * z[0] + z[1] * z[1] + z[2] * z[2]), fn = 0;
-      if (lz > 0) {
+      /* a tether short of its length (the prox not clamped) exerts nothing */
+      if (lz > 0 && lz >= t->Lmax) {
         for (int e = 0; e < 3; e++)
           fn += t->W * y[e] * z[e] / lz;
         fn -= t->k * (lz - t->L);
