@@ -34,6 +34,14 @@
  *                      Where the library has no scheme of that name
  *                      (cdyn_scheme_find refuses it), the variant is
  *                      reported absent.
+ *   admm               cdyn's "admm" (backward Euler's incremental
+ *                      potential by ADMM over one prefactored matrix, a
+ *                      fixed number of iterations a step), the strain
+ *                      limiter and the ball as for projected-newton.  Its
+ *                      iterations n are the smallest of 10 (its default),
+ *                      20, 40, 80, 160 whose largest strain over the run is
+ *                      <= 0.11, else 160, searched as xpbd's substeps
+ *                      below.
  *   baraff-witkin      cdyn's baraff-witkin (Baraff and Witkin 1998) with
  *                      the springs as they are, solver auto (its modified
  *                      conjugate gradients); no strain limiter (the scheme
@@ -168,8 +176,11 @@ typedef struct {
 static const cl_problem problems[CL_PROBLEMS] = {
   {"hanging-32", 32, 0}, {"hanging-64", 64, 0}, {"hanging-128", 128, 0}, {"ball-64", 64, 1}};
 
-enum { V_PN, V_BW, V_XPBD, V_B10, V_B40, NV };
+enum { V_PN, V_ADMM, V_BW, V_XPBD, V_B10, V_B40, NV };
 enum { E_CDYN, E_BULLET };
+/* What a variant's n is, searched for the strain target: nothing (n = 1),
+   substeps per frame, or iterations per step. */
+enum { N_NONE, N_SUBSTEPS, N_ITERATIONS };
 
 typedef struct {
   const char *name;
@@ -177,21 +188,28 @@ typedef struct {
   const char *scheme; /* cdyn */
   int iterations;     /* Bullet's piterations */
   const char *what;
+  int nkind, n0, nmax; /* the search: n = n0, 2 n0, ..., nmax */
 } cl_variant;
 
 static const cl_variant variants[NV] = {
   [V_PN] = {"projected-newton", E_CDYN, "projected-newton", 0,
             "cdyn projected-newton, its defaults; strain limiter eps_max 0.1 in CDYN_LIMIT_INEQUALITY on the "
-            "structural springs; ball CDYN_BALL_INEQUALITY"},
+            "structural springs; ball CDYN_BALL_INEQUALITY", N_NONE, 1, 1},
+  [V_ADMM] = {"admm", E_CDYN, "admm", 0,
+              "cdyn admm, n iterations per step, the rest its defaults; strain limiter eps_max 0.1 in "
+              "CDYN_LIMIT_INEQUALITY on the structural springs; ball CDYN_BALL_INEQUALITY",
+              N_ITERATIONS, 10, 160},
   [V_BW] = {"baraff-witkin", E_CDYN, "baraff-witkin", 0,
-            "cdyn baraff-witkin, solver auto, the springs as they are (no strain limiter); ball CDYN_BALL_PROJECT"},
+            "cdyn baraff-witkin, solver auto, the springs as they are (no strain limiter); ball CDYN_BALL_PROJECT",
+            N_NONE, 1, 1},
   [V_XPBD] = {"xpbd-substeps", E_CDYN, "xpbd", 0,
               "cdyn xpbd, 1 iteration per substep, n substeps per frame; switching strain limiter (CDYN_LIMIT_SWITCH, "
-              "eps_max 0.1) on the structural springs and ball CDYN_BALL_SWITCH, both around every substep"},
+              "eps_max 0.1) on the structural springs and ball CDYN_BALL_SWITCH, both around every substep",
+              N_SUBSTEPS, 1, CL_SUBSTEPS_MAX},
   [V_B10] = {"bullet-classic-10", E_BULLET, NULL, 10,
-             "Bullet btSoftBody, classic solver, piterations 10, kLST 1 / 0.2 / 0.02, kDP 0, SDF_RS"},
+             "Bullet btSoftBody, classic solver, piterations 10, kLST 1 / 0.2 / 0.02, kDP 0, SDF_RS", N_NONE, 1, 1},
   [V_B40] = {"bullet-classic-40", E_BULLET, NULL, 40,
-             "Bullet btSoftBody, classic solver, piterations 40, kLST 1 / 0.2 / 0.02, kDP 0, SDF_RS"},
+             "Bullet btSoftBody, classic solver, piterations 40, kLST 1 / 0.2 / 0.02, kDP 0, SDF_RS", N_NONE, 1, 1},
 };
 
 /* ---- a problem's cloth, built once in the parent -------------------------------------- */
@@ -408,7 +426,8 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
     if (!(rc = cdyn_system_set_position(s, ball, c)))
       rc = cdyn_system_add_pin(s, ball, c, NULL);
   }
-  int limit = iv == V_PN ? CDYN_LIMIT_INEQUALITY : iv == V_XPBD ? CDYN_LIMIT_SWITCH : -1;
+  int ineq = iv == V_PN || iv == V_ADMM;
+  int limit = ineq ? CDYN_LIMIT_INEQUALITY : iv == V_XPBD ? CDYN_LIMIT_SWITCH : -1;
   if (!rc && limit >= 0) {
     size_t *idx = malloc(t->s_count * sizeof *idx);
     if (!idx) {
@@ -429,7 +448,7 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
       for (size_t k = 0; k < t->n; k++)
         nodes[k] = k;
       cdyn_ball_opts bo = {CL_BALL_RADIUS, CL_THICKNESS,
-                           iv == V_PN ? CDYN_BALL_INEQUALITY : iv == V_XPBD ? CDYN_BALL_SWITCH : CDYN_BALL_PROJECT,
+                           ineq ? CDYN_BALL_INEQUALITY : iv == V_XPBD ? CDYN_BALL_SWITCH : CDYN_BALL_PROJECT,
                            0.0};
       rc = cdyn_ball_new(&b, s, ball, nodes, t->n, &bo);
       free(nodes);
@@ -439,6 +458,12 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
     rc = cdyn_stepper_new(&st, s, v->scheme);
   if (!rc && iv == V_XPBD)
     rc = cdyn_stepper_set(st, "iterations", "1");
+  if (!rc && v->nkind == N_ITERATIONS) {
+    char its[32];
+    snprintf(its, sizeof its, "%d", n);
+    rc = cdyn_stepper_set(st, "iterations", its);
+  }
+  const int sub = v->nkind == N_SUBSTEPS ? n : 1;
   if (rc) {
     r->status = S_ERROR;
     snprintf(r->note, sizeof r->note, "build: %s", cdyn_errmsg());
@@ -446,12 +471,12 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
   }
   cl_watch w = {.t = t, .ball = p->ball, .stop_above = stop_above, .strain_max = 0, .strain_last = 0,
                .depth_max = -INFINITY};
-  const double hs = CL_H / n;
+  const double hs = CL_H / sub;
   const double *x = cdyn_system_positions(s);
   int broke = 0;
   while (r->frames < total) {
     double t0 = cdyn_clock();
-    for (int k = 0; !rc && k < n; k++) {
+    for (int k = 0; !rc && k < sub; k++) {
       if (sl)
         rc = cdyn_strainlimit_before(sl);
       if (!rc && b)
@@ -630,8 +655,8 @@ typedef struct {
   int reps[NV];
   double ms[NV];      /* the median over the repetitions */
   cl_run run[NV];     /* the first run */
-  char search[512];   /* xpbd's */
-  int reached;        /* xpbd: the chosen n meets the target */
+  char search[NV][512]; /* the n searched (xpbd's substeps, admm's iterations) */
+  int reached[NV];      /* the chosen n meets the target */
 } cl_row;
 
 struct bench_cloth {
@@ -680,38 +705,43 @@ static void run_variant(bench_cloth *c, cl_row *row, int iv, int n, const cl_run
   row->ms[iv] = bench_median(t, row->reps[iv]);
 }
 
-/* xpbd: the smallest n of 1, 2, ..., 64 whose strain stays <= 0.11. */
-static void run_xpbd(bench_cloth *c, cl_row *row)
+/* xpbd, admm: the smallest n of n0, 2 n0, ..., nmax whose strain stays
+   <= 0.11. */
+static void run_search(bench_cloth *c, cl_row *row, int iv)
 {
+  const cl_variant *v = &variants[iv];
   size_t len = 0;
-  row->search[0] = 0;
-  for (int n = 1; n < CL_SUBSTEPS_MAX; n *= 2) {
+  char *search = row->search[iv];
+  search[0] = 0;
+  for (int n = v->n0; n < v->nmax; n *= 2) {
     cl_run trial;
-    run_forked(row->p, &row->t, V_XPBD, n, CL_XPBD_TARGET, c->frames, &trial);
-    log_run(row, "xpbd-substeps (search)", &trial, 1);
+    char what[64];
+    run_forked(row->p, &row->t, iv, n, CL_XPBD_TARGET, c->frames, &trial);
+    snprintf(what, sizeof what, "%s (search)", v->name);
+    log_run(row, what, &trial, 1);
     if (trial.status == S_STABLE) {
-      row->reached = 1;
-      run_variant(c, row, V_XPBD, n, &trial);
+      row->reached[iv] = 1;
+      run_variant(c, row, iv, n, &trial);
       return;
     }
     if (trial.status == S_ERROR || trial.status == S_ABSENT) {
-      row->run[V_XPBD] = trial;
+      row->run[iv] = trial;
       return;
     }
-    if (len < sizeof row->search) {
+    if (len < sizeof row->search[iv]) {
+      size_t room = sizeof row->search[iv] - len;
       if (trial.status == S_UNSTABLE)
-        len += (size_t)snprintf(row->search + len, sizeof row->search - len, "%sn=%d: unstable at t = %.4g s",
-                                len ? "; " : "", n, trial.t_fail);
+        len += (size_t)snprintf(search + len, room, "%sn=%d: unstable at t = %.4g s", len ? "; " : "", n,
+                                trial.t_fail);
       else if (trial.passed)
-        len += (size_t)snprintf(row->search + len, sizeof row->search - len, "%sn=%d: strain %.3g at frame %ld",
-                                len ? "; " : "", n, trial.strain_max, trial.frames);
+        len += (size_t)snprintf(search + len, room, "%sn=%d: strain %.3g at frame %ld", len ? "; " : "", n,
+                                trial.strain_max, trial.frames);
       else
-        len += (size_t)snprintf(row->search + len, sizeof row->search - len, "%sn=%d: %s", len ? "; " : "", n,
-                                trial.note);
+        len += (size_t)snprintf(search + len, room, "%sn=%d: %s", len ? "; " : "", n, trial.note);
     }
   }
-  run_variant(c, row, V_XPBD, CL_SUBSTEPS_MAX, NULL);
-  row->reached = row->run[V_XPBD].status == S_STABLE && row->run[V_XPBD].strain_max <= CL_XPBD_TARGET;
+  run_variant(c, row, iv, v->nmax, NULL);
+  row->reached[iv] = row->run[iv].status == S_STABLE && row->run[iv].strain_max <= CL_XPBD_TARGET;
 }
 
 static void absent(cl_row *row, int iv, const char *why)
@@ -746,16 +776,18 @@ bench_cloth *bench_cloth_run(int quick, int reps, const char *only)
     }
     c->np++;
   }
-  size_t si;
-  int have_pn = !cdyn_scheme_find(variants[V_PN].scheme, &si);
   fprintf(stderr, "cdyn-bench: cloth against Bullet, h = 1/60 s for %ld frames\n", c->frames);
   for (size_t ip = 0; ip < c->np; ip++) {
     cl_row *row = &c->rows[ip];
     for (int iv = 0; iv < NV; iv++) {
-      if (iv == V_XPBD) {
-        run_xpbd(c, row);
-      } else if (iv == V_PN && !have_pn) {
-        absent(row, iv, "the library has no scheme projected-newton (cdyn_scheme_find refuses the name)");
+      size_t si;
+      if (variants[iv].scheme && cdyn_scheme_find(variants[iv].scheme, &si)) {
+        char why[128];
+        snprintf(why, sizeof why, "the library has no scheme %s (cdyn_scheme_find refuses the name)",
+                 variants[iv].scheme);
+        absent(row, iv, why);
+      } else if (variants[iv].nkind != N_NONE) {
+        run_search(c, row, iv);
       } else if (variants[iv].engine == E_BULLET) {
 #ifdef HAVE_BULLET
         run_variant(c, row, iv, 1, NULL);
@@ -795,9 +827,9 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
     fprintf(stderr, "cdyn-bench: cannot write in %s (does the directory exist?)\n", dir);
     return -1;
   }
-  fprintf(f, "problem,nodes,springs,h,frames,variant,substeps,status,t_unstable,frames_run,strain_max,strain_end,"
+  fprintf(f, "problem,nodes,springs,h,frames,variant,n,status,t_unstable,frames_run,strain_max,strain_end,"
              "ms_per_frame,frames_per_s,reps,nonlinear_per_frame,mem_run_mb,mem_base_mb,mem_peak_mb,ball_depth_max,"
-             "xpbd_search,note\n");
+             "search,note\n");
   for (size_t ip = 0; ip < c->np; ip++)
     for (int iv = 0; iv < NV; iv++) {
       const cl_row *row = &c->rows[ip];
@@ -826,8 +858,8 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
         fprintf(f, "%.4g,", r->depth_max);
       else
         fprintf(f, ",");
-      if (iv == V_XPBD)
-        bench_csv_text(f, row->search);
+      if (variants[iv].nkind != N_NONE)
+        bench_csv_text(f, row->search[iv]);
       fprintf(f, ",");
       bench_csv_text(f, r->note);
       fprintf(f, "\n");
@@ -855,17 +887,19 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
              "\"k_bend\": %g, \"damping\": %g, \"g\": [0, %g, 0], \"pins\": \"nodes 0 and N - 1\"}, "
              "\"ball\": {\"problem\": \"ball-64\", \"radius\": %g, \"centre\": [0, %g, 0], \"thickness\": %g, "
              "\"fixed\": true, \"friction\": 0}, \"strain_limit\": {\"eps_max\": %g, \"projected-newton\": "
-             "\"CDYN_LIMIT_INEQUALITY\", \"xpbd-substeps\": \"CDYN_LIMIT_SWITCH\"}, "
+             "\"CDYN_LIMIT_INEQUALITY\", \"admm\": \"CDYN_LIMIT_INEQUALITY\", \"xpbd-substeps\": "
+             "\"CDYN_LIMIT_SWITCH\"}, "
              "\"stability_rule\": \"every step returns CDYN_OK (Bullet: no exception), the state stays finite and no "
              "node gets farther than %g m from its start, checked after every frame\", "
              "\"xpbd_substeps\": \"smallest n of 1, 2, 4, ..., %d whose largest strain is <= %g, else %d; 1 "
-             "iteration per substep\", \"bullet_mapping\": {\"kLST\": [%g, %g, %g], \"kDP\": 0, \"collisions\": "
+             "iteration per substep\", \"admm_iterations\": \"smallest n of 10, 20, 40, 80 whose largest strain is "
+             "<= %g, else 160\", \"bullet_mapping\": {\"kLST\": [%g, %g, %g], \"kDP\": 0, \"collisions\": "
              "\"SDF_RS\", \"margin\": %g, \"sdf_voxel\": %g, \"step\": \"stepSimulation(h, 0)\"}, "
              "\"memory\": \"per run, a child process: VmHWM at its end less VmRSS at its start, after malloc_trim "
              "and a reset of the peak (clear_refs 5)\", \"section_seconds\": %.1f},\n  \"problems\": [",
           CL_H, c->frames, (double)c->frames * CL_H, c->reps, CL_REP_BUDGET, CL_MAX_SECONDS, c->quick, CL_MASS,
           CL_K_STRUCT, CL_K_SHEAR, CL_K_BEND, CL_DAMPING, CL_G, CL_BALL_RADIUS, CL_BALL_Y, CL_THICKNESS, CL_EPS_MAX,
-          CL_FAR, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, CL_SUBSTEPS_MAX, 1.0, CL_K_SHEAR / CL_K_STRUCT,
+          CL_FAR, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, 1.0, CL_K_SHEAR / CL_K_STRUCT,
           CL_K_BEND / CL_K_STRUCT, CL_THICKNESS, CL_VOXEL, c->seconds);
   for (size_t ip = 0; ip < c->np; ip++)
     fprintf(f, "%s{\"name\": \"%s\", \"N\": %zu, \"nodes\": %zu, \"springs\": %zu, \"structural\": %zu, "
@@ -909,7 +943,8 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
   fprintf(g, "cdyn's cloth (N x N nodes, 1 m square, 0.5 kg, Provot's springs 100 / 20 / 2 N/m, damping 0.02 N s/m), "
              "released flat and at rest, pinned at its two corners 0 and N - 1; ball-64 adds a fixed frictionless "
              "ball of radius %g m, 0.5 m below the cloth's centre. Variants: cdyn's projected-newton (strain limiter "
-             "eps_max %g as inequalities), baraff-witkin (springs only), xpbd with n substeps (switching strain "
+             "eps_max %g as inequalities), admm with n iterations a step (the same limits; n the smallest of 10, 20, "
+             "..., 160 with strain <= %g), baraff-witkin (springs only), xpbd with n substeps (switching strain "
              "limiter; n the smallest of 1, 2, ..., %d with strain <= %g), and Bullet's btSoftBody with 10 and 40 "
              "position iterations (kLST 1 / 0.2 / 0.02; Bullet's kLST is a fraction, not N/m). Stable, a rule fixed "
              "before the runs: every step returns CDYN_OK (Bullet: no exception), the state stays finite and no node "
@@ -917,7 +952,7 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
              "edge, over every frame and at the last. ms/frame: the step calls' time, the median over reps; x B10: "
              "that time over bullet-classic-10's. Memory: the run's peak resident size less its start, each run in "
              "its own process. The rules in full: bench/cloth.c.\n",
-          CL_BALL_RADIUS, CL_EPS_MAX, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, CL_FAR);
+          CL_BALL_RADIUS, CL_EPS_MAX, CL_XPBD_TARGET, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, CL_FAR);
   for (size_t ip = 0; ip < c->np; ip++) {
     const cl_row *row = &c->rows[ip];
     fprintf(g, "\n### %s (%zu nodes, %zu springs)\n\n", row->p->name, row->t.n, row->t.springs);
@@ -949,13 +984,14 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
           fprintf(g, "- | ");
       }
       const char *sep = "";
-      if (iv == V_XPBD && r->status != S_ABSENT && r->status != S_ERROR) {
-        if (row->reached)
+      if (variants[iv].nkind != N_NONE && r->status != S_ABSENT && r->status != S_ERROR) {
+        if (row->reached[iv])
           fprintf(g, "smallest n with strain <= %g", CL_XPBD_TARGET);
         else
-          fprintf(g, "no n up to %d keeps the strain <= %g: n = %d", CL_SUBSTEPS_MAX, CL_XPBD_TARGET, r->substeps);
-        if (row->search[0])
-          fprintf(g, " (%s)", row->search);
+          fprintf(g, "no n up to %d keeps the strain <= %g: n = %d", variants[iv].nmax, CL_XPBD_TARGET,
+                  r->substeps);
+        if (row->search[iv][0])
+          fprintf(g, " (%s)", row->search[iv]);
         sep = "; ";
       }
       if (r->note[0])
