@@ -87,6 +87,7 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,16 @@ typedef struct {
   long row;
 } sterm;
 
+/* What the iteration reads of a spring, packed (the loop over the springs
+   is bound by memory traffic): its particles, W, the prox's radius
+   al |a| + be (al = W / (k + W), be = k L0 / (k + W)), the damper's c / h,
+   the tether's length, and the damper's start direction n0 with s0 =
+   n0 . d0. */
+typedef struct {
+  uint32_t i, j;
+  double W, al, be, c, Lmax, s0, n0[3];
+} shot;
+
 typedef struct {
   size_t n, mcap;
   /* 3n each */
@@ -124,8 +135,10 @@ typedef struct {
   size_t nf;
   /* per spring */
   sterm *sp;
+  shot *hot;
   size_t *sorder;                      /* the springs by particle pair */
-  double *sz, *sy, *dz, *dy, *n0, *d0; /* 3 each */
+  double *sz, *sy, *dz, *dy;            /* 3 each */
+  double *gbuf;                        /* 3 each: a spring's pull, before it is scattered */
   double *wsig;                        /* the W + c / h of the factored matrix */
   /* per row */
   double *w2, *rmu, *rlam, *rz, *ry;
@@ -167,9 +180,11 @@ static void drop_pattern(state *s)
 static void drop_springs(state *s)
 {
   free(s->sp);
+  free(s->hot);
   free(s->sorder);
   free(s->sz);
   s->sp = NULL;
+  s->hot = NULL;
   s->sorder = NULL;
   s->sz = NULL;
 }
@@ -352,18 +367,18 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
     /* the springs' terms, split variables, duals and start vectors */
     drop_springs(s);
     s->sp = calloc(ns + 1, sizeof(sterm));
+    s->hot = calloc(ns + 1, sizeof(shot));
     s->sorder = calloc(ns + 1, sizeof(size_t));
-    s->sz = calloc(19 * ns + 1, sizeof(double));
-    if (!s->sp || !s->sorder || !s->sz) {
+    s->sz = calloc(16 * ns + 1, sizeof(double));
+    if (!s->sp || !s->hot || !s->sorder || !s->sz) {
       drop_springs(s);
       return cdyn_error(CDYN_ENOMEM, "admm: out of memory for %zu springs", ns);
     }
     s->sy = s->sz + 3 * ns;
     s->dz = s->sy + 3 * ns;
     s->dy = s->dz + 3 * ns;
-    s->n0 = s->dy + 3 * ns;
-    s->d0 = s->n0 + 3 * ns;
-    s->wsig = s->d0 + 3 * ns;
+    s->wsig = s->dy + 3 * ns;
+    s->gbuf = s->wsig + ns;
     for (size_t k = 0; k < 3 * ns; k++)
       s->sz[k] = NAN; /* set from the positions at the first step */
     for (size_t k = 0; k < ns; k++)
@@ -559,6 +574,17 @@ static void weigh(cdyn_stepper *st, state *s, double h)
     s->sp[k].row = (long)r;
     s->sp[k].W += s->w2[r];
     s->sp[k].Lmax = c->params[0];
+  }
+  for (size_t k = 0; k < sys->nsprings; k++) {
+    const sterm *t = &s->sp[k];
+    shot *u = &s->hot[k];
+    u->i = (uint32_t)t->i;
+    u->j = (uint32_t)t->j;
+    u->W = t->W;
+    u->al = t->W > 0 ? t->W / (t->k + t->W) : 0;
+    u->be = t->W > 0 ? t->k * t->L / (t->k + t->W) : 0;
+    u->c = t->c;
+    u->Lmax = t->Lmax;
   }
   s->h = h;
   s->reweigh = 0;
@@ -795,10 +821,10 @@ static int wake(cdyn_stepper *st, state *s, double h, double t1, int rew)
 
 /* One spring's split variable: the radial prox of k (|z| - L0)^2 / 2 with
    weight W at a, clamped to a merged tether's length. */
-static void spring_prox(const sterm *t, const double *a, double *z)
+static void spring_prox(const shot *t, const double *a, double *z)
 {
   double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-  double rad = (t->k * t->L + t->W * la) / (t->k + t->W);
+  double rad = t->al * la + t->be;
   if (rad > t->Lmax)
     rad = t->Lmax;
   double f = la > 0 ? rad / la : 1.0;
@@ -908,14 +934,19 @@ static int step(cdyn_stepper *st, void *state_, double h)
   memset(s->pull, 0, n3 * sizeof(double));
   for (size_t k = 0; k < ns; k++) {
     const sterm *t = &s->sp[k];
-    double *d0 = s->d0 + 3 * k, *n0 = s->n0 + 3 * k;
+    shot *u = &s->hot[k];
+    double d0[3], *n0 = u->n0;
     for (int e = 0; e < 3; e++)
       d0[e] = d->q[3 * t->i + e] - d->q[3 * t->j + e];
     double r = sqrt(d0[0] * d0[0] + d0[1] * d0[1] + d0[2] * d0[2]);
     if ((t->W > 0 || t->c > 0) && !(r > 0))
       return cdyn_error(CDYN_EDEGENERATE, "admm: spring %zu: its particles coincide at t = %g", k, d->t);
+    u->s0 = 0;
     for (int e = 0; e < 3; e++) {
       n0[e] = r > 0 ? d0[e] / r : 0.0;
+      u->s0 += n0[e] * d0[e];
+    }
+    for (int e = 0; e < 3; e++) {
       s->dz[3 * k + e] = d0[e];
       s->dy[3 * k + e] = 0;
       if (s->fresh || isnan(s->sz[3 * k + e])) {
@@ -979,10 +1010,12 @@ static int step(cdyn_stepper *st, void *state_, double h)
     if (dual)
       memset(s->dpull, 0, n3 * sizeof(double));
     for (size_t k = 0; k < ns; k++) {
-      const sterm *t = &s->sp[k];
-      if (t->W == 0 && t->c == 0)
+      const shot *t = &s->hot[k];
+      if (t->W == 0 && t->c == 0) {
+        s->gbuf[3 * k] = s->gbuf[3 * k + 1] = s->gbuf[3 * k + 2] = 0;
         continue;
-      const double *xi = s->x + 3 * t->i, *xj = s->x + 3 * t->j;
+      }
+      const double *xi = s->x + 3 * (size_t)t->i, *xj = s->x + 3 * (size_t)t->j;
       double dx[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
       double g[3] = {0, 0, 0}, dg[3] = {0, 0, 0};
       if (t->W > 0) {
@@ -992,7 +1025,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
         for (int e = 0; e < 3; e++) {
           double res = dx[e] - zn[e];
           y[e] += res;
-          dg[e] += t->W * (zn[e] - z[e]);
+          if (dual)
+            dg[e] += t->W * (zn[e] - z[e]);
           z[e] = zn[e];
           g[e] += t->W * (zn[e] - y[e]);
           res = fabs(res);
@@ -1001,31 +1035,45 @@ static int step(cdyn_stepper *st, void *state_, double h)
         }
       }
       if (t->c > 0) {
-        double *zd = s->dz + 3 * k, *yd = s->dy + 3 * k;
-        const double *n0 = s->n0 + 3 * k, *d0 = s->d0 + 3 * k;
+        /* z_d's old value matters only to the dual residual */
+        double *yd = s->dy + 3 * k;
+        const double *n0 = t->n0;
         double ad[3] = {dx[0] + yd[0], dx[1] + yd[1], dx[2] + yd[2]};
-        double sn = 0.5 * (n0[0] * (ad[0] - d0[0]) + n0[1] * (ad[1] - d0[1]) + n0[2] * (ad[2] - d0[2]));
+        double sn = 0.5 * (n0[0] * ad[0] + n0[1] * ad[1] + n0[2] * ad[2] - t->s0);
         for (int e = 0; e < 3; e++) {
           double zn = ad[e] - n0[e] * sn;
           double res = dx[e] - zn;
           yd[e] += res;
-          dg[e] += t->c * (zn - zd[e]);
-          zd[e] = zn;
+          if (dual) {
+            dg[e] += t->c * (zn - s->dz[3 * k + e]);
+            s->dz[3 * k + e] = zn;
+          }
           g[e] += t->c * (zn - yd[e]);
           res = fabs(res);
           if (res > rp)
             rp = res;
         }
       }
-      for (int e = 0; e < 3; e++) {
-        s->pull[3 * t->i + e] += g[e];
-        s->pull[3 * t->j + e] -= g[e];
-      }
+      /* scattered in a second pass: the springs' proxes are independent
+         of one another, the particles' sums are not */
+      for (int e = 0; e < 3; e++)
+        s->gbuf[3 * k + e] = g[e];
       if (dual)
         for (int e = 0; e < 3; e++) {
-          s->dpull[3 * t->i + e] += dg[e];
-          s->dpull[3 * t->j + e] -= dg[e];
+          s->dpull[3 * (size_t)t->i + e] += dg[e];
+          s->dpull[3 * (size_t)t->j + e] -= dg[e];
         }
+    }
+    for (size_t k = 0; k < ns; k++) {
+      const shot *t = &s->hot[k];
+      const double *g = s->gbuf + 3 * k;
+      double *pi = s->pull + 3 * (size_t)t->i, *pj = s->pull + 3 * (size_t)t->j;
+      pi[0] += g[0];
+      pi[1] += g[1];
+      pi[2] += g[2];
+      pj[0] -= g[0];
+      pj[1] -= g[1];
+      pj[2] -= g[2];
     }
     for (size_t r = 0; r < m; r++) {
       if (s->form[r] != FORM_SPLIT)

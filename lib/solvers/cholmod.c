@@ -127,6 +127,7 @@ typedef struct {
   int sched;             /* spos and lnz are L's: the factorisation may follow the schedule */
   cholmod_factor *L;
   cholmod_dense *X, *Y, *E; /* CHOLMOD's solve workspace for one column */
+  cholmod_dense *Xn, *Yn, *En; /* and for 2 to 4 columns at once (allocated by the first such solve) */
   int mode;              /* the cholmod_mode it was analysed with */
   unsigned long used;    /* for evicting the least recently used */
 } analysis;
@@ -152,6 +153,7 @@ typedef struct {
   double *t, *u, *r, *dx; /* mcap each */
   double *z, *p, *ap;    /* mcap each: the preconditioned CG of reuse */
   double *w;             /* mcap, zero between rows: the scheduled factorisation's row */
+  double *tn;            /* 4 mcap: up to 4 permuted right-hand sides */
   double delta;          /* 0, or the shift of the least-squares path */
   unsigned rank;
   int stale;             /* the factor is of an earlier A (reuse) */
@@ -184,6 +186,12 @@ static void analysis_free(chm_state *s, analysis *a)
     cholmod_free_dense(&a->Y, &s->c);
   if (a->E)
     cholmod_free_dense(&a->E, &s->c);
+  if (a->Xn)
+    cholmod_free_dense(&a->Xn, &s->c);
+  if (a->Yn)
+    cholmod_free_dense(&a->Yn, &s->c);
+  if (a->En)
+    cholmod_free_dense(&a->En, &s->c);
   memset(a, 0, sizeof *a);
 }
 
@@ -205,6 +213,7 @@ static void chm_free(void *p)
   free(s->p);
   free(s->ap);
   free(s->w);
+  free(s->tn);
   free(s);
 }
 
@@ -227,7 +236,8 @@ static int chm_alloc(void **out, size_t m)
   s->p = malloc(mm * sizeof(double));
   s->ap = malloc(mm * sizeof(double));
   s->w = calloc(mm, sizeof(double));
-  if (!s->t || !s->u || !s->r || !s->dx || !s->z || !s->p || !s->ap || !s->w || !cholmod_start(&s->c)) {
+  s->tn = malloc(4 * mm * sizeof(double));
+  if (!s->tn || !s->t || !s->u || !s->r || !s->dx || !s->z || !s->p || !s->ap || !s->w || !cholmod_start(&s->c)) {
     chm_free(s);
     return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory for m = %zu", m);
   }
@@ -737,6 +747,31 @@ static int factor_solve(chm_state *s, const double *b, double *y)
   return CDYN_OK;
 }
 
+/* The same for 2 to 4 right-hand sides in one pass over the factor
+   (CHOLMOD's simplicial solve takes up to 4 columns at once): each
+   column's arithmetic is the one-column solve's. */
+static int factor_solve_n(chm_state *s, size_t nrhs, const double *b, double *y)
+{
+  analysis *a = s->cur;
+  size_t m = a->m;
+  for (size_t j = 0; j < nrhs; j++)
+    for (size_t i = 0; i < m; i++)
+      s->tn[j * m + i] = b[j * m + (size_t)a->perm[i]];
+  cholmod_dense B = {m, nrhs, m * nrhs, m, s->tn, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
+  if (!a->L->is_super && a->Yn && a->Yn->nzmax >= 4 * m) {
+    a->Yn->nrow = a->Yn->d = 4;
+    a->Yn->ncol = m;
+  }
+  if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->Xn, NULL, &a->Yn, &a->En, &s->c))
+    return chm_status(s, "the solve (cholmod_solve2)");
+  const double *x = a->Xn->x;
+  size_t d = a->Xn->d;
+  for (size_t j = 0; j < nrhs; j++)
+    for (size_t i = 0; i < m; i++)
+      y[j * m + (size_t)a->perm[i]] = x[j * d + i];
+  return CDYN_OK;
+}
+
 static int shifted(void *ctx, const double *b, double *y) { return factor_solve(ctx, b, y); }
 
 static double dot(const double *a, const double *b, size_t m)
@@ -797,6 +832,19 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
     return cdyn_error(CDYN_EINVAL, "cholmod: solve before setup");
   size_t m = A->m;
   unsigned long its = 0, refactored = 0;
+  if (!s->stale && !(s->delta > 0) && nrhs >= 2 && nrhs <= 4) {
+    int rc = factor_solve_n(s, nrhs, b, x);
+    if (rc)
+      return rc;
+
+    rc = cdyn_direct_report(A, nrhs, b, x, s->r, "cholmod", info);
+    info->iterations = 0;
+    info->factorizations = 0;
+    info->rank = s->rank;
+    info->fallback = 0;
+    info->negative = s->negative;
+    return rc;
+  }
   for (size_t j = 0; j < nrhs; j++) {
     const double *bj = b + j * m;
     double *xj = x + j * m;
