@@ -166,7 +166,7 @@ static const exp_param elong_params[] = {
   {"anim_h", "1/60,1/120", EXP_TEXT, 0, 0, 0,
    "animation steps (s; numbers or p/q, comma separated; none: no animation runs): every run again at each, over "
    "the same time"},
-  {"anim_schemes", "backward-euler,projected-newton", EXP_TEXT, 0, 0, 0,
+  {"anim_schemes", "backward-euler,projected-newton,admm", EXP_TEXT, 0, 0, 0,
    "schemes run at the animation steps only, with the adaptive constraints, or the limiter and the ball in their "
    "inequality modes for a scheme that takes pins and inequality rows only (none: no such runs)"},
   {"strain_bound", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX,

@@ -29,8 +29,9 @@
  * A variant's own values replace the parameters' (mass 5 kg whatever
  * `mass` says); what it does not name comes from the parameters.
  *
- * Runs: projected-newton (pins and inequality rows only) with the strain
- * limiter in its inequality mode (a one-sided tether row at 1 + eps_max on
+ * Runs: projected-newton and admm (pins and inequality rows only; admm
+ * with its defaults, 10 iterations a step) with the strain limiter in its
+ * inequality mode (a one-sided tether row at 1 + eps_max on
  * every structural spring, on for good: the scheme decides inside its
  * step where they act); the companion backward-euler with the limiter's
  * adaptive constraints, switched before and after each step
@@ -530,13 +531,13 @@ static const exp_column columns[] = {
 
 const cdyn_experiment cdyn_experiment_cloth_robustness = {
   .name = "cloth-robustness",
-  .description = "where projected-newton holds a strain-limited hanging cloth at an animator's step, and where it "
-                 "stops: variants of shape, mass, pins, gravity, limit and step",
+  .description = "where projected-newton and admm hold a strain-limited hanging cloth at an animator's step, and "
+                 "where they stop: variants of shape, mass, pins, gravity, limit and step",
   .source = "beyond the papers (001 sec. V-B's cloth at animation steps)",
   .params = rob_params,
   .columns = columns,
   .check = rob_check,
-  .schemes = "projected-newton",
+  .schemes = "projected-newton,admm",
   .companions = rob_companions,
   .pins_ineq_ok = 1,
   .h = 1.0 / 60,

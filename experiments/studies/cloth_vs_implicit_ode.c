@@ -64,7 +64,7 @@ static const exp_param cost_params[] = {
   {"anim_h", "1/60,1/120", EXP_TEXT, 0, 0, 0,
    "animation steps (s; numbers or p/q, comma separated; none: no such comparison), the same h for both methods"},
   {"anim_grids", "16", EXP_TEXT, 0, 0, 0, "grid sizes of the comparison at animation steps (none: none)"},
-  {"anim_schemes", "backward-euler,projected-newton", EXP_TEXT, 0, 0, 0,
+  {"anim_schemes", "backward-euler,projected-newton,admm", EXP_TEXT, 0, 0, 0,
    "the schemes compared at animation steps: with the adaptive constraints, or the limiter in its inequality mode "
    "for a scheme that takes pins and inequality rows only"},
   {"anim_T", "1", EXP_REAL, 0, INFINITY, EXP_OPEN_MIN | EXP_OPEN_MAX, "window of the comparison at animation steps (s)"},

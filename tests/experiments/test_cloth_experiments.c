@@ -49,9 +49,9 @@ enum { CLAS_H = 1, CLAS_T, CLAS_STEPS, CLAS_MAX, CLAS_P99, CLAS_ACTIVE, CLAS_FLI
 /*
  * cloth-elongation's runs at the animation steps (1/60 and 1/120 s over
  * 0.4 s): the experiment's runs at its own step first (their largest eps
- * the summary's), then every run, backward-euler and projected-newton (the
- * limiter and the ball in their inequality modes: no ball contact is ever
- * switched on) at each step; each
+ * the summary's), then every run, backward-euler, projected-newton and
+ * admm (the last two with the limiter and the ball in their inequality
+ * modes: no ball contact is ever switched on) at each step; each
  * row's largest eps, steps taken and first broken rule as its series
  * says (a strain beyond the bound of 1, a last row with a status for a
  * step that failed or was not taken); stable exactly when no rule was
@@ -69,8 +69,8 @@ static void check_cloth_animation(const char *dir, const table *sum)
   pathf(path, "%s/cloth-animation-series.csv", dir);
   table se = read_table_nan(path, "scheme,h,t,steps,eps_max,eps_p99,active,flips,contacts,depth,E,iterations,status", 1);
   const double hs[2] = {1.0 / 60, 1.0 / 120};
-  ck_assert_uint_eq(a.nrows, sum->nrows + 2 * (sum->nrows + 2));
-  int be = 0, pn = 0;
+  ck_assert_uint_eq(a.nrows, sum->nrows + 2 * (sum->nrows + 3));
+  int be = 0, pn = 0, ad = 0;
   for (size_t r = 0; r < a.nrows; r++) {
     char name[128];
     snprintf(name, sizeof name, "%s", a.label[r]);
@@ -91,18 +91,19 @@ static void check_cloth_animation(const char *dir, const table *sum)
       ck_assert(emax == tv(sum, r, CLS_MAX) && tv(&a, r, CLA_DONE) == tv(sum, r, CLS_STEPS));
       continue;
     }
-    int hi = (int)((r - sum->nrows) / (sum->nrows + 2));
+    int hi = (int)((r - sum->nrows) / (sum->nrows + 3));
     ck_assert(h == hs[hi]);
     ck_assert_int_eq((long)tv(&a, r, CLA_STEPS), (long)ceil(0.4 / h - 1e-9));
     be += !strcmp(name, "backward-euler");
     pn += !strcmp(name, "projected-newton");
+    ad += !strcmp(name, "admm");
     /* The series of this run at this step. */
     double smax = 0;
     long last = -1, bound_step = -1, status = 0;
     for (size_t k = 0; k < se.nrows; k++) {
       if (strcmp(se.label[k], name) || tv(&se, k, CLAS_H) != h)
         continue;
-      if (!strcmp(name, "projected-newton"))
+      if (!strcmp(name, "projected-newton") || !strcmp(name, "admm"))
         ck_assert(tv(&se, k, CLAS_CONTACTS) == 0);
       if (tv(&se, k, CLAS_STATUS) != 0) {
         status = (long)tv(&se, k, CLAS_STATUS);
@@ -126,6 +127,7 @@ static void check_cloth_animation(const char *dir, const table *sum)
   }
   ck_assert_int_eq(be, 2);
   ck_assert_int_eq(pn, 2);
+  ck_assert_int_eq(ad, 2);
   table_free(&a);
   table_free(&se);
 }
@@ -548,19 +550,23 @@ START_TEST(test_cloth_cost)
                             "scheme,solver,grid,nodes,h,steps,k_scale,time_per_step,time_probe,eps_max,frac_mean,"
                             "frac_max,flips,noconv,completed,best,newton_iterations_per_step,analyses,set_changes",
                             2);
-  int seen[2][3] = {{0, 0, 0}, {0, 0, 0}}, nbest[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  int seen[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}}, nbest[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
   double pn_t = INFINITY, bw_t = NAN, bw_e = NAN; /* the bests at 1/60 s */
   for (size_t r = 0; r < an.nrows; r++) {
     double h = tv(&an, r, CLC_H);
     int hi = fabs(h - 1.0 / 60) < 1e-15 ? 0 : fabs(h - 1.0 / 120) < 1e-15 ? 1 : -1;
     ck_assert_msg(hi >= 0, "h %g", h);
     ck_assert(tv(&an, r, CLC_GRID) == 16 && tv(&an, r, CLC_NODES) == 256);
-    int m = !strncmp(an.label[r], "baraff-witkin,", 14) ? 2 : !strncmp(an.label[r], "projected-newton,", 17) ? 1 : 0;
+    int m = !strncmp(an.label[r], "baraff-witkin,", 14)      ? 2
+            : !strncmp(an.label[r], "projected-newton,", 17) ? 1
+            : !strncmp(an.label[r], "admm,", 5)              ? 3
+                                                             : 0;
     if (m == 0)
       ck_assert_str_eq(an.label[r], "backward-euler,auto");
-    if (m == 1)
-      ck_assert(!strcmp(an.label[r] + 17, "cholesky") || !strcmp(an.label[r] + 17, "cholmod") ||
-                !strcmp(an.label[r] + 17, "pcg"));
+    if (m == 1 || m == 3) {
+      const char *sv = an.label[r] + (m == 1 ? 17 : 5);
+      ck_assert(!strcmp(sv, "cholesky") || !strcmp(sv, "cholmod") || !strcmp(sv, "pcg"));
+    }
     if (hi == 0 && tv(&an, r, CLC_BEST) == 1) {
       if (m == 1)
         pn_t = tv(&an, r, CLC_TIME);
@@ -584,7 +590,7 @@ START_TEST(test_cloth_cost)
     }
   }
   for (int hi = 0; hi < 2; hi++)
-    for (int m = 0; m < 3; m++)
+    for (int m = 0; m < 4; m++)
       ck_assert(seen[hi][m] && nbest[hi][m] <= 1);
   table_free(&an);
   /* cloth.frame_rate: projected-newton on cloth-elongation's scene (grid
@@ -686,7 +692,7 @@ START_TEST(test_cloth_robustness)
                                   {"heavy-pins", 6, 5, 3, 0, 0.1, 1.0 / 60},
                                   {"tilt", 6, 0.5, 2, 5, 0.1, 1.0 / 60},
                                   {"h15", 6, 0.5, 2, 0, 0.1, 1.0 / 15}};
-  static const char *const runs[] = {"projected-newton", "backward-euler"};
+  static const char *const runs[] = {"projected-newton", "admm", "backward-euler"};
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "a");
   check_no_temporaries(dir);
@@ -700,12 +706,12 @@ START_TEST(test_cloth_robustness)
   table se = read_table_nan(path, "scheme,variant,h,t,step,strain,iterations,factorizations,status", 2);
   pathf(path, "%s/cloth-robustness-time.csv", dir);
   table tm = read_table_nan(path, "scheme,variant,h,steps_done,time_per_step", 2);
-  ck_assert_uint_eq(t.nrows, 10);
-  ck_assert_uint_eq(tm.nrows, 10);
+  ck_assert_uint_eq(t.nrows, 15);
+  ck_assert_uint_eq(tm.nrows, 15);
   int held = 0;
   for (size_t r = 0; r < t.nrows; r++) {
-    const rob_expect *e = &ex[r / 2];
-    const char *run = runs[r % 2];
+    const rob_expect *e = &ex[r / 3];
+    const char *run = runs[r % 3];
     char key[128], lab[160];
     snprintf(key, sizeof key, "%s,%s", run, e->name);
     snprintf(lab, sizeof lab, "%s,", key);
