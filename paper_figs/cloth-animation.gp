@@ -3,7 +3,7 @@
 # for every run, one panel per step, log scale, with the limit
 # eps_max = 0.1 (black), the claim's tolerance 0.11 (dotted) and the
 # stability bound on the strain (strain_bound, 1 by default; grey,
-# dashed); backward-euler and projected-newton, the runs with their
+# dashed); backward-euler, projected-newton and admm, the runs with their
 # springs implicit, are drawn thicker.  A run that stopped (a failed step, a step not taken, an
 # elongation beyond 10) ends where it stopped.
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
@@ -18,7 +18,7 @@ KROWS = int((NS + 3 + 3) / 4)
 FIG_W = 7; FIG_H = 3.0 + 0.145 * KROWS
 load ARG1."/common.gp"
 PAL_X = pal_use(S)
-lw_of(n) = n eq "backward-euler" || n eq "projected-newton" ? 2.5 * PAL_LW : PAL_LW
+lw_of(n) = n eq "backward-euler" || n eq "projected-newton" || n eq "admm" ? 2.5 * PAL_LW : PAL_LW
 hname(h) = abs(1 / h - floor(1 / h + 0.5)) < 1e-6 * (1 / h) ? sprintf("1/%d", floor(1 / h + 0.5)) : sprintf("%g", h)
 eval key_below(KROWS, 4)
 set key nobox Left reverse samplen 2
