@@ -653,6 +653,15 @@ static int solve_workspace(chm_state *s, analysis *a, cdyn_solve_info *info)
     cholmod_dense B = {m, 1, m, m, s->t, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
     if (!cholmod_solve2(CHOLMOD_A, a->L, &B, NULL, &a->X, NULL, &a->Y, &a->E, &s->c))
       return chm_status(s, "the first solve (cholmod_solve2)");
+    /* and for 4 columns, the most factor_solve_n takes (a simplicial
+       factor's), which then gives the workspace the shape of the columns
+       it solves before each call, so that CHOLMOD keeps it */
+    if (!a->L->is_super) {
+      memset(s->tn, 0, 4 * m * sizeof(double));
+      cholmod_dense B4 = {m, 4, 4 * m, m, s->tn, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
+      if (!cholmod_solve2(CHOLMOD_A, a->L, &B4, NULL, &a->Xn, NULL, &a->Yn, &a->En, &s->c))
+        return chm_status(s, "the first solve (cholmod_solve2)");
+    }
   }
   info->rank = s->rank;
   info->fallback = s->delta > 0;
@@ -747,9 +756,12 @@ static int factor_solve(chm_state *s, const double *b, double *y)
   return CDYN_OK;
 }
 
-/* The same for 2 to 4 right-hand sides in one pass over the factor
-   (CHOLMOD's simplicial solve takes up to 4 columns at once): each
-   column's arithmetic is the one-column solve's. */
+/* The same for 2 to 4 right-hand sides in one pass over a simplicial
+   factor (CHOLMOD's simplicial solve takes up to 4 columns at once): each
+   column's arithmetic is the one-column solve's.  The workspace,
+   allocated for 4 columns by solve_workspace, is given the shape of this
+   call (X m-by-nrhs, Y 4-by-m), which CHOLMOD then keeps: a shape it did
+   not ask for it would reallocate. */
 static int factor_solve_n(chm_state *s, size_t nrhs, const double *b, double *y)
 {
   analysis *a = s->cur;
@@ -758,7 +770,11 @@ static int factor_solve_n(chm_state *s, size_t nrhs, const double *b, double *y)
     for (size_t i = 0; i < m; i++)
       s->tn[j * m + i] = b[j * m + (size_t)a->perm[i]];
   cholmod_dense B = {m, nrhs, m * nrhs, m, s->tn, NULL, CHOLMOD_REAL, CHOLMOD_DOUBLE};
-  if (!a->L->is_super && a->Yn && a->Yn->nzmax >= 4 * m) {
+  if (a->Xn && a->Xn->nzmax >= nrhs * m) {
+    a->Xn->nrow = a->Xn->d = m;
+    a->Xn->ncol = nrhs;
+  }
+  if (a->Yn && a->Yn->nzmax >= 4 * m) {
     a->Yn->nrow = a->Yn->d = 4;
     a->Yn->ncol = m;
   }
@@ -832,7 +848,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
     return cdyn_error(CDYN_EINVAL, "cholmod: solve before setup");
   size_t m = A->m;
   unsigned long its = 0, refactored = 0;
-  if (!s->stale && !(s->delta > 0) && nrhs >= 2 && nrhs <= 4) {
+  if (!s->stale && !(s->delta > 0) && nrhs >= 2 && nrhs <= 4 && !s->cur->L->is_super && s->cur->Xn) {
     int rc = factor_solve_n(s, nrhs, b, x);
     if (rc)
       return rc;
