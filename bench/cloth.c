@@ -39,9 +39,9 @@
  *                      fixed number of iterations a step), the strain
  *                      limiter and the ball as for projected-newton.  Its
  *                      iterations n are the smallest of 10 (its default),
- *                      20, 40, 80, 160 whose largest strain over the run is
- *                      <= 0.11, else 160, searched as xpbd's substeps
- *                      below.
+ *                      12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160
+ *                      whose largest strain over the run is <= 0.11, else
+ *                      160, searched as xpbd's substeps below.
  *   baraff-witkin      cdyn's baraff-witkin (Baraff and Witkin 1998) with
  *                      the springs as they are, solver auto (its modified
  *                      conjugate gradients); no strain limiter (the scheme
@@ -190,8 +190,21 @@ typedef struct {
   const char *scheme; /* cdyn */
   int iterations;     /* Bullet's piterations */
   const char *what;
-  int nkind, n0, nmax; /* the search: n = n0, 2 n0, ..., nmax */
+  int nkind, n0, nmax; /* the search: n from n0 by next_n, to nmax */
 } cl_variant;
+
+/* The search's next candidate: substeps double; iterations go up by about
+   a quarter (a few iterations more cost a few per cent more a frame, so the
+   search does not overshoot by half). */
+static int next_n(int nkind, int n)
+{
+  static const int its[] = {10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160};
+  if (nkind == N_ITERATIONS)
+    for (size_t k = 0; k < sizeof its / sizeof its[0]; k++)
+      if (its[k] > n)
+        return its[k];
+  return 2 * n;
+}
 
 static const cl_variant variants[NV] = {
   [V_PN] = {"projected-newton", E_CDYN, "projected-newton", 0,
@@ -715,7 +728,7 @@ static void run_search(bench_cloth *c, cl_row *row, int iv)
   size_t len = 0;
   char *search = row->search[iv];
   search[0] = 0;
-  for (int n = v->n0; n < v->nmax; n *= 2) {
+  for (int n = v->n0; n < v->nmax; n = next_n(v->nkind, n)) {
     cl_run trial;
     char what[64];
     run_forked(row->p, &row->t, iv, n, CL_XPBD_TARGET, c->frames, &trial);
@@ -896,8 +909,8 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
              "\"stability_rule\": \"every step returns CDYN_OK (Bullet: no exception), the state stays finite and no "
              "node gets farther than %g m from its start, checked after every frame\", "
              "\"xpbd_substeps\": \"smallest n of 1, 2, 4, ..., %d whose largest strain is <= %g, else %d; 1 "
-             "iteration per substep\", \"admm_iterations\": \"smallest n of 10, 20, 40, 80 whose largest strain is "
-             "<= %g, else 160\", \"bullet_mapping\": {\"kLST\": [%g, %g, %g], \"kDP\": 0, \"collisions\": "
+             "iteration per substep\", \"admm_iterations\": \"smallest n of 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, "
+             "128 whose largest strain is <= %g, else 160\", \"bullet_mapping\": {\"kLST\": [%g, %g, %g], \"kDP\": 0, \"collisions\": "
              "\"SDF_RS\", \"margin\": %g, \"sdf_voxel\": %g, \"step\": \"stepSimulation(h, 0)\"}, "
              "\"memory\": \"per run, a child process: VmHWM at its end less VmRSS at its start, after malloc_trim "
              "and a reset of the peak (clear_refs 5)\", \"section_seconds\": %.1f},\n  \"problems\": [",
@@ -947,8 +960,8 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
   fprintf(g, "cdyn's cloth (N x N nodes, 1 m square, 0.5 kg, Provot's springs 100 / 20 / 2 N/m, damping 0.02 N s/m), "
              "released flat and at rest, pinned at its two corners 0 and N - 1; ball-64 adds a fixed frictionless "
              "ball of radius %g m, 0.5 m below the cloth's centre. Variants: cdyn's projected-newton (strain limiter "
-             "eps_max %g as inequalities), admm with n iterations a step (the same limits; n the smallest of 10, 20, "
-             "..., 160 with strain <= %g), baraff-witkin (springs only), xpbd with n substeps (switching strain "
+             "eps_max %g as inequalities), admm with n iterations a step (the same limits; n the smallest of 10, 12, "
+             "16, 20, 24, ..., 160 with strain <= %g), baraff-witkin (springs only), xpbd with n substeps (switching strain "
              "limiter; n the smallest of 1, 2, ..., %d with strain <= %g), and Bullet's btSoftBody with 10 and 40 "
              "position iterations (kLST 1 / 0.2 / 0.02; Bullet's kLST is a fraction, not N/m). Stable, a rule fixed "
              "before the runs: every step returns CDYN_OK (Bullet: no exception), the state stays finite and no node "
