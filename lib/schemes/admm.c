@@ -1240,14 +1240,14 @@ static const cdyn_option options[] = {
    "with tol > 0: the dual residual's bound, the change of the terms' pull on a free coordinate over its mass "
    "in an iteration (m/s^2)"},
   {"stiffness", CDYN_OPT_DOUBLE, offsetof(opts, stiffness), "1000", 1e-6, 1e12, NULL,
-   "the weight of a tether row merged into its spring, in units of its effective mass / h^2"},
+   "the weight of a tether merged into its spring, or of an awake contact, in units of its effective mass / h^2"},
   CDYN_OPTIONS_END};
 
 const cdyn_scheme_type cdyn_scheme_admm = {
   .name = "admm",
   .description = "backward Euler's incremental potential by ADMM over one prefactored scalar matrix (projective "
                  "dynamics with duals), a fixed number of iterations a step or to a tolerance: springs, dampers and "
-                 "strain-limit tethers split, pins eliminated, other inequality rows projected",
+                 "strain-limit tethers split, pins eliminated, contacts split while awake and projected while asleep",
   .source = "doc/large-steps.md (Overby et al. 2017; Bouaziz et al. 2014; Boyd et al. 2011)",
   .order = 1,
   .lambda_order = 1,
