@@ -753,12 +753,12 @@ int bench_anim_write(const bench_anim *a, const char *dir, int argc, char **argv
         fprintf(f, ",,,");
       if (iv == V_XPBD) {
         fprintf(f, "%.4g,", row->target);
-        bench_csv_text(f, row->search);
+        exp_csv_field(f, row->search);
       } else {
         fprintf(f, ",");
       }
       fprintf(f, ",");
-      bench_csv_text(f, r->note);
+      exp_csv_field(f, r->note);
       fprintf(f, "\n");
     }
   if (bench_close_tmp(f, tmp, fin))
@@ -784,7 +784,7 @@ int bench_anim_write(const bench_anim *a, const char *dir, int argc, char **argv
   for (int iv = 0; iv < NV; iv++) {
     const anim_variant *v = &variants[iv];
     fprintf(f, "%s{\"name\": \"%s\", \"what\": ", iv ? ", " : "", v->name);
-    bench_json_string(f, v->what);
+    exp_json_str(f, v->what);
     size_t si;
     if (v->scheme && !cdyn_scheme_find(v->scheme, &si)) {
       fprintf(f, ", \"scheme\": \"%s\", \"defaults\": {", v->scheme);
@@ -792,9 +792,9 @@ int bench_anim_write(const bench_anim *a, const char *dir, int argc, char **argv
         const char *name = NULL, *def = NULL;
         cdyn_scheme_option(si, k, &name, &def, NULL);
         fprintf(f, "%s", k ? ", " : "");
-        bench_json_string(f, name ? name : "?");
+        exp_json_str(f, name ? name : "?");
         fprintf(f, ": ");
-        bench_json_string(f, def ? def : "");
+        exp_json_str(f, def ? def : "");
       }
       fprintf(f, "}");
     }

@@ -876,9 +876,9 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
       else
         fprintf(f, ",");
       if (variants[iv].nkind != N_NONE)
-        bench_csv_text(f, row->search[iv]);
+        exp_csv_field(f, row->search[iv]);
       fprintf(f, ",");
-      bench_csv_text(f, r->note);
+      exp_csv_field(f, r->note);
       fprintf(f, "\n");
     }
   if (bench_close_tmp(f, tmp, fin))
@@ -891,9 +891,9 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
   fprintf(f, ",\n  \"bullet\": ");
 #ifdef HAVE_BULLET
   fprintf(f, "{\"version\": ");
-  bench_json_string(f, peer_bullet_version());
+  exp_json_str(f, peer_bullet_version());
   fprintf(f, ", \"pkg_config_module\": ");
-  bench_json_string(f, CDYN_BULLET_MODULE);
+  exp_json_str(f, CDYN_BULLET_MODULE);
   fprintf(f, ", \"btScalar_bytes\": %d}", peer_bullet_scalar_bytes());
 #else
   fprintf(f, "null");
@@ -927,7 +927,7 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
   for (int iv = 0; iv < NV; iv++) {
     const cl_variant *v = &variants[iv];
     fprintf(f, "%s{\"name\": \"%s\", \"what\": ", iv ? ", " : "", v->name);
-    bench_json_string(f, v->what);
+    exp_json_str(f, v->what);
     size_t si;
     if (v->scheme && !cdyn_scheme_find(v->scheme, &si)) {
       fprintf(f, ", \"scheme\": \"%s\", \"defaults\": {", v->scheme);
@@ -935,9 +935,9 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
         const char *name = NULL, *def = NULL;
         cdyn_scheme_option(si, k, &name, &def, NULL);
         fprintf(f, "%s", k ? ", " : "");
-        bench_json_string(f, name ? name : "?");
+        exp_json_str(f, name ? name : "?");
         fprintf(f, ": ");
-        bench_json_string(f, def ? def : "");
+        exp_json_str(f, def ? def : "");
       }
       fprintf(f, "}");
     } else if (v->scheme) {

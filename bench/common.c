@@ -77,17 +77,6 @@ int bench_in_list(const char *list, const char *name)
   return 0;
 }
 
-void bench_csv_text(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 const char *bench_status_name(int rc)
 {
   static const char *const neg[] = {"CDYN_OK", "CDYN_EINVAL", "CDYN_ENOMEM", "CDYN_ENONFINITE", "CDYN_EUNKNOWN",
@@ -98,20 +87,6 @@ const char *bench_status_name(int rc)
   if (rc <= 0 && -rc < (int)(sizeof neg / sizeof neg[0]))
     return neg[-rc];
   return "an unknown status";
-}
-
-void bench_json_string(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", *s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
 }
 
 static const char *blas_config(void)
@@ -174,35 +149,35 @@ void bench_meta_begin(FILE *f, int argc, char **argv)
   time_t t = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
   fprintf(f, "{\n  \"program\": \"cdyn-bench\",\n  \"cdyn_version\": ");
-  bench_json_string(f, cdyn_version());
+  exp_json_str(f, cdyn_version());
   fprintf(f, ",\n  \"command\": ");
-  bench_json_string(f, cmd);
+  exp_json_str(f, cmd);
   fprintf(f, ",\n  \"date_utc\": \"%s\",\n  \"machine\": {\"system\": ", date);
-  bench_json_string(f, u.sysname);
+  exp_json_str(f, u.sysname);
   fprintf(f, ", \"release\": ");
-  bench_json_string(f, u.release);
+  exp_json_str(f, u.release);
   fprintf(f, ", \"arch\": ");
-  bench_json_string(f, u.machine);
+  exp_json_str(f, u.machine);
   fprintf(f, ", \"cpu\": ");
-  bench_json_string(f, cpu);
+  exp_json_str(f, cpu);
   fprintf(f, ", \"online_cpus\": %ld},\n  \"compiler\": ", sysconf(_SC_NPROCESSORS_ONLN));
 #if defined(__clang__)
-  bench_json_string(f, "clang " __clang_version__);
+  exp_json_str(f, "clang " __clang_version__);
 #elif defined(__GNUC__)
-  bench_json_string(f, "gcc " __VERSION__);
+  exp_json_str(f, "gcc " __VERSION__);
 #elif defined(__VERSION__)
-  bench_json_string(f, __VERSION__);
+  exp_json_str(f, __VERSION__);
 #else
-  bench_json_string(f, "unknown");
+  exp_json_str(f, "unknown");
 #endif
   lapack_int lv[3] = {0, 0, 0};
   LAPACKE_ilaver(&lv[0], &lv[1], &lv[2]);
   fprintf(f, ",\n  \"blas\": ");
-  bench_json_string(f, blas_config());
+  exp_json_str(f, blas_config());
   fprintf(f, ",\n  \"blas_threads\": 1,\n  \"lapack\": \"%d.%d.%d\",\n  \"cholmod\": \"%d.%d.%d\",\n  \"ode\": ", (int)lv[0],
           (int)lv[1], (int)lv[2], CHOLMOD_MAIN_VERSION, CHOLMOD_SUB_VERSION, CHOLMOD_SUBSUB_VERSION);
 #ifdef HAVE_ODE
-  bench_json_string(f, peer_ode_version());
+  exp_json_str(f, peer_ode_version());
 #else
   fprintf(f, "null");
 #endif

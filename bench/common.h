@@ -11,6 +11,7 @@
 
 #include "cdyn/cdyn.h"
 #include "problem.h"
+#include "runner/text.h" /* exp_json_str, exp_csv_field */
 
 /* The problem as a cdyn system: links by "distance", links to fixed
    points by `pinned` (NULL: "sphere"), which takes the parameters
@@ -22,12 +23,6 @@ double bench_median(double *x, int n);
 
 /* Whether `name` is an item of the comma-separated `list`. */
 int bench_in_list(const char *list, const char *name);
-
-/* A JSON string literal for s. */
-void bench_json_string(FILE *f, const char *s);
-
-/* A CSV field for s: quoted, its quotes doubled. */
-void bench_csv_text(FILE *f, const char *s);
 
 /* A status's name (CDYN_OK, CDYN_NOCONV, CDYN_EINVAL, ...). */
 const char *bench_status_name(int rc);

@@ -7,7 +7,7 @@ EXTRA_PROGRAMS = bench/cdyn-bench
 bench_cdyn_bench_SOURCES = bench/bench.c bench/animation.c bench/animation.h bench/cloth.c bench/cloth.h \
 	bench/common.c bench/common.h bench/problems.c bench/problem.h bench/problems.h
 bench_cdyn_bench_CPPFLAGS = $(AM_CPPFLAGS)
-bench_cdyn_bench_LDADD = lib/libcdyn.la $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(DL_LIBS) $(LIBM)
+bench_cdyn_bench_LDADD = experiments/libcdynexp.la lib/libcdyn.la $(CHOLMOD_LIBS) $(LAPACKE_LIBS) $(BLAS_LIBS) $(DL_LIBS) $(LIBM)
 if HAVE_ODE
 bench_cdyn_bench_SOURCES += bench/peer_ode.c bench/peer_ode.h
 bench_cdyn_bench_CPPFLAGS += -DHAVE_ODE $(ODE_CFLAGS)

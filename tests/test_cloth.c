@@ -502,6 +502,83 @@ START_TEST(test_pn_is_backward_euler)
 END_TEST
 
 /*
+ * The tether fixture: one spring released at 1.05 m from its pinned end,
+ * its strain limit (10 %) a tether row (the limiter's inequality mode),
+ * under an outward load of 20 m, stepped 50 times with h = 0.01 s by
+ * `scheme` with the options `set` (key, value, ..., NULL).  The row must
+ * never push; gives the farthest the node went from the pin, the row's
+ * last multiplier and the node's mass.
+ */
+static void tether_run(const char *scheme, const char *const *set, double *rmax, double *lambda, double *mass)
+{
+  size_t k;
+  cdyn_system *sys = one_spring(1.05, &k);
+  cdyn_strainlimit *sl;
+  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0, CDYN_LIMIT_INEQUALITY};
+  ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
+  const double g[3] = {20, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, mass, NULL, NULL), CDYN_OK);
+  size_t c_id = cdyn_system_constraint_count(sys) - 1;
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+  for (; set && *set; set += 2)
+    ck_assert_int_eq(cdyn_stepper_set(st, set[0], set[1]), CDYN_OK);
+  *rmax = 0;
+  for (int n = 0; n < 50; n++) {
+    ck_assert_int_eq(cdyn_strainlimit_before(sl), CDYN_OK);
+    ck_assert_msg(cdyn_stepper_step(st, 0.01) == CDYN_OK, "%s step %d: %s", scheme, n, cdyn_errmsg());
+    ck_assert_int_eq(cdyn_strainlimit_after(sl, st), CDYN_OK);
+    double x[3];
+    ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+    *rmax = fmax(*rmax, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+    ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, lambda, NULL), CDYN_OK);
+    ck_assert_msg(*lambda <= 0, "%s step %d: the tether pushed (lambda %g)", scheme, n, *lambda);
+  }
+  cdyn_stepper_free(st);
+  cdyn_strainlimit_free(sl);
+  cdyn_system_free(sys);
+}
+
+/*
+ * The contact fixture: a node 1 m above a pinned one, held off it by a
+ * separation row (one-sided, 1 m) under gravity, stepped 20 times with
+ * h = 0.01 s by `scheme` with the options `set`; the steps after the
+ * first must allocate nothing.  Gives the node's position, the row's
+ * multiplier and the pin's three.
+ */
+static void contact_run(const char *scheme, const char *const *set, double x[3], double *lambda, double pin[3])
+{
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
+  const double x0[3] = {0, 0, 0}, x1[3] = {0, 1, 0}, g[3] = {0, -9.81, 0};
+  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
+  size_t c_id;
+  ck_assert_int_eq(cdyn_system_add_separation(sys, 0, 1, 1.0, &c_id), CDYN_OK);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, scheme), CDYN_OK);
+  for (; set && *set; set += 2)
+    ck_assert_int_eq(cdyn_stepper_set(st, set[0], set[1]), CDYN_OK);
+  long allocs = 0;
+  for (int n = 0; n < 20; n++) {
+    if (n > 0)
+      ta_arm(0);
+    int rc = cdyn_stepper_step(st, 0.01);
+    if (n > 0)
+      allocs += ta_disarm();
+    ck_assert_msg(rc == CDYN_OK, "%s step %d: %s", scheme, n, cdyn_errmsg());
+  }
+  ck_assert_msg(allocs == 0 || !ta_works, "%s: %ld allocations in 19 steps", scheme, allocs);
+  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, lambda, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, 0, pin, NULL), CDYN_OK);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+
+/*
  * A tether row (the limiter's inequality mode) under an outward load: the
  * node, released at 1.05 m, is stopped at the limit 1.1 m and rests there;
  * the row only pulls, and at rest it pulls with the load less the spring,
@@ -511,29 +588,8 @@ END_TEST
  */
 START_TEST(test_pn_tether)
 {
-  size_t k;
-  cdyn_system *sys = one_spring(1.05, &k);
-  cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0, CDYN_LIMIT_INEQUALITY};
-  ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
-  const double g[3] = {20, 0, 0};
-  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
-  double mass;
-  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, &mass, NULL, NULL), CDYN_OK);
-  size_t c_id = cdyn_system_constraint_count(sys) - 1;
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "projected-newton"), CDYN_OK);
-  double rmax = 0, lambda = 0;
-  for (int n = 0; n < 50; n++) {
-    ck_assert_int_eq(cdyn_strainlimit_before(sl), CDYN_OK);
-    ck_assert_msg(cdyn_stepper_step(st, 0.01) == CDYN_OK, "step %d: %s", n, cdyn_errmsg());
-    ck_assert_int_eq(cdyn_strainlimit_after(sl, st), CDYN_OK);
-    double x[3];
-    ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
-    rmax = fmax(rmax, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
-    ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
-    ck_assert_msg(lambda <= 0, "step %d: the tether pushed (lambda %g)", n, lambda);
-  }
+  double rmax, lambda, mass;
+  tether_run("projected-newton", NULL, &rmax, &lambda, &mass);
   ck_assert_msg(rmax <= 1.1 + 1e-6 + 1e-14, "the node went %.17g from the pin; the limit is 1.1", rmax);
   /* The pull to m tol_accel, or to the rounding floor of the row's force,
      64 eps kappa |x| with kappa = 1e4 m / h^2 (the default stiffness; the
@@ -541,9 +597,6 @@ START_TEST(test_pn_tether)
   double floor_n = 64 * DBL_EPSILON * 1e4 * mass / (0.01 * 0.01) * 1.1;
   ck_assert_msg(fabs(lambda + (20 * mass - 1)) <= fmax(mass * 1e-4, floor_n), "lambda %.17g, expected %.17g", lambda,
                 -(20 * mass - 1));
-  cdyn_stepper_free(st);
-  cdyn_strainlimit_free(sl);
-  cdyn_system_free(sys);
 }
 END_TEST
 
@@ -671,36 +724,13 @@ END_TEST
  */
 START_TEST(test_pn_contact_block)
 {
-  cdyn_system *sys;
-  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
-  const double x0[3] = {0, 0, 0}, x1[3] = {0, 1, 0}, g[3] = {0, -9.81, 0};
-  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
-  size_t c_id;
-  ck_assert_int_eq(cdyn_system_add_separation(sys, 0, 1, 1.0, &c_id), CDYN_OK);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "projected-newton"), CDYN_OK);
-  long allocs = 0;
-  for (int n = 0; n < 20; n++) {
-    if (n > 0)
-      ta_arm(0);
-    int rc = cdyn_stepper_step(st, 0.01);
-    if (n > 0)
-      allocs += ta_disarm();
-    ck_assert_msg(rc == CDYN_OK, "step %d: %s", n, cdyn_errmsg());
-  }
-  ck_assert_msg(allocs == 0 || !ta_works, "%ld allocations in 19 steps", allocs);
-  double x[3], lambda;
-  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+  double x[3], lambda, pin[3];
+  contact_run("projected-newton", NULL, x, &lambda, pin);
   ck_assert_msg(x[1] >= 1 - 1e-6 - 1e-15 && fabs(x[0]) + fabs(x[2]) <= 1e-12, "the node at (%g, %.17g, %g)", x[0], x[1],
                 x[2]);
-  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
   /* to m tol_accel, or the row's rounding floor 64 eps kappa |x| (kappa =
      1e4 m / h^2) */
   ck_assert_msg(fabs(lambda + 9.81) <= fmax(1e-4, 64 * DBL_EPSILON * 1e4 / (0.01 * 0.01)), "lambda %.17g", lambda);
-  cdyn_stepper_free(st);
-  cdyn_system_free(sys);
 }
 END_TEST
 
@@ -834,37 +864,13 @@ END_TEST
  */
 START_TEST(test_admm_tether)
 {
-  size_t k;
-  cdyn_system *sys = one_spring(1.05, &k);
-  cdyn_strainlimit *sl;
-  cdyn_strainlimit_opts o = {0.1, 0, 0, 0, 0, CDYN_LIMIT_INEQUALITY};
-  ck_assert_int_eq(cdyn_strainlimit_new(&sl, sys, &k, 1, &o), CDYN_OK);
-  const double g[3] = {20, 0, 0};
-  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
-  double mass;
-  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, &mass, NULL, NULL), CDYN_OK);
-  size_t c_id = cdyn_system_constraint_count(sys) - 1;
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "tol_accel", "1e-9"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "iterations", "100000"), CDYN_OK);
-  double rmax = 0, lambda = 0;
-  for (int n = 0; n < 50; n++) {
-    ck_assert_msg(cdyn_stepper_step(st, 0.01) == CDYN_OK, "step %d: %s", n, cdyn_errmsg());
-    double x[3];
-    ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
-    rmax = fmax(rmax, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
-    ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
-    ck_assert_msg(lambda <= 0, "step %d: the tether pushed (lambda %g)", n, lambda);
-  }
+  static const char *const set[] = {"tol", "1e-12", "tol_accel", "1e-9", "iterations", "100000", NULL};
+  double rmax, lambda, mass;
+  tether_run("admm", set, &rmax, &lambda, &mass);
   ck_assert_msg(rmax <= 1.1 + 1e-12 * sqrt(3) + 1e-14, "the node went %.17g from the pin; the limit is 1.1", rmax);
   double W = 1000 * mass / (0.01 * 0.01) + 10;
   ck_assert_msg(fabs(lambda + (20 * mass - 1)) <= W * 1e-12 + mass * 1e-9 + 1e-12, "lambda %.17g, expected %.17g",
                 lambda, -(20 * mass - 1));
-  cdyn_stepper_free(st);
-  cdyn_strainlimit_free(sl);
-  cdyn_system_free(sys);
 }
 END_TEST
 
@@ -900,43 +906,17 @@ END_TEST
  */
 START_TEST(test_admm_contact)
 {
-  cdyn_system *sys;
-  ck_assert_int_eq(cdyn_system_new(&sys, 2), CDYN_OK);
-  const double x0[3] = {0, 0, 0}, x1[3] = {0, 1, 0}, g[3] = {0, -9.81, 0};
-  ck_assert_int_eq(cdyn_system_set_position(sys, 1, x1), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_gravity(sys, g), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, x0, NULL), CDYN_OK);
-  size_t c_id;
-  ck_assert_int_eq(cdyn_system_add_separation(sys, 0, 1, 1.0, &c_id), CDYN_OK);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "tol_accel", "1e-9"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "iterations", "100000"), CDYN_OK);
-  long allocs = 0;
-  for (int n = 0; n < 20; n++) {
-    if (n > 0)
-      ta_arm(0);
-    int rc = cdyn_stepper_step(st, 0.01);
-    if (n > 0)
-      allocs += ta_disarm();
-    ck_assert_msg(rc == CDYN_OK, "step %d: %s", n, cdyn_errmsg());
-  }
-  ck_assert_msg(allocs == 0 || !ta_works, "%ld allocations in 19 steps", allocs);
+  static const char *const set[] = {"tol", "1e-12", "tol_accel", "1e-9", "iterations", "100000", NULL};
   double x[3], lambda, pin[3];
-  ck_assert_int_eq(cdyn_system_get_particle(sys, 1, NULL, x, NULL), CDYN_OK);
+  contact_run("admm", set, x, &lambda, pin);
   ck_assert_msg(fabs(x[1] - 1) <= 1e-12 * sqrt(3) + 1e-15 && fabs(x[0]) + fabs(x[2]) <= 1e-12,
                 "the node at (%g, %.17g, %g)", x[0], x[1], x[2]);
-  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, c_id, &lambda, NULL), CDYN_OK);
   double w2 = 1000 / (0.01 * 0.01);
   ck_assert_msg(fabs(lambda + 9.81) <= 1e-9 + w2 * 1e-12 + 1e-12, "lambda %.17g", lambda);
   /* the pin bears the ball's weight and the node's push on it, 2 m g
      upwards: its force -lambda_pin */
-  ck_assert_int_eq(cdyn_stepper_constraint_multipliers(st, 0, pin, NULL), CDYN_OK);
   ck_assert_msg(fabs(pin[1] + 2 * 9.81) <= 2 * (1e-9 + w2 * 1e-12) + 1e-12 && fabs(pin[0]) + fabs(pin[2]) <= 1e-9,
                 "the pin's multiplier (%g, %.17g, %g)", pin[0], pin[1], pin[2]);
-  cdyn_stepper_free(st);
-  cdyn_system_free(sys);
 }
 END_TEST
 

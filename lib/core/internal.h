@@ -264,4 +264,25 @@ void cdyn_pattern_matrix(cdyn_stepper *st);
    their number (the scheme contact's sparse A too). */
 unsigned cdyn_row_particles_sorted(const cdyn_stepper *st, size_t r, size_t *ps);
 
+/* ---- particles' neighbour lists (adjacency.c) --------------------------------- */
+
+/* Each particle's neighbours, ascending and without repeats: particle i's
+   are nbr[start[i] .. start[i + 1] - 1]. */
+typedef struct cdyn_adjacency {
+  size_t n;
+  size_t *start, *nbr;
+  size_t *deg; /* the build's counts */
+  int placing; /* the walk's pass: 0 counts, 1 places */
+} cdyn_adjacency;
+/* Names every pair (i, j), i != j, both < n, through cdyn_adjacency_add;
+   it is called twice and must name the same pairs both times. */
+typedef void (*cdyn_adjacency_walk)(void *ctx, cdyn_adjacency *g);
+/* Build g's lists for n particles from the walk's pairs (g freed first;
+   a zeroed g is empty).  CDYN_ENOMEM, with no message, g empty. */
+int cdyn_adjacency_build(cdyn_adjacency *g, size_t n, cdyn_adjacency_walk walk, void *ctx);
+void cdyn_adjacency_add(cdyn_adjacency *g, size_t i, size_t j);
+/* j's place in i's list, from 0 (j must be there). */
+size_t cdyn_adjacency_slot(const cdyn_adjacency *g, size_t i, size_t j);
+void cdyn_adjacency_free(cdyn_adjacency *g);
+
 #endif

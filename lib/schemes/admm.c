@@ -18,22 +18,27 @@
  * spring's pair adds the indicator of |z| <= L to that spring's term (the
  * two are merged).
  *
- * The iteration.  Each spring's elastic part and its damper get a split
- * variable z = x_i - x_j, weights W = k (+ the tether's w^2) and c / h, and
- * a scaled dual y; each iteration is
- *   x <- argmin sum m |x - xhat|^2 / (2 h^2) + sum W |x_i - x_j - z + y|^2 / 2
+ * The iteration.  Each spring's elastic part gets a split variable z =
+ * x_i - x_j, weight W = k (+ the tether's w^2) and a scaled dual y; with
+ * d = x_i - x_j, each iteration is
+ *   x <- argmin sum m |x - xhat|^2 / (2 h^2) + sum W |d - z + y|^2 / 2
+ *               + sum (c / h) |d|^2 / 2 - d . D(x_prev)
  *        (one solve with A = M / h^2 + sum (W + c / h) L_s, L_s the pair's
  *        graph Laplacian, the same for x, y and z),
- *   z <- the prox of the term at x_i - x_j + y,   y <- y + x_i - x_j - z.
- * A is a scalar n x n matrix (the pins eliminated), the same at every step
- * while the springs, the pins, the tethers' weights and h are: it is
- * factored once, and an iteration is one solve with three right-hand
- * sides and a loop over the springs.  With W = k the iteration is
- * Projective Dynamics' local-global one, plus the duals.  The proxes:
- *   - the spring's: radial, |z| = (k L0 + W |a|) / (k + W) along a,
- *     clamped to a merged tether's L (both radial, so the clamp is the
- *     exact prox of their sum);
- *   - the damper's (W = c / h): a moved along n0 by half its n0-part.
+ *   z <- the prox of the term at d + y,   y <- y + d - z.
+ * A damper's term (c / 2h) (n0 . d - s0)^2 is quadratic, with Hessian
+ * (c / h) n0 n0^T: A holds its isotropic part c / h and the rest, the
+ * positive semi-definite (c / h) (I - n0 n0^T) below it, is lagged,
+ *   D(x_prev) = (c / h) (d_prev - n0 (n0 . d_prev - s0)),
+ * so that a fixed point is the minimum (a splitting A - N with 0 <= N <=
+ * A; the dampers need no split variable).  A is a scalar n x n matrix (the
+ * pins eliminated), the same at every step while the springs, the pins,
+ * the tethers' weights and h are: it is factored once, and an iteration
+ * is one solve with three right-hand sides and a loop over the springs.
+ * With W = k the iteration is Projective Dynamics' local-global one, plus
+ * the duals.  The spring's prox is radial, |z| = (k L0 + W |a|) / (k + W)
+ * along a, clamped to a merged tether's L (both radial, so the clamp is
+ * the exact prox of their sum).
  * A merged tether's weight w^2 = stiffness * mu_eff / h^2, mu_eff = 1 /
  * (J W J^T), the row's effective mass, at the step where the set or h
  * last changed (as projected_newton.c's kappa; `stiffness` 1000 by
@@ -70,8 +75,8 @@
  * make bench's cloth section reports the iterations each hanging cloth
  * needs to stay within 11 % strain.  With tol > 0 the step stops once the
  * primal residual max |x_i - x_j - z| <= tol (m) and the dual one, the
- * change of the terms' pull on each free coordinate over its mass,
- * <= tol_accel (m/s^2) (Boyd, Parikh, Chu, Peleato and Eckstein 2011,
+ * change of the terms' pull on each free coordinate over its mass (the
+ * dampers' lagged part included), <= tol_accel (m/s^2) (Boyd, Parikh, Chu, Peleato and Eckstein 2011,
  * sec. 3.3), and returns CDYN_NOCONV with the state restored when K
  * iterations pass first.  The iteration converges linearly, slowly for
  * stiff springs against light particles (k much larger than m / h^2):
@@ -141,15 +146,16 @@ typedef struct {
 typedef struct {
   size_t n, mcap;
   /* 3n each */
-  double *x, *xhat, *base, *pull, *dpull, *rhs, *sol, *fext;
+  double *x, *xhat, *base, *pull, *dpull, *rhs, *sol, *fext, *xold;
   double *msig; /* n: the masses the matrix was built with */
   long *fidx;   /* n: a particle's free index, or -1 when pinned */
   size_t nf;
   /* per spring */
   sterm *sp;
   shot *hot;
+  uint32_t *pij; /* 2 each: the particles again, for the scatter pass */
   size_t *sorder;                      /* the springs by particle pair */
-  double *sz, *sy, *dz, *dy;            /* 3 each */
+  double *sz, *sy;                     /* 3 each */
   double *gbuf;                        /* 3 each: a spring's pull, before it is scattered */
   double *wsig;                        /* the W + c / h of the factored matrix */
   /* per row */
@@ -161,7 +167,7 @@ typedef struct {
   int *rowptr, *col;
   double *val, *diag;
   size_t nnz, nspr;
-  size_t *nstart, *nbr;
+  cdyn_adjacency adj; /* the free particles' neighbours */
   unsigned long fversion, pattern_id;
   double h;       /* the h of the weights */
   int have_pattern, factored, fresh, reweigh;
@@ -177,11 +183,9 @@ static void drop_pattern(state *s)
   free(s->col);
   free(s->val);
   free(s->diag);
-  free(s->nstart);
-  free(s->nbr);
+  cdyn_adjacency_free(&s->adj);
   s->rowptr = s->col = NULL;
   s->val = s->diag = NULL;
-  s->nstart = s->nbr = NULL;
   if (s->stype && s->sstate)
     s->stype->free(s->sstate);
   s->sstate = NULL;
@@ -193,10 +197,12 @@ static void drop_springs(state *s)
 {
   free(s->sp);
   free(s->hot);
+  free(s->pij);
   free(s->sorder);
   free(s->sz);
   s->sp = NULL;
   s->hot = NULL;
+  s->pij = NULL;
   s->sorder = NULL;
   s->sz = NULL;
 }
@@ -224,7 +230,7 @@ static int st_alloc(void **out, size_t n, size_t mcap)
   s->n = n;
   s->mcap = mcap;
   size_t n3 = 3 * n;
-  s->x = calloc(8 * n3 + 3 * n + 1, sizeof(double));
+  s->x = calloc(9 * n3 + 3 * n + 1, sizeof(double));
   s->fidx = calloc(n + 1, sizeof(long));
   s->w2 = calloc((3 + 2 * ZW) * mcap + 1, sizeof(double));
   s->form = calloc(2 * mcap + 1, 1);
@@ -233,10 +239,10 @@ static int st_alloc(void **out, size_t n, size_t mcap)
     st_free(s);
     return cdyn_error(CDYN_ENOMEM, "admm: out of memory for %zu particles and %zu rows", n, mcap);
   }
-  double **arr[] = {&s->xhat, &s->base, &s->pull, &s->dpull, &s->rhs, &s->sol, &s->fext};
+  double **arr[] = {&s->xhat, &s->base, &s->pull, &s->dpull, &s->rhs, &s->sol, &s->fext, &s->xold};
   for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++)
     *arr[k] = s->x + (k + 1) * n3;
-  s->msig = s->x + 8 * n3;
+  s->msig = s->x + 9 * n3;
   s->cdiag = s->msig + n;
   s->csig = s->cdiag + n;
   s->rmu = s->w2 + mcap;
@@ -294,36 +300,24 @@ static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *ch)
 
 /* ---- the pattern ---------------------------------------------------------------------- */
 
-/* The springs' free-free pairs; place = 0 counts, 1 writes. */
-static void walk_pairs(state *s, const cdyn_system *sys, size_t *deg, int place)
+/* The springs' free-free pairs, in free indices (ctx: the state and the
+   system). */
+typedef struct {
+  const state *s;
+  const cdyn_system *sys;
+} walk_ctx;
+
+static void walk_pairs(void *ctx, cdyn_adjacency *g)
 {
-  for (size_t k = 0; k < sys->nsprings; k++) {
-    const cdyn_spring *sp = &sys->springs[k];
+  const walk_ctx *w = ctx;
+  for (size_t k = 0; k < w->sys->nsprings; k++) {
+    const cdyn_spring *sp = &w->sys->springs[k];
     if (!sp->enabled || sp->i == sp->j)
       continue;
-    long a = s->fidx[sp->i], b = s->fidx[sp->j];
-    if (a < 0 || b < 0)
-      continue;
-    if (place) {
-      s->nbr[s->nstart[a] + deg[a]] = (size_t)b;
-      s->nbr[s->nstart[b] + deg[b]] = (size_t)a;
-    }
-    deg[a]++;
-    deg[b]++;
+    long a = w->s->fidx[sp->i], b = w->s->fidx[sp->j];
+    if (a >= 0 && b >= 0)
+      cdyn_adjacency_add(g, (size_t)a, (size_t)b);
   }
-}
-
-static size_t slot_of(const state *s, size_t a, size_t b)
-{
-  size_t lo = s->nstart[a], hi = s->nstart[a + 1];
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (s->nbr[mid] < b)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
 }
 
 static size_t pair_lo(const cdyn_spring *sp) { return sp->i < sp->j ? sp->i : sp->j; }
@@ -380,16 +374,15 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
     drop_springs(s);
     s->sp = calloc(ns + 1, sizeof(sterm));
     s->hot = calloc(ns + 1, sizeof(shot));
+    s->pij = calloc(2 * ns + 1, sizeof(uint32_t));
     s->sorder = calloc(ns + 1, sizeof(size_t));
-    s->sz = calloc(16 * ns + 1, sizeof(double));
-    if (!s->sp || !s->hot || !s->sorder || !s->sz) {
+    s->sz = calloc(10 * ns + 1, sizeof(double));
+    if (!s->sp || !s->hot || !s->pij || !s->sorder || !s->sz) {
       drop_springs(s);
       return cdyn_error(CDYN_ENOMEM, "admm: out of memory for %zu springs", ns);
     }
     s->sy = s->sz + 3 * ns;
-    s->dz = s->sy + 3 * ns;
-    s->dy = s->dz + 3 * ns;
-    s->wsig = s->dy + 3 * ns;
+    s->wsig = s->sy + 3 * ns;
     s->gbuf = s->wsig + ns;
     for (size_t k = 0; k < 3 * ns; k++)
       s->sz[k] = NAN; /* set from the positions at the first step */
@@ -397,44 +390,10 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
       s->sorder[k] = k;
     sort_pairs(sys, s->sorder, ns);
   }
-  size_t *deg = calloc(nf + 1, sizeof(size_t));
-  s->nstart = calloc(nf + 1, sizeof(size_t));
-  if (!deg || !s->nstart)
+  walk_ctx wc = {s, sys};
+  if (cdyn_adjacency_build(&s->adj, nf, walk_pairs, &wc))
     goto nomem;
-  walk_pairs(s, sys, deg, 0);
-  size_t total = 0;
-  for (size_t a = 0; a < nf; a++) {
-    s->nstart[a] = total;
-    total += deg[a];
-  }
-  s->nstart[nf] = total;
-  s->nbr = malloc((total + 1) * sizeof(size_t));
-  if (!s->nbr)
-    goto nomem;
-  memset(deg, 0, (nf + 1) * sizeof(size_t));
-  walk_pairs(s, sys, deg, 1);
-  /* Sort each list (insertion: short lists) and drop duplicates, in place. */
-  size_t w = 0;
-  for (size_t a = 0; a < nf; a++) {
-    size_t a0 = s->nstart[a], len = deg[a], u = 0;
-    size_t *e = s->nbr + a0;
-    for (size_t t = 0; t < len; t++) {
-      size_t c = e[t], pos = u;
-      while (pos > 0 && e[pos - 1] > c)
-        pos--;
-      if (pos > 0 && e[pos - 1] == c)
-        continue;
-      memmove(e + pos + 1, e + pos, (u - pos) * sizeof(size_t));
-      e[pos] = c;
-      u++;
-    }
-    memmove(s->nbr + w, e, u * sizeof(size_t));
-    s->nstart[a] = w;
-    w += u;
-  }
-  s->nstart[nf] = w;
-  free(deg);
-  deg = NULL;
+  size_t w = s->adj.start[nf];
   size_t nnz = nf + w;
   if (nnz > (size_t)2147483647) {
     drop_pattern(s);
@@ -450,8 +409,8 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
   for (size_t a = 0; a < nf; a++) {
     s->rowptr[a] = (int)p;
     s->col[p++] = (int)a;
-    for (size_t t = s->nstart[a]; t < s->nstart[a + 1]; t++)
-      s->col[p++] = (int)s->nbr[t];
+    for (size_t t = s->adj.start[a]; t < s->adj.start[a + 1]; t++)
+      s->col[p++] = (int)s->adj.nbr[t];
   }
   s->rowptr[nf] = (int)p;
   s->nnz = nnz;
@@ -469,7 +428,6 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
   st->stats.analyses++;
   return CDYN_OK;
 nomem:
-  free(deg);
   drop_pattern(s);
   return cdyn_error(CDYN_ENOMEM, "admm: out of memory for the pattern of %zu particles", s->nf);
 }
@@ -590,8 +548,8 @@ static void weigh(cdyn_stepper *st, state *s, double h)
   for (size_t k = 0; k < sys->nsprings; k++) {
     const sterm *t = &s->sp[k];
     shot *u = &s->hot[k];
-    u->i = (uint32_t)t->i;
-    u->j = (uint32_t)t->j;
+    u->i = s->pij[2 * k] = (uint32_t)t->i;
+    u->j = s->pij[2 * k + 1] = (uint32_t)t->j;
     u->W = t->W;
     u->al = t->W > 0 ? t->W / (t->k + t->W) : 0;
     u->be = t->W > 0 ? t->k * t->L / (t->k + t->W) : 0;
@@ -610,8 +568,8 @@ static void add_pair(state *s, long a, long b, double w)
   if (b >= 0)
     s->val[s->rowptr[b]] += w;
   if (a >= 0 && b >= 0 && a != b) {
-    s->val[s->rowptr[a] + 1 + (slot_of(s, (size_t)a, (size_t)b) - s->nstart[a])] -= w;
-    s->val[s->rowptr[b] + 1 + (slot_of(s, (size_t)b, (size_t)a) - s->nstart[b])] -= w;
+    s->val[s->rowptr[a] + 1 + cdyn_adjacency_slot(&s->adj, (size_t)a, (size_t)b)] -= w;
+    s->val[s->rowptr[b] + 1 + cdyn_adjacency_slot(&s->adj, (size_t)b, (size_t)a)] -= w;
   }
 }
 
@@ -677,29 +635,37 @@ static int factor(cdyn_stepper *st, state *s, const void *sopts, double rank_tol
   return CDYN_OK;
 }
 
+/* Row r (a one-row constraint's) at rest at t1, its particles at 3 p of
+   the particles' positions q, or stacked at 3 a (a row's z). */
+static int row_at(const cdyn_stepper *st, size_t r, const double *q, int stacked, double t1, cdyn_row *row)
+{
+  const cdyn_scheme_data *d = &st->d;
+  const cdyn_constraint *c = &st->sys->cons[d->rowcon[r]];
+  const size_t *pp = d->rowpart + r * CDYN_MAX_PARTICLES;
+  static const double zero[3] = {0, 0, 0};
+  const double *xp[CDYN_MAX_PARTICLES], *vp[CDYN_MAX_PARTICLES];
+  for (unsigned a = 0; a < d->rownp[r]; a++) {
+    xp[a] = q + 3 * (stacked ? a : pp[a]);
+    vp[a] = zero;
+  }
+  return c->type->eval(c->params, xp, vp, t1, row);
+}
+
 /* Project x onto the rows of FORM_PROJ, one after another: each violated
    row moves its free particles along W J^T onto g = 0 (up to PROJ_STEPS
    linearisations); its push is kept in rmu (m kg, before / h^2). */
 static int project_rows(cdyn_stepper *st, state *s, double t1)
 {
   const cdyn_scheme_data *d = &st->d;
-  const cdyn_system *sys = st->sys;
-  static const double zero[3] = {0, 0, 0};
   for (size_t r = 0; r < d->m; r++) {
     if (s->form[r] != FORM_PROJ)
       continue;
-    const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
     const size_t *pp = d->rowpart + r * CDYN_MAX_PARTICLES;
     unsigned np = d->rownp[r];
-    const double *xp[CDYN_MAX_PARTICLES], *vp[CDYN_MAX_PARTICLES];
-    for (unsigned a = 0; a < np; a++) {
-      xp[a] = s->x + 3 * pp[a];
-      vp[a] = zero;
-    }
     s->rmu[r] = 0;
     for (int it = 0; it < PROJ_STEPS; it++) {
       cdyn_row row;
-      int rc = c->type->eval(c->params, xp, vp, t1, &row);
+      int rc = row_at(st, r, s->x, 0, t1, &row);
       if (rc)
         return rc;
       if (row.phi >= 0)
@@ -727,18 +693,11 @@ static int project_rows(cdyn_stepper *st, state *s, double t1)
 static int project_split(const cdyn_stepper *st, const state *s, size_t r, double *z, double t1)
 {
   const cdyn_scheme_data *d = &st->d;
-  const cdyn_constraint *c = &st->sys->cons[d->rowcon[r]];
   const size_t *pp = d->rowpart + r * CDYN_MAX_PARTICLES;
   unsigned np = d->rownp[r];
-  static const double zero[3] = {0, 0, 0};
-  const double *xp[CDYN_MAX_PARTICLES], *vp[CDYN_MAX_PARTICLES];
-  for (unsigned a = 0; a < np; a++) {
-    xp[a] = z + 3 * a;
-    vp[a] = zero;
-  }
   for (int it = 0; it < PROJ_STEPS; it++) {
     cdyn_row row;
-    int rc = c->type->eval(c->params, xp, vp, t1, &row);
+    int rc = row_at(st, r, z, 1, t1, &row);
     if (rc)
       return rc;
     if (row.phi >= 0)
@@ -771,23 +730,15 @@ static int project_split(const cdyn_stepper *st, const state *s, size_t r, doubl
 static int wake(cdyn_stepper *st, state *s, double h, double t1, int rew)
 {
   const cdyn_scheme_data *d = &st->d;
-  const cdyn_system *sys = st->sys;
   const opts *o = d->opts;
-  static const double zero[3] = {0, 0, 0};
   memset(s->cdiag, 0, d->n * sizeof(double));
   for (size_t r = 0; r < d->m; r++) {
     if (s->form[r] != FORM_PROJ && s->form[r] != FORM_SPLIT)
       continue;
-    const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
     const size_t *pp = d->rowpart + r * CDYN_MAX_PARTICLES;
     unsigned np = d->rownp[r];
-    const double *xp[CDYN_MAX_PARTICLES], *vp[CDYN_MAX_PARTICLES];
-    for (unsigned a = 0; a < np; a++) {
-      xp[a] = s->xhat + 3 * pp[a];
-      vp[a] = zero;
-    }
     cdyn_row row;
-    int rc = c->type->eval(c->params, xp, vp, t1, &row);
+    int rc = row_at(st, r, s->xhat, 0, t1, &row);
     if (rc)
       return rc;
     int was = s->form[r] == FORM_SPLIT && s->rlam[r] != 0;
@@ -959,8 +910,6 @@ static int step(cdyn_stepper *st, void *state_, double h)
       u->s0 += n0[e] * d0[e];
     }
     for (int e = 0; e < 3; e++) {
-      s->dz[3 * k + e] = d0[e];
-      s->dy[3 * k + e] = 0;
       if (s->fresh || isnan(s->sz[3 * k + e])) {
         s->sz[3 * k + e] = d0[e];
         s->sy[3 * k + e] = 0;
@@ -987,6 +936,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
   int converged = 0, dual = o->tol > 0;
   double rp = INFINITY, rd = INFINITY;
   memcpy(s->x, s->xhat, n3 * sizeof(double));
+  if (dual)
+    memcpy(s->xold, d->q, n3 * sizeof(double)); /* where the first pull's dampers are */
   for (;;) {
     /* the global solve, A x = base + pull, and the other rows' projection */
     for (size_t i = 0; i < n; i++) {
@@ -1018,6 +969,9 @@ static int step(cdyn_stepper *st, void *state_, double h)
 
     /* the proxes and the duals, the next pull, the residuals */
     rp = 0;
+    /* z is read again only by the dual residual, the multipliers and the
+       next step's warm start */
+    int keepz = dual || (long)it >= o->iterations;
     memset(s->pull, 0, n3 * sizeof(double));
     if (dual)
       memset(s->dpull, 0, n3 * sizeof(double));
@@ -1039,7 +993,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
           y[e] += res;
           if (dual)
             dg[e] += t->W * (zn[e] - z[e]);
-          z[e] = zn[e];
+          if (keepz)
+            z[e] = zn[e];
           g[e] += t->W * (zn[e] - y[e]);
           res = fabs(res);
           if (res > rp)
@@ -1047,23 +1002,18 @@ static int step(cdyn_stepper *st, void *state_, double h)
         }
       }
       if (t->c > 0) {
-        /* z_d's old value matters only to the dual residual */
-        double *yd = s->dy + 3 * k;
+        /* the damper's lagged part, c (dx - n0 (n0 . dx - s0)), and its
+           change since the last iterate (the dual residual's share) */
         const double *n0 = t->n0;
-        double ad[3] = {dx[0] + yd[0], dx[1] + yd[1], dx[2] + yd[2]};
-        double sn = 0.5 * (n0[0] * ad[0] + n0[1] * ad[1] + n0[2] * ad[2] - t->s0);
-        for (int e = 0; e < 3; e++) {
-          double zn = ad[e] - n0[e] * sn;
-          double res = dx[e] - zn;
-          yd[e] += res;
-          if (dual) {
-            dg[e] += t->c * (zn - s->dz[3 * k + e]);
-            s->dz[3 * k + e] = zn;
-          }
-          g[e] += t->c * (zn - yd[e]);
-          res = fabs(res);
-          if (res > rp)
-            rp = res;
+        double sn = n0[0] * dx[0] + n0[1] * dx[1] + n0[2] * dx[2] - t->s0;
+        for (int e = 0; e < 3; e++)
+          g[e] += t->c * (dx[e] - n0[e] * sn);
+        if (dual) {
+          const double *oi = s->xold + 3 * (size_t)t->i, *oj = s->xold + 3 * (size_t)t->j;
+          double ox[3] = {oi[0] - oj[0], oi[1] - oj[1], oi[2] - oj[2]};
+          double so = n0[0] * ox[0] + n0[1] * ox[1] + n0[2] * ox[2] - t->s0;
+          for (int e = 0; e < 3; e++)
+            dg[e] += t->c * (dx[e] - n0[e] * sn - ox[e] + n0[e] * so);
         }
       }
       /* scattered in a second pass: the springs' proxes are independent
@@ -1077,9 +1027,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
         }
     }
     for (size_t k = 0; k < ns; k++) {
-      const shot *t = &s->hot[k];
       const double *g = s->gbuf + 3 * k;
-      double *pi = s->pull + 3 * (size_t)t->i, *pj = s->pull + 3 * (size_t)t->j;
+      double *pi = s->pull + 3 * (size_t)s->pij[2 * k], *pj = s->pull + 3 * (size_t)s->pij[2 * k + 1];
       pi[0] += g[0];
       pi[1] += g[1];
       pi[2] += g[2];
@@ -1115,6 +1064,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
           rp = res;
       }
     }
+    if (dual)
+      memcpy(s->xold, s->x, n3 * sizeof(double));
     rd = 0;
     for (size_t i = 0; i < n && dual; i++)
       if (s->fidx[i] >= 0)
@@ -1152,12 +1103,19 @@ static int step(cdyn_stepper *st, void *state_, double h)
      tether's: the term's force W y less the spring's elastic force
      k (|z| - L0) z / |z|, along the row's gradient g = L - |z|.  A pin's:
      the force its particle needs, -(m (x - q - h v) / h^2 - f + the terms'
-     pull sum (W y + c y_d) on it, and the contacts' J^T lambda). */
+     pull on it, and the contacts' J^T lambda), the pull of a spring W y and
+     of its damper (c / h) n0 (n0 . d - s0) at the end. */
   memset(s->pull, 0, n3 * sizeof(double));
   for (size_t k = 0; k < ns; k++) {
     const sterm *t = &s->sp[k];
+    const double *n0 = s->hot[k].n0;
+    double dx[3], sn = -s->hot[k].s0;
     for (int e = 0; e < 3; e++) {
-      double g = t->W * s->sy[3 * k + e] + t->c * s->dy[3 * k + e];
+      dx[e] = s->x[3 * t->i + e] - s->x[3 * t->j + e];
+      sn += n0[e] * dx[e];
+    }
+    for (int e = 0; e < 3; e++) {
+      double g = t->W * s->sy[3 * k + e] + t->c * n0[e] * sn;
       s->pull[3 * t->i + e] += g;
       s->pull[3 * t->j + e] -= g;
     }
@@ -1169,15 +1127,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
     else if (s->form[r] == FORM_SPLIT) {
       /* the term's force on the free particles, -w^2 y, is -J^T lambda */
       const size_t *pp = d->rowpart + r * CDYN_MAX_PARTICLES;
-      const double *xp[CDYN_MAX_PARTICLES], *vp[CDYN_MAX_PARTICLES];
-      static const double zero[3] = {0, 0, 0};
-      for (unsigned a = 0; a < d->rownp[r]; a++) {
-        xp[a] = s->rz + ZW * r + 3 * a;
-        vp[a] = zero;
-      }
-      const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
       cdyn_row row;
-      if ((rc = c->type->eval(c->params, xp, vp, t1, &row)))
+      if ((rc = row_at(st, r, s->rz + ZW * r, 1, t1, &row)))
         return rc;
       double yg = 0, gg = 0;
       for (unsigned a = 0; a < d->rownp[r]; a++)
@@ -1206,16 +1157,22 @@ static int step(cdyn_stepper *st, void *state_, double h)
   /* A contact's force on a pinned particle (a ball moved by a pin), -J^T
      lambda at the end positions, is the pin's to bear as well: it enters
      the pull (the negative force) there. */
-  if (m && (rc = cdyn_eval_rows(st, s->x, d->v, t1)))
-    return rc;
   for (size_t r = 0; r < m; r++) {
-    if (s->form[r] != FORM_SPLIT && s->form[r] != FORM_PROJ)
+    if ((s->form[r] != FORM_SPLIT && s->form[r] != FORM_PROJ) || d->lambda[r] == 0)
       continue;
     const size_t *pp = d->rowpart + r * CDYN_MAX_PARTICLES;
-    for (unsigned a = 0; a < d->rownp[r]; a++)
+    unsigned a, np = d->rownp[r];
+    for (a = 0; a < np && s->fidx[pp[a]] >= 0; a++)
+      ;
+    if (a == np)
+      continue; /* no pinned particle */
+    cdyn_row row;
+    if ((rc = row_at(st, r, s->x, 0, t1, &row)))
+      return rc;
+    for (a = 0; a < np; a++)
       if (s->fidx[pp[a]] < 0)
         for (int e = 0; e < 3; e++)
-          s->pull[3 * pp[a] + e] += d->rows[r].jac[a][e] * d->lambda[r];
+          s->pull[3 * pp[a] + e] += row.jac[a][e] * d->lambda[r];
   }
   for (size_t r = 0; r < m; r++)
     if (s->pinrow[r]) {

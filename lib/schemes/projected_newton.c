@@ -157,7 +157,7 @@ typedef struct {
   int *rowptr, *col;
   double *val, *diag;
   size_t nnz;
-  size_t *nstart, *nbr; /* per particle: its neighbours (sorted), nstart n + 1 */
+  cdyn_adjacency adj;   /* per particle: its neighbours (sorted) */
   size_t *spos;         /* per spring: the slot of j in i's list and of i in j's (2) */
   double *n0;           /* per spring: its direction at the step's start (3) */
   size_t nspr, ncon;
@@ -177,14 +177,13 @@ static void drop_pattern(state *s)
   free(s->col);
   free(s->val);
   free(s->diag);
-  free(s->nstart);
-  free(s->nbr);
+  cdyn_adjacency_free(&s->adj);
   free(s->spos);
   free(s->n0);
   s->n0 = NULL;
   s->rowptr = s->col = NULL;
   s->val = s->diag = NULL;
-  s->nstart = s->nbr = s->spos = NULL;
+  s->spos = NULL;
   if (s->stype && s->sstate)
     s->stype->free(s->sstate);
   s->sstate = NULL;
@@ -252,39 +251,16 @@ static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *ch)
 
 /* ---- the pattern ---------------------------------------------------------------------- */
 
-/* Slot of particle j in i's neighbour list (present by construction). */
-static size_t slot_of(const state *s, size_t i, size_t j)
+/* The particle pairs the matrix couples: the springs' and those of each
+   constraint's particles (ctx: the stepper). */
+static void walk_pairs(void *ctx, cdyn_adjacency *g)
 {
-  size_t lo = s->nstart[i], hi = s->nstart[i + 1];
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (s->nbr[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo - s->nstart[i];
-}
-
-/* Add particle pair (i, j), i != j, to both lists (count or place). */
-static void pair(state *s, size_t *deg, size_t i, size_t j, int place)
-{
-  if (place) {
-    s->nbr[s->nstart[i] + deg[i]++] = j;
-    s->nbr[s->nstart[j] + deg[j]++] = i;
-  } else {
-    deg[i]++;
-    deg[j]++;
-  }
-}
-
-static void walk_pairs(state *s, const cdyn_stepper *st, size_t *deg, int place)
-{
+  const cdyn_stepper *st = ctx;
   const cdyn_system *sys = st->sys;
   for (size_t k = 0; k < sys->nsprings; k++) {
     const cdyn_spring *sp = &sys->springs[k];
     if (sp->i != sp->j)
-      pair(s, deg, sp->i, sp->j, place);
+      cdyn_adjacency_add(g, sp->i, sp->j);
   }
   const cdyn_scheme_data *d = &st->d;
   for (size_t r = 0; r < d->m;) {
@@ -293,7 +269,7 @@ static void walk_pairs(state *s, const cdyn_stepper *st, size_t *deg, int place)
     for (size_t a = 0; a < np; a++)
       for (size_t b = a + 1; b < np; b++)
         if (c->p[a] != c->p[b])
-          pair(s, deg, c->p[a], c->p[b], place);
+          cdyn_adjacency_add(g, c->p[a], c->p[b]);
     r += c->type->rows;
   }
 }
@@ -303,45 +279,11 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
   size_t n = s->n, n3 = 3 * n;
   const cdyn_system *sys = st->sys;
   drop_pattern(s);
-  size_t *deg = calloc(n + 1, sizeof(size_t));
-  s->nstart = calloc(n + 1, sizeof(size_t));
-  if (!deg || !s->nstart)
+  if (cdyn_adjacency_build(&s->adj, n, walk_pairs, st))
     goto nomem;
-  walk_pairs(s, st, deg, 0);
-  size_t total = 0;
-  for (size_t i = 0; i < n; i++) {
-    s->nstart[i] = total;
-    total += deg[i];
-  }
-  s->nstart[n] = total;
-  s->nbr = malloc((total + 1) * sizeof(size_t));
-  if (!s->nbr)
-    goto nomem;
-  memset(deg, 0, (n + 1) * sizeof(size_t));
-  walk_pairs(s, st, deg, 1);
-  /* Sort each list (insertion: short lists) and drop duplicates, in place. */
-  size_t w = 0;
-  for (size_t i = 0; i < n; i++) {
-    size_t a0 = s->nstart[i], len = deg[i], u = 0;
-    size_t *e = s->nbr + a0;
-    for (size_t a = 0; a < len; a++) {
-      size_t c = e[a], pos = u;
-      while (pos > 0 && e[pos - 1] > c)
-        pos--;
-      if (pos > 0 && e[pos - 1] == c)
-        continue;
-      memmove(e + pos + 1, e + pos, (u - pos) * sizeof(size_t));
-      e[pos] = c;
-      u++;
-    }
-    memmove(s->nbr + w, e, u * sizeof(size_t));
-    s->nstart[i] = w;
-    w += u;
-  }
-  s->nstart[n] = w;
+  size_t w = s->adj.start[n];
   size_t nnz = 9 * n + 9 * w;
   if (nnz > (size_t)2147483647) {
-    free(deg);
     drop_pattern(s);
     return cdyn_error(CDYN_EINVAL, "projected-newton: %zu non-zeros exceed the index range", nnz);
   }
@@ -361,21 +303,19 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
       for (int b = 0; b < 3; b++)
         if (b != a)
           s->col[p++] = (int)(3 * i + b);
-      for (size_t t = s->nstart[i]; t < s->nstart[i + 1]; t++)
+      for (size_t t = s->adj.start[i]; t < s->adj.start[i + 1]; t++)
         for (int b = 0; b < 3; b++)
-          s->col[p++] = (int)(3 * s->nbr[t] + b);
+          s->col[p++] = (int)(3 * s->adj.nbr[t] + b);
     }
   s->rowptr[n3] = (int)p;
   for (size_t k = 0; k < sys->nsprings; k++) {
     const cdyn_spring *sp = &sys->springs[k];
     s->spos[2 * k] = s->spos[2 * k + 1] = 0;
     if (sp->i != sp->j) {
-      s->spos[2 * k] = slot_of(s, sp->i, sp->j);
-      s->spos[2 * k + 1] = slot_of(s, sp->j, sp->i);
+      s->spos[2 * k] = cdyn_adjacency_slot(&s->adj, sp->i, sp->j);
+      s->spos[2 * k + 1] = cdyn_adjacency_slot(&s->adj, sp->j, sp->i);
     }
   }
-  free(deg);
-  deg = NULL;
   s->nnz = nnz;
   s->nspr = sys->nsprings;
   s->version = sys->version;
@@ -390,7 +330,6 @@ static int build_pattern(state *s, cdyn_stepper *st, const cdyn_solver_type *sty
   st->stats.analyses++;
   return CDYN_OK;
 nomem:
-  free(deg);
   drop_pattern(s);
   return cdyn_error(CDYN_ENOMEM, "projected-newton: out of memory for the pattern of %zu particles", n);
 }
@@ -689,7 +628,7 @@ static int assemble(cdyn_stepper *st, state *s, double h, double t1, double gamm
         for (int e = 0; e < 3; e++)
           for (int f = 0; f < 3; f++)
             B[3 * e + f] = s->K[(3 * a + e) * dn + 3 * b + f];
-        add_block(s, pa, pb, pa == pb ? 0 : slot_of(s, pa, pb), B, 1);
+        add_block(s, pa, pb, pa == pb ? 0 : cdyn_adjacency_slot(&s->adj, pa, pb), B, 1);
       }
     r += nr;
   }
