@@ -52,10 +52,13 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <lapacke.h>
 
@@ -498,7 +501,8 @@ static void usage(FILE *f)
 {
   fprintf(f, "usage: cdyn-bench [--out DIR] [--reps R] [--steps S] [--quick] [--only P] [--no-animation | "
              "--animation-only] [--no-cloth | --cloth-only]\n"
-             "  --out DIR   where results.csv, exponents.csv, results.meta.json and summary.md go (default bench)\n"
+             "  --out DIR   where results.csv, exponents.csv, results.meta.json and summary.md go (default bench;\n"
+             "              made if missing)\n"
              "  --reps R    repetitions, interleaved; medians are reported (default 3, at most %d)\n"
              "  --steps S   timed steps per run (default 100)\n"
              "  --quick     chains of 20 and 200 links and the 30 x 30 grid only, one repetition, 10 steps\n"
@@ -580,6 +584,17 @@ int main(int argc, char **argv)
   if (animation_only && cloth_only) {
     fprintf(stderr, "cdyn-bench: --animation-only and --cloth-only exclude each other\n");
     return 2;
+  }
+  /* The output directory is made now, and found writable, before minutes
+     of runs rather than after them. */
+  if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "cdyn-bench: cannot make the directory %s: %s\n", out, strerror(errno));
+    return 1;
+  }
+  struct stat sb;
+  if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(out, W_OK | X_OK) != 0) {
+    fprintf(stderr, "cdyn-bench: %s is not a directory this process can write in\n", out);
+    return 1;
   }
   if (animation_only)
     return run_animation(out, quick, reps, only, argc, argv, NULL);
