@@ -21,6 +21,8 @@
  * runs it); otherwise valgrind replaces it and nothing would be counted.
  * ta_init therefore checks that an allocation is counted, and ta_works
  * says whether it was: a program that cannot count must skip, not pass.
+ * ta_bytes adds up the sizes the armed calls asked for (a realloc's new
+ * size), for tests of how much a call reserves.
  */
 #ifndef CDYN_ALLOC_COUNT_H
 #define CDYN_ALLOC_COUNT_H
@@ -38,6 +40,7 @@
 
 static volatile int ta_armed;
 static volatile long ta_count;
+static volatile size_t ta_bytes; /* what the armed calls asked for */
 static volatile long ta_fail_at; /* fail the k-th armed allocation (0: never) */
 static int ta_works;             /* set by ta_init: an allocation was counted */
 
@@ -48,9 +51,10 @@ int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile
 static void ta_hook(const volatile void *p, size_t n)
 {
   (void)p;
-  (void)n;
-  if (ta_armed)
+  if (ta_armed) {
     ta_count++;
+    ta_bytes += n;
+  }
 }
 
 /* The sanitizer installs no hook pair with a NULL member (it returns 0
@@ -69,19 +73,20 @@ static const int ta_can_fail = 1;
 
 static void ta_install(void) {}
 
-/* Count an armed call; 1 if it is the one to fail. */
-static int ta_fails(void)
+/* Count an armed call of n bytes; 1 if it is the one to fail. */
+static int ta_fails(size_t n)
 {
   if (!ta_armed)
     return 0;
+  ta_bytes += n;
   return ++ta_count == ta_fail_at;
 }
 
-void *malloc(size_t n) { return ta_fails() ? NULL : __libc_malloc(n); }
+void *malloc(size_t n) { return ta_fails(n) ? NULL : __libc_malloc(n); }
 
-void *calloc(size_t a, size_t b) { return ta_fails() ? NULL : __libc_calloc(a, b); }
+void *calloc(size_t a, size_t b) { return ta_fails(a * b) ? NULL : __libc_calloc(a, b); }
 
-void *realloc(void *p, size_t n) { return ta_fails() ? NULL : __libc_realloc(p, n); }
+void *realloc(void *p, size_t n) { return ta_fails(n) ? NULL : __libc_realloc(p, n); }
 #endif
 
 /* Install the counting, and check that it counts: ta_works. */
@@ -102,6 +107,7 @@ static void ta_init(void)
 static inline void ta_arm(long fail_at)
 {
   ta_count = 0;
+  ta_bytes = 0;
   ta_fail_at = fail_at;
   ta_armed = 1;
 }

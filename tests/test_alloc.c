@@ -27,6 +27,7 @@
  * so the test runs in both.  A scheme registered from outside the
  * library (tests/ext_scheme.h) is walked like the built-in ones.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,58 @@ START_TEST(test_no_allocation_at_scale)
   ck_assert_msg(count == 0, "%s/%s %s=%s allocated %ld times in 20 steps", scheme, c[0], c[1] ? c[1] : "",
                 c[2] ? c[2] : "", count);
   ck_assert_uint_eq(S.analyses, !strcmp(c[0], "cholmod") || !strcmp(c[0], "banded") ? 1 : 0);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+}
+END_TEST
+
+/*
+ * What a stepper reserves when it is built, for rows that all share one
+ * particle (a ball's contacts with M nodes, or links to a hub for the
+ * schemes of equalities: A = J W J^T is dense, M^2 entries).  A scheme that never assembles A (matrix_free: pbd, xpbd,
+ * the penalty schemes; own_system: admm, projected-newton, ...) reserves
+ * memory linear in the size: asserted below 4 KB a particle and row,
+ * where A's pattern alone would take 16 bytes an entry, 16 M^2 = 64 MB
+ * for M = 2000.  A scheme that assembles A reserves that pattern (the
+ * contact scheme here, asserted above 16 M^2 bytes), so the bound tells
+ * the two apart.
+ */
+static const char *const reserve_schemes[] = {"pbd", "xpbd", "admm", "projected-newton", "contact"};
+
+START_TEST(test_reserve_linear)
+{
+  enum { M = 2000 };
+  const char *scheme = reserve_schemes[_i];
+  int assembles = !strcmp(scheme, "contact");
+  cdyn_system *s;
+  ck_assert_int_eq(cdyn_system_new(&s, M + 1), CDYN_OK);
+  const double c[3] = {0, -1, 0};
+  ck_assert_int_eq(cdyn_system_set_position(s, M, c), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(s, M, c, NULL), CDYN_OK);
+  for (size_t i = 0; i < M; i++) {
+    double x[3] = {0.01 * (double)(i % 50), 0, 0.01 * (double)(i / 50)};
+    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
+    /* one-sided for the schemes that take inequalities, links for pbd's */
+    double L = sqrt(x[0] * x[0] + 1 + x[2] * x[2]);
+    if (!strcmp(scheme, "pbd") || !strcmp(scheme, "xpbd"))
+      ck_assert_int_eq(cdyn_system_add_distance(s, i, M, L, NULL), CDYN_OK);
+    else
+      ck_assert_int_eq(cdyn_system_add_separation(s, i, M, 0.5, NULL), CDYN_OK);
+  }
+  cdyn_stepper *st = NULL;
+  ta_arm(0);
+  int rc = cdyn_stepper_new(&st, s, scheme);
+  size_t bytes = ta_bytes;
+  ta_disarm();
+  ck_assert_msg(rc == CDYN_OK, "%s: %s", scheme, cdyn_errmsg());
+  if (ta_works) {
+    if (assembles)
+      ck_assert_msg(bytes > (size_t)16 * M * M, "%s reserved %zu bytes", scheme, bytes);
+    else
+      ck_assert_msg(bytes < (size_t)4096 * (2 * M + 1), "%s reserved %zu bytes for %d rows", scheme, bytes, M);
+  }
+  /* and it steps */
+  ck_assert_msg(cdyn_stepper_step(st, 0.01) >= 0, "%s: %s", scheme, cdyn_errmsg());
   cdyn_stepper_free(st);
   cdyn_system_free(s);
 }
@@ -356,6 +409,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_no_allocation_in_step, 0, (int)(tu_scheme_count() * cdyn_solver_count()));
   tcase_add_loop_test(tc, test_no_allocation_at_scale, 0, 2 * NGRID);
+  tcase_add_loop_test(tc, test_reserve_linear, 0, (int)(sizeof reserve_schemes / sizeof reserve_schemes[0]));
   suite_add_tcase(s, tc);
   TCase *ta = tcase_create("activeset");
   size_t ntypes = 0;

@@ -187,6 +187,13 @@ typedef struct cdyn_scheme_type {
      is the scheme's own choice, which cdyn_stepper_get reports as "auto"
      (for the other schemes, "auto(NAME)": the solver chosen for A). */
   int own_system;
+  /* Never assembles A = J D J^T (cdyn_prepare, cdyn_assemble, cdyn_factor,
+     cdyn_solve): the stepper reserves no storage for A's pattern when it is
+     built (as for own_system), where a pattern shared by every row, a
+     ball's contacts with each node of a cloth, would take memory quadratic
+     in the rows.  A scheme that sets it and assembles A after all still
+     works: the pattern's storage then grows at its first assembly. */
+  int matrix_free;
   /* A step that returns CDYN_NOCONV has not advanced: its iteration
      did not converge and the stepper restores q, v, the multipliers and
      the time, as after a failure (the schemes whose Newton iteration has

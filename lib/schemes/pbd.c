@@ -245,6 +245,7 @@ const cdyn_scheme_type cdyn_scheme_pbd = {
   .alloc = alloc,
   .free = free,
   .step = step,
+  .matrix_free = 1,
 };
 
 const cdyn_scheme_type cdyn_scheme_xpbd = {
@@ -259,4 +260,5 @@ const cdyn_scheme_type cdyn_scheme_xpbd = {
   .alloc = alloc,
   .free = free,
   .step = step,
+  .matrix_free = 1,
 };

@@ -162,6 +162,7 @@ const cdyn_scheme_type cdyn_scheme_penalty = {
   .free = cdyn_integrated_free,
   .step = step,
   .reset = cdyn_integrated_reset,
+  .matrix_free = 1,
 };
 
 const cdyn_scheme_type cdyn_scheme_penalty_euler = {
@@ -178,4 +179,5 @@ const cdyn_scheme_type cdyn_scheme_penalty_euler = {
   .free = cdyn_integrated_free,
   .step = step,
   .reset = cdyn_integrated_reset,
+  .matrix_free = 1,
 };

@@ -174,9 +174,12 @@ int cdyn_layout_build(cdyn_stepper *st)
     return cdyn_error(CDYN_ENOMEM, "stepper: out of memory for %zu particles", n);
   if ((rc = reserve_rows(st, sys->cap_rows, sys->cap_cons)))
     return rc;
-  /* Size the pattern for every live constraint, enabled or not. */
+  /* Size the pattern for every live constraint, enabled or not, for a
+     scheme that assembles A. */
   size_t mall = lay_out(st, 1);
-  size_t ncontrib, nnz = cdyn_pattern_count(st, mall, &ncontrib);
+  size_t ncontrib = 0, nnz = 0;
+  if (!st->type->own_system && !st->type->matrix_free)
+    nnz = cdyn_pattern_count(st, mall, &ncontrib);
   if ((rc = cdyn_pattern_reserve(st, nnz ? nnz : 1, ncontrib ? ncontrib : 1)))
     return rc;
   st->m = lay_out(st, 0);
