@@ -953,6 +953,53 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
   return bench_close_tmp(f, tmp, fin);
 }
 
+/* The row of problem `name`, or NULL. */
+static const cl_row *row_named(const bench_cloth *c, const char *name)
+{
+  for (size_t ip = 0; ip < c->np; ip++)
+    if (!strcmp(c->rows[ip].p->name, name))
+      return &c->rows[ip];
+  return NULL;
+}
+
+/* Time per frame against the cloth's size: each variant's ms/frame on the
+   hanging cloths (each at its own n), the ratio of one size to the next
+   (4 times the nodes), and that ratio as a power of the nodes, log r /
+   log 4 (1: linear). */
+static void print_scaling(FILE *g, const bench_cloth *c)
+{
+  static const char *const names[] = {"hanging-32", "hanging-64", "hanging-128"};
+  const cl_row *rows[3];
+  int have = 0;
+  for (int k = 0; k < 3; k++)
+    have += (rows[k] = row_named(c, names[k])) != NULL;
+  if (have < 2)
+    return;
+  fprintf(g, "\n### Time per frame with the cloth's size\n\n"
+             "Each variant's ms/frame on the hanging cloths, each at its own n (the run above); the ratio of a "
+             "size to the one before it (4 times the nodes), and that ratio as a power of the nodes, log r / log 4 "
+             "(1 is linear). A run that did not complete its frames (no, or capped) is marked.\n\n");
+  fprintf(g, "| variant | 32 | 64 | 128 | 64 / 32 | power | 128 / 64 | power |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (int iv = 0; iv < NV; iv++) {
+    double ms[3];
+    fprintf(g, "| %s |", variants[iv].name);
+    for (int k = 0; k < 3; k++) {
+      const cl_run *r = rows[k] ? &rows[k]->run[iv] : NULL;
+      ms[k] = r && r->frames > 0 ? rows[k]->ms[iv] : NAN;
+      if (isfinite(ms[k]))
+        fprintf(g, " %.4g%s |", ms[k], r->status == S_STABLE ? "" : r->status == S_CAPPED ? " (capped)" : " (no)");
+      else
+        fprintf(g, " - |");
+    }
+    for (int k = 1; k < 3; k++)
+      if (isfinite(ms[k]) && isfinite(ms[k - 1]) && ms[k - 1] > 0)
+        fprintf(g, " %.3g | %.2f |", ms[k] / ms[k - 1], log(ms[k] / ms[k - 1]) / log(4.0));
+      else
+        fprintf(g, " - | - |");
+    fprintf(g, "\n");
+  }
+}
+
 void bench_cloth_print(FILE *g, const bench_cloth *c)
 {
   fprintf(g, "\n## Cloth against Bullet: h = 1/60 s for %g s (%ld frames)%s\n\n", (double)c->frames * CL_H, c->frames,
@@ -966,18 +1013,19 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
              "position iterations (kLST 1 / 0.2 / 0.02; Bullet's kLST is a fraction, not N/m). Stable, a rule fixed "
              "before the runs: every step returns CDYN_OK (Bullet: no exception), the state stays finite and no node "
              "gets farther than %g m from its start. Strain: the largest (|x_i - x_j| - L0) / L0 of a structural "
-             "edge, over every frame and at the last. ms/frame: the step calls' time, the median over reps; x B10: "
-             "that time over bullet-classic-10's. Memory: the run's peak resident size less its start, each run in "
+             "edge, over every frame and at the last. ms/frame: the step calls' time, the median over reps; x B10 "
+             "and x B40: that time over bullet-classic-10's and bullet-classic-40's. Memory: the run's peak resident size less its start, each run in "
              "its own process. The rules in full: bench/cloth.c.\n",
           CL_BALL_RADIUS, CL_EPS_MAX, CL_XPBD_TARGET, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, CL_FAR);
   for (size_t ip = 0; ip < c->np; ip++) {
     const cl_row *row = &c->rows[ip];
     fprintf(g, "\n### %s (%zu nodes, %zu springs)\n\n", row->p->name, row->t.n, row->t.springs);
-    fprintf(g, "| variant | n | stable | strain max | strain end | ms/frame | x B10 | reps | Newton it./frame | "
+    fprintf(g, "| variant | n | stable | strain max | strain end | ms/frame | x B10 | x B40 | reps | Newton it./frame | "
                "memory (MB) |%s note |\n",
             row->p->ball ? " depth in ball (m; < 0: none) |" : "");
-    fprintf(g, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|%s---|\n", row->p->ball ? "---:|" : "");
+    fprintf(g, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|%s---|\n", row->p->ball ? "---:|" : "");
     double b10 = row->run[V_B10].frames > 0 ? row->ms[V_B10] : NAN;
+    double b40 = row->run[V_B40].frames > 0 ? row->ms[V_B40] : NAN;
     for (int iv = 0; iv < NV; iv++) {
       const cl_run *r = &row->run[iv];
       fprintf(g, "| %s | %d | ", variants[iv].name, r->substeps);
@@ -985,7 +1033,11 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
         fprintf(g, "%s | %.3e | %.3e | %.4g | ", r->status == S_STABLE ? "yes" : r->status == S_CAPPED ? "capped" : "no",
                 r->strain_max, r->strain_end, row->ms[iv]);
         if (isfinite(b10))
-          fprintf(g, "%.3g | %d | ", row->ms[iv] / b10, row->reps[iv]);
+          fprintf(g, "%.3g | ", row->ms[iv] / b10);
+        else
+          fprintf(g, "- | ");
+        if (isfinite(b40))
+          fprintf(g, "%.3g | %d | ", row->ms[iv] / b40, row->reps[iv]);
         else
           fprintf(g, "- | %d | ", row->reps[iv]);
         if (variants[iv].engine == E_CDYN)
@@ -996,7 +1048,7 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
         if (row->p->ball)
           fprintf(g, "%.2e | ", r->depth_max);
       } else {
-        fprintf(g, "%s | - | - | - | - | - | - | - | ", status_name[r->status]);
+        fprintf(g, "%s | - | - | - | - | - | - | - | - | ", status_name[r->status]);
         if (row->p->ball)
           fprintf(g, "- | ");
       }
@@ -1016,5 +1068,6 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
       fprintf(g, " |\n");
     }
   }
+  print_scaling(g, c);
   fprintf(g, "\n(The section took %.0f s.)\n", c->seconds);
 }
