@@ -982,6 +982,29 @@ static int pick_solver(const cdyn_stepper *st, const cdyn_solver_type **stype, c
   return cdyn_error(CDYN_EUNKNOWN, "admm: the cholmod solver is not available");
 }
 
+/* The rows at the step's start (q, v, t1) that the step reads: all but
+   the tethers merged into their springs (a spring's term stands for its
+   tether, whose row is read only when the weights are found again, after
+   a full evaluation).  A constraint of several rows (a pin) is evaluated
+   whole. */
+static int eval_start(cdyn_stepper *st, const state *s, double t1)
+{
+  cdyn_scheme_data *d = &st->d;
+  const cdyn_system *sys = st->sys;
+  for (size_t r = 0; r < d->m;) {
+    const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
+    unsigned nr = c->type->rows;
+    if (nr != 1 || s->form[r] != FORM_MERGED) {
+      int rc = cdyn_constraint_eval(c, d->q, d->v, t1, st->rows + r);
+      if (rc)
+        return rc;
+    }
+    r += nr;
+  }
+  st->stats.constraint_evals++;
+  return CDYN_OK;
+}
+
 /* The pinned coordinate of row r (a pin's rows are its particle's x, y, z). */
 static size_t pin_coord(const cdyn_scheme_data *d, size_t r)
 {
@@ -1005,7 +1028,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
   int rc = pick_solver(st, &stype, &sopts, &rank_tol);
   if (rc)
     return rc;
-  if (m && (rc = cdyn_eval_rows(st, d->q, d->v, t1)))
+  if (m && (rc = eval_start(st, s, t1)))
     return rc;
   int moved;
   if ((rc = pins(st, s, &moved)))
@@ -1014,8 +1037,11 @@ static int step(cdyn_stepper *st, void *state_, double h)
       (rc = build_pattern(s, st, stype)))
     return rc;
   int rew = s->reweigh || s->h != h;
-  if (rew)
+  if (rew) {
+    if (m && (rc = cdyn_eval_rows(st, d->q, d->v, t1))) /* the merged tethers' too */
+      return rc;
     weigh(st, s, h);
+  }
 
   /* xhat, with the pins' targets */
   double *f = s->fext;
