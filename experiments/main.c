@@ -77,7 +77,7 @@ static const char *const value_options[] = {"--scheme", "--extra-schemes", "--h"
                                             "--grid",   "--run",           "--jobs", "--file", "--format",
                                             "--fps",    "--max-frames",    NULL};
 static const char *const flag_options[] = {"--force", "--allow-missing", "--help", "--version", "--names",
-                                           "--failed-runs-ok", NULL};
+                                           "--failed-runs-ok", "--no-divergence", NULL};
 
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 

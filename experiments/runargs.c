@@ -326,7 +326,7 @@ static int parse_number_args(exp_ctx *c, const char *a, const char *val)
 
 /* The options of cdyn run. */
 static const char *const run_options[] = {"--scheme", "--extra-schemes", "--h",    "--steps",          "--set",
-                                          "--out",    "--force",         "--help", "--failed-runs-ok", NULL};
+                                          "--out",    "--force",         "--help", "--failed-runs-ok", "--no-divergence", NULL};
 
 static int run_option(const char *a)
 {
@@ -397,6 +397,9 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
       ra->force = 1;
     } else if (!strcmp(a, "--failed-runs-ok")) {
       ra->failed_runs_ok = 1;
+    } else if (!strcmp(a, "--no-divergence")) {
+      ra->no_divergence = 1;
+      exp_divergence_off = 1;
     } else if (!val && run_option(a)) {
       fprintf(stderr, "cdyn run: option '%s' needs a value\n", a);
       return 2;

@@ -22,6 +22,7 @@ typedef struct exp_run_args {
   const char *scheme_list, *extra_list;
   int force, help;
   int failed_runs_ok; /* --failed-runs-ok: a scene's failed runs do not make the status */
+  int no_divergence;  /* --no-divergence: the default divergence rule is off (exp_divergence_off) */
   int h_given, steps_given;
   int check_only; /* parse and check, write nothing, print nothing but errors */
 } exp_run_args;

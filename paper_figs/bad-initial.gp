@@ -76,7 +76,11 @@ do for [p = 1:3] {
     set yrange [YLO:YHI]; set ytics 10 ** (log10(YHI / YLO) > 8 ? 4 : 1)
   } else {
     set yrange [1e-3:YHI3]; set ytics ()
-    do for [k = 0:int(log10(YHI3) / 40)] { set ytics add (lab(sprintf("10^{%d}", 40 * k), sprintf('$10^{%d}$', 40 * k)) 10.0 ** (40 * k)) }
+    # A tick every 40 decades for errors that ran to 1e100 and beyond
+    # (the divergence rule off), every decade or four for a run the rule
+    # ended near 1e3 e_0.
+    DK = (log10(YHI3) > 40 ? 40 : log10(YHI3) > 8 ? 4 : 1)
+    do for [k = 0:int(log10(YHI3) / DK)] { set ytics add (lab(sprintf("10^{%d}", DK * k), sprintf('$10^{%d}$', DK * k)) 10.0 ** (DK * k)) }
   }
   set key at screen LM + (p - 1) * (PW + GAP), screen PBOT - 0.45 / FIG_H left top vertical Left reverse \
     maxrows 99 nobox samplen 1.8
@@ -92,7 +96,7 @@ do for [p = 1:3] {
          lw (co_entry(word(GRP, i)) > 0 ? 2.2 : PAL_LW) title small(entry(word(GRP, i))), \
        TMPF using (in_list(strcol(1), GRP) && in_list(strcol(1), FAILED) ? $3 : NaN):5 \
          with points pt 2 ps 1.6 * PSC lw 2 lc rgb "#000000" \
-         title (NF > 0 ? small("step failed") : ""), \
+         title (NF > 0 ? small("diverged or a step failed (the run stops)") : ""), \
        1e-2 with lines ls 4 title small(lab("10^{-2} (settled)", '$10^{-2}$ (settled)'))
   }
 }

@@ -100,6 +100,7 @@ START_TEST(test_errors)
   BAD(HEAD ", \"run\": {\"h\": 0}}", "$.run.h", "must be > 0");
   BAD(HEAD ", \"record\": {\"every\": 0}}", "$.record.every", "outside");
   BAD(HEAD ", \"record\": {\"positions\": 1}}", "$.record.positions", "true or false");
+  BAD(HEAD ", \"run\": {\"stop\": {\"divergence\": 0}}}", "$.run.stop.divergence", "true or false");
   /* Particle indices. */
   BAD(HEAD ", \"links\": [{\"i\": 0, \"j\": 2}]}", "$.links[0].j", "particle 2 is out of range", "2 particles");
   BAD(HEAD ", \"links\": [{\"i\": 0, \"j\": -1}]}", "$.links[0].j", "out of range");
@@ -417,7 +418,7 @@ static cdyn_scene *every_kind(void)
   /* It has inequality rows (the wall, the separation): the scheme contact. */
   ck_assert_int_eq(cdyn_scene_set_scheme(sc, "contact"), CDYN_OK);
   ck_assert_int_eq(cdyn_scene_add_option(sc, "tau", "0.05"), CDYN_OK);
-  cdyn_scene_run r = {0.002, 0, 1, 0.5, 0.1, 1, -0.0, 7, 1, 1};
+  cdyn_scene_run r = {0.002, 0, 1, 0.5, 0.1, 1, -0.0, 7, 1, 1, 1};
   ck_assert_int_eq(cdyn_scene_set_run(sc, &r), CDYN_OK);
   return sc;
 }
@@ -447,7 +448,7 @@ START_TEST(test_round_trip)
   cdyn_scene_get_run(b, &rb);
   ck_assert(ra.h == rb.h && ra.steps == rb.steps && rb.has_t_end && ra.t_end == rb.t_end && rb.max_error == 0.1 &&
             rb.has_max_energy_gain && rb.max_energy_gain == 0 && signbit(rb.max_energy_gain) && rb.record_every == 7 &&
-            rb.record_positions && rb.record_velocities);
+            rb.record_positions && rb.record_velocities && rb.no_divergence == 1);
   /* Saved again: the same bytes. */
   ck_assert_int_eq(cdyn_scene_save(b, NULL, NULL, p2), CDYN_OK);
   char *ta = slurp(p1), *tb = slurp(p2);
@@ -756,6 +757,9 @@ START_TEST(test_bad_arguments)
   r.max_error = -1;
   TU_EXPECT_EINVAL(cdyn_scene_set_run(sc, &r));
   r.max_error = 0;
+  r.no_divergence = 2;
+  TU_EXPECT_EINVAL(cdyn_scene_set_run(sc, &r));
+  r.no_divergence = 0;
   r.has_t_end = 1;
   r.t_end = -3;
   TU_EXPECT_EINVAL(cdyn_scene_set_run(sc, &r));

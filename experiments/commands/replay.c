@@ -46,7 +46,7 @@ static int replay_one(const char *path, long steps, uint64_t *digest, long *done
   exp_outcome out;
   if (!rc) {
     exp_limits lim = {run.max_error > 0 ? run.max_error : INFINITY,
-                      run.has_max_energy_gain ? run.max_energy_gain : INFINITY};
+                      run.has_max_energy_gain ? run.max_energy_gain : INFINITY, run.no_divergence};
     rc = exp_simulate_scene(sc, NULL, st, run.h, run.steps, &lim, NULL, NULL, &out);
   }
   if (!rc) {

@@ -95,7 +95,7 @@ int exp_arm5_run(exp_ctx *ctx, const exp_arm *a, const exp_runspec *run, const c
   /* the last tenth, at least the last step */
   long tail_n_want = steps >= 10 ? steps / 10 : 1;
   arm5_obs o = {a, csv, traj, r, steps - tail_n_want + 1, 0};
-  exp_limits lim = {e_lim, gain_lim};
+  exp_limits lim = {e_lim, gain_lim, 0};
   exp_outcome out;
   int rc = exp_run(ctx, run, ov, build_arm5, a, h, steps, &lim, observe_arm, &o, &out, qend, NULL);
   if (rc)

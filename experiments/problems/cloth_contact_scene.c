@@ -349,6 +349,12 @@ typedef struct {
   cdyn_stats stats;              /* the stepper's, at the run's end */
 } run_result;
 
+/* How a run that did not complete ended, for the claim's note. */
+static const char *fail_note(const run_result *R)
+{
+  return !R->failed ? "" : R->status == CDYN_EDIVERGED ? " (diverged)" : " (a step failed)";
+}
+
 static const char *const contact_columns =
   "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
   "delay_max,redos,status,nn,near,filtered";
@@ -662,6 +668,12 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
       R->status = out.status;
       fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, out.end_step, cdyn_errmsg());
     }
+    /* A run the divergence rule ended did not complete either. */
+    if (!rc && out.end == EXP_END_DIVERGED) {
+      R->failed = 1;
+      R->status = out.status;
+      fprintf(stderr, "  %s: diverged: %s\n", run->name, out.reason);
+    }
     /* The failed step's share of the detection and the solve. */
     cdyn_scene_stats ss;
     cdyn_scene_stats_get(s.sc, &ss);
@@ -692,7 +704,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
            "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
            run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
            R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
-           R->failed ? " (failed)" : "");
+           R->failed ? (R->status == CDYN_EDIVERGED ? " (diverged)" : " (failed)") : "");
     if (hd.failsafe)
       printf("  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
              "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",
@@ -858,11 +870,11 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
                    "crossings over %ld steps%s, largest violation %.3g delta, releases %lu with delay <= %lu steps; "
                    "reading (a), implicit (one contact per node or edge): %lu crossings%s, violation %.3g, delay <= "
                    "%lu; with the fail-safe after reading (a): %lu crossings; lcp: %lu crossings, violation %.3g; "
-                   "discrete only: %lu crossings at h, %lu at 4h",
-                   R->crossings, R->steps_done, R->failed ? " (a step failed)" : "", R->violation, R->releases,
-                   R->delay_max, res[ra].crossings, res[ra].failed ? " (a step failed)" : "", res[ra].violation,
-                   res[ra].delay_max, res[rf].crossings, rl >= 0 ? res[rl].crossings : 0,
-                   rl >= 0 ? res[rl].violation : NAN, res[rd].crossings, res[r4].crossings);
+                   "discrete only: %lu crossings at h, %lu at 4h%s",
+                   R->crossings, R->steps_done, fail_note(R), R->violation, R->releases, R->delay_max,
+                   res[ra].crossings, fail_note(&res[ra]), res[ra].violation, res[ra].delay_max, res[rf].crossings,
+                   rl >= 0 ? res[rl].crossings : 0, rl >= 0 ? res[rl].violation : NAN, res[rd].crossings,
+                   res[r4].crossings, fail_note(&res[r4]));
   }
   return rc;
 }
@@ -912,7 +924,7 @@ const exp_column exp_cc_columns[] = {
   {NULL, "redundant", "1", "mode switch: pairs whose node or edge already held a contact, none made"},
   {NULL, "contacts_max", "1", "most cloth-cloth contacts at once"},
   {NULL, "ball_max", "1", "most node-ball pairs within r + delta at once"},
-  {NULL, "completed", "1", "1: every step was taken; 0: a step failed"},
+  {NULL, "completed", "1", "1: every step was taken; 0: a step failed or the run diverged (doc/cli.md)"},
   {NULL, "detect", "s", "wall-clock time per step in detection (before and after the step)"},
   {NULL, "solve", "s", "wall-clock time per step in the step's solves"},
   {NULL, "replay", "s", "wall-clock time per step of the exact replay"},

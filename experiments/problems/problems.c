@@ -417,13 +417,13 @@ int exp_problem_run(exp_ctx *ctx, const exp_problem *p, const exp_runspec *run, 
                     long steps, double emax_stop, double dE_stop, exp_problem_result *r, double *q, double *v)
 {
   memset(r, 0, sizeof *r);
-  exp_limits lim = {emax_stop, dE_stop};
+  exp_limits lim = {emax_stop, dE_stop, 0};
   exp_outcome o;
   int rc = exp_run(ctx, run, extra, build_problem, p, h, steps, &lim, keep_multipliers, r, &o, q, v);
   if (rc)
     return rc;
   r->status = o.status; /* a failed step's, an unmeasurable state's, or the guard's CDYN_EDIVERGED */
-  r->stopped = o.end == EXP_END_ERROR_LIMIT || o.end == EXP_END_ENERGY_GAIN;
+  r->stopped = o.end == EXP_END_ERROR_LIMIT || o.end == EXP_END_ENERGY_GAIN || o.end == EXP_END_DIVERGED;
   r->steps = o.steps;
   r->noconv = o.noconv;
   r->emax = o.emax;

@@ -73,7 +73,7 @@ static const column_def defs[] = {
   {"scene", NULL, "vz", "m/s", "z velocity of the particle"},
   {"scene", NULL, "run", "", "run name: the scheme"},
   {"scene", NULL, "end", "", "how the run ended: completed, failed-step, nonfinite, error-limit (run.stop.max_error), "
-   "energy-gain (run.stop.max_energy_gain)"},
+   "energy-gain (run.stop.max_energy_gain), diverged (the default divergence rule: doc/cli.md)"},
   {"scene", NULL, "digest", "",
    "FNV-1a digest of the bits of t, q and v after every step (experiments/runner/capture.c): equal digests, equal trajectories"},
     {"scene", NULL, "steps", "1", "steps completed and measured"},

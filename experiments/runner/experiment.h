@@ -225,7 +225,33 @@ int exp_run_index(const exp_ctx *ctx, const char *name);
 typedef struct exp_limits {
   double e_max;    /* e_n above this (or NaN) ends the run */
   double gain_max; /* E - E(0) above this (or NaN) ends the run */
+  int no_divergence; /* 1: the default divergence rule is off for this run (see below) */
 } exp_limits;
+
+/*
+ * The default divergence rule, which every run of the runner gets (its
+ * reasons: doc/choices.md).  With the scene's size
+ *   L = max(the diagonal of the box around the initial positions and the
+ *           origin, the longest spring's rest length), 1 m if that is 0,
+ * and its reach at time t after the start,
+ *   R(t) = L + max_i |v_i(0)| t + max_i |F_i(0)| / m_i t^2 / 2
+ * (F the applied forces at the start: gravity, springs, the user's),
+ * a run ends as EXP_END_DIVERGED after the first step at which
+ *   e_n > EXP_DIVERGE_FACTOR L, or
+ *   |x_i - x_i(0)| > EXP_DIVERGE_FACTOR R(t) for some particle i.
+ * A run that states limits of its own (exp_limits_stated: an error limit
+ * the stepper's guard takes, or an energy-gain limit, as a scene's
+ * run.stop would hold them) is judged by those instead.
+ * It reads only the start and the state after each step, so a run cut
+ * short (--steps, cdyn replay) ends where the whole run would.
+ * The state that crossed it is measured and kept (the run's last row).
+ * lim->no_divergence or exp_divergence_off turns it off.
+ */
+#define EXP_DIVERGE_FACTOR 1000.0
+/* 1: the rule is off for every run of the process (cdyn run --no-divergence). */
+extern int exp_divergence_off;
+/* 1 when lim states limits of its own (they replace the rule). */
+int exp_limits_stated(const exp_limits *lim);
 
 extern const exp_limits exp_no_limits;
 
@@ -236,7 +262,8 @@ enum exp_end {
   EXP_END_NONFINITE,   /* e_n or E could not be measured, or is not finite */
   EXP_END_ERROR_LIMIT, /* e_n exceeded e_max */
   EXP_END_ENERGY_GAIN, /* E - E(0) exceeded gain_max */
-  EXP_END_OBSERVER     /* the observer stopped the run */
+  EXP_END_OBSERVER,    /* the observer stopped the run */
+  EXP_END_DIVERGED     /* the default divergence rule ended it (exp_limits) */
 };
 
 /* What the observer sees after step k (k = 0: the start). */
@@ -272,6 +299,8 @@ typedef struct exp_outcome {
   uint64_t digest;       /* of the trajectory: exp_digest_state after every measured step */
   double elapsed;        /* s of wall clock in the steps' calls, the failed step's included */
   char reason[512];      /* a failed or unmeasurable step: cdyn_errmsg() then ("" otherwise) */
+  double div_value, div_limit; /* EXP_END_DIVERGED: the measure that crossed and its limit (m) */
+  long div_particle;     /* EXP_END_DIVERGED: the particle that went too far, or -1 (the constraint error) */
   long noconv_first;     /* the first step that returned CDYN_NOCONV (0: none) */
   char noconv_reason[512]; /* and its message */
 } exp_outcome;

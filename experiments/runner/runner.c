@@ -19,6 +19,16 @@
  * own test of e_n after each step stays behind it, for a limit the guard
  * cannot take (e_max <= 0 or above 1e300).  The energy-gain limit is the
  * runner's alone.
+ *
+ * Every run also gets the default divergence rule (experiment.h): with
+ * the scene's size L and its reach R(t) at time t (from the start's
+ * positions, velocities and forces), the run ends as diverged after the
+ * first step at which e_n > 1000 L or a particle lies farther than
+ * 1000 R(t) from where it started, unless the run states limits of its
+ * own (a scene's run.stop, an experiment's), which replace it.  A scheme that blows up while its state
+ * stays finite (a constraint error of 1e27 m on a 1 m cloth) is then a
+ * run that ended early, not one that completed; a run that stays within
+ * its scene's size is three orders of magnitude from it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,12 +37,97 @@
 
 #include "runner/experiment.h"
 
-const exp_limits exp_no_limits = {INFINITY, INFINITY};
+const exp_limits exp_no_limits = {INFINITY, INFINITY, 0};
+
+int exp_limits_stated(const exp_limits *lim)
+{
+  return (lim->e_max > 0 && lim->e_max <= 1e300) || isfinite(lim->gain_max);
+}
+int exp_divergence_off = 0;
+
+/* The default divergence rule of a run: its limits and the start's
+   positions (x0, 3n values, the runner's). */
+typedef struct diverge {
+  int on;
+  double e_lim;         /* the constraint error's limit, m */
+  double L, vmax, amax; /* the reach R(t) = L + vmax t + amax t^2 / 2 */
+  double t0;            /* the start's time */
+  const double *x0;
+  size_t n;
+} diverge;
+
+/* The rule's limits from the start's state (k = 0; experiment.h). */
+static void diverge_setup(diverge *dv, cdyn_system *sys, double *F)
+{
+  size_t n = dv->n;
+  const double *x = cdyn_system_positions(sys), *v = cdyn_system_velocities(sys);
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, vmax = 0, amax = 0, L = 0;
+  for (size_t i = 0; i < n; i++) {
+    for (int d = 0; d < 3; d++) {
+      lo[d] = fmin(lo[d], x[3 * i + d]);
+      hi[d] = fmax(hi[d], x[3 * i + d]);
+    }
+    vmax = fmax(vmax, hypot(hypot(v[3 * i], v[3 * i + 1]), v[3 * i + 2]));
+  }
+  L = hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
+  for (size_t k = 0; k < cdyn_system_spring_count(sys); k++) {
+    double rest;
+    if (!cdyn_system_get_spring(sys, k, NULL, NULL, NULL, NULL, &rest))
+      L = fmax(L, rest);
+  }
+  if (!(L > 0))
+    L = 1;
+  /* Forces a scheme cannot evaluate at the start fail its first step;
+     here they only leave the reach without them. */
+  if (F && !cdyn_system_forces(sys, F)) {
+    for (size_t i = 0; i < n; i++) {
+      double m;
+      if (!cdyn_system_get_particle(sys, i, &m, NULL, NULL))
+        amax = fmax(amax, hypot(hypot(F[3 * i], F[3 * i + 1]), F[3 * i + 2]) / m);
+    }
+  } else {
+    cdyn_error_clear();
+  }
+  dv->e_lim = EXP_DIVERGE_FACTOR * L;
+  dv->L = L;
+  dv->vmax = vmax;
+  dv->amax = amax;
+  dv->t0 = cdyn_system_time(sys);
+  if (!isfinite(EXP_DIVERGE_FACTOR * (L + vmax + amax)))
+    dv->on = 0;
+}
+
+/* 1 when the state after a step (constraint error e) breaks the rule,
+   with what crossed in out. */
+static int diverged(const diverge *dv, cdyn_system *sys, double e, exp_outcome *out)
+{
+  if (!dv->on)
+    return 0;
+  if (e > dv->e_lim) {
+    out->div_value = e;
+    out->div_limit = dv->e_lim;
+    out->div_particle = -1;
+    return 1;
+  }
+  const double *x = cdyn_system_positions(sys);
+  double t = cdyn_system_time(sys) - dv->t0;
+  double x_lim = EXP_DIVERGE_FACTOR * (dv->L + dv->vmax * t + 0.5 * dv->amax * t * t), lim2 = x_lim * x_lim;
+  for (size_t i = 0; i < dv->n; i++) {
+    double a = x[3 * i] - dv->x0[3 * i], b = x[3 * i + 1] - dv->x0[3 * i + 1], c = x[3 * i + 2] - dv->x0[3 * i + 2];
+    if (a * a + b * b + c * c > lim2) {
+      out->div_value = sqrt(a * a + b * b + c * c);
+      out->div_limit = x_lim;
+      out->div_particle = (long)i;
+      return 1;
+    }
+  }
+  return 0;
+}
 
 /* The step loop of exp_simulate_with; guarded0 is the stepper's count
    of guarded steps before the run. */
 static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim, unsigned long guarded0,
-                    exp_outcome *out)
+                    diverge *dv, double *work, exp_outcome *out)
 {
   cdyn_scene *sc = sim->scene;
   cdyn_stepper *st = sim->st;
@@ -109,6 +204,8 @@ static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim,
     if (k == 0) {
       out->e0 = out->emax = s.e;
       out->E0 = s.E;
+      if (dv->on)
+        diverge_setup(dv, sys, work);
     }
     exp_digest_state(&out->digest, sys);
     if (capture)
@@ -144,6 +241,19 @@ static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim,
       out->end = EXP_END_ENERGY_GAIN;
       return CDYN_OK;
     }
+    if (k > 0 && diverged(dv, sys, s.e, out)) {
+      out->end = EXP_END_DIVERGED;
+      out->status = CDYN_EDIVERGED;
+      if (out->div_particle < 0)
+        snprintf(out->reason, sizeof out->reason,
+                 "after step %ld the constraint error %g m is beyond the divergence rule's %g m", k, out->div_value,
+                 out->div_limit);
+      else
+        snprintf(out->reason, sizeof out->reason,
+                 "after step %ld particle %ld is %g m from its start, beyond the divergence rule's %g m", k,
+                 out->div_particle, out->div_value, out->div_limit);
+      return CDYN_OK;
+    }
   }
   return CDYN_OK;
 }
@@ -171,6 +281,18 @@ int exp_simulate_with(const exp_sim *sim, exp_outcome *out)
   const exp_limits *lim = sim->lim ? sim->lim : &exp_no_limits;
   out->end = EXP_END_COMPLETED;
   out->e_fail = NAN;
+  out->div_value = out->div_limit = NAN;
+  out->div_particle = -1;
+  /* The default divergence rule: the start's positions, and room for its
+     forces (diverge_setup). */
+  diverge dv = {.on = !lim->no_divergence && !exp_divergence_off && !exp_limits_stated(lim), .n = cdyn_system_size(sys)};
+  double *x0 = NULL;
+  if (dv.on) {
+    if (!(x0 = malloc(6 * dv.n * sizeof *x0)))
+      return cdyn_error(CDYN_ENOMEM, "runner: out of memory for the divergence rule's %zu particles", dv.n);
+    memcpy(x0, cdyn_system_positions(sys), 3 * dv.n * sizeof *x0);
+    dv.x0 = x0;
+  }
   /* The error limit as the stepper's divergence guard (see above), when
      the guard can take it (max_error lies in [0, 1e300]). */
   char saved[64] = "";
@@ -178,25 +300,34 @@ int exp_simulate_with(const exp_sim *sim, exp_outcome *out)
   unsigned long guarded0 = 0;
   if (lim->e_max > 0 && lim->e_max <= 1e300) {
     char val[64];
-    if ((rc = cdyn_stepper_get(st, "max_error", saved, sizeof saved)))
+    if ((rc = cdyn_stepper_get(st, "max_error", saved, sizeof saved))) {
+      free(x0);
       return rc;
+    }
     double cur = strtod(saved, NULL);
     if (!(cur > 0 && cur <= lim->e_max)) {
       snprintf(val, sizeof val, "%.17g", lim->e_max);
-      if ((rc = cdyn_stepper_set(st, "max_error", val)))
+      if ((rc = cdyn_stepper_set(st, "max_error", val))) {
+        free(x0);
         return rc;
+      }
       guard = 1;
     }
     cdyn_stats stats;
-    if ((rc = cdyn_stepper_stats(st, &stats)))
+    if ((rc = cdyn_stepper_stats(st, &stats))) {
+      free(x0);
       return rc;
+    }
     guarded0 = stats.guarded;
   }
   /* cdyn export: the run as a scene, as it starts (the guard set). */
-  if (!sim->continued && (rc = exp_capture_begin(sim->scene, sys, st, sim->h, sim->steps, lim)))
+  if (!sim->continued && (rc = exp_capture_begin(sim->scene, sys, st, sim->h, sim->steps, lim))) {
+    free(x0);
     return rc;
+  }
   exp_progress_begin(sim->steps);
-  rc = simulate(sim, sys, lim, guarded0, out);
+  rc = simulate(sim, sys, lim, guarded0, &dv, x0 ? x0 + 3 * dv.n : NULL, out);
+  free(x0);
   exp_progress_end();
   exp_watch_record(st, out);
   if (!sim->continued)

@@ -238,6 +238,7 @@ static const char *end_name(enum exp_end e)
   case EXP_END_NONFINITE: return "nonfinite";
   case EXP_END_ERROR_LIMIT: return "error-limit";
   case EXP_END_ENERGY_GAIN: return "energy-gain";
+  case EXP_END_DIVERGED: return "diverged";
   default: return "stopped";
   }
 }
@@ -292,7 +293,7 @@ static int run_one(exp_ctx *ctx, const exp_runspec *r, exp_csv *summary)
       state_open = 1, o.state = &state;
   }
   exp_limits lim = {run.max_error > 0 ? run.max_error : INFINITY,
-                    run.has_max_energy_gain ? run.max_energy_gain : INFINITY};
+                    run.has_max_energy_gain ? run.max_energy_gain : INFINITY, run.no_divergence};
   exp_outcome out;
   char who[600];
   snprintf(who, sizeof who, "%s %s", ctx->scene->name, r->name);

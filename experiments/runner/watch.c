@@ -39,7 +39,7 @@
 
 #define WATCH_SCHEMES 32
 static struct {
-  unsigned long runs, ended[EXP_END_OBSERVER + 1], noconv_runs;
+  unsigned long runs, ended[EXP_END_DIVERGED + 1], noconv_runs;
   /* The early ends by scheme (the first WATCH_SCHEMES schemes met). */
   const char *scheme[WATCH_SCHEMES];
   unsigned long early[WATCH_SCHEMES];
@@ -50,13 +50,14 @@ void exp_watch_reset(void) { memset(&tally, 0, sizeof tally); }
 
 static int ended_early(enum exp_end e)
 {
-  return e == EXP_END_FAILED_STEP || e == EXP_END_NONFINITE || e == EXP_END_ERROR_LIMIT || e == EXP_END_ENERGY_GAIN;
+  return e == EXP_END_FAILED_STEP || e == EXP_END_NONFINITE || e == EXP_END_ERROR_LIMIT || e == EXP_END_ENERGY_GAIN ||
+         e == EXP_END_DIVERGED;
 }
 
 void exp_watch_record(const cdyn_stepper *st, const exp_outcome *out)
 {
   tally.runs++;
-  if (out->end <= EXP_END_OBSERVER)
+  if (out->end <= EXP_END_DIVERGED)
     tally.ended[out->end]++;
   if (out->noconv_first)
     tally.noconv_runs++;
@@ -75,7 +76,7 @@ void exp_watch_record(const cdyn_stepper *st, const exp_outcome *out)
 unsigned long exp_watch_early(void)
 {
   return tally.ended[EXP_END_FAILED_STEP] + tally.ended[EXP_END_NONFINITE] + tally.ended[EXP_END_ERROR_LIMIT] +
-         tally.ended[EXP_END_ENERGY_GAIN];
+         tally.ended[EXP_END_ENERGY_GAIN] + tally.ended[EXP_END_DIVERGED];
 }
 
 void exp_watch_summary(FILE *f, const char *who)
@@ -95,7 +96,8 @@ void exp_watch_summary(FILE *f, const char *who)
   } kinds[] = {{EXP_END_FAILED_STEP, "a failed step"},
                {EXP_END_NONFINITE, "a non-finite state"},
                {EXP_END_ERROR_LIMIT, "the error limit"},
-               {EXP_END_ENERGY_GAIN, "the energy-gain limit"}};
+               {EXP_END_ENERGY_GAIN, "the energy-gain limit"},
+               {EXP_END_DIVERGED, "the divergence rule"}};
   const char *sep = " ";
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
     if (tally.ended[kinds[k].end]) {
@@ -181,6 +183,19 @@ int exp_watch_run(FILE *f, const char *who, const cdyn_stepper *st, const cdyn_s
             "cdyn: warning: %s: the energy rose by more than the scene's run.stop.max_energy_gain = %g J at step %ld "
             "of %ld (t = %g s)\n",
             who, lim->gain_max, out->end_step, steps, t);
+    break;
+  case EXP_END_DIVERGED:
+    if (out->div_particle < 0)
+      fprintf(f,
+              "cdyn: warning: %s: diverged at step %ld of %ld (t = %g s): the constraint error %.6g m is beyond the "
+              "divergence rule's %.6g m (1000 times the scene's size; run.stop.divergence, --no-divergence)\n",
+              who, out->end_step, steps, t, out->div_value, out->div_limit);
+    else
+      fprintf(f,
+              "cdyn: warning: %s: diverged at step %ld of %ld (t = %g s): particle %ld is %.6g m from where it "
+              "started, beyond the divergence rule's %.6g m (1000 times the scene's reach at that time; "
+              "run.stop.divergence, --no-divergence)\n",
+              who, out->end_step, steps, t, out->div_particle, out->div_value, out->div_limit);
     break;
   default:
     bad = 0;

@@ -177,7 +177,7 @@ static int run_one(exp_ctx *ctx, const exp_runspec *run, exp_csv *csv, summary *
   exp_outcome out;
   if ((rc = exp_simulate(sys, st, ctx->h, N, NULL, observe, &o, &out)))
     goto out;
-  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE) {
+  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE || out.end == EXP_END_DIVERGED) {
     S->status = out.status;
     o.last_out = out.end_step;
   }
@@ -203,14 +203,15 @@ static int run(exp_ctx *ctx)
     if (!rc)
       printf("  %-16s settles at step %-4ld overshoot %.3e  crossings %-3ld  e_end %.3e  |Phi-dot| %.3e -> %.3e%s\n",
              ctx->runs[s].name, S[s].settle, S[s].overshoot, S[s].crossings, S[s].e_end, S[s].rate0, S[s].rate_end,
-             S[s].status ? "  (a step failed)" : "");
+             S[s].status == CDYN_EDIVERGED ? "  (diverged)" : S[s].status ? "  (a step failed)" : "");
   }
   int crc = exp_csv_close(&csv, rc == CDYN_OK);
   if (rc || (rc = crc))
     return rc;
   if ((rc = exp_csv_open(ctx, &sum, "bad-initial-summary",
                          "scheme,e0,settle_step,settle_t,overshoot,crossings,e_end,phidot0,phidot_end,status", NULL,
-                         "\"note\": \"settle_step -1: e_n did not stay below 1e-2 e0 within the run\"")))
+                         "\"note\": \"settle_step -1: e_n did not stay below 1e-2 e0 within the run; status: the run's last "
+                         "status (CDYN_EDIVERGED: it ended by the divergence rule, doc/cli.md)\"")))
     return rc;
   for (int s = 0; s < ctx->nruns && !rc; s++) {
     double row[9] = {S[s].e0, (double)S[s].settle, S[s].settle_t, S[s].overshoot, (double)S[s].crossings,
@@ -228,7 +229,7 @@ static int run(exp_ctx *ctx)
   for (int s = 0; s < ctx->nruns; s++) {
     char settle[32];
     if (S[s].status)
-      snprintf(settle, sizeof settle, "a step failed");
+      snprintf(settle, sizeof settle, S[s].status == CDYN_EDIVERGED ? "diverged" : "a step failed");
     else if (S[s].settle < 0)
       snprintf(settle, sizeof settle, "not within %g s", (double)ctx->steps * ctx->h);
     else

@@ -119,14 +119,15 @@ static int run_one(exp_ctx *ctx, const char *name, const exp_runspec *run, const
   bead_obs o = {&csv, theta0, ctx->steps, ctx->steps / 4, res};
   exp_outcome out;
   rc = exp_simulate(sys, st, ctx->h, ctx->steps, NULL, observe, &o, &out);
-  if (!rc && (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE))
+  if (!rc && (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE || out.end == EXP_END_DIVERGED))
     res->status = out.status;
   int crc = exp_csv_close(&csv, rc == CDYN_OK);
   if (!rc)
     rc = crc;
   if (!rc)
     printf("  %-20s max |r - 1| %.3e  first/last-quarter mean %.3e / %.3e  max angle error %.3e%s\n", name,
-           res->max, res->first, res->last, res->angle_err_max, res->status ? "  (a step failed)" : "");
+           res->max, res->first, res->last, res->angle_err_max,
+           res->status == CDYN_EDIVERGED ? "  (diverged)" : res->status ? "  (a step failed)" : "");
 out:
   cdyn_stepper_free(st);
   cdyn_system_free(sys);
@@ -193,7 +194,7 @@ static int run(exp_ctx *ctx)
                  (exp_value[]){{"last_quarter", nofb.last}, {"growth", nofb.last / nofb.first}}, 2,
                  "first-quarter mean %.3g, growth %.3g x; largest %.3g; witkin with ks = kd = 0, h = %g, %ld steps%s",
                  nofb.first, nofb.last / nofb.first, nofb.max, ctx->h, ctx->steps,
-                 nofb.status ? "; a step failed" : "");
+                 nofb.status == CDYN_EDIVERGED ? "; it diverged" : nofb.status ? "; a step failed" : "");
   if (!rc)
     rc = exp_judge(ctx, "bead.feedback_holds", (exp_value[]){{"max_error", withfb.status ? INFINITY : withfb.max}},
                    1,

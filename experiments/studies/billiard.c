@@ -443,7 +443,7 @@ static int run_one(exp_ctx *ctx, const bil_params *p, run_result *res)
   if ((rc = exp_simulate(sys, st, h, N, NULL, observe, &o, &out)))
     goto out;
   res->steps = out.steps;
-  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE) {
+  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE || out.end == EXP_END_DIVERGED) {
     res->failed = 1;
     res->status = out.status;
     res->fail_step = out.end_step;

@@ -310,7 +310,7 @@ static int run_chain(exp_ctx *ctx, const chain_params *p, const char *name, cons
     have_csv = 1;
   }
   chain_obs o = {have_csv ? &csv : NULL, e};
-  exp_limits lim = {p->fail_tol, INFINITY};
+  exp_limits lim = {p->fail_tol, INFINITY, 0};
   exp_outcome out;
   if ((rc = exp_simulate(sys, st, h, N, &lim, observe, &o, &out)))
     goto out;

@@ -170,7 +170,7 @@ static int probe(void *pctx, double h, int *stable)
   chain_probe *p = pctx;
   long steps = (long)ceil(p->T / h - 1e-9);
   stretch_obs o = {&p->c, p->stretch_frac, 0};
-  exp_limits lim = {INFINITY, p->gain_max};
+  exp_limits lim = {INFINITY, p->gain_max, 0};
   exp_outcome out;
   int rc = exp_run(p->ctx, p->run, NULL, chain_build, &p->c, h, steps, &lim, observe, &o, &out, NULL, NULL);
   if (rc)

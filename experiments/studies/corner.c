@@ -228,7 +228,7 @@ static int run_one(exp_ctx *ctx, const exp_runspec *run, int c, double m, double
   exp_outcome out;
   if ((rc = exp_simulate(sys, st, h, steps, NULL, observe, &o, &out)))
     goto out;
-  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE)
+  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE || out.end == EXP_END_DIVERGED)
     res->status = out.status;
   res->ran = 1;
 out:
@@ -282,7 +282,8 @@ static int run(exp_ctx *ctx)
           printf("  %-9s %s m = %g: violation g1 %.3e g2 %.3e, first crossing at step %ld, %ld pulling and %ld "
                  "violating steps, at most %u solves%s\n",
                  ctx->runs[a].name, case_names[c], m, r->pen1, r->pen2, r->cross_step, r->pulls, r->violates,
-                 r->max_solves, r->status ? " (a step failed)" : "");
+                 r->max_solves,
+                 r->status == CDYN_EDIVERGED ? " (diverged)" : r->status ? " (a step failed)" : "");
       }
   int crc = exp_csv_close(&sum, rc == CDYN_OK);
   if (rc || (rc = crc))

@@ -251,7 +251,7 @@ static int run(exp_ctx *ctx)
       o.theta_eq = theta_eq;
       o.trace = l == 0 ? &trace : NULL;
       o.name = ctx->runs[s].name;
-      exp_limits lim = {0.1 * R, INFINITY};
+      exp_limits lim = {0.1 * R, INFINITY, 0};
       exp_outcome out;
       double th0 = theta0;
       if ((rc = exp_run(ctx, &ctx->runs[s], NULL, build, &th0, hs[l], Ns[l], &lim, observe, &o, &out, NULL, NULL)))
@@ -314,7 +314,9 @@ static int run(exp_ctx *ctx)
         exp_report(ctx, " left (max %.2g rad%s) |", r->max_dev, r->stopped ? ", then stopped" : "");
       else if (r->stopped)
         exp_report(ctx, " stopped at t = %.3g s (%s) |", r->t_end,
-                   r->end == EXP_END_ERROR_LIMIT ? "e_n > 0.1 R" : "a step failed");
+                   r->end == EXP_END_ERROR_LIMIT ? "e_n > 0.1 R"
+                   : r->end == EXP_END_DIVERGED  ? "diverged"
+                                                 : "a step failed");
       else
         exp_report(ctx, " %+.2e, amp. %.3f |", r->freq_err, r->amp_ratio);
     }

@@ -132,7 +132,7 @@ static int chain_stretch(exp_ctx *ctx, const exp_runspec *run, const char *const
     return rc;
   *status = CDYN_OK;
   *stretch = o.stretch;
-  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE) {
+  if (out.end == EXP_END_FAILED_STEP || out.end == EXP_END_NONFINITE || out.end == EXP_END_DIVERGED) {
     *status = out.status;
     *stretch = NAN;
   }

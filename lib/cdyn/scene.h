@@ -61,6 +61,8 @@ typedef struct cdyn_scene_run {
   double max_energy_gain; /* J: end the run when E - E(0) exceeds it */
   long record_every;      /* >= 1 */
   int record_positions, record_velocities;
+  int no_divergence;      /* 1: the cdyn program's default divergence rule is
+                             off ("divergence": false; doc/scene-format.md) */
 } cdyn_scene_run;
 
 /* Time spent in the hooks and the stepper, cumulative. */

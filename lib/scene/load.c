@@ -535,12 +535,15 @@ static int do_run(ld *L, cdyn_scene *sc, const json_t *root)
     }
     json_t *stop = json_object_get(run, "stop");
     if (stop) {
-      static const char *const skeys[] = {"max_error", "max_energy_gain", NULL};
+      static const char *const skeys[] = {"max_error", "max_energy_gain", "divergence", NULL};
       jpath q = jp_key(&p, "stop");
+      int divergence;
       if ((rc = check_object(L, stop, &q, skeys)) || (rc = f_num(L, stop, &q, "max_error", POS, 0, &r.max_error)) ||
-          (rc = f_num(L, stop, &q, "max_energy_gain", 0, 0, &r.max_energy_gain)))
+          (rc = f_num(L, stop, &q, "max_energy_gain", 0, 0, &r.max_energy_gain)) ||
+          (rc = f_bool(L, stop, &q, "divergence", 1, &divergence)))
         return rc;
       r.has_max_energy_gain = json_object_get(stop, "max_energy_gain") != NULL;
+      r.no_divergence = !divergence;
     }
   }
   json_t *rec = json_object_get(root, "record");

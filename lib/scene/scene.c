@@ -491,6 +491,8 @@ int cdyn_scene_set_run(cdyn_scene *sc, const cdyn_scene_run *run)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: max_energy_gain must be finite");
   if (r.record_every < 1 || r.record_every > 100000000L)
     return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: record_every = %ld outside [1, 1e8]", r.record_every);
+  if (r.no_divergence != 0 && r.no_divergence != 1)
+    return cdyn_error(CDYN_EINVAL, "cdyn_scene_set_run: no_divergence = %d must be 0 or 1", r.no_divergence);
   sc->run = r;
   return CDYN_OK;
 }
@@ -904,7 +906,10 @@ static int write_scene(FILE *f, const cdyn_scene *sc, const cdyn_stepper *st, co
   if (run->has_max_energy_gain) {
     fputs(sep ? ", \"max_energy_gain\": " : "\"max_energy_gain\": ", f);
     w_num(f, run->max_energy_gain);
+    sep = 1;
   }
+  if (run->no_divergence)
+    fputs(sep ? ", \"divergence\": false" : "\"divergence\": false", f);
   fprintf(f, "}},\n  \"record\": {\"every\": %ld, ", run->record_every);
   w_bool(f, "positions", run->record_positions);
   fputs(", ", f);
