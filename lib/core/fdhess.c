@@ -51,6 +51,9 @@
  * times the estimate above, rho that length; such a type should give its
  * own hess.
  *
+ * A position that is not finite, which eval may accept (a pin is linear
+ * in x), is CDYN_ENONFINITE here: no difference can be taken across it.
+ *
  * Cost: one evaluation at x, which reports where Phi is not
  * differentiable with the type's own status and message (a perturbed
  * point may lie on a regular side of a degenerate one, and would give a
@@ -112,7 +115,9 @@ double cdyn_constraint_fd_step(const cdyn_constraint_type *type, const double *c
     s = X;
   if (!(s > 0))
     s = 1.0;
-  return cbrt(3 * DBL_EPSILON * s * s * (s + X));
+  /* As cube roots apart, so that coordinates of 1e200 do not overflow. */
+  double cs = cbrt(s);
+  return cbrt(3 * DBL_EPSILON) * cs * cs * cbrt(s + X);
 }
 
 int cdyn_constraint_fd_hess(const cdyn_constraint_type *type, const double *params, const double *const *x,
@@ -145,7 +150,10 @@ int cdyn_constraint_fd_hess(const cdyn_constraint_type *type, const double *para
   if (rc)
     return rc;
   double delta = cdyn_constraint_fd_step(type, xp);
-  if (!isfinite(delta))
+  int finite = isfinite(delta);
+  for (unsigned p = 0; p < np; p++)
+    finite &= isfinite(xl[p][0]) && isfinite(xl[p][1]) && isfinite(xl[p][2]);
+  if (!finite)
     return cdyn_error(CDYN_ENONFINITE, "constraint type '%s' (geometric stiffness by finite differences): a position "
                       "is not finite",
                       type->name);
