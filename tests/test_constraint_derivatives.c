@@ -530,10 +530,11 @@ END_TEST
  * `hess`).  Every entry of cdyn_constraint_types[] is a built-in type
  * (the table is lib/constraints/constraints.def; a type of the user's
  * is never in it), and every built-in type must give hess: the schemes
- * that need it refuse a type without it, which is acceptable for a
- * user's type but would take a built-in one away from them.  So a
- * registered type without hess fails here, as one without a parameter
- * generator does.
+ * that need it would otherwise take it by finite differences
+ * (lib/core/fdhess.c), slower and to about eps^(2/3) rather than to
+ * rounding, which is acceptable for a user's type but not for a built-in
+ * one.  So a registered type without hess fails here, as one without a
+ * parameter generator does.
  *
  * Column (p, k) of K is d/dx_p[k] of the generalised constraint force
  * G(x) = J(x)^T lambda (the rows' jac as eval reports them), compared
@@ -619,7 +620,7 @@ static void check_hess(sample *s, const cdyn_row *base)
 {
   ck_assert_msg(s->type->hess != NULL,
                 "constraint type '%s' is built in but gives no geometric stiffness (hess is NULL); the "
-                "schemes that need it would refuse it",
+                "schemes that need it would take it by finite differences",
                 s->type->name);
   enum { NMAX = 3 * CDYN_MAX_PARTICLES };
   unsigned np = s->type->nparticles, n = 3 * np;
