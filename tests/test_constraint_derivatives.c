@@ -687,17 +687,18 @@ END_TEST
  *   S = max(max |K|, |lambda|_1 max |jac| / s),
  * s the length fdhess.c derives its step from (the particles' extent, or
  * the largest coordinate for one particle), and fdhess.c's error estimate
- * at its step is (3 eps)^(2/3) / 2 * S (1 + X / s)^(2/3): about 4e-11 S
- * with coordinates and lengths of order one as drawn.  The estimate takes
- * |G'''| ~ |G| / s^3; the types' fourth derivatives exceed that by their
- * own constants (test_hess above: up to 1.6e4 for node_triangle and
- * edge_edge, whose normals turn at up to 4 per unit motion, against
- * |G| / s^3 of order 10), so the tolerance is
+ * at its step is (3 eps)^(2/3) / 2 * S (1 + X / s)^(2/3): 4e-11 S to
+ * 6e-11 S with coordinates and lengths of order one as drawn.  The
+ * estimate takes |G'''| ~ |G| / s^3; the types' fourth derivatives exceed
+ * that by their own constants (test_hess above: |G'''| up to 1.6e4 for
+ * node_triangle and edge_edge, whose normals turn at up to 4 per unit
+ * motion), so that with delta ~ 8.7e-6 and S of order 10 the truncation
+ * alone can reach delta^2 |G'''| / 6 ~ 2e-7 ~ 270 (3 eps)^(2/3) S.  The
+ * tolerance is
  *   hess_fd_tol = 1e3 * (3 eps)^(2/3) * S    (7.6e-8 S),
- * a factor 1e3 / (1/2 * 1e3) ~ 2 above the estimate times the largest of
- * those constants, and measured: the largest error over the draws is
- * 46 (3 eps)^(2/3) S (edge_edge; angle, parallel and node_triangle
- * 25 to 27, the others below 1.3).  It is far below the O(delta) error
+ * near 4 times that worst case; measured, the largest error over these
+ * draws is 46 (3 eps)^(2/3) S (edge_edge; angle, parallel and
+ * node_triangle 25 to 27, the others below 1.3).  It is far below the O(delta) error
  * of a one-sided difference at the same step, delta |G''| / 2 ~ 4e-6 S
  * (measured: 100 to 750 times the tolerance), which the test computes alongside and
  * requires to exceed the tolerance on some state of every type whose J

@@ -32,10 +32,10 @@
  * would make the step as large as the geometry, when a small structure
  * sits far from the origin.  At that step each entry's error is
  *   (3 eps)^(2/3) / 2 * |f| / s * (1 + X / s)^(2/3)
- * (a sixth of it truncation, a third rounding), about 4e-11 of the scale
- * |lambda| |grad Phi| / s of K's entries when X ~ s: eps^(2/3), against
- * the eps^(1/2) of a one-sided difference, whose truncation
- * delta |f''| / 2 at this step would be 4e-6 of that scale.
+ * (a third of it truncation, e_f / (2 delta), two thirds rounding), 4e-11
+ * to 6e-11 of the scale |lambda| |grad Phi| / s of K's entries for X up
+ * to s: eps^(2/3), against the eps^(1/2) of a one-sided difference, whose
+ * truncation delta |f''| / 2 at this step would be 4e-6 of that scale.
  *
  * s and X from what every type has, its particles:
  *   X = max |x_p[k]| over the constraint's coordinates,
