@@ -24,7 +24,7 @@ lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/errserial.h lib/base/numeric.
 	lib/constraints/constraints.def lib/constraints/vec3.h lib/constraints/table.c \
 	lib/solvers/solvers.def lib/solvers/table.c lib/solvers/lookup.c lib/solvers/lsq.h lib/solvers/lsq.c \
 	lib/solvers/matrix.c \
-	lib/core/internal.h lib/core/frequency.c lib/core/system.c lib/core/pattern.c lib/core/blocks.c \
+	lib/core/internal.h lib/core/frequency.c lib/core/fdhess.c lib/core/system.c lib/core/pattern.c lib/core/blocks.c \
 	lib/core/adjacency.c \
 	lib/integrators/integrators.def lib/integrators/table.c \
 	lib/activeset/activeset.h lib/activeset/activesets.def lib/activeset/activeset.c lib/activeset/common.c \

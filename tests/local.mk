@@ -17,7 +17,7 @@ if HAVE_CHECK
 check_PROGRAMS = tests/test_constraints tests/test_constraint_derivatives tests/test_solvers tests/test_schemes \
 	tests/test_ab2 \
 	tests/test_reference tests/test_reference_bead tests/test_reference_kkt \
-	tests/test_errors tests/test_alloc \
+	tests/test_errors tests/test_alloc tests/test_fdhess \
 	tests/test_forces \
 	tests/test_soft \
 	tests/test_nonlinear \

@@ -9,6 +9,8 @@
  * with the counter armed: it must stay at zero.  Each active-set algorithm
  * (lib/activeset/, through its internal interface) then solves contact
  * problems on a workspace allocated beforehand, with the counter armed.
+ * A chain of links of a type without hess (finite-difference geometric
+ * stiffness) does the same under the schemes that need it.
  * Then implicit and rattle run on a 20 x 20 grid (766 rows) with every
  * solver configuration, CHOLMOD's reuse path among them.
  * The scheme "contact" also runs, with each active-set algorithm, on
@@ -74,6 +76,72 @@ START_TEST(test_no_allocation_in_step)
   long count = ta_disarm();
   ck_assert_msg(rc >= 0, "%s/%s: %s", scheme, solver, cdyn_errmsg());
   ck_assert_msg(count == 0, "%s with %s allocated %ld times in 500 steps", scheme, solver, count);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+}
+END_TEST
+
+/*
+ * A constraint type without hess (the built-in distance copied as a
+ * user's, hess NULL) has its geometric stiffness taken by finite
+ * differences on the stack (lib/core/fdhess.c): backward-euler, bdf2 and
+ * implicit with geometric_stiffness=diagonal take 500 steps of the
+ * 10-link chain without allocating, including the steps that follow a
+ * link switched off and on again (which rewrite the stepper's warning),
+ * but for a step whose statistics count a symbolic analysis of a pattern
+ * the solver has not seen (ldlt's CHOLMOD; cdyn/solver.h allows it).
+ */
+static const char *const fd_configs[][3] = {
+  {"backward-euler", NULL, NULL},
+  {"bdf2", NULL, NULL},
+  {"implicit", "geometric_stiffness", "diagonal"},
+};
+
+START_TEST(test_no_allocation_without_hess)
+{
+  static cdyn_constraint_type own;
+  own = *cdyn_constraint_distance;
+  own.name = "own-distance";
+  own.hess = NULL;
+  cdyn_system *s;
+  cdyn_stepper *st;
+  double g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
+  ck_assert_int_eq(cdyn_system_new(&s, 11), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+  for (size_t i = 0; i <= 10; i++) {
+    double x[3] = {0.5 * (double)i, 0, 0};
+    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
+  }
+  ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
+  size_t last = 0;
+  for (size_t i = 0; i < 10; i++) {
+    size_t p[2] = {i, i + 1};
+    double len = 0.5;
+    ck_assert_int_eq(cdyn_system_add_constraint(s, &own, p, &len, &last), CDYN_OK);
+  }
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, fd_configs[_i][0]), CDYN_OK);
+  if (fd_configs[_i][1])
+    ck_assert_int_eq(cdyn_stepper_set(st, fd_configs[_i][1], fd_configs[_i][2]), CDYN_OK);
+  ck_assert_msg(strstr(cdyn_stepper_warning(st), "'own-distance'"), "%s", cdyn_stepper_warning(st));
+  ck_assert_int_ge(cdyn_stepper_step(st, 1e-3), 0);
+  int rc = 0;
+  long count = 0;
+  for (int k = 0; k < 500 && rc >= 0; k++) {
+    if (k == 250 || k == 260)
+      ck_assert_int_eq(cdyn_system_enable_constraint(s, last, k == 260), CDYN_OK);
+    cdyn_stats before, after;
+    ck_assert_int_eq(cdyn_stepper_stats(st, &before), CDYN_OK);
+    ta_arm(0);
+    rc = cdyn_stepper_step(st, 1e-3);
+    long c = ta_disarm();
+    ck_assert_int_eq(cdyn_stepper_stats(st, &after), CDYN_OK);
+    /* The first step on a pattern the solver has not seen analyses it,
+       which may allocate (cdyn/solver.h); no other step may. */
+    if (after.analyses == before.analyses && after.reallocations == before.reallocations)
+      count += c;
+  }
+  ck_assert_msg(rc >= 0, "%s: %s", fd_configs[_i][0], cdyn_errmsg());
+  ck_assert_msg(count == 0, "%s without hess allocated %ld times in 500 steps", fd_configs[_i][0], count);
   cdyn_stepper_free(st);
   cdyn_system_free(s);
 }
@@ -408,6 +476,7 @@ int main(void)
   TCase *tc = tcase_create("step");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_no_allocation_in_step, 0, (int)(tu_scheme_count() * cdyn_solver_count()));
+  tcase_add_loop_test(tc, test_no_allocation_without_hess, 0, (int)(sizeof fd_configs / sizeof fd_configs[0]));
   tcase_add_loop_test(tc, test_no_allocation_at_scale, 0, 2 * NGRID);
   tcase_add_loop_test(tc, test_reserve_linear, 0, (int)(sizeof reserve_schemes / sizeof reserve_schemes[0]));
   suite_add_tcase(s, tc);

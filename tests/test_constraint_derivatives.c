@@ -22,6 +22,7 @@
  * The types beyond the link and the pin, by hand and in motion, are in
  * test_constraints.c.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -529,10 +530,11 @@ END_TEST
  * `hess`).  Every entry of cdyn_constraint_types[] is a built-in type
  * (the table is lib/constraints/constraints.def; a type of the user's
  * is never in it), and every built-in type must give hess: the schemes
- * that need it refuse a type without it, which is acceptable for a
- * user's type but would take a built-in one away from them.  So a
- * registered type without hess fails here, as one without a parameter
- * generator does.
+ * that need it would otherwise take it by finite differences
+ * (lib/core/fdhess.c), slower and to about eps^(2/3) rather than to
+ * rounding, which is acceptable for a user's type but not for a built-in
+ * one.  So a registered type without hess fails here, as one without a
+ * parameter generator does.
  *
  * Column (p, k) of K is d/dx_p[k] of the generalised constraint force
  * G(x) = J(x)^T lambda (the rows' jac as eval reports them), compared
@@ -618,7 +620,7 @@ static void check_hess(sample *s, const cdyn_row *base)
 {
   ck_assert_msg(s->type->hess != NULL,
                 "constraint type '%s' is built in but gives no geometric stiffness (hess is NULL); the "
-                "schemes that need it would refuse it",
+                "schemes that need it would take it by finite differences",
                 s->type->name);
   enum { NMAX = 3 * CDYN_MAX_PARTICLES };
   unsigned np = s->type->nparticles, n = 3 * np;
@@ -677,12 +679,156 @@ START_TEST(test_hess)
 END_TEST
 
 /*
+ * The library's finite-difference geometric stiffness
+ * (cdyn_constraint_fd_hess, lib/core/fdhess.c: what a type without hess
+ * gets) against every built-in type's analytic hess, where the truth is
+ * known, at NSTATES states of the draws above per type and multipliers
+ * drawn in [-1, 1)^rows.  The scale of K's entries is
+ *   S = max(max |K|, |lambda|_1 max |jac| / s),
+ * s the length fdhess.c derives its step from (the particles' extent, or
+ * the largest coordinate for one particle), and fdhess.c's error estimate
+ * at its step is (3 eps)^(2/3) / 2 * S (1 + X / s)^(2/3): 4e-11 S to
+ * 6e-11 S with coordinates and lengths of order one as drawn.  The
+ * estimate takes |G'''| ~ |G| / s^3; the types' fourth derivatives exceed
+ * that by their own constants (test_hess above: |G'''| up to 1.6e4 for
+ * node_triangle and edge_edge, whose normals turn at up to 4 per unit
+ * motion), so that with delta ~ 8.7e-6 and S of order 10 the truncation
+ * alone can reach delta^2 |G'''| / 6 ~ 2e-7 ~ 270 (3 eps)^(2/3) S.  The
+ * tolerance is
+ *   hess_fd_tol = 1e3 * (3 eps)^(2/3) * S    (7.6e-8 S),
+ * near 4 times that worst case; measured, the largest error over these
+ * draws is 46 (3 eps)^(2/3) S (edge_edge; angle, parallel and
+ * node_triangle 25 to 27, the others below 1.3).  It is far below the O(delta) error
+ * of a one-sided difference at the same step, delta |G''| / 2 ~ 4e-6 S
+ * (measured: 100 to 750 times the tolerance), which the test computes alongside and
+ * requires to exceed the tolerance on some state of every type whose J
+ * varies with x (found by comparing hess at the state and at a nearby
+ * one): a one-sided difference, or any first-order slip in the step,
+ * fails it.  Where K is constant (circle, sphere, hoop: quadratic Phi;
+ * and pin, plane, halfspace: K = 0), a one-sided difference is exact as
+ * well, and nothing could tell the two apart.  The measured largest ratio of error to
+ * tolerance is printed under CDYN_TEST_VERBOSE.  The result must also be
+ * exactly symmetric (fdhess.c symmetrises it).
+ */
+static const double hess_fd_c = 1e3;
+
+static int fd_hess_at(const sample *s, double x[][3], const double *lambda, double *K)
+{
+  const double *xp[CDYN_MAX_PARTICLES] = {NULL};
+  for (unsigned p = 0; p < s->type->nparticles; p++)
+    xp[p] = x[p];
+  unsigned n = 3 * s->type->nparticles;
+  for (unsigned k = 0; k < n * n; k++)
+    K[k] = NAN;
+  return cdyn_constraint_fd_hess(s->type, s->params, xp, s->t, lambda, K);
+}
+
+/* s of fdhess.c's step rule, for the scale S. */
+static double fd_length(const sample *s)
+{
+  unsigned np = s->type->nparticles;
+  double X = 0, L = 0;
+  for (unsigned a = 0; a < np; a++) {
+    for (int k = 0; k < 3; k++)
+      X = fmax(X, fabs(s->x[a][k]));
+    for (unsigned b = 0; b < a; b++)
+      L = fmax(L, tu_dist3(s->x[a], s->x[b]));
+  }
+  return L > 0 ? L : X > 0 ? X : 1.0;
+}
+
+START_TEST(test_fd_hess_matches_hess)
+{
+  enum { NMAX = 3 * CDYN_MAX_PARTICLES };
+  const double eps23 = pow(3 * DBL_EPSILON, 2.0 / 3.0);
+  uint64_t rng = UINT64_C(0x3C6EF372FE94F82B), lrng = UINT64_C(0xA54FF53A5F1D36F1);
+  double worst_all = 0;
+  for (size_t i = 0; cdyn_constraint_types[i]; i++) {
+    const cdyn_constraint_type *type = cdyn_constraint_types[i];
+    ck_assert_msg(type->hess, "type '%s' has no hess (test_hess says more)", type->name);
+    double worst = 0, onesided = 0; /* the largest error / tolerance of each */
+    int varying = 0;
+    for (int trial = 0; trial < NSTATES; trial++) {
+      sample s;
+      draw_sample(type, &rng, &s);
+      unsigned np = type->nparticles, n = 3 * np;
+      double lambda[CDYN_MAX_ROWS], K[NMAX * NMAX], F[NMAX * NMAX], lsum = 0;
+      for (unsigned r = 0; r < type->rows; r++) {
+        lambda[r] = tu_rand(&lrng);
+        lsum += fabs(lambda[r]);
+      }
+      ck_assert_int_eq(hess_at(&s, s.x, lambda, K), CDYN_OK);
+      int rc = fd_hess_at(&s, s.x, lambda, F);
+      ck_assert_msg(rc == CDYN_OK, "type '%s': cdyn_constraint_fd_hess failed: %d (%s)", type->name, rc,
+                    cdyn_errmsg());
+      cdyn_row base[CDYN_MAX_ROWS];
+      eval_at(&s, s.x, s.v, s.t, base);
+      double jmax = 0, kmax = 0;
+      for (unsigned r = 0; r < type->rows; r++)
+        for (unsigned p = 0; p < np; p++)
+          for (int k = 0; k < 3; k++)
+            jmax = fmax(jmax, fabs(base[r].jac[p][k]));
+      for (unsigned k = 0; k < n * n; k++)
+        kmax = fmax(kmax, fabs(K[k]));
+      double S = fmax(kmax, lsum * jmax / fd_length(&s)), tol = hess_fd_c * eps23 * S;
+      for (unsigned a = 0; a < n; a++)
+        for (unsigned b = 0; b < n; b++) {
+          ck_assert_msg(F[a * n + b] == F[b * n + a], "type '%s': the difference K is not symmetric at (%u, %u)",
+                        type->name, a, b);
+          double e = fabs(F[a * n + b] - K[a * n + b]);
+          ck_assert_msg(e <= tol,
+                        "type '%s', K[%u][%u]: hess %.17g, finite differences %.17g (difference %.3g, tolerance "
+                        "%.3g = %g (3 eps)^(2/3) S, S = %.3g) at t = %.17g",
+                        type->name, a, b, K[a * n + b], F[a * n + b], e, tol, hess_fd_c, S, s.t);
+          worst = fmax(worst, e / tol);
+        }
+      /* Does K change with x (is G = J^T lambda not affine)?  Then a
+         one-sided difference has an O(delta) error. */
+      double y[CDYN_MAX_PARTICLES][3], K1[NMAX * NMAX];
+      shift(&s, 0.05, y);
+      ck_assert_int_eq(hess_at(&s, y, lambda, K1), CDYN_OK);
+      for (unsigned k = 0; k < n * n; k++)
+        varying |= fabs(K1[k] - K[k]) > 1e-3 * S;
+      /* The one-sided difference at the library's step. */
+      const double *xp[CDYN_MAX_PARTICLES] = {NULL};
+      for (unsigned p = 0; p < np; p++)
+        xp[p] = s.x[p];
+      double delta = cdyn_constraint_fd_step(type, xp), G0[NMAX], G1[NMAX];
+      force_at(&s, s.x, lambda, G0);
+      for (unsigned j = 0; j < n; j++) {
+        double y[CDYN_MAX_PARTICLES][3];
+        memcpy(y, s.x, sizeof y);
+        y[j / 3][j % 3] += delta;
+        double dx = y[j / 3][j % 3] - s.x[j / 3][j % 3];
+        force_at(&s, y, lambda, G1);
+        for (unsigned a = 0; a < n; a++)
+          onesided = fmax(onesided, fabs((G1[a] - G0[a]) / dx - K[a * n + j]) / tol);
+      }
+    }
+    if (varying)
+      ck_assert_msg(onesided > 1,
+                    "type '%s': a one-sided difference at the library's step stays within the tolerance (at most "
+                    "%.3g of it): the test could not tell it from the central one",
+                    type->name, onesided);
+    worst_all = fmax(worst_all, worst);
+    if (getenv("CDYN_TEST_VERBOSE"))
+      printf("fd hess %-14s largest error %.3g of the tolerance; one-sided %.3g\n", type->name, worst, onesided);
+  }
+  if (getenv("CDYN_TEST_VERBOSE"))
+    printf("fd hess: largest error over the built-in types %.3g of the tolerance\n", worst_all);
+}
+END_TEST
+
+/*
  * hess reports an error exactly where eval does, with the same status and
  * a message: at coincident particles (where a link, an angle, a triangle
  * or a pair of edges has no direction, and a sphere's or an anchor's
  * particle may sit at the centre), at a non-finite coordinate and at
  * coordinates of 1e200 (whose squares overflow).  Types that are linear
- * in x (pin) report nothing either way.
+ * in x (pin) report nothing either way.  cdyn_constraint_fd_hess, the
+ * stiffness of a type without hess, must do the same, but for a NaN
+ * coordinate that eval accepts (the pin's), which it reports as
+ * CDYN_ENONFINITE: no difference can be taken across it.
  */
 START_TEST(test_hess_fails_where_eval_does)
 {
@@ -734,6 +880,15 @@ START_TEST(test_hess_fails_where_eval_does)
       if (rh)
         ck_assert_msg(cdyn_errmsg()[0], "type '%s', state %d: hess returns %d without a message", type->name,
                       which, rh);
+      /* And so does the finite-difference stiffness a type without hess
+         gets (lib/core/fdhess.c), which evaluates at x first. */
+      cdyn_error_clear();
+      int rf = cdyn_constraint_fd_hess(type, s.params, xp, s.t, lambda, K);
+      ck_assert_msg(rf == (which == 1 && re == CDYN_OK ? CDYN_ENONFINITE : re), "type '%s', state %d: eval returns %d, cdyn_constraint_fd_hess %d (%s)", type->name,
+                    which, re, rf, cdyn_errmsg());
+      if (rf)
+        ck_assert_msg(cdyn_errmsg()[0], "type '%s', state %d: cdyn_constraint_fd_hess returns %d without a message",
+                      type->name, which, rf);
     }
   }
 }
@@ -956,6 +1111,7 @@ static Suite *constraints_suite(void)
   tcase_add_test(tc, test_phi_tt);
   tcase_add_test(tc, test_hess);
   tcase_add_test(tc, test_hess_fails_where_eval_does);
+  tcase_add_test(tc, test_fd_hess_matches_hess);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("system");

@@ -1075,11 +1075,14 @@ static int plane_y_eval(const double *params, const double *const *x, const doub
 }
 
 /*
- * A constraint type without its geometric stiffness (hess NULL) is
- * refused by the schemes that need it, with a message naming the type,
- * and the state is left alone; the schemes that do not need it step.
+ * A constraint type without its geometric stiffness (hess NULL) is served
+ * by finite differences (cdyn_constraint_fd_hess) in the schemes that
+ * need it, which step, and whose stepper warns, naming the type and the
+ * cost (2 * 3 * 1 + 1 = 7 calls of eval on one particle), from its
+ * creation for backward-euler and bdf2 and once the option is set for
+ * implicit; implicit without it, which never calls hess, says nothing.
  */
-START_TEST(test_type_without_hess_refused)
+START_TEST(test_type_without_hess_warned)
 {
   static const cdyn_constraint_type own = {
     .name = "own-floor", .description = "y = 0", .nparticles = 1, .nparams = 0, .rows = 1, .eval = plane_y_eval};
@@ -1096,21 +1099,120 @@ START_TEST(test_type_without_hess_refused)
     EXPECT_OK(cdyn_system_add_constraint(sys, &own, &p, NULL, NULL));
     cdyn_stepper *st = NULL;
     EXPECT_OK(cdyn_stepper_new(&st, sys, k < 3 ? need[k][0] : "implicit"));
-    if (k < 3 && need[k][1])
+    const char *w = cdyn_stepper_warning(st);
+    ck_assert_ptr_nonnull(w);
+    if (k < 3 && need[k][1]) {
+      ck_assert_msg(!w[0], "%s before its option: '%s'", need[k][0], w);
       EXPECT_OK(cdyn_stepper_set(st, need[k][1], need[k][2]));
+      w = cdyn_stepper_warning(st);
+    }
+    if (k < 3)
+      ck_assert_msg(strstr(w, need[k][0]) && strstr(w, "'own-floor'") && strstr(w, "(1 constraint)") &&
+                        strstr(w, "2 * 3 * 1 + 1 = 7 calls of its eval"),
+                    "%s: '%s'", need[k][0], w);
+    else
+      ck_assert_msg(!w[0], "implicit without the option: '%s'", w);
     int rc = cdyn_stepper_step(st, 0.01);
-    if (k < 3) {
-      ck_assert_msg(rc == CDYN_EINVAL && strstr(cdyn_errmsg(), "own-floor") && strstr(cdyn_errmsg(), "hess"),
-                    "%s: %d (%s)", need[k][0], rc, cdyn_errmsg());
-      double q[3], w[3];
-      EXPECT_OK(cdyn_system_get_particle(sys, 0, NULL, q, w));
-      ck_assert(!memcmp(q, x, sizeof q) && !memcmp(w, v, sizeof w) && cdyn_system_time(sys) == 0);
-    } else {
-      ck_assert_msg(rc == CDYN_OK, "implicit without the option: %d (%s)", rc, cdyn_errmsg());
+    ck_assert_msg(rc == CDYN_OK, "%s: %d (%s)", k < 3 ? need[k][0] : "implicit", rc, cdyn_errmsg());
+    double q[3];
+    EXPECT_OK(cdyn_system_get_particle(sys, 0, NULL, q, NULL));
+    ck_assert_msg(fabs(q[1]) <= 1e-10, "%s: y = %g after the step", k < 3 ? need[k][0] : "implicit", q[1]);
+    if (k == 0) {
+      /* A second constraint of the type, added later: the step that
+         follows the change counts it. */
+      EXPECT_OK(cdyn_system_add_constraint(sys, &own, &p, NULL, NULL));
+      EXPECT_OK(cdyn_stepper_step(st, 0.01));
+      ck_assert_msg(strstr(cdyn_stepper_warning(st), "(2 constraints)"), "'%s'", cdyn_stepper_warning(st));
+    }
+    if (k == 2) {
+      EXPECT_OK(cdyn_stepper_set(st, "geometric_stiffness", "none"));
+      ck_assert_msg(!cdyn_stepper_warning(st)[0], "'%s'", cdyn_stepper_warning(st));
     }
     cdyn_stepper_free(st);
     cdyn_system_free(sys);
   }
+  ck_assert_ptr_null(cdyn_stepper_warning(NULL));
+}
+END_TEST
+
+/* The floor y = 0 for x < 1 only: x = 1 is an edge where it stops, which
+   eval reports as CDYN_EDEGENERATE. */
+static int ledge_eval(const double *params, const double *const *x, const double *const *v, double t,
+                      cdyn_row *rows)
+{
+  (void)params, (void)v, (void)t;
+  if (!(x[0][0] < 1.0))
+    return cdyn_error(CDYN_EDEGENERATE, "ledge: x = %g is past the edge at 1", x[0][0]);
+  memset(rows, 0, sizeof *rows);
+  rows->phi = x[0][1];
+  rows->jac[0][1] = 1;
+  return CDYN_OK;
+}
+
+/*
+ * The error paths of the finite-difference stiffness: bad arguments
+ * (CDYN_EINVAL), eval's own failure at x (its status and message, as a
+ * type's hess must), and a failure at a point of the differences only
+ * (a particle within the step of an edge where eval fails): that status,
+ * CDYN_EDEGENERATE, with a message naming the type and the coordinate.
+ * Through a stepper (backward-euler), the step fails with it and leaves
+ * the state as it was.
+ */
+START_TEST(test_fd_hess_errors)
+{
+  static const cdyn_constraint_type ledge = {
+    .name = "own-ledge", .description = "y = 0 for x < 1", .nparticles = 1, .rows = 1, .eval = ledge_eval};
+  static const cdyn_constraint_type noeval = {.name = "no-eval", .nparticles = 1, .rows = 1};
+  static const cdyn_constraint_type wide = {.name = "wide", .nparticles = 5, .rows = 1, .eval = ledge_eval};
+  double x0[3] = {0.5, 0.25, -0.75}, lambda[1] = {2.0}, K[9];
+  const double *x[1] = {x0}, *xnull[1] = {NULL};
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(NULL, NULL, x, 0, lambda, K));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(&noeval, NULL, x, 0, lambda, K));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(&wide, NULL, x, 0, lambda, K));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(&ledge, NULL, NULL, 0, lambda, K));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(&ledge, NULL, xnull, 0, lambda, K));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(&ledge, NULL, x, 0, NULL, K));
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(&ledge, NULL, x, 0, lambda, NULL));
+  /* No parameters for a type that has them (before its second particle,
+     which x does not have, is looked at). */
+  EXPECT_ERR(CDYN_EINVAL, cdyn_constraint_fd_hess(cdyn_constraint_distance, NULL, x, 0, lambda, K));
+  ck_assert(isnan(cdyn_constraint_fd_step(NULL, x)) && isnan(cdyn_constraint_fd_step(&ledge, NULL)) &&
+            isnan(cdyn_constraint_fd_step(&ledge, xnull)));
+  /* Well inside: K = 0 (Phi is linear). */
+  EXPECT_OK(cdyn_constraint_fd_hess(&ledge, NULL, x, 0, lambda, K));
+  for (int k = 0; k < 9; k++)
+    ck_assert(K[k] == 0);
+  /* Past the edge: eval's own status and message. */
+  x0[0] = 1.5;
+  EXPECT_ERR(CDYN_EDEGENERATE, cdyn_constraint_fd_hess(&ledge, NULL, x, 0, lambda, K));
+  ck_assert_msg(strstr(cdyn_errmsg(), "past the edge") && !strstr(cdyn_errmsg(), "central"), "%s", cdyn_errmsg());
+  /* Within the step of the edge: fine at x, degenerate at x + delta e_0. */
+  double delta = cdyn_constraint_fd_step(&ledge, x);
+  x0[0] = 1.0 - 0.5 * delta;
+  delta = cdyn_constraint_fd_step(&ledge, x);
+  ck_assert(x0[0] + delta >= 1.0);
+  EXPECT_ERR(CDYN_EDEGENERATE, cdyn_constraint_fd_hess(&ledge, NULL, x, 0, lambda, K));
+  ck_assert_msg(strstr(cdyn_errmsg(), "'own-ledge'") && strstr(cdyn_errmsg(), "x_0[0] +") &&
+                    strstr(cdyn_errmsg(), "central differences") && strstr(cdyn_errmsg(), "past the edge"),
+                "%s", cdyn_errmsg());
+  /* The same through backward-euler: its first assembly fails, the
+     state is restored. */
+  cdyn_system *sys = NULL;
+  const double v[3] = {0, 0, 0.5};
+  EXPECT_OK(cdyn_system_new(&sys, 1));
+  EXPECT_OK(cdyn_system_set_position(sys, 0, x0));
+  EXPECT_OK(cdyn_system_set_velocity(sys, 0, v));
+  size_t p = 0;
+  EXPECT_OK(cdyn_system_add_constraint(sys, &ledge, &p, NULL, NULL));
+  cdyn_stepper *st = NULL;
+  EXPECT_OK(cdyn_stepper_new(&st, sys, "backward-euler"));
+  EXPECT_ERR(CDYN_EDEGENERATE, cdyn_stepper_step(st, 1e-3));
+  ck_assert_msg(strstr(cdyn_errmsg(), "'own-ledge'"), "%s", cdyn_errmsg());
+  double q[3], w[3];
+  EXPECT_OK(cdyn_system_get_particle(sys, 0, NULL, q, w));
+  ck_assert(!memcmp(q, x0, sizeof q) && !memcmp(w, v, sizeof w) && cdyn_system_time(sys) == 0);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
 }
 END_TEST
 
@@ -1406,7 +1508,8 @@ static Suite *errors_suite(void)
   tcase_add_test(tc, test_overflowing_measures);
   tcase_add_test(tc, test_divergence_guard);
   tcase_add_test(tc, test_inconsistent_constraints_named);
-  tcase_add_test(tc, test_type_without_hess_refused);
+  tcase_add_test(tc, test_type_without_hess_warned);
+  tcase_add_test(tc, test_fd_hess_errors);
   tcase_add_test(tc, test_noconv_restores);
   tcase_add_test(tc, test_every_early_stop_says_why);
   tcase_add_test(tc, test_silent_scheme_gets_a_message);

@@ -361,7 +361,8 @@ void exp_watch_summary(FILE *f, const char *who);
    omega_bound); 0 when the scheme is implicit in the springs or there are
    none. */
 int exp_watch_spring_limit(const cdyn_stepper *st, const cdyn_system *sys, double h, double *homega, double *h_safe);
-/* Before a run: a warning when h omega >= 2 for the stiffest explicit spring. */
+/* Before a run: a warning when h omega >= 2 for the stiffest explicit spring,
+   and the stepper's own (cdyn_stepper_warning) when it has one. */
 void exp_watch_before(FILE *f, const char *who, const cdyn_stepper *st, const cdyn_system *sys, double h);
 /* After a run: its warnings (failed step, non-finite, a stated limit
    crossed, CDYN_NOCONV steps) and the spring hint; 1 when the run ended

@@ -154,6 +154,11 @@ void exp_watch_before(FILE *f, const char *who, const cdyn_stepper *st, const cd
             "cdyn: warning: %s: h = %g s is beyond the explicit springs' limit: h omega = %.3g >= 2 for the stiffest "
             "spring, so symplectic Euler will blow up; h <= %.3g s is stable\n",
             who, h, homega, h_safe);
+  /* The stepper's own (a constraint type served by finite differences;
+     none of a scene's types is, today). */
+  const char *w = cdyn_stepper_warning(st);
+  if (w && w[0])
+    fprintf(f, "cdyn: warning: %s: %s\n", who, w);
 }
 
 /* ---- a scene's run ------------------------------------------------------------------------- */

@@ -15,7 +15,9 @@
  * stiffness sum_r lambda_r Hess Phi_r for given multipliers: the
  * derivative of the constraint force J^T lambda with respect to the
  * positions, which a step implicit in the constraint geometry needs
- * (doc/large-steps.md).  A type never allocates and never keeps state.
+ * (doc/large-steps.md); without it the library takes that derivative by
+ * central differences of eval's J (cdyn_constraint_fd_hess).  A type
+ * never allocates and never keeps state.
  *
  * Adding a type is one file defining a `const cdyn_constraint_type` and one
  * line in lib/constraints/constraints.def.
@@ -70,9 +72,13 @@ typedef struct cdyn_constraint_type {
    * np = nparticles, particle p's coordinates at 3p .. 3p + 2.  K is the
    * caller's and is overwritten.  Return CDYN_OK, or CDYN_EDEGENERATE
    * (with a message) where Phi is not twice differentiable.  NULL: the
-   * type has no second derivatives, and the schemes that need them
-   * (backward-euler, bdf2, implicit with geometric_stiffness) refuse it
-   * with a message naming the type.
+   * library takes K by central differences of J^T lambda from the type's
+   * eval (cdyn_constraint_fd_hess below), for the schemes that need it
+   * (backward-euler, bdf2, projected-newton, implicit with
+   * geometric_stiffness=diagonal): 6 np + 1 calls of eval per
+   * constraint each time, and entries good to about eps^(2/3) of their
+   * scale rather than to rounding.  Such a stepper says so
+   * (cdyn_stepper_warning).
    */
   int (*hess)(const double *params, const double *const *x, double t,
               const double *lambda, double *K);
@@ -96,6 +102,30 @@ extern const cdyn_constraint_type *const cdyn_constraint_tether;
 
 /* NULL-terminated table of every registered type. */
 extern const cdyn_constraint_type *const cdyn_constraint_types[];
+
+/*
+ * The geometric stiffness K = sum_r lambda[r] d^2 Phi_r / dx dx of `type`
+ * at positions x[p] (np = type->nparticles of them) and time t, by central
+ * differences of J^T lambda from type->eval, symmetrised, into K as
+ * `hess` fills it ((3 np)^2 values, row-major): what the library uses for
+ * a type whose hess is NULL, and a check of a hess one has written.  One
+ * step delta for all coordinates, cdyn_constraint_fd_step(type, x);
+ * lib/core/fdhess.c derives it and the error, about eps^(2/3) of
+ * |lambda| |grad Phi| / s, s the extent of the constraint's particles.
+ * 6 np + 1 calls of eval; no allocation.  Returns CDYN_OK; eval's own
+ * status and message where it fails at x; its status with a message
+ * naming the type and the perturbed coordinate where it fails at a
+ * perturbed point (CDYN_EDEGENERATE: x is within delta of where Phi is
+ * not differentiable); CDYN_ENONFINITE for a non-finite position or
+ * entry; CDYN_EINVAL for a NULL argument or a malformed type.
+ */
+int cdyn_constraint_fd_hess(const cdyn_constraint_type *type, const double *params, const double *const *x,
+                            double t, const double *lambda, double *K);
+/* The step of cdyn_constraint_fd_hess at positions x:
+   (3 eps s^2 (s + X))^(1/3), X the largest |coordinate|, s the largest
+   distance between two of the particles (X for one particle, or for
+   particles at one point; 1 when both are 0).  NaN for a NULL argument. */
+double cdyn_constraint_fd_step(const cdyn_constraint_type *type, const double *const *x);
 
 /* Find a type by name; CDYN_EUNKNOWN if there is none. */
 int cdyn_constraint_type_find(const char *name,

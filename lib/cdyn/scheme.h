@@ -210,6 +210,12 @@ typedef struct cdyn_scheme_type {
      must keep h omega below the integrator's limit
      (cdyn_system_spring_frequency). */
   int implicit_springs;
+  /* Calls the constraint types' geometric stiffness (cdyn_constraint_type
+     .hess) with the options `opts` (backward-euler, bdf2, projected-newton;
+     implicit with geometric_stiffness=diagonal).  A type without hess then
+     has it by finite differences of its eval, which the stepper says in
+     cdyn_stepper_warning.  NULL: never calls it. */
+  int (*uses_hess)(const void *opts);
 } cdyn_scheme_type;
 
 /*

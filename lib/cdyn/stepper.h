@@ -151,6 +151,20 @@ int cdyn_stepper_reset(cdyn_stepper *st);
 typedef int (*cdyn_substep_fn)(void *ctx, unsigned long k, double t, const double *q);
 int cdyn_stepper_set_substep_observer(cdyn_stepper *st, cdyn_substep_fn fn, void *ctx);
 
+/*
+ * What a caller should know before running this stepper, as one line of
+ * text ("" when there is nothing): a warning, never a failure.  Today:
+ * the constraint types of the system without `hess` whose geometric
+ * stiffness the scheme, with its current options, takes by central
+ * differences of their eval (cdyn_constraint_fd_hess), naming each type,
+ * its constraints and the cost, 2 * 3 np + 1 calls of eval per
+ * constraint each time the scheme needs K.  Written when the stepper is
+ * built, when an option is set and when a step follows a change of the
+ * constraint set (into storage of the stepper's: no allocation).  The
+ * text stays valid until the next such event; NULL for a NULL stepper.
+ */
+const char *cdyn_stepper_warning(const cdyn_stepper *st);
+
 const char *cdyn_stepper_scheme(const cdyn_stepper *st);
 int cdyn_stepper_stats(const cdyn_stepper *st, cdyn_stats *stats);
 int cdyn_stepper_reset_stats(cdyn_stepper *st);

@@ -103,8 +103,8 @@ int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
 /*
  * The geometric stiffness sum_r lambda[r] Hess Phi_r of constraint c at
  * (q, t) into K ((3 np)^2 values, row-major, np = c->type->nparticles,
- * in the order of c->p), through its type's `hess`; CDYN_EINVAL naming
- * the type when the type has none.
+ * in the order of c->p), through its type's `hess`, or by central
+ * differences of its eval when it has none (fdhess.c).
  */
 int cdyn_constraint_hess(const cdyn_constraint *c, const double *q, double t, const double *lambda, double *K);
 
@@ -232,6 +232,9 @@ struct cdyn_stepper {
   cdyn_substep_fn substep_fn;
   void *substep_ctx;
   unsigned long substep_k;
+
+  /* cdyn_stepper_warning's text ("" when there is nothing to say). */
+  char warning[640];
 };
 
 /* blocks.c: sub-step k at (t, q) reported to the observer st->substep_fn

@@ -471,12 +471,11 @@ int cdyn_constraint_eval(const cdyn_constraint *c, const double *q,
 
 int cdyn_constraint_hess(const cdyn_constraint *c, const double *q, double t, const double *lambda, double *K)
 {
-  if (!c->type->hess)
-    return cdyn_error(CDYN_EINVAL, "constraint type '%s' has no geometric stiffness (its type object's hess is NULL)",
-                      c->type->name);
   const double *x[CDYN_MAX_PARTICLES];
   for (unsigned a = 0; a < c->type->nparticles; a++)
     x[a] = q + 3 * c->p[a];
+  if (!c->type->hess)
+    return cdyn_constraint_fd_hess(c->type, c->params, x, t, lambda, K);
   return c->type->hess(c->params, x, t, lambda, K);
 }
 

@@ -122,9 +122,13 @@
  * one allocates, as a sparse solver's analysis of a new pattern does,
  * and that is counted in cdyn_stats.analyses.  Other steps do not
  * allocate.  The positions of the entries that the first assembly of a
- * pattern finds are kept for the next assemblies.  Every constraint type
- * of the system must give its geometric stiffness (`hess`); a type
- * without it is refused with a message naming it.
+ * pattern finds are kept for the next assemblies.  A constraint type
+ * without its geometric stiffness (`hess`) has it taken by central
+ * differences of its J (lib/core/fdhess.c: 6 np + 1 calls of its eval per
+ * constraint and assembly, entries good to about eps^(2/3) of their
+ * scale); K enters only the matrix, not the residual, so the converged
+ * step is the same within the tolerances and only Newton's rate can
+ * change.  The stepper says so when it is built (cdyn_stepper_warning).
  *
  * Expected orders: backward-euler 1 (q, v and lambda); bdf2 2.
  */
@@ -761,20 +765,6 @@ static void merit_energy(const cdyn_stepper *st, const state *s, const double *u
 
 /* ---- the step --------------------------------------------------------------------- */
 
-static int check_types(const cdyn_stepper *st, const char *name)
-{
-  const cdyn_scheme_data *d = &st->d;
-  for (size_t r = 0; r < d->m; r++) {
-    const cdyn_constraint *c = &st->sys->cons[d->rowcon[r]];
-    if (!c->type->hess)
-      return cdyn_error(CDYN_EINVAL,
-                        "%s: constraint %zu is of type '%s', which gives no geometric stiffness (hess); this scheme "
-                        "needs it",
-                        name, d->rowcon[r], c->type->name);
-  }
-  return CDYN_OK;
-}
-
 static int step(cdyn_stepper *st, void *state_, double h)
 {
   state *s = state_;
@@ -784,8 +774,6 @@ static int step(cdyn_stepper *st, void *state_, double h)
   size_t n3 = 3 * d->n, m = d->m;
   double t1 = d->t + h;
   int rc;
-  if ((rc = check_types(st, name)))
-    return rc;
   const cdyn_solver_type *stype;
   const void *sopts;
   double rank_tol;
@@ -977,11 +965,19 @@ static const cdyn_option options[] = {
    "Newton iterations per step before CDYN_NOCONV (the state restored)"},
   CDYN_OPTIONS_END};
 
+/* Newton's matrix holds the geometric stiffness at every iteration. */
+static int uses_hess(const void *o)
+{
+  (void)o;
+  return 1;
+}
+
 /* What the two schemes share: the state, the step, the options, and a
    KKT system of their own that a step either solves or leaves untaken. */
 #define NEWTON_KKT_SCHEME                                                                                    \
   .lambda_time = CDYN_LAMBDA_END, .options = options, .options_size = sizeof(opts), .free = st_free,           \
-  .step = step, .reset = reset, .own_system = 1, .noconv_restores = 1, .indefinite = 1, .implicit_springs = 1
+  .step = step, .reset = reset, .own_system = 1, .noconv_restores = 1, .indefinite = 1, .implicit_springs = 1, \
+  .uses_hess = uses_hess
 
 const cdyn_scheme_type cdyn_scheme_backward_euler = {
   .name = "backward-euler",

@@ -40,8 +40,10 @@
  * `hess`), summed per coordinate over the constraints, and per particle
  * the largest of its three coordinates, since A is assembled with one
  * weight per particle.  Each column norm bounds that coordinate's
- * coupling, so K~ errs on the stiff side.  Every constraint type of the
- * system must give its `hess`.
+ * coupling, so K~ errs on the stiff side.  A constraint type without
+ * `hess` has K taken by central differences of its J
+ * (lib/core/fdhess.c: 6 np + 1 calls of its eval per constraint and
+ * step), which the stepper reports (cdyn_stepper_warning).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -84,11 +86,6 @@ static int diagonal_weights(cdyn_stepper *st, state *ws, double h)
   for (size_t r = 0; r < d->m;) {
     const cdyn_constraint *c = &sys->cons[d->rowcon[r]];
     size_t np = c->type->nparticles, dn = 3 * np;
-    if (!c->type->hess)
-      return cdyn_error(CDYN_EINVAL,
-                        "implicit (geometric_stiffness=diagonal): constraint %zu is of type '%s', which gives no "
-                        "geometric stiffness (hess)",
-                        d->rowcon[r], c->type->name);
     int rc = cdyn_constraint_hess(c, d->q, d->t, d->lambda + r, ws->K);
     if (rc)
       return rc;
@@ -161,6 +158,9 @@ static const cdyn_option options[] = {
    "(M + h^2 K~, from the last multipliers)"},
   CDYN_OPTIONS_END};
 
+/* Only the diagonal geometric stiffness reads the types' hess. */
+static int uses_hess(const void *o) { return ((const opts *)o)->geometric_stiffness == GS_DIAGONAL; }
+
 const cdyn_scheme_type cdyn_scheme_implicit = {
   .name = "implicit",
   .description = "first-order implicit constraint enforcement",
@@ -173,4 +173,5 @@ const cdyn_scheme_type cdyn_scheme_implicit = {
   .alloc = alloc,
   .free = free,
   .step = step,
+  .uses_hess = uses_hess,
 };

@@ -902,6 +902,13 @@ static const cdyn_option options[] = {
    "Newton iterations per step, over all multiplier updates, before CDYN_NOCONV (the state restored)"},
   CDYN_OPTIONS_END};
 
+/* The inequality rows' geometric stiffness enters Newton's matrix. */
+static int uses_hess(const void *o)
+{
+  (void)o;
+  return 1;
+}
+
 const cdyn_scheme_type cdyn_scheme_projected_newton = {
   .name = "projected-newton",
   .description = "backward Euler as a minimisation: Newton on the incremental potential with a line search, pins "
@@ -922,4 +929,5 @@ const cdyn_scheme_type cdyn_scheme_projected_newton = {
   .own_system = 1,
   .noconv_restores = 1,
   .implicit_springs = 1,
+  .uses_hess = uses_hess,
 };

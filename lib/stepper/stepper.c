@@ -225,6 +225,51 @@ static int set_solver(cdyn_stepper *st, const char *value)
   return CDYN_OK;
 }
 
+/*
+ * The warning of cdyn_stepper_warning: each constraint type of the
+ * system's live constraints (enabled or not: a constraint switched off
+ * may come back) that has no hess, when the scheme with its current
+ * options calls hess.  Types in the order of their first constraint; a
+ * text longer than the buffer is cut.  snprintf of %s, %zu and %u only:
+ * no allocation, so that a step following a change may write it.
+ */
+static void note_fd_hess(cdyn_stepper *st)
+{
+  char *w = st->warning;
+  const size_t cap = sizeof st->warning;
+  size_t len = 0;
+  w[0] = '\0';
+  if (!st->type->uses_hess || !st->type->uses_hess(st->opts))
+    return;
+  const cdyn_system *sys = st->sys;
+  for (size_t k = 0; k < sys->ncons && len < cap; k++) {
+    const cdyn_constraint_type *t = sys->cons[k].type;
+    if (!sys->cons[k].live || t->hess)
+      continue;
+    size_t j = 0, count = 0;
+    while (j < k && !(sys->cons[j].live && sys->cons[j].type == t))
+      j++;
+    if (j < k)
+      continue; /* said at its first constraint */
+    for (size_t q = k; q < sys->ncons; q++)
+      count += sys->cons[q].live && sys->cons[q].type == t;
+    unsigned np = t->nparticles;
+    int m = snprintf(w + len, cap - len,
+                     "%s%s: constraint type '%s' (%zu constraint%s) gives no hess; its geometric stiffness is taken "
+                     "by central differences of J^T lambda, 2 * 3 * %u + 1 = %u calls of its eval per constraint "
+                     "each time the scheme needs it",
+                     len ? "; " : "", st->type->name, t->name ? t->name : "(unnamed)", count, count == 1 ? "" : "s",
+                     np, 6 * np + 1);
+    if (m < 0)
+      break;
+    len += (size_t)m;
+  }
+  if (len >= cap)
+    w[cap - 1] = '\0';
+}
+
+const char *cdyn_stepper_warning(const cdyn_stepper *st) { return st ? st->warning : NULL; }
+
 int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value)
 {
   if (!st || !key || !value)
@@ -245,6 +290,7 @@ int cdyn_stepper_set(cdyn_stepper *st, const char *key, const char *value)
          that the scheme's history was computed for. */
       if (st->type->reset)
         st->type->reset(st->state);
+      note_fd_hess(st);
     } else {
       /* A solver option may change the factorisation. */
       st->factored = 0;
@@ -401,6 +447,7 @@ int cdyn_stepper_new(cdyn_stepper **out, cdyn_system *sys, const char *scheme)
     return rc;
   }
   st->states_mcap = st->mcap;
+  note_fd_hess(st);
   *out = st;
   return CDYN_OK;
 }
@@ -540,7 +587,9 @@ static int follow(cdyn_stepper *st)
       return rc;
     fresh = 1;
   }
-  return cdyn_layout_follow(st, fresh);
+  if ((rc = cdyn_layout_follow(st, fresh)) >= 0)
+    note_fd_hess(st);
+  return rc;
 }
 
 int cdyn_stepper_step(cdyn_stepper *st, double h)
