@@ -130,7 +130,7 @@ int exp_capture_begin(cdyn_scene *sc, cdyn_system *sys, const cdyn_stepper *st, 
     run.has_max_energy_gain = 1;
     run.max_energy_gain = lim->gain_max;
   }
-  run.no_divergence = (lim && lim->no_divergence) || exp_divergence_off;
+  run.no_divergence = lim && lim->no_divergence;
   cap.count++;
   snprintf(cap.scheme, sizeof cap.scheme, "%s", cdyn_stepper_scheme(st));
   snprintf(cap.file, sizeof cap.file, "%04d-%s.json", cap.count, cap.scheme);

@@ -321,7 +321,10 @@ int exp_simulate_with(const exp_sim *sim, exp_outcome *out)
     guarded0 = stats.guarded;
   }
   /* cdyn export: the run as a scene, as it starts (the guard set). */
-  if (!sim->continued && (rc = exp_capture_begin(sim->scene, sys, st, sim->h, sim->steps, lim))) {
+  /* The scene written says whether the rule was on (exp_divergence_off too). */
+  exp_limits as_run = *lim;
+  as_run.no_divergence = !dv.on && !exp_limits_stated(lim);
+  if (!sim->continued && (rc = exp_capture_begin(sim->scene, sys, st, sim->h, sim->steps, &as_run))) {
     free(x0);
     return rc;
   }
