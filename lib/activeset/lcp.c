@@ -484,16 +484,47 @@ static int drive_all(lcp_state *s)
   }
 }
 
+static int pivot(lcp_state *s);
+
+/*
+ * The pivoting, then, when it stops at the pass limit, the last clamped
+ * set's own solution: mu_C from A_CC mu_C = -b_C (cdyn_as_solve_set),
+ * returned as CDYN_NOCONV.  Its caller verifies it (cdyn_as_conclude),
+ * and refuses it unless it is a solution to the rounding the problem
+ * allows (see "Rounding and the pass limit" above).
+ */
 static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w,
                  unsigned char *handled, cdyn_activeset_report *rep)
 {
   size_t n = p->n;
   lcp_state s = {.ws = ws, .p = p, .mu = mu, .w = w, .C = handled, .NC = ws->set, .rep = rep,
                  .passes = 0, .limit = 10ul * (unsigned long)n + 10ul};
+  int rc = pivot(&s);
+  if (rc != CDYN_ESOLVE || s.passes <= s.limit)
+    return rc;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", cdyn_errmsg());
+  for (size_t k = 0; k < n; k++)
+    if (!cdyn_as_is_eq(p, k) && !handled[k])
+      mu[k] = 0;
+  if ((rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
+    return rc;
+  return cdyn_error(CDYN_NOCONV, "%s; the result is the last clamped set's solution, less accurate than rel_tol "
+                    "asks unless its verification passes", msg);
+}
+
+static int pivot(lcp_state *s)
+{
+  const cdyn_as_problem *p = s->p;
+  cdyn_as_ws *ws = s->ws;
+  double *mu = s->mu, *w = s->w;
+  unsigned char *handled = s->C;
+  cdyn_activeset_report *rep = s->rep;
+  size_t n = p->n;
   int rc, any_eq = 0;
   for (size_t k = 0; k < n; k++) {
     handled[k] = cdyn_as_is_eq(p, k);
-    s.NC[k] = LCP_FREE;
+    s->NC[k] = LCP_FREE;
     any_eq |= handled[k];
   }
   if (any_eq) {
@@ -510,7 +541,7 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
     }
   }
   for (;;) {
-    if ((rc = drive_all(&s))) {
+    if ((rc = drive_all(s))) {
       if (rc == CDYN_EINFEASIBLE) {
         /* No solution: fill the report from the last iterate, keeping the
            message of the drive. */
@@ -531,14 +562,14 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
       if (handled[k] && mu[k] < -cdyn_as_tol_mu(p, k)) {
         handled[k] = 0;
         pulled = 1;
-      } else if (!handled[k] && w[k] < -cdyn_as_tol_w(p, k) && s.NC[k] != LCP_ZERO) {
+      } else if (!handled[k] && w[k] < -cdyn_as_tol_w(p, k) && s->NC[k] != LCP_ZERO) {
         violated = 1;
       }
     }
     if (pulled)
       for (size_t k = 0; k < n; k++)
-        if (s.NC[k] == LCP_ZERO)
-          s.NC[k] = LCP_FREE;
+        if (s->NC[k] == LCP_ZERO)
+          s->NC[k] = LCP_FREE;
     /* The clamped rows' equations must hold: w_k = 0 to tol_w and the
        rounding of the final solve.  Nearly dependent clamped rows with
        incompatible b (two nearly parallel walls at different offsets)
@@ -562,15 +593,15 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
          the solves resolve, but not what rel_tol asked.  The result is
          then recoverable, not exact, and says so. */
       for (size_t k = 0; k < n; k++)
-        if (!handled[k] && !cdyn_as_is_eq(p, k) && s.NC[k] == LCP_ZERO && w[k] < -cdyn_as_tol_w(p, k))
+        if (!handled[k] && !cdyn_as_is_eq(p, k) && s->NC[k] == LCP_ZERO && w[k] < -cdyn_as_tol_w(p, k))
           return cdyn_error(CDYN_NOCONV,
                             "active set lcp: row %zu is left at w = %.6g, below -tol_w = %.3g but within the "
                             "rounding of nearly dependent rows; the result is less accurate than rel_tol asks",
                             k, w[k], -cdyn_as_tol_w(p, k));
       return CDYN_OK;
     }
-    if (++s.passes > s.limit)
-      return too_many(&s);
+    if (++s->passes > s->limit)
+      return too_many(s);
     if (pulled && (rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
       return rc;
   }
@@ -581,5 +612,6 @@ const cdyn_activeset_type cdyn_activeset_lcp = {
   .description = "exact LCP solution by principal pivoting (Dantzig/Baraff), equality rows always clamped",
   .source = "Baraff 1994 (SIGGRAPH) §4-6; Cottle, Pang and Stone 1992 §4.2",
   .carries_set = 0,
+  .exact = 1,
   .solve = solve,
 };
