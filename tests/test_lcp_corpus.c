@@ -22,13 +22,20 @@
  *   both unsolvable  lcp fails and the reference accepts no set;
  *   lcp solves, reference none.
  * "lcp fails" is split by status: CDYN_ESOLVE at the pass limit ("gives
- * up"), CDYN_ESOLVE otherwise, CDYN_EINFEASIBLE, CDYN_ENONFINITE (the
- * result overflowed).
+ * up", no longer returned: the last set's solution is verified instead),
+ * CDYN_ESOLVE otherwise, CDYN_EINFEASIBLE, CDYN_EUNVERIFIED (lcp refuses
+ * its answer: lib/activeset/lcp.c, "Verification of the answer"),
+ * CDYN_ENONFINITE (the result overflowed).
  *
- * What is asserted, on the inputs with A = J W J^T (positive
- * semi-definite, which lcp assumes; an A written entry by entry passes the
- * library's 2 x 2 test and can still be indefinite, and is only counted):
- *   - no input is in "lcp fails, reference solves";
+ * What is asserted, on every input: no success of lcp (CDYN_OK, or
+ * CDYN_NOCONV, whose numbers a caller uses) is in "lcp solves, reference
+ * none"; every CDYN_EUNVERIFIED names the test its answer failed.  On
+ * the inputs with A = J W J^T (positive semi-definite, which lcp
+ * assumes; an A written entry by entry passes the library's 2 x 2 test
+ * and can still be indefinite, and is otherwise only counted):
+ *   - no input is in "lcp fails, reference solves", but those listed in
+ *     refused_solvable, where lcp refuses its own answer
+ *     (CDYN_EUNVERIFIED) and a test below says why;
  *   - "solved": the multipliers of lcp push on its handled inequality
  *     rows and are 0 off them; its w and its accelerations W J^T mu agree
  *     with the reference's to the bound of test_lcp.c's
@@ -43,6 +50,10 @@
  *   - CDYN_NOCONV says that its result is less accurate than rel_tol asks.
  * The scales are summed in long double: some inputs have b_k near 1e300
  * and multipliers near 1e303, whose sums overflow a double.
+ *
+ * Each input on which lcp and the reference disagreed before lcp's
+ * answers were verified has its own test, named by its corpus id
+ * (test_3686c8fb and the others below), asserting what lcp does now.
  */
 #define _POSIX_C_SOURCE 200809L /* scandir */
 #include <check.h>

@@ -235,13 +235,13 @@ int cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
  *   |mu_C|_2 <= M = |bt_C|_2 / l_C   (bt_k = max(0, -b_k) on inequality
  *   rows, |b_k| on equality rows; l_C the smallest eigenvalue of A_CC above
  *   the rank cut rank_tol lambda_max(A_CC)),
- * and refuses the answer unless |mu_C|_2 <= 2 M and, with
+ * and refuses the answer unless |mu_C|_2 <= 2 M + |tol_mu_C|_2 and, with
  *   T_k = tol_w_k + VERIFY_ROUND n eps (|b_k| + sqrt(A_kk sum_{j in C} A_jj) 2 M),
  * every row has |(A mu + b)_k - w_k| <= T_k, every equality row |w_k| <=
  * T_k, and every inequality row w_k >= -T_k, mu_k >= -tol_mu_k and
  * (mu_k <= tol_mu_k or |w_k| <= T_k).  Everything is formed in double
- * precision on the problem as given; a bound or a product that is not
- * finite verifies nothing.  Returns CDYN_OK, CDYN_EUNVERIFIED with a
+ * precision on the problem as given; an answer whose terms |b_k| + sum_j
+ * |A_kj mu_j| are not finite there is refused.  Returns CDYN_OK, CDYN_EUNVERIFIED with a
  * message naming the first test that failed, or CDYN_EINVAL for NULL
  * arguments or a problem beyond the workspace.  Uses ws->tmp[0] and the
  * dense sub-solve's storage (ws->sub, ws->eig, ws->work, ws->idx); never

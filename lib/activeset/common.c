@@ -44,11 +44,12 @@
  * the dense sub-solve's storage) when |C| <= VERIFY_EIG_MAX and the
  * workspace's dense capacity; beyond, from the rank convention alone,
  * l_C >= rank_tol lambda_max(A_CC) >= rank_tol max_{k in C} A_kk, a
- * weaker bound that costs nothing.  An answer with |mu_C|_2 > 2 M is
- * refused: no solution has multipliers that large.  (The factor 2 takes
- * in the rounding of mu, relative eps cond(A_CC) <= eps / rank_tol = 2e-4,
- * of the eigenvalues, absolute |C| eps lambda_max, and of mu_k >= -tol_mu
- * in place of mu_k >= 0.)  A solution that the sub-solves found on a block
+ * weaker bound that costs nothing.  An answer with |mu_C|_2 > 2 M +
+ * |tol_mu_C|_2 is refused: no solution has multipliers that large.  (The
+ * factor 2 takes in the rounding of mu, relative eps cond(A_CC) <= eps /
+ * rank_tol = 2e-4, and of the eigenvalues, absolute |C| eps lambda_max;
+ * the tolerances of the inequality rows of C, the multipliers down to
+ * -tol_mu that count as >= 0.)  A solution that the sub-solves found on a block
  * whose Cholesky factorisation passed its pivot test but whose smallest
  * eigenvalue is below the rank cut has multipliers of about |b| / l with
  * l at rounding level; the reference enumeration (reference/lcp_enum.c)
@@ -70,10 +71,13 @@
  *   mu_k <= tol_mu_k  or  |w_k| <= T_k   (complementarity, in the natural
  *                                         residual's form min(mu_k, w_k) = 0).
  * Everything is formed in double precision on the problem as the caller
- * gave it: a bound, a product A_kj mu_j or a w that is not finite verifies
- * nothing, and refuses the answer (a solution whose products with A leave
- * the double range cannot be checked in it; the reference refuses such a
- * set for the same reason).
+ * gave it: an answer whose terms |b_k| + sum_j |A_kj mu_j|, A mu + b or w
+ * are not finite cannot be checked there, and is refused (the reference
+ * refuses such a set for the same reason: the fuzz corpus input
+ * regress-57cdf5067cdd has b_0 = DBL_MAX beside a row with mu_1 = 2.4e296,
+ * and f5455fbc, 13c4ca7e and others products A_kj mu_j above 1.8e308).
+ * A T_k beyond the double range (b_k near DBL_MAX) lets its row's
+ * magnitudes pass: it is the bound that overflows, not the answer.
  */
 #include <float.h>
 #include <math.h>
@@ -474,9 +478,9 @@ int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, c
   if (!(mnorm <= 2 * bound + norm_value(&nt)))
     return cdyn_error(CDYN_EUNVERIFIED,
                       "active set: the answer's multipliers (|mu|_2 = %.6g over %zu rows) exceed twice the bound "
-                      "%.6g that every solution on those rows obeys (|b|_2 = %.6g over the smallest eigenvalue "
-                      "%.6g of their block, from %s): the block is singular to rounding and the answer not a "
-                      "solution",
+                      "%.6g that every solution on those rows obeys (the pulling part of b, |b|_2 = %.6g, over the "
+                      "smallest eigenvalue %.6g of their block above the rank cut, from %s): the answer is not a "
+                      "solution (its block is singular to rounding, or it is not the minimum-norm one)",
                       mnorm, s, bound, bnorm, lmin, how);
   double *r = ws->tmp[0];
   cdyn_as_residual(p, mu, r);

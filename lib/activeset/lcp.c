@@ -224,12 +224,61 @@
  *   with 12 seeds, the most was 28 iterations, never more than 3 k; on
  *   the 30000 problems of the active-set census with seeds 1 to 3, at
  *   most 25 solves; in those 30000 the final check let one row stand
- *   below -tol_w as at zero to rounding); beyond it the solve fails with
- *   CDYN_ESOLVE.
+ *   below -tol_w as at zero to rounding); beyond it the pivoting stops,
+ *   and the last clamped set's own solution (mu_C from A_CC mu_C = -b_C,
+ *   mu = 0 off C) is returned as CDYN_NOCONV, for the verification below
+ *   to accept or refuse.  (It had been CDYN_ESOLVE, no answer: on the
+ *   corpus input 8d255aea, b_1 = -1e300, the last set is the one the
+ *   reference accepts, and its solution passes; on the other inputs that
+ *   stop there it is refused.)
  * - A row left below -tol_w as at zero to rounding (LCP_ZERO) makes the
  *   result recoverable, CDYN_NOCONV, not exact: a fuzzed problem of nearly
  *   antiparallel rows left w = -26 against tol_w = 1.6e-8, inside the
  *   rounding floor of its multipliers but far from what rel_tol asks.
+ *   Such a result is verified like any other (below); none of those in
+ *   the fuzz corpus passes.
+ *
+ * Verification of the answer (derived in common.c, cdyn_as_verify)
+ * ------------------------------------------------------------------
+ * The checks above judge the iterate against floors of the form
+ * LCP_ROUND n eps (|b_k| + sum_j |A_kj mu_j|), which grow with the
+ * multipliers they judge: on the fuzz corpus input 3686c8fb (|b| = 8.4,
+ * A_kk = 1e4) lcp clamped four rows whose block has an eigenvalue of
+ * 1.8e-12 (rounding noise in a block of largest eigenvalue 2e4), passed
+ * the sub-solve's Cholesky pivot test, and returned CDYN_OK with
+ * multipliers of 2e13 and w = 37 on a handled row, inside that floor
+ * (about 2e3).  So lcp declares itself exact (the type object's flag
+ * `exact`), and its caller verifies every answer it returns with a
+ * success status (CDYN_OK or CDYN_NOCONV) against a bound that comes
+ * from the problem alone.  With C the handled rows,
+ *   every solution on C obeys  |mu_C|_2 <= M = |bt_C|_2 / l_C,
+ *   bt_k = max(0, -b_k) on an inequality row, |b_k| on an equality row,
+ *   l_C = the smallest eigenvalue of A_CC above rank_tol lambda_max(A_CC),
+ * because complementarity gives mu_C^T A_CC mu_C = -b_C^T mu_C <=
+ * |bt_C|_2 |mu_C|_2 (mu_k >= 0 on the inequality rows), and a minimum-norm
+ * mu_C lies in the span of the eigenvectors above the rank cut, where
+ * mu_C^T A_CC mu_C >= l_C |mu_C|_2^2 (the argument of Mathias and Pang,
+ * Linear Algebra Appl. 132, 1990, for |x| <= |(-q)_+| / c(M), with the
+ * quadratic form on the handled block in place of c(M)).  The answer is
+ * refused unless |mu_C|_2 <= 2 M (+ |tol_mu_C|_2), and, with
+ *   T_k = tol_w_k + 16 n eps (|b_k| + sqrt(A_kk sum_{j in C} A_jj) 2 M)
+ * (the rounding of forming w_k and of a backward-stable solve at any
+ * solution within the bound, |A_kj| <= sqrt(A_kk A_jj)), every row has
+ * |(A mu + b)_k - w_k| <= T_k, every equality row |w_k| <= T_k and every
+ * inequality row w_k >= -T_k, mu_k >= -tol_mu_k and mu_k <= tol_mu_k or
+ * |w_k| <= T_k, in double precision on the problem as the caller gave it
+ * (an answer whose terms |b_k| + sum_j |A_kj mu_j| leave the double range
+ * cannot be checked there, and is refused).  A refusal is
+ * CDYN_EUNVERIFIED, a negative status: the contact scheme fails its step
+ * and the stepper restores the state; cdyn_activeset_solve leaves the
+ * refused numbers in mu and w for inspection.  On 3686c8fb, M = 1.98
+ * (l_C = 4.2: the eigenvalue 1.8e-12 is below the cut, and the
+ * minimum-norm solution has no component along it) against |mu_C| =
+ * 2.8e13.  Over the fuzz corpus every success of lcp the reference
+ * rejected (6 CDYN_OK, 17 CDYN_NOCONV) is refused, and every one it
+ * accepts passes but f5455fbc, whose set lcp reaches has multipliers
+ * whose products with A leave the double range (the reference solves
+ * that problem at another set).
  *
  * Counting: every fdirection with |C| >= 1 is one solve, every pivot pass
  * one iteration; the first solve of the equality rows (when there are
