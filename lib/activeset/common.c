@@ -490,7 +490,9 @@ int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, c
        beyond the double range itself (b_k near DBL_MAX with mu = 0 must
        not make it infinite); an infinite one lets the row's magnitudes
        pass, its values must still be finite. */
-    double tk = cdyn_as_tol_w(p, k) + g * fabs(p->b[k]) + gm * sqrt(cdyn_as_diag(p, k)) * rs;
+    double tk = cdyn_as_tol_w(p, k) + g * fabs(p->b[k]);
+    if (gm > 0) /* (not 0 times an infinite sum of diagonal entries near DBL_MAX) */
+      tk += gm * sqrt(cdyn_as_diag(p, k)) * rs;
     double tm = cdyn_as_tol_mu(p, k);
     const char *fail = NULL;
     /* Written so that a NaN fails each test. */
