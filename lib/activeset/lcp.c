@@ -227,10 +227,12 @@
  *   below -tol_w as at zero to rounding); beyond it the pivoting stops,
  *   and the last clamped set's own solution (mu_C from A_CC mu_C = -b_C,
  *   mu = 0 off C) is returned as CDYN_NOCONV, for the verification below
- *   to accept or refuse.  (It had been CDYN_ESOLVE, no answer: on the
- *   corpus input 8d255aea, b_1 = -1e300, the last set is the one the
- *   reference accepts, and its solution passes; on the other inputs that
- *   stop there it is refused.)
+ *   to accept or refuse.  (It had been CDYN_ESOLVE, no answer.  Of the 36
+ *   inputs of the fuzz corpus that stop there, on 8d255aea, b_1 = -1e300,
+ *   the last set is the one the reference accepts, and its solution
+ *   passes; on 33 it is refused, CDYN_EUNVERIFIED; on one it overflows,
+ *   CDYN_ENONFINITE, and on one it leaves an equality row unsatisfied,
+ *   CDYN_EINFEASIBLE.  The reference accepts no set on any of those 35.)
  * - A row left below -tol_w as at zero to rounding (LCP_ZERO) makes the
  *   result recoverable, CDYN_NOCONV, not exact: a fuzzed problem of nearly
  *   antiparallel rows left w = -26 against tol_w = 1.6e-8, inside the
