@@ -249,7 +249,7 @@
  * 1.8e-12 (rounding noise in a block of largest eigenvalue 2e4), passed
  * the sub-solve's Cholesky pivot test, and returned CDYN_OK with
  * multipliers of 2e13 and w = 37 on a handled row, inside that floor
- * (about 2e3).  So lcp declares itself exact (the type object's flag
+ * (1.1e4 on that row).  So lcp declares itself exact (the type object's flag
  * `exact`), and its caller verifies every answer it returns with a
  * success status (CDYN_OK or CDYN_NOCONV) against a bound that comes
  * from the problem alone.  With C the handled rows,
