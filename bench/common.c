@@ -81,7 +81,7 @@ const char *bench_status_name(int rc)
 {
   static const char *const neg[] = {"CDYN_OK", "CDYN_EINVAL", "CDYN_ENOMEM", "CDYN_ENONFINITE", "CDYN_EUNKNOWN",
                                     "CDYN_EDEGENERATE", "CDYN_ESTALE", "CDYN_ECALLBACK", "CDYN_EIO", "CDYN_ESOLVE",
-                                    "CDYN_EDIVERGED", "CDYN_EINFEASIBLE"};
+                                    "CDYN_EDIVERGED", "CDYN_EINFEASIBLE", "CDYN_EUNVERIFIED"};
   if (rc == CDYN_NOCONV)
     return "CDYN_NOCONV";
   if (rc <= 0 && -rc < (int)(sizeof neg / sizeof neg[0]))

@@ -12,7 +12,9 @@
  *
  * 1. "lcp" must be exact on every one: its answer is checked against the
  *    LCP's conditions directly (a certificate that needs no reference):
- *    mu >= -tol_mu, w = A mu + b >= -tol_w, mu_k w_k = 0 to rounding.
+ *    mu >= -tol_mu, w = A mu + b >= -tol_w, mu_k w_k = 0 to rounding, and
+ *    on every trial up to the last listed the reference must accept a set
+ *    where lcp succeeds.
  *    On the first problems of the list it is also compared with the
  *    exhaustive enumeration (reference/lcp_enum.c).
  * 2. The iterative algorithm must fail on each exactly as recorded (it
@@ -109,6 +111,11 @@ static void lcp_certified(const cp_problem *p, unsigned long trial, double *qdd,
   int rc = cdyn_activeset_solve("lcp", k, p->A, p->b, NULL, NULL, REL_TOL, mu, w, hd, &rep);
   ck_assert_msg(rc == CDYN_OK, "trial %lu: lcp returns %d: %s", trial, rc, cdyn_errmsg());
   tolerances(p, &tw, &tm);
+  /* A success of lcp is one the reference accepts: it finds a solution
+     too (w is unique; the census compares accelerations). */
+  double mr[CP_MAXK], wr[CP_MAXK];
+  ck_assert_msg(ref_lcp_enumerate(k, p->A, p->b, NULL, tw, tm, mr, wr, NULL, NULL) == CDYN_OK,
+                "trial %lu: lcp succeeds where the reference accepts no set (%s)", trial, cdyn_errmsg());
   for (size_t a = 0; a < k; a++) {
     double s = fabs(p->b[a]);
     for (size_t c = 0; c < k; c++)

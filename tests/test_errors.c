@@ -761,7 +761,7 @@ START_TEST(test_strerror)
   const int codes[] = {CDYN_OK,        CDYN_NOCONV,    CDYN_EINVAL,      CDYN_ENOMEM,
                        CDYN_ENONFINITE, CDYN_EUNKNOWN, CDYN_EDEGENERATE, CDYN_ESTALE,
                        CDYN_ECALLBACK, CDYN_EIO,       CDYN_ESOLVE,      CDYN_EDIVERGED,
-                       CDYN_EINFEASIBLE};
+                       CDYN_EINFEASIBLE, CDYN_EUNVERIFIED};
   const size_t ncodes = sizeof codes / sizeof codes[0];
   for (size_t a = 0; a < ncodes; a++) {
     const char *s = cdyn_strerror(codes[a]);

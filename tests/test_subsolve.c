@@ -23,7 +23,8 @@
  * 3. Rank-deficient sets beyond the workspace's dense capacity: the
  *    solver's least squares (CHOLMOD's shifted iteration) instead of the
  *    dense path, against the dense path.
- * 4. The layer's argument checks.
+ * 4. The layer's argument checks; the verification of an exact answer
+ *    (cdyn_as_verify) on answers derived by hand.
  * 5. The contact scheme: subsolve's values, an iterative linear solver
  *    refused, a chain falling onto a floor with subsolve=sparse against
  *    subsolve=dense, and a sparse run repeated bit for bit.
@@ -642,6 +643,122 @@ START_TEST(test_layer_errors)
 }
 END_TEST
 
+/* ---- 4b. the verification of an exact answer ---------------------------------- */
+
+/*
+ * cdyn_as_verify (lib/activeset/common.c) on answers derived by hand, one
+ * for each of its tests, dense and sparse, and with a workspace too small
+ * for the eigenvalues (the rank cut's bound).
+ *
+ * A = [[2, 1], [1, 2]] (eigenvalues 1 and 3), b = (-3, -3): both rows
+ * handled, mu = (1, 1), w = 0 is the solution.  The bound on the
+ * handled rows C = {0, 1}: bt = (3, 3), l_C = 1, M = 3 sqrt 2 = 4.24, so
+ * every solution on C has |mu|_2 <= 4.24; the answer has 1.41.
+ *   mu = (10, 10): |mu| = 14.1 > 2 M = 8.49 (+ |tol_mu|): refused by the bound;
+ *   mu = (1, 1), w_1 = 1e-3: w differs from A mu + b by 1e-3, far above
+ *     T = tol_w + 16 n eps (3 + sqrt(2 * 4) 2 M) = 1e-9 + 1.8e-13;
+ *   nothing handled, mu = 0, w = b: row 0 at -3 < -T (M = 0): violated.
+ * A = I, b = (1, -1): the solution is mu = (0, 1), w = (1, 0).
+ *   mu = (-1, 1), w = (0, 0), both handled: within M = |bt| / 1 = 1 times
+ *     2 (|mu| = 1.41), row 0 pulls (mu_0 = -1 < -tol_mu);
+ *   mu = (0.5, 1), w = (1.5, 0), row 1 handled: row 0 pushes (0.5) while
+ *     w_0 = 1.5: not complementary;
+ *   row 0 an equality row, mu = (0, 1), w = (1, 0): the equality row is
+ *     not satisfied.
+ * A = 2 I, b = (1.7e308, -1e308): mu_1 = 5e307 solves it, w = (1.7e308, 0),
+ * but row 1's terms |b_1| + |A_11 mu_1| = 2e308 leave the double range,
+ * where w_1 cannot be checked: refused.  With mu = 0 and w = b on A = I,
+ * b = (1.7e308, 1): T_0 = tol_w + 16 n eps 1.7e308 stays finite, and the
+ * answer (nothing violated) passes.
+ */
+static int verify_case(cdyn_as_ws *ws, const double *A, const double *b, const unsigned char *eq, const double *mu,
+                       const double *w, const unsigned char *h)
+{
+  cdyn_as_problem q = {.n = 2, .A = A, .b = b, .equality = eq, .rank_tol = RANK_TOL};
+  cdyn_as_tolerances(&q, 1e-9);
+  cdyn_error_clear();
+  return cdyn_as_verify(ws, &q, mu, w, h);
+}
+
+START_TEST(test_verify)
+{
+  cdyn_as_ws ws;
+  ck_assert_int_eq(cdyn_as_ws_alloc(&ws, 2), CDYN_OK);
+  const double A[4] = {2, 1, 1, 2}, b[2] = {-3, -3};
+  const unsigned char both[2] = {1, 1}, none[2] = {0, 0}, second[2] = {0, 1};
+  const double mu_ok[2] = {1, 1}, w_ok[2] = {0, 0};
+  ck_assert_int_eq(verify_case(&ws, A, b, NULL, mu_ok, w_ok, both), CDYN_OK);
+  const double mu_big[2] = {10, 10}, w_big[2] = {27, 27};
+  ck_assert_int_eq(verify_case(&ws, A, b, NULL, mu_big, w_big, both), CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "exceed twice the bound 4.24264"), "%s", cdyn_errmsg());
+  const double w_res[2] = {0, 1e-3};
+  ck_assert_int_eq(verify_case(&ws, A, b, NULL, mu_ok, w_res, both), CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "row 1: w differs from A mu + b"), "%s", cdyn_errmsg());
+  const double zero[2] = {0, 0};
+  ck_assert_int_eq(verify_case(&ws, A, b, NULL, zero, b, none), CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "row 0: the inequality row is violated"), "%s", cdyn_errmsg());
+
+  const double Id[4] = {1, 0, 0, 1}, c[2] = {1, -1};
+  const double mu_pull[2] = {-1, 1}, w_pull[2] = {0, 0};
+  ck_assert_int_eq(verify_case(&ws, Id, c, NULL, mu_pull, w_pull, both), CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "row 0: its multiplier pulls"), "%s", cdyn_errmsg());
+  const double mu_cp[2] = {0.5, 1}, w_cp[2] = {1.5, 0};
+  ck_assert_int_eq(verify_case(&ws, Id, c, NULL, mu_cp, w_cp, second), CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "row 0: its multiplier pushes while w is not zero"), "%s", cdyn_errmsg());
+  const double mu_sol[2] = {0, 1}, w_sol[2] = {1, 0};
+  ck_assert_int_eq(verify_case(&ws, Id, c, NULL, mu_sol, w_sol, second), CDYN_OK);
+  const unsigned char eq0[2] = {1, 0};
+  ck_assert_int_eq(verify_case(&ws, Id, c, eq0, mu_sol, w_sol, second), CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "row 0: the equality row is not satisfied"), "%s", cdyn_errmsg());
+
+  const double A2[4] = {2, 0, 0, 2}, bh[2] = {1.7e308, -1e308}, mu_h[2] = {0, 5e307}, w_h[2] = {1.7e308, 0};
+  ck_assert_int_eq(verify_case(&ws, A2, bh, NULL, mu_h, w_h, second), CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "row 1: its terms"), "%s", cdyn_errmsg());
+  const double bm[2] = {1.7e308, 1};
+  ck_assert_int_eq(verify_case(&ws, Id, bm, NULL, zero, bm, none), CDYN_OK);
+
+  /* The same answers on A given sparse (A_SS gathered from the compressed
+     rows), and on a workspace whose dense capacity (1 row) is below the
+     handled set: the rank cut's bound, M = |bt| / (rank_tol max A_kk) =
+     2.1e12, accepts the solution, lets mu = (10, 10) through its bound
+     (T = 0.084 there), which the complementarity test then refuses (w =
+     27 on rows that push), and refuses the violated row. */
+  for (int dc = 2; dc >= 1; dc--) {
+    cdyn_as_ws wsp;
+    ck_assert_int_eq(cdyn_as_ws_alloc_rows(&wsp, 2, (size_t)dc), CDYN_OK);
+    ck_assert_int_eq(cdyn_as_ws_sparse(&wsp, cholmod_type(), NULL, 4), CDYN_OK);
+    const int rowptr[3] = {0, 2, 4}, col[4] = {0, 1, 1, 0};
+    const double val[4] = {2, 1, 2, 1};
+    cdyn_as_sparse sp = {.n = 2, .nnz = 4, .rowptr = rowptr, .col = col, .val = val, .pattern = 1, .values = 1};
+    cdyn_as_problem q = {.n = 2, .sp = &sp, .b = b, .rank_tol = RANK_TOL};
+    cdyn_as_tolerances(&q, 1e-9);
+    ck_assert_int_eq(cdyn_as_ws_bind(&wsp, &q), CDYN_OK);
+    ck_assert_int_eq(cdyn_as_verify(&wsp, &q, mu_ok, w_ok, both), CDYN_OK);
+    ck_assert_int_eq(cdyn_as_verify(&wsp, &q, mu_big, w_big, both), CDYN_EUNVERIFIED);
+    ck_assert_msg(strstr(cdyn_errmsg(), dc == 2 ? "exceed twice the bound" : "pushes while w is not zero"), "%s",
+                  cdyn_errmsg());
+    ck_assert_int_eq(cdyn_as_verify(&wsp, &q, zero, b, none), CDYN_EUNVERIFIED);
+    cdyn_as_ws_free(&wsp);
+  }
+
+  /* The arguments. */
+  cdyn_as_problem q = {.n = 2, .A = A, .b = b, .rank_tol = RANK_TOL};
+  cdyn_as_tolerances(&q, 1e-9);
+  ck_assert_int_eq(cdyn_as_verify(NULL, &q, mu_ok, w_ok, both), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_as_verify(&ws, NULL, mu_ok, w_ok, both), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_as_verify(&ws, &q, NULL, w_ok, both), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_as_verify(&ws, &q, mu_ok, NULL, both), CDYN_EINVAL);
+  ck_assert_int_eq(cdyn_as_verify(&ws, &q, mu_ok, w_ok, NULL), CDYN_EINVAL);
+  q.n = 3;
+  ck_assert_int_eq(cdyn_as_verify(&ws, &q, mu_ok, w_ok, both), CDYN_EINVAL);
+  q.n = 2;
+  q.A = NULL;
+  ck_assert_int_eq(cdyn_as_verify(&ws, &q, mu_ok, w_ok, both), CDYN_EINVAL);
+  ck_assert_msg(cdyn_errmsg()[0] != '\0', "no message");
+  cdyn_as_ws_free(&ws);
+}
+END_TEST
+
 /* ---- 5. the contact scheme -------------------------------------------------------- */
 
 enum { LINKS = 7 };
@@ -800,6 +917,7 @@ int main(void)
   tcase_add_test(tc, test_large_vs_dense);
   tcase_add_test(tc, test_least_squares_beyond_dense_capacity);
   tcase_add_test(tc, test_layer_errors);
+  tcase_add_test(tc, test_verify);
   suite_add_tcase(s, tc);
   tc = tcase_create("scheme");
   tcase_set_timeout(tc, 60);

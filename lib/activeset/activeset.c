@@ -213,8 +213,11 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
          bounds it for a positive semi-definite A. */
       double d = fabs(A[i * n + j] - A[j * n + i]);
       double g = sqrt(A[i * n + i]) * sqrt(A[j * n + j]); /* no overflow for entries up to 1e308 */
-      double s = fabs(A[i * n + j]) + fabs(A[j * n + i]) + g;
-      if (d > 1e-12 * s)
+      /* Each term scaled before the sum: their sum overflowed for entries
+         near DBL_MAX, and an infinite allowance passed A_01 = 1.3e-6
+         beside A_10 = 1.8e308 (fuzz corpus input fbb9c410). */
+      double s = 1e-12 * fabs(A[i * n + j]) + 1e-12 * fabs(A[j * n + i]) + 1e-12 * g;
+      if (d > s)
         return cdyn_error(CDYN_EINVAL, "cdyn_activeset_solve: A is not symmetric (A[%zu][%zu] = %g, A[%zu][%zu] = %g)",
                           i, j, A[i * n + j], j, i, A[j * n + i]);
       /* Every 2 x 2 principal minor of a positive semi-definite A is >= 0:
@@ -289,14 +292,11 @@ int cdyn_activeset_solve(const char *name, size_t n, const double *A, const doub
                     "cdyn_activeset_solve (%s): the multipliers or w are not finite: A is badly scaled or not "
                     "positive semi-definite",
                     name);
-  if (rc >= 0) {
-    /* Every algorithm's equality rows are checked here, so an inconsistent
-       set is an error whichever algorithm was asked (the report is still
-       filled). */
-    int fin = cdyn_as_finish(&p, mu, w, h, &r);
-    if (fin)
-      rc = fin;
-  }
+  /* Every algorithm's equality rows are checked here, so an inconsistent
+     set is an error whichever algorithm was asked (the report is still
+     filled); an exact algorithm's answer is then verified against the
+     problem as given (cdyn_as_conclude). */
+  rc = cdyn_as_conclude(type, &ws, &p, rc, mu, w, h, &r);
   if (rep)
     *rep = r;
   cdyn_as_ws_free(&ws);

@@ -70,6 +70,7 @@ static inline double cdyn_as_tol_mu(const struct cdyn_as_problem *p, size_t k)
 }
 
 typedef struct cdyn_as_sfac cdyn_as_sfac; /* the sparse sub-solves' state (sparse.c) */
+typedef struct cdyn_activeset_type cdyn_activeset_type; /* an algorithm (below) */
 
 /* Workspace for problems of up to `cap` rows, whose dense sub-solves have
    at most `dcap` rows (dcap = cap for a dense A). */
@@ -142,6 +143,11 @@ int cdyn_as_ws_bind(cdyn_as_ws *ws, const cdyn_as_problem *p);
  */
 int cdyn_as_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsigned char *S,
                      const double *r, double rank_tol, double *x, size_t *size);
+
+/* A_SS into ws->sub (s x s, the rows ws->idx[0 .. s)), from the dense A,
+   or from the bound sparse A when A is NULL (needs ws->pos: a sparse
+   solver attached); s <= ws->dcap. */
+void cdyn_as_gather(cdyn_as_ws *ws, size_t n, const double *A, size_t s);
 
 /* The sparse and the dense sub-solve behind cdyn_as_subsolve (sparse.c,
    dense.c); cdyn_as_dense_subsolve gathers A_SS from the dense A, or
@@ -222,19 +228,59 @@ int cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
                    const unsigned char *handled, cdyn_activeset_report *rep);
 
 /*
+ * The verification of an answer of an algorithm that declares itself exact
+ * (the equations and their derivation: common.c).  With C the handled
+ * rows and the rows with mu_k != 0, it bounds every solution of the
+ * problem restricted to C from A_CC and b_C alone,
+ *   |mu_C|_2 <= M = |bt_C|_2 / l_C   (bt_k = max(0, -b_k) on inequality
+ *   rows, |b_k| on equality rows; l_C the smallest eigenvalue of A_CC above
+ *   the rank cut rank_tol lambda_max(A_CC)),
+ * and refuses the answer unless |mu_C|_2 <= 2 M + |tol_mu_C|_2 and, with
+ *   T_k = tol_w_k + VERIFY_ROUND n eps (|b_k| + sqrt(A_kk sum_{j in C} A_jj) 2 M),
+ * every row has |(A mu + b)_k - w_k| <= T_k, every equality row |w_k| <=
+ * T_k, and every inequality row w_k >= -T_k, mu_k >= -tol_mu_k and
+ * (mu_k <= tol_mu_k or |w_k| <= T_k).  Everything is formed in double
+ * precision on the problem as given; an answer whose terms |b_k| + sum_j
+ * |A_kj mu_j| are not finite there is refused.  Returns CDYN_OK, CDYN_EUNVERIFIED with a
+ * message naming the first test that failed, or CDYN_EINVAL for NULL
+ * arguments or a problem beyond the workspace.  Uses ws->tmp[0] and the
+ * dense sub-solve's storage (ws->sub, ws->eig, ws->work, ws->idx); never
+ * allocates.
+ */
+int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, const double *w,
+                   const unsigned char *handled);
+
+/*
+ * What every caller of an algorithm does once its solve has returned the
+ * status rc: the report (cdyn_as_finish, whose status replaces a success),
+ * then, for an algorithm that declares itself exact and a status that
+ * kept its numbers (CDYN_OK or a recoverable one), the verification
+ * (cdyn_as_verify), whose refusal replaces the status.  A negative rc is
+ * returned as it is (the report is then the algorithm's business).
+ */
+int cdyn_as_conclude(const struct cdyn_activeset_type *type, cdyn_as_ws *ws, const cdyn_as_problem *p, int rc,
+                     const double *mu, const double *w, const unsigned char *handled, cdyn_activeset_report *rep);
+
+/*
  * An active-set algorithm.  `solve` fills mu, w = A mu + b and handled
  * (n each) and counts its solves and iterations in rep (zeroed by the
  * caller); the caller then calls cdyn_as_finish.  It returns CDYN_OK, or
  * a negative status with a message (CDYN_ESOLVE when it cannot finish).
  */
-typedef struct cdyn_activeset_type {
+struct cdyn_activeset_type {
   const char *name;
   const char *description;
   const char *source;
   int carries_set; /* uses p->prev: the scheme keeps the handled set between steps */
+  /* Declares that a success is an exact solution of the contact problem
+     (to rounding): its answers are verified (cdyn_as_verify) and refused
+     with CDYN_EUNVERIFIED when they are not.  The algorithms measured as
+     their papers give them (platt, tendency, iterative) leave it 0: their
+     answers may pull or violate by design. */
+  int exact;
   int (*solve)(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w,
                unsigned char *handled, cdyn_activeset_report *rep);
-} cdyn_activeset_type;
+};
 
 extern const cdyn_activeset_type *const cdyn_activeset_types[];
 int cdyn_activeset_type_find(const char *name, const cdyn_activeset_type **type);

@@ -15,6 +15,69 @@
  * A sparse A is read through the same functions as a dense one, over its
  * stored entries.  The dense forms do the arithmetic the algorithms did
  * inline, in the same order.
+ *
+ * The verification of an exact algorithm's answer (cdyn_as_verify;
+ * derived here).  An answer (mu, w) is accepted as a solution to rounding
+ * when it passes tests whose tolerances follow from the problem (A, b,
+ * their scale, the conditioning of the handled block, n), never from the
+ * answer's own multipliers: a floor such as n eps sum_j |A_kj mu_j| grows
+ * with the multipliers it is meant to judge, and a wrong answer of
+ * multipliers 2e13 (fuzz corpus input 3686c8fb: |b| = 8.4, A_kk = 1e4,
+ * a handled block whose smallest eigenvalue, 1.8e-12, is rounding noise)
+ * passed lcp's own final check with w = 37 on a handled row.
+ *
+ * The bound on the multipliers.  Let C be the rows the answer uses (the
+ * handled rows and any row with mu_k != 0).  Every solution of the
+ * problem restricted to C (w_C = 0 on the handled rows, mu = 0 off C, mu_k
+ * >= 0 on its inequality rows) has mu_C^T w_C = 0, so
+ *   mu_C^T A_CC mu_C = -b_C^T mu_C <= |bt_C|_2 |mu_C|_2,
+ * bt_k = max(0, -b_k) on an inequality row (where mu_k >= 0) and |b_k| on
+ * an equality row (the argument of Mathias and Pang, "Error bounds for
+ * the linear complementarity problem with a P-matrix", Linear Algebra
+ * Appl. 132, 1990, that |x| <= |(-q)_+| / c(M), with the quadratic form
+ * in place of c(M)).  A solution of a singular but consistent A_CC is
+ * taken of minimum norm (the sub-solves' rule, cdyn_as_subsolve), so mu_C
+ * lies in the span of the eigenvectors whose eigenvalues are above the
+ * rank cut rank_tol lambda_max(A_CC), and with l_C the smallest of them
+ *   l_C |mu_C|_2^2 <= mu_C^T A_CC mu_C,   so   |mu_C|_2 <= M = |bt_C|_2 / l_C.
+ * l_C comes from the eigenvalues of A_CC (LAPACK dsyev, values only, in
+ * the dense sub-solve's storage) when |C| <= VERIFY_EIG_MAX and the
+ * workspace's dense capacity; beyond, from the rank convention alone,
+ * l_C >= rank_tol lambda_max(A_CC) >= rank_tol max_{k in C} A_kk, a
+ * weaker bound that costs nothing.  An answer with |mu_C|_2 > 2 M +
+ * |tol_mu_C|_2 is refused: no solution has multipliers that large.  (The
+ * factor 2 takes in the rounding of mu, relative eps cond(A_CC) <= eps /
+ * rank_tol = 2e-4, and of the eigenvalues, absolute |C| eps lambda_max;
+ * the tolerances of the inequality rows of C, the multipliers down to
+ * -tol_mu that count as >= 0.)  A solution that the sub-solves found on a block
+ * whose Cholesky factorisation passed its pivot test but whose smallest
+ * eigenvalue is below the rank cut has multipliers of about |b| / l with
+ * l at rounding level; the reference enumeration (reference/lcp_enum.c)
+ * takes the same block as singular, and so does this bound.
+ *
+ * The tolerance of row k.  At a solution within that bound the terms of
+ * w_k = b_k + sum_{j in C} A_kj mu_j are bounded by
+ *   |b_k| + |A_kC|_2 |mu_C|_2 <= |b_k| + sqrt(A_kk sum_{j in C} A_jj) 2 M
+ * (|A_kj| <= sqrt(A_kk A_jj), A being semi-definite), and forming w_k, or
+ * solving a block by a backward-stable method, errs by at most a small
+ * multiple of n eps times that (Higham, "Accuracy and Stability of
+ * Numerical Algorithms", 2002, §3.1 and §10.1).  So
+ *   T_k = tol_w_k + VERIFY_ROUND n eps (|b_k| + sqrt(A_kk sum_{j in C} A_jj) 2 M),
+ * VERIFY_ROUND = 16 (the constant of the reference's and of lcp's
+ * floors), and the answer is accepted when
+ *   |(A mu + b)_k - w_k| <= T_k          (the residual; A mu + b formed afresh),
+ *   |w_k| <= T_k                         (equality rows),
+ *   w_k >= -T_k,  mu_k >= -tol_mu_k,     (inequality rows: feasibility)
+ *   mu_k <= tol_mu_k  or  |w_k| <= T_k   (complementarity, in the natural
+ *                                         residual's form min(mu_k, w_k) = 0).
+ * Everything is formed in double precision on the problem as the caller
+ * gave it: an answer whose terms |b_k| + sum_j |A_kj mu_j|, A mu + b or w
+ * are not finite cannot be checked there, and is refused (the reference
+ * refuses such a set for the same reason: the fuzz corpus input
+ * regress-57cdf5067cdd has b_0 = DBL_MAX beside a row with mu_1 = 2.4e296,
+ * and f5455fbc, 13c4ca7e and others products A_kj mu_j above 1.8e308).
+ * A T_k beyond the double range (b_k near DBL_MAX) lets its row's
+ * magnitudes pass: it is the bound that overflows, not the answer.
  */
 #include <float.h>
 #include <math.h>
@@ -23,6 +86,13 @@
 
 #include "activeset/activeset.h"
 #include "core/internal.h"
+
+/* The constant of the rounding floor of the verification (see above). */
+#define VERIFY_ROUND 16.0
+/* The largest handled block whose eigenvalues the verification computes
+   (about 4/3 s^3 flops: 2e7 at 256 rows); beyond, it takes the rank
+   convention's bound (see above). */
+#define VERIFY_EIG_MAX 256
 
 /* ---- workspace ------------------------------------------------------------ */
 
@@ -324,4 +394,141 @@ int cdyn_as_finish(const cdyn_as_problem *p, const double *mu, const double *w,
       rep->violates = 1;
   }
   return cdyn_as_check_equalities(p, mu, w);
+}
+
+/* ---- the verification of an exact answer ------------------------------------------ */
+
+/* |x|_2 of a sum of squares kept scaled by its largest term (no overflow
+   before the end; Blue's and LAPACK's dnrm2 idea in its simplest form). */
+typedef struct {
+  double big, ss;
+} scaled_norm;
+
+static void norm_add(scaled_norm *a, double x)
+{
+  x = fabs(x);
+  if (x == 0)
+    return;
+  if (x > a->big) {
+    a->ss = 1 + a->ss * (a->big / x) * (a->big / x);
+    a->big = x;
+  } else {
+    a->ss += (x / a->big) * (x / a->big);
+  }
+}
+
+static double norm_value(const scaled_norm *a) { return a->big * sqrt(a->ss); }
+
+int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, const double *w,
+                   const unsigned char *handled)
+{
+  if (!ws || !p || !mu || !w || !handled)
+    return cdyn_error(CDYN_EINVAL, "active set: verification with a NULL argument");
+  size_t n = p->n;
+  if (n > ws->cap || !p->b || (!p->A && !p->sp))
+    return cdyn_error(CDYN_EINVAL, "active set: verification of a problem of %zu rows without A or b, or beyond the "
+                                   "workspace's %zu", n, ws->cap);
+  /* C, |bt_C|_2, |mu_C|_2, max and sum of A_kk over C. */
+  size_t s = 0;
+  scaled_norm nb = {0, 0}, nm = {0, 0}, nt = {0, 0};
+  double dmax = 0, dsum = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (!handled[k] && mu[k] == 0)
+      continue;
+    if (!isfinite(mu[k]))
+      return cdyn_error(CDYN_EUNVERIFIED, "active set: the answer's multiplier of row %zu is not finite", k);
+    ws->idx[s++] = k;
+    double bt = cdyn_as_is_eq(p, k) ? fabs(p->b[k]) : fmax(0.0, -p->b[k]);
+    norm_add(&nb, bt);
+    norm_add(&nm, mu[k]);
+    if (!cdyn_as_is_eq(p, k))
+      norm_add(&nt, cdyn_as_tol_mu(p, k));
+    double d = cdyn_as_diag(p, k);
+    dmax = fmax(dmax, d);
+    dsum += d;
+  }
+  /* l_C: the smallest eigenvalue of A_CC above the rank cut. */
+  double lmin = INFINITY;
+  const char *how = "its eigenvalues";
+  if (s && dmax > 0) {
+    if (s <= ws->dcap && s <= VERIFY_EIG_MAX && (p->A || ws->pos)) {
+      cdyn_as_gather(ws, n, p->A, s);
+      lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)s, ws->sub, (lapack_int)s,
+                                           ws->eig, ws->work, ws->lwork);
+      if (info != 0)
+        return cdyn_error(CDYN_ESOLVE, "active set: verification: eigenvalues of the handled block failed (dsyev "
+                                       "info %d)", (int)info);
+      double lmax = ws->eig[s - 1], cut = p->rank_tol * lmax;
+      for (size_t a = 0; a < s; a++)
+        if (ws->eig[a] > cut) {
+          lmin = ws->eig[a];
+          break;
+        }
+    } else {
+      lmin = p->rank_tol * dmax;
+      how = "the rank cut";
+    }
+  }
+  /* The bound M (0 when C is empty, or when A_CC = 0 and the minimum-norm
+     multipliers are 0). */
+  double bnorm = norm_value(&nb), mnorm = norm_value(&nm);
+  double bound = bnorm > 0 ? bnorm / lmin : 0;
+  /* Multipliers down to -tol_mu count as >= 0: they may add their
+     tolerances to the bound (|tol_mu_C|_2). */
+  if (!(mnorm <= 2 * bound + norm_value(&nt)))
+    return cdyn_error(CDYN_EUNVERIFIED,
+                      "active set: the answer's multipliers (|mu|_2 = %.6g over %zu rows) exceed twice the bound "
+                      "%.6g that every solution on those rows obeys (the pulling part of b, |b|_2 = %.6g, over the "
+                      "smallest eigenvalue %.6g of their block above the rank cut, from %s): the answer is not a "
+                      "solution (its block is singular to rounding, or it is not the minimum-norm one)",
+                      mnorm, s, bound, bnorm, lmin, how);
+  double *r = ws->tmp[0];
+  cdyn_as_residual(p, mu, r);
+  double rs = sqrt(dsum), g = VERIFY_ROUND * (double)n * DBL_EPSILON, gm = g * 2 * bound;
+  for (size_t k = 0; k < n; k++) {
+    /* In this order so that the tolerance overflows only when it is
+       beyond the double range itself (b_k near DBL_MAX with mu = 0 must
+       not make it infinite); an infinite one lets the row's magnitudes
+       pass, its values must still be finite. */
+    double tk = cdyn_as_tol_w(p, k) + g * fabs(p->b[k]);
+    if (gm > 0) /* (not 0 times an infinite sum of diagonal entries near DBL_MAX) */
+      tk += gm * sqrt(cdyn_as_diag(p, k)) * rs;
+    double tm = cdyn_as_tol_mu(p, k);
+    const char *fail = NULL;
+    /* Written so that a NaN fails each test. */
+    if (!isfinite(r[k]) || !isfinite(w[k]) || !isfinite(cdyn_as_row_scale(p, k, mu)))
+      fail = "its terms |b_k| + sum_j |A_kj mu_j|, A mu + b or w leave the double range";
+    else if (!(fabs(r[k] - w[k]) <= tk))
+      fail = "w differs from A mu + b";
+    else if (cdyn_as_is_eq(p, k) && !(fabs(w[k]) <= tk))
+      fail = "the equality row is not satisfied";
+    else if (!cdyn_as_is_eq(p, k) && !(w[k] >= -tk))
+      fail = "the inequality row is violated";
+    else if (!cdyn_as_is_eq(p, k) && !(mu[k] >= -tm))
+      fail = "its multiplier pulls";
+    else if (!cdyn_as_is_eq(p, k) && !(mu[k] <= tm || fabs(w[k]) <= tk))
+      fail = "its multiplier pushes while w is not zero (not complementary)";
+    if (fail)
+      return cdyn_error(CDYN_EUNVERIFIED,
+                        "active set: the answer fails at row %zu: %s (mu = %.6g, w = %.6g, A mu + b = %.6g; "
+                        "tolerance %.3g from the problem, multipliers bounded by %.6g)",
+                        k, fail, mu[k], w[k], r[k], tk, 2 * bound);
+  }
+  return CDYN_OK;
+}
+
+int cdyn_as_conclude(const cdyn_activeset_type *type, cdyn_as_ws *ws, const cdyn_as_problem *p, int rc,
+                     const double *mu, const double *w, const unsigned char *handled, cdyn_activeset_report *rep)
+{
+  if (rc < 0)
+    return rc;
+  int fin = cdyn_as_finish(p, mu, w, handled, rep);
+  if (fin)
+    return fin;
+  if (type && type->exact) {
+    int v = cdyn_as_verify(ws, p, mu, w, handled);
+    if (v)
+      return v;
+  }
+  return rc;
 }

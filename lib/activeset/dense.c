@@ -19,7 +19,7 @@
 /* A_SS into ws->sub (s x s, the rows ws->idx[0 .. s)): from the dense A,
    or from the bound sparse A (A NULL), whose rows are scattered through
    the positions of the rows of S (ws->pos). */
-static void gather(cdyn_as_ws *ws, size_t n, const double *A, size_t s)
+void cdyn_as_gather(cdyn_as_ws *ws, size_t n, const double *A, size_t s)
 {
   if (A) {
     for (size_t a = 0; a < s; a++)
@@ -60,7 +60,7 @@ int cdyn_as_dense_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsi
                       ws->dcap);
   for (size_t a = 0; a < s; a++)
     ws->r[a] = r[ws->idx[a]];
-  gather(ws, n, A, s);
+  cdyn_as_gather(ws, n, A, s);
   double dmax = 0;
   for (size_t a = 0; a < s; a++) {
     if (ws->sub[a * s + a] > dmax)
@@ -83,7 +83,7 @@ int cdyn_as_dense_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsi
     if (rc != 0)
       return cdyn_error(CDYN_ESOLVE, "active set: dpotrs failed (info %d)", (int)rc);
   } else {
-    gather(ws, n, A, s);
+    cdyn_as_gather(ws, n, A, s);
     lapack_int rc = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)s, ws->sub,
                                        (lapack_int)s, ws->eig, ws->work, ws->lwork);
     if (rc != 0)

@@ -224,12 +224,63 @@
  *   with 12 seeds, the most was 28 iterations, never more than 3 k; on
  *   the 30000 problems of the active-set census with seeds 1 to 3, at
  *   most 25 solves; in those 30000 the final check let one row stand
- *   below -tol_w as at zero to rounding); beyond it the solve fails with
- *   CDYN_ESOLVE.
+ *   below -tol_w as at zero to rounding); beyond it the pivoting stops,
+ *   and the last clamped set's own solution (mu_C from A_CC mu_C = -b_C,
+ *   mu = 0 off C) is returned as CDYN_NOCONV, for the verification below
+ *   to accept or refuse.  (It had been CDYN_ESOLVE, no answer.  Of the 36
+ *   inputs of the fuzz corpus that stop there, on 8d255aea, b_1 = -1e300,
+ *   the last set is the one the reference accepts, and its solution
+ *   passes; on 33 it is refused, CDYN_EUNVERIFIED; on one it overflows,
+ *   CDYN_ENONFINITE, and on one it leaves an equality row unsatisfied,
+ *   CDYN_EINFEASIBLE.  The reference accepts no set on any of those 35.)
  * - A row left below -tol_w as at zero to rounding (LCP_ZERO) makes the
  *   result recoverable, CDYN_NOCONV, not exact: a fuzzed problem of nearly
  *   antiparallel rows left w = -26 against tol_w = 1.6e-8, inside the
  *   rounding floor of its multipliers but far from what rel_tol asks.
+ *   Such a result is verified like any other (below); none of those in
+ *   the fuzz corpus passes.
+ *
+ * Verification of the answer (derived in common.c, cdyn_as_verify)
+ * ------------------------------------------------------------------
+ * The checks above judge the iterate against floors of the form
+ * LCP_ROUND n eps (|b_k| + sum_j |A_kj mu_j|), which grow with the
+ * multipliers they judge: on the fuzz corpus input 3686c8fb (|b| = 8.4,
+ * A_kk = 1e4) lcp clamped four rows whose block has an eigenvalue of
+ * 1.8e-12 (rounding noise in a block of largest eigenvalue 2e4), passed
+ * the sub-solve's Cholesky pivot test, and returned CDYN_OK with
+ * multipliers of 2e13 and w = 37 on a handled row, inside that floor
+ * (1.1e4 on that row).  So lcp declares itself exact (the type object's flag
+ * `exact`), and its caller verifies every answer it returns with a
+ * success status (CDYN_OK or CDYN_NOCONV) against a bound that comes
+ * from the problem alone.  With C the handled rows,
+ *   every solution on C obeys  |mu_C|_2 <= M = |bt_C|_2 / l_C,
+ *   bt_k = max(0, -b_k) on an inequality row, |b_k| on an equality row,
+ *   l_C = the smallest eigenvalue of A_CC above rank_tol lambda_max(A_CC),
+ * because complementarity gives mu_C^T A_CC mu_C = -b_C^T mu_C <=
+ * |bt_C|_2 |mu_C|_2 (mu_k >= 0 on the inequality rows), and a minimum-norm
+ * mu_C lies in the span of the eigenvectors above the rank cut, where
+ * mu_C^T A_CC mu_C >= l_C |mu_C|_2^2 (the argument of Mathias and Pang,
+ * Linear Algebra Appl. 132, 1990, for |x| <= |(-q)_+| / c(M), with the
+ * quadratic form on the handled block in place of c(M)).  The answer is
+ * refused unless |mu_C|_2 <= 2 M (+ |tol_mu_C|_2), and, with
+ *   T_k = tol_w_k + 16 n eps (|b_k| + sqrt(A_kk sum_{j in C} A_jj) 2 M)
+ * (the rounding of forming w_k and of a backward-stable solve at any
+ * solution within the bound, |A_kj| <= sqrt(A_kk A_jj)), every row has
+ * |(A mu + b)_k - w_k| <= T_k, every equality row |w_k| <= T_k and every
+ * inequality row w_k >= -T_k, mu_k >= -tol_mu_k and mu_k <= tol_mu_k or
+ * |w_k| <= T_k, in double precision on the problem as the caller gave it
+ * (an answer whose terms |b_k| + sum_j |A_kj mu_j| leave the double range
+ * cannot be checked there, and is refused).  A refusal is
+ * CDYN_EUNVERIFIED, a negative status: the contact scheme fails its step
+ * and the stepper restores the state; cdyn_activeset_solve leaves the
+ * refused numbers in mu and w for inspection.  On 3686c8fb, M = 1.98
+ * (l_C = 4.2: the eigenvalue 1.8e-12 is below the cut, and the
+ * minimum-norm solution has no component along it) against |mu_C| =
+ * 2.8e13.  Over the fuzz corpus every success of lcp the reference
+ * rejected (6 CDYN_OK, 17 CDYN_NOCONV) is refused, and every one it
+ * accepts passes but f5455fbc, whose set lcp reaches has multipliers
+ * whose products with A leave the double range (the reference solves
+ * that problem at another set).
  *
  * Counting: every fdirection with |C| >= 1 is one solve, every pivot pass
  * one iteration; the first solve of the equality rows (when there are
@@ -484,16 +535,47 @@ static int drive_all(lcp_state *s)
   }
 }
 
+static int pivot(lcp_state *s);
+
+/*
+ * The pivoting, then, when it stops at the pass limit, the last clamped
+ * set's own solution: mu_C from A_CC mu_C = -b_C (cdyn_as_solve_set),
+ * returned as CDYN_NOCONV.  Its caller verifies it (cdyn_as_conclude),
+ * and refuses it unless it is a solution to the rounding the problem
+ * allows (see "Rounding and the pass limit" above).
+ */
 static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w,
                  unsigned char *handled, cdyn_activeset_report *rep)
 {
   size_t n = p->n;
   lcp_state s = {.ws = ws, .p = p, .mu = mu, .w = w, .C = handled, .NC = ws->set, .rep = rep,
                  .passes = 0, .limit = 10ul * (unsigned long)n + 10ul};
+  int rc = pivot(&s);
+  if (rc != CDYN_ESOLVE || s.passes <= s.limit)
+    return rc;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", cdyn_errmsg());
+  for (size_t k = 0; k < n; k++)
+    if (!cdyn_as_is_eq(p, k) && !handled[k])
+      mu[k] = 0;
+  if ((rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
+    return rc;
+  return cdyn_error(CDYN_NOCONV, "%s; the result is the last clamped set's solution, less accurate than rel_tol "
+                    "asks unless its verification passes", msg);
+}
+
+static int pivot(lcp_state *s)
+{
+  const cdyn_as_problem *p = s->p;
+  cdyn_as_ws *ws = s->ws;
+  double *mu = s->mu, *w = s->w;
+  unsigned char *handled = s->C;
+  cdyn_activeset_report *rep = s->rep;
+  size_t n = p->n;
   int rc, any_eq = 0;
   for (size_t k = 0; k < n; k++) {
     handled[k] = cdyn_as_is_eq(p, k);
-    s.NC[k] = LCP_FREE;
+    s->NC[k] = LCP_FREE;
     any_eq |= handled[k];
   }
   if (any_eq) {
@@ -510,7 +592,7 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
     }
   }
   for (;;) {
-    if ((rc = drive_all(&s))) {
+    if ((rc = drive_all(s))) {
       if (rc == CDYN_EINFEASIBLE) {
         /* No solution: fill the report from the last iterate, keeping the
            message of the drive. */
@@ -531,14 +613,14 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
       if (handled[k] && mu[k] < -cdyn_as_tol_mu(p, k)) {
         handled[k] = 0;
         pulled = 1;
-      } else if (!handled[k] && w[k] < -cdyn_as_tol_w(p, k) && s.NC[k] != LCP_ZERO) {
+      } else if (!handled[k] && w[k] < -cdyn_as_tol_w(p, k) && s->NC[k] != LCP_ZERO) {
         violated = 1;
       }
     }
     if (pulled)
       for (size_t k = 0; k < n; k++)
-        if (s.NC[k] == LCP_ZERO)
-          s.NC[k] = LCP_FREE;
+        if (s->NC[k] == LCP_ZERO)
+          s->NC[k] = LCP_FREE;
     /* The clamped rows' equations must hold: w_k = 0 to tol_w and the
        rounding of the final solve.  Nearly dependent clamped rows with
        incompatible b (two nearly parallel walls at different offsets)
@@ -562,15 +644,15 @@ static int solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w
          the solves resolve, but not what rel_tol asked.  The result is
          then recoverable, not exact, and says so. */
       for (size_t k = 0; k < n; k++)
-        if (!handled[k] && !cdyn_as_is_eq(p, k) && s.NC[k] == LCP_ZERO && w[k] < -cdyn_as_tol_w(p, k))
+        if (!handled[k] && !cdyn_as_is_eq(p, k) && s->NC[k] == LCP_ZERO && w[k] < -cdyn_as_tol_w(p, k))
           return cdyn_error(CDYN_NOCONV,
                             "active set lcp: row %zu is left at w = %.6g, below -tol_w = %.3g but within the "
                             "rounding of nearly dependent rows; the result is less accurate than rel_tol asks",
                             k, w[k], -cdyn_as_tol_w(p, k));
       return CDYN_OK;
     }
-    if (++s.passes > s.limit)
-      return too_many(&s);
+    if (++s->passes > s->limit)
+      return too_many(s);
     if (pulled && (rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
       return rc;
   }
@@ -581,5 +663,6 @@ const cdyn_activeset_type cdyn_activeset_lcp = {
   .description = "exact LCP solution by principal pivoting (Dantzig/Baraff), equality rows always clamped",
   .source = "Baraff 1994 (SIGGRAPH) §4-6; Cottle, Pang and Stone 1992 §4.2",
   .carries_set = 0,
+  .exact = 1,
   .solve = solve,
 };

@@ -69,6 +69,7 @@ const char *cdyn_strerror(int status)
   case CDYN_ESOLVE: return "solve failed";
   case CDYN_EDIVERGED: return "iteration diverged";
   case CDYN_EINFEASIBLE: return "infeasible constraint set";
+  case CDYN_EUNVERIFIED: return "answer failed its verification";
   default: return "unknown status";
   }
 }

@@ -102,11 +102,20 @@ int cdyn_activeset_find(const char *name, size_t *index);
  * final solve (its equation has no solution with the other handled rows;
  * mu, w and rep then hold the least-squares result), and with "lcp" also
  * when the rows admit no solution at all (mu, w and rep then hold its
- * last iterate).  "lcp" alone: CDYN_ESOLVE when it exceeds its limit of
- * 10 n + 10 pivot passes or ends with handled rows whose equations do not
- * hold (nearly dependent rows with incompatible b); CDYN_NOCONV
- * (recoverable: mu and w usable, less accurate than rel_tol asks) when a
- * row is left below -tol_w within the rounding of nearly dependent rows.
+ * last iterate).  "lcp" alone: CDYN_ESOLVE when it ends with handled
+ * rows whose equations do not hold (nearly dependent rows with
+ * incompatible b); CDYN_NOCONV (recoverable: mu and w usable, less
+ * accurate than rel_tol asks) when a row is left below -tol_w within the
+ * rounding of nearly dependent rows, or when the pivoting stops at its
+ * limit of 10 n + 10 passes and the last clamped set's solution is
+ * returned; CDYN_EUNVERIFIED when its answer (which would have been
+ * CDYN_OK or CDYN_NOCONV) fails its verification: multipliers beyond the
+ * bound |mu_C|_2 <= |bt_C|_2 / l_C that every solution on the handled rows
+ * C obeys, or a residual, sign or complementarity beyond tolerances
+ * derived from A, b and that bound (lib/activeset/lcp.c, "Verification of
+ * the answer"); mu, w and rep then hold the refused answer, which is not
+ * a solution.  lcp never returns CDYN_OK or CDYN_NOCONV with an answer
+ * that fails that verification.
  */
 int cdyn_activeset_solve(const char *name, size_t n, const double *A, const double *b,
                          const unsigned char *equality, const unsigned char *prev,

@@ -16,6 +16,15 @@
  * no pushing multipliers satisfy).  The remedy is in the model, not in
  * the call: a smaller step does not help.
  *
+ * CDYN_EUNVERIFIED is fatal for the call too: an algorithm that declares
+ * itself exact (the active-set algorithm "lcp") found an answer that does
+ * not pass the check of the contact problem it was asked to solve (its
+ * residual, signs or complementarity beyond what rounding allows at the
+ * problem's scale and conditioning, or multipliers beyond what any
+ * solution can have).  The numbers it leaves are not a solution and must
+ * not be used as one; the problem is usually too ill-conditioned for
+ * double precision (nearly dependent rows), or has no solution.
+ *
  * The message belonging to the most recent non-zero status is kept per
  * thread and returned by cdyn_errmsg().
  *
@@ -43,7 +52,8 @@ enum cdyn_status {
   CDYN_EIO = -8,        /* file could not be written or read */
   CDYN_ESOLVE = -9,     /* a linear or nonlinear solve failed outright */
   CDYN_EDIVERGED = -10, /* a method's iteration diverged */
-  CDYN_EINFEASIBLE = -11 /* a contact problem has no solution: the constraint set is inconsistent */
+  CDYN_EINFEASIBLE = -11, /* a contact problem has no solution: the constraint set is inconsistent */
+  CDYN_EUNVERIFIED = -12  /* an exact solver's answer failed its verification against the problem */
 };
 
 /* The message of the last non-zero status set in this thread ("" if none). */

@@ -553,8 +553,14 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
   if (rc < 0)
     return rc;
   /* An inconsistent set of equality rows (one that cannot hold with the
-     rows handled with it) is an error of the model, not a contact. */
-  return cdyn_as_finish(&p, s->mu, s->w, s->hand, r);
+     rows handled with it) is an error of the model, not a contact; an
+     exact algorithm's answer that fails its verification
+     (CDYN_EUNVERIFIED) fails the step, which then restores the state.  A
+     recoverable status of the solve (lcp's CDYN_NOCONV: a row at zero to
+     the rounding of nearly dependent rows) has passed that verification,
+     and the step goes on with it. */
+  rc = cdyn_as_conclude(type, &s->ws, &p, rc, s->mu, s->w, s->hand, r);
+  return rc > 0 ? CDYN_OK : rc;
 }
 
 static void clear_candidates(state *s, size_t nc)
