@@ -42,12 +42,11 @@
 #include "ext_scheme.h"
 #include "testutil.h"
 
-START_TEST(test_no_allocation_in_step)
+/* Eleven particles 0.5 m apart along x under gravity, the first pinned
+   at the origin: the start of the chains below. */
+static cdyn_system *pinned_row(void)
 {
-  const char *scheme = tu_scheme_name((size_t)_i / cdyn_solver_count());
-  const char *solver = cdyn_solver_name((size_t)_i % cdyn_solver_count());
   cdyn_system *s;
-  cdyn_stepper *st;
   double g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
   ck_assert_int_eq(cdyn_system_new(&s, 11), CDYN_OK);
   ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
@@ -56,6 +55,15 @@ START_TEST(test_no_allocation_in_step)
     ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
   }
   ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
+  return s;
+}
+
+START_TEST(test_no_allocation_in_step)
+{
+  const char *scheme = tu_scheme_name((size_t)_i / cdyn_solver_count());
+  const char *solver = cdyn_solver_name((size_t)_i % cdyn_solver_count());
+  cdyn_system *s = pinned_row();
+  cdyn_stepper *st;
   for (size_t i = 0; i < 10; i++)
     ck_assert_int_eq(cdyn_system_add_distance(s, i, i + 1, 0.5, NULL), CDYN_OK);
   ck_assert_int_eq(cdyn_stepper_new(&st, s, scheme), CDYN_OK);
@@ -103,16 +111,8 @@ START_TEST(test_no_allocation_without_hess)
   own = *cdyn_constraint_distance;
   own.name = "own-distance";
   own.hess = NULL;
-  cdyn_system *s;
+  cdyn_system *s = pinned_row();
   cdyn_stepper *st;
-  double g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
-  ck_assert_int_eq(cdyn_system_new(&s, 11), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
-  for (size_t i = 0; i <= 10; i++) {
-    double x[3] = {0.5 * (double)i, 0, 0};
-    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
-  }
-  ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
   size_t last = 0;
   for (size_t i = 0; i < 10; i++) {
     size_t p[2] = {i, i + 1};

@@ -588,9 +588,10 @@ static const double hess_tol = 1e-6;
 static const double hess_sym_tol = 1e-14;
 static const double hess_vkv_tol = 1e-13;
 
-/* K of the type of `s` at positions x for multipliers lambda, after
-   filling it with NaN (so that an entry the type leaves unset fails). */
-static int hess_at(const sample *s, double x[][3], const double *lambda, double *K)
+/* K of the type of `s` at positions x for multipliers lambda, by the
+   type's hess (fd = 0) or by finite differences (fd = 1), after filling
+   it with NaN (so that an entry left unset fails). */
+static int k_at(const sample *s, double x[][3], const double *lambda, double *K, int fd)
 {
   const double *xp[CDYN_MAX_PARTICLES] = {NULL};
   for (unsigned p = 0; p < s->type->nparticles; p++)
@@ -598,7 +599,13 @@ static int hess_at(const sample *s, double x[][3], const double *lambda, double 
   unsigned n = 3 * s->type->nparticles;
   for (unsigned k = 0; k < n * n; k++)
     K[k] = NAN;
-  return s->type->hess(s->params, xp, s->t, lambda, K);
+  return fd ? cdyn_constraint_fd_hess(s->type, s->params, xp, s->t, lambda, K)
+            : s->type->hess(s->params, xp, s->t, lambda, K);
+}
+
+static int hess_at(const sample *s, double x[][3], const double *lambda, double *K)
+{
+  return k_at(s, x, lambda, K, 0);
 }
 
 /* G = J^T lambda at positions x, into G (3 np). */
@@ -714,13 +721,7 @@ static const double hess_fd_c = 1e3;
 
 static int fd_hess_at(const sample *s, double x[][3], const double *lambda, double *K)
 {
-  const double *xp[CDYN_MAX_PARTICLES] = {NULL};
-  for (unsigned p = 0; p < s->type->nparticles; p++)
-    xp[p] = x[p];
-  unsigned n = 3 * s->type->nparticles;
-  for (unsigned k = 0; k < n * n; k++)
-    K[k] = NAN;
-  return cdyn_constraint_fd_hess(s->type, s->params, xp, s->t, lambda, K);
+  return k_at(s, x, lambda, K, 1);
 }
 
 /* s of fdhess.c's step rule, for the scale S. */
