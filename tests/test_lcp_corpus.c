@@ -117,35 +117,48 @@ static int status_of(int rc, const char *msg)
   }
 }
 
-/* cond of A_HH over its eigenvalues above 1e-12 of the largest; 1 for an
-   empty block. */
-static double block_cond(size_t n, const double *A, const unsigned char *H)
+/* The eigenvalues of A_HH (H's rows, in order; `sym`: of its symmetric
+   part (A_ij + A_ji) / 2): *lmax the largest, *lmin the smallest above
+   1e-12 of it (INFINITY when none is).  Returns the size of the block. */
+static size_t block_eigs(size_t n, const double *A, const unsigned char *H, int sym, double *lmax, double *lmin)
 {
   size_t idx[MAXN], h = 0;
   for (size_t a = 0; a < n; a++)
     if (H[a])
       idx[h++] = a;
+  *lmax = 0;
+  *lmin = INFINITY;
   if (!h)
-    return 1;
+    return 0;
   gsl_matrix *M = gsl_matrix_alloc(h, h);
   gsl_vector *ev = gsl_vector_alloc(h);
   gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(h);
   ck_assert(M && ev && ws);
-  /* The symmetric part: the harness forms A_ij and A_ji in different
-     orders, which can differ in the last bit. */
   for (size_t a = 0; a < h; a++)
     for (size_t c = 0; c < h; c++)
-      gsl_matrix_set(M, a, c, 0.5 * (A[idx[a] * n + idx[c]] + A[idx[c] * n + idx[a]]));
+      gsl_matrix_set(M, a, c,
+                     sym ? 0.5 * (A[idx[a] * n + idx[c]] + A[idx[c] * n + idx[a]]) : A[idx[a] * n + idx[c]]);
   gsl_eigen_symm(M, ev, ws);
-  double lmax = gsl_vector_max(ev), lmin = lmax;
+  *lmax = gsl_vector_max(ev);
   for (size_t a = 0; a < h; a++) {
     double l = gsl_vector_get(ev, a);
-    if (l > 1e-12 * lmax && l < lmin)
-      lmin = l;
+    if (l > 1e-12 * *lmax && l < *lmin)
+      *lmin = l;
   }
   gsl_eigen_symm_free(ws);
   gsl_vector_free(ev);
   gsl_matrix_free(M);
+  return h;
+}
+
+/* cond of A_HH over its eigenvalues above 1e-12 of the largest; 1 for an
+   empty block.  The symmetric part: the harness forms A_ij and A_ji in
+   different orders, which can differ in the last bit. */
+static double block_cond(size_t n, const double *A, const unsigned char *H)
+{
+  double lmax, lmin;
+  if (!block_eigs(n, A, H, 1, &lmax, &lmin))
+    return 1;
   return lmax > 0 ? lmax / lmin : 1;
 }
 
@@ -384,30 +397,10 @@ typedef enum { WHY_BOUND, WHY_ROW, WHY_RANGE, WHY_ARGS, WHY_SOLVED } why;
    for an empty or zero block). */
 static double block_floor(size_t n, const double *A, const unsigned char *C)
 {
-  size_t idx[MAXN], s = 0;
-  for (size_t a = 0; a < n; a++)
-    if (C[a])
-      idx[s++] = a;
-  if (!s)
+  double lmax, lmin;
+  if (!block_eigs(n, A, C, 0, &lmax, &lmin))
     return INFINITY;
-  gsl_matrix *M = gsl_matrix_alloc(s, s);
-  gsl_vector *ev = gsl_vector_alloc(s);
-  gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(s);
-  ck_assert(M && ev && ws);
-  for (size_t a = 0; a < s; a++)
-    for (size_t c = 0; c < s; c++)
-      gsl_matrix_set(M, a, c, A[idx[a] * n + idx[c]]);
-  gsl_eigen_symm(M, ev, ws);
-  double lmax = gsl_vector_max(ev), l = INFINITY;
-  for (size_t a = 0; a < s; a++) {
-    double v = gsl_vector_get(ev, a);
-    if (v > 1e-12 * lmax && v < l)
-      l = v;
-  }
-  gsl_eigen_symm_free(ws);
-  gsl_vector_free(ev);
-  gsl_matrix_free(M);
-  return lmax > 0 ? l : INFINITY;
+  return lmax > 0 ? lmin : INFINITY;
 }
 
 static void corpus_case(const char *name, why reason, int reference_solves)
@@ -497,6 +490,8 @@ static void corpus_case(const char *name, why reason, int reference_solves)
     ck_assert_msg(violated && strstr(msg, "violated"), "%s: no row violated beyond its tolerance (%s)", name, msg);
 }
 
+/* One test per corpus input; corpus_case makes every assertion (the
+   reference's verdict, lcp's status and message, the bound). */
 #define CORPUS_CASE(test, file, reason, solves)                                                                  \
   START_TEST(test) { corpus_case(file, reason, solves); }                                                        \
   END_TEST
