@@ -5,6 +5,7 @@
 #include "ccd_replay.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,51 +65,34 @@ double ref_dist_segments(const double p[3], const double q[3], const double r[3]
 
 typedef struct {
   double lo[3], hi[3];
-  size_t id;
 } box;
 
-static int cmp_lo(const void *x, const void *y)
-{
-  const box *a = x, *b = y;
-  if (a->lo[0] != b->lo[0])
-    return a->lo[0] < b->lo[0] ? -1 : 1;
-  return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static void make_boxes(box *bx, const size_t *idx, size_t per, size_t count, const double *const *x, size_t nx,
-                       double g, size_t tag)
-{
-  for (size_t e = 0; e < count; e++) {
-    box *b = &bx[e];
-    b->id = tag + e;
-    for (int k = 0; k < 3; k++) {
-      b->lo[k] = INFINITY, b->hi[k] = -INFINITY;
-      for (size_t a = 0; a < per; a++) {
-        size_t i = idx[per * e + a];
-        for (size_t j = 0; j < nx; j++) {
-          b->lo[k] = fmin(b->lo[k], x[j][3 * i + k]);
-          b->hi[k] = fmax(b->hi[k], x[j][3 * i + k]);
-        }
-      }
-      b->lo[k] -= g, b->hi[k] += g;
-    }
-  }
-}
-
-static double disp(const double *x0, const double *x1, size_t i)
-{
-  double d[3] = {x1[3 * i] - x0[3 * i], x1[3 * i + 1] - x0[3 * i + 1], x1[3 * i + 2] - x0[3 * i + 2]};
-  return sqrt(d3(d, d));
-}
+/* The workspace: the mesh's edges and nodes (found again only when the
+   triangles change), the boxes, the grid, each piece's displacements. */
+struct ref_replay_ws {
+  size_t *tris, ntris, *edges, nedges, *nodes, nn, top;
+  box *bx;
+  size_t nbx;
+  size_t *cell_of;  /* per box: its first entry (nb + 1) */
+  long long *c0;    /* per box: its first cell along each axis */
+  size_t *count, *entry, *big;
+  size_t tcap, ecap, ncap, bcap, ccap;
+  double *disp; /* (pieces) x (top + 1) */
+  size_t dcap;
+};
 
 typedef struct {
   const size_t *tris, *edges, *nodes;
   size_t nn, ntris;
   const double *const *x; /* the states, nx >= 2 */
-  size_t nx;
+  size_t nx, top;
   double pad;
+  const double *disp; /* piece j, particle i: disp[j * (top + 1) + i] */
+  double best;        /* min(pad, the smallest distance at the last state so far) */
   ref_replay_report *rep;
 } ctx;
+
+static double disp_of(const ctx *c, size_t j, size_t i) { return c->disp[j * (c->top + 1) + i]; }
 
 static void pt2(double out[2][3], const double *x0, const double *x1, size_t i)
 {
@@ -136,10 +120,40 @@ static int tame(const double *x0, const size_t *idx, int n)
   return 1;
 }
 
+/*
+ * A lower bound of a distance without the distance: the distance between
+ * the boxes of the two parties' points at one state (each party lies in
+ * its box).  It stands for D1 where it alone clears the piece (L - S >
+ * 1e-9 implies D1 - S > 1e-9: D1 >= L, up to a rounding far below the
+ * 1e-9 m of the test at the scale of a metre), and where it shows that
+ * the pair cannot lower min_dist (L >= the smallest distance so far, or
+ * pad).  So most pairs whose swept boxes overlap but whose elements are
+ * apart need no distance at all; the report is the one the distances give.
+ */
+static double box_gap(const double *x, const size_t *pa, int na, const size_t *pb, int nb)
+{
+  double s = 0;
+  for (int k = 0; k < 3; k++) {
+    double alo = x[3 * pa[0] + k], ahi = alo, blo = x[3 * pb[0] + k], bhi = blo;
+    for (int a = 1; a < na; a++) {
+      double y = x[3 * pa[a] + k];
+      alo = y < alo ? y : alo, ahi = y > ahi ? y : ahi;
+    }
+    for (int b = 1; b < nb; b++) {
+      double y = x[3 * pb[b] + k];
+      blo = y < blo ? y : blo, bhi = y > bhi ? y : bhi;
+    }
+    double d = blo - ahi > alo - bhi ? blo - ahi : alo - bhi;
+    if (d > 0)
+      s += d * d;
+  }
+  return sqrt(s);
+}
+
 /* Do the boxes of the points pa (na of them) and pb (nb) over one piece,
    x0 to x1, grown by g, overlap?  (Over the only piece of a straight
-   step they are the boxes the sweep found overlapping, so the callers
-   ask only for paths of several pieces.) */
+   step they are the boxes the broad phase found overlapping, so the
+   callers ask only for paths of several pieces.) */
 static int piece_overlap(const double *x0, const double *x1, const size_t *pa, int na, const size_t *pb, int nb,
                          double g)
 {
@@ -160,20 +174,29 @@ static int piece_overlap(const double *x0, const double *x1, const size_t *pa, i
 }
 
 /*
- * One piece of a pair's motion, x0 to x1 (D1: the distance at x1; S: the
- * largest displacement of a point of one party plus that of the other):
- * cleared by the distance bound, else decided by the filter, else by the
- * exact test.  Returns 1 (touched), 0, or REF_CCD_DEGENERATE.
+ * One piece j of a pair's motion, x_j to x_{j+1} (*D1: the distance at
+ * x_{j+1}, or NAN when not yet computed, then L, its lower bound, stands
+ * for it where it clears the piece; S: the largest displacement of a point
+ * of one party plus that of the other): cleared by the distance bound,
+ * else decided by the filter, else by the exact test.  Returns 1
+ * (touched), 0, or REF_CCD_DEGENERATE.
  */
-static int piece_vf(ctx *c, const double *x0, const double *x1, size_t p, const size_t *v, double D1)
+static int piece_vf(ctx *c, size_t j, size_t p, const size_t *v, double *D1, double L)
 {
   ref_replay_report *rep = c->rep;
-  double S = disp(x0, x1, p) + fmax(disp(x0, x1, v[0]), fmax(disp(x0, x1, v[1]), disp(x0, x1, v[2])));
+  const double *x0 = c->x[j], *x1 = c->x[j + 1];
+  double S = disp_of(c, j, p) + fmax(disp_of(c, j, v[0]), fmax(disp_of(c, j, v[1]), disp_of(c, j, v[2])));
   const size_t pts[4] = {p, v[0], v[1], v[2]};
-  if (D1 - S > 1e-9 && tame(x0, pts, 4))
+  int tm = tame(x0, pts, 4);
+  if (isnan(*D1)) {
+    if (L - S > 1e-9 && tm)
+      return 0;
+    *D1 = ref_dist_point_triangle(x1 + 3 * p, x1 + 3 * v[0], x1 + 3 * v[1], x1 + 3 * v[2]);
+  }
+  if (*D1 - S > 1e-9 && tm)
     return 0;
   double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
-  if (D0 + D1 - S > 1e-9)
+  if (D0 + *D1 - S > 1e-9)
     return 0;
   double P[2][3], A[2][3], B[2][3], C[2][3];
   pt2(P, x0, x1, p), pt2(A, x0, x1, v[0]), pt2(B, x0, x1, v[1]), pt2(C, x0, x1, v[2]);
@@ -188,15 +211,22 @@ static int piece_vf(ctx *c, const double *x0, const double *x1, size_t p, const 
   return r == 1 || r == REF_CCD_DEGENERATE ? r : 0;
 }
 
-static int piece_ee(ctx *c, const double *x0, const double *x1, const size_t *a, const size_t *b, double D1)
+static int piece_ee(ctx *c, size_t j, const size_t *a, const size_t *b, double *D1, double L)
 {
   ref_replay_report *rep = c->rep;
-  double S = fmax(disp(x0, x1, a[0]), disp(x0, x1, a[1])) + fmax(disp(x0, x1, b[0]), disp(x0, x1, b[1]));
+  const double *x0 = c->x[j], *x1 = c->x[j + 1];
+  double S = fmax(disp_of(c, j, a[0]), disp_of(c, j, a[1])) + fmax(disp_of(c, j, b[0]), disp_of(c, j, b[1]));
   const size_t pts[4] = {a[0], a[1], b[0], b[1]};
-  if (D1 - S > 1e-9 && tame(x0, pts, 4))
+  int tm = tame(x0, pts, 4);
+  if (isnan(*D1)) {
+    if (L - S > 1e-9 && tm)
+      return 0;
+    *D1 = ref_dist_segments(x1 + 3 * a[0], x1 + 3 * a[1], x1 + 3 * b[0], x1 + 3 * b[1]);
+  }
+  if (*D1 - S > 1e-9 && tm)
     return 0;
   double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
-  if (D0 + D1 - S > 1e-9)
+  if (D0 + *D1 - S > 1e-9)
     return 0;
   double P[2][3], Q[2][3], R[2][3], T[2][3];
   pt2(P, x0, x1, a[0]), pt2(Q, x0, x1, a[1]), pt2(R, x0, x1, b[0]), pt2(T, x0, x1, b[1]);
@@ -221,6 +251,21 @@ static void tally(ref_replay_report *rep, int touched, int degenerate)
     rep->degenerate++;
 }
 
+/* May the pair lower min_dist?  Not when its lower bound L at the last
+   state is past the smallest distance so far (or pad) by more than the
+   rounding of a distance (1e-12 m against rounding below 1e-14 at the
+   scale of a metre). */
+static int may_lower(const ctx *c, double L) { return !(L > c->best + 1e-12); }
+
+/* Keep the distance D at the last state when it is within pad. */
+static void keep_distance(ctx *c, double D)
+{
+  if (D < c->pad) {
+    c->rep->min_dist = fmin(c->rep->min_dist, D);
+    c->best = fmin(c->best, D);
+  }
+}
+
 /* Node p against triangle t. */
 static void pair_vf(ctx *c, size_t p, size_t t)
 {
@@ -230,17 +275,21 @@ static void pair_vf(ctx *c, size_t p, size_t t)
   const double *const *x = c->x;
   size_t last = c->nx - 1;
   c->rep->vf_pairs++;
-  double D1 = ref_dist_point_triangle(x[last] + 3 * p, x[last] + 3 * v[0], x[last] + 3 * v[1], x[last] + 3 * v[2]);
-  if (D1 < c->pad)
-    c->rep->min_dist = fmin(c->rep->min_dist, D1);
+  double L1 = box_gap(x[last], &p, 1, v, 3), D1 = NAN;
+  if (may_lower(c, L1)) {
+    D1 = ref_dist_point_triangle(x[last] + 3 * p, x[last] + 3 * v[0], x[last] + 3 * v[1], x[last] + 3 * v[2]);
+    keep_distance(c, D1);
+  }
   int degenerate = 0;
   for (size_t j = 0; j < last; j++) {
     if (last > 1 && !piece_overlap(x[j], x[j + 1], &p, 1, v, 3, c->pad / 2))
       continue;
-    double De = j + 1 == last ? D1
-                              : ref_dist_point_triangle(x[j + 1] + 3 * p, x[j + 1] + 3 * v[0], x[j + 1] + 3 * v[1],
-                                                        x[j + 1] + 3 * v[2]);
-    int r = piece_vf(c, x[j], x[j + 1], p, v, De);
+    double De = NAN, L = L1;
+    if (j + 1 == last)
+      De = D1;
+    else
+      L = box_gap(x[j + 1], &p, 1, v, 3);
+    int r = piece_vf(c, j, p, v, j + 1 == last ? &D1 : &De, L);
     if (r == 1) {
       tally(c->rep, 1, 0);
       return;
@@ -258,17 +307,21 @@ static void pair_ee(ctx *c, size_t e, size_t f)
   const double *const *x = c->x;
   size_t last = c->nx - 1;
   c->rep->ee_pairs++;
-  double D1 = ref_dist_segments(x[last] + 3 * a[0], x[last] + 3 * a[1], x[last] + 3 * b[0], x[last] + 3 * b[1]);
-  if (D1 < c->pad)
-    c->rep->min_dist = fmin(c->rep->min_dist, D1);
+  double L1 = box_gap(x[last], a, 2, b, 2), D1 = NAN;
+  if (may_lower(c, L1)) {
+    D1 = ref_dist_segments(x[last] + 3 * a[0], x[last] + 3 * a[1], x[last] + 3 * b[0], x[last] + 3 * b[1]);
+    keep_distance(c, D1);
+  }
   int degenerate = 0;
   for (size_t j = 0; j < last; j++) {
     if (last > 1 && !piece_overlap(x[j], x[j + 1], a, 2, b, 2, c->pad / 2))
       continue;
-    double De = j + 1 == last ? D1
-                              : ref_dist_segments(x[j + 1] + 3 * a[0], x[j + 1] + 3 * a[1], x[j + 1] + 3 * b[0],
-                                                  x[j + 1] + 3 * b[1]);
-    int r = piece_ee(c, x[j], x[j + 1], a, b, De);
+    double De = NAN, L = L1;
+    if (j + 1 == last)
+      De = D1;
+    else
+      L = box_gap(x[j + 1], a, 2, b, 2);
+    int r = piece_ee(c, j, a, b, j + 1 == last ? &D1 : &De, L);
     if (r == 1) {
       tally(c->rep, 1, 0);
       return;
@@ -294,51 +347,330 @@ static int cmp_pair(const void *x, const void *y)
   return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
-/*
- * The pairs of boxes that overlap, of two sorted lists a and b (cmp_lo's
- * order), each pair once: the box that comes first in that order (of the
- * two lists merged) scans the other list from where that list's next box
- * is while its boxes begin, along x, before the first box ends.  With b
- * NULL, the pairs within a: each box scans the boxes after it.  Each pair
- * is handed to fn first box first, as a sweep over one sorted list of all
- * the boxes does.
- */
-static void sweep(const box *a, size_t na, const box *b, size_t nb, void (*fn)(ctx *, const box *, const box *),
-                  ctx *c)
+static void make_boxes(box *bx, const size_t *idx, size_t per, size_t count, const double *const *x, size_t nx,
+                       double g)
 {
-  if (!b) {
-    for (size_t i = 0; i < na; i++)
-      for (size_t j = i + 1; j < na && a[j].lo[0] <= a[i].hi[0]; j++)
-        if (overlap(&a[i], &a[j]))
-          fn(c, &a[i], &a[j]);
-    return;
-  }
-  size_t i = 0, j = 0;
-  while (i < na || j < nb) {
-    if (j == nb || (i < na && cmp_lo(&a[i], &b[j]) < 0)) {
-      for (size_t k = j; k < nb && b[k].lo[0] <= a[i].hi[0]; k++)
-        if (overlap(&a[i], &b[k]))
-          fn(c, &a[i], &b[k]);
-      i++;
-    } else {
-      for (size_t k = i; k < na && a[k].lo[0] <= b[j].hi[0]; k++)
-        if (overlap(&b[j], &a[k]))
-          fn(c, &b[j], &a[k]);
-      j++;
+  for (size_t e = 0; e < count; e++) {
+    box *b = &bx[e];
+    for (int k = 0; k < 3; k++) {
+      b->lo[k] = INFINITY, b->hi[k] = -INFINITY;
+      for (size_t a = 0; a < per; a++) {
+        size_t i = idx[per * e + a];
+        for (size_t j = 0; j < nx; j++) {
+          double y = x[j][3 * i + k];
+          b->lo[k] = y < b->lo[k] ? y : b->lo[k];
+          b->hi[k] = y > b->hi[k] ? y : b->hi[k];
+        }
+      }
+      b->lo[k] -= g, b->hi[k] += g;
     }
   }
 }
 
-/* Tags: nodes 0 .. nn - 1, triangles nn .., edges nn + ntris .. */
-static void on_vf(ctx *c, const box *x, const box *y)
+ref_replay_ws *ref_replay_ws_new(void) { return calloc(1, sizeof(ref_replay_ws)); }
+
+void ref_replay_ws_free(ref_replay_ws *w)
 {
-  const box *n = x->id < c->nn ? x : y, *t = x->id < c->nn ? y : x;
-  pair_vf(c, c->nodes[n->id], t->id - c->nn);
+  if (!w)
+    return;
+  free(w->tris);
+  free(w->edges);
+  free(w->nodes);
+  free(w->bx);
+  free(w->cell_of);
+  free(w->c0);
+  free(w->count);
+  free(w->entry);
+  free(w->big);
+  free(w->disp);
+  free(w);
 }
 
-static void on_ee(ctx *c, const box *x, const box *y)
+/* Grow *p to hold n items of size sz. */
+static int grow(void *pp, size_t *cap, size_t n, size_t sz)
 {
-  pair_ee(c, x->id - c->nn - c->ntris, y->id - c->nn - c->ntris);
+  if (n <= *cap)
+    return 0;
+  void *q = realloc(*(void **)pp, n * sz);
+  if (!q)
+    return -1;
+  *(void **)pp = q;
+  *cap = n;
+  return 0;
+}
+
+/* The mesh's edges and nodes, when the triangles are not those of the last call. */
+static int mesh(ref_replay_ws *w, const size_t *tris, size_t ntris)
+{
+  if (w->tris && w->ntris == ntris && !memcmp(w->tris, tris, 3 * ntris * sizeof *tris))
+    return 0;
+  free(w->tris);
+  free(w->edges);
+  free(w->nodes);
+  free(w->bx);
+  w->tris = malloc(3 * ntris * sizeof *tris);
+  w->edges = malloc(6 * ntris * sizeof *w->edges);
+  w->nodes = malloc(3 * ntris * sizeof *w->nodes);
+  w->bx = NULL;
+  w->ntris = 0;
+  if (!w->tris || !w->edges || !w->nodes)
+    return -1;
+  memcpy(w->tris, tris, 3 * ntris * sizeof *tris);
+  /* The edges: the triangles' sides, once each. */
+  size_t ne = 0, *edges = w->edges;
+  for (size_t t = 0; t < ntris; t++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = tris[3 * t + k], j = tris[3 * t + (k + 1) % 3];
+      edges[6 * t + 2 * k] = i < j ? i : j;
+      edges[6 * t + 2 * k + 1] = i < j ? j : i;
+    }
+  qsort(edges, 3 * ntris, 2 * sizeof *edges, cmp_pair);
+  for (size_t e = 0; e < 3 * ntris; e++)
+    if (!ne || cmp_pair(edges + 2 * e, edges + 2 * (ne - 1))) {
+      edges[2 * ne] = edges[2 * e];
+      edges[2 * ne + 1] = edges[2 * e + 1];
+      ne++;
+    }
+  /* The nodes: the particles of the triangles, once each, in their order of appearance. */
+  size_t top = 0;
+  for (size_t k = 0; k < 3 * ntris; k++)
+    top = tris[k] > top ? tris[k] : top;
+  unsigned char *seen = calloc(top + 1, 1);
+  if (!seen)
+    return -1;
+  size_t nn = 0;
+  for (size_t k = 0; k < 3 * ntris; k++)
+    if (!seen[tris[k]]) {
+      seen[tris[k]] = 1;
+      w->nodes[nn++] = tris[k];
+    }
+  free(seen);
+  w->nbx = nn + ntris + ne;
+  w->bx = malloc(w->nbx * sizeof *w->bx);
+  if (!w->bx)
+    return -1;
+  w->ntris = ntris, w->nedges = ne, w->nn = nn, w->top = top;
+  return 0;
+}
+
+/* A cell's bucket in a table of T (a power of two) buckets. */
+static size_t bucket(const long long *ix, size_t T)
+{
+  unsigned long long h = (unsigned long long)ix[0] * 73856093ULL ^ (unsigned long long)ix[1] * 19349663ULL ^
+                         (unsigned long long)ix[2] * 83492791ULL;
+  h ^= h >> 29;
+  return (size_t)(h & (T - 1));
+}
+
+/* Box b's first and last cells along each axis. */
+static void cells(const box *b, const double *o, double cs, long long *c0, long long *c1)
+{
+  for (int k = 0; k < 3; k++) {
+    c0[k] = (long long)floor((b->lo[k] - o[k]) / cs);
+    c1[k] = (long long)floor((b->hi[k] - o[k]) / cs);
+  }
+}
+
+/* The pair of boxes a and b, overlapping: hand it to the pair tests, an
+   edge pair with the edge of the lower box (along x, then by index)
+   first, as a sweep along x would (the distance of the pair is taken in
+   that order). */
+static void pair_of(ctx *c, const box *bx, size_t a, size_t b)
+{
+  size_t nn = c->nn, nt = c->ntris;
+  if (a < nn || b < nn) { /* a node and a triangle */
+    size_t n = a < nn ? a : b, t = a < nn ? b : a;
+    pair_vf(c, c->nodes[n], t - nn);
+    return;
+  }
+  if (bx[a].lo[0] > bx[b].lo[0] || (bx[a].lo[0] == bx[b].lo[0] && a > b)) {
+    size_t t = a;
+    a = b, b = t;
+  }
+  pair_ee(c, a - nn - nt, b - nn - nt);
+}
+
+/* Kinds: 0 node, 1 triangle, 2 edge.  Node-triangle and edge-edge pairs are replayed. */
+static int kind_of(const ctx *c, size_t id) { return id < c->nn ? 0 : id < c->nn + c->ntris ? 1 : 2; }
+static int partners(int ka, int kb) { return (ka == 0 && kb == 1) || (ka == 1 && kb == 0) || (ka == 2 && kb == 2); }
+
+#define MAX_SPAN 4 /* cells along an axis; a box that spans more is tested against all boxes */
+
+int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
+                       double pad, ref_replay_report *rep)
+{
+  if (!w || !tris || !x || nx < 2 || !rep || !ntris || !(pad >= 0))
+    return -1;
+  for (size_t j = 0; j < nx; j++)
+    if (!x[j])
+      return -1;
+  if (mesh(w, tris, ntris))
+    return -1;
+  memset(rep, 0, sizeof *rep);
+  rep->min_dist = INFINITY;
+  size_t nn = w->nn, ne = w->nedges, nb = w->nbx, top = w->top;
+  /* Each piece's displacement of every particle. */
+  if (grow(&w->disp, &w->dcap, (nx - 1) * (top + 1), sizeof *w->disp))
+    return -1;
+  for (size_t j = 0; j + 1 < nx; j++)
+    for (size_t i = 0; i <= top; i++) {
+      const double *a = x[j] + 3 * i, *b = x[j + 1] + 3 * i;
+      double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+      w->disp[j * (top + 1) + i] = sqrt(d3(d, d));
+    }
+  /* Boxes swept over all the states and grown by pad / 2: nodes,
+     triangles, edges.  Only node-triangle and edge-edge pairs are
+     replayed, so only those are swept. */
+  double g = pad / 2;
+  box *bx = w->bx;
+  make_boxes(bx, w->nodes, 1, nn, x, nx, g);
+  make_boxes(bx + nn, tris, 3, ntris, x, nx, g);
+  make_boxes(bx + nn + ntris, w->edges, 2, ne, x, nx, g);
+  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, pad, rep};
+  /*
+   * The broad phase: a uniform grid of cubes of side cs, the boxes' mean
+   * largest side, hashed into T buckets.  A box goes into the bucket of
+   * each cell it meets (once per bucket); two boxes that overlap meet in
+   * the cell of the lower corner of their overlap, and are tested there
+   * only (in that cell's bucket, where each of them is once): each
+   * overlapping pair once.  A box that spans more than MAX_SPAN cells
+   * along an axis, or is not finite, is tested against every box instead.
+   */
+  double o[3] = {INFINITY, INFINITY, INFINITY}, mean = 0;
+  size_t nfin = 0;
+  for (size_t b = 0; b < nb; b++) {
+    double m = 0;
+    int fin = 1;
+    for (int k = 0; k < 3; k++) {
+      fin = fin && isfinite(bx[b].lo[k]) && isfinite(bx[b].hi[k]);
+      m = fmax(m, bx[b].hi[k] - bx[b].lo[k]);
+    }
+    if (fin) {
+      for (int k = 0; k < 3; k++)
+        o[k] = fmin(o[k], bx[b].lo[k]);
+      mean += m, nfin++;
+    }
+  }
+  double cs = nfin ? mean / (double)nfin : 1;
+  if (!(cs > 0) || !isfinite(cs))
+    cs = 1;
+  /* Each box's entries: cell_of[b] .. cell_of[b + 1] (none for a box
+     tested against all, listed in big). */
+  size_t nent = 0, nbig = 0;
+  if (grow(&w->cell_of, &w->tcap, nb + 1, sizeof *w->cell_of) || grow(&w->big, &w->bcap, nb + 1, sizeof *w->big) ||
+      grow(&w->c0, &w->ccap, 3 * nb + 3, sizeof *w->c0))
+    return -1;
+  for (size_t b = 0; b < nb; b++) {
+    long long c0[3], c1[3];
+    int big = !nfin;
+    for (int k = 0; k < 3 && !big; k++)
+      big = !isfinite(bx[b].lo[k]) || !isfinite(bx[b].hi[k]) || (bx[b].hi[k] - o[k]) / cs > 1e15;
+    if (!big) {
+      cells(&bx[b], o, cs, c0, c1);
+      for (int k = 0; k < 3; k++) {
+        big = big || c1[k] - c0[k] + 1 > MAX_SPAN;
+        w->c0[3 * b + k] = c0[k];
+      }
+    }
+    w->cell_of[b] = nent;
+    if (big)
+      w->big[nbig++] = b;
+    else
+      nent += (size_t)((c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1));
+  }
+  w->cell_of[nb] = nent;
+  size_t T = 1;
+  while (T < 2 * nent + 1)
+    T <<= 1;
+  /* count: T + 1 bucket bounds, then each entry's bucket; entry: the boxes by bucket. */
+  if (grow(&w->count, &w->ecap, T + 1 + nent, sizeof *w->count) ||
+      grow(&w->entry, &w->ncap, nent + 1, sizeof *w->entry))
+    return -1;
+  size_t *cnt = w->count, *ent = w->entry, *bk = w->count + T + 1;
+  memset(cnt, 0, (T + 1) * sizeof *cnt);
+  for (size_t b = 0; b < nb; b++) {
+    size_t first = w->cell_of[b], k = first;
+    if (first == w->cell_of[b + 1])
+      continue;
+    long long c0[3], c1[3], ix[3];
+    cells(&bx[b], o, cs, c0, c1);
+    for (ix[0] = c0[0]; ix[0] <= c1[0]; ix[0]++)
+      for (ix[1] = c0[1]; ix[1] <= c1[1]; ix[1]++)
+        for (ix[2] = c0[2]; ix[2] <= c1[2]; ix[2]++) {
+          size_t u = bucket(ix, T);
+          int dup = 0;
+          for (size_t q = first; q < k && !dup; q++)
+            dup = bk[q] == u;
+          bk[k++] = dup ? SIZE_MAX : u;
+          if (!dup)
+            cnt[u + 1]++;
+        }
+  }
+  for (size_t u = 0; u < T; u++)
+    cnt[u + 1] += cnt[u];
+  /* Fill: cnt[u] moves from bucket u's start to its end. */
+  for (size_t b = 0; b < nb; b++)
+    for (size_t q = w->cell_of[b]; q < w->cell_of[b + 1]; q++)
+      if (bk[q] != SIZE_MAX)
+        ent[cnt[bk[q]]++] = b;
+  /* cnt[u] is now the end of bucket u; its start is cnt[u - 1] (0 for
+     u = 0).  Within a bucket the boxes are in order: nodes, triangles,
+     edges.  A pair's cell is the larger of the two first cells along each
+     axis (floor is monotone). */
+  const long long *C = w->c0;
+  for (size_t u = 0; u < T; u++) {
+    size_t s0 = u ? cnt[u - 1] : 0, e = cnt[u], s1 = s0, s2;
+    while (s1 < e && ent[s1] < nn)
+      s1++;
+    s2 = s1;
+    while (s2 < e && ent[s2] < nn + ntris)
+      s2++;
+    for (size_t i = s0; i < s1; i++)
+      for (size_t j = s1; j < s2; j++) {
+        size_t a = ent[i], b = ent[j];
+        if (!overlap(&bx[a], &bx[b]))
+          continue;
+        long long ix[3];
+        for (int k = 0; k < 3; k++)
+          ix[k] = C[3 * a + k] > C[3 * b + k] ? C[3 * a + k] : C[3 * b + k];
+        if (bucket(ix, T) == u)
+          pair_of(&c, bx, a, b);
+      }
+    for (size_t i = s2; i < e; i++)
+      for (size_t j = i + 1; j < e; j++) {
+        size_t a = ent[i], b = ent[j];
+        if (!overlap(&bx[a], &bx[b]))
+          continue;
+        long long ix[3];
+        for (int k = 0; k < 3; k++)
+          ix[k] = C[3 * a + k] > C[3 * b + k] ? C[3 * a + k] : C[3 * b + k];
+        if (bucket(ix, T) == u)
+          pair_of(&c, bx, a, b);
+      }
+  }
+  /* The boxes tested against all: each pair with another such box once. */
+  for (size_t i = 0; i < nbig; i++) {
+    size_t a = w->big[i];
+    for (size_t b = 0; b < nb; b++) {
+      int bbig = w->cell_of[b] == w->cell_of[b + 1];
+      if (b == a || !partners(kind_of(&c, a), kind_of(&c, b)) || (bbig && b < a))
+        continue;
+      if (overlap(&bx[a], &bx[b]))
+        pair_of(&c, bx, a, b);
+    }
+  }
+  return 0;
+}
+
+int ref_replay_path(const size_t *tris, size_t ntris, const double *const *x, size_t nx, double pad,
+                    ref_replay_report *rep)
+{
+  ref_replay_ws *w = ref_replay_ws_new();
+  if (!w)
+    return -1;
+  int rc = ref_replay_path_ws(w, tris, ntris, x, nx, pad, rep);
+  ref_replay_ws_free(w);
+  return rc;
 }
 
 int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double *x1, double pad,
@@ -348,77 +680,4 @@ int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double 
   if (!x0 || !x1)
     return -1;
   return ref_replay_path(tris, ntris, x, 2, pad, rep);
-}
-
-int ref_replay_path(const size_t *tris, size_t ntris, const double *const *x, size_t nx, double pad,
-                    ref_replay_report *rep)
-{
-  if (!tris || !x || nx < 2 || !rep || !ntris || !(pad >= 0))
-    return -1;
-  for (size_t j = 0; j < nx; j++)
-    if (!x[j])
-      return -1;
-  /* The edges: the triangles' sides, once each. */
-  size_t nedges = 0, *edges = malloc(6 * ntris * sizeof *edges);
-  if (!edges)
-    return -1;
-  for (size_t t = 0; t < ntris; t++)
-    for (int k = 0; k < 3; k++) {
-      size_t i = tris[3 * t + k], j = tris[3 * t + (k + 1) % 3];
-      edges[6 * t + 2 * k] = i < j ? i : j;
-      edges[6 * t + 2 * k + 1] = i < j ? j : i;
-    }
-  qsort(edges, 3 * ntris, 2 * sizeof *edges, cmp_pair);
-  for (size_t e = 0; e < 3 * ntris; e++)
-    if (!nedges || cmp_pair(edges + 2 * e, edges + 2 * (nedges - 1))) {
-      edges[2 * nedges] = edges[2 * e];
-      edges[2 * nedges + 1] = edges[2 * e + 1];
-      nedges++;
-    }
-  memset(rep, 0, sizeof *rep);
-  rep->min_dist = INFINITY;
-  /* The nodes: the particles of the triangles, once each. */
-  size_t nmax = 3 * ntris, nn = 0;
-  size_t *nodes = malloc(nmax * sizeof *nodes);
-  box *bx = malloc((nmax + ntris + 2 * nedges) * sizeof *bx);
-  if (!nodes || !bx) {
-    free(nodes);
-    free(bx);
-    free(edges);
-    return -1;
-  }
-  size_t top = 0;
-  for (size_t k = 0; k < nmax; k++)
-    top = tris[k] > top ? tris[k] : top;
-  unsigned char *seen = calloc(top + 1, 1);
-  if (!seen) {
-    free(nodes);
-    free(bx);
-    free(edges);
-    return -1;
-  }
-  for (size_t k = 0; k < nmax; k++)
-    if (!seen[tris[k]]) {
-      seen[tris[k]] = 1;
-      nodes[nn++] = tris[k];
-    }
-  free(seen);
-  /* Boxes swept over the step and grown by pad / 2, three sorted lists:
-     nodes, triangles, edges.  Only node-triangle and edge-edge pairs are
-     replayed, so only those are swept. */
-  double g = pad / 2;
-  box *bn = bx, *bt = bx + nn, *be = bx + nn + ntris;
-  make_boxes(bn, nodes, 1, nn, x, nx, g, 0);
-  make_boxes(bt, tris, 3, ntris, x, nx, g, nn);
-  make_boxes(be, edges, 2, nedges, x, nx, g, nn + ntris);
-  qsort(bn, nn, sizeof *bx, cmp_lo);
-  qsort(bt, ntris, sizeof *bx, cmp_lo);
-  qsort(be, nedges, sizeof *bx, cmp_lo);
-  ctx c = {tris, edges, nodes, nn, ntris, x, nx, pad, rep};
-  sweep(bn, nn, bt, ntris, on_vf, &c);
-  sweep(be, nedges, NULL, 0, on_ee, &c);
-  free(nodes);
-  free(bx);
-  free(edges);
-  return 0;
 }

@@ -6,9 +6,10 @@
  * are the mesh's elements at x1?
  *
  * Every node-triangle pair and every edge-edge pair that shares no
- * particle is considered (no hierarchy: the swept boxes sorted along x,
- * the nodes' swept against the triangles', the edges' against each
- * other).  A pair whose swept boxes overlap is cleared without
+ * particle is considered (no hierarchy: the swept boxes hashed into a
+ * uniform grid of cubes of their mean size, each overlapping pair met
+ * once, in the cell of the lower corner of its overlap; a box that spans
+ * more than a few cells is tested against every box).  A pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of
  * a point of the first element plus that of the second, its distance at
@@ -25,7 +26,11 @@
  * minimising over the closed elements (point-triangle: the projection
  * when inside, else the three sides; segment-segment: the interior
  * critical point when inside both, else the four end-to-segment
- * distances), sharing nothing with the library.
+ * distances), sharing nothing with the library.  The distance between
+ * the parties' boxes at a state, a lower bound of their distance, stands
+ * for D1 where it alone clears the pair (its bound minus S above 1e-9),
+ * and where it shows that the pair cannot lower min_dist; the report is
+ * the one the distances give.
  *
  * A path.  ref_replay_path replays the states x_0, x_1, ..., x_k (k >= 1)
  * joined by straight pieces, every point moving linearly from x_j to
@@ -65,6 +70,16 @@ int ref_replay(const size_t *tris, size_t ntris, const double *x0, const double 
    0 on success, -1 on bad arguments (a NULL state, nx < 2) or no memory. */
 int ref_replay_path(const size_t *tris, size_t ntris, const double *const *x, size_t nx, double pad,
                     ref_replay_report *rep);
+
+/* The same with a workspace kept from call to call (the mesh's edges,
+   found again only when the triangles change, and the arrays), for a
+   replay of every step: nothing is allocated once the sizes are met.
+   ref_replay_ws_new returns NULL when out of memory. */
+typedef struct ref_replay_ws ref_replay_ws;
+ref_replay_ws *ref_replay_ws_new(void);
+void ref_replay_ws_free(ref_replay_ws *ws);
+int ref_replay_path_ws(ref_replay_ws *ws, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
+                       double pad, ref_replay_report *rep);
 
 /* The distances of the closed elements (for the tests). */
 double ref_dist_point_triangle(const double p[3], const double a[3], const double b[3], const double c[3]);

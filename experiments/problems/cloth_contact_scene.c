@@ -410,6 +410,7 @@ typedef struct {
   cut_path *cuts;        /* the step's cuts */
   const double **states; /* room for the step's path: start, cuts, end */
   size_t nstates;
+  ref_replay_ws *rws;    /* the replay's workspace, kept from step to step */
   double replay;         /* s in the replays */
   /* Over the current slice of ev steps: */
   step_cost slice;
@@ -447,7 +448,7 @@ static int contact_observe(void *octx, const exp_state *st)
     for (size_t c = 0; c < cp->count; c++)
       o->states[nx++] = cp->x + c * cp->n3;
     o->states[nx++] = cdyn_system_positions(s->sys);
-    if (ref_replay_path(s->tri, s->ntri, o->states, nx, 4 * delta, &rp))
+    if (ref_replay_path_ws(o->rws, s->tri, s->ntri, o->states, nx, 4 * delta, &rp))
       return cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
     R->pieces += nx - 1;
     double dt = cdyn_clock() - t0;
@@ -659,7 +660,14 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
                      .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
                      .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
-                     .cuts = &cuts, .ineq = hd.inequality};
+                     .cuts = &cuts, .ineq = hd.inequality, .rws = ref_replay_ws_new()};
+    if (!o.rws) {
+      free(cuts.x);
+      cdyn_stepper_free(st);
+      cc_free(&s);
+      rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+      break;
+    }
     exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
     exp_outcome out;
     rc = exp_simulate_with(&sim, &out);
@@ -714,6 +722,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     cc_free(&s);
     free(cuts.x);
     free(o.states);
+    ref_replay_ws_free(o.rws);
     if ((rc = free_step_cost(ctx, &sp, run, h, steps < 100 ? steps : 100, &R->t_free)))
       break;
   }
