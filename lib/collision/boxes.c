@@ -22,10 +22,10 @@ void cdyn_contacts_boxes(const cdyn_contacts *cc, const size_t *idx, size_t per,
       for (size_t a = 0; a < per; a++) {
         size_t i = idx[per * e + a];
         double y = x0[3 * i + k];
-        l = fmin(l, y), u = fmax(u, y);
+        l = y < l ? y : l, u = y > u ? y : u;
         if (x1) {
           y = x1[3 * i + k];
-          l = fmin(l, y), u = fmax(u, y);
+          l = y < l ? y : l, u = y > u ? y : u;
         }
       }
       lo[3 * e + k] = l - g;

@@ -27,6 +27,7 @@
 
 typedef struct {
   double lo[3], hi[3];
+  double vol;         /* (hi - lo) multiplied over the axes, set by the refit */
   size_t left, right; /* children; leaf: left = box index, right = CDYN_NONE */
 } node;
 
@@ -164,10 +165,13 @@ static void refit(cdyn_bvh *b, const double *lo, const double *hi)
     } else {
       const node *x = &b->nodes[nd->left], *y = &b->nodes[nd->right];
       for (int k = 0; k < 3; k++) {
-        nd->lo[k] = fmin(x->lo[k], y->lo[k]);
-        nd->hi[k] = fmax(x->hi[k], y->hi[k]);
+        nd->lo[k] = x->lo[k] < y->lo[k] ? x->lo[k] : y->lo[k];
+        nd->hi[k] = x->hi[k] > y->hi[k] ? x->hi[k] : y->hi[k];
       }
     }
+    nd->vol = 1;
+    for (int k = 0; k < 3; k++)
+      nd->vol *= nd->hi[k] - nd->lo[k];
   }
 }
 
@@ -252,12 +256,9 @@ int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t c
     }
     /* Descend the larger side (by volume), or the one that is not a leaf. */
     int split_x;
-    if (!lx && !ly) {
-      double vx = 1, vy = 1;
-      for (int k = 0; k < 3; k++)
-        vx *= x->hi[k] - x->lo[k], vy *= y->hi[k] - y->lo[k];
-      split_x = vx >= vy;
-    } else
+    if (!lx && !ly)
+      split_x = x->vol >= y->vol;
+    else
       split_x = !lx;
     if (split_x) {
       stack[sp++] = x->left, stack[sp++] = j;
