@@ -224,13 +224,17 @@ int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t c
      their depths plus one pending pair per level; use the larger tree's. */
   const cdyn_bvh *st_owner = a->stack_cap >= b->stack_cap ? a : b;
   size_t *stack = st_owner->stack, scap = st_owner->stack_cap, sp = 0, n = 0;
-  stack[sp++] = a->root;
-  stack[sp++] = b->root;
+  /* Only pairs whose boxes overlap are pushed (tested as they are made):
+     the pairs popped, and so the pairs reported and their order, are
+     those of a descent that pushed every pair and dropped the others as
+     they came off the stack. */
+  if (overlap(&a->nodes[a->root], &b->nodes[b->root])) {
+    stack[sp++] = a->root;
+    stack[sp++] = b->root;
+  }
   while (sp > 0) {
     size_t j = stack[--sp], i = stack[--sp];
     const node *x = &a->nodes[i], *y = &b->nodes[j];
-    if (!overlap(x, y))
-      continue;
     int lx = x->right == CDYN_NONE, ly = y->right == CDYN_NONE;
     if (lx && ly) {
       if (self && i == j)
@@ -250,7 +254,8 @@ int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t c
       /* A node against itself: its children against each other and themselves. */
       size_t c[2] = {x->left, x->right};
       stack[sp++] = c[0], stack[sp++] = c[0];
-      stack[sp++] = c[0], stack[sp++] = c[1];
+      if (overlap(&a->nodes[c[0]], &a->nodes[c[1]]))
+        stack[sp++] = c[0], stack[sp++] = c[1];
       stack[sp++] = c[1], stack[sp++] = c[1];
       continue;
     }
@@ -261,11 +266,15 @@ int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t c
     else
       split_x = !lx;
     if (split_x) {
-      stack[sp++] = x->left, stack[sp++] = j;
-      stack[sp++] = x->right, stack[sp++] = j;
+      if (overlap(&a->nodes[x->left], y))
+        stack[sp++] = x->left, stack[sp++] = j;
+      if (overlap(&a->nodes[x->right], y))
+        stack[sp++] = x->right, stack[sp++] = j;
     } else {
-      stack[sp++] = i, stack[sp++] = y->left;
-      stack[sp++] = i, stack[sp++] = y->right;
+      if (overlap(x, &b->nodes[y->left]))
+        stack[sp++] = i, stack[sp++] = y->left;
+      if (overlap(x, &b->nodes[y->right]))
+        stack[sp++] = i, stack[sp++] = y->right;
     }
   }
   *count = n;
