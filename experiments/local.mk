@@ -42,6 +42,7 @@ experiments_libcdynexp_la_SOURCES = experiments/runner/experiment.h experiments/
 	experiments/problems/arm5_runs.h experiments/problems/arm5_runs.c \
 	experiments/problems/cloth_scene.h experiments/problems/cloth_scene.c \
 	experiments/problems/cloth_contact_scene.h experiments/problems/cloth_contact_scene.c \
+	experiments/problems/replay_queue.h experiments/problems/replay_queue.c \
 	experiments/runargs.h experiments/runargs.c experiments/rundir.h experiments/rundir.c
 experiments_libcdynexp_la_CPPFLAGS = $(CDYN_PROGRAM_CPPFLAGS)
 cdyn_SOURCES = experiments/main.c experiments/commands.h experiments/usage.h experiments/usage.c \

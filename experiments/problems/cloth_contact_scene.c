@@ -91,6 +91,7 @@
 #include <cdyn/collision.h>
 
 #include "ccd_replay.h"
+#include "problems/replay_queue.h"
 #include "runner/experiment.h"
 #include "problems/cloth_contact_scene.h"
 
@@ -410,13 +411,50 @@ typedef struct {
   cut_path *cuts;        /* the step's cuts */
   const double **states; /* room for the step's path: start, cuts, end */
   size_t nstates;
-  ref_replay_ws *rws;    /* the replay's workspace, kept from step to step */
+  rq *q;                 /* the replays, on their own thread (problems/replay_queue.h) */
+  int open_slice;        /* steps observed since the last row */
   double replay;         /* s in the replays */
   /* Over the current slice of ev steps: */
   step_cost slice;
   double slice_replay, min_slice, gap_slice, viol_slice;
   unsigned long cross_slice, exact_slice, near_slice, filtered_slice, rel_slice, created_slice;
 } contact_obs;
+
+/* A replay's report, summed in as it would have been after its step. */
+static void take_replay(void *ctx, const ref_replay_report *rp, double seconds)
+{
+  contact_obs *o = ctx;
+  run_result *R = o->R;
+  o->replay += seconds, o->slice_replay += seconds;
+  R->crossings += rp->crossings, o->cross_slice += rp->crossings;
+  R->exact += rp->exact, o->exact_slice += rp->exact;
+  R->near += rp->near, o->near_slice += rp->near;
+  R->filtered += rp->filtered, o->filtered_slice += rp->filtered;
+  R->degenerate += rp->degenerate;
+  o->min_slice = fmin(o->min_slice, rp->min_dist);
+  R->min_dist = fmin(R->min_dist, rp->min_dist);
+}
+
+/* Every replay handed over, summed in. */
+static int flush_replays(contact_obs *o)
+{
+  if (rq_flush(o->q, take_replay, o))
+    return cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
+  return CDYN_OK;
+}
+
+/* The violation of the slice: max over its steps of max(delta - the
+   smallest distance, delta - the smallest ball gap, 0) / delta, the
+   smallest so far in the slice at each step.  Both only fall within the
+   slice, so the largest is the one at its last step, taken here (once
+   its replays are in). */
+static void close_slice(contact_obs *o)
+{
+  double delta = o->delta;
+  double viol = fmax(0, fmax(delta - o->min_slice, delta - o->gap_slice)) / delta;
+  o->viol_slice = fmax(o->viol_slice, viol);
+  o->R->violation = fmax(o->R->violation, viol);
+}
 
 static int contact_observe(void *octx, const exp_state *st)
 {
@@ -432,8 +470,6 @@ static int contact_observe(void *octx, const exp_state *st)
     o->slice.detect += now.detect - o->last.detect;
     o->slice.solve += now.solve - o->last.solve;
     o->last = now;
-    double t0 = cdyn_clock();
-    ref_replay_report rp;
     /* The step's path: its start, the cuts of its last attempt, its end
        (two states, a straight piece, for a step taken whole). */
     const cut_path *cp = o->cuts;
@@ -448,18 +484,15 @@ static int contact_observe(void *octx, const exp_state *st)
     for (size_t c = 0; c < cp->count; c++)
       o->states[nx++] = cp->x + c * cp->n3;
     o->states[nx++] = cdyn_system_positions(s->sys);
-    if (ref_replay_path_ws(o->rws, s->tri, s->ntri, o->states, nx, 4 * delta, &rp))
+    int pr = rq_push(o->q, o->states, nx);
+    if (pr == RQ_FULL && (rc = flush_replays(o)))
+      return rc;
+    if (pr == RQ_FULL)
+      pr = rq_push(o->q, o->states, nx);
+    if (pr)
       return cdyn_error(CDYN_ENOMEM, "cloth-contact: the replay failed (out of memory)");
     R->pieces += nx - 1;
-    double dt = cdyn_clock() - t0;
-    o->replay += dt, o->slice_replay += dt;
-    R->crossings += rp.crossings, o->cross_slice += rp.crossings;
-    R->exact += rp.exact, o->exact_slice += rp.exact;
-    R->near += rp.near, o->near_slice += rp.near;
-    R->filtered += rp.filtered, o->filtered_slice += rp.filtered;
-    R->degenerate += rp.degenerate;
-    o->min_slice = fmin(o->min_slice, rp.min_dist);
-    R->min_dist = fmin(R->min_dist, rp.min_dist);
+    o->open_slice = 1;
     if ((rc = cdyn_contacts_counts_get(s->cc, &o->cn)))
       return rc;
     o->rel_slice += o->cn.released;
@@ -478,9 +511,6 @@ static int contact_observe(void *octx, const exp_state *st)
     R->held_steps += (unsigned long)held;
   o->gap_slice = fmin(o->gap_slice, gap);
   R->ball_gap = fmin(R->ball_gap, gap);
-  double viol = fmax(0, fmax(delta - o->min_slice, delta - o->gap_slice)) / delta;
-  o->viol_slice = fmax(o->viol_slice, viol);
-  R->violation = fmax(R->violation, viol);
   if ((long)o->cn.active > R->contacts_max)
     R->contacts_max = (long)o->cn.active;
   if ((long)touching > R->ball_max)
@@ -496,6 +526,9 @@ static int contact_observe(void *octx, const exp_state *st)
       R->touch_max = (long)(o->cn.active + touching);
   }
   if (k % o->ev == 0 || k == o->steps) {
+    if ((rc = flush_replays(o)))
+      return rc;
+    close_slice(o);
     double t = (double)k * o->h;
     double row[19] = {t,
                       (double)k,
@@ -527,6 +560,7 @@ static int contact_observe(void *octx, const exp_state *st)
     o->viol_slice = 0;
     o->slice.detect = o->slice.solve = 0;
     o->slice_replay = 0;
+    o->open_slice = 0;
   }
   if (o->snap < o->nsnap && (double)k * o->h >= o->snaps[o->snap] - 0.5 * o->h) {
     if ((rc = write_snapshot(o->mesh, o->balls, o->run->name, o->snap, (double)k * o->h, s, o->radius, delta, o->flag)))
@@ -660,8 +694,9 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
                      .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
                      .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
-                     .cuts = &cuts, .ineq = hd.inequality, .rws = ref_replay_ws_new()};
-    if (!o.rws) {
+                     .cuts = &cuts, .ineq = hd.inequality,
+                     .q = rq_new(s.tri, s.ntri, 3 * (s.nodes + s.nb), 4 * delta, (size_t)(ev < 64 ? ev : 64))};
+    if (!o.q) {
       free(cuts.x);
       cdyn_stepper_free(st);
       cc_free(&s);
@@ -671,6 +706,11 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
     exp_outcome out;
     rc = exp_simulate_with(&sim, &out);
+    /* The replays of a run that ended within a slice (a failed step). */
+    if (!rc)
+      rc = flush_replays(&o);
+    if (!rc && o.open_slice)
+      close_slice(&o);
     if (!rc && out.end == EXP_END_FAILED_STEP) {
       R->failed = 1;
       R->status = out.status;
@@ -722,7 +762,9 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     cc_free(&s);
     free(cuts.x);
     free(o.states);
-    ref_replay_ws_free(o.rws);
+    rq_free(o.q);
+    if (rc) /* an error of the run itself (not a failed step): the experiment fails */
+      break;
     if ((rc = free_step_cost(ctx, &sp, run, h, steps < 100 ? steps : 100, &R->t_free)))
       break;
   }
