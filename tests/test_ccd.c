@@ -848,8 +848,8 @@ static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const doub
 }
 
 /*
- * The replay (a sort and sweep of the swept boxes, the distance bound
- * with one distance where the step's end alone clears a pair, the
+ * The replay (a grid of the swept boxes, the distance bound with the
+ * boxes' gap or one distance where the step's end alone clears a pair, the
  * filter, the exact test) gives the report that testing every pair with
  * the exact test alone gives (the filter's and the exact test's shares
  * adding up to the pairs past the distance bound), on crumpled

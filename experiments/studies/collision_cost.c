@@ -15,7 +15,7 @@
  * cdyn_contacts_after (the check of the motion taken, here the predicted
  * one: the state is moved to x + h v first) are timed over `reps` calls
  * (the state restored between them), and the exact replay of the same
- * motion (reference/ccd_replay.c: sort and sweep, distance bound, filter, GMP)
+ * motion (reference/ccd_replay.c: a grid of the swept boxes, distance bound, filter, GMP)
  * once, for comparison.  Written: the triangles, the broad-phase pairs,
  * the contacts, the times; the slope of log(time) against log(triangles)
  * is the measured exponent.
