@@ -78,6 +78,8 @@ struct ref_replay_ws {
   size_t *count, *entry, *big;
   size_t tcap, ecap, ncap, bcap, ccap;
   double *disp; /* (pieces) x (top + 1) */
+  double *side; /* per box: its largest side (scratch) */
+  size_t scap;
   size_t dcap;
 };
 
@@ -383,6 +385,7 @@ void ref_replay_ws_free(ref_replay_ws *w)
   free(w->entry);
   free(w->big);
   free(w->disp);
+  free(w->side);
   free(w);
 }
 
@@ -494,6 +497,52 @@ static void pair_of(ctx *c, const box *bx, size_t a, size_t b)
 static int kind_of(const ctx *c, size_t id) { return id < c->nn ? 0 : id < c->nn + c->ntris ? 1 : 2; }
 static int partners(int ka, int kb) { return (ka == 0 && kb == 1) || (ka == 1 && kb == 0) || (ka == 2 && kb == 2); }
 
+/* Boxes a and b met in bucket u (of T; C: the boxes' first cells): their
+   pair, if they overlap and u is the bucket of the cell of their overlap's
+   lower corner, the larger of their first cells along each axis (floor
+   is monotone). */
+static void grid_pair(ctx *c, const box *bx, const long long *C, size_t a, size_t b, size_t T, size_t u)
+{
+  if (!overlap(&bx[a], &bx[b]))
+    return;
+  long long ix[3];
+  for (int k = 0; k < 3; k++)
+    ix[k] = C[3 * a + k] > C[3 * b + k] ? C[3 * a + k] : C[3 * b + k];
+  if (bucket(ix, T) == u)
+    pair_of(c, bx, a, b);
+}
+
+/* The median of v[0 .. n - 1] (n >= 1; v is reordered): quickselect. */
+static double median(double *v, size_t n)
+{
+  size_t l = 0, r = n - 1, m = n / 2;
+  while (l < r) {
+    double pv = v[l + (r - l) / 2];
+    size_t i = l, j = r;
+    while (i <= j) {
+      while (v[i] < pv)
+        i++;
+      while (v[j] > pv)
+        j--;
+      if (i <= j) {
+        double t = v[i];
+        v[i] = v[j], v[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (m <= j)
+      r = j;
+    else if (m >= i)
+      l = i;
+    else
+      break;
+  }
+  return v[m];
+}
+
 #define MAX_SPAN 4 /* cells along an axis; a box that spans more is tested against all boxes */
 
 int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
@@ -528,7 +577,7 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
   make_boxes(bx + nn + ntris, w->edges, 2, ne, x, nx, g);
   ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, pad, rep};
   /*
-   * The broad phase: a uniform grid of cubes of side cs, the boxes' mean
+   * The broad phase: a uniform grid of cubes of side cs, the boxes' median
    * largest side, hashed into T buckets.  A box goes into the bucket of
    * each cell it meets (once per bucket); two boxes that overlap meet in
    * the cell of the lower corner of their overlap, and are tested there
@@ -536,8 +585,10 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
    * overlapping pair once.  A box that spans more than MAX_SPAN cells
    * along an axis, or is not finite, is tested against every box instead.
    */
-  double o[3] = {INFINITY, INFINITY, INFINITY}, mean = 0;
+  double o[3] = {INFINITY, INFINITY, INFINITY};
   size_t nfin = 0;
+  if (grow(&w->side, &w->scap, nb + 1, sizeof *w->side))
+    return -1;
   for (size_t b = 0; b < nb; b++) {
     double m = 0;
     int fin = 1;
@@ -548,10 +599,11 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
     if (fin) {
       for (int k = 0; k < 3; k++)
         o[k] = fmin(o[k], bx[b].lo[k]);
-      mean += m, nfin++;
+      w->side[nfin++] = m;
     }
   }
-  double cs = nfin ? mean / (double)nfin : 1;
+  /* The median side (a few huge boxes do not coarsen the grid). */
+  double cs = nfin ? median(w->side, nfin) : 1;
   if (!(cs > 0) || !isfinite(cs))
     cs = 1;
   /* Each box's entries: cell_of[b] .. cell_of[b + 1] (none for a box
@@ -615,8 +667,7 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
         ent[cnt[bk[q]]++] = b;
   /* cnt[u] is now the end of bucket u; its start is cnt[u - 1] (0 for
      u = 0).  Within a bucket the boxes are in order: nodes, triangles,
-     edges.  A pair's cell is the larger of the two first cells along each
-     axis (floor is monotone). */
+     edges. */
   const long long *C = w->c0;
   for (size_t u = 0; u < T; u++) {
     size_t s0 = u ? cnt[u - 1] : 0, e = cnt[u], s1 = s0, s2;
@@ -626,27 +677,11 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
     while (s2 < e && ent[s2] < nn + ntris)
       s2++;
     for (size_t i = s0; i < s1; i++)
-      for (size_t j = s1; j < s2; j++) {
-        size_t a = ent[i], b = ent[j];
-        if (!overlap(&bx[a], &bx[b]))
-          continue;
-        long long ix[3];
-        for (int k = 0; k < 3; k++)
-          ix[k] = C[3 * a + k] > C[3 * b + k] ? C[3 * a + k] : C[3 * b + k];
-        if (bucket(ix, T) == u)
-          pair_of(&c, bx, a, b);
-      }
+      for (size_t j = s1; j < s2; j++)
+        grid_pair(&c, bx, C, ent[i], ent[j], T, u);
     for (size_t i = s2; i < e; i++)
-      for (size_t j = i + 1; j < e; j++) {
-        size_t a = ent[i], b = ent[j];
-        if (!overlap(&bx[a], &bx[b]))
-          continue;
-        long long ix[3];
-        for (int k = 0; k < 3; k++)
-          ix[k] = C[3 * a + k] > C[3 * b + k] ? C[3 * a + k] : C[3 * b + k];
-        if (bucket(ix, T) == u)
-          pair_of(&c, bx, a, b);
-      }
+      for (size_t j = i + 1; j < e; j++)
+        grid_pair(&c, bx, C, ent[i], ent[j], T, u);
   }
   /* The boxes tested against all: each pair with another such box once. */
   for (size_t i = 0; i < nbig; i++) {

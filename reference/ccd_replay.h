@@ -7,7 +7,7 @@
  *
  * Every node-triangle pair and every edge-edge pair that shares no
  * particle is considered (no hierarchy: the swept boxes hashed into a
- * uniform grid of cubes of their mean size, each overlapping pair met
+ * uniform grid of cubes of their median size, each overlapping pair met
  * once, in the cell of the lower corner of its overlap; a box that spans
  * more than a few cells is tested against every box).  A pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:

@@ -912,6 +912,68 @@ START_TEST(test_replay_all_pairs)
 }
 END_TEST
 
+/*
+ * The replay's grid meets boxes of every size: on a 10 x 10 sheet moving
+ * a little, a few nodes sweep across the whole sheet (their boxes span
+ * many cells, and are tested against every box) and one is far away (a
+ * cell index far from the others), twice with the same workspace (the
+ * second call finds its edges again only if the triangles changed); the
+ * report is the all-pairs one.
+ */
+START_TEST(test_replay_grid_sizes)
+{
+  uint64_t seed = 77;
+  const size_t G = 10, np = G * G, nt = 2 * (G - 1) * (G - 1);
+  size_t *tri = malloc(3 * nt * sizeof *tri), k = 0;
+  double *x0 = malloc(3 * np * sizeof *x0), *x1 = malloc(3 * np * sizeof *x1);
+  ck_assert(tri && x0 && x1);
+  for (size_t i = 0; i + 1 < G; i++)
+    for (size_t j = 0; j + 1 < G; j++) {
+      size_t a = i * G + j, b = a + 1, c = a + G, d = c + 1;
+      tri[k++] = a, tri[k++] = b, tri[k++] = d, tri[k++] = a, tri[k++] = d, tri[k++] = c;
+    }
+  ref_replay_ws *ws = ref_replay_ws_new();
+  ck_assert_ptr_nonnull(ws);
+  size_t big_pairs = 0;
+  for (int rep_i = 0; rep_i < 4; rep_i++) {
+    for (size_t i = 0; i < G; i++)
+      for (size_t j = 0; j < G; j++) {
+        size_t q = i * G + j;
+        x0[3 * q] = (double)i / (double)(G - 1);
+        x0[3 * q + 1] = 0.05 * sin(3.0 * (double)j) + tu_uniform(&seed, -0.01, 0.01);
+        x0[3 * q + 2] = (double)j / (double)(G - 1);
+        for (int c = 0; c < 3; c++)
+          x1[3 * q + c] = x0[3 * q + c] + tu_uniform(&seed, -0.02, 0.02);
+      }
+    /* Nodes sweeping across the sheet, through it (the first from corner
+       to corner, past the triangles of the far node), and one far off. */
+    size_t sweep[4] = {0, 12, 45, 77};
+    for (int a = 0; a < 4; a++) {
+      size_t q = a ? sweep[a] + (size_t)rep_i : 0;
+      x1[3 * q] = 1 - x0[3 * q];
+      x1[3 * q + 1] = -x0[3 * q + 1];
+      x1[3 * q + 2] = 1 - x0[3 * q + 2];
+    }
+    x1[3 * 99 + 0] = x0[3 * 99] = 1e6;
+    ref_replay_report got, want;
+    const double *path[2] = {x0, x1};
+    ck_assert_int_eq(ref_replay_path_ws(ws, tri, nt, path, 2, 0.02, &got), 0);
+    replay_all_pairs(tri, nt, np, x0, x1, 0.02, &want);
+    ck_assert_msg(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.near == want.near &&
+                      got.crossings == want.crossings && got.degenerate == want.degenerate,
+                  "rep %d: pairs %zu + %zu, near %zu, crossings %zu; all pairs: %zu + %zu, %zu, %zu", rep_i,
+                  got.vf_pairs, got.ee_pairs, got.near, got.crossings, want.vf_pairs, want.ee_pairs, want.near,
+                  want.crossings);
+    ck_assert(got.min_dist == want.min_dist || fabs(got.min_dist - want.min_dist) <= 1e-14);
+    big_pairs += got.vf_pairs + got.ee_pairs;
+    ck_assert_uint_gt(got.crossings, 0);
+  }
+  ck_assert_uint_gt(big_pairs, 0);
+  ref_replay_ws_free(ws);
+  free(tri), free(x0), free(x1);
+}
+END_TEST
+
 /* The boxes of points a (na) and b (nb) over the states x[from .. to],
    grown by g: do they overlap? */
 static int path_boxes_overlap(const double *const *x, size_t from, size_t to, const size_t *a, int na,
@@ -1143,6 +1205,7 @@ int main(void)
   tc = tcase_create("replay");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_replay_all_pairs);
+  tcase_add_test(tc, test_replay_grid_sizes);
   tcase_add_test(tc, test_replay_path);
   tcase_add_test(tc, test_replay_path_there_and_back);
   suite_add_tcase(s, tc);
