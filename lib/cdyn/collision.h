@@ -146,6 +146,9 @@ typedef struct cdyn_contacts_counts {
   double fs_momentum;           /* sum over steps of |sum_i m_i (v_new - v)|, N s (0 but for frozen zones) */
   double fs_energy;             /* sum over steps of the kinetic energy it removed, J (negative: added) */
   double fs_seconds;            /* wall-clock time in it, s */
+  unsigned long cleared;        /* pair tests before a step whose distance at the step's start, less the
+                                   elements' largest displacements, proved them apart (no continuous test),
+                                   cumulative */
 } cdyn_contacts_counts;
 
 enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1, CDYN_CONTACT_NN = 2 };
