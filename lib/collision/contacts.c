@@ -31,7 +31,9 @@
  *                n.(v_1 - v_2) <= 0 along the closest points' direction
  *                (lib/collision/proximity.c); or
  *   (continuous, option)  the motion x -> x + h v makes them touch
- *                (lib/collision/ccd.c, conservative); an edge pair only when its
+ *                (lib/collision/ccd.c, conservative; not asked when the
+ *                distance at x, less the elements' largest displacements,
+ *                proves the pair apart: apart() below); an edge pair only when its
  *                closest points at the reported time are inside both
  *                edges (an edge meeting another at its end is a node
  *                meeting the triangles of that edge, which the
