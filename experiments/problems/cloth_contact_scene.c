@@ -152,9 +152,9 @@ static int cc_new(const exp_cc_spec *sp, const cc_handling *hd, cc_scene *s)
   char hooks[512];
   snprintf(hooks, sizeof hooks,
            "\"strain_limit\": {\"eps_max\": %.17g}, \"contacts\": {\"thickness\": %.17g, \"mode\": \"%s\", "
-           "\"continuous\": %s, \"capacity\": %ld, \"margin\": %.17g%s%s}",
+           "\"continuous\": %s, \"capacity\": %ld, \"pairs\": %ld, \"margin\": %.17g%s%s}",
            sp->eps_max, sp->delta, inequality ? "inequality" : "switch", hd->continuous ? "true" : "false",
-           sp->capacity, sp->delta, hd->stack ? ", \"stack\": true" : "", hd->failsafe ? ", \"failsafe\": true" : "");
+           sp->capacity, sp->pairs, sp->delta, hd->stack ? ", \"stack\": true" : "", hd->failsafe ? ", \"failsafe\": true" : "");
   exp_text t = {0};
   exp_text_printf(&t, "{\"cdyn_scene\": 1, \"name\": \"%s\", \"gravity\": [0, -9.81, 0], \"generators\": [",
                   sp->name);
@@ -934,6 +934,7 @@ void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp)
 {
   sp->grid = exp_param_long(ctx, "grid");
   sp->capacity = exp_param_long(ctx, "capacity");
+  sp->pairs = exp_param_long(ctx, "pairs");
   exp_param_double(ctx, "size", &sp->size);
   exp_param_double(ctx, "mass", &sp->mass);
   exp_param_double(ctx, "k_struct", &sp->k_struct);

@@ -12,7 +12,7 @@ typedef struct {
   long grid, balls;
   double size, mass, k_struct, k_shear, k_bend, damping, eps_max;
   double radius, ball_mass, speed, delta, ball_height, ball_spacing;
-  long capacity;
+  long capacity, pairs; /* cloth-cloth contacts, broad-phase pairs per query reserved */
   int along_x;    /* the balls on the line z = 0 (between the posts), not on x = 0 */
   int edge_posts; /* posts: 1 every node of the edges x = -size/2 and x = +size/2, 0 their two middle nodes */
   const char *name; /* the experiment: its files' prefix */
@@ -24,7 +24,7 @@ typedef struct {
 /* The snapshot times checked: 0, or CDYN_EINVAL with a message. */
 int exp_cc_check_snapshots(exp_ctx *ctx);
 
-/* The parameters both experiments take (grid, capacity, the material,
+/* The parameters both experiments take (grid, capacity, pairs, the material,
    eps_max, ball_radius, thickness) into sp. */
 void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp);
 

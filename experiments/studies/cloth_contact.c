@@ -59,6 +59,8 @@ static const exp_param contact_params[] = {
   {"ball_spacing", "0", EXP_REAL, 0, 10, 0, "each further ball starts this much higher than the one before (m)"},
   {"thickness", "0.005", EXP_REAL, 0, 1, EXP_OPEN_MIN, "cloth thickness delta (m)"},
   {"capacity", "4096", EXP_INT, 1, 1 << 20, 0, "cloth-cloth contacts reserved"},
+  {"pairs", "262144", EXP_INT, 1, 1 << 28, 0,
+   "broad-phase pairs reserved per query (node-triangle or edge-edge boxes that overlap; more end the run)"},
   {"posts", "points", EXP_TEXT, 0, 0, 0,
    "what holds the cloth: edges (every node of the two edges x = -size/2 and x = size/2) or points (their two middle "
    "nodes each)"},

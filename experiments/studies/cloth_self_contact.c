@@ -43,6 +43,8 @@ static const exp_param self_params[] = {
   {"offset_z", "0.03", EXP_REAL, -1, 1, 0, "the ball's centre off the cloth's centre along z (m)"},
   {"thickness", "0.005", EXP_REAL, 0, 1, EXP_OPEN_MIN, "cloth thickness delta (m)"},
   {"capacity", "4096", EXP_INT, 1, 1 << 22, 0, "cloth-cloth contacts reserved"},
+  {"pairs", "262144", EXP_INT, 1, 1 << 28, 0,
+   "broad-phase pairs reserved per query (node-triangle or edge-edge boxes that overlap; more end the run)"},
   {"tau", "0.02", EXP_REAL, 0, 1e300, 0, "Baumgarte time constant of the scheme contact (s)"},
   {"out_every", "10", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
   {"snapshots", "0.25,0.5,1,2", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
