@@ -755,6 +755,18 @@ static double move_of(const double *x0, const double *x1, size_t i)
 /* The edges of the triangles (each side once, smaller particle first),
    by search, sharing nothing with the replay; *ne gets their number.
    The caller frees them. */
+/* The 2 (G - 1)^2 triangles of a G x G grid of nodes (node i G + j), two per
+   cell, into tri (6 (G - 1)^2 values). */
+static void grid_triangles(size_t G, size_t *tri)
+{
+  size_t k = 0;
+  for (size_t i = 0; i + 1 < G; i++)
+    for (size_t j = 0; j + 1 < G; j++) {
+      size_t a = i * G + j, b = a + 1, c = a + G, d = c + 1;
+      tri[k++] = a, tri[k++] = b, tri[k++] = d, tri[k++] = a, tri[k++] = d, tri[k++] = c;
+    }
+}
+
 static size_t *mesh_edges(const size_t *tri, size_t nt, size_t *ne)
 {
   size_t *ed = malloc(6 * nt * sizeof *ed), n = 0;
@@ -868,15 +880,11 @@ START_TEST(test_replay_all_pairs)
   for (int si = 0; si < 5; si++)
     for (int pi = 0; pi < 3; pi++)
       for (int rep_i = 0; rep_i < 3; rep_i++) {
-        size_t G = sides[si], np = G * G, nt = 2 * (G - 1) * (G - 1), k = 0;
+        size_t G = sides[si], np = G * G, nt = 2 * (G - 1) * (G - 1);
         size_t *tri = malloc(3 * nt * sizeof *tri);
         double *x0 = malloc(3 * np * sizeof *x0), *x1 = malloc(3 * np * sizeof *x1);
         ck_assert(tri && x0 && x1);
-        for (size_t i = 0; i + 1 < G; i++)
-          for (size_t j = 0; j + 1 < G; j++) {
-            size_t a = i * G + j, b = a + 1, c = a + G, d = c + 1;
-            tri[k++] = a, tri[k++] = b, tri[k++] = d, tri[k++] = a, tri[k++] = d, tri[k++] = c;
-          }
+        grid_triangles(G, tri);
         double fold = tu_uniform(&seed, 0, 3), move = tu_uniform(&seed, 0, 0.1);
         for (size_t i = 0; i < G; i++)
           for (size_t j = 0; j < G; j++) {
@@ -924,14 +932,10 @@ START_TEST(test_replay_grid_sizes)
 {
   uint64_t seed = 77;
   const size_t G = 10, np = G * G, nt = 2 * (G - 1) * (G - 1);
-  size_t *tri = malloc(3 * nt * sizeof *tri), k = 0;
+  size_t *tri = malloc(3 * nt * sizeof *tri);
   double *x0 = malloc(3 * np * sizeof *x0), *x1 = malloc(3 * np * sizeof *x1);
   ck_assert(tri && x0 && x1);
-  for (size_t i = 0; i + 1 < G; i++)
-    for (size_t j = 0; j + 1 < G; j++) {
-      size_t a = i * G + j, b = a + 1, c = a + G, d = c + 1;
-      tri[k++] = a, tri[k++] = b, tri[k++] = d, tri[k++] = a, tri[k++] = d, tri[k++] = c;
-    }
+  grid_triangles(G, tri);
   ref_replay_ws *ws = ref_replay_ws_new();
   ck_assert_ptr_nonnull(ws);
   size_t big_pairs = 0;
@@ -1078,12 +1082,8 @@ START_TEST(test_replay_path)
 {
   uint64_t seed = 4242;
   enum { G = 6, NP = G * G, NT = 2 * (G - 1) * (G - 1), MAXS = 5 };
-  size_t tri[3 * NT], k = 0;
-  for (size_t i = 0; i + 1 < G; i++)
-    for (size_t j = 0; j + 1 < G; j++) {
-      size_t a = i * G + j, b = a + 1, c = a + G, d = c + 1;
-      tri[k++] = a, tri[k++] = b, tri[k++] = d, tri[k++] = a, tri[k++] = d, tri[k++] = c;
-    }
+  size_t tri[3 * NT];
+  grid_triangles(G, tri);
   static double xs[MAXS][3 * NP];
   size_t total = 0, fewer = 0;
   for (int rep_i = 0; rep_i < 24; rep_i++) {
