@@ -161,13 +161,17 @@ static int piece_overlap(const double *x0, const double *x1, const size_t *pa, i
 {
   for (int k = 0; k < 3; k++) {
     double alo = INFINITY, ahi = -INFINITY, blo = INFINITY, bhi = -INFINITY;
+    /* Comparisons in place of fmin and fmax (library calls here), in
+       the same sense: a NaN coordinate is passed over as they pass it. */
     for (int a = 0; a < na; a++) {
-      alo = fmin(alo, fmin(x0[3 * pa[a] + k], x1[3 * pa[a] + k]));
-      ahi = fmax(ahi, fmax(x0[3 * pa[a] + k], x1[3 * pa[a] + k]));
+      double y0 = x0[3 * pa[a] + k], y1 = x1[3 * pa[a] + k];
+      alo = y0 < alo ? y0 : alo, alo = y1 < alo ? y1 : alo;
+      ahi = y0 > ahi ? y0 : ahi, ahi = y1 > ahi ? y1 : ahi;
     }
     for (int b = 0; b < nb; b++) {
-      blo = fmin(blo, fmin(x0[3 * pb[b] + k], x1[3 * pb[b] + k]));
-      bhi = fmax(bhi, fmax(x0[3 * pb[b] + k], x1[3 * pb[b] + k]));
+      double y0 = x0[3 * pb[b] + k], y1 = x1[3 * pb[b] + k];
+      blo = y0 < blo ? y0 : blo, blo = y1 < blo ? y1 : blo;
+      bhi = y0 > bhi ? y0 : bhi, bhi = y1 > bhi ? y1 : bhi;
     }
     if (ahi + g < blo - g || bhi + g < alo - g)
       return 0;

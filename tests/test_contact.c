@@ -27,6 +27,9 @@
  *   lambda = m (g . n) / |n|^2 (library convention), and it slides along
  *   the wall exactly as symplectic Euler moves it under the tangential
  *   part of gravity.
+ * - lcp's warm start (option warm) on a stack at rest: one solve per
+ *   acceleration solve where the cold start drives every row, and the
+ *   same motion to the rounding bound of the solves.
  * - The sub-step observer (cdyn_stepper_set_substep_observer): the start
  *   of every step and every cut inside it, at the times and positions at
  *   which the scheme starts its next sub-step, the trajectory unchanged;
@@ -496,6 +499,74 @@ START_TEST(test_resting_on_tilted_wall)
 }
 END_TEST
 
+/*
+ * lcp's warm start in the scheme (option warm): four balls of mass 1 in
+ * a row on a floor, pressed against a wall by gravity (-3, -9.81, 0),
+ * each touching the next (separations of 0.1 m): 8 active rows, all
+ * pushing (floor 9.81 each; wall 12, separations 3, 6, 9).  The stack is
+ * at rest, so its clamped set never changes.
+ *   - warm on: after the first step every acceleration solve is the
+ *     guessed set's one solve (rep.accel.solves == 1); warm off: a cold
+ *     start drives each of the 8 rows (at least 8 solves).
+ *   - The two runs agree.  Per solve the accelerations differ by at most
+ *     8 k eps (1 + cond) s_a (test_lcp's bound), k = 8 rows, s_a =
+ *     max |W J^T mu| sums, about 22 m/s^2; the handled block is the
+ *     floors' identity beside the wall and separations' path matrix
+ *     [[1, -1, 0, 0], [-1, 2, -1, 0], [0, -1, 2, -1], [0, 0, -1, 2]], of
+ *     eigenvalues 2 - 2 cos((2j - 1) pi / 9), so cond = 29.3, and
+ *     |da| <= 9.5e-12 m/s^2.  Symplectic Euler sums them into the
+ *     positions as h^2 N (N + 1) / 2 |da| = 4.3e-13 m over N = 300 steps of
+ *     1 ms (Baumgarte's feedback, tau = 0.02 s, damps rather than grows a
+ *     difference).  The test allows 1e-12 m.
+ */
+START_TEST(test_warm_start_resting)
+{
+  set_subsolve(_i);
+  const double g[3] = {-3, -9.81, 0}, floor_p[3] = {0, 0, 0}, up[3] = {0, 1, 0}, wall_p[3] = {0, 0, 0},
+               right[3] = {1, 0, 0};
+  cdyn_system *s[2];
+  cdyn_stepper *st[2];
+  for (int r = 0; r < 2; r++) {
+    ck_assert_int_eq(cdyn_system_new(&s[r], 4), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_gravity(s[r], g), CDYN_OK);
+    for (size_t i = 0; i < 4; i++) {
+      const double x[3] = {0.1 * (double)i, 0, 0.2};
+      ck_assert_int_eq(cdyn_system_set_position(s[r], i, x), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_add_wall(s[r], i, floor_p, up, NULL), CDYN_OK);
+      if (i == 0)
+        ck_assert_int_eq(cdyn_system_add_wall(s[r], i, wall_p, right, NULL), CDYN_OK);
+      else
+        ck_assert_int_eq(cdyn_system_add_separation(s[r], i - 1, i, 0.1, NULL), CDYN_OK);
+    }
+    st[r] = contact_stepper(s[r], "lcp", "0");
+    ck_assert_int_eq(cdyn_stepper_set(st[r], "tau", "0.02"), CDYN_OK);
+    ck_assert_int_eq(cdyn_stepper_set(st[r], "warm", r == 0 ? "on" : "off"), CDYN_OK);
+  }
+  const int N = 300;
+  const double h = 1e-3;
+  for (int k = 1; k <= N; k++) {
+    cdyn_contact_report rep[2];
+    for (int r = 0; r < 2; r++) {
+      ck_assert_int_eq(cdyn_stepper_step(st[r], h), CDYN_OK);
+      ck_assert_int_eq(cdyn_stepper_contact_report(st[r], &rep[r]), CDYN_OK);
+      ck_assert_msg(rep[r].accel.handled == 8 && !rep[r].pulls && !rep[r].violates && rep[r].impulses == 0,
+                    "warm %s, step %d: handled %u, pulls %d, violates %d, impulses %u", r ? "off" : "on", k,
+                    rep[r].accel.handled, rep[r].pulls, rep[r].violates, rep[r].impulses);
+    }
+    if (k > 1)
+      ck_assert_msg(rep[0].accel.solves == 1, "step %d: the warm start took %u solves", k, rep[0].accel.solves);
+    ck_assert_msg(rep[1].accel.solves >= 8, "step %d: the cold start took %u solves", k, rep[1].accel.solves);
+    const double *q0 = cdyn_system_positions(s[0]), *q1 = cdyn_system_positions(s[1]);
+    for (int i = 0; i < 12; i++)
+      ck_assert_msg(fabs(q0[i] - q1[i]) <= 1e-12, "step %d, q[%d]: warm %.17g, cold %.17g", k, i, q0[i], q1[i]);
+  }
+  for (int r = 0; r < 2; r++) {
+    cdyn_stepper_free(st[r]);
+    cdyn_system_free(s[r]);
+  }
+}
+END_TEST
+
 /* ---- bad input ---------------------------------------------------------------------------------- */
 
 static int nan_force(void *ctx, size_t n, double t, const double *q, const double *v, double *f)
@@ -812,6 +883,7 @@ int main(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("resting");
   tcase_add_loop_test(tc, test_resting_on_tilted_wall, 0, 2);
+  tcase_add_loop_test(tc, test_warm_start_resting, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
   tcase_add_loop_test(tc, test_bad_input, 0, 2);

@@ -661,6 +661,116 @@ START_TEST(test_random_vs_enumeration)
 }
 END_TEST
 
+/*
+ * lcp's warm start (lib/activeset/lcp.c, "Starting from a guess"): the
+ * random problems of test_random_vs_enumeration, each solved cold and
+ * then from four guesses passed as prev: the cold answer's own handled
+ * rows, their complement, every row, and a random half.
+ *   - Every guess gives the cold status (a solution, or none:
+ *     CDYN_EINFEASIBLE), and on a solution no pull, and w and the
+ *     accelerations within the agreement bound of
+ *     test_random_vs_enumeration (2 c k eps (1 + cond) times the scale,
+ *     c = 4, cond over both final handled sets) of the cold answer.
+ *   - The exact guess, on a problem the cold start solved with CDYN_OK:
+ *     bitwise the cold answer (both end with the solve of the same set,
+ *     A_HH mu_H = -b_H), in one solve and one iteration when it holds an
+ *     inequality row (an empty guess is the cold start, solves and all).
+ *   - Over the problems, the exact guess costs fewer solves in all than
+ *     the cold start (the count is printed with CDYN_TEST_VERBOSE).
+ */
+START_TEST(test_warm_start)
+{
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *g = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, SEED);
+  gsl_rng_set(g, SEED + 1);
+  unsigned long cold_solves = 0, exact_solves = 0;
+  int exact_checked = 0, warm_checked = 0;
+  double worst = 0;
+  for (int t = 0; t < N_RANDOM; t++) {
+    problem p;
+    random_problem(r, t % 4, &p);
+    size_t k = p.k;
+    const unsigned char *eq = p.has_eq ? p.eq : NULL;
+    double mu_c[KMAX], w_c[KMAX];
+    unsigned char h_c[KMAX];
+    cdyn_activeset_report rc_rep;
+    int rc_c = cdyn_activeset_solve("lcp", k, p.A, p.b, eq, NULL, REL_TOL, mu_c, w_c, h_c, &rc_rep);
+    ck_assert_msg(rc_c == CDYN_OK || rc_c == CDYN_EINFEASIBLE || rc_c == CDYN_NOCONV, "problem %d: %s", t,
+                  cdyn_errmsg());
+    for (int kind = 0; kind < 4; kind++) {
+      unsigned char guess[KMAX];
+      for (size_t a = 0; a < k; a++) {
+        int in = !p.eq[a] && h_c[a];
+        guess[a] = kind == 0 ? in : kind == 1 ? !in : kind == 2 ? 1 : gsl_rng_uniform_int(g, 2) == 1;
+      }
+      double mu[KMAX], w[KMAX];
+      unsigned char h[KMAX];
+      cdyn_activeset_report rep;
+      int rc = cdyn_activeset_solve("lcp", k, p.A, p.b, eq, guess, REL_TOL, mu, w, h, &rep);
+      if (rc_c == CDYN_EINFEASIBLE) {
+        ck_assert_msg(rc == CDYN_EINFEASIBLE, "problem %d guess %d: no solution cold, %d warm (%s)", t, kind, rc,
+                      cdyn_errmsg());
+        continue;
+      }
+      ck_assert_msg(rc == CDYN_OK || rc == CDYN_NOCONV, "problem %d guess %d: %s", t, kind, cdyn_errmsg());
+      ck_assert_msg(!rep.pulls, "problem %d guess %d: pulls (min mu %g)", t, kind, rep.min_mu);
+      if (kind == 0 && rc_c == CDYN_OK) {
+        cold_solves += rc_rep.solves;
+        exact_solves += rep.solves;
+        int any = 0;
+        for (size_t a = 0; a < k; a++)
+          any |= guess[a];
+        if (any)
+          ck_assert_msg(rep.solves == 1 && rep.iterations == 1, "problem %d: the exact guess took %u solves, %u "
+                        "iterations", t, rep.solves, rep.iterations);
+        else
+          ck_assert_msg(rep.solves == rc_rep.solves && rep.iterations == rc_rep.iterations,
+                        "problem %d: an empty guess is a cold start", t);
+        for (size_t a = 0; a < k; a++)
+          ck_assert_msg(mu[a] == mu_c[a] && w[a] == w_c[a] && h[a] == h_c[a], "problem %d row %zu: warm from the "
+                        "exact guess mu %.17g w %.17g, cold mu %.17g w %.17g", t, a, mu[a], w[a], mu_c[a], w_c[a]);
+        exact_checked++;
+      }
+      double cond = fmax(block_cond(&p, h, NULL), block_cond(&p, h_c, NULL));
+      double bmax = 0, scale_w = 0, dw = 0, scale_a = 0, da = 0, acc_w[DMAX], acc_c[DMAX];
+      for (size_t a = 0; a < k; a++) {
+        bmax = fmax(bmax, fabs(p.b[a]));
+        double s = 0;
+        for (size_t c = 0; c < k; c++)
+          s += fabs(p.A[a * k + c]) * (fabs(mu[c]) + fabs(mu_c[c]));
+        scale_w = fmax(scale_w, s);
+        dw = fmax(dw, fabs(w[a] - w_c[a]));
+      }
+      accel(&p, mu, acc_w);
+      accel(&p, mu_c, acc_c);
+      for (size_t j = 0; j < p.d; j++) {
+        double s = 0;
+        for (size_t a = 0; a < k; a++)
+          s += fabs(p.J[a * p.d + j]) * (fabs(mu[a]) + fabs(mu_c[a]));
+        scale_a = fmax(scale_a, p.Wd[j] * s);
+        da = fmax(da, fabs(acc_w[j] - acc_c[j]));
+      }
+      double unit_w = 2 * 4 * (double)k * EPS * (1 + cond) * (bmax + scale_w);
+      double unit_a = 2 * 4 * (double)k * EPS * (1 + cond) * (scale_a > 0 ? scale_a : DBL_MIN);
+      worst = fmax(worst, fmax(dw / unit_w, da / unit_a));
+      ck_assert_msg(dw <= unit_w, "problem %d guess %d (cond %.3g): |w_warm - w_cold| = %.3g > %.3g", t, kind, cond,
+                    dw, unit_w);
+      ck_assert_msg(da <= unit_a, "problem %d guess %d (cond %.3g): |a_warm - a_cold| = %.3g > %.3g", t, kind, cond,
+                    da, unit_a);
+      warm_checked++;
+    }
+  }
+  gsl_rng_free(r);
+  gsl_rng_free(g);
+  if (getenv("CDYN_TEST_VERBOSE"))
+    printf("lcp warm start: %d warm solves checked, worst difference from cold %.3g of the bound; exact guess on %d "
+           "problems: %lu solves, cold %lu\n",
+           warm_checked, worst, exact_checked, exact_solves, cold_solves);
+  ck_assert_int_ge(exact_checked, N_RANDOM / 2);
+  ck_assert_uint_lt(exact_solves, cold_solves);
+}
+END_TEST
+
 /* ---- 3b. degenerate problems of the census --------------------------------- */
 
 /*
@@ -1417,6 +1527,7 @@ int main(void)
   tcase_add_test(tc, test_iterative_pulls_wedge);
   tcase_add_test(tc, test_pivots_by_hand);
   tcase_add_test(tc, test_random_vs_enumeration);
+  tcase_add_test(tc, test_warm_start);
   tcase_add_test(tc, test_census_regressions);
   tcase_add_test(tc, test_degenerate_corpus);
   tcase_add_test(tc, test_crease);

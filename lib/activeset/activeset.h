@@ -272,6 +272,9 @@ struct cdyn_activeset_type {
   const char *description;
   const char *source;
   int carries_set; /* uses p->prev: the scheme keeps the handled set between steps */
+  /* Takes p->prev as a guess of the rows it will handle, and starts from
+     it: its answer is the same, to rounding, with any guess or none. */
+  int warm_starts;
   /* Declares that a success is an exact solution of the contact problem
      (to rounding): its answers are verified (cdyn_as_verify) and refused
      with CDYN_EUNVERIFIED when they are not.  The algorithms measured as

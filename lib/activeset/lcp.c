@@ -282,6 +282,35 @@
  * whose products with A leave the double range (the reference solves
  * that problem at another set).
  *
+ * Starting from a guess (a warm start; derived here)
+ * --------------------------------------------------
+ * A caller that solves a sequence of problems whose clamped sets change
+ * little (a contact scheme, sub-step after sub-step) can pass the last
+ * set as p->prev, a guess of the inequality rows to clamp (the type's
+ * flag `warm_starts`).  The method above needs only that its state obey
+ * the invariants of a drive's end: w_C = 0 and mu_C >= 0 on the
+ * inequality rows of C, NC empty or at w >= 0.  So C is set to E and the
+ * guessed inequality rows, mu_C is solved from A_CC mu_C = -b_C, and
+ * every inequality row of C with mu_k < -tol_mu is released together (a
+ * block pivot), the rest solved again, until none pulls: each pruning
+ * removes at least one row, so at most |guess| + 1 solves.  Then every
+ * row of C must hold its equation, |w_k| <= tol_w plus the final check's
+ * rounding floor; if one does not (nearly dependent guessed rows whose
+ * equations cannot all hold, or equality rows that the guessed rows make
+ * look inconsistent), the guess is abandoned and the solve starts cold
+ * from C = E.  Otherwise the drives start from that C with NC empty: it
+ * is the state a cold start would have reached had it driven those rows
+ * first, so the argument of finiteness below holds as it stands (at most
+ * n drives, each row that has finished one keeping mu >= 0 in C or
+ * w >= 0 in NC).  The answer does not depend on the guess beyond
+ * rounding where the multipliers are unique (the inequality rows of C
+ * independent, as above); where they are not, it is one of the
+ * solutions.  When the guess is the answer's own set, no row is driven:
+ * the first solve is the final one, and the cost is one factorisation
+ * (with sparse sub-solves: one numeric factorisation of A_CC, and one
+ * symbolic analysis when the pattern is new).  An empty guess (no
+ * inequality row) is the cold start, bit for bit.
+ *
  * Counting: every fdirection with |C| >= 1 is one solve, every pivot pass
  * one iteration; the first solve of the equality rows (when there are
  * any) and each final solve count one iteration and, when not empty, one
@@ -322,6 +351,7 @@ typedef struct lcp_state {
   unsigned char *C, *NC;
   cdyn_activeset_report *rep;
   unsigned long passes, limit;
+  int fresh; /* mu, w are C's solution from one solve, untouched since (the warm start's) */
 } lcp_state;
 
 static int too_many(const lcp_state *s)
@@ -346,6 +376,7 @@ static int too_many(const lcp_state *s)
 static int drive(lcp_state *s, size_t d, int swapped, enum lcp_drive *out)
 {
   *out = LCP_DRIVE_DONE;
+  s->fresh = 0;
   const cdyn_as_problem *p = s->p;
   const double *A = p->A;
   size_t n = p->n;
@@ -538,6 +569,60 @@ static int drive_all(lcp_state *s)
 static int pivot(lcp_state *s);
 
 /*
+ * The warm start (see "Starting from a guess" above): C = E + the guessed
+ * inequality rows, solved, and pruned of its pulling rows, a solve for
+ * each pruning, until mu_C >= -tol_mu; then every row of C must hold its
+ * equation (w_k = 0 to tol_w and the final check's rounding).  Returns 1
+ * when C is such a set (mu, w are its solution), 0 when there is no
+ * guess or the guess is abandoned (C is then E alone, for the cold
+ * start), or a negative status.
+ */
+static int warm_start(lcp_state *s)
+{
+  const cdyn_as_problem *p = s->p;
+  size_t n = p->n;
+  int any = 0;
+  if (!p->prev)
+    return 0;
+  for (size_t k = 0; k < n; k++)
+    if (!cdyn_as_is_eq(p, k) && p->prev[k]) {
+      s->C[k] = 1;
+      any = 1;
+    }
+  if (!any)
+    return 0;
+  int rc;
+  for (;;) {
+    if ((rc = cdyn_as_solve_set(s->ws, p, s->C, s->mu, s->w, s->rep)))
+      return rc;
+    int pulled = 0;
+    for (size_t k = 0; k < n; k++)
+      if (s->C[k] && !cdyn_as_is_eq(p, k) && s->mu[k] < -cdyn_as_tol_mu(p, k)) {
+        s->C[k] = 0;
+        pulled = 1;
+      }
+    if (!pulled)
+      break;
+    if (++s->passes > s->limit)
+      return too_many(s);
+  }
+  for (size_t k = 0; k < n; k++) {
+    if (!s->C[k])
+      continue;
+    double sc = cdyn_as_row_scale(p, k, s->mu);
+    if (fabs(s->w[k]) > cdyn_as_tol_w(p, k) + LCP_ROUND * (double)n * DBL_EPSILON * sc) {
+      /* Nearly dependent guessed rows whose equations cannot all hold
+         (or an equality set they make look inconsistent): start cold. */
+      for (size_t i = 0; i < n; i++)
+        s->C[i] = cdyn_as_is_eq(p, i);
+      return 0;
+    }
+  }
+  s->fresh = 1;
+  return 1;
+}
+
+/*
  * The pivoting, then, when it stops at the pass limit, the last clamped
  * set's own solution: mu_C from A_CC mu_C = -b_C (cdyn_as_solve_set),
  * returned as CDYN_NOCONV.  Its caller verifies it (cdyn_as_conclude),
@@ -578,7 +663,11 @@ static int pivot(lcp_state *s)
     s->NC[k] = LCP_FREE;
     any_eq |= handled[k];
   }
-  if (any_eq) {
+  if ((rc = warm_start(s)) < 0)
+    return rc;
+  if (rc) {
+    /* Started from the guess: C holds it, pruned to mu_C >= 0. */
+  } else if (any_eq) {
     if ((rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
       return rc;
     /* An inconsistent equality set: report it with the least-squares
@@ -603,9 +692,11 @@ static int pivot(lcp_state *s)
       }
       return rc;
     }
-    /* The final solve with the clamped set, then its check. */
-    if ((rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
+    /* The final solve with the clamped set, then its check (a warm
+       start that no drive has moved has just made it). */
+    if (!s->fresh && (rc = cdyn_as_solve_set(ws, p, handled, mu, w, rep)))
       return rc;
+    s->fresh = 0;
     int pulled = 0, violated = 0;
     for (size_t k = 0; k < n; k++) {
       if (cdyn_as_is_eq(p, k))
@@ -663,6 +754,7 @@ const cdyn_activeset_type cdyn_activeset_lcp = {
   .description = "exact LCP solution by principal pivoting (Dantzig/Baraff), equality rows always clamped",
   .source = "Baraff 1994 (SIGGRAPH) §4-6; Cottle, Pang and Stone 1992 §4.2",
   .carries_set = 0,
+  .warm_starts = 1,
   .exact = 1,
   .solve = solve,
 };

@@ -82,7 +82,11 @@ int cdyn_activeset_find(const char *name, size_t *index);
  *   equality   n flags (NULL: no equality rows)
  *   prev       n flags: the handled set carried from an earlier solve, for
  *              the algorithms that carry one (platt); NULL: none carried
- *              (platt then handles every row, its rule at a first contact)
+ *              (platt then handles every row, its rule at a first contact).
+ *              "lcp" takes it as a guess of the inequality rows to clamp
+ *              and starts from it (a warm start: its answer is the same,
+ *              to rounding, with any guess; the guess of the answer's own
+ *              set costs one solve); tendency and iterative ignore it
  *   rel_tol    sign tolerance, relative: tol_w = rel_tol max_k |b_k|,
  *              tol_mu = tol_w / max_k A_kk; 2^-52 (DBL_EPSILON) <= rel_tol <= 1e-3
  * Outputs (any may be NULL except mu and w): mu, w (n each), handled (n

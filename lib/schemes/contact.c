@@ -120,6 +120,7 @@ typedef struct {
   double sign_tol;     /* relative sign tolerance of the solves */
   long max_substeps;
   int subsolve;        /* SUB_DENSE or SUB_SPARSE */
+  int warm;            /* start an algorithm that takes a guess from the last clamped set */
 } opts;
 
 enum { SUB_DENSE, SUB_SPARSE };
@@ -149,6 +150,9 @@ static const cdyn_option options[] = {
   {"subsolve", CDYN_OPT_CHOICE, offsetof(opts, subsolve), "dense", 0, 0, subsolves,
    "the contact problems' sub-systems: dense (LAPACK on the candidates' dense A) or sparse (the stepper's "
    "linear solver, CHOLMOD for auto, on their sparse A)"},
+  {"warm", CDYN_OPT_BOOL, offsetof(opts, warm), "on", 0, 0, NULL,
+   "start each acceleration solve from the inequality rows the last one clamped, carried across changes of the "
+   "constraint set (algorithms that take a guess: lcp; the answer is the same to rounding)"},
   CDYN_OPTIONS_END};
 
 /* subsolve = sparse: A over the candidate rows in compressed rows (both
@@ -181,6 +185,7 @@ typedef struct {
   unsigned char *handled;/* m: the handled set of the last acceleration solve, by row */
   unsigned char *platt;  /* m: the set an algorithm carries, by row */
   unsigned char *known;  /* m: platt[r] holds a carried value */
+  unsigned char *guess;  /* m: the inequality rows the last acceleration solve clamped, by row (warm) */
   double *g0;            /* m: g at the sub-step's start */
   double *ja, *jv, *p;   /* m: J qdd, J v, an impulse by row */
   double *qdd, *jt, *qt; /* 3n: acceleration, J^T x, a point on the path */
@@ -204,6 +209,7 @@ static void sfree(void *p)
   free(s->handled);
   free(s->platt);
   free(s->known);
+  free(s->guess);
   free(s->sp.rowptr);
   free(s->sp.col);
   free(s->sp.rowptr2);
@@ -242,6 +248,7 @@ static int alloc(void **out, size_t n, size_t m)
   s->handled = calloc(mm, 1);
   s->platt = calloc(mm, 1);
   s->known = calloc(mm, 1);
+  s->guess = calloc(mm, 1);
   cand_sparse *sp = &s->sp;
   sp->nnz_cap = NNZ_PER_ROW * mm;
   sp->rowptr = malloc((mm + 1) * sizeof(int));
@@ -256,7 +263,7 @@ static int alloc(void **out, size_t n, size_t m)
   sp->mark = calloc(mm, sizeof(size_t));
   sp->colpos = malloc(mm * sizeof(size_t));
   if (!s->cand || !s->pos || !s->Ad || !s->b || !s->eq || !s->prev || !s->hand || !s->handled || !s->platt ||
-      !s->known || !sp->rowptr || !sp->rowptr2 || !sp->col || !sp->col2 || !sp->val || !sp->prev || !sp->deg ||
+      !s->known || !s->guess || !sp->rowptr || !sp->rowptr2 || !sp->col || !sp->col2 || !sp->val || !sp->prev || !sp->deg ||
       !sp->lrow || !sp->lslot || !sp->mark || !sp->colpos)
     return cdyn_error(CDYN_ENOMEM, "contact: out of memory for %zu rows", m);
   s->mu = s->b + mm;
@@ -278,6 +285,7 @@ static void reset(void *p)
 {
   state *s = p;
   memset(s->known, 0, s->ws.cap ? s->ws.cap : 1);
+  memset(s->guess, 0, s->ws.cap ? s->ws.cap : 1);
 }
 
 static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *c)
@@ -289,9 +297,11 @@ static void changed(void *p, const cdyn_stepper *st, const cdyn_set_change *c)
   for (size_t r = 0; r < m; r++) {
     s->eq[r] = c->from[r] >= 0 ? s->platt[c->from[r]] : 0;
     s->prev[r] = c->from[r] >= 0 ? s->known[c->from[r]] : 0;
+    s->hand[r] = c->from[r] >= 0 ? s->guess[c->from[r]] : 0;
   }
   memcpy(s->platt, s->eq, m);
   memcpy(s->known, s->prev, m);
+  memcpy(s->guess, s->hand, m);
   memset(s->handled, 0, m);
 }
 
@@ -533,14 +543,16 @@ static int form_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc)
   return CDYN_OK;
 }
 
-/* Solve the contact problem over the nc candidates (A, b, eq, prev set). */
-static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc,
+/* Solve the contact problem over the nc candidates (A, b, eq, prev set);
+   guess: prev is also a guess for an algorithm that takes one (warm). */
+static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc, int guess,
                          cdyn_activeset_report *r)
 {
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
   int sparse = o->subsolve == SUB_SPARSE;
+  int prev = type->carries_set || (guess && type->warm_starts);
   cdyn_as_problem p = {.n = nc, .A = sparse ? NULL : s->Ad, .sp = sparse ? &s->sp.view : NULL, .b = s->b,
-                       .equality = s->eq, .prev = type->carries_set ? s->prev : NULL,
+                       .equality = s->eq, .prev = prev ? s->prev : NULL,
                        .rank_tol = st->common.rank_tol};
   cdyn_as_tolerances(&p, o->sign_tol);
   memset(r, 0, sizeof *r);
@@ -581,6 +593,7 @@ static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *di
   const unsigned char *ineq = st->d.inequality;
   size_t m = st->m, nc = 0;
   const double *w = st->sys->winv;
+  const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
   *did = 0;
   double *jv = s->jv;
   cdyn_jmul(st, v, jv);
@@ -596,13 +609,16 @@ static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *di
       add_candidate(s, r, &nc);
       double gd = jv[r] + st->rows[r].phi_t; /* gdot = J v + Phi_t */
       s->eq[a] = !ineq[r];
-      s->prev[a] = 1; /* an impact is a first contact: Platt handles every row */
+      /* An impact is a first contact: Platt handles every row.  An
+         algorithm that takes a guess starts from the last acceleration
+         solve's clamped rows. */
+      s->prev[a] = type->carries_set ? 1 : o->warm && s->guess[r];
       s->b[a] = gd + (ineq[r] && gd < -o->impact_tol ? o->restitution * gd : 0.0);
     }
   int rc = form_problem(st, s, o, nc);
   cdyn_activeset_report r;
   if (!rc)
-    rc = solve_problem(st, s, o, nc, &r);
+    rc = solve_problem(st, s, o, nc, o->warm, &r);
   clear_candidates(s, nc);
   if (rc)
     return rc;
@@ -656,18 +672,21 @@ static int accel(cdyn_stepper *st, state *s, const opts *o, const double *q, con
       double gd = jv[r] + row->phi_t;
       s->b[a] = ja[r] + row->jdotv + row->phi_tt + c1 * gd + c0 * g;
       s->eq[a] = !ineq[r];
-      s->prev[a] = s->platt[r];
+      s->prev[a] = type->carries_set ? s->platt[r] : o->warm && s->guess[r];
     }
     cdyn_activeset_report r;
     if (!(rc = form_problem(st, s, o, nc)))
-      rc = solve_problem(st, s, o, nc, &r);
+      rc = solve_problem(st, s, o, nc, o->warm, &r);
     if (rc) {
       clear_candidates(s, nc);
       return rc;
     }
+    memset(s->guess, 0, m);
     for (size_t a = 0; a < nc; a++) {
-      s->mufull[s->cand[a]] = s->mu[a];
-      s->handled[s->cand[a]] = s->hand[a];
+      size_t r = s->cand[a];
+      s->mufull[r] = s->mu[a];
+      s->handled[r] = s->hand[a];
+      s->guess[r] = ineq[r] && s->hand[a];
     }
     clear_candidates(s, nc);
     double *jt = s->jt;
