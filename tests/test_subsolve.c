@@ -908,6 +908,127 @@ START_TEST(test_scheme_sparse_vs_dense)
 }
 END_TEST
 
+/*
+ * A pinned particle eliminated from the sparse problems (contact.c,
+ * "Pinned particles, eliminated"): a ball of 3 kg pinned at the origin,
+ * BEADS particles (0.2 .. 0.32 kg) resting on it at radius 0.3 m
+ * (separations |x_i - x_ball| >= 0.3, inequalities) and linked to each
+ * other in a chain (equalities), 300 steps of 1 ms under "lcp".
+ *   - sparse against dense: the same contacts (impulses, events, rows
+ *     handled) at every step and positions within 1e-9 m, as the chain
+ *     test above (the two paths differ by rounding);
+ *   - the pin's multipliers, which the sparse path recovers after the
+ *     solve (mu_E = -b_E / w_p - sum_r J_r,p^T mu_r), hold the ball:
+ *     on a step not cut into sub-steps the multipliers belong to its
+ *     start, and there the ball's equation M qdd + J^T lambda = F with
+ *     qdd = 0 gives sum_r J_r,ball^T lambda_r = m_ball g.  J_r,ball is I
+ *     on the pin's rows and -(x_i - x_ball) / |x_i - x_ball| on a
+ *     separation's.  The sum of K = 3 + BEADS terms is formed to within
+ *     K eps sum |terms|, the multipliers carry the solves' rounding
+ *     (8 k eps (1 + cond) of their scale, test_lcp's bound; cond of this
+ *     problem's blocks stays below 1e2), so the test allows
+ *     1e3 K eps (m_ball |g| + sum_r |lambda_r|), for both paths;
+ *   - and the steps met contact: at least BEADS rows handled on most.
+ */
+enum { BEADS = 5 };
+
+static cdyn_system *beads_on_ball(void)
+{
+  cdyn_system *s;
+  ck_assert_int_eq(cdyn_system_new(&s, BEADS + 1), CDYN_OK);
+  const double g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_mass(s, 0, 3.0), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
+  double x[BEADS + 1][3] = {{0, 0, 0}};
+  for (size_t i = 1; i <= BEADS; i++) {
+    double th = 0.3 + 0.05 * (double)i, ph = 2 * 3.14159265358979323846 * (double)i / BEADS;
+    x[i][0] = 0.3 * sin(th) * cos(ph);
+    x[i][1] = 0.3 * cos(th);
+    x[i][2] = 0.3 * sin(th) * sin(ph);
+    ck_assert_int_eq(cdyn_system_set_position(s, i, x[i]), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_mass(s, i, 0.2 + 0.03 * (double)(i - 1)), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_separation(s, i, 0, 0.3, NULL), CDYN_OK);
+  }
+  for (size_t i = 1; i < BEADS; i++) {
+    double d = sqrt((x[i + 1][0] - x[i][0]) * (x[i + 1][0] - x[i][0]) + (x[i + 1][1] - x[i][1]) * (x[i + 1][1] - x[i][1]) +
+                    (x[i + 1][2] - x[i][2]) * (x[i + 1][2] - x[i][2]));
+    ck_assert_int_eq(cdyn_system_add_distance(s, i, i + 1, d, NULL), CDYN_OK);
+  }
+  return s;
+}
+
+/* |sum_r J_r,ball^T lambda_r - m g| and the scale of its rounding, from
+   the positions q at the multipliers' time (the pin's rows first, then
+   one separation row per bead, as the constraints were added). */
+static void ball_balance(const double *q, const double *lam, double *err, double *scale)
+{
+  double f[3] = {lam[0], lam[1], lam[2]}, sc = 3 * 9.81 + fabs(lam[0]) + fabs(lam[1]) + fabs(lam[2]);
+  for (size_t i = 1; i <= BEADS; i++) {
+    const double *xi = q + 3 * i, *xb = q;
+    double d[3] = {xi[0] - xb[0], xi[1] - xb[1], xi[2] - xb[2]}, r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double l = lam[3 + i - 1];
+    for (int k = 0; k < 3; k++)
+      f[k] -= d[k] / r * l;
+    sc += fabs(l);
+  }
+  f[1] -= 3.0 * -9.81;
+  *err = fmax(fabs(f[0]), fmax(fabs(f[1]), fabs(f[2])));
+  *scale = sc;
+}
+
+START_TEST(test_pinned_ball_eliminated)
+{
+  cdyn_system *sd = beads_on_ball(), *ss = beads_on_ball();
+  cdyn_stepper *td = contact_on(sd, "lcp", "dense"), *ts = contact_on(ss, "lcp", "sparse");
+  ck_assert_uint_eq(cdyn_stepper_rows(ts), 3 + BEADS + BEADS - 1);
+  const int K = 3 + BEADS;
+  int balanced = 0, contact_steps = 0;
+  double worst = 0, worst_bal = 0;
+  for (int k = 0; k < 300; k++) {
+    double q0[3 * (BEADS + 1)];
+    ck_assert_int_eq(cdyn_system_get_state(ss, q0, NULL), CDYN_OK);
+    int rd = cdyn_stepper_step(td, 1e-3), rs = cdyn_stepper_step(ts, 1e-3);
+    ck_assert_msg(rd >= 0 && rs == rd, "step %d: dense %d, sparse %d (%s)", k, rd, rs, cdyn_errmsg());
+    cdyn_contact_report a, b;
+    ck_assert_int_eq(cdyn_stepper_contact_report(td, &a), CDYN_OK);
+    ck_assert_int_eq(cdyn_stepper_contact_report(ts, &b), CDYN_OK);
+    ck_assert_msg(a.impulses == b.impulses && a.events == b.events && a.accel.handled == b.accel.handled &&
+                    a.accel.candidates == b.accel.candidates,
+                  "step %d: dense %u impulses %u events %u handled of %u, sparse %u %u %u of %u", k, a.impulses,
+                  a.events, a.accel.handled, a.accel.candidates, b.impulses, b.events, b.accel.handled,
+                  b.accel.candidates);
+    contact_steps += a.accel.handled >= 3 + BEADS - 1 + BEADS;
+    double qd[3 * (BEADS + 1)], qs[3 * (BEADS + 1)];
+    ck_assert_int_eq(cdyn_system_get_state(sd, qd, NULL), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_get_state(ss, qs, NULL), CDYN_OK);
+    worst = fmax(worst, maxdiff(qd, qs, 3 * (BEADS + 1)));
+    if (b.substeps == 1 && a.substeps == 1) {
+      double ld[3 + 2 * BEADS], ls[3 + 2 * BEADS], err, scale;
+      ck_assert_int_eq(cdyn_stepper_multipliers(td, ld), CDYN_OK);
+      ck_assert_int_eq(cdyn_stepper_multipliers(ts, ls), CDYN_OK);
+      ball_balance(q0, ls, &err, &scale);
+      worst_bal = fmax(worst_bal, err / (K * EPS * scale));
+      ck_assert_msg(err <= 1e3 * K * EPS * scale, "step %d, sparse: the pin's multipliers leave the ball a force of %.3g "
+                    "(scale %.3g)", k, err, scale);
+      ball_balance(q0, ld, &err, &scale);
+      ck_assert_msg(err <= 1e3 * K * EPS * scale, "step %d, dense: the ball's force %.3g (scale %.3g)", k, err, scale);
+      balanced++;
+    }
+  }
+  if (getenv("CDYN_TEST_VERBOSE"))
+    printf("beads on a pinned ball: %d steps with every bead on the ball, %d balance checks (worst %.3g K eps), "
+           "largest |q_sparse - q_dense| %.3g m\n", contact_steps, balanced, worst_bal, worst);
+  ck_assert_msg(worst <= 1e-9, "sparse and dense positions differ by %.3g m", worst);
+  ck_assert_int_ge(contact_steps, 150);
+  ck_assert_int_ge(balanced, 150);
+  cdyn_stepper_free(td);
+  cdyn_stepper_free(ts);
+  cdyn_system_free(sd);
+  cdyn_system_free(ss);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("subsolve");
@@ -923,6 +1044,7 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_scheme_option);
   tcase_add_loop_test(tc, test_scheme_sparse_vs_dense, 0, 2);
+  tcase_add_test(tc, test_pinned_ball_eliminated);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

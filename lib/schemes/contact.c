@@ -88,6 +88,30 @@
  * A for the contact problems; solve: the active-set solves, factor: the
  * sparse setups among them).
  *
+ * Pinned particles, eliminated (subsolve = sparse; derived here).  Every
+ * row through a particle p couples, in A, with every other row through
+ * it: a pinned ball under a cloth makes A dense over its ball-node rows
+ * (at 64 x 64, 343 candidate rows and 343^2 entries), and each
+ * factorisation then costs as a dense one.  When p is held by a pin
+ * among the candidates (its three equality rows E, J_E = I on p,
+ * A_EE = w_p I, A_rE = w_p J_r,p^T), the rows E are eliminated exactly
+ * (block Gaussian elimination, the Schur complement of A_EE):
+ *   A'_rc = A_rc - A_rE A_EE^-1 A_Ec = A_rc - w_p J_r,p . J_c,p,
+ *   b'_r  = b_r - A_rE A_EE^-1 b_E   = b_r - J_r,p . b_E,
+ * that is, A over the other rows without p's contributions (p is
+ * assembled as if immovable) and b corrected by the pin's own
+ * acceleration target.  The reduced problem has the same inequality
+ * rows, equality rows and complementarity conditions, so any of its
+ * solutions is one of the whole problem with
+ *   mu_E = -A_EE^-1 (b_E + A_Er mu_r) = -b_E / w_p - sum_r J_r,p^T mu_r
+ * (and w_E = 0: the pin holds).  The algorithm, its warm start and the
+ * verification of an exact answer see the reduced problem (its sign
+ * tolerances from its own b); the report counts the pin rows among the
+ * candidates and the handled rows.  The first pin of a particle is
+ * eliminated; a second one stays, reduced (its row then has A' = 0 and
+ * b' the difference of the two pins' targets, so an inconsistent pair is
+ * still reported as one).  The dense path keeps the problem whole.
+ *
  * Inconsistent constraints are detected only at the acceleration level:
  * equality rows whose accelerations cannot all hold with the rows handled
  * with them fail the step with CDYN_EINFEASIBLE.  Positions that cannot
@@ -191,6 +215,13 @@ typedef struct {
   double *qdd, *jt, *qt; /* 3n: acceleration, J^T x, a point on the path */
   cdyn_contact_report report;
   cand_sparse sp;
+  /* subsolve = sparse: the pinned particles eliminated (see the header) */
+  long *pinat;           /* n: candidate index of the particle's eliminated pin's first row, or -1 */
+  size_t *pinned, npinned; /* n: those particles */
+  long *rmap;            /* m: a candidate's place in the reduced problem, or -1 (a pin row) */
+  size_t *cand2, nc2;    /* m: the reduced problem's candidate rows; nc2 = 0: not reduced */
+  double *b2, *mu2, *w2; /* m each */
+  unsigned char *eq2, *prev2, *hand2; /* m each */
 } state;
 
 static void sfree(void *p)
@@ -210,6 +241,12 @@ static void sfree(void *p)
   free(s->platt);
   free(s->known);
   free(s->guess);
+  free(s->pinat);
+  free(s->pinned);
+  free(s->rmap);
+  free(s->cand2);
+  free(s->b2);
+  free(s->eq2);
   free(s->sp.rowptr);
   free(s->sp.col);
   free(s->sp.rowptr2);
@@ -249,6 +286,12 @@ static int alloc(void **out, size_t n, size_t m)
   s->platt = calloc(mm, 1);
   s->known = calloc(mm, 1);
   s->guess = calloc(mm, 1);
+  s->pinat = malloc(n * sizeof *s->pinat);
+  s->pinned = malloc(n * sizeof *s->pinned);
+  s->rmap = malloc(mm * sizeof *s->rmap);
+  s->cand2 = malloc(mm * sizeof *s->cand2);
+  s->b2 = calloc(3 * mm, sizeof(double));
+  s->eq2 = calloc(3 * mm, 1);
   cand_sparse *sp = &s->sp;
   sp->nnz_cap = NNZ_PER_ROW * mm;
   sp->rowptr = malloc((mm + 1) * sizeof(int));
@@ -263,7 +306,7 @@ static int alloc(void **out, size_t n, size_t m)
   sp->mark = calloc(mm, sizeof(size_t));
   sp->colpos = malloc(mm * sizeof(size_t));
   if (!s->cand || !s->pos || !s->Ad || !s->b || !s->eq || !s->prev || !s->hand || !s->handled || !s->platt ||
-      !s->known || !s->guess || !sp->rowptr || !sp->rowptr2 || !sp->col || !sp->col2 || !sp->val || !sp->prev || !sp->deg ||
+      !s->known || !s->guess || !s->pinat || !s->pinned || !s->rmap || !s->cand2 || !s->b2 || !s->eq2 || !sp->rowptr || !sp->rowptr2 || !sp->col || !sp->col2 || !sp->val || !sp->prev || !sp->deg ||
       !sp->lrow || !sp->lslot || !sp->mark || !sp->colpos)
     return cdyn_error(CDYN_ENOMEM, "contact: out of memory for %zu rows", m);
   s->mu = s->b + mm;
@@ -278,6 +321,12 @@ static int alloc(void **out, size_t n, size_t m)
   s->qt = s->jt + 3 * n;
   for (size_t r = 0; r < m; r++)
     s->pos[r] = -1;
+  s->mu2 = s->b2 + mm;
+  s->w2 = s->mu2 + mm;
+  s->prev2 = s->eq2 + mm;
+  s->hand2 = s->prev2 + mm;
+  for (size_t i = 0; i < n; i++)
+    s->pinat[i] = -1;
   return cdyn_as_ws_alloc(&s->ws, m);
 }
 
@@ -366,7 +415,8 @@ static int grow_sparse(cdyn_stepper *st, state *s, size_t nnz)
 /* The candidates' pattern: counted (col NULL) or written; each row its
    diagonal first, then the candidates sharing a particle with it, in the
    order of the stepper's pattern (lib/core/pattern.c). */
-static size_t walk_candidates(const cdyn_stepper *st, state *s, size_t nc, int *rowptr, int *col)
+static size_t walk_candidates(const cdyn_stepper *st, state *s, const size_t *cand, size_t nc, int *rowptr,
+                              int *col)
 {
   cand_sparse *sp = &s->sp;
   size_t nnz = 0;
@@ -379,7 +429,7 @@ static size_t walk_candidates(const cdyn_stepper *st, state *s, size_t nc, int *
     sp->mark[a] = stamp;
     nnz++;
     size_t ps[CDYN_MAX_PARTICLES];
-    unsigned np = cdyn_row_particles_sorted(st, s->cand[a], ps);
+    unsigned np = cdyn_row_particles_sorted(st, cand[a], ps);
     for (unsigned k = 0; k < np; k++)
       for (size_t i = sp->deg[ps[k]]; i < sp->deg[ps[k] + 1]; i++) {
         size_t b = sp->lrow[i];
@@ -405,24 +455,31 @@ static size_t walk_candidates(const cdyn_stepper *st, state *s, size_t nc, int *
  * changed (the impulse's problem and the acceleration's of one sub-step
  * share A, and the sparse factor with it).
  */
-static int assemble_candidates(cdyn_stepper *st, state *s, size_t nc)
+static int assemble_candidates(cdyn_stepper *st, state *s, const size_t *cand, size_t nc)
 {
   cand_sparse *sp = &s->sp;
   double t0 = cdyn_clock();
   size_t n = st->n, *deg = sp->deg;
   const double *w = st->sys->winv;
   memset(deg, 0, (n + 1) * sizeof *deg);
+  /* A pinned particle eliminated (pinat >= 0) is in no row's list: it
+     couples no two rows, and adds nothing to a diagonal. */
   for (size_t a = 0; a < nc; a++) {
-    size_t r = s->cand[a];
-    for (unsigned k = 0; k < st->rownp[r]; k++)
-      deg[st->rowpart[r * CDYN_MAX_PARTICLES + k] + 1]++;
+    size_t r = cand[a];
+    for (unsigned k = 0; k < st->rownp[r]; k++) {
+      size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + k];
+      if (s->pinat[p] < 0)
+        deg[p + 1]++;
+    }
   }
   for (size_t p = 0; p < n; p++)
     deg[p + 1] += deg[p];
   for (size_t a = 0; a < nc; a++) {
-    size_t r = s->cand[a];
+    size_t r = cand[a];
     for (unsigned k = 0; k < st->rownp[r]; k++) {
       size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + k];
+      if (s->pinat[p] >= 0)
+        continue;
       sp->lrow[deg[p]] = a;
       sp->lslot[deg[p]] = k;
       deg[p]++;
@@ -431,11 +488,11 @@ static int assemble_candidates(cdyn_stepper *st, state *s, size_t nc)
   for (size_t p = n; p > 0; p--)
     deg[p] = deg[p - 1];
   deg[0] = 0;
-  size_t nnz = walk_candidates(st, s, nc, NULL, NULL);
+  size_t nnz = walk_candidates(st, s, cand, nc, NULL, NULL);
   int rc;
   if (nnz > sp->nnz_cap && (rc = grow_sparse(st, s, nnz)))
     return rc;
-  walk_candidates(st, s, nc, sp->rowptr2, sp->col2);
+  walk_candidates(st, s, cand, nc, sp->rowptr2, sp->col2);
   int same = sp->view.pattern && sp->nnz && nc == sp->view.n && nnz == sp->nnz &&
              !memcmp(sp->rowptr, sp->rowptr2, (nc + 1) * sizeof(int)) &&
              !memcmp(sp->col, sp->col2, nnz * sizeof(int));
@@ -457,9 +514,9 @@ static int assemble_candidates(cdyn_stepper *st, state *s, size_t nc)
       size_t a = sp->lrow[i];
       for (int q = sp->rowptr[a]; q < sp->rowptr[a + 1]; q++)
         sp->colpos[sp->col[q]] = (size_t)q;
-      const double *ja = st->rows[s->cand[a]].jac[sp->lslot[i]];
+      const double *ja = st->rows[cand[a]].jac[sp->lslot[i]];
       for (size_t j = deg[p]; j < deg[p + 1]; j++) {
-        const double *jb = st->rows[s->cand[sp->lrow[j]]].jac[sp->lslot[j]];
+        const double *jb = st->rows[cand[sp->lrow[j]]].jac[sp->lslot[j]];
         sp->val[sp->colpos[sp->lrow[j]]] += w[p] * (ja[0] * jb[0] + ja[1] * jb[1] + ja[2] * jb[2]);
       }
     }
@@ -531,12 +588,113 @@ static void merge_report(cdyn_contact_report *rep, const cdyn_activeset_report *
   rep->violates |= r->violates;
 }
 
+/*
+ * The pinned particles' elimination (subsolve = sparse; see the header):
+ * marks each particle held by a pin among the nc candidates (its three
+ * equality rows, the first pin met), and builds the reduced problem's
+ * candidates, b, eq and prev flags without those rows,
+ *   b'_r = b_r - sum over the row's pinned particles p of J_r,p . b_E(p).
+ * Returns the number of particles eliminated (0: the problem is solved
+ * as it is).
+ */
+static size_t eliminate_pins(cdyn_stepper *st, state *s, size_t nc)
+{
+  const cdyn_system *sys = st->sys;
+  const unsigned char *ineq = st->d.inequality;
+  for (size_t k = 0; k < s->npinned; k++)
+    s->pinat[s->pinned[k]] = -1;
+  s->nc2 = 0;
+  s->npinned = 0;
+  for (size_t a = 0; a + 2 < nc; a++) {
+    size_t r = s->cand[a], c = st->rowcon[r];
+    const cdyn_constraint *con = &sys->cons[c];
+    if (ineq[r] || con->type != &cdyn_ctype_pin || st->con_row0[c] != r || s->cand[a + 1] != r + 1 ||
+        s->cand[a + 2] != r + 2)
+      continue;
+    size_t p = con->p[0];
+    if (s->pinat[p] >= 0)
+      continue; /* pinned twice: the second pin's rows stay, reduced */
+    s->pinat[p] = (long)a;
+    s->pinned[s->npinned++] = p;
+  }
+  if (!s->npinned)
+    return 0;
+  for (size_t a = 0; a < nc; a++)
+    s->rmap[a] = 0;
+  for (size_t k = 0; k < s->npinned; k++) {
+    size_t a = (size_t)s->pinat[s->pinned[k]];
+    s->rmap[a] = s->rmap[a + 1] = s->rmap[a + 2] = -1;
+  }
+  size_t a2 = 0;
+  for (size_t a = 0; a < nc; a++) {
+    if (s->rmap[a] < 0)
+      continue;
+    size_t r = s->cand[a];
+    double b = s->b[a];
+    for (unsigned k = 0; k < st->rownp[r]; k++) {
+      long e = s->pinat[st->rowpart[r * CDYN_MAX_PARTICLES + k]];
+      if (e >= 0) {
+        const double *j = st->rows[r].jac[k], *be = s->b + e;
+        b -= j[0] * be[0] + j[1] * be[1] + j[2] * be[2];
+      }
+    }
+    s->rmap[a] = (long)a2;
+    s->cand2[a2] = r;
+    s->b2[a2] = b;
+    s->eq2[a2] = s->eq[a];
+    s->prev2[a2] = s->prev[a];
+    a2++;
+  }
+  s->nc2 = a2;
+  return s->npinned;
+}
+
+/* The full problem's mu, w and handled from the reduced one's: a pin row
+   of particle p gets, per axis, mu_E = -b_E / w_p - sum over the reduced
+   rows r through p of (J_r,p^T mu_r), w_E = 0, handled. */
+static void restore_pins(cdyn_stepper *st, state *s, size_t nc)
+{
+  const double *wp = st->sys->winv;
+  for (size_t a = 0; a < nc; a++) {
+    long a2 = s->rmap[a];
+    if (a2 < 0) {
+      s->mu[a] = 0;
+      continue;
+    }
+    s->mu[a] = s->mu2[a2];
+    s->w[a] = s->w2[a2];
+    s->hand[a] = s->hand2[a2];
+  }
+  for (size_t a = 0; a < nc; a++) {
+    if (s->rmap[a] < 0)
+      continue;
+    size_t r = s->cand[a];
+    for (unsigned k = 0; k < st->rownp[r]; k++) {
+      long e = s->pinat[st->rowpart[r * CDYN_MAX_PARTICLES + k]];
+      if (e >= 0)
+        for (int d = 0; d < 3; d++)
+          s->mu[e + d] -= st->rows[r].jac[k][d] * s->mu[a];
+    }
+  }
+  for (size_t k = 0; k < s->npinned; k++) {
+    size_t p = s->pinned[k], e = (size_t)s->pinat[p];
+    for (int d = 0; d < 3; d++) {
+      s->mu[e + d] -= s->b[e + d] / wp[p];
+      s->w[e + d] = 0;
+      s->hand[e + d] = 1;
+    }
+  }
+}
+
 /* A over the nc candidates: gathered dense from the stepper's A, or
    assembled sparse. */
 static int form_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc)
 {
-  if (o->subsolve == SUB_SPARSE)
-    return assemble_candidates(st, s, nc);
+  if (o->subsolve == SUB_SPARSE) {
+    if (eliminate_pins(st, s, nc))
+      return assemble_candidates(st, s, s->cand2, s->nc2);
+    return assemble_candidates(st, s, s->cand, nc);
+  }
   double t0 = cdyn_clock();
   gather_dense(st, s, nc);
   st->stats.time_assembly += cdyn_clock() - t0;
@@ -551,16 +709,19 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc, i
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
   int sparse = o->subsolve == SUB_SPARSE;
   int prev = type->carries_set || (guess && type->warm_starts);
-  cdyn_as_problem p = {.n = nc, .A = sparse ? NULL : s->Ad, .sp = sparse ? &s->sp.view : NULL, .b = s->b,
-                       .equality = s->eq, .prev = prev ? s->prev : NULL,
-                       .rank_tol = st->common.rank_tol};
+  int red = sparse && s->npinned;
+  cdyn_as_problem p = {.n = red ? s->nc2 : nc, .A = sparse ? NULL : s->Ad, .sp = sparse ? &s->sp.view : NULL,
+                       .b = red ? s->b2 : s->b, .equality = red ? s->eq2 : s->eq,
+                       .prev = prev ? (red ? s->prev2 : s->prev) : NULL, .rank_tol = st->common.rank_tol};
+  double *mu = red ? s->mu2 : s->mu, *w = red ? s->w2 : s->w;
+  unsigned char *hand = red ? s->hand2 : s->hand;
   cdyn_as_tolerances(&p, o->sign_tol);
   memset(r, 0, sizeof *r);
   int rc;
   if (sparse && (rc = cdyn_as_ws_bind(&s->ws, &p)))
     return rc;
   double t0 = cdyn_clock();
-  rc = type->solve(&s->ws, &p, s->mu, s->w, s->hand, r);
+  rc = type->solve(&s->ws, &p, mu, w, hand, r);
   account(st, s, o, r, cdyn_clock() - t0);
   if (rc < 0)
     return rc;
@@ -571,7 +732,13 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc, i
      recoverable status of the solve (lcp's CDYN_NOCONV: a row at zero to
      the rounding of nearly dependent rows) has passed that verification,
      and the step goes on with it. */
-  rc = cdyn_as_conclude(type, &s->ws, &p, rc, s->mu, s->w, s->hand, r);
+  rc = cdyn_as_conclude(type, &s->ws, &p, rc, mu, w, hand, r);
+  if (rc >= 0 && red) {
+    /* The report counts the rows of the problem as posed. */
+    restore_pins(st, s, nc);
+    r->candidates += (unsigned)(3 * s->npinned);
+    r->handled += (unsigned)(3 * s->npinned);
+  }
   return rc > 0 ? CDYN_OK : rc;
 }
 
