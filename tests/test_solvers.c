@@ -349,6 +349,123 @@ END_TEST
  * best and still slower than CHOLMOD, make bench) and the same chain
  * closed into a loop by a link from node 1 to its last node (kd = m - 1).
  */
+/*
+ * A pinned hub (lib/core/pattern.c, "Pinned hubs"): particle 0, pinned,
+ * with K = 60 particles in random places linked to it, and a ring of
+ * links between them, random masses.  With K + 3 > 32 rows through it, the
+ * stepper of an equality scheme eliminates it:
+ *   - the matrix it stores and factors is M = [A', 0; 0, w_0 I] with
+ *     A' = A without particle 0's terms, checked entry by entry against M
+ *     formed here from the dense J (to 1e-14 of the row's scale: the
+ *     same products summed in another order);
+ *   - its pattern is linear: no entry couples two links through the hub;
+ *   - through every solver, cdyn_solve answers A x = b with the dense A:
+ *     the relative residual within 1e-10 and x within 1e-10 cond(A) of
+ *     LAPACKE_dposv's, as test_solvers_nonsingular asks of a plain A;
+ *   - the contact scheme, which reads A's entries, keeps A whole.
+ */
+START_TEST(test_pinned_hub)
+{
+  enum { K = 60 };
+  uint64_t rng = UINT64_C(0x5DEECE66D1234567);
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, K + 1), CDYN_OK);
+  const double o[3] = {0, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_mass(sys, 0, 2.5), CDYN_OK);
+  for (size_t i = 1; i <= K; i++) {
+    double x[3] = {tu_rand(&rng), tu_rand(&rng), tu_rand(&rng)};
+    ck_assert_int_eq(cdyn_system_set_position(sys, i, x), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_mass(sys, i, tu_uniform(&rng, 0.5, 3.0)), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_add_distance(sys, 0, i, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), NULL),
+                     CDYN_OK);
+  }
+  for (size_t i = 1; i < K; i++)
+    ck_assert_int_eq(cdyn_system_add_distance(sys, i, i + 1, 0.3, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_add_pin(sys, 0, o, NULL), CDYN_OK);
+  cdyn_stepper *st = assembled_stepper(sys);
+  size_t m = sys->m, e = m - 3; /* the pin's rows, added last */
+  ck_assert_uint_eq(m, 2 * K - 1 + 3);
+  ck_assert_uint_eq(st->nhub, K);
+  /* M from the dense J: A without particle 0's terms, the pin block w_0 I. */
+  size_t n3 = 3 * sys->n;
+  double *J = calloc(m * n3, sizeof *J), *Mref = calloc(m * m, sizeof *Mref);
+  ck_assert_ptr_nonnull(J);
+  ck_assert_ptr_nonnull(Mref);
+  size_t row0 = 0;
+  for (size_t c = 0; c < sys->ncons; c++) {
+    const cdyn_constraint *con = &sys->cons[c];
+    cdyn_row rows[CDYN_MAX_ROWS];
+    ck_assert_int_eq(cdyn_constraint_eval(con, sys->q, sys->v, sys->t, rows), CDYN_OK);
+    for (unsigned r = 0; r < con->type->rows; r++)
+      for (unsigned p = 0; p < con->type->nparticles; p++)
+        for (int k = 0; k < 3; k++)
+          J[(row0 + r) * n3 + 3 * con->p[p] + (size_t)k] += rows[r].jac[p][k];
+    row0 += con->type->rows;
+  }
+  for (size_t a = 0; a < m; a++)
+    for (size_t b = 0; b < m; b++) {
+      double sum = 0;
+      for (size_t col = (a >= e && b >= e) ? 0 : 3; col < ((a >= e && b >= e) ? 3 : n3); col++)
+        sum += sys->winv[col / 3] * J[a * n3 + col] * J[b * n3 + col];
+      Mref[a * m + b] = sum;
+    }
+  double *Ms = sparse_to_dense(&st->mat, m);
+  for (size_t a = 0; a < m; a++) {
+    double scale = 0;
+    for (size_t b = 0; b < m; b++)
+      scale = fmax(scale, fabs(Mref[a * m + b]));
+    for (size_t b = 0; b < m; b++)
+      ck_assert_msg(fabs(Ms[a * m + b] - Mref[a * m + b]) <= 1e-14 * scale, "M[%zu][%zu] = %.17g, expected %.17g", a,
+                    b, Ms[a * m + b], Mref[a * m + b]);
+  }
+  ck_assert_msg(st->nnz <= 8 * m, "the pattern holds %zu entries for %zu rows", st->nnz, m);
+  /* cdyn_solve against the dense A. */
+  double *Ad = dense_A(sys), *b = malloc(m * sizeof *b), *x = malloc(m * sizeof *x);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_ptr_nonnull(x);
+  for (size_t i = 0; i < m; i++)
+    b[i] = tu_rand(&rng);
+  double *w = eigenvalues(Ad, m);
+  ck_assert_msg(w[0] > 0, "A is not positive definite (min eigenvalue %g)", w[0]);
+  const double cond = w[m - 1] / w[0], tol = 1e-10 * cond;
+  double *a = copy(Ad, m * m), *xref = copy(b, m);
+  ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)m, 1, a, (lapack_int)m, xref, 1), 0);
+  for (size_t k = 0; k < cdyn_solver_count(); k++) {
+    const char *name = cdyn_solver_name(k);
+    ck_assert_int_eq(cdyn_stepper_set(st, "solver", name), CDYN_OK);
+    ck_assert_int_eq(cdyn_assemble(st, sys->winv), CDYN_OK);
+    ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+    int rc = cdyn_solve(st, b, x);
+    ck_assert_msg(rc == CDYN_OK, "%s: %s", name, cdyn_errmsg());
+    double res = rel_residual(Ad, x, b, m), d = rel_diff(x, xref, m);
+    ck_assert_msg(res <= 1e-10, "%s: |A x - b| / |b| = %.3g", name, res);
+    ck_assert_msg(d <= tol, "%s: |x - x_dposv| / |x_dposv| = %.3g > %.3g (cond %.3g)", name, d, tol, cond);
+  }
+  cdyn_stepper_free(st);
+  /* A scheme that reads A keeps it whole. */
+  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "contact"), CDYN_OK);
+  ck_assert_int_eq(cdyn_eval_rows(st, sys->q, sys->v, sys->t), CDYN_OK);
+  ck_assert_int_eq(cdyn_assemble(st, sys->winv), CDYN_OK);
+  ck_assert_uint_eq(st->nhub, 0);
+  double *Ac = sparse_to_dense(&st->mat, m);
+  for (size_t i = 0; i < m * m; i++)
+    ck_assert_msg(fabs(Ac[i] - Ad[i]) <= 1e-14 * (1 + fabs(Ad[i])), "contact's A[%zu] = %.17g, dense %.17g", i, Ac[i],
+                  Ad[i]);
+  cdyn_stepper_free(st);
+  free(J);
+  free(Mref);
+  free(Ms);
+  free(Ad);
+  free(Ac);
+  free(a);
+  free(b);
+  free(x);
+  free(w);
+  free(xref);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 START_TEST(test_auto_solver_choice)
 {
   uint64_t rng = 3;
@@ -1074,6 +1191,7 @@ static Suite *solvers_suite(void)
   tc = tcase_create("definite");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_solvers_nonsingular);
+  tcase_add_test(tc, test_pinned_hub);
   tcase_add_test(tc, test_auto_solver_choice);
   tcase_add_loop_test(tc, test_solver_interface, 0, (int)cdyn_solver_count());
   tcase_add_test(tc, test_factorisation_reuse);

@@ -216,6 +216,13 @@ typedef struct cdyn_scheme_type {
      has it by finite differences of its eval, which the stepper says in
      cdyn_stepper_warning.  NULL: never calls it. */
   int (*uses_hess)(const void *opts);
+  /* Reads A's entries (the stepper's values of A = J D J^T, or the matrix
+     of cdyn_stepper_matrix), not only solves with it through
+     cdyn_factor and cdyn_solve (contact's dense sub-solves gather them).
+     The stepper then keeps A whole.  0: a pinned hub particle may be
+     eliminated from the matrix it factors (lib/core/pattern.c, "Pinned
+     hubs"), which cdyn_solve undoes. */
+  int reads_A;
 } cdyn_scheme_type;
 
 /*

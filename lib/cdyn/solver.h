@@ -133,7 +133,10 @@ size_t cdyn_matrix_bandwidth(const cdyn_matrix *A);
  * The matrix A = J D J^T of st's last assembly (a view into the stepper's
  * storage, valid until its next step): for benchmarks and tests that time
  * or check a solver on the matrices a scheme produces.  A->m is 0 before
- * the first assembly.
+ * the first assembly.  With a pinned hub eliminated (a pinned particle
+ * through which more than 32 rows pass, for a scheme without reads_A;
+ * lib/core/pattern.c), it is the matrix the stepper factors: A without
+ * that particle's terms, the pin's rows apart with diagonal d_p.
  */
 int cdyn_stepper_matrix(const cdyn_stepper *st, cdyn_matrix *A);
 

@@ -178,6 +178,16 @@ int cdyn_assemble(cdyn_stepper *st, const double *d)
   }
   for (size_t r = 0; r < st->m; r++)
     st->diag[r] = val[st->A.rowptr[r]];
+  /* The pinned hubs' rows (pattern.c): their J blocks on the hub, which
+     cdyn_solve_many uses with this factorisation. */
+  for (size_t k = 0; k < st->nhub; k++) {
+    const double *j = st->rows[st->hrow[k]].jac[st->hslot[k]];
+    size_t p = st->rowpart[st->hpin[k] * CDYN_MAX_PARTICLES];
+    if (!(d[p] > 0))
+      return cdyn_error(CDYN_EINVAL, "stepper: particle %zu, a pinned hub of A, has weight %g; its pin block "
+                        "d I cannot be eliminated (it must be > 0)", p, d[p]);
+    st->hj[3 * k] = j[0], st->hj[3 * k + 1] = j[1], st->hj[3 * k + 2] = j[2];
+  }
   /* The same values, bit for bit, as the ones factored: the factorisation
      stays valid (RATTLE's projection at q_(n+1) and the next step's
      A(q_(n+1)) are one matrix). */
@@ -211,13 +221,52 @@ int cdyn_factor(cdyn_stepper *st)
   return rc;
 }
 
+/* A x = b with the pinned hubs eliminated (pattern.c, "Pinned hubs"):
+   b reduced, M x' = b', the hubs' pin rows recovered; a right-hand side
+   at a time. */
+static int solve_hubs(cdyn_stepper *st, size_t nrhs, const double *b, double *x, cdyn_solve_info *info)
+{
+  size_t m = st->m;
+  double *y = st->hrhs;
+  int rc = CDYN_OK;
+  for (size_t q = 0; q < nrhs && rc >= 0; q++) {
+    const double *bq = b + q * m;
+    double *xq = x + q * m;
+    memcpy(y, bq, m * sizeof(double));
+    for (size_t k = 0; k < st->nhub; k++) {
+      const double *j = st->hj + 3 * k, *be = bq + st->hpin[k];
+      y[st->hrow[k]] -= j[0] * be[0] + j[1] * be[1] + j[2] * be[2];
+    }
+    cdyn_solve_info one = {0};
+    int r1 = st->solver->solve(st->solver_state, &st->mat, 1, y, xq, st->common.rank_tol, solver_opts(st), &one);
+    info->factorizations += one.factorizations;
+    info->iterations += one.iterations;
+    info->residual = fmax(info->residual, one.residual);
+    info->rank = one.rank;
+    info->fallback |= one.fallback;
+    if (r1 < 0 || rc == CDYN_OK)
+      rc = r1;
+    if (r1 < 0)
+      break;
+    for (size_t k = 0; k < st->nhub; k++) {
+      const double *j = st->hj + 3 * k;
+      double xr = xq[st->hrow[k]];
+      double *xe = xq + st->hpin[k];
+      xe[0] -= j[0] * xr, xe[1] -= j[1] * xr, xe[2] -= j[2] * xr;
+    }
+  }
+  return rc;
+}
+
 int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x)
 {
   if (!st->m || !nrhs)
     return CDYN_OK;
   cdyn_solve_info info = {0};
   double t0 = cdyn_clock();
-  int rc = st->solver->solve(st->solver_state, &st->mat, nrhs, b, x, st->common.rank_tol, solver_opts(st), &info);
+  int rc = st->nhub ? solve_hubs(st, nrhs, b, x, &info)
+                    : st->solver->solve(st->solver_state, &st->mat, nrhs, b, x, st->common.rank_tol,
+                                        solver_opts(st), &info);
   st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves += nrhs;
   st->stats.factorizations += info.factorizations;

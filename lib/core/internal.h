@@ -198,6 +198,14 @@ struct cdyn_stepper {
   size_t ncontrib, contrib_cap;
   size_t *deg;              /* n + 1: rows per particle, then their start */
   size_t *lrow;             /* mcap * CDYN_MAX_PARTICLES: rows by particle */
+  /* Pinned hubs eliminated from A (pattern.c): */
+  long *hubpin;             /* n + 1: first row of the pin that makes the particle a hub, or -1 */
+  size_t *hrow, *hpin;      /* mcap * CDYN_MAX_PARTICLES: a row through a hub (not its pin's), that pin's first row */
+  unsigned *hslot;          /* the same: the hub's slot within the row */
+  double *hj;               /* 3 mcap * CDYN_MAX_PARTICLES: its J block on the hub, at the last assembly */
+  double *hrhs;             /* mcap: a right-hand side reduced */
+  size_t nhub;              /* entries of hrow */
+  size_t nhub_particles;    /* hubs */
   unsigned *lslot;          /* the same: the particle's slot within the row */
   size_t *mark;             /* mcap: stamps of the pattern's de-duplication (and of colpos) */
   size_t *colpos;           /* mcap: a row's column -> its position in the row's CSR storage (fill_contrib) */

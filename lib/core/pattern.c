@@ -25,6 +25,30 @@
  * (cdyn_pattern_count and cdyn_pattern_reserve, for the pattern of every
  * live constraint); a pattern that outgrows it grows it geometrically,
  * counted in stats.reallocations.
+ *
+ * Pinned hubs (derived here).  Every two rows through one particle p
+ * couple in A: a ball's contacts with every node of a cloth, or links to
+ * one anchor, make A dense over them, k^2 entries for k rows, and its
+ * factorisation dense too.  When p is held by a pin (three equality
+ * rows E, J_E,p = I) and more than HUB_ROWS rows go through it, the
+ * stepper factors instead
+ *   M = [ A'  0     ]     A'_rc = A_rc - d_p J_r,p . J_c,p
+ *       [ 0   d_p I ]     (A over the other rows without p's terms),
+ * the block elimination of E from A (A_EE = d_p I, A_rE = d_p J_r,p^T,
+ * A'= A_rr - A_rE A_EE^-1 A_Er), and cdyn_solve_many solves A x = b
+ * exactly as
+ *   b'_r = b_r - J_r,p . b_E,   M x' = (b'_r, b_E),
+ *   x_r = x'_r,   x_E = x'_E - sum over the rows r through p of J_r,p x_r
+ * (x'_E = b_E / d_p), with the J_r,p of the assembly.  The pattern holds
+ * p's pin rows under p and no other row, so its storage, the
+ * contributions and the factor are those of the other particles alone:
+ * linear in the rows, where A's own pattern is quadratic.  The entries
+ * the stepper stores (st->val, cdyn_stepper_matrix) are M's, so a scheme
+ * that reads A's entries itself (reads_A: contact's dense sub-solves)
+ * keeps A whole.  A pin of a particle is that of its first pin row laid
+ * out; every other row through p, a second pin of it included, is
+ * reduced like the rest.  The rule is decided at each layout, and at the
+ * stepper's build over every live constraint, for the reservation.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -71,6 +95,32 @@ int cdyn_pattern_reserve(cdyn_stepper *st, size_t nnz, size_t ncontrib)
   return CDYN_OK;
 }
 
+/* Rows through a particle beyond which, pinned, it is a hub. */
+#define HUB_ROWS 32
+
+/* The hubs among the m rows laid out (deg: rows per particle, counted in
+   deg[p + 1]): hubpin[p] is the first row of p's pin, or -1. */
+static void find_hubs(cdyn_stepper *st, size_t m)
+{
+  const cdyn_system *sys = st->sys;
+  st->nhub_particles = 0;
+  for (size_t p = 0; p < st->n; p++)
+    st->hubpin[p] = -1;
+  if (st->type->reads_A)
+    return;
+  for (size_t r = 0; r < m; r++) {
+    size_t c = st->rowcon[r];
+    const cdyn_constraint *con = &sys->cons[c];
+    if (con->type != &cdyn_ctype_pin || st->rowineq[r] || (r > 0 && st->rowcon[r - 1] == c))
+      continue;
+    size_t p = con->p[0];
+    if (st->hubpin[p] < 0 && st->deg[p + 1] > HUB_ROWS) {
+      st->hubpin[p] = (long)r;
+      st->nhub_particles++;
+    }
+  }
+}
+
 /*
  * Rows by particle: particle p's rows are lrow[deg[p] .. deg[p + 1]) in
  * ascending order, with the particle's slot within each row in lslot.
@@ -84,6 +134,26 @@ static size_t incidence(cdyn_stepper *st, size_t m)
   for (size_t r = 0; r < m; r++)
     for (unsigned s = 0; s < st->rownp[r]; s++)
       deg[st->rowpart[r * CDYN_MAX_PARTICLES + s] + 1]++;
+  find_hubs(st, m);
+  /* A hub keeps its pin's rows; the others through it are listed apart. */
+  size_t nh = 0;
+  if (st->nhub_particles) {
+    memset(deg, 0, (n + 1) * sizeof *deg);
+    for (size_t r = 0; r < m; r++)
+      for (unsigned s = 0; s < st->rownp[r]; s++) {
+        size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + s];
+        long e = st->hubpin[p];
+        if (e >= 0 && !(r >= (size_t)e && r < (size_t)e + 3)) {
+          st->hrow[nh] = r;
+          st->hslot[nh] = s;
+          st->hpin[nh] = (size_t)e;
+          nh++;
+        } else {
+          deg[p + 1]++;
+        }
+      }
+  }
+  st->nhub = nh;
   size_t ncontrib = 0;
   for (size_t p = 0; p < n; p++) {
     ncontrib += deg[p + 1] * deg[p + 1];
@@ -93,6 +163,9 @@ static size_t incidence(cdyn_stepper *st, size_t m)
   for (size_t r = 0; r < m; r++)
     for (unsigned s = 0; s < st->rownp[r]; s++) {
       size_t p = st->rowpart[r * CDYN_MAX_PARTICLES + s];
+      long e = st->hubpin[p];
+      if (e >= 0 && !(r >= (size_t)e && r < (size_t)e + 3))
+        continue;
       st->lrow[deg[p]] = r;
       st->lslot[deg[p]] = s;
       deg[p]++;

@@ -1026,4 +1026,5 @@ const cdyn_scheme_type cdyn_scheme_contact = {
   .changed = changed,
   .contact_report = contact_report,
   .handled = handled,
+  .reads_A = 1,
 };

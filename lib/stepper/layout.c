@@ -65,6 +65,12 @@ void cdyn_layout_free(cdyn_stepper *st)
   free(st->colpos);
   free(st->lrow);
   free(st->lslot);
+  free(st->hubpin);
+  free(st->hrow);
+  free(st->hpin);
+  free(st->hslot);
+  free(st->hj);
+  free(st->hrhs);
   free(st->A.rowptr);
   free(st->A.col);
   free(st->A_next.rowptr);
@@ -103,6 +109,11 @@ static int reserve_rows(cdyn_stepper *st, size_t mcap, size_t ccap)
       (rc = cdyn_resize(&st->colpos, om, mcap, sizeof(size_t))) ||
       (rc = cdyn_resize(&st->lrow, om * P, mcap * P, sizeof(size_t))) ||
       (rc = cdyn_resize(&st->lslot, om * P, mcap * P, sizeof(unsigned))) ||
+      (rc = cdyn_resize(&st->hrow, om * P, mcap * P, sizeof(size_t))) ||
+      (rc = cdyn_resize(&st->hpin, om * P, mcap * P, sizeof(size_t))) ||
+      (rc = cdyn_resize(&st->hslot, om * P, mcap * P, sizeof(unsigned))) ||
+      (rc = cdyn_resize(&st->hj, 3 * om * P, 3 * mcap * P, sizeof(double))) ||
+      (rc = cdyn_resize(&st->hrhs, om, mcap, sizeof(double))) ||
       (rc = cdyn_resize(&st->A.rowptr, om + 1, mcap + 1, sizeof(int))) ||
       (rc = cdyn_resize(&st->A_next.rowptr, om + 1, mcap + 1, sizeof(int))) ||
       (rc = cdyn_resize(&st->con_gen, oc, ccap, sizeof(unsigned long))) ||
@@ -170,7 +181,8 @@ int cdyn_layout_build(cdyn_stepper *st)
   int rc;
   size_t n = st->n;
   st->deg = calloc(n + 1, sizeof *st->deg);
-  if (!st->deg)
+  st->hubpin = calloc(n + 1, sizeof *st->hubpin);
+  if (!st->deg || !st->hubpin)
     return cdyn_error(CDYN_ENOMEM, "stepper: out of memory for %zu particles", n);
   if ((rc = reserve_rows(st, sys->cap_rows, sys->cap_cons)))
     return rc;
