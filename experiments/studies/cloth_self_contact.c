@@ -17,12 +17,10 @@
  * it, and the discrete baseline (proximity at the step's start only);
  * crossings by the exact replay of every
  * step, distances, contacts, and the cost per step split into detection,
- * solve and fail-safe, against the unconstrained step.  The scheme
- * contact is not among the default runs: on this cloth its exact LCP,
- * even with sparse sub-solves, takes many times the other runs' step
- * once the cloth lies on the ball (doc/experiments.md); it runs with
- *   --scheme implicit,contact --set contact.activeset=lcp
- *   --set contact.subsolve=sparse
+ * solve and fail-safe, against the unconstrained step; and 001's
+ * inequality reading by the scheme contact, its exact LCP (activeset =
+ * lcp) with sparse sub-solves, warm-started from the last clamped set,
+ * the fixed ball's pin eliminated from its problems (run lcp).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -50,11 +48,16 @@ static const exp_param self_params[] = {
   {"snapshots", "0.25,0.5,1,2", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
 
+static const char *const lcp_sparse[] = {"activeset", "lcp", "subsolve", "sparse", NULL};
+
 static const exp_companion self_companions[] = {
   {"stacked", "implicit", NULL,
    "as implicit, with 001's rule read as several contacts on one node or edge, solved together (reading b)"},
   {"failsafe", "implicit", NULL, "as implicit, with the fail-safe (rigid impact zones) after each step"},
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
+  {"lcp", "contact", lcp_sparse,
+   "001's contact constraints as inequalities, solved exactly (scheme contact, activeset = lcp, its sub-systems "
+   "sparse)"},
   {NULL, NULL, NULL, NULL}};
 
 static int self_check(exp_ctx *ctx) { return exp_cc_check_snapshots(ctx); }
