@@ -224,9 +224,12 @@ END_TEST
  * pattern alone would take 16 bytes an entry, 16 M^2 = 64 MB for
  * M = 2000.  So does a scheme that assembles A and only solves with it
  * (implicit, baumgarte): the pinned hub is eliminated from the matrix it
- * factors (lib/core/pattern.c, "Pinned hubs").  A scheme that reads A's
- * entries keeps A whole and reserves its pattern (the contact scheme,
- * asserted above 16 M^2 bytes), so the bound tells them apart.
+ * factors (lib/core/pattern.c, "Pinned hubs").  And so does a scheme that
+ * reads A's entries (contact): it keeps A whole, but the stepper sizes its
+ * storage without the hub's coupling, and only an assembly of the whole A
+ * (contact's subsolve=dense) grows it, at its first step, counted in
+ * stats.reallocations; contact with subsolve=sparse never assembles A and
+ * stays linear through its steps.
  */
 static const char *const reserve_schemes[] = {"pbd", "xpbd", "admm", "projected-newton", "implicit", "baumgarte",
                                               "contact"};
@@ -235,7 +238,7 @@ START_TEST(test_reserve_linear)
 {
   enum { M = 2000 };
   const char *scheme = reserve_schemes[_i];
-  int assembles = !strcmp(scheme, "contact");
+  int contact = !strcmp(scheme, "contact");
   cdyn_system *s;
   ck_assert_int_eq(cdyn_system_new(&s, M + 1), CDYN_OK);
   const double c[3] = {0, -1, 0};
@@ -257,14 +260,27 @@ START_TEST(test_reserve_linear)
   size_t bytes = ta_bytes;
   ta_disarm();
   ck_assert_msg(rc == CDYN_OK, "%s: %s", scheme, cdyn_errmsg());
-  if (ta_works) {
-    if (assembles)
-      ck_assert_msg(bytes > (size_t)16 * M * M, "%s reserved %zu bytes", scheme, bytes);
-    else
-      ck_assert_msg(bytes < (size_t)4096 * (2 * M + 1), "%s reserved %zu bytes for %d rows", scheme, bytes, M);
+  if (ta_works)
+    ck_assert_msg(bytes < (size_t)4096 * (2 * M + 1), "%s reserved %zu bytes for %d rows", scheme, bytes, M);
+  /* and it steps: contact sparse without growing, dense growing A once */
+  cdyn_stats S0, S1;
+  for (int dense = 0; dense <= contact; dense++) {
+    if (contact)
+      ck_assert_int_eq(cdyn_stepper_set(st, "subsolve", dense ? "dense" : "sparse"), CDYN_OK);
+    ck_assert_int_eq(cdyn_stepper_stats(st, &S0), CDYN_OK);
+    ta_arm(0);
+    rc = cdyn_stepper_step(st, 0.01);
+    bytes = ta_bytes;
+    ta_disarm();
+    ck_assert_msg(rc >= 0, "%s: %s", scheme, cdyn_errmsg());
+    ck_assert_int_eq(cdyn_stepper_stats(st, &S1), CDYN_OK);
+    if (contact && !dense && ta_works)
+      ck_assert_msg(bytes < (size_t)4096 * (2 * M + 1) && S1.reallocations == S0.reallocations,
+                    "contact, subsolve=sparse: a step allocated %zu bytes", bytes);
+    if (contact && dense)
+      ck_assert_msg(S1.reallocations > S0.reallocations && (!ta_works || bytes > (size_t)16 * M * M),
+                    "contact, subsolve=dense: the whole A was not assembled (%zu bytes)", bytes);
   }
-  /* and it steps */
-  ck_assert_msg(cdyn_stepper_step(st, 0.01) >= 0, "%s: %s", scheme, cdyn_errmsg());
   cdyn_stepper_free(st);
   cdyn_system_free(s);
 }

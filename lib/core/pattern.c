@@ -45,7 +45,9 @@
  * linear in the rows, where A's own pattern is quadratic.  The entries
  * the stepper stores (st->val, cdyn_stepper_matrix) are M's, so a scheme
  * that reads A's entries itself (reads_A: contact's dense sub-solves)
- * keeps A whole.  A pin of a particle is that of its first pin row laid
+ * keeps A whole; the stepper still sizes its storage at build without
+ * the hubs' coupling, and that scheme's first assembly over a hub's rows
+ * grows it (counted in stats.reallocations).  A pin of a particle is that of its first pin row laid
  * out; every other row through p, a second pin of it included, is
  * reduced like the rest.  The rule is decided at each layout, and at the
  * stepper's build over every live constraint, for the reservation.
@@ -99,14 +101,17 @@ int cdyn_pattern_reserve(cdyn_stepper *st, size_t nnz, size_t ncontrib)
 #define HUB_ROWS 32
 
 /* The hubs among the m rows laid out (deg: rows per particle, counted in
-   deg[p + 1]): hubpin[p] is the first row of p's pin, or -1. */
-static void find_hubs(cdyn_stepper *st, size_t m)
+   deg[p + 1]): hubpin[p] is the first row of p's pin, or -1.  A scheme
+   that reads A's entries has none, except when the stepper only sizes
+   its storage (sizing): that is then linear for it too, and its first
+   assembly with a hub's rows grows it. */
+static void find_hubs(cdyn_stepper *st, size_t m, int sizing)
 {
   const cdyn_system *sys = st->sys;
   st->nhub_particles = 0;
   for (size_t p = 0; p < st->n; p++)
     st->hubpin[p] = -1;
-  if (st->type->reads_A)
+  if (st->type->reads_A && !sizing)
     return;
   for (size_t r = 0; r < m; r++) {
     size_t c = st->rowcon[r];
@@ -127,14 +132,14 @@ static void find_hubs(cdyn_stepper *st, size_t m)
  * Returns the number of contributions, the sum over particles of the
  * square of their row counts.
  */
-static size_t incidence(cdyn_stepper *st, size_t m)
+static size_t incidence(cdyn_stepper *st, size_t m, int sizing)
 {
   size_t n = st->n, *deg = st->deg;
   memset(deg, 0, (n + 1) * sizeof *deg);
   for (size_t r = 0; r < m; r++)
     for (unsigned s = 0; s < st->rownp[r]; s++)
       deg[st->rowpart[r * CDYN_MAX_PARTICLES + s] + 1]++;
-  find_hubs(st, m);
+  find_hubs(st, m, sizing);
   /* A hub keeps its pin's rows; the others through it are listed apart. */
   size_t nh = 0;
   if (st->nhub_particles) {
@@ -280,7 +285,7 @@ void cdyn_pattern_matrix(cdyn_stepper *st)
  */
 static int build_pattern(cdyn_stepper *st, size_t m)
 {
-  size_t ncontrib = incidence(st, m);
+  size_t ncontrib = incidence(st, m, 0);
   size_t nnz = walk_pattern(st, m, NULL);
   if (nnz > st->nnz_cap || ncontrib > st->contrib_cap) {
     size_t want = nnz > 2 * st->nnz_cap ? nnz : 2 * st->nnz_cap;
@@ -311,7 +316,7 @@ static int build_pattern(cdyn_stepper *st, size_t m)
    it: what the stepper sizes the storage for when it is built. */
 size_t cdyn_pattern_count(cdyn_stepper *st, size_t m, size_t *ncontrib)
 {
-  *ncontrib = incidence(st, m);
+  *ncontrib = incidence(st, m, 1);
   return walk_pattern(st, m, NULL);
 }
 

@@ -261,6 +261,10 @@ static void sfree(void *p)
   free(s);
 }
 
+/* The dense capacity of the sub-solves' workspace on the sparse path
+   (its dense fallback takes sets of up to 1024 rows: sparse.c). */
+#define DENSE_ROWS 1024
+
 /* Initial room for the candidates' entries, per row (more is allocated
    when a pattern needs it, and counted as the stepper's pattern growth). */
 #define NNZ_PER_ROW 32
@@ -276,7 +280,8 @@ static int alloc(void **out, size_t n, size_t m)
     return cdyn_error(CDYN_EINVAL, "contact: %zu constraint rows is beyond the dense contact solve's limit", m);
   s->cand = calloc(mm, sizeof *s->cand);
   s->pos = calloc(mm, sizeof *s->pos);
-  s->Ad = calloc(mm * mm, sizeof(double));
+  /* Ad (m x m) and the workspace's dense capacity beyond DENSE_ROWS are
+     the dense path's, made at its first step (ensure_dense). */
   /* b, mu, w, mufull, g0, ja, jv, p (m each) and qdd, jt, qt (3n each) */
   s->b = calloc(8 * mm + 9 * n, sizeof(double));
   s->eq = calloc(mm, 1);
@@ -305,7 +310,7 @@ static int alloc(void **out, size_t n, size_t m)
   sp->lslot = malloc(mm * CDYN_MAX_PARTICLES * sizeof(unsigned));
   sp->mark = calloc(mm, sizeof(size_t));
   sp->colpos = malloc(mm * sizeof(size_t));
-  if (!s->cand || !s->pos || !s->Ad || !s->b || !s->eq || !s->prev || !s->hand || !s->handled || !s->platt ||
+  if (!s->cand || !s->pos || !s->b || !s->eq || !s->prev || !s->hand || !s->handled || !s->platt ||
       !s->known || !s->guess || !s->pinat || !s->pinned || !s->rmap || !s->cand2 || !s->b2 || !s->eq2 || !sp->rowptr || !sp->rowptr2 || !sp->col || !sp->col2 || !sp->val || !sp->prev || !sp->deg ||
       !sp->lrow || !sp->lslot || !sp->mark || !sp->colpos)
     return cdyn_error(CDYN_ENOMEM, "contact: out of memory for %zu rows", m);
@@ -327,7 +332,31 @@ static int alloc(void **out, size_t n, size_t m)
   s->hand2 = s->prev2 + mm;
   for (size_t i = 0; i < n; i++)
     s->pinat[i] = -1;
-  return cdyn_as_ws_alloc(&s->ws, m);
+  return cdyn_as_ws_alloc_rows(&s->ws, m, m < DENSE_ROWS ? m : DENSE_ROWS);
+}
+
+/* The dense path's storage, quadratic in the rows: A over the candidates
+   and the workspace's dense sub-solves for every row.  Made at the first
+   step that takes the dense path (an allocation, counted as the
+   stepper's growth), so that a stepper on the sparse path holds memory
+   linear in its rows. */
+static int ensure_dense(cdyn_stepper *st, state *s)
+{
+  if (s->Ad)
+    return CDYN_OK;
+  size_t m = s->ws.cap, mm = m ? m : 1;
+  s->Ad = calloc(mm * mm, sizeof(double));
+  if (!s->Ad)
+    return cdyn_error(CDYN_ENOMEM, "contact: out of memory for the dense A over %zu rows", m);
+  if (s->ws.dcap < m) {
+    cdyn_as_ws_free(&s->ws);
+    int rc = cdyn_as_ws_alloc(&s->ws, m);
+    if (rc)
+      return rc;
+    s->sp.type = NULL; /* the sparse solver is attached again when asked for */
+  }
+  st->stats.reallocations++;
+  return CDYN_OK;
 }
 
 static void reset(void *p)
@@ -947,6 +976,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
                       o->active_tol);
   memset(&s->report, 0, sizeof s->report);
   if (o->subsolve == SUB_SPARSE && m && (rc = attach_sparse(st, s)))
+    return rc;
+  if (o->subsolve == SUB_DENSE && m && (rc = ensure_dense(st, s)))
     return rc;
   double left = h;
   int status = CDYN_OK;
