@@ -394,10 +394,11 @@ END_TEST
  */
 /*
  * A small cloth-self-contact (10 x 10, 0.2 s: the cloth reaches the ball
- * and drapes over it), with the scheme contact added (exact LCP, sparse
- * sub-solves): every run of the experiment's list is there; the
- * runs with the fail-safe have no crossing in the exact replay; the cost
- * file has the unconstrained step's time for every run.
+ * and drapes over it), its default runs: every run of the experiment's
+ * list is there; the runs with the fail-safe, and lcp (the scheme
+ * contact, exact LCP, sparse sub-solves), complete with no crossing in
+ * the exact replay; the cost file has the unconstrained step's time for
+ * every run.
  */
 START_TEST(test_cloth_self_contact)
 {
@@ -417,8 +418,7 @@ START_TEST(test_cloth_self_contact)
     ck_assert(!exists(dir));
   }
   run_ok("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048", "--set",
-         "snapshots=0.1,0.2", "--scheme", "implicit,contact", "--set", "contact.activeset=lcp", "--set",
-         "contact.subsolve=sparse", "--out", "sc");
+         "snapshots=0.1,0.2", "--out", "sc");
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "sc");
   check_no_temporaries(dir);
@@ -429,11 +429,13 @@ START_TEST(test_cloth_self_contact)
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
                              "held,near,filtered,pieces,failsafe_reused", 1);
-  static const char *const runs[] = {"implicit", "contact", "stacked", "failsafe", "discrete"};
+  static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "lcp"};
   ck_assert_uint_eq(sum.nrows, 5);
   for (size_t r = 0; r < sum.nrows; r++) {
     ck_assert_str_eq(sum.label[r], runs[r]);
     ck_assert(tv(&sum, r, CCS_BMAX) > 0); /* the cloth reached the ball */
+    if (!strcmp(sum.label[r], "lcp"))
+      ck_assert(tv(&sum, r, CCS_COMPLETED) == 1 && tv(&sum, r, CCS_CROSS) == 0 && tv(&sum, r, CCS_STEPS) == 200);
     if (strstr(sum.label[r], "failsafe")) {
       ck_assert(tv(&sum, r, CCS_CROSS) == 0);
       ck_assert(tv(&sum, r, CCS_FS_PASSES) + tv(&sum, r, CCS_FS_REUSED) >= tv(&sum, r, CCS_STEPS));
