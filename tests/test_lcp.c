@@ -469,6 +469,45 @@ static void accel(const problem *p, const double *mu, double *out)
   }
 }
 
+/*
+ * How far two answers (mu1, w1) and (mu2, w2) of p are apart, against the
+ * agreement bound derived at test_random_vs_enumeration, cond being the
+ * larger condition number of their final blocks: dw and da, the largest
+ * differences of w and of the accelerations, and their bounds unit_w and
+ * unit_a; bmax = max |b| and scale_w for the planted check.
+ */
+typedef struct {
+  double bmax, scale_w, dw, unit_w, da, unit_a;
+} agreement;
+
+static agreement agree(const problem *p, const double *mu1, const double *w1, const double *mu2, const double *w2,
+                       double cond)
+{
+  size_t k = p->k;
+  agreement g = {0};
+  double scale_a = 0, a1[DMAX], a2[DMAX];
+  for (size_t a = 0; a < k; a++) {
+    g.bmax = fmax(g.bmax, fabs(p->b[a]));
+    double s = 0;
+    for (size_t c = 0; c < k; c++)
+      s += fabs(p->A[a * k + c]) * (fabs(mu1[c]) + fabs(mu2[c]));
+    g.scale_w = fmax(g.scale_w, s);
+    g.dw = fmax(g.dw, fabs(w1[a] - w2[a]));
+  }
+  accel(p, mu1, a1);
+  accel(p, mu2, a2);
+  for (size_t j = 0; j < p->d; j++) {
+    double s = 0;
+    for (size_t a = 0; a < k; a++)
+      s += fabs(p->J[a * p->d + j]) * (fabs(mu1[a]) + fabs(mu2[a]));
+    scale_a = fmax(scale_a, p->Wd[j] * s);
+    g.da = fmax(g.da, fabs(a1[j] - a2[j]));
+  }
+  g.unit_w = 2 * 4 * (double)k * EPS * (1 + cond) * (g.bmax + g.scale_w);
+  g.unit_a = 2 * 4 * (double)k * EPS * (1 + cond) * (scale_a > 0 ? scale_a : DBL_MIN);
+  return g;
+}
+
 #ifndef N_RANDOM /* overridable for longer runs by hand: -DN_RANDOM=... -DSEED=... */
 #define N_RANDOM 400
 #endif
@@ -549,16 +588,8 @@ START_TEST(test_random_vs_enumeration)
     /* The rounding bound of w of the agreement test below (derived
        there), for the rows outside the handled set. */
     double cond = fmax(block_cond(&p, h_l, NULL), block_cond(&p, h_r, NULL));
-    double bmax = 0, scale_w = 0, scale_a = 0, dw = 0, da = 0;
-    for (size_t a = 0; a < k; a++) {
-      bmax = fmax(bmax, fabs(p.b[a]));
-      double s = 0;
-      for (size_t c = 0; c < k; c++)
-        s += fabs(p.A[a * k + c]) * (fabs(mu_l[c]) + fabs(mu_r[c]));
-      scale_w = fmax(scale_w, s);
-      dw = fmax(dw, fabs(w_l[a] - w_r[a]));
-    }
-    double unit_w = 2 * 4 * (double)k * EPS * (1 + cond) * (bmax + scale_w);
+    agreement g = agree(&p, mu_l, w_l, mu_r, w_r, cond);
+    double bmax = g.bmax, scale_w = g.scale_w, dw = g.dw, da = g.da, unit_w = g.unit_w, unit_a = g.unit_a;
 
     /* lcp's result is a solution: to tol_w, or on a handled row to the
        rounding of w = A mu + b (REF_LCP_ROUND k eps (|b_a| +
@@ -593,18 +624,6 @@ START_TEST(test_random_vs_enumeration)
     lcp_rounding_violations += rounding_violation;
 
     /* Agreement with the reference. */
-    double acc_l[DMAX], acc_r[DMAX], amax = 0;
-    accel(&p, mu_l, acc_l);
-    accel(&p, mu_r, acc_r);
-    for (size_t j = 0; j < p.d; j++) {
-      double s = 0;
-      for (size_t a = 0; a < k; a++)
-        s += fabs(p.J[a * p.d + j]) * (fabs(mu_l[a]) + fabs(mu_r[a]));
-      scale_a = fmax(scale_a, p.Wd[j] * s);
-      da = fmax(da, fabs(acc_l[j] - acc_r[j]));
-      amax = fmax(amax, fabs(acc_r[j]));
-    }
-    double unit_a = 2 * 4 * (double)k * EPS * (1 + cond) * (scale_a > 0 ? scale_a : DBL_MIN);
     worst_w = fmax(worst_w, dw / unit_w);
     worst_a = fmax(worst_a, da / unit_a);
     worst_abs = fmax(worst_abs, dw);
@@ -732,31 +751,12 @@ START_TEST(test_warm_start)
         exact_checked++;
       }
       double cond = fmax(block_cond(&p, h, NULL), block_cond(&p, h_c, NULL));
-      double bmax = 0, scale_w = 0, dw = 0, scale_a = 0, da = 0, acc_w[DMAX], acc_c[DMAX];
-      for (size_t a = 0; a < k; a++) {
-        bmax = fmax(bmax, fabs(p.b[a]));
-        double s = 0;
-        for (size_t c = 0; c < k; c++)
-          s += fabs(p.A[a * k + c]) * (fabs(mu[c]) + fabs(mu_c[c]));
-        scale_w = fmax(scale_w, s);
-        dw = fmax(dw, fabs(w[a] - w_c[a]));
-      }
-      accel(&p, mu, acc_w);
-      accel(&p, mu_c, acc_c);
-      for (size_t j = 0; j < p.d; j++) {
-        double s = 0;
-        for (size_t a = 0; a < k; a++)
-          s += fabs(p.J[a * p.d + j]) * (fabs(mu[a]) + fabs(mu_c[a]));
-        scale_a = fmax(scale_a, p.Wd[j] * s);
-        da = fmax(da, fabs(acc_w[j] - acc_c[j]));
-      }
-      double unit_w = 2 * 4 * (double)k * EPS * (1 + cond) * (bmax + scale_w);
-      double unit_a = 2 * 4 * (double)k * EPS * (1 + cond) * (scale_a > 0 ? scale_a : DBL_MIN);
-      worst = fmax(worst, fmax(dw / unit_w, da / unit_a));
-      ck_assert_msg(dw <= unit_w, "problem %d guess %d (cond %.3g): |w_warm - w_cold| = %.3g > %.3g", t, kind, cond,
-                    dw, unit_w);
-      ck_assert_msg(da <= unit_a, "problem %d guess %d (cond %.3g): |a_warm - a_cold| = %.3g > %.3g", t, kind, cond,
-                    da, unit_a);
+      agreement g = agree(&p, mu, w, mu_c, w_c, cond);
+      worst = fmax(worst, fmax(g.dw / g.unit_w, g.da / g.unit_a));
+      ck_assert_msg(g.dw <= g.unit_w, "problem %d guess %d (cond %.3g): |w_warm - w_cold| = %.3g > %.3g", t, kind,
+                    cond, g.dw, g.unit_w);
+      ck_assert_msg(g.da <= g.unit_a, "problem %d guess %d (cond %.3g): |a_warm - a_cold| = %.3g > %.3g", t, kind,
+                    cond, g.da, g.unit_a);
       warm_checked++;
     }
   }

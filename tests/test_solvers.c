@@ -67,16 +67,15 @@ static cdyn_stepper *assembled_stepper(cdyn_system *sys)
 }
 
 /*
- * Dense A = J W J^T (m x m, row-major), from a dense J (m x 3n) filled by
- * evaluating each constraint directly, so that neither the stepper's rows
- * nor its pattern and contribution list are involved.
+ * A dense J (m x 3n, row-major) filled by evaluating each enabled
+ * constraint directly, so that neither the stepper's rows nor its pattern
+ * and contribution list are involved.
  */
-static double *dense_A(const cdyn_system *sys)
+static double *dense_J(const cdyn_system *sys)
 {
   size_t m = sys->m, n3 = 3 * sys->n;
-  double *J = calloc(m * n3, sizeof *J), *A = calloc(m * m, sizeof *A);
+  double *J = calloc(m * n3, sizeof *J);
   ck_assert_ptr_nonnull(J);
-  ck_assert_ptr_nonnull(A);
   size_t row0 = 0;
   for (size_t c = 0; c < sys->ncons; c++) {
     const cdyn_constraint *con = &sys->cons[c];
@@ -90,6 +89,15 @@ static double *dense_A(const cdyn_system *sys)
           J[(row0 + r) * n3 + 3 * con->p[s] + (size_t)k] += rows[r].jac[s][k];
     row0 += con->type->rows;
   }
+  return J;
+}
+
+/* Dense A = J W J^T (m x m, row-major), from dense_J. */
+static double *dense_A(const cdyn_system *sys)
+{
+  size_t m = sys->m, n3 = 3 * sys->n;
+  double *J = dense_J(sys), *A = calloc(m * m, sizeof *A);
+  ck_assert_ptr_nonnull(A);
   for (size_t a = 0; a < m; a++)
     for (size_t col = 0; col < n3; col++) {
       double wj = sys->winv[col / 3] * J[a * n3 + col];
@@ -176,6 +184,22 @@ static double *eigenvalues(const double *A, size_t m)
   ck_assert_int_eq(info, 0);
   free(a);
   return w;
+}
+
+/* The independent solution of the positive definite A x = b (dense,
+   m x m) by LAPACKE_dposv, and A's condition number from its
+   eigenvalues. */
+static double *reference_solve(const double *Ad, size_t m, const double *b, double *cond)
+{
+  double *w = eigenvalues(Ad, m);
+  ck_assert_msg(w[0] > 0, "A is not positive definite (min eigenvalue %g)", w[0]);
+  *cond = w[m - 1] / w[0];
+  free(w);
+  double *a = copy(Ad, m * m), *xref = copy(b, m);
+  ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)m, 1, a, (lapack_int)m, xref, 1), 0);
+  free(a);
+  ck_assert_double_le(rel_residual(Ad, xref, b, m), 1e-10);
+  return xref;
 }
 
 #define RANK_TOL 1e-12
@@ -388,20 +412,8 @@ START_TEST(test_pinned_hub)
   ck_assert_uint_eq(st->nhub, K);
   /* M from the dense J: A without particle 0's terms, the pin block w_0 I. */
   size_t n3 = 3 * sys->n;
-  double *J = calloc(m * n3, sizeof *J), *Mref = calloc(m * m, sizeof *Mref);
-  ck_assert_ptr_nonnull(J);
+  double *J = dense_J(sys), *Mref = calloc(m * m, sizeof *Mref);
   ck_assert_ptr_nonnull(Mref);
-  size_t row0 = 0;
-  for (size_t c = 0; c < sys->ncons; c++) {
-    const cdyn_constraint *con = &sys->cons[c];
-    cdyn_row rows[CDYN_MAX_ROWS];
-    ck_assert_int_eq(cdyn_constraint_eval(con, sys->q, sys->v, sys->t, rows), CDYN_OK);
-    for (unsigned r = 0; r < con->type->rows; r++)
-      for (unsigned p = 0; p < con->type->nparticles; p++)
-        for (int k = 0; k < 3; k++)
-          J[(row0 + r) * n3 + 3 * con->p[p] + (size_t)k] += rows[r].jac[p][k];
-    row0 += con->type->rows;
-  }
   for (size_t a = 0; a < m; a++)
     for (size_t b = 0; b < m; b++) {
       double sum = 0;
@@ -425,11 +437,8 @@ START_TEST(test_pinned_hub)
   ck_assert_ptr_nonnull(x);
   for (size_t i = 0; i < m; i++)
     b[i] = tu_rand(&rng);
-  double *w = eigenvalues(Ad, m);
-  ck_assert_msg(w[0] > 0, "A is not positive definite (min eigenvalue %g)", w[0]);
-  const double cond = w[m - 1] / w[0], tol = 1e-10 * cond;
-  double *a = copy(Ad, m * m), *xref = copy(b, m);
-  ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)m, 1, a, (lapack_int)m, xref, 1), 0);
+  double cond, *xref = reference_solve(Ad, m, b, &cond);
+  const double tol = 1e-10 * cond;
   for (size_t k = 0; k < cdyn_solver_count(); k++) {
     const char *name = cdyn_solver_name(k);
     ck_assert_int_eq(cdyn_stepper_set(st, "solver", name), CDYN_OK);
@@ -457,10 +466,8 @@ START_TEST(test_pinned_hub)
   free(Ms);
   free(Ad);
   free(Ac);
-  free(a);
   free(b);
   free(x);
-  free(w);
   free(xref);
   cdyn_system_free(sys);
 }
