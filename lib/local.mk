@@ -33,7 +33,7 @@ lib_libcdyn_la_SOURCES = lib/base/error.c lib/base/errserial.h lib/base/numeric.
 	lib/stepper/internal.h lib/stepper/options.c lib/stepper/registry.c lib/stepper/layout.c \
 	lib/stepper/stepper.c \
 	lib/cloth/cloth.c lib/cloth/strainlimit.c lib/cloth/ball.c \
-	lib/collision/bvh.c lib/collision/proximity.c lib/collision/ccd.c lib/collision/boxes.c \
+	lib/collision/bvh.c lib/collision/proximity.c lib/collision/ccd.c lib/collision/candidates.c \
 	lib/collision/contacts.c lib/collision/failsafe.c lib/collision/contacts_impl.h \
 	lib/scene/internal.h lib/scene/scene.c lib/scene/load.h lib/scene/fields.c lib/scene/generate.c \
 	lib/scene/load.c \

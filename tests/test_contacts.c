@@ -23,6 +23,7 @@
 #include <cdyn/collision.h>
 
 #include "alloc_count.h"
+#include "collision/contacts_impl.h"
 #include "reference/ccd_replay.h"
 #include "testutil.h"
 
@@ -617,6 +618,13 @@ START_TEST(test_bad_input)
   o.ccd_tol = 0;
   ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_EINVAL);
   cdyn_contacts_opts_default(&o);
+  const double bad_skin[2] = {-1e-3, NAN};
+  for (int k = 0; k < 2; k++) {
+    o.skin = bad_skin[k];
+    ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cdyn_errmsg(), "skin"));
+  }
+  cdyn_contacts_opts_default(&o);
   /* cdyn_stepper_reserve: NULL, beyond the int limit. */
   ck_assert_int_eq(cdyn_stepper_reserve(NULL, 10), CDYN_EINVAL);
   cdyn_stepper *st0 = stepper(sys, "contact", NULL);
@@ -667,6 +675,145 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+
+/* ---- The broad phase's kept candidate list (lib/collision/candidates.c) ---- */
+
+/* The pairs of a kind whose boxes over x0 -> x1, grown by g, overlap, by
+   testing every pair: sharing a particle or not (all), and not (kept,
+   sorted into out as (a, b) rows); returns the count kept. */
+static size_t all_pairs(const cdyn_contacts *cc, int kind, const double *x0, const double *x1, double g, size_t *out,
+                        size_t *all)
+{
+  size_t na = kind == VF ? cc->nnode : cc->nedge, nb = kind == VF ? cc->ntri : cc->nedge;
+  size_t pa = kind == VF ? 1 : 2, pb = kind == VF ? 3 : 2, m = 0;
+  const size_t *ia = kind == VF ? cc->node : cc->edge, *ib = kind == VF ? cc->tri : cc->edge;
+  *all = 0;
+  for (size_t a = 0; a < na; a++)
+    for (size_t b = kind == VF ? 0 : a + 1; b < nb; b++) {
+      int over = 1, share = 0;
+      for (int k = 0; k < 3 && over; k++) {
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (int side = 0; side < 2; side++) {
+          const size_t *id = side ? ib + pb * b : ia + pa * a;
+          for (size_t j = 0; j < (side ? pb : pa); j++)
+            for (int e = 0; e < 2; e++) {
+              double y = (e ? x1 : x0)[3 * id[j] + k];
+              lo[side] = fmin(lo[side], y), hi[side] = fmax(hi[side], y);
+            }
+        }
+        over = !(hi[0] + g < lo[1] - g || hi[1] + g < lo[0] - g);
+      }
+      if (!over)
+        continue;
+      (*all)++;
+      for (size_t i = 0; i < pa; i++)
+        for (size_t j = 0; j < pb; j++)
+          share |= ia[pa * a + i] == ib[pb * b + j];
+      if (!share)
+        out[2 * m] = a, out[2 * m + 1] = b, m++;
+    }
+  return m;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+  const size_t *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* A 10 x 10 grid of spacing 0.02 m, crumpled by a deterministic jitter,
+   moved through 48 motions: to the shape translated (up to 5 m) with a
+   jitter of amplitude cycling through 1e-4 .. 3e-2 m (some within the
+   skin, some beyond, some folding the mesh onto itself).  Every query's
+   pairs must be exactly those of testing every pair.  Returns the
+   handler's counts; *most the largest count of overlapping pairs,
+   sharing a particle or not, of any query (the room a direct query
+   needs). */
+static cdyn_contacts_counts candidates_run(double skin, size_t pairs, size_t *most)
+{
+  enum { N = 10, MOTIONS = 48 };
+  const size_t n = N * N;
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, n), CDYN_OK);
+  size_t tri[2 * (N - 1) * (N - 1) * 3], nt = 0;
+  for (size_t r = 0; r + 1 < N; r++)
+    for (size_t c = 0; c + 1 < N; c++) {
+      size_t a = N * r + c, b = a + 1, d = a + N, e = d + 1;
+      size_t t[6] = {a, b, e, a, e, d};
+      memcpy(tri + 3 * nt, t, sizeof t);
+      nt += 2;
+    }
+  uint64_t seed = 77;
+  double *x0 = malloc(3 * n * sizeof(double)), *x1 = malloc(3 * n * sizeof(double));
+  double *shape = malloc(3 * n * sizeof(double));
+  size_t *got = malloc(2 * pairs * sizeof(size_t)), *want = malloc(2 * 4 * n * n * sizeof(size_t));
+  ck_assert(x0 && x1 && shape && got && want);
+  for (size_t i = 0; i < n; i++) {
+    double p[3] = {0.02 * (double)(i % N), 0.004 * tu_rand(&seed), 0.02 * (double)(i / N)};
+    memcpy(x0 + 3 * i, p, sizeof p);
+    memcpy(shape + 3 * i, p, sizeof p);
+    ck_assert_int_eq(cdyn_system_set_position(sys, i, p), CDYN_OK);
+  }
+  cdyn_contacts_opts o;
+  cdyn_contacts_opts_default(&o);
+  o.skin = skin;
+  o.pairs = pairs;
+  cdyn_contacts *cc;
+  ck_assert_int_eq(cdyn_contacts_new(&cc, sys, tri, nt, &o), CDYN_OK);
+  const double amp[8] = {1e-4, 1e-3, 1e-4, 1e-4, 4e-3, 1e-4, 1e-2, 3e-2};
+  *most = 0;
+  for (int t = 0; t < MOTIONS; t++) {
+    double T[3] = {t % 5 == 0 ? 5.0 : 0.01 * t, -0.003 * t, 0.002};
+    for (size_t i = 0; i < 3 * n; i++)
+      x1[i] = shape[i] + T[i % 3] + amp[t % 8] * tu_rand(&seed);
+    ck_assert_int_eq(cdyn_contacts_motion(cc, x0, x1), CDYN_OK);
+    for (int kind = VF; kind <= EE; kind++)
+      for (int gi = 0; gi < 2; gi++) {
+        double g = gi ? 0 : CDYN_CONTACTS_GROW(cc);
+        size_t np, all;
+        ck_assert_int_eq(cdyn_contacts_pairs(cc, kind, g, &np), CDYN_OK);
+        memcpy(got, cc->pairs, 2 * np * sizeof(size_t));
+        qsort(got, np, 2 * sizeof(size_t), cmp_pair);
+        size_t nw = all_pairs(cc, kind, x0, x1, g, want, &all);
+        *most = all > *most ? all : *most;
+        ck_assert_msg(np == nw, "motion %d kind %d g %g: %zu pairs, every-pair testing finds %zu", t, kind, g, np, nw);
+        for (size_t k = 0; k < 2 * np; k++)
+          ck_assert_msg(got[k] == want[k], "motion %d kind %d g %g: pair %zu differs", t, kind, g, k / 2);
+      }
+    memcpy(x0, x1, 3 * n * sizeof(double));
+  }
+  cdyn_contacts_counts c;
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+  cdyn_contacts_free(cc);
+  cdyn_system_free(sys);
+  free(x0), free(x1), free(shape), free(got), free(want);
+  return c;
+}
+
+START_TEST(test_candidates)
+{
+  size_t most;
+  /* Kept lists: built at the first motion and again whenever the jitter
+     leaves the skin; the translations alone (5 m) keep them. */
+  cdyn_contacts_counts c = candidates_run(0.005, 1 << 16, &most);
+  ck_assert_uint_ge(c.list_builds, 2);
+  ck_assert_uint_ge(c.list_kept, 8);
+  ck_assert_uint_eq(c.list_direct, 0);
+  ck_assert_uint_eq(c.list_builds + c.list_kept, 48);
+  /* Skin 0: every query from the hierarchies. */
+  c = candidates_run(0, 1 << 16, &most);
+  ck_assert_uint_eq(c.list_builds + c.list_kept, 0);
+  ck_assert_uint_eq(c.list_direct, 48);
+  /* Room for every direct query but not always for a list, even with its
+     skin halved down to an eighth (a skin of 0.02 m on a spacing of 0.02
+     m): some motions are answered from lists of a smaller skin, the
+     others by the hierarchies, with the same pairs. */
+  c = candidates_run(0.02, most, &most);
+  ck_assert_uint_gt(c.list_builds, 0);
+  ck_assert_uint_gt(c.list_direct, 0);
+}
+END_TEST
+
 START_TEST(test_replay_distances)
 {
   /* The reference's distances against constructed answers. */
@@ -693,6 +840,7 @@ int main(void)
   tcase_add_test(tc, test_repeat);
   tcase_add_test(tc, test_edge_edge);
   tcase_add_test(tc, test_node_node);
+  tcase_add_test(tc, test_candidates);
   suite_add_tcase(s, tc);
   tc = tcase_create("release");
   tcase_set_timeout(tc, 120);

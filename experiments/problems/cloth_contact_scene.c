@@ -152,9 +152,9 @@ static int cc_new(const exp_cc_spec *sp, const cc_handling *hd, cc_scene *s)
   char hooks[512];
   snprintf(hooks, sizeof hooks,
            "\"strain_limit\": {\"eps_max\": %.17g}, \"contacts\": {\"thickness\": %.17g, \"mode\": \"%s\", "
-           "\"continuous\": %s, \"capacity\": %ld, \"pairs\": %ld, \"margin\": %.17g%s%s}",
+           "\"continuous\": %s, \"capacity\": %ld, \"pairs\": %ld, \"margin\": %.17g, \"skin\": %.17g%s%s}",
            sp->eps_max, sp->delta, inequality ? "inequality" : "switch", hd->continuous ? "true" : "false",
-           sp->capacity, sp->pairs, sp->delta, hd->stack ? ", \"stack\": true" : "", hd->failsafe ? ", \"failsafe\": true" : "");
+           sp->capacity, sp->pairs, sp->delta, sp->skin, hd->stack ? ", \"stack\": true" : "", hd->failsafe ? ", \"failsafe\": true" : "");
   exp_text t = {0};
   exp_text_printf(&t, "{\"cdyn_scene\": 1, \"name\": \"%s\", \"gravity\": [0, -9.81, 0], \"generators\": [",
                   sp->name);
@@ -753,6 +753,9 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
            run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
            R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
            R->failed ? (R->status == CDYN_EDIVERGED ? " (diverged)" : " (failed)") : "");
+    printf("  %-12s broad phase: %lu candidate lists found, %lu motions answered from a kept list, %lu from the "
+           "hierarchies; %lu pair tests, %lu cleared by distance\n",
+           run->name, cn.list_builds, cn.list_kept, cn.list_direct, cn.tests, cn.cleared);
     if (hd.failsafe)
       printf("  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
              "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",
@@ -944,6 +947,7 @@ void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp)
   exp_param_double(ctx, "eps_max", &sp->eps_max);
   exp_param_double(ctx, "ball_radius", &sp->radius);
   exp_param_double(ctx, "thickness", &sp->delta);
+  exp_param_double(ctx, "skin", &sp->skin);
 }
 
 

@@ -13,6 +13,7 @@ typedef struct {
   double size, mass, k_struct, k_shear, k_bend, damping, eps_max;
   double radius, ball_mass, speed, delta, ball_height, ball_spacing;
   long capacity, pairs; /* cloth-cloth contacts, broad-phase pairs per query reserved */
+  double skin;          /* the broad phase's skin (m) */
   int along_x;    /* the balls on the line z = 0 (between the posts), not on x = 0 */
   int edge_posts; /* posts: 1 every node of the edges x = -size/2 and x = +size/2, 0 their two middle nodes */
   const char *name; /* the experiment: its files' prefix */
@@ -25,7 +26,7 @@ typedef struct {
 int exp_cc_check_snapshots(exp_ctx *ctx);
 
 /* The parameters both experiments take (grid, capacity, pairs, the material,
-   eps_max, ball_radius, thickness) into sp. */
+   eps_max, ball_radius, thickness, skin) into sp. */
 void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp);
 
 /* The run of both scene experiments (cloth-contact, cloth-self-contact):

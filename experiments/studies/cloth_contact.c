@@ -61,6 +61,9 @@ static const exp_param contact_params[] = {
   {"capacity", "4096", EXP_INT, 1, 1 << 20, 0, "cloth-cloth contacts reserved"},
   {"pairs", "262144", EXP_INT, 1, 1 << 28, 0,
    "broad-phase pairs reserved per query (node-triangle or edge-edge boxes that overlap; more end the run)"},
+  {"skin", "0.005", EXP_REAL, 0, 1, 0,
+   "the broad phase keeps its candidate pairs while the cloth moves less than this from where they were found, a "
+   "common translation aside (m; 0: found at every query)"},
   {"posts", "points", EXP_TEXT, 0, 0, 0,
    "what holds the cloth: edges (every node of the two edges x = -size/2 and x = size/2) or points (their two middle "
    "nodes each)"},

@@ -43,6 +43,9 @@ static const exp_param self_params[] = {
   {"capacity", "4096", EXP_INT, 1, 1 << 22, 0, "cloth-cloth contacts reserved"},
   {"pairs", "262144", EXP_INT, 1, 1 << 28, 0,
    "broad-phase pairs reserved per query (node-triangle or edge-edge boxes that overlap; more end the run)"},
+  {"skin", "0.005", EXP_REAL, 0, 1, 0,
+   "the broad phase keeps its candidate pairs while the cloth moves less than this from where they were found, a "
+   "common translation aside (m; 0: found at every query)"},
   {"tau", "0.02", EXP_REAL, 0, 1e300, 0, "Baumgarte time constant of the scheme contact (s)"},
   {"out_every", "10", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
   {"snapshots", "0.25,0.5,1,2", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},

@@ -114,13 +114,16 @@ typedef struct cdyn_contacts_opts {
   int stack;          /* mode switch: a node or edge already held takes more contacts, solved together */
   int failsafe;       /* rigid impact zones after each step: no crossing (lib/collision/failsafe.c) */
   unsigned failsafe_iter; /* its detection passes per step, 1 .. 10000 */
+  double skin;        /* m >= 0: the candidate pairs are kept while the cloth moves less than this
+                         (relative to a common translation) from where they were found; 0: found at
+                         every query (lib/collision/candidates.c) */
 } cdyn_contacts_opts;
 
 typedef struct cdyn_contacts_counts {
   size_t active, vf, ee, nn;    /* contacts now, of which node-triangle, edge-edge, node-node */
   size_t created;               /* at the last before (and the afters of its step) */
   size_t released;              /* at the last after */
-  size_t candidates;            /* broad-phase pairs at the last before */
+  size_t candidates;            /* broad-phase pairs at the last before (sharing no particle) */
   size_t found_after;           /* contacts found in the taken motion of the last step */
   unsigned long tests;          /* narrow-phase pair tests, cumulative */
   unsigned long redos;          /* steps repeated, cumulative */
@@ -149,6 +152,10 @@ typedef struct cdyn_contacts_counts {
   unsigned long cleared;        /* pair tests before a step whose distance at the step's start, less the
                                    elements' largest displacements, proved them apart (no continuous test),
                                    cumulative */
+  unsigned long list_builds;    /* candidate lists found by the hierarchies, cumulative */
+  unsigned long list_kept;      /* motions whose pairs came from a kept list, cumulative */
+  unsigned long list_direct;    /* motions whose pairs came from the hierarchies directly (skin 0, or a
+                                   list that would not fit `pairs`), cumulative */
 } cdyn_contacts_counts;
 
 enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1, CDYN_CONTACT_NN = 2 };

@@ -21,10 +21,12 @@
  *
  * Detection, before a step of h (cdyn_contacts_before).  Every element's
  * box bounds it at the state x and at the predicted x + h v, grown by
- * delta; three hierarchies (nodes, triangles, edges; lib/collision/bvh.c,
- * built and refitted by boxes.c) give the node-triangle and edge-edge
- * pairs whose boxes overlap.  A pair
- * that does not share a particle becomes a contact when
+ * delta / 2 (two elements nearer than delta are within delta along every
+ * axis); the broad phase (lib/collision/candidates.c: a candidate list
+ * kept while the cloth moves less than the skin, found by three
+ * hierarchies of nodes, triangles and edges, lib/collision/bvh.c) gives
+ * the node-triangle and edge-edge pairs that share no particle and whose
+ * boxes overlap.  A pair becomes a contact when
  *   (proximity)  its distance at x is below delta, its closest points
  *                are inside the face (node-triangle) or inside both edges
  *                (edge-edge), and the parties do not separate: u =
@@ -55,7 +57,8 @@
  * Verification, after the step (cdyn_contacts_after, continuous on).  The
  * predicted motion is not the motion taken (the step adds h^2 a), so the
  * taken motion x_start -> x_end of every pair whose swept boxes overlap
- * and that has no contact is tested with lib/collision/ccd.c; a pair that may have
+ * (not grown: elements that touch have overlapping boxes) and that has no
+ * contact is tested with lib/collision/ccd.c; a pair that may have
  * touched gets its contact (oriented at x_start), the state is restored to
  * the step's start and *redo asks the caller to take the step again.  A
  * step is repeated at most max_redo times; a touch found after that is
@@ -132,6 +135,14 @@ void cdyn_contacts_free(cdyn_contacts *cc)
   free(cc->q0);
   free(cc->v0);
   free(cc->x1);
+  free(cc->rlo);
+  free(cc->rhi);
+  free(cc->plo);
+  free(cc->phi);
+  free(cc->elo);
+  free(cc->ehi);
+  free(cc->list[0]);
+  free(cc->list[1]);
   cdyn_failsafe_free(cc);
   free(cc);
 }
@@ -167,6 +178,7 @@ int cdyn_contacts_opts_default(cdyn_contacts_opts *o)
   o->max_redo = 4;
   o->failsafe = 0;
   o->failsafe_iter = 100;
+  o->skin = 0.005;
   return CDYN_OK;
 }
 
@@ -195,6 +207,8 @@ static int check_opts(const cdyn_contacts_opts *o)
     return cdyn_error(CDYN_EINVAL, "%s: stack = %d must be 0 or 1", w, o->stack);
   if (o->failsafe != 0 && o->failsafe != 1)
     return cdyn_error(CDYN_EINVAL, "%s: failsafe = %d must be 0 or 1", w, o->failsafe);
+  if (!(o->skin >= 0) || !isfinite(o->skin))
+    return cdyn_error(CDYN_EINVAL, "%s: skin = %g must be finite and >= 0", w, o->skin);
   if (o->failsafe && (o->failsafe_iter < 1 || o->failsafe_iter > 10000))
     return cdyn_error(CDYN_EINVAL, "%s: failsafe_iter = %u must be in 1 .. 10000", w, o->failsafe_iter);
   return CDYN_OK;
@@ -272,14 +286,7 @@ int cdyn_contacts_new(cdyn_contacts **out, cdyn_system *sys, const size_t *tris,
   if ((rc = cdyn_bvh_new(&cc->bn, cc->nnode)) || (rc = cdyn_bvh_new(&cc->bt, cc->ntri)) ||
       (rc = cdyn_bvh_new(&cc->be, cc->nedge)))
     goto fail;
-  cdyn_contacts_boxes(cc, cc->node, 1, cc->nnode, sys->q, NULL, o->thickness, cc->lo, cc->hi);
-  if ((rc = cdyn_bvh_build(cc->bn, cc->lo, cc->hi, cc->nnode)))
-    goto fail;
-  cdyn_contacts_boxes(cc, cc->tri, 3, cc->ntri, sys->q, NULL, o->thickness, cc->lo, cc->hi);
-  if ((rc = cdyn_bvh_build(cc->bt, cc->lo, cc->hi, cc->ntri)))
-    goto fail;
-  cdyn_contacts_boxes(cc, cc->edge, 2, cc->nedge, sys->q, NULL, o->thickness, cc->lo, cc->hi);
-  if ((rc = cdyn_bvh_build(cc->be, cc->lo, cc->hi, cc->nedge)))
+  if ((rc = cdyn_contacts_alloc_list(cc)) || (rc = cdyn_contacts_build_trees(cc)))
     goto fail;
   /* Room for every contact at once, so that creating one allocates nothing. */
   size_t live = cdyn_system_live_constraints(sys);
@@ -292,15 +299,6 @@ nomem:
 fail:
   cdyn_contacts_free(cc);
   return rc;
-}
-
-static int shares(const size_t *x, size_t nx, const size_t *y, size_t ny)
-{
-  for (size_t i = 0; i < nx; i++)
-    for (size_t j = 0; j < ny; j++)
-      if (x[i] == y[j])
-        return 1;
-  return 0;
 }
 
 static const double *X(const double *q, size_t i) { return q + 3 * i; }
@@ -477,8 +475,7 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
   double delta = cc->o.thickness, tol = cc->o.ccd_tol;
   *found = 0;
   for (int kind = VF; kind <= EE; kind++) {
-    rc = kind == VF ? cdyn_bvh_pairs(cc->bn, cc->bt, cc->pairs, cc->o.pairs, &np)
-                    : cdyn_bvh_pairs(cc->be, NULL, cc->pairs, cc->o.pairs, &np);
+    rc = cdyn_contacts_pairs(cc, kind, before ? CDYN_CONTACTS_GROW(cc) : 0, &np);
     if (rc == CDYN_ENOMEM)
       return cdyn_error(CDYN_ENOMEM, "cdyn_contacts: %zu overlapping %s boxes, more than the %zu reserved (option pairs)",
                         np, kind == VF ? "node-triangle" : "edge-edge", cc->o.pairs);
@@ -493,13 +490,9 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
         a = cc->node[a];
         pp[0] = a;
         memcpy(pp + 1, cc->tri + 3 * b, 3 * sizeof(size_t));
-        if (shares(pp, 1, pp + 1, 3))
-          continue;
       } else {
         memcpy(pp, cc->edge + 2 * a, 2 * sizeof(size_t));
         memcpy(pp + 2, cc->edge + 2 * b, 2 * sizeof(size_t));
-        if (shares(pp, 2, pp + 2, 2))
-          continue;
       }
       int make = 0, hit = 0, near = 0, have_d0 = 0;
       double th = 0, d0 = 0;
@@ -606,7 +599,7 @@ int cdyn_contacts_before(cdyn_contacts *cc, double h)
   cc->saved = 1;
   cc->redos = 0;
   cc->counts.created = cc->counts.candidates = cc->counts.found_after = 0;
-  if ((rc = cdyn_contacts_refit(cc, cc->q0, cc->x1)))
+  if ((rc = cdyn_contacts_motion(cc, cc->q0, cc->x1)))
     return rc;
   size_t found;
   rc = detect(cc, cc->q0, cc->x1, cc->v0, 1, &found);
@@ -720,7 +713,7 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
     return rc;
   if (cc->o.continuous) {
     /* The motion taken, x_start -> x_end, of the pairs without a contact. */
-    if ((rc = cdyn_contacts_refit(cc, cc->q0, s->q)))
+    if ((rc = cdyn_contacts_motion(cc, cc->q0, s->q)))
       return rc;
     size_t found;
     cc->touching = 0;

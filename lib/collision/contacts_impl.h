@@ -1,12 +1,13 @@
 /*
  * collision/contacts_impl.h: the cloth contact handler's state, shared by
- * its detection and release (contacts.c), its hierarchies' boxes
- * (boxes.c) and its fail-safe (failsafe.c).  Private to the library.
+ * its detection and release (contacts.c), its broad phase
+ * (candidates.c) and its fail-safe (failsafe.c).  Private to the library.
  */
 #ifndef CDYN_COLLISION_CONTACTS_IMPL_H
 #define CDYN_COLLISION_CONTACTS_IMPL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cdyn/collision.h"
 #include "core/internal.h"
@@ -49,7 +50,7 @@ struct cdyn_contacts {
   size_t *edge;  /* 2 nedge */
   size_t *node;  /* nnode: the particles of the triangles */
   cdyn_bvh *bn, *bt, *be;
-  double *lo, *hi; /* 3 max(ntri, nedge, nnode) */
+  double *lo, *hi; /* 3 max(ntri, nedge, nnode): boxes handed to a hierarchy */
   size_t *pairs;   /* 2 opts.pairs */
   contact *c;      /* opts.capacity */
   size_t nc;
@@ -61,15 +62,31 @@ struct cdyn_contacts {
   cdyn_contacts_counts counts;
   cdyn_failsafe_ws fs;
   size_t touching; /* pairs the continuous test found touching in the last check of a taken motion */
+  /* The candidate list (candidates.c). */
+  uint32_t *list[2];   /* 2 opts.pairs each: VF (node, triangle) and EE (edge, edge) element pairs */
+  size_t nlist[2];
+  int listed;          /* the list holds every pair of its build's boxes */
+  double lskin;        /* the skin of the list (candidates.c: the option's, halved while a list does not fit) */
+  double *rlo, *rhi;   /* 3n: each particle's box at the list's build */
+  double *plo, *phi;   /* 3n: each particle's box over the motion of the last cdyn_contacts_motion */
+  double *elo, *ehi;   /* 3 (nnode + ntri + nedge): the elements' boxes over that motion, not grown */
+  int fits;            /* that motion lies in the list's skin */
+  unsigned retry;      /* motions left before the next try at a list, after one that did not fit */
 };
 
-/* boxes.c: the boxes of `count` elements of `per` particles each (idx:
-   per * count particles) over the points x0 and x1 (x1 NULL: x0 alone),
-   grown by g, into lo and hi (3 count each); and the three hierarchies
-   refitted to the motion x0 -> x1. */
-void cdyn_contacts_boxes(const cdyn_contacts *cc, const size_t *idx, size_t per, size_t count,
-                         const double *x0, const double *x1, double g, double *lo, double *hi);
-int cdyn_contacts_refit(cdyn_contacts *cc, const double *x0, const double *x1);
+/* candidates.c: the reservation of its arrays, the hierarchies built over
+   the cloth at the system's state; set the motion x0 -> x1 of the next queries (the list
+   rebuilt when the motion leaves its skin), then the pairs of one kind (VF
+   or EE) that share no particle and whose boxes over that motion, grown
+   by g in [0, CDYN_CONTACTS_GROW], overlap, into cc->pairs (*np of them).
+   A pair nearer than the thickness has boxes within it along every axis,
+   so boxes grown by half of it (and 1e-6 of that for rounding) overlap;
+   a pair that touches has overlapping boxes ungrown. */
+#define CDYN_CONTACTS_GROW(cc) (0.5 * (cc)->o.thickness * (1 + 1e-6))
+int cdyn_contacts_alloc_list(cdyn_contacts *cc);
+int cdyn_contacts_build_trees(cdyn_contacts *cc);
+int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1);
+int cdyn_contacts_pairs(cdyn_contacts *cc, int kind, double g, size_t *np);
 /* The fail-safe after a step of h (failsafe.c): allocation of its work
    arrays, their release, and the pass itself. */
 int cdyn_failsafe_alloc(cdyn_contacts *cc);

@@ -123,14 +123,6 @@ static size_t zone_of(size_t *parent, size_t i)
   return i;
 }
 
-static int shares_particle(const size_t *p)
-{
-  for (int a = 0; a < 4; a++)
-    for (int b = a + 1; b < 4; b++)
-      if (p[a] == p[b])
-        return 1;
-  return 0;
-}
 
 /* A touch of the four nodes p: one zone of them all, or, when they are
    in one zone already moved at an earlier pass, that zone's motion
@@ -178,12 +170,11 @@ static int pass(cdyn_contacts *cc, size_t *hits, int *stuck)
   int rc;
   *hits = 0;
   cc->counts.fs_passes++;
-  if ((rc = cdyn_contacts_refit(cc, x0, x1)))
+  if ((rc = cdyn_contacts_motion(cc, x0, x1)))
     return rc;
   for (int kind = VF; kind <= EE; kind++) {
     size_t np;
-    rc = kind == VF ? cdyn_bvh_pairs(cc->bn, cc->bt, cc->pairs, cc->o.pairs, &np)
-                    : cdyn_bvh_pairs(cc->be, NULL, cc->pairs, cc->o.pairs, &np);
+    rc = cdyn_contacts_pairs(cc, kind, 0, &np);
     if (rc == CDYN_ENOMEM)
       return cdyn_error(CDYN_ENOMEM,
                         "cdyn_contacts: fail-safe: %zu overlapping %s boxes, more than the %zu reserved (option pairs)",
@@ -199,8 +190,6 @@ static int pass(cdyn_contacts *cc, size_t *hits, int *stuck)
         memcpy(p, cc->edge + 2 * a, 2 * sizeof(size_t));
         memcpy(p + 2, cc->edge + 2 * b, 2 * sizeof(size_t));
       }
-      if (shares_particle(p))
-        continue;
       int hit;
       const double *P[4][2];
       for (int j = 0; j < 4; j++)

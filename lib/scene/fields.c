@@ -427,7 +427,7 @@ int pv_opts(const ld *L, const json_t *o, const jpath *p, int with_lists, hook_p
 int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, cdyn_contacts_opts *co)
 {
   static const char *const keys[] = {"triangles", "thickness", "mode", "continuous", "capacity", "pairs", "margin",
-                                     "sep_speed", "release", "ccd_tol", "max_redo", "stack", "failsafe", "failsafe_iter", NULL};
+                                     "sep_speed", "release", "ccd_tol", "max_redo", "stack", "failsafe", "failsafe_iter", "skin", NULL};
   static const char *const modes[] = {"inequality", "switch", NULL};
   int rc = check_object(L, o, p, with_tris ? keys : keys + 1);
   if (rc)
@@ -445,7 +445,8 @@ int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, c
       (rc = f_num(L, o, p, "ccd_tol", POS, co->ccd_tol, &co->ccd_tol)) ||
       (rc = f_int(L, o, p, "max_redo", 0, co->max_redo, 0, 64, &redo)) ||
       (rc = f_bool(L, o, p, "stack", co->stack, &stack)) || (rc = f_bool(L, o, p, "failsafe", co->failsafe, &fsafe)) ||
-      (rc = f_int(L, o, p, "failsafe_iter", 0, co->failsafe_iter, 1, 10000, &fs_iter)))
+      (rc = f_int(L, o, p, "failsafe_iter", 0, co->failsafe_iter, 1, 10000, &fs_iter)) ||
+      (rc = f_num(L, o, p, "skin", NONNEG, co->skin, &co->skin)))
     return rc;
   if (co->ccd_tol > 0.5) {
     jpath q = jp_key(p, "ccd_tol");

@@ -870,7 +870,8 @@ static int write_scene(FILE *f, const cdyn_scene *sc, const cdyn_stepper *st, co
     w_num(f, o->release);
     fputs(", \"ccd_tol\": ", f);
     w_num(f, o->ccd_tol);
-    fprintf(f, ", \"max_redo\": %u", o->max_redo);
+    fprintf(f, ", \"max_redo\": %u, \"skin\": ", o->max_redo);
+    w_num(f, o->skin);
     if (o->stack)
       fputs(", \"stack\": true", f);
     if (o->failsafe)

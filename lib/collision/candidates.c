@@ -1,0 +1,283 @@
+/*
+ * candidates.c: the cloth contact handler's broad phase, its candidate
+ * pairs kept from step to step while the cloth moves little (a Verlet
+ * list, Verlet 1967, with its skin; doc/cloth.md, "Broad phase").
+ *
+ * A query asks for the node-triangle (or edge-edge) pairs that share no
+ * particle and whose boxes over a motion x0 -> x1, grown by g, overlap
+ * (closed boxes).  Every particle i of the cloth has its box P_i over
+ * {x0_i, x1_i}; an element's box is the union of its particles' boxes.
+ *
+ * The list.  At a build, the reference boxes R_i = P_i are taken, every
+ * element's box over them is grown by G = g_max + s (g_max = delta / 2,
+ * the largest growth asked, s the skin), and the hierarchies (bvh.c),
+ * refitted to those boxes, give the pairs that overlap; those that share
+ * no particle are the list.  A later motion fits the list when, along
+ * every axis k,
+ *   max_i (hi P_ik - hi R_ik) - min_i (lo P_ik - lo R_ik) <= 2 s,
+ * the particles over the cloth.  Then a shift c_k exists (any c_k between
+ * the max less s and the min plus s) with every P_i inside R_i shifted
+ * by c_k and grown by s; an element's box grown by g <= g_max lies inside
+ * its list box shifted by c_k; boxes shifted alike overlap exactly when
+ * the unshifted ones do; so every pair the query asks for is in the list,
+ * and the query tests the list's pairs against their boxes over the
+ * motion.  A translation of the whole cloth, however far, keeps the list.
+ * A motion that does not fit rebuilds it at that motion.
+ *
+ * Rounding: the boxes are minima and maxima of the coordinates, exact;
+ * the growths and the differences above round, by at most a few units of
+ * 2^-53 of the largest coordinate L and growth involved, so the fit asks
+ * for 2 s less 1e-12 (L + G) (a margin many times that rounding).
+ *
+ * A list that would not fit in `pairs` is built again with half the
+ * skin (each halving shortens the list and the motions it serves), down
+ * to an eighth of the option's; one that fits in a quarter of `pairs`
+ * lets the next build double it back.  When even the least skin does not
+ * fit, the queries refit the hierarchies to their own boxes and ask them
+ * directly, as with skin 0, and the next LIST_RETRY motions do not try to
+ * build a list (each try costs a traversal).  A direct query with more pairs than
+ * `pairs` is CDYN_ENOMEM with the count.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/contacts_impl.h"
+
+/* Motions answered directly after a list that did not fit, before the next
+   try; the least skin tried, as a fraction of the option's. */
+#define LIST_RETRY 16
+#define LIST_SHRINK 8
+
+int cdyn_contacts_alloc_list(cdyn_contacts *cc)
+{
+  size_t n3 = 3 * cc->sys->n, ne = cc->nnode + cc->ntri + cc->nedge;
+  cc->rlo = calloc(n3, sizeof(double));
+  cc->rhi = calloc(n3, sizeof(double));
+  cc->plo = calloc(n3, sizeof(double));
+  cc->phi = calloc(n3, sizeof(double));
+  cc->elo = malloc(3 * ne * sizeof(double));
+  cc->ehi = malloc(3 * ne * sizeof(double));
+  if (!cc->rlo || !cc->rhi || !cc->plo || !cc->phi || !cc->elo || !cc->ehi)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory for the candidate boxes");
+  cc->lskin = cc->o.skin;
+  if (cc->o.skin > 0)
+    for (int k = 0; k < 2; k++)
+      if (!(cc->list[k] = malloc(2 * cc->o.pairs * sizeof(uint32_t))))
+        return cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory for %zu candidate pairs", cc->o.pairs);
+  return CDYN_OK;
+}
+
+/* The box of each element of `per` particles over the particles' boxes
+   lo, hi (3n), grown by g. */
+static void element_boxes(const size_t *idx, size_t per, size_t count, const double *plo, const double *phi,
+                          double g, double *lo, double *hi)
+{
+  for (size_t e = 0; e < count; e++)
+    for (int k = 0; k < 3; k++) {
+      double l = INFINITY, u = -INFINITY;
+      for (size_t a = 0; a < per; a++) {
+        size_t i = idx[per * e + a];
+        l = plo[3 * i + k] < l ? plo[3 * i + k] : l;
+        u = phi[3 * i + k] > u ? phi[3 * i + k] : u;
+      }
+      lo[3 * e + k] = l - g;
+      hi[3 * e + k] = u + g;
+    }
+}
+
+int cdyn_contacts_build_trees(cdyn_contacts *cc)
+{
+  const double *q = cc->sys->q;
+  int rc;
+  memcpy(cc->plo, q, 3 * cc->sys->n * sizeof(double));
+  memcpy(cc->phi, q, 3 * cc->sys->n * sizeof(double));
+  element_boxes(cc->node, 1, cc->nnode, cc->plo, cc->phi, cc->o.thickness, cc->lo, cc->hi);
+  if ((rc = cdyn_bvh_build(cc->bn, cc->lo, cc->hi, cc->nnode)))
+    return rc;
+  element_boxes(cc->tri, 3, cc->ntri, cc->plo, cc->phi, cc->o.thickness, cc->lo, cc->hi);
+  if ((rc = cdyn_bvh_build(cc->bt, cc->lo, cc->hi, cc->ntri)))
+    return rc;
+  element_boxes(cc->edge, 2, cc->nedge, cc->plo, cc->phi, cc->o.thickness, cc->lo, cc->hi);
+  return cdyn_bvh_build(cc->be, cc->lo, cc->hi, cc->nedge);
+}
+
+/* The elements of a kind: the first (nodes or edges) and the second
+   (triangles or edges), their particles and their boxes in elo / ehi. */
+typedef struct {
+  const size_t *ia, *ib;
+  size_t pa, pb;
+  size_t oa, ob; /* offsets of their boxes (in boxes) */
+} kind_elems;
+
+static kind_elems elems(const cdyn_contacts *cc, int kind)
+{
+  kind_elems k;
+  if (kind == VF) {
+    k.ia = cc->node, k.pa = 1, k.oa = 0;
+    k.ib = cc->tri, k.pb = 3, k.ob = cc->nnode;
+  } else {
+    k.ia = cc->edge, k.pa = 2, k.oa = cc->nnode + cc->ntri;
+    k.ib = cc->edge, k.pb = 2, k.ob = k.oa;
+  }
+  return k;
+}
+
+static int shares(const kind_elems *k, size_t a, size_t b)
+{
+  for (size_t i = 0; i < k->pa; i++)
+    for (size_t j = 0; j < k->pb; j++)
+      if (k->ia[k->pa * a + i] == k->ib[k->pb * b + j])
+        return 1;
+  return 0;
+}
+
+/* The hierarchies' pairs of a kind over boxes grown by g (refitted to
+   them), sharing no particle, into cc->pairs. */
+static int traverse(cdyn_contacts *cc, int kind, double g, size_t *np)
+{
+  kind_elems k = elems(cc, kind);
+  int rc;
+  const double *plo = cc->plo, *phi = cc->phi;
+  if (kind == VF) {
+    element_boxes(cc->node, 1, cc->nnode, plo, phi, g, cc->lo, cc->hi);
+    if ((rc = cdyn_bvh_refit(cc->bn, cc->lo, cc->hi)))
+      return rc;
+    element_boxes(cc->tri, 3, cc->ntri, plo, phi, g, cc->lo, cc->hi);
+    if ((rc = cdyn_bvh_refit(cc->bt, cc->lo, cc->hi)))
+      return rc;
+    rc = cdyn_bvh_pairs(cc->bn, cc->bt, cc->pairs, cc->o.pairs, np);
+  } else {
+    element_boxes(cc->edge, 2, cc->nedge, plo, phi, g, cc->lo, cc->hi);
+    if ((rc = cdyn_bvh_refit(cc->be, cc->lo, cc->hi)))
+      return rc;
+    rc = cdyn_bvh_pairs(cc->be, NULL, cc->pairs, cc->o.pairs, np);
+  }
+  if (rc)
+    return rc;
+  size_t m = 0;
+  for (size_t p = 0; p < *np; p++) {
+    size_t a = cc->pairs[2 * p], b = cc->pairs[2 * p + 1];
+    if (shares(&k, a, b))
+      continue;
+    cc->pairs[2 * m] = a, cc->pairs[2 * m + 1] = b;
+    m++;
+  }
+  *np = m;
+  return CDYN_OK;
+}
+
+/* Build the list at the current particle boxes with the skin cc->lskin,
+   halved while it does not fit in `pairs` (down to LIST_SHRINK times
+   less than the option's); cc->listed says whether one fitted.  A list
+   that fits in a quarter of `pairs` lets the next build take twice the
+   skin again, up to the option's. */
+static int build(cdyn_contacts *cc)
+{
+  size_t n3 = 3 * cc->sys->n;
+  cc->listed = 0;
+  memcpy(cc->rlo, cc->plo, n3 * sizeof(double));
+  memcpy(cc->rhi, cc->phi, n3 * sizeof(double));
+  for (;;) {
+    double G = CDYN_CONTACTS_GROW(cc) + cc->lskin;
+    int rc = CDYN_OK;
+    for (int kind = VF; kind <= EE && !rc; kind++) {
+      size_t np;
+      if ((rc = traverse(cc, kind, G, &np)))
+        break;
+      for (size_t p = 0; p < 2 * np; p++)
+        cc->list[kind][p] = (uint32_t)cc->pairs[p];
+      cc->nlist[kind] = np;
+    }
+    if (!rc)
+      break;
+    if (rc != CDYN_ENOMEM)
+      return rc;
+    cdyn_error_clear();
+    if (cc->lskin * LIST_SHRINK <= cc->o.skin) {
+      cc->retry = LIST_RETRY; /* not kept: the queries go to the hierarchies */
+      return CDYN_OK;
+    }
+    cc->lskin *= 0.5;
+  }
+  cc->listed = 1;
+  cc->counts.list_builds++;
+  size_t most = cc->nlist[VF] > cc->nlist[EE] ? cc->nlist[VF] : cc->nlist[EE];
+  if (4 * most <= cc->o.pairs && cc->lskin < cc->o.skin)
+    cc->lskin = fmin(2 * cc->lskin, cc->o.skin);
+  return CDYN_OK;
+}
+
+int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
+{
+  double up[3] = {-INFINITY, -INFINITY, -INFINITY}, dn[3] = {INFINITY, INFINITY, INFINITY}, L = 0;
+  for (size_t e = 0; e < cc->nnode; e++) {
+    size_t i = cc->node[e];
+    for (int k = 0; k < 3; k++) {
+      double a = x0[3 * i + k], b = x1[3 * i + k];
+      double l = a < b ? a : b, u = a < b ? b : a;
+      cc->plo[3 * i + k] = l, cc->phi[3 * i + k] = u;
+      if (cc->listed) {
+        double du = u - cc->rhi[3 * i + k], dl = l - cc->rlo[3 * i + k];
+        up[k] = du > up[k] ? du : up[k];
+        dn[k] = dl < dn[k] ? dl : dn[k];
+        L = fmax(L, fmax(fmax(fabs(l), fabs(u)), fmax(fabs(cc->rlo[3 * i + k]), fabs(cc->rhi[3 * i + k]))));
+      }
+    }
+  }
+  element_boxes(cc->node, 1, cc->nnode, cc->plo, cc->phi, 0, cc->elo, cc->ehi);
+  element_boxes(cc->tri, 3, cc->ntri, cc->plo, cc->phi, 0, cc->elo + 3 * cc->nnode, cc->ehi + 3 * cc->nnode);
+  element_boxes(cc->edge, 2, cc->nedge, cc->plo, cc->phi, 0, cc->elo + 3 * (cc->nnode + cc->ntri),
+                cc->ehi + 3 * (cc->nnode + cc->ntri));
+  cc->fits = 0;
+  if (!(cc->o.skin > 0)) {
+    cc->counts.list_direct++;
+    return CDYN_OK;
+  }
+  if (cc->listed) {
+    double s = cc->lskin, G = CDYN_CONTACTS_GROW(cc) + s, slack = 1e-12 * (L + G);
+    int fits = 1;
+    for (int k = 0; k < 3; k++)
+      fits = fits && up[k] - dn[k] + slack <= 2 * s;
+    if (fits) {
+      cc->fits = 1;
+      cc->counts.list_kept++;
+      return CDYN_OK;
+    }
+  }
+  int rc = cc->retry ? (cc->retry--, CDYN_OK) : build(cc);
+  if (rc)
+    return rc;
+  cc->fits = cc->listed;
+  if (!cc->fits)
+    cc->counts.list_direct++;
+  return CDYN_OK;
+}
+
+static int overlap(const double *alo, const double *ahi, const double *blo, const double *bhi, double g)
+{
+  for (int k = 0; k < 3; k++)
+    if (ahi[k] + g < blo[k] - g || bhi[k] + g < alo[k] - g)
+      return 0;
+  return 1;
+}
+
+int cdyn_contacts_pairs(cdyn_contacts *cc, int kind, double g, size_t *np)
+{
+  if (!cc->fits)
+    return traverse(cc, kind, g, np);
+  kind_elems k = elems(cc, kind);
+  const uint32_t *l = cc->list[kind];
+  size_t m = 0;
+  for (size_t p = 0; p < cc->nlist[kind]; p++) {
+    size_t a = l[2 * p], b = l[2 * p + 1];
+    const double *alo = cc->elo + 3 * (k.oa + a), *ahi = cc->ehi + 3 * (k.oa + a);
+    const double *blo = cc->elo + 3 * (k.ob + b), *bhi = cc->ehi + 3 * (k.ob + b);
+    if (!overlap(alo, ahi, blo, bhi, g))
+      continue;
+    cc->pairs[2 * m] = a, cc->pairs[2 * m + 1] = b;
+    m++;
+  }
+  *np = m;
+  return CDYN_OK;
+}
