@@ -81,6 +81,14 @@ struct ref_replay_ws {
   double *side; /* per box: its largest side (scratch) */
   size_t scap;
   size_t dcap;
+  unsigned char *tm; /* (states) x (top + 1): the particle's coordinates below 1e75 in magnitude (tame) */
+  size_t tmcap;
+  box *pbx;          /* (pieces) x (top + 1), paths of several pieces: each particle's box over the piece */
+  size_t pbcap;
+  box *sb;           /* per box: its element's points' box at the last state, as box_gap makes it */
+  size_t sbcap;
+  box *ub;           /* per box: its element's box swept over all the states, not grown */
+  size_t ubcap;
 };
 
 typedef struct {
@@ -90,6 +98,10 @@ typedef struct {
   size_t nx, top;
   double pad;
   const double *disp; /* piece j, particle i: disp[j * (top + 1) + i] */
+  const unsigned char *tm; /* state j, particle i: tm[j * (top + 1) + i] */
+  const box *pbx;          /* piece j, particle i: pbx[j * (top + 1) + i] */
+  const box *sb;           /* element (box index) e: sb[e] */
+  const box *ub;           /* element (box index) e: its swept box, not grown */
   double best;        /* min(pad, the smallest distance at the last state so far) */
   ref_replay_report *rep;
 } ctx;
@@ -113,13 +125,19 @@ static void pt2(double out[2][3], const double *x0, const double *x1, size_t i)
  * For other points D0 is computed.  The answer is the test's, and most
  * pairs need one distance instead of two.
  */
-static int tame(const double *x0, const size_t *idx, int n)
+static int tame_point(const double *x0, size_t i)
 {
-  for (int a = 0; a < n; a++)
-    for (int k = 0; k < 3; k++)
-      if (!(fabs(x0[3 * idx[a] + k]) < 1e75))
-        return 0;
+  for (int k = 0; k < 3; k++)
+    if (!(fabs(x0[3 * i + k]) < 1e75))
+      return 0;
   return 1;
+}
+
+/* The four points idx at state j (tame_point of each, tabled per state). */
+static int tame(const ctx *c, size_t j, const size_t *idx)
+{
+  const unsigned char *t = c->tm + j * (c->top + 1);
+  return t[idx[0]] && t[idx[1]] && t[idx[2]] && t[idx[3]];
 }
 
 /*
@@ -132,51 +150,73 @@ static int tame(const double *x0, const size_t *idx, int n)
  * pad).  So most pairs whose swept boxes overlap but whose elements are
  * apart need no distance at all; the report is the one the distances give.
  */
-static double box_gap(const double *x, const size_t *pa, int na, const size_t *pb, int nb)
+static void point_box(const double *x, const size_t *pa, int na, box *b)
+{
+  for (int k = 0; k < 3; k++) {
+    double lo = x[3 * pa[0] + k], hi = lo;
+    for (int a = 1; a < na; a++) {
+      double y = x[3 * pa[a] + k];
+      lo = y < lo ? y : lo, hi = y > hi ? y : hi;
+    }
+    b->lo[k] = lo, b->hi[k] = hi;
+  }
+}
+
+static double gap_of(const box *a, const box *b)
 {
   double s = 0;
   for (int k = 0; k < 3; k++) {
-    double alo = x[3 * pa[0] + k], ahi = alo, blo = x[3 * pb[0] + k], bhi = blo;
-    for (int a = 1; a < na; a++) {
-      double y = x[3 * pa[a] + k];
-      alo = y < alo ? y : alo, ahi = y > ahi ? y : ahi;
-    }
-    for (int b = 1; b < nb; b++) {
-      double y = x[3 * pb[b] + k];
-      blo = y < blo ? y : blo, bhi = y > bhi ? y : bhi;
-    }
-    double d = blo - ahi > alo - bhi ? blo - ahi : alo - bhi;
+    double d = b->lo[k] - a->hi[k] > a->lo[k] - b->hi[k] ? b->lo[k] - a->hi[k] : a->lo[k] - b->hi[k];
     if (d > 0)
       s += d * d;
   }
   return sqrt(s);
 }
 
+static double box_gap(const double *x, const size_t *pa, int na, const size_t *pb, int nb)
+{
+  box a, b;
+  point_box(x, pa, na, &a);
+  point_box(x, pb, nb, &b);
+  return gap_of(&a, &b);
+}
+
 /* Do the boxes of the points pa (na of them) and pb (nb) over one piece,
    x0 to x1, grown by g, overlap?  (Over the only piece of a straight
    step they are the boxes the broad phase found overlapping, so the
    callers ask only for paths of several pieces.) */
-static int piece_overlap(const double *x0, const double *x1, const size_t *pa, int na, const size_t *pb, int nb,
-                         double g)
+static int piece_overlap(const ctx *c, size_t j, const size_t *pa, int na, const size_t *pb, int nb, double g)
 {
+  const box *P = c->pbx + j * (c->top + 1);
   for (int k = 0; k < 3; k++) {
     double alo = INFINITY, ahi = -INFINITY, blo = INFINITY, bhi = -INFINITY;
     /* Comparisons in place of fmin and fmax (library calls here), in
-       the same sense: a NaN coordinate is passed over as they pass it. */
+       the same sense: a NaN coordinate is passed over as they pass it
+       (each particle's box over the piece passes it over too, and the
+       least of least values is the least value). */
     for (int a = 0; a < na; a++) {
-      double y0 = x0[3 * pa[a] + k], y1 = x1[3 * pa[a] + k];
-      alo = y0 < alo ? y0 : alo, alo = y1 < alo ? y1 : alo;
-      ahi = y0 > ahi ? y0 : ahi, ahi = y1 > ahi ? y1 : ahi;
+      const box *q = &P[pa[a]];
+      alo = q->lo[k] < alo ? q->lo[k] : alo, ahi = q->hi[k] > ahi ? q->hi[k] : ahi;
     }
     for (int b = 0; b < nb; b++) {
-      double y0 = x0[3 * pb[b] + k], y1 = x1[3 * pb[b] + k];
-      blo = y0 < blo ? y0 : blo, blo = y1 < blo ? y1 : blo;
-      bhi = y0 > bhi ? y0 : bhi, bhi = y1 > bhi ? y1 : bhi;
+      const box *q = &P[pb[b]];
+      blo = q->lo[k] < blo ? q->lo[k] : blo, bhi = q->hi[k] > bhi ? q->hi[k] : bhi;
     }
     if (ahi + g < blo - g || bhi + g < alo - g)
       return 0;
   }
   return 1;
+}
+
+/* Particle i's box over piece j, x_j to x_{j+1}, NaN coordinates passed over. */
+static void particle_piece_box(const double *x0, const double *x1, size_t i, box *b)
+{
+  for (int k = 0; k < 3; k++) {
+    double y0 = x0[3 * i + k], y1 = x1[3 * i + k], lo = INFINITY, hi = -INFINITY;
+    lo = y0 < lo ? y0 : lo, lo = y1 < lo ? y1 : lo;
+    hi = y0 > hi ? y0 : hi, hi = y1 > hi ? y1 : hi;
+    b->lo[k] = lo, b->hi[k] = hi;
+  }
 }
 
 /*
@@ -193,7 +233,7 @@ static int piece_vf(ctx *c, size_t j, size_t p, const size_t *v, double *D1, dou
   const double *x0 = c->x[j], *x1 = c->x[j + 1];
   double S = disp_of(c, j, p) + fmax(disp_of(c, j, v[0]), fmax(disp_of(c, j, v[1]), disp_of(c, j, v[2])));
   const size_t pts[4] = {p, v[0], v[1], v[2]};
-  int tm = tame(x0, pts, 4);
+  int tm = tame(c, j, pts);
   if (isnan(*D1)) {
     if (L - S > 1e-9 && tm)
       return 0;
@@ -223,7 +263,7 @@ static int piece_ee(ctx *c, size_t j, const size_t *a, const size_t *b, double *
   const double *x0 = c->x[j], *x1 = c->x[j + 1];
   double S = fmax(disp_of(c, j, a[0]), disp_of(c, j, a[1])) + fmax(disp_of(c, j, b[0]), disp_of(c, j, b[1]));
   const size_t pts[4] = {a[0], a[1], b[0], b[1]};
-  int tm = tame(x0, pts, 4);
+  int tm = tame(c, j, pts);
   if (isnan(*D1)) {
     if (L - S > 1e-9 && tm)
       return 0;
@@ -272,8 +312,19 @@ static void keep_distance(ctx *c, double D)
   }
 }
 
-/* Node p against triangle t. */
-static void pair_vf(ctx *c, size_t p, size_t t)
+/* May elements a and b (box indices) touch at all over the path?  Not
+   when their swept boxes, not grown, are apart (closed boxes). */
+static int may_touch(const ctx *c, size_t a, size_t b)
+{
+  const box *x = &c->ub[a], *y = &c->ub[b];
+  for (int k = 0; k < 3; k++)
+    if (x->hi[k] < y->lo[k] || y->hi[k] < x->lo[k])
+      return 0;
+  return 1;
+}
+
+/* Node n (particle p) against triangle t. */
+static void pair_vf(ctx *c, size_t n, size_t p, size_t t)
 {
   const size_t *v = c->tris + 3 * t;
   if (p == v[0] || p == v[1] || p == v[2])
@@ -281,14 +332,16 @@ static void pair_vf(ctx *c, size_t p, size_t t)
   const double *const *x = c->x;
   size_t last = c->nx - 1;
   c->rep->vf_pairs++;
-  double L1 = box_gap(x[last], &p, 1, v, 3), D1 = NAN;
+  double L1 = gap_of(&c->sb[n], &c->sb[c->nn + t]), D1 = NAN;
   if (may_lower(c, L1)) {
     D1 = ref_dist_point_triangle(x[last] + 3 * p, x[last] + 3 * v[0], x[last] + 3 * v[1], x[last] + 3 * v[2]);
     keep_distance(c, D1);
   }
   int degenerate = 0;
+  if (!may_touch(c, n, c->nn + t))
+    return;
   for (size_t j = 0; j < last; j++) {
-    if (last > 1 && !piece_overlap(x[j], x[j + 1], &p, 1, v, 3, c->pad / 2))
+    if (last > 1 && !piece_overlap(c, j, &p, 1, v, 3, c->pad / 2))
       continue;
     double De = NAN, L = L1;
     if (j + 1 == last)
@@ -313,14 +366,17 @@ static void pair_ee(ctx *c, size_t e, size_t f)
   const double *const *x = c->x;
   size_t last = c->nx - 1;
   c->rep->ee_pairs++;
-  double L1 = box_gap(x[last], a, 2, b, 2), D1 = NAN;
+  const box *sbe = c->sb + c->nn + c->ntris;
+  double L1 = gap_of(&sbe[e], &sbe[f]), D1 = NAN;
   if (may_lower(c, L1)) {
     D1 = ref_dist_segments(x[last] + 3 * a[0], x[last] + 3 * a[1], x[last] + 3 * b[0], x[last] + 3 * b[1]);
     keep_distance(c, D1);
   }
   int degenerate = 0;
+  if (!may_touch(c, c->nn + c->ntris + e, c->nn + c->ntris + f))
+    return;
   for (size_t j = 0; j < last; j++) {
-    if (last > 1 && !piece_overlap(x[j], x[j + 1], a, 2, b, 2, c->pad / 2))
+    if (last > 1 && !piece_overlap(c, j, a, 2, b, 2, c->pad / 2))
       continue;
     double De = NAN, L = L1;
     if (j + 1 == last)
@@ -390,6 +446,10 @@ void ref_replay_ws_free(ref_replay_ws *w)
   free(w->big);
   free(w->disp);
   free(w->side);
+  free(w->tm);
+  free(w->pbx);
+  free(w->sb);
+  free(w->ub);
   free(w);
 }
 
@@ -487,7 +547,7 @@ static void pair_of(ctx *c, const box *bx, size_t a, size_t b)
   size_t nn = c->nn, nt = c->ntris;
   if (a < nn || b < nn) { /* a node and a triangle */
     size_t n = a < nn ? a : b, t = a < nn ? b : a;
-    pair_vf(c, c->nodes[n], t - nn);
+    pair_vf(c, n, c->nodes[n], t - nn);
     return;
   }
   if (bx[a].lo[0] > bx[b].lo[0] || (bx[a].lo[0] == bx[b].lo[0] && a > b)) {
@@ -571,15 +631,41 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
       double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
       w->disp[j * (top + 1) + i] = sqrt(d3(d, d));
     }
+  /* Each state's tame particles, each piece's particle boxes (paths of
+     several pieces), and each element's points' box at the last state:
+     tables of what the pair tests would otherwise compute pair by pair. */
+  if (grow(&w->tm, &w->tmcap, nx * (top + 1), sizeof *w->tm) ||
+      grow(&w->sb, &w->sbcap, w->nbx, sizeof *w->sb) ||
+      (nx > 2 && grow(&w->pbx, &w->pbcap, (nx - 1) * (top + 1), sizeof *w->pbx)))
+    return -1;
+  memset(w->tm, 0, nx * (top + 1));
+  for (size_t j = 0; j < nx; j++)
+    for (size_t e = 0; e < nn; e++)
+      w->tm[j * (top + 1) + w->nodes[e]] = (unsigned char)tame_point(x[j], w->nodes[e]);
+  if (nx > 2)
+    for (size_t j = 0; j + 1 < nx; j++)
+      for (size_t e = 0; e < nn; e++)
+        particle_piece_box(x[j], x[j + 1], w->nodes[e], &w->pbx[j * (top + 1) + w->nodes[e]]);
+  for (size_t e = 0; e < nn; e++)
+    point_box(x[nx - 1], &w->nodes[e], 1, &w->sb[e]);
+  for (size_t t = 0; t < ntris; t++)
+    point_box(x[nx - 1], tris + 3 * t, 3, &w->sb[nn + t]);
+  for (size_t e = 0; e < ne; e++)
+    point_box(x[nx - 1], w->edges + 2 * e, 2, &w->sb[nn + ntris + e]);
   /* Boxes swept over all the states and grown by pad / 2: nodes,
      triangles, edges.  Only node-triangle and edge-edge pairs are
      replayed, so only those are swept. */
   double g = pad / 2;
   box *bx = w->bx;
-  make_boxes(bx, w->nodes, 1, nn, x, nx, g);
-  make_boxes(bx + nn, tris, 3, ntris, x, nx, g);
-  make_boxes(bx + nn + ntris, w->edges, 2, ne, x, nx, g);
-  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, pad, rep};
+  if (grow(&w->ub, &w->ubcap, nb, sizeof *w->ub))
+    return -1;
+  make_boxes(w->ub, w->nodes, 1, nn, x, nx, 0);
+  make_boxes(w->ub + nn, tris, 3, ntris, x, nx, 0);
+  make_boxes(w->ub + nn + ntris, w->edges, 2, ne, x, nx, 0);
+  for (size_t b = 0; b < nb; b++)
+    for (int k = 0; k < 3; k++)
+      bx[b].lo[k] = w->ub[b].lo[k] - g, bx[b].hi[k] = w->ub[b].hi[k] + g;
+  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, pad, rep};
   /*
    * The broad phase: a uniform grid of cubes of side cs, the boxes' median
    * largest side, hashed into T buckets.  A box goes into the bucket of

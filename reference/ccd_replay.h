@@ -9,7 +9,11 @@
  * particle is considered (no hierarchy: the swept boxes hashed into a
  * uniform grid of cubes of their median size, each overlapping pair met
  * once, in the cell of the lower corner of its overlap; a box that spans
- * more than a few cells is tested against every box).  A pair whose swept boxes overlap is cleared without
+ * more than a few cells is tested against every box).  The swept boxes
+ * are grown by pad / 2 so that the pairs within pad at x1 are met (their
+ * distances give min_dist); a pair whose swept boxes do not overlap
+ * before they are grown cannot touch (each element lies in its box
+ * throughout) and goes no further.  A pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of
  * a point of the first element plus that of the second, its distance at
@@ -51,7 +55,8 @@
 
 typedef struct ref_replay_report {
   size_t vf_pairs, ee_pairs; /* pairs whose swept boxes overlap */
-  size_t near;               /* pieces of those pairs the distance bound did not clear */
+  size_t near;               /* pieces of those pairs, their boxes overlapping when not grown, that the
+                                distance bound did not clear */
   size_t filtered;           /* of those, decided by the filter (no contact, or contact) */
   size_t exact;              /* of those, sent to the exact test: near = filtered + exact */
   size_t crossings;          /* pairs that touched (the filter's proof or the exact test's) */

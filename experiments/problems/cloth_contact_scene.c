@@ -332,6 +332,7 @@ static int write_snapshot(exp_csv *mesh, exp_csv *balls, const char *run, int sn
 typedef struct {
   long steps, steps_done;
   int failed, status;
+  unsigned long noconv; /* steps that returned CDYN_NOCONV */
   double h;
   unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
   unsigned long near, filtered; /* pairs past the replay's distance bound, and decided by its filter */
@@ -704,8 +705,9 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
       break;
     }
     exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
-    exp_outcome out;
+    exp_outcome out = {0};
     rc = exp_simulate_with(&sim, &out);
+    R->noconv = out.noconv;
     /* The replays of a run that ended within a slice (a failed step). */
     if (!rc)
       rc = flush_replays(&o);
@@ -781,7 +783,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
                          "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,"
                          "status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,failsafe_frozen,"
                          "failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,held,near,filtered,"
-                         "pieces,failsafe_reused",
+                         "pieces,failsafe_reused,noconv",
                          NULL,
                          "\"note\": \"over the whole run; failsafe_*: the fail-safe's steps changed, detection passes, "
                          "zones and their nodes summed over steps, frozen zones, steps left touching, sum m |dv| (N s), "
@@ -789,7 +791,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
-    double row[35] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+    double row[36] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
                       (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap,
                       (double)R->contacts_max, (double)R->ball_max, (double)R->created, (double)R->releases,
                       (double)R->delay_max, R->delay_mean, (double)R->redos, (double)R->unresolved,
@@ -797,8 +799,8 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
                       (double)R->fs_steps, (double)R->fs_passes, (double)R->fs_zones, (double)R->fs_nodes,
                       (double)R->fs_frozen, (double)R->fs_unresolved, R->fs_impulse, R->fs_momentum, R->fs_energy,
                       R->steps_done > 0 ? (double)R->held_steps / (double)R->steps_done : NAN, (double)R->near,
-                      (double)R->filtered, (double)R->pieces, (double)R->fs_reused};
-    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 35);
+                      (double)R->filtered, (double)R->pieces, (double)R->fs_reused, (double)R->noconv};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 36);
   }
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))

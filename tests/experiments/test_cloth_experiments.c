@@ -283,7 +283,7 @@ START_TEST(test_cloth_contact)
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held,near,filtered,pieces,failsafe_reused", 1);
+                             "held,near,filtered,pieces,failsafe_reused,noconv", 1);
   ck_assert_uint_eq(sum.nrows, 9);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
@@ -428,7 +428,7 @@ START_TEST(test_cloth_self_contact)
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held,near,filtered,pieces,failsafe_reused", 1);
+                             "held,near,filtered,pieces,failsafe_reused,noconv", 1);
   static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "lcp"};
   ck_assert_uint_eq(sum.nrows, 5);
   for (size_t r = 0; r < sum.nrows; r++) {
