@@ -102,6 +102,7 @@ typedef struct {
   const box *pbx;          /* piece j, particle i: pbx[j * (top + 1) + i] */
   const box *sb;           /* element (box index) e: sb[e] */
   const box *ub;           /* element (box index) e: its swept box, not grown */
+  int distances_only;      /* the second pass: the pairs within the smallest distance so far, for min_dist */
   double best;        /* min(pad, the smallest distance at the last state so far) */
   ref_replay_report *rep;
 } ctx;
@@ -182,10 +183,10 @@ static double box_gap(const double *x, const size_t *pa, int na, const size_t *p
 }
 
 /* Do the boxes of the points pa (na of them) and pb (nb) over one piece,
-   x0 to x1, grown by g, overlap?  (Over the only piece of a straight
+   x_j to x_{j+1}, overlap (only then can they touch there)?  (Over the only piece of a straight
    step they are the boxes the broad phase found overlapping, so the
    callers ask only for paths of several pieces.) */
-static int piece_overlap(const ctx *c, size_t j, const size_t *pa, int na, const size_t *pb, int nb, double g)
+static int piece_overlap(const ctx *c, size_t j, const size_t *pa, int na, const size_t *pb, int nb)
 {
   const box *P = c->pbx + j * (c->top + 1);
   for (int k = 0; k < 3; k++) {
@@ -202,7 +203,7 @@ static int piece_overlap(const ctx *c, size_t j, const size_t *pa, int na, const
       const box *q = &P[pb[b]];
       blo = q->lo[k] < blo ? q->lo[k] : blo, bhi = q->hi[k] > bhi ? q->hi[k] : bhi;
     }
-    if (ahi + g < blo - g || bhi + g < alo - g)
+    if (ahi < blo || bhi < alo)
       return 0;
   }
   return 1;
@@ -312,17 +313,6 @@ static void keep_distance(ctx *c, double D)
   }
 }
 
-/* May elements a and b (box indices) touch at all over the path?  Not
-   when their swept boxes, not grown, are apart (closed boxes). */
-static int may_touch(const ctx *c, size_t a, size_t b)
-{
-  const box *x = &c->ub[a], *y = &c->ub[b];
-  for (int k = 0; k < 3; k++)
-    if (x->hi[k] < y->lo[k] || y->hi[k] < x->lo[k])
-      return 0;
-  return 1;
-}
-
 /* Node n (particle p) against triangle t. */
 static void pair_vf(ctx *c, size_t n, size_t p, size_t t)
 {
@@ -331,17 +321,17 @@ static void pair_vf(ctx *c, size_t n, size_t p, size_t t)
     return;
   const double *const *x = c->x;
   size_t last = c->nx - 1;
-  c->rep->vf_pairs++;
   double L1 = gap_of(&c->sb[n], &c->sb[c->nn + t]), D1 = NAN;
   if (may_lower(c, L1)) {
     D1 = ref_dist_point_triangle(x[last] + 3 * p, x[last] + 3 * v[0], x[last] + 3 * v[1], x[last] + 3 * v[2]);
     keep_distance(c, D1);
   }
-  int degenerate = 0;
-  if (!may_touch(c, n, c->nn + t))
+  if (c->distances_only)
     return;
+  c->rep->vf_pairs++;
+  int degenerate = 0;
   for (size_t j = 0; j < last; j++) {
-    if (last > 1 && !piece_overlap(c, j, &p, 1, v, 3, c->pad / 2))
+    if (last > 1 && !piece_overlap(c, j, &p, 1, v, 3))
       continue;
     double De = NAN, L = L1;
     if (j + 1 == last)
@@ -365,18 +355,18 @@ static void pair_ee(ctx *c, size_t e, size_t f)
     return;
   const double *const *x = c->x;
   size_t last = c->nx - 1;
-  c->rep->ee_pairs++;
   const box *sbe = c->sb + c->nn + c->ntris;
   double L1 = gap_of(&sbe[e], &sbe[f]), D1 = NAN;
   if (may_lower(c, L1)) {
     D1 = ref_dist_segments(x[last] + 3 * a[0], x[last] + 3 * a[1], x[last] + 3 * b[0], x[last] + 3 * b[1]);
     keep_distance(c, D1);
   }
-  int degenerate = 0;
-  if (!may_touch(c, c->nn + c->ntris + e, c->nn + c->ntris + f))
+  if (c->distances_only)
     return;
+  c->rep->ee_pairs++;
+  int degenerate = 0;
   for (size_t j = 0; j < last; j++) {
-    if (last > 1 && !piece_overlap(c, j, a, 2, b, 2, c->pad / 2))
+    if (last > 1 && !piece_overlap(c, j, a, 2, b, 2))
       continue;
     double De = NAN, L = L1;
     if (j + 1 == last)
@@ -539,11 +529,12 @@ static void cells(const box *b, const double *o, double cs, long long *c0, long 
 }
 
 /* The pair of boxes a and b, overlapping: hand it to the pair tests, an
-   edge pair with the edge of the lower box (along x, then by index)
+   edge pair with the edge of the lower swept box (along x, then by index)
    first, as a sweep along x would (the distance of the pair is taken in
-   that order). */
-static void pair_of(ctx *c, const box *bx, size_t a, size_t b)
+   that order, the same in both passes). */
+static void pair_of(ctx *c, size_t a, size_t b)
 {
+  const box *bx = c->ub;
   size_t nn = c->nn, nt = c->ntris;
   if (a < nn || b < nn) { /* a node and a triangle */
     size_t n = a < nn ? a : b, t = a < nn ? b : a;
@@ -573,7 +564,7 @@ static void grid_pair(ctx *c, const box *bx, const long long *C, size_t a, size_
   for (int k = 0; k < 3; k++)
     ix[k] = C[3 * a + k] > C[3 * b + k] ? C[3 * a + k] : C[3 * b + k];
   if (bucket(ix, T) == u)
-    pair_of(c, bx, a, b);
+    pair_of(c, a, b);
 }
 
 /* The median of v[0 .. n - 1] (n >= 1; v is reordered): quickselect. */
@@ -608,6 +599,8 @@ static double median(double *v, size_t n)
 }
 
 #define MAX_SPAN 4 /* cells along an axis; a box that spans more is tested against all boxes */
+
+static int grid(ref_replay_ws *w, ctx *c, const box *bx);
 
 int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
                        double pad, ref_replay_report *rep)
@@ -652,20 +645,38 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
     point_box(x[nx - 1], tris + 3 * t, 3, &w->sb[nn + t]);
   for (size_t e = 0; e < ne; e++)
     point_box(x[nx - 1], w->edges + 2 * e, 2, &w->sb[nn + ntris + e]);
-  /* Boxes swept over all the states and grown by pad / 2: nodes,
-     triangles, edges.  Only node-triangle and edge-edge pairs are
-     replayed, so only those are swept. */
-  double g = pad / 2;
-  box *bx = w->bx;
+  /* Boxes swept over all the states, not grown: nodes, triangles, edges.
+     Only node-triangle and edge-edge pairs are replayed, so only those
+     are swept. */
   if (grow(&w->ub, &w->ubcap, nb, sizeof *w->ub))
     return -1;
   make_boxes(w->ub, w->nodes, 1, nn, x, nx, 0);
   make_boxes(w->ub + nn, tris, 3, ntris, x, nx, 0);
   make_boxes(w->ub + nn + ntris, w->edges, 2, ne, x, nx, 0);
+  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, pad, rep};
+  /* The first pass: every pair whose swept boxes overlap (only those can
+     touch), their distances at the last state on the way. */
+  if (grid(w, &c, w->ub))
+    return -1;
+  /* The second: the distances at the last state of the pairs nearer than
+     the smallest distance so far, b (at most pad): their boxes at that
+     state lie within b of each other, so grown by b / 2 they overlap. */
+  double b2 = c.best / 2;
+  if (!(b2 > 0))
+    return 0;
+  box *bx = w->bx;
   for (size_t b = 0; b < nb; b++)
     for (int k = 0; k < 3; k++)
-      bx[b].lo[k] = w->ub[b].lo[k] - g, bx[b].hi[k] = w->ub[b].hi[k] + g;
-  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, pad, rep};
+      bx[b].lo[k] = w->sb[b].lo[k] - b2, bx[b].hi[k] = w->sb[b].hi[k] + b2;
+  c.distances_only = 1;
+  return grid(w, &c, bx);
+}
+
+/* The overlapping pairs of the boxes bx (nodes, triangles, edges) handed
+   to the pair tests; 0, or -1 out of memory. */
+static int grid(ref_replay_ws *w, ctx *c, const box *bx)
+{
+  size_t nn = w->nn, ntris = w->ntris, nb = w->nbx;
   /*
    * The broad phase: a uniform grid of cubes of side cs, the boxes' median
    * largest side, hashed into T buckets.  A box goes into the bucket of
@@ -768,20 +779,20 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
       s2++;
     for (size_t i = s0; i < s1; i++)
       for (size_t j = s1; j < s2; j++)
-        grid_pair(&c, bx, C, ent[i], ent[j], T, u);
+        grid_pair(c, bx, C, ent[i], ent[j], T, u);
     for (size_t i = s2; i < e; i++)
       for (size_t j = i + 1; j < e; j++)
-        grid_pair(&c, bx, C, ent[i], ent[j], T, u);
+        grid_pair(c, bx, C, ent[i], ent[j], T, u);
   }
   /* The boxes tested against all: each pair with another such box once. */
   for (size_t i = 0; i < nbig; i++) {
     size_t a = w->big[i];
     for (size_t b = 0; b < nb; b++) {
       int bbig = w->cell_of[b] == w->cell_of[b + 1];
-      if (b == a || !partners(kind_of(&c, a), kind_of(&c, b)) || (bbig && b < a))
+      if (b == a || !partners(kind_of(c, a), kind_of(c, b)) || (bbig && b < a))
         continue;
       if (overlap(&bx[a], &bx[b]))
-        pair_of(&c, bx, a, b);
+        pair_of(c, a, b);
     }
   }
   return 0;

@@ -9,11 +9,15 @@
  * particle is considered (no hierarchy: the swept boxes hashed into a
  * uniform grid of cubes of their median size, each overlapping pair met
  * once, in the cell of the lower corner of its overlap; a box that spans
- * more than a few cells is tested against every box).  The swept boxes
- * are grown by pad / 2 so that the pairs within pad at x1 are met (their
- * distances give min_dist); a pair whose swept boxes do not overlap
- * before they are grown cannot touch (each element lies in its box
- * throughout) and goes no further.  A pair whose swept boxes overlap is cleared without
+ * more than a few cells is tested against every box).  Two passes: the
+ * first meets the pairs whose swept boxes overlap (only those can touch:
+ * each element lies in its box throughout) and asks whether they touched,
+ * taking their distances at x1 on the way; the second meets the pairs
+ * whose boxes at x1 overlap when grown by b / 2, b the smallest distance
+ * within pad found so far (or pad), and takes their distances: a pair
+ * nearer than b at x1 is within b along every axis, so min_dist is the
+ * smallest distance within pad of every pair, whichever pass met it.  A
+ * pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of
  * a point of the first element plus that of the second, its distance at
@@ -55,13 +59,13 @@
 
 typedef struct ref_replay_report {
   size_t vf_pairs, ee_pairs; /* pairs whose swept boxes overlap */
-  size_t near;               /* pieces of those pairs, their boxes overlapping when not grown, that the
-                                distance bound did not clear */
+  size_t near;               /* pieces of those pairs the distance bound did not clear */
   size_t filtered;           /* of those, decided by the filter (no contact, or contact) */
   size_t exact;              /* of those, sent to the exact test: near = filtered + exact */
   size_t crossings;          /* pairs that touched (the filter's proof or the exact test's) */
   size_t degenerate;         /* exact test undecided (zero-area triangle, zero-length edge) */
-  double min_dist;           /* smallest distance at the last state over the overlapping pairs (INFINITY: none) */
+  double min_dist;           /* smallest distance below pad at the last state of any pair sharing no particle
+                                (INFINITY: none) */
 } ref_replay_report;
 
 /* tris: 3 ntris particle indices (the edges are their sides); x0, x1: 3

@@ -796,37 +796,28 @@ static int swept_overlap(const size_t *a, int na, const size_t *b, int nb, const
 }
 
 /* The replay's definition, pair by pair: every node of the np particles
-   against every triangle, every edge against every later edge; of those
-   whose swept boxes grown by pad / 2 overlap (counted, and their distance
-   at x1 within pad kept), those whose boxes overlap without the growth
-   and that the distance bound does not clear (near) are decided by the
-   exact test alone (no filter): exact stays 0 and filtered 0. */
+   against every triangle, every edge against every later edge (their
+   distance at x1 kept when within pad); those whose swept boxes overlap
+   (counted) and that the distance bound does not clear (near) are decided
+   by the exact test alone (no filter): exact stays 0 and filtered 0. */
 static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const double *x0, const double *x1, double pad,
                              ref_replay_report *rep)
 {
   memset(rep, 0, sizeof *rep);
   rep->min_dist = INFINITY;
   size_t ne, *ed = mesh_edges(tri, nt, &ne);
-  double g = pad / 2, alo[3], ahi[3], blo[3], bhi[3];
   for (size_t p = 0; p < np; p++)
     for (size_t t = 0; t < nt; t++) {
       const size_t *v = tri + 3 * t;
       if (p == v[0] || p == v[1] || p == v[2])
         continue;
-      swept_box(&p, 1, x0, x1, g, alo, ahi);
-      swept_box(v, 3, x0, x1, g, blo, bhi);
-      int ov = 1;
-      for (int k = 0; k < 3 && ov; k++)
-        ov = !(ahi[k] < blo[k] || bhi[k] < alo[k]);
-      if (!ov)
-        continue;
-      rep->vf_pairs++;
       double D0 = ref_dist_point_triangle(x0 + 3 * p, x0 + 3 * v[0], x0 + 3 * v[1], x0 + 3 * v[2]);
       double D1 = ref_dist_point_triangle(x1 + 3 * p, x1 + 3 * v[0], x1 + 3 * v[1], x1 + 3 * v[2]);
       if (D1 < pad)
         rep->min_dist = fmin(rep->min_dist, D1);
       if (!swept_overlap(&p, 1, v, 3, x0, x1))
         continue;
+      rep->vf_pairs++;
       double S = move_of(x0, x1, p) +
                  fmax(move_of(x0, x1, v[0]), fmax(move_of(x0, x1, v[1]), move_of(x0, x1, v[2])));
       if (D0 + D1 - S > 1e-9)
@@ -847,20 +838,13 @@ static void replay_all_pairs(const size_t *tri, size_t nt, size_t np, const doub
       const size_t *a = ed + 2 * e, *b = ed + 2 * f;
       if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1])
         continue;
-      swept_box(a, 2, x0, x1, g, alo, ahi);
-      swept_box(b, 2, x0, x1, g, blo, bhi);
-      int ov = 1;
-      for (int k = 0; k < 3 && ov; k++)
-        ov = !(ahi[k] < blo[k] || bhi[k] < alo[k]);
-      if (!ov)
-        continue;
-      rep->ee_pairs++;
       double D0 = ref_dist_segments(x0 + 3 * a[0], x0 + 3 * a[1], x0 + 3 * b[0], x0 + 3 * b[1]);
       double D1 = ref_dist_segments(x1 + 3 * a[0], x1 + 3 * a[1], x1 + 3 * b[0], x1 + 3 * b[1]);
       if (D1 < pad)
         rep->min_dist = fmin(rep->min_dist, D1);
       if (!swept_overlap(a, 2, b, 2, x0, x1))
         continue;
+      rep->ee_pairs++;
       double S = fmax(move_of(x0, x1, a[0]), move_of(x0, x1, a[1])) + fmax(move_of(x0, x1, b[0]), move_of(x0, x1, b[1]));
       if (D0 + D1 - S > 1e-9)
         continue;
@@ -996,6 +980,48 @@ START_TEST(test_replay_grid_sizes)
 }
 END_TEST
 
+
+/*
+ * The smallest distance of pairs that cannot touch: two 6 x 6 sheets of
+ * spacing 0.1, one above the other by gap (0.003 to 0.015, within the pad
+ * of 0.02 and below the sheets' own nearest non-adjacent pairs, 0.07),
+ * the upper one shifted by a third of a spacing, both moving alike along
+ * x.  No pair of one sheet against the other has overlapping swept boxes,
+ * so the first pass does not meet them; the smallest distance is the gap
+ * (a node of the upper sheet above a triangle of the lower), which the
+ * second pass must find, as testing every pair does.
+ */
+START_TEST(test_replay_min_dist_apart)
+{
+  const size_t G = 6, ns = G * G, nt1 = 2 * (G - 1) * (G - 1), nt = 2 * nt1, np = 2 * ns;
+  size_t *tri = malloc(3 * nt * sizeof *tri);
+  double *x0 = malloc(3 * np * sizeof *x0), *x1 = malloc(3 * np * sizeof *x1);
+  ck_assert(tri && x0 && x1);
+  grid_triangles(G, tri);
+  for (size_t k = 0; k < 3 * nt1; k++)
+    tri[3 * nt1 + k] = tri[k] + ns;
+  const double gaps[3] = {0.003, 0.008, 0.015};
+  for (int gi = 0; gi < 3; gi++) {
+    for (size_t s = 0; s < 2; s++)
+      for (size_t i = 0; i < G; i++)
+        for (size_t j = 0; j < G; j++) {
+          size_t q = s * ns + i * G + j;
+          x0[3 * q] = 0.1 * (double)i + (s ? 0.1 / 3 : 0);
+          x0[3 * q + 1] = s ? gaps[gi] : 0;
+          x0[3 * q + 2] = 0.1 * (double)j + (s ? 0.1 / 3 : 0);
+          x1[3 * q] = x0[3 * q] + 0.004, x1[3 * q + 1] = x0[3 * q + 1], x1[3 * q + 2] = x0[3 * q + 2];
+        }
+    ref_replay_report got, want;
+    ck_assert_int_eq(ref_replay(tri, nt, x0, x1, 0.02, &got), 0);
+    replay_all_pairs(tri, nt, np, x0, x1, 0.02, &want);
+    ck_assert_msg(fabs(got.min_dist - gaps[gi]) <= 1e-15 && fabs(want.min_dist - gaps[gi]) <= 1e-15,
+                  "gap %g: min_dist %.17g, all pairs %.17g", gaps[gi], got.min_dist, want.min_dist);
+    ck_assert(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.crossings == 0);
+  }
+  free(tri), free(x0), free(x1);
+}
+END_TEST
+
 /* The boxes of points a (na) and b (nb) over the states x[from .. to],
    grown by g: do they overlap? */
 static int path_boxes_overlap(const double *const *x, size_t from, size_t to, const size_t *a, int na,
@@ -1020,7 +1046,7 @@ static int path_boxes_overlap(const double *const *x, size_t from, size_t to, co
 
 /*
  * A path's definition, pair by pair, with the exact test alone: a pair
- * whose boxes over the path overlap is counted; it touched if the exact
+ * whose boxes over the path overlap (not grown) is counted; it touched if the exact
  * test finds a contact on some piece (pieces whose own boxes do not
  * overlap are apart: there the exact test's axis test answers 0), else it
  * is degenerate if some piece is; the distance at the last state within
@@ -1037,12 +1063,14 @@ static void path_all_pairs(const size_t *tri, size_t nt, size_t np, const double
   for (size_t p = 0; p < np; p++)
     for (size_t t = 0; t < nt; t++) {
       const size_t *v = tri + 3 * t;
-      if (p == v[0] || p == v[1] || p == v[2] || !path_boxes_overlap(x, 0, nx - 1, &p, 1, v, 3, pad / 2))
+      if (p == v[0] || p == v[1] || p == v[2])
         continue;
-      rep->vf_pairs++;
       double D = ref_dist_point_triangle(last + 3 * p, last + 3 * v[0], last + 3 * v[1], last + 3 * v[2]);
       if (D < pad)
         rep->min_dist = fmin(rep->min_dist, D);
+      if (!path_boxes_overlap(x, 0, nx - 1, &p, 1, v, 3, 0))
+        continue;
+      rep->vf_pairs++;
       int touched = 0, degenerate = 0;
       const size_t ids[4] = {p, v[0], v[1], v[2]};
       for (size_t j = 0; j + 1 < nx && !touched; j++) {
@@ -1061,13 +1089,14 @@ static void path_all_pairs(const size_t *tri, size_t nt, size_t np, const double
   for (size_t e = 0; e < ne; e++)
     for (size_t f = e + 1; f < ne; f++) {
       const size_t *a = ed + 2 * e, *b = ed + 2 * f;
-      if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1] ||
-          !path_boxes_overlap(x, 0, nx - 1, a, 2, b, 2, pad / 2))
+      if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1])
         continue;
-      rep->ee_pairs++;
       double D = ref_dist_segments(last + 3 * a[0], last + 3 * a[1], last + 3 * b[0], last + 3 * b[1]);
       if (D < pad)
         rep->min_dist = fmin(rep->min_dist, D);
+      if (!path_boxes_overlap(x, 0, nx - 1, a, 2, b, 2, 0))
+        continue;
+      rep->ee_pairs++;
       int touched = 0, degenerate = 0;
       const size_t ids[4] = {a[0], a[1], b[0], b[1]};
       for (size_t j = 0; j + 1 < nx && !touched; j++) {
@@ -1224,6 +1253,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_replay_all_pairs);
   tcase_add_test(tc, test_replay_grid_sizes);
+  tcase_add_test(tc, test_replay_min_dist_apart);
   tcase_add_test(tc, test_replay_path);
   tcase_add_test(tc, test_replay_path_there_and_back);
   suite_add_tcase(s, tc);
