@@ -814,6 +814,86 @@ START_TEST(test_candidates)
 }
 END_TEST
 
+/* A list built with a halved skin is judged by that skin, not by the skin
+   the next build may take again: two 5 x 5 sheets of spacing 0.05, 0.04
+   apart along y; `pairs` holds the hierarchies' pairs for skin 0.01 but
+   not for 0.02, and the list of skin 0.01 fits in a quarter of it (so the
+   next build would take 0.02 again).  The upper sheet then comes down by
+   0.036: a spread beyond twice the list's skin (0.02) but within twice
+   0.02.  The pairs between the sheets (now 0.004 apart, within the
+   thickness) must be found: the list is rebuilt. */
+START_TEST(test_candidates_halved_skin)
+{
+  enum { N = 5 };
+  const size_t ns = N * N, n = 2 * ns;
+  cdyn_system *sys;
+  ck_assert_int_eq(cdyn_system_new(&sys, n), CDYN_OK);
+  size_t tri[2 * 2 * (N - 1) * (N - 1) * 3], nt = 0;
+  for (size_t sh = 0; sh < 2; sh++)
+    for (size_t r = 0; r + 1 < N; r++)
+      for (size_t c = 0; c + 1 < N; c++) {
+        size_t a = sh * ns + N * r + c, b = a + 1, d = a + N, e = d + 1;
+        size_t t[6] = {a, b, e, a, e, d};
+        memcpy(tri + 3 * nt, t, sizeof t);
+        nt += 2;
+      }
+  double x0[3 * 2 * N * N], x1[3 * 2 * N * N];
+  for (size_t i = 0; i < n; i++) {
+    size_t sh = i / ns, k = i % ns;
+    double p[3] = {0.05 * (double)(k % N) + 0.01 * (double)sh, 0.04 * (double)sh, 0.05 * (double)(k / N) + 0.013 * (double)sh};
+    memcpy(x0 + 3 * i, p, sizeof p);
+    ck_assert_int_eq(cdyn_system_set_position(sys, i, p), CDYN_OK);
+  }
+  cdyn_contacts_opts o;
+  cdyn_contacts_opts_default(&o);
+  o.skin = 0.02;
+  /* The room: what the hierarchies give (pairs sharing a particle
+     included) for boxes grown by delta / 2 + 0.01, the most of both kinds. */
+  cdyn_contacts *cc;
+  ck_assert_int_eq(cdyn_contacts_new(&cc, sys, tri, nt, &o), CDYN_OK);
+  double G1 = CDYN_CONTACTS_GROW(cc) + 0.01, G0 = CDYN_CONTACTS_GROW(cc) + 0.02;
+  size_t *want = malloc(2 * 4 * n * n * sizeof(size_t)), all1[2], all0[2], kept1[2];
+  ck_assert_ptr_nonnull(want);
+  for (int kind = VF; kind <= EE; kind++) {
+    kept1[kind] = all_pairs(cc, kind, x0, x0, G1, want, &all1[kind]);
+    all_pairs(cc, kind, x0, x0, G0, want, &all0[kind]);
+  }
+  size_t room = all1[VF] > all1[EE] ? all1[VF] : all1[EE];
+  room = 4 * kept1[VF] > room ? 4 * kept1[VF] : room;
+  room = 4 * kept1[EE] > room ? 4 * kept1[EE] : room;
+  /* and the direct query at the end, should the lists not fit there. */
+  memcpy(x1, x0, sizeof x1);
+  for (size_t i = ns; i < n; i++)
+    x1[3 * i + 1] -= 0.036;
+  for (int kind = VF; kind <= EE; kind++) {
+    size_t allf;
+    all_pairs(cc, kind, x1, x1, CDYN_CONTACTS_GROW(cc), want, &allf);
+    room = allf > room ? allf : room;
+  }
+  /* The conditions the test needs: 0.02 overflows, 0.01 fits in a quarter. */
+  ck_assert(all0[VF] > room || all0[EE] > room);
+  cdyn_contacts_free(cc);
+  o.pairs = room;
+  ck_assert_int_eq(cdyn_contacts_new(&cc, sys, tri, nt, &o), CDYN_OK);
+  ck_assert_int_eq(cdyn_contacts_motion(cc, x0, x0), CDYN_OK);
+  cdyn_contacts_counts c;
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+  ck_assert_uint_eq(c.list_builds, 1);
+  ck_assert_int_eq(cdyn_contacts_motion(cc, x1, x1), CDYN_OK);
+  for (int kind = VF; kind <= EE; kind++) {
+    size_t np, all;
+    ck_assert_int_eq(cdyn_contacts_pairs(cc, kind, CDYN_CONTACTS_GROW(cc), &np), CDYN_OK);
+    size_t nw = all_pairs(cc, kind, x1, x1, CDYN_CONTACTS_GROW(cc), want, &all);
+    ck_assert_msg(np == nw, "kind %d: %zu pairs, every-pair testing finds %zu", kind, np, nw);
+  }
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+  ck_assert_uint_eq(c.list_kept, 0);
+  cdyn_contacts_free(cc);
+  cdyn_system_free(sys);
+  free(want);
+}
+END_TEST
+
 START_TEST(test_replay_distances)
 {
   /* The reference's distances against constructed answers. */
@@ -841,6 +921,7 @@ int main(void)
   tcase_add_test(tc, test_edge_edge);
   tcase_add_test(tc, test_node_node);
   tcase_add_test(tc, test_candidates);
+  tcase_add_test(tc, test_candidates_halved_skin);
   suite_add_tcase(s, tc);
   tc = tcase_create("release");
   tcase_set_timeout(tc, 120);

@@ -201,10 +201,11 @@ static int build(cdyn_contacts *cc)
     cc->lskin *= 0.5;
   }
   cc->listed = 1;
+  cc->list_skin = cc->lskin;
   cc->counts.list_builds++;
   size_t most = cc->nlist[VF] > cc->nlist[EE] ? cc->nlist[VF] : cc->nlist[EE];
   if (4 * most <= cc->o.pairs && cc->lskin < cc->o.skin)
-    cc->lskin = fmin(2 * cc->lskin, cc->o.skin);
+    cc->lskin = fmin(2 * cc->lskin, cc->o.skin); /* for the next build; this list keeps its own */
   return CDYN_OK;
 }
 
@@ -235,7 +236,7 @@ int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
     return CDYN_OK;
   }
   if (cc->listed) {
-    double s = cc->lskin, G = CDYN_CONTACTS_GROW(cc) + s, slack = 1e-12 * (L + G);
+    double s = cc->list_skin, G = CDYN_CONTACTS_GROW(cc) + s, slack = 1e-12 * (L + G);
     int fits = 1;
     for (int k = 0; k < 3; k++)
       fits = fits && up[k] - dn[k] + slack <= 2 * s;

@@ -66,7 +66,8 @@ struct cdyn_contacts {
   uint32_t *list[2];   /* 2 opts.pairs each: VF (node, triangle) and EE (edge, edge) element pairs */
   size_t nlist[2];
   int listed;          /* the list holds every pair of its build's boxes */
-  double lskin;        /* the skin of the list (candidates.c: the option's, halved while a list does not fit) */
+  double lskin;        /* the skin of the next build (candidates.c: the option's, halved while a list does not fit) */
+  double list_skin;    /* the skin the list was built with, which its fit is judged by */
   double *rlo, *rhi;   /* 3n: each particle's box at the list's build */
   double *plo, *phi;   /* 3n: each particle's box over the motion of the last cdyn_contacts_motion */
   double *elo, *ehi;   /* 3 (nnode + ntri + nedge): the elements' boxes over that motion, not grown */
