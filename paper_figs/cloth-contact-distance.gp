@@ -3,8 +3,9 @@
 # mesh elements at each step's end (cloth-cloth, within 4 delta; minimum
 # over out_every steps), against the thickness delta (dashed); a run's
 # curve stops below where nothing is that close.  Middle: the smallest
-# gap |x_node - c| - r between a node and a ball, against delta.
-# Bottom: the cumulative number of crossings found by the exact replay of
+# gap |x_node - c| - r between a node and a ball, against delta.  Third:
+# the cloth's mean height (the mean y of its nodes), which shows how far
+# each run's cloth has fallen, draped or slid off.  Bottom: the cumulative number of crossings found by the exact replay of
 # every step's motion (pairs that touched), log scale; a run with none
 # is drawn at the floor of the axis, the tic marked "0", and named there.
 # The key, four entries a row, sits above the panels.
@@ -24,7 +25,7 @@ SC = system("awk -F, 'NR > 1 && $4 > 0 && !seen[$1]++ { printf \"%s \", $1 }' '"
 DELTA = real(system("sed -n 's/.*\"thickness\": *\"\\([0-9.e+-]*\\)\".*/\\1/p' '".D."/".E."/run.meta.json' | head -1"))
 # The key above the panels, four entries a row (the runs and the thickness).
 KROWS = int((NS + 1 + 3) / 4)
-FIG_W = 7; FIG_H = 5.9 + 0.145 * KROWS
+FIG_W = 7; FIG_H = 7.5 + 0.145 * KROWS
 load FIGSRC."/common.gp"
 PAL_X = pal_use(S)
 # The runs without a crossing (drawn on the floor of the bottom panel).
@@ -33,7 +34,7 @@ do for [i = 1:NS] { if (!in_list(word(S, i), SC)) { SZ = SZ.word(S, i)." " } }
 ZFLOOR = 0.3
 # Cumulative crossings of run r.
 cum(r) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" { c += $4; if (c > 0) print $2 \",\" c }' '%s'", r, F)
-set multiplot layout 3, 1 title TITLE margins 0.1, 0.97, 0.5 / FIG_H, 1 - (0.5 + 0.145 * KROWS) / FIG_H spacing 0.03
+set multiplot layout 4, 1 title TITLE margins 0.1, 0.97, 0.5 / FIG_H, 1 - (0.5 + 0.145 * KROWS) / FIG_H spacing 0.03
 set key at screen 0.5, screen 1 - 0.4 / FIG_H center top vertical maxcols 4 maxrows KROWS nobox Left reverse samplen 2 \
   font KEY_SMALL
 set logscale y
@@ -48,6 +49,12 @@ set ylabel "min ball gap (m)"
 plot for [i = 1:words(SG)] F using (strcol(1) eq word(SG, i) && $7 > 0 ? $2 : NaN):7 with lines \
        lc rgb pal_colour(word(SG, i)) dt pal_dash(word(SG, i)) lw PAL_LW notitle, \
      DELTA with lines lc rgb "#000000" dt 2 lw 0.8 notitle
+unset logscale y
+set format y "%g"
+set ylabel "mean height (m)"
+plot for [i = 1:NS] F using (strcol(1) eq word(S, i) ? $2 : NaN):21 with lines \
+       lc rgb pal_colour(word(S, i)) dt pal_dash(word(S, i)) lw PAL_LW notitle
+set logscale y
 set format x "%g"
 set xlabel lab("t (s)", '$t$ (s)')
 set ylabel "crossings (cumulative)"

@@ -31,7 +31,12 @@
  *   discrete      as implicit, but only proximity at the step's start (no
  *                 CCD): the judged method without continuous detection;
  *   discrete-failsafe  as discrete, with the fail-safe;
- *   discrete-4h   as discrete, with steps of 4 h (a quarter as many).
+ *   discrete-4h   as discrete, with steps of 4 h (a quarter as many);
+ *   admm          the scheme admm: strain limits (tethers) and contacts one-
+ *                 sided rows in its step (pins-only schemes get the strain
+ *                 limiter in its inequality mode);
+ *   *-frame*      a run at the step sp->frame (cloth-self-contact's `frame`,
+ *                 1/60 s) over the same time, a row every step.
  * (The discrete runs use 001's scheme, like the judged run: with the
  * scheme contact at 4 h the dense active-set solves over the strain
  * constraints and the many contacts took 5 s a step, 100 steps in 9 min.)
@@ -127,6 +132,7 @@ typedef struct {
   int continuous; /* continuous detection too */
   int stack;      /* switched: several contacts on a node or edge (001's rule, reading b) */
   int failsafe;   /* rigid impact zones after each step */
+  int pins_only;  /* the scheme enforces pins and inequality rows only: the strain limits as tethers too */
 } cc_handling;
 
 static int cc_new(const exp_cc_spec *sp, const cc_handling *hd, cc_scene *s)
@@ -151,9 +157,10 @@ static int cc_new(const exp_cc_spec *sp, const cc_handling *hd, cc_scene *s)
   exp_cloth_material mat = {sp->size, sp->mass, sp->k_struct, sp->k_shear, sp->k_bend, sp->damping};
   char hooks[512];
   snprintf(hooks, sizeof hooks,
-           "\"strain_limit\": {\"eps_max\": %.17g}, \"contacts\": {\"thickness\": %.17g, \"mode\": \"%s\", "
+           "\"strain_limit\": {\"eps_max\": %.17g%s}, \"contacts\": {\"thickness\": %.17g, \"mode\": \"%s\", "
            "\"continuous\": %s, \"capacity\": %ld, \"pairs\": %ld, \"margin\": %.17g, \"skin\": %.17g%s%s}",
-           sp->eps_max, sp->delta, inequality ? "inequality" : "switch", hd->continuous ? "true" : "false",
+           sp->eps_max, hd->pins_only ? ", \"mode\": \"inequality\"" : "", sp->delta,
+           inequality ? "inequality" : "switch", hd->continuous ? "true" : "false",
            sp->capacity, sp->pairs, sp->delta, sp->skin, hd->stack ? ", \"stack\": true" : "", hd->failsafe ? ", \"failsafe\": true" : "");
   exp_text t = {0};
   exp_text_printf(&t, "{\"cdyn_scene\": 1, \"name\": \"%s\", \"gravity\": [0, -9.81, 0], \"generators\": [",
@@ -351,6 +358,16 @@ typedef struct {
   cdyn_stats stats;              /* the stepper's, at the run's end */
 } run_result;
 
+/* The cloth's mean height: the mean y of its nodes (m). */
+static double mean_height(const cc_scene *s)
+{
+  const double *x = cdyn_system_positions(s->sys);
+  double sum = 0;
+  for (size_t i = 0; i < s->nodes; i++)
+    sum += x[3 * i + 1];
+  return sum / (double)s->nodes;
+}
+
 /* How a run that did not complete ended, for the claim's note. */
 static const char *fail_note(const run_result *R)
 {
@@ -359,7 +376,7 @@ static const char *fail_note(const run_result *R)
 
 static const char *const contact_columns =
   "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,created,released,"
-  "delay_max,redos,status,nn,near,filtered";
+  "delay_max,redos,status,nn,near,filtered,height";
 
 /* The cuts of the current step (the stepper's sub-step observer): the
    positions (3 n each) at the end of every sub-step but the last, of the
@@ -531,7 +548,7 @@ static int contact_observe(void *octx, const exp_state *st)
       return rc;
     close_slice(o);
     double t = (double)k * o->h;
-    double row[19] = {t,
+    double row[20] = {t,
                       (double)k,
                       (double)o->cross_slice,
                       (double)o->exact_slice,
@@ -549,8 +566,9 @@ static int contact_observe(void *octx, const exp_state *st)
                       0,
                       (double)o->cn.nn,
                       (double)o->near_slice,
-                      (double)o->filtered_slice};
-    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 19)))
+                      (double)o->filtered_slice,
+                      mean_height(s)};
+    if ((rc = exp_csv_row_labeled(o->series, o->run->name, row, 20)))
       return rc;
     long n = k == 0 ? 1 : (k % o->ev ? k % o->ev : o->ev);
     double trow[4] = {t, o->slice.detect / (double)n, o->slice.solve / (double)n, o->slice_replay / (double)n};
@@ -653,11 +671,22 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     cc_handling hd = {.inequality = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_inequalities(idx),
                       .continuous = strncmp(run->name, "discrete", 8) != 0,
                       .stack = !strcmp(run->name, "stacked"),
-                      .failsafe = strstr(run->name, "failsafe") != NULL};
+                      .failsafe = strstr(run->name, "failsafe") != NULL,
+                      .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
     int coarse = !strcmp(run->name, "discrete-4h");
+    int framed = sp.frame > 0 && strstr(run->name, "-frame") != NULL;
     double h = coarse ? 4 * ctx->h : ctx->h;
     long steps = coarse ? ctx->steps / 4 : ctx->steps;
     long ev = coarse ? (every + 3) / 4 : every;
+    if (framed) { /* the same time at the frame's step, a row every step it spans */
+      h = sp.frame;
+      steps = lround((double)ctx->steps * ctx->h / h);
+      ev = lround((double)every * ctx->h / h);
+      if (steps < 1)
+        steps = 1;
+      if (ev < 1)
+        ev = 1;
+    }
     R->h = h, R->steps = steps;
     R->min_dist = R->ball_gap = INFINITY;
     cc_scene s;
@@ -970,6 +999,7 @@ const exp_column exp_cc_columns[] = {
   {NULL, "ee", "1", "of which edge-edge"},
   {NULL, "nn", "1", "of which node-node"},
   {NULL, "ball_contacts", "1", "node-ball pairs within r + delta"},
+  {NULL, "height", "m", "the cloth's mean height: the mean y of its nodes at t"},
   {NULL, "created", "1", "cloth-cloth contacts created"},
   {"cloth-contact", "released", "1", "cloth-cloth contacts released"},
   {NULL, "releases", "1", "cloth-cloth contacts released over the run"},

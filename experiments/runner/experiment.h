@@ -47,16 +47,19 @@ enum exp_param_kind {
   EXP_TEXT  /* text, checked where it is used (a solver name, a list) */
 };
 
-/* Bits of exp_param.open: the range excludes its lower or upper bound. */
+/* Bits of exp_param.open: the range excludes its lower or upper bound;
+   EXP_OWN: the experiment's own, never passed on to a scheme option of
+   the same name (exp_stepper_options). */
 #define EXP_OPEN_MIN 1
 #define EXP_OPEN_MAX 2
+#define EXP_OWN 4
 
 typedef struct exp_param {
   const char *name;
   const char *def;
   enum exp_param_kind kind;
   double min, max; /* the range, for EXP_REAL and EXP_INT */
-  int open;        /* EXP_OPEN_MIN | EXP_OPEN_MAX */
+  int open;        /* EXP_OPEN_MIN | EXP_OPEN_MAX | EXP_OWN */
   const char *doc;
 } exp_param;
 

@@ -422,11 +422,15 @@ int exp_stepper_options(exp_ctx *ctx, cdyn_stepper *st, const exp_runspec *run, 
 {
   int rc = CDYN_OK;
   /* The experiment's parameters that are also options of this scheme
-     (alpha, beta, ks, ...) are passed on to it. */
+     (alpha, beta, ks, ...) are passed on to it, except its own (EXP_OWN:
+     a name that means something else to the experiment). */
   for (size_t i = 0; i < cdyn_stepper_option_count(st) && !rc; i++) {
     const char *name = cdyn_stepper_option_name(st, i);
     const char *val = exp_param_string(ctx, name);
-    if (val)
+    const exp_param *p = ctx->exp->params;
+    while (p && p->name && strcmp(p->name, name))
+      p++;
+    if (val && !(p && p->name && (p->open & EXP_OWN)))
       rc = cdyn_stepper_set(st, name, val);
   }
   /* --set KEY=VALUE for every scheme that has KEY, then SCHEME.KEY or

@@ -59,7 +59,7 @@ static const exp_param contact_params[] = {
   {"ball_spacing", "0", EXP_REAL, 0, 10, 0, "each further ball starts this much higher than the one before (m)"},
   {"thickness", "0.005", EXP_REAL, 0, 1, EXP_OPEN_MIN, "cloth thickness delta (m)"},
   {"capacity", "4096", EXP_INT, 1, 1 << 20, 0, "cloth-cloth contacts reserved"},
-  {"pairs", "262144", EXP_INT, 1, 1 << 28, 0,
+  {"pairs", "262144", EXP_INT, 1, 1 << 28, EXP_OWN,
    "broad-phase pairs reserved per query (node-triangle or edge-edge boxes that overlap; more end the run)"},
   {"skin", "0.005", EXP_REAL, 0, 1, 0,
    "the broad phase keeps its candidate pairs while the cloth moves less than this from where they were found, a "

@@ -20,7 +20,10 @@
  * solve and fail-safe, against the unconstrained step; and 001's
  * inequality reading by the scheme contact, its exact LCP (activeset =
  * lcp) with sparse sub-solves, warm-started from the last clamped set,
- * the fixed ball's pin eliminated from its problems (run lcp).
+ * the fixed ball's pin eliminated from its problems (run lcp); and the
+ * large-step solve admm (strain limits and contacts one-sided in its step)
+ * at 1 ms (run admm) and at the animator's step `frame`, 1/60 s, over the
+ * same 2 s (admm-frame; admm-frame-100 with 100 iterations a step).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -41,23 +44,29 @@ static const exp_param self_params[] = {
   {"offset_z", "0.03", EXP_REAL, -1, 1, 0, "the ball's centre off the cloth's centre along z (m)"},
   {"thickness", "0.005", EXP_REAL, 0, 1, EXP_OPEN_MIN, "cloth thickness delta (m)"},
   {"capacity", "4096", EXP_INT, 1, 1 << 22, 0, "cloth-cloth contacts reserved"},
-  {"pairs", "262144", EXP_INT, 1, 1 << 28, 0,
+  {"pairs", "262144", EXP_INT, 1, 1 << 28, EXP_OWN,
    "broad-phase pairs reserved per query (node-triangle or edge-edge boxes that overlap; more end the run)"},
   {"skin", "0.005", EXP_REAL, 0, 1, 0,
    "the broad phase keeps its candidate pairs while the cloth moves less than this from where they were found, a "
    "common translation aside (m; 0: found at every query)"},
   {"tau", "0.02", EXP_REAL, 0, 1e300, 0, "Baumgarte time constant of the scheme contact (s)"},
+  {"frame", "0.016666666666666667", EXP_REAL, 0, 1, EXP_OPEN_MIN | EXP_OWN,
+   "the step of the runs admm-frame*, over the same time as the others (s)"},
   {"out_every", "10", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
   {"snapshots", "0.25,0.5,1,2", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
 
 static const char *const lcp_sparse[] = {"activeset", "lcp", "subsolve", "sparse", NULL};
+static const char *const admm_100[] = {"iterations", "100", NULL};
 
 static const exp_companion self_companions[] = {
   {"stacked", "implicit", NULL,
    "as implicit, with 001's rule read as several contacts on one node or edge, solved together (reading b)"},
   {"failsafe", "implicit", NULL, "as implicit, with the fail-safe (rigid impact zones) after each step"},
   {"discrete", "implicit", NULL, "as implicit, with proximity detection only (no continuous detection)"},
+  {"admm", "admm", NULL, "the large-step cloth solve (scheme admm): strain limits and contacts one-sided in its step"},
+  {"admm-frame", "admm", NULL, "as admm, at the animator's step `frame` (1/60 s), over the same time"},
+  {"admm-frame-100", "admm", admm_100, "as admm-frame, with 100 iterations a step (10 by default)"},
   {"lcp", "contact", lcp_sparse,
    "001's contact constraints as inequalities, solved exactly (scheme contact, activeset = lcp, its sub-systems "
    "sparse)"},
@@ -77,6 +86,7 @@ static int self_run(exp_ctx *ctx)
   exp_param_double(ctx, "drop", &sp.drop);
   exp_param_double(ctx, "offset_x", &sp.offset[0]);
   exp_param_double(ctx, "offset_z", &sp.offset[1]);
+  exp_param_double(ctx, "frame", &sp.frame);
   return exp_cc_run(ctx, &sp);
 }
 
@@ -91,6 +101,7 @@ const cdyn_experiment cdyn_experiment_cloth_self_contact = {
   .files_as = "cloth-contact",
   .check = self_check,
   .schemes = "implicit",
+  .pins_only_ok = 1,
   .companions = self_companions,
   .algorithm_param = NULL,
   .h = 1e-3,
