@@ -404,6 +404,109 @@ START_TEST(test_two_contacts_one_node)
 END_TEST
 
 /*
+ * The merge rule (mode switch, stack on, option merge): a node resting in
+ * the crease of two fixed triangles tilted at +-t (their normals 2t apart)
+ * within delta of both.  Reading (a) (stack off) makes one contact and
+ * counts the other pair redundant; stacked, every pair is a contact
+ * (merge 0: two); with merge m the second pair is merged into the first
+ * when the two push the node within m degrees (2t <= m), else it is a
+ * contact of its own.  t = 30 (60 degrees apart) and t = 10 (20 apart),
+ * merge 0, 45 and 180.
+ */
+START_TEST(test_merge)
+{
+  const double tilt[2] = {30, 10}, merge[3] = {0, 45, 180};
+  for (int a = 0; a < 2; a++)
+    for (int k = -1; k < 3; k++) {
+      double t = tilt[a] * (3.14159265358979323846 / 180), s = sin(t), c = cos(t);
+      cdyn_system *sys;
+      ck_assert_int_eq(cdyn_system_new(&sys, 7), CDYN_OK);
+      const double P[4][3] = {{0, 0, -1}, {-c, s, 0}, {0, 0, 1}, {c, s, 0}};
+      for (size_t i = 0; i < 4; i++) {
+        ck_assert_int_eq(cdyn_system_set_position(sys, i, P[i]), CDYN_OK);
+        ck_assert_int_eq(cdyn_system_add_pin(sys, i, P[i], NULL), CDYN_OK);
+      }
+      const double node[3] = {0, 0.9 * DELTA / c, 0}, up1[3] = {0.05, 1, 0.3}, up2[3] = {-0.05, 1, -0.3};
+      ck_assert_int_eq(cdyn_system_set_position(sys, 4, node), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_position(sys, 5, up1), CDYN_OK);
+      ck_assert_int_eq(cdyn_system_set_position(sys, 6, up2), CDYN_OK);
+      const size_t tris[9] = {0, 1, 2, 0, 2, 3, 4, 5, 6};
+      cdyn_contacts_opts o;
+      cdyn_contacts_opts_default(&o);
+      o.thickness = DELTA;
+      o.capacity = 8;
+      o.mode = CDYN_CONTACTS_SWITCH;
+      o.stack = k >= 0;
+      o.merge = k >= 0 ? merge[k] : 0;
+      cdyn_contacts *cc;
+      ck_assert_msg(cdyn_contacts_new(&cc, sys, tris, 3, &o) == CDYN_OK, "%s", cdyn_errmsg());
+      ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);
+      cdyn_contacts_counts n;
+      ck_assert_int_eq(cdyn_contacts_counts_get(cc, &n), CDYN_OK);
+      size_t expect = k < 0 ? 1 : k == 0 ? 2 : 2 * tilt[a] <= merge[k] ? 1 : 2;
+      ck_assert_msg(n.active == expect && n.vf == expect, "tilt %g, %s merge %g: %zu contacts, expected %zu",
+                    tilt[a], k < 0 ? "stack off" : "stacked", o.merge, n.active, expect);
+      ck_assert_uint_eq(n.merged, k >= 0 && expect == 1 ? 1 : 0);
+      ck_assert_uint_eq(n.redundant, k < 0 ? 1 : 0);
+      cdyn_contacts_free(cc);
+      cdyn_system_free(sys);
+    }
+}
+END_TEST
+
+/*
+ * The merge rule on edges: a free edge 0.9 delta above the plane y = 0
+ * crosses two fixed edges (x = -0.3 and x = 0.3, along z, each the edge
+ * of a fixed triangle); both edge-edge pairs push it up (+y), 0 degrees
+ * apart.  Stacked with merge 0 they are two contacts; with merge 45 the
+ * second is merged into the first (a side taken wrongly would make the
+ * two push opposite ways, and none would merge); stack off, one and a
+ * redundant pair.  The free edge's ends lie over the triangles and get a
+ * node-triangle contact each, whatever the rule (their nodes differ).
+ */
+START_TEST(test_merge_edges)
+{
+  const double h = 0.9 * DELTA;
+  /* Fixed: 0 1 2 (its edge 0-1 at x = -0.3), 5 6 7 (5-6 at x = 0.3), the
+     free triangle's apex 8 (high); free: the ends 3 and 4 of the edge 3-4
+     across both.  Its edge is the second of the pair with 0-1 and the
+     first of the pair with 5-6 (pairs are ordered by edge), so the two
+     contacts take it from either side of the rule. */
+  const double P[9][3] = {{-0.3, 0, -1}, {-0.3, 0, 1}, {-1, 0, 0}, {-0.5, h, 0}, {0.5, h, 0},
+                          {0.3, 0, -1},  {0.3, 0, 1},  {1, 0, 0},  {0, 1, 0.3}};
+  for (int k = -1; k < 2; k++) {
+    cdyn_system *sys;
+    ck_assert_int_eq(cdyn_system_new(&sys, 9), CDYN_OK);
+    for (size_t i = 0; i < 9; i++) {
+      ck_assert_int_eq(cdyn_system_set_position(sys, i, P[i]), CDYN_OK);
+      if (i != 3 && i != 4)
+        ck_assert_int_eq(cdyn_system_add_pin(sys, i, P[i], NULL), CDYN_OK);
+    }
+    const size_t tris[9] = {0, 1, 2, 5, 6, 7, 3, 4, 8};
+    cdyn_contacts_opts o;
+    cdyn_contacts_opts_default(&o);
+    o.thickness = DELTA;
+    o.capacity = 8;
+    o.mode = CDYN_CONTACTS_SWITCH;
+    o.stack = k >= 0;
+    o.merge = k == 1 ? 45 : 0;
+    cdyn_contacts *cc;
+    ck_assert_msg(cdyn_contacts_new(&cc, sys, tris, 3, &o) == CDYN_OK, "%s", cdyn_errmsg());
+    ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);
+    cdyn_contacts_counts n;
+    ck_assert_int_eq(cdyn_contacts_counts_get(cc, &n), CDYN_OK);
+    size_t expect = k == 0 ? 2 : 1;
+    ck_assert_msg(n.ee == expect && n.vf == 2, "%s merge %g: %zu edge-edge and %zu node-triangle contacts",
+                  k < 0 ? "stack off" : "stacked", o.merge, n.ee, n.vf);
+    ck_assert_uint_eq(n.merged, k == 1 ? 1 : 0);
+    ck_assert_uint_eq(n.redundant, k < 0 ? 1 : 0);
+    cdyn_contacts_free(cc);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
+/*
  * A node near a vertex.  The probe's node starts 8 mm (< delta) from the
  * fixed triangle's vertex 1, outside the triangle (its closest point of
  * the triangle is the vertex), moving towards it at 0.5 m/s: the handler
@@ -624,6 +727,23 @@ START_TEST(test_bad_input)
     ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_EINVAL);
     ck_assert_ptr_nonnull(strstr(cdyn_errmsg(), "skin"));
   }
+  cdyn_contacts_opts_default(&o);
+  /* merge: out of [0, 180] or NaN; above 0 without mode switch and stack. */
+  const double bad_merge[3] = {-1, 181, NAN};
+  o.mode = CDYN_CONTACTS_SWITCH;
+  o.stack = 1;
+  for (int k = 0; k < 3; k++) {
+    o.merge = bad_merge[k];
+    ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cdyn_errmsg(), "merge"));
+  }
+  o.merge = 45;
+  o.stack = 0;
+  ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_EINVAL);
+  ck_assert_ptr_nonnull(strstr(cdyn_errmsg(), "merge"));
+  o.stack = 1;
+  o.mode = CDYN_CONTACTS_INEQUALITY;
+  ck_assert_int_eq(cdyn_contacts_new(&cc, sys, TRI, 1, &o), CDYN_EINVAL);
   cdyn_contacts_opts_default(&o);
   /* cdyn_stepper_reserve: NULL, beyond the int limit. */
   ck_assert_int_eq(cdyn_stepper_reserve(NULL, 10), CDYN_EINVAL);
@@ -935,6 +1055,8 @@ int main(void)
   tcase_add_test(tc, test_no_allocation);
   tcase_add_test(tc, test_clear);
   tcase_add_test(tc, test_bad_input);
+  tcase_add_test(tc, test_merge);
+  tcase_add_test(tc, test_merge_edges);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

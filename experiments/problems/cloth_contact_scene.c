@@ -19,6 +19,9 @@
  *                 doc/cloth.md);
  *   stacked       as implicit, several contacts on one node or edge solved
  *                 together (reading (b), the one judged);
+ *   merged        as stacked, with the merge rule (doc/cloth.md): a pair
+ *                 whose node or edge a contact already pushes within
+ *                 `merge` degrees (45) of its own direction adds none;
  *   failsafe      as implicit, with the fail-safe (rigid impact zones,
  *                 lib/collision/failsafe.c) after each step;
  *   lcp           scheme contact, exact LCP (activeset = lcp), continuous;
@@ -131,6 +134,7 @@ typedef struct {
   int inequality; /* inequality rows (scheme contact) or switched equalities */
   int continuous; /* continuous detection too */
   int stack;      /* switched: several contacts on a node or edge (001's rule, reading b) */
+  double merge;   /* stacked: the merge rule's angle (degrees; 0: every pair its own contact) */
   int failsafe;   /* rigid impact zones after each step */
   int pins_only;  /* the scheme enforces pins and inequality rows only: the strain limits as tethers too */
 } cc_handling;
@@ -155,13 +159,15 @@ static int cc_new(const exp_cc_spec *sp, const cc_handling *hd, cc_scene *s)
   }
   int inequality = hd->inequality;
   exp_cloth_material mat = {sp->size, sp->mass, sp->k_struct, sp->k_shear, sp->k_bend, sp->damping};
-  char hooks[512];
+  char hooks[512], merge[64] = "";
+  if (hd->merge > 0)
+    snprintf(merge, sizeof merge, ", \"merge\": %.17g", hd->merge);
   snprintf(hooks, sizeof hooks,
            "\"strain_limit\": {\"eps_max\": %.17g%s}, \"contacts\": {\"thickness\": %.17g, \"mode\": \"%s\", "
-           "\"continuous\": %s, \"capacity\": %ld, \"pairs\": %ld, \"margin\": %.17g, \"skin\": %.17g%s%s}",
+           "\"continuous\": %s, \"capacity\": %ld, \"pairs\": %ld, \"margin\": %.17g, \"skin\": %.17g%s%s%s}",
            sp->eps_max, hd->pins_only ? ", \"mode\": \"inequality\"" : "", sp->delta,
            inequality ? "inequality" : "switch", hd->continuous ? "true" : "false",
-           sp->capacity, sp->pairs, sp->delta, sp->skin, hd->stack ? ", \"stack\": true" : "", hd->failsafe ? ", \"failsafe\": true" : "");
+           sp->capacity, sp->pairs, sp->delta, sp->skin, hd->stack ? ", \"stack\": true" : "", merge, hd->failsafe ? ", \"failsafe\": true" : "");
   exp_text t = {0};
   exp_text_printf(&t, "{\"cdyn_scene\": 1, \"name\": \"%s\", \"gravity\": [0, -9.81, 0], \"generators\": [",
                   sp->name);
@@ -344,7 +350,7 @@ typedef struct {
   unsigned long crossings, exact, degenerate, releases, delay_max, redos, unresolved, created;
   unsigned long near, filtered; /* pairs past the replay's distance bound, and decided by its filter */
   unsigned long pieces;         /* straight pieces replayed: one per step plus one per sub-step cut */
-  unsigned long parallel, endpoint, redundant; /* pairs found but given no constraint (lib/collision/contacts.c) */
+  unsigned long parallel, endpoint, redundant, merged; /* pairs found but given no constraint (lib/collision/contacts.c) */
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
   double t_detect, t_solve, t_replay, t_failsafe, t_free; /* per step; t_free: the unconstrained step */
@@ -670,7 +676,8 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     size_t idx;
     cc_handling hd = {.inequality = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_inequalities(idx),
                       .continuous = strncmp(run->name, "discrete", 8) != 0,
-                      .stack = !strcmp(run->name, "stacked"),
+                      .stack = !strcmp(run->name, "stacked") || !strcmp(run->name, "merged"),
+                      .merge = !strcmp(run->name, "merged") ? sp.merge : 0,
                       .failsafe = strstr(run->name, "failsafe") != NULL,
                       .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
     int coarse = !strcmp(run->name, "discrete-4h");
@@ -767,6 +774,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     R->parallel = cn.parallel;
     R->endpoint = cn.endpoint;
     R->redundant = cn.redundant;
+    R->merged = cn.merged;
     R->fs_steps = cn.fs_steps, R->fs_zones = cn.fs_zones, R->fs_nodes = cn.fs_nodes, R->fs_frozen = cn.fs_frozen;
     R->fs_unresolved = cn.fs_unresolved, R->fs_passes = cn.fs_passes, R->fs_reused = cn.fs_reused;
     R->fs_impulse = cn.fs_impulse, R->fs_momentum = cn.fs_momentum, R->fs_energy = cn.fs_energy;
@@ -812,7 +820,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
                          "ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,"
                          "status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,failsafe_frozen,"
                          "failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,held,near,filtered,"
-                         "pieces,failsafe_reused,noconv",
+                         "pieces,failsafe_reused,noconv,merged",
                          NULL,
                          "\"note\": \"over the whole run; failsafe_*: the fail-safe's steps changed, detection passes, "
                          "zones and their nodes summed over steps, frozen zones, steps left touching, sum m |dv| (N s), "
@@ -820,7 +828,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
     run_result *R = &res[r];
-    double row[36] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
+    double row[37] = {R->h, (double)R->steps_done, R->failed ? 0.0 : 1.0, (double)R->crossings, (double)R->exact,
                       (double)R->degenerate, R->violation, isfinite(R->min_dist) ? R->min_dist : NAN, R->ball_gap,
                       (double)R->contacts_max, (double)R->ball_max, (double)R->created, (double)R->releases,
                       (double)R->delay_max, R->delay_mean, (double)R->redos, (double)R->unresolved,
@@ -828,8 +836,9 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
                       (double)R->fs_steps, (double)R->fs_passes, (double)R->fs_zones, (double)R->fs_nodes,
                       (double)R->fs_frozen, (double)R->fs_unresolved, R->fs_impulse, R->fs_momentum, R->fs_energy,
                       R->steps_done > 0 ? (double)R->held_steps / (double)R->steps_done : NAN, (double)R->near,
-                      (double)R->filtered, (double)R->pieces, (double)R->fs_reused, (double)R->noconv};
-    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 36);
+                      (double)R->filtered, (double)R->pieces, (double)R->fs_reused, (double)R->noconv,
+                      (double)R->merged};
+    rc = exp_csv_row_labeled(&summ, ctx->runs[r].name, row, 37);
   }
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))
@@ -979,6 +988,7 @@ void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp)
   exp_param_double(ctx, "ball_radius", &sp->radius);
   exp_param_double(ctx, "thickness", &sp->delta);
   exp_param_double(ctx, "skin", &sp->skin);
+  exp_param_double(ctx, "merge", &sp->merge);
 }
 
 
@@ -1010,6 +1020,8 @@ const exp_column exp_cc_columns[] = {
   {NULL, "parallel", "1", "edge pairs found with an angle's sine below 0.1: no edge-edge constraint"},
   {NULL, "endpoint", "1", "edge pairs found meeting at an end: left to the node-triangle pairs"},
   {NULL, "redundant", "1", "mode switch: pairs whose node or edge already held a contact, none made"},
+  {NULL, "merged", "1",
+   "the merge rule (run merged): pairs whose node or edge a contact already pushed within `merge` degrees, none made"},
   {NULL, "contacts_max", "1", "most cloth-cloth contacts at once"},
   {NULL, "ball_max", "1", "most node-ball pairs within r + delta at once"},
   {NULL, "completed", "1", "1: every step was taken; 0: a step failed or the run diverged (doc/cli.md)"},

@@ -117,6 +117,9 @@ typedef struct cdyn_contacts_opts {
   double skin;        /* m >= 0: the candidate pairs are kept while the cloth moves less than this
                          (relative to a common translation) from where they were found; 0: found at
                          every query (lib/collision/candidates.c) */
+  double merge;       /* degrees in [0, 180], mode switch with stack on: a pair whose node or edge is
+                         already held by a contact pushing it within this angle of the pair's own
+                         direction is merged into that contact (none made); 0: every pair its own */
 } cdyn_contacts_opts;
 
 typedef struct cdyn_contacts_counts {
@@ -132,6 +135,8 @@ typedef struct cdyn_contacts_counts {
   unsigned long parallel;       /* edge pairs too parallel for a normal, cumulative */
   unsigned long endpoint;       /* edge pairs found meeting at an end (left to node-triangle), cumulative */
   unsigned long redundant;      /* mode switch, stack off: pairs whose node or edge was already held, cumulative */
+  unsigned long merged;         /* mode switch, stack on, merge > 0: pairs merged into a contact holding their
+                                   node or edge in a direction within `merge` of theirs, cumulative */
   unsigned long total_released; /* cumulative, by rule: */
   unsigned long released_separating, released_pull, released_region, released_degenerate;
   unsigned long delay_sum, delay_max; /* release delays in steps (lib/collision/contacts.c), cumulative */
@@ -171,7 +176,7 @@ typedef struct cdyn_contacts cdyn_contacts;
 
 /* Defaults: thickness 5 mm, inequality, continuous, capacity 4096, 2^18
    pairs, margin 5 mm, sep_speed 1 mm/s, release 0, ccd_tol 1e-6, max_redo 4,
-   stack off, fail-safe off (100 passes when on). */
+   stack off, merge 0, fail-safe off (100 passes when on). */
 int cdyn_contacts_opts_default(cdyn_contacts_opts *o);
 /* tris: 3 ntris particle indices.  CDYN_EINVAL for bad options or
    triangles (out of range, repeated particle); CDYN_ENONFINITE for a

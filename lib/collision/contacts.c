@@ -53,6 +53,12 @@
  * The step then enforces Phi >= 0 at its end (001 enforces at the end of
  * the step; with the scheme "contact", the step itself is cut at the
  * located crossing of Phi = 0, its event location).
+ * Mode switch (001's rule, doc/cloth.md): a node or edge already held
+ * takes no second contact (reading (a), counted redundant), or with
+ * `stack` every pair its own (reading (b)); with `stack` and merge = m
+ * degrees, a pair whose node or edge a held contact already pushes within
+ * m of the pair's own direction makes none (merges() below, counted
+ * merged).
  *
  * Verification, after the step (cdyn_contacts_after, continuous on).  The
  * predicted motion is not the motion taken (the step adds h^2 a), so the
@@ -209,6 +215,11 @@ static int check_opts(const cdyn_contacts_opts *o)
     return cdyn_error(CDYN_EINVAL, "%s: failsafe = %d must be 0 or 1", w, o->failsafe);
   if (!(o->skin >= 0) || !isfinite(o->skin))
     return cdyn_error(CDYN_EINVAL, "%s: skin = %g must be finite and >= 0", w, o->skin);
+  if (!(o->merge >= 0 && o->merge <= 180))
+    return cdyn_error(CDYN_EINVAL, "%s: merge = %g must be an angle in [0, 180] degrees", w, o->merge);
+  if (o->merge > 0 && !(o->mode == CDYN_CONTACTS_SWITCH && o->stack))
+    return cdyn_error(CDYN_EINVAL, "%s: merge = %g is for mode switch with stack on (it merges stacked contacts)", w,
+                      o->merge);
   if (o->failsafe && (o->failsafe_iter < 1 || o->failsafe_iter > 10000))
     return cdyn_error(CDYN_EINVAL, "%s: failsafe_iter = %u must be in 1 .. 10000", w, o->failsafe_iter);
   return CDYN_OK;
@@ -337,6 +348,83 @@ static int held(const cdyn_contacts *cc, int kind, size_t a, size_t b)
   return 0;
 }
 
+/*
+ * The merge rule (option merge, mode switch with stack on).  A contact
+ * pushes each of its parties along its plane's normal: a node-triangle
+ * contact (node, t0, t1, t2), oriented so that n = (t1 - t0) x (t2 - t0)
+ * points to the node's side, pushes its node along n; an edge-edge contact
+ * (e0, e1, f0, f1), n = (e1 - e0) x (f1 - f0) pointing from e to f,
+ * pushes e along -n and f along n; a node-node contact (a, b) pushes a
+ * along a - b.  A pair whose node (or edge) a held contact already pushes
+ * within `merge` degrees of the pair's own direction adds nothing that
+ * contact does not hold, to first order, and is merged into it; a pair
+ * from another direction (a node pinched between two layers, a fold's
+ * crease) becomes its own contact.  merge = 180 keeps one contact per node
+ * or edge and kind, as reading (a) does; merge = 0, every pair, reading (b).
+ */
+static int push_dir(int kind, const size_t *p, int side, const double *q, double *out)
+{
+  double d1[3], d2[3];
+  if (kind == NN) {
+    sub3(X(q, p[side]), X(q, p[1 - side]), out);
+  } else if (kind == VF) {
+    sub3(X(q, p[2]), X(q, p[1]), d1);
+    sub3(X(q, p[3]), X(q, p[1]), d2);
+    cross3(d1, d2, out);
+  } else {
+    sub3(X(q, p[1]), X(q, p[0]), d1);
+    sub3(X(q, p[3]), X(q, p[2]), d2);
+    cross3(d1, d2, out);
+    if (side == 0)
+      out[0] = -out[0], out[1] = -out[1], out[2] = -out[2];
+  }
+  double m = sqrt(dot3(out, out));
+  if (!(m > 0))
+    return 0;
+  out[0] /= m, out[1] /= m, out[2] /= m;
+  return 1;
+}
+
+/* Does a held contact push node (or edge) `who` of the new pair (kind, a,
+   b, its oriented particles p) within the merge angle of the pair's own
+   direction?  The relations are held()'s. */
+static int merges(const cdyn_contacts *cc, int kind, size_t a, size_t b, const size_t *p, const double *q)
+{
+  double cmin = cos(cc->o.merge * (3.14159265358979323846 / 180));
+  const cdyn_system *s = cc->sys;
+  for (size_t k = 0; k < cc->nc; k++) {
+    const contact *c = &cc->c[k];
+    const size_t *cp = s->cons[c->con].p;
+    /* Each shared party: the new pair's side and the held contact's side. */
+    int pairs[2][2], n = 0;
+    if (kind == VF || kind == NN) {
+      size_t nodes[2] = {kind == VF ? a : p[0], kind == NN ? p[1] : SIZE_MAX};
+      for (int i = 0; i < 2 && n < 2; i++) {
+        if (nodes[i] == SIZE_MAX)
+          continue;
+        if (c->kind == VF && cp[0] == nodes[i])
+          pairs[n][0] = i, pairs[n][1] = 0, n++;
+        else if (c->kind == NN && (cp[0] == nodes[i] || cp[1] == nodes[i]))
+          pairs[n][0] = i, pairs[n][1] = cp[0] == nodes[i] ? 0 : 1, n++;
+      }
+    } else if (c->kind == EE) {
+      size_t ed[2] = {a, b}, ced[2] = {c->a, c->b};
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 && n < 2; j++)
+          if (ed[i] == ced[j]) /* the side of an edge: its place in the oriented particles */
+            pairs[n][0] = cc->edge[2 * ed[i]] == p[0] || cc->edge[2 * ed[i]] == p[1] ? 0 : 1,
+            pairs[n][1] = cc->edge[2 * ced[j]] == cp[0] || cc->edge[2 * ced[j]] == cp[1] ? 0 : 1, n++;
+    }
+    for (int i = 0; i < n; i++) {
+      double dn[3], dc[3];
+      if (push_dir(kind, p, pairs[i][0], q, dn) && push_dir(c->kind, cp, pairs[i][1], q, dc) &&
+          dot3(dn, dc) >= cmin)
+        return 1;
+    }
+  }
+  return 0;
+}
+
 /* The count of the contacts of a kind now held. */
 static size_t *kind_count(cdyn_contacts *cc, int kind)
 {
@@ -393,6 +481,10 @@ static int create(cdyn_contacts *cc, int kind, size_t a, size_t b, const double 
       size_t tmp = p[2];
       p[2] = p[3], p[3] = tmp;
     }
+  }
+  if (cc->o.merge > 0 && cc->o.mode == CDYN_CONTACTS_SWITCH && cc->o.stack && merges(cc, kind, a, b, p, q)) {
+    cc->counts.merged++;
+    return CDYN_OK;
   }
   if (cc->nc == cc->o.capacity)
     return cdyn_error(CDYN_ENOMEM,

@@ -427,7 +427,7 @@ int pv_opts(const ld *L, const json_t *o, const jpath *p, int with_lists, hook_p
 int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, cdyn_contacts_opts *co)
 {
   static const char *const keys[] = {"triangles", "thickness", "mode", "continuous", "capacity", "pairs", "margin",
-                                     "sep_speed", "release", "ccd_tol", "max_redo", "stack", "failsafe", "failsafe_iter", "skin", NULL};
+                                     "sep_speed", "release", "ccd_tol", "max_redo", "stack", "failsafe", "failsafe_iter", "skin", "merge", NULL};
   static const char *const modes[] = {"inequality", "switch", NULL};
   int rc = check_object(L, o, p, with_tris ? keys : keys + 1);
   if (rc)
@@ -446,8 +446,13 @@ int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, c
       (rc = f_int(L, o, p, "max_redo", 0, co->max_redo, 0, 64, &redo)) ||
       (rc = f_bool(L, o, p, "stack", co->stack, &stack)) || (rc = f_bool(L, o, p, "failsafe", co->failsafe, &fsafe)) ||
       (rc = f_int(L, o, p, "failsafe_iter", 0, co->failsafe_iter, 1, 10000, &fs_iter)) ||
-      (rc = f_num(L, o, p, "skin", NONNEG, co->skin, &co->skin)))
+      (rc = f_num(L, o, p, "skin", NONNEG, co->skin, &co->skin)) ||
+      (rc = f_num(L, o, p, "merge", NONNEG, co->merge, &co->merge)))
     return rc;
+  if (co->merge > 180) {
+    jpath q = jp_key(p, "merge");
+    return fail(L, &q, "%.17g must be an angle in [0, 180] degrees", co->merge);
+  }
   if (co->ccd_tol > 0.5) {
     jpath q = jp_key(p, "ccd_tol");
     return fail(L, &q, "%.17g must be in (0, 0.5]", co->ccd_tol);
@@ -461,6 +466,10 @@ int contacts_opts(const ld *L, const json_t *o, const jpath *p, int with_tris, c
   co->pairs = (size_t)pairs;
   co->max_redo = (unsigned)redo;
   co->stack = stack;
+  if (co->merge > 0 && !(mode == 1 && stack)) {
+    jpath q = jp_key(p, "merge");
+    return fail(L, &q, "merges stacked contacts: it needs \"mode\": \"switch\" and \"stack\": true");
+  }
   co->failsafe = fsafe;
   co->failsafe_iter = (unsigned)fs_iter;
   return CDYN_OK;

@@ -874,6 +874,10 @@ static int write_scene(FILE *f, const cdyn_scene *sc, const cdyn_stepper *st, co
     w_num(f, o->skin);
     if (o->stack)
       fputs(", \"stack\": true", f);
+    if (o->merge > 0) {
+      fputs(", \"merge\": ", f);
+      w_num(f, o->merge);
+    }
     if (o->failsafe)
       fprintf(f, ", \"failsafe\": true, \"failsafe_iter\": %u", o->failsafe_iter);
     fputs(",\n    \"triangles\": [", f);
