@@ -468,7 +468,16 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
     fprintf(stderr, "cdyn run scene: --h %g: %s\n", c->h, cdyn_errmsg());
     return 2;
   }
-  /* The parameters' defaults, checked against their own table. */
+  /* The parameters' defaults, checked against their own table (which
+     must fit the context's room for their values). */
+  int np = 0;
+  while (c->exp->params && c->exp->params[np].name)
+    np++;
+  if (np > EXP_MAX_PARAMS) {
+    fprintf(stderr, "cdyn run: %s has %d parameters, more than the %d an experiment may have (EXP_MAX_PARAMS)\n",
+            c->exp->name, np, EXP_MAX_PARAMS);
+    return 1;
+  }
   for (int p = 0; c->exp->params && c->exp->params[p].name; p++)
     if (exp_param_check(&c->exp->params[p], c->exp->params[p].def, &c->param_value[p])) {
       fprintf(stderr, "cdyn run: %s: default of %s: %s\n", c->exp->name, c->exp->params[p].name, cdyn_errmsg());

@@ -37,7 +37,7 @@
 
 #define EXP_MAX_RUNS 64
 #define EXP_MAX_SETS 64
-#define EXP_MAX_PARAMS 24
+#define EXP_MAX_PARAMS 32
 
 /* ---- parameters ---------------------------------------------------------------------- */
 

@@ -247,7 +247,7 @@ enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_V
        CCS_CREATED, CCS_RELEASES, CCS_DELAY, CCS_DMEAN, CCS_REDOS, CCS_UNRES, CCS_PAR, CCS_END, CCS_RED, CCS_STATUS,
        CCS_FS_STEPS, CCS_FS_PASSES, CCS_FS_ZONES, CCS_FS_NODES, CCS_FS_FROZEN, CCS_FS_UNRES, CCS_FS_IMPULSE,
        CCS_FS_MOMENTUM, CCS_FS_ENERGY, CCS_HELD, CCS_NEAR, CCS_FILTERED, CCS_PIECES,
-       CCS_FS_REUSED };
+       CCS_FS_REUSED, CCS_NOCONV, CCS_MERGED };
 
 /*
  * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
@@ -283,8 +283,8 @@ START_TEST(test_cloth_contact)
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held,near,filtered,pieces,failsafe_reused,noconv", 1);
-  ck_assert_uint_eq(sum.nrows, 9);
+                             "held,near,filtered,pieces,failsafe_reused,noconv,merged", 1);
+  ck_assert_uint_eq(sum.nrows, 10);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
   for (size_t r = 0; r < sum.nrows; r++) {
@@ -339,6 +339,11 @@ START_TEST(test_cloth_contact)
     } else {
       ck_assert(tv(&sum, r, CCS_FS_PASSES) == 0 && tv(&sum, r, CCS_FS_STEPS) == 0 && tv(&sum, r, CCS_FS_REUSED) == 0);
     }
+    /* Only the merge rule merges; it stacks, so it refuses nothing as redundant. */
+    if (!strcmp(name, "merged"))
+      ck_assert(tv(&sum, r, CCS_RED) == 0);
+    else
+      ck_assert(tv(&sum, r, CCS_MERGED) == 0);
     if (!strcmp(name, "stacked")) {
       ck_assert(tv(&sum, r, CCS_RED) == 0); /* reading (b) refuses no pair */
       v[0].x = tv(&sum, r, CCS_COMPLETED) == 1 ? tv(&sum, r, CCS_CROSS) : INFINITY;
@@ -368,7 +373,7 @@ START_TEST(test_cloth_contact)
   pathf(path, "%s/cloth-contact-solve.csv", dir);
   table so = read_table_nan(path, "scheme,steps,rows,contacts,contacts_max,assembly,factor,solve,linear,factorizations,"
                                   "analyses,solves", 1);
-  ck_assert_uint_eq(so.nrows, 9);
+  ck_assert_uint_eq(so.nrows, 10);
   for (size_t r = 0; r < so.nrows; r++) {
     ck_assert(tv(&so, r, 2) > 0 && tv(&so, r, 8) > 0);
     if (!strcmp(so.label[r], "lcp-sparse"))
@@ -432,10 +437,10 @@ START_TEST(test_cloth_self_contact)
                              "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
                              "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
                              "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held,near,filtered,pieces,failsafe_reused,noconv", 1);
-  static const char *const runs[] = {"implicit", "stacked", "failsafe", "discrete", "admm", "admm-frame",
+                             "held,near,filtered,pieces,failsafe_reused,noconv,merged", 1);
+  static const char *const runs[] = {"implicit", "stacked", "merged", "failsafe", "discrete", "admm", "admm-frame",
                                      "admm-frame-100", "lcp"};
-  ck_assert_uint_eq(sum.nrows, 8);
+  ck_assert_uint_eq(sum.nrows, 9);
   for (size_t r = 0; r < sum.nrows; r++) {
     ck_assert_str_eq(sum.label[r], runs[r]);
     /* The cloth reached the ball: a node within 1 % of the thickness of
@@ -460,7 +465,7 @@ START_TEST(test_cloth_self_contact)
   }
   pathf(path, "%s/cloth-self-contact-cost.csv", dir);
   table c = read_table_nan(path, "scheme,steps,detect,solve,replay,solves,failsafe,free", 1);
-  ck_assert_uint_eq(c.nrows, 8);
+  ck_assert_uint_eq(c.nrows, 9);
   for (size_t r = 0; r < c.nrows; r++)
     ck_assert(tv(&c, r, 7) > 0);
   table_free(&sum);
