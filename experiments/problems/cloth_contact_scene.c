@@ -19,9 +19,10 @@
  *                 doc/cloth.md);
  *   stacked       as implicit, several contacts on one node or edge solved
  *                 together (reading (b), the one judged);
- *   merged        as stacked, with the merge rule (doc/cloth.md): a pair
- *                 whose node or edge a contact already pushes within
- *                 `merge` degrees (45) of its own direction adds none;
+ *   merged        (cloth-self-contact) as stacked, with the merge rule
+ *                 (doc/cloth.md): a pair whose node or edge a contact
+ *                 already pushes within `merge` degrees (45) of its own
+ *                 direction adds none;
  *   failsafe      as implicit, with the fail-safe (rigid impact zones,
  *                 lib/collision/failsafe.c) after each step;
  *   lcp           scheme contact, exact LCP (activeset = lcp), continuous;
@@ -988,7 +989,6 @@ void exp_cc_read_spec(exp_ctx *ctx, exp_cc_spec *sp)
   exp_param_double(ctx, "ball_radius", &sp->radius);
   exp_param_double(ctx, "thickness", &sp->delta);
   exp_param_double(ctx, "skin", &sp->skin);
-  exp_param_double(ctx, "merge", &sp->merge);
 }
 
 

@@ -14,7 +14,7 @@ typedef struct {
   double radius, ball_mass, speed, delta, ball_height, ball_spacing;
   long capacity, pairs; /* cloth-cloth contacts, broad-phase pairs per query reserved */
   double skin;          /* the broad phase's skin (m) */
-  double merge;         /* the run merged: the merge rule's angle (degrees) */
+  double merge;         /* the run merged: the merge rule's angle (degrees; cloth-self-contact's `merge`) */
   int along_x;    /* the balls on the line z = 0 (between the posts), not on x = 0 */
   int edge_posts; /* posts: 1 every node of the edges x = -size/2 and x = +size/2, 0 their two middle nodes */
   const char *name; /* the experiment: its files' prefix */

@@ -61,9 +61,6 @@ static const exp_param contact_params[] = {
   {"capacity", "4096", EXP_INT, 1, 1 << 20, 0, "cloth-cloth contacts reserved"},
   {"pairs", "262144", EXP_INT, 1, 1 << 28, EXP_OWN,
    "broad-phase pairs reserved per query (node-triangle or edge-edge boxes that overlap; more end the run)"},
-  {"merge", "45", EXP_REAL, 0, 180, EXP_OPEN_MIN,
-   "the run merged: a contact pushing a node or edge within this angle of a new pair's direction takes that pair "
-   "(degrees)"},
   {"skin", "0.005", EXP_REAL, 0, 1, 0,
    "the broad phase keeps its candidate pairs while the cloth moves less than this from where they were found, a "
    "common translation aside (m; 0: found at every query)"},
@@ -83,9 +80,6 @@ static const exp_companion contact_companions[] = {
   {"discrete-4h", "implicit", NULL, "as discrete, at 4 h"},
   {"stacked", "implicit", NULL,
    "as implicit, with 001's rule read as several contacts on one node or edge, solved together (reading b)"},
-  {"merged", "implicit", NULL,
-   "as stacked, with the merge rule: a pair whose node or edge a contact already pushes within `merge` degrees of its "
-   "own direction adds none"},
   {"failsafe", "implicit", NULL, "as implicit, with the fail-safe (rigid impact zones) after each step"},
   {"discrete-failsafe", "implicit", NULL, "as discrete, with the fail-safe after each step"},
   {"lcp-sparse", "contact", lcp_sparse,

@@ -93,6 +93,7 @@ static int self_run(exp_ctx *ctx)
   exp_param_double(ctx, "offset_x", &sp.offset[0]);
   exp_param_double(ctx, "offset_z", &sp.offset[1]);
   exp_param_double(ctx, "frame", &sp.frame);
+  exp_param_double(ctx, "merge", &sp.merge);
   return exp_cc_run(ctx, &sp);
 }
 
