@@ -95,6 +95,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cdyn/cloth.h>
 #include <cdyn/collision.h>
@@ -622,6 +625,375 @@ static int free_step_cost(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec
   return CDYN_OK;
 }
 
+/* One run's output while it runs (run_sink): its rows of the four files
+   written as it goes (series, snapshots, balls, times), in memory, and its
+   log lines (out: stdout, err: stderr); exp_cc_run writes them in the
+   order of the runs, whichever process ran them and whenever. */
+typedef struct {
+  exp_csv csv[4];     /* the files' own, writing to memory */
+  FILE *out, *err;
+  char *buf[6];       /* the four files' rows, out, err */
+  size_t len[6];
+  int failed;         /* a row was refused (its csv's failed) */
+} run_sink;
+
+static int sink_open(run_sink *k, exp_csv *const *files)
+{
+  memset(k, 0, sizeof *k);
+  FILE **f[6] = {&k->csv[0].file.f, &k->csv[1].file.f, &k->csv[2].file.f, &k->csv[3].file.f, &k->out, &k->err};
+  for (int i = 0; i < 4; i++)
+    k->csv[i] = *files[i];
+  for (int i = 0; i < 6; i++)
+    if (!(*f[i] = open_memstream(&k->buf[i], &k->len[i]))) {
+      for (int j = 0; j < i; j++)
+        fclose(*f[j]);
+      for (int j = 0; j < 6; j++)
+        free(k->buf[j]), k->buf[j] = NULL;
+      return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory for a run's output");
+    }
+  return CDYN_OK;
+}
+
+/* Close the streams: the buffers hold what was written. */
+static int sink_close(run_sink *k)
+{
+  FILE *f[6] = {k->csv[0].file.f, k->csv[1].file.f, k->csv[2].file.f, k->csv[3].file.f, k->out, k->err};
+  int bad = 0;
+  for (int i = 0; i < 6; i++)
+    bad |= f[i] && fclose(f[i]) != 0;
+  for (int i = 0; i < 4; i++)
+    k->failed |= k->csv[i].failed, k->csv[i].file.f = NULL;
+  k->out = k->err = NULL;
+  return bad ? cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory for a run's output") : CDYN_OK;
+}
+
+static void sink_free(run_sink *k)
+{
+  for (int i = 0; i < 6; i++)
+    free(k->buf[i]), k->buf[i] = NULL, k->len[i] = 0;
+}
+
+/* Run r of ctx on the scene sp into *R, its output into k. */
+static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, const double *snaps, int nsnap,
+                      unsigned char *flag, run_result *R, run_sink *k)
+{
+  exp_cc_spec sp = *sp0;
+  double delta = sp.delta;
+  const exp_runspec *run = &ctx->runs[r];
+  memset(R, 0, sizeof *R);
+  int rc = CDYN_OK;
+  size_t idx;
+  cc_handling hd = {.inequality = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_inequalities(idx),
+                    .continuous = strncmp(run->name, "discrete", 8) != 0,
+                    .stack = !strcmp(run->name, "stacked") || !strcmp(run->name, "merged"),
+                    .merge = !strcmp(run->name, "merged") ? sp.merge : 0,
+                    .failsafe = strstr(run->name, "failsafe") != NULL,
+                    .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
+  int coarse = !strcmp(run->name, "discrete-4h");
+  int framed = sp.frame > 0 && strstr(run->name, "-frame") != NULL;
+  double h = coarse ? 4 * ctx->h : ctx->h;
+  long steps = coarse ? ctx->steps / 4 : ctx->steps;
+  long ev = coarse ? (every + 3) / 4 : every;
+  if (framed) { /* the same time at the frame's step, a row every step it spans */
+    h = sp.frame;
+    steps = lround((double)ctx->steps * ctx->h / h);
+    ev = lround((double)every * ctx->h / h);
+    if (steps < 1)
+      steps = 1;
+    if (ev < 1)
+      ev = 1;
+  }
+  R->h = h, R->steps = steps;
+  R->min_dist = R->ball_gap = INFINITY;
+  cc_scene s;
+  if ((rc = cc_new(&sp, &hd, &s)))
+    return rc;
+  cdyn_stepper *st;
+  if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
+    cc_free(&s);
+    return rc;
+  }
+  /* Room for the pattern of A as contacts come and go (no step allocates). */
+  if ((rc = cdyn_stepper_reserve(st, (size_t)1 << 20))) {
+    cdyn_stepper_free(st);
+    cc_free(&s);
+    return rc;
+  }
+  /* The sub-steps' states, for the replay: room for max_substeps cuts
+     when the scheme has that option (contact), else none until one
+     comes. */
+  cut_path cuts = {NULL, 0, 0, 3 * (s.nodes + s.nb)};
+  char buf[64];
+  if (!cdyn_stepper_get(st, "max_substeps", buf, sizeof buf)) {
+    long ms = strtol(buf, NULL, 10);
+    if (ms > 0 && ms <= 4096 && !(cuts.x = malloc((size_t)ms * cuts.n3 * sizeof *cuts.x)))
+      rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+    else if (cuts.x)
+      cuts.cap = (size_t)ms;
+  }
+  if (rc || (rc = cdyn_stepper_set_substep_observer(st, record_cut, &cuts))) {
+    free(cuts.x);
+    cdyn_stepper_free(st);
+    cc_free(&s);
+    return rc;
+  }
+  contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &k->csv[0], .tseries = &k->csv[3],
+                   .mesh = &k->csv[1], .balls = &k->csv[2], .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
+                   .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
+                   .cuts = &cuts, .ineq = hd.inequality,
+                   .q = rq_new(s.tri, s.ntri, 3 * (s.nodes + s.nb), 4 * delta, (size_t)(ev < 64 ? ev : 64))};
+  if (!o.q) {
+    free(cuts.x);
+    cdyn_stepper_free(st);
+    cc_free(&s);
+    return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  }
+  exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
+  exp_outcome out = {0};
+  rc = exp_simulate_with(&sim, &out);
+  R->noconv = out.noconv;
+  /* The replays of a run that ended within a slice (a failed step). */
+  if (!rc)
+    rc = flush_replays(&o);
+  if (!rc && o.open_slice)
+    close_slice(&o);
+  if (!rc && out.end == EXP_END_FAILED_STEP) {
+    R->failed = 1;
+    R->status = out.status;
+    fprintf(k->err, "  %s: step %ld failed: %s\n", run->name, out.end_step, cdyn_errmsg());
+  }
+  /* A run the divergence rule ended did not complete either. */
+  if (!rc && out.end == EXP_END_DIVERGED) {
+    R->failed = 1;
+    R->status = out.status;
+    fprintf(k->err, "  %s: diverged: %s\n", run->name, out.reason);
+  }
+  /* The failed step's share of the detection and the solve. */
+  cdyn_scene_stats ss;
+  cdyn_scene_stats_get(s.sc, &ss);
+  step_cost cost = {ss.detect, ss.solve, ss.stepper_steps};
+  double replay_t = o.replay;
+  cdyn_contacts_counts cn = o.cn;
+  R->releases = cn.total_released;
+  R->delay_max = cn.delay_max;
+  R->delay_mean = cn.total_released ? (double)cn.delay_sum / (double)cn.total_released : 0;
+  R->redos = cn.redos;
+  R->unresolved = cn.unresolved;
+  R->parallel = cn.parallel;
+  R->endpoint = cn.endpoint;
+  R->redundant = cn.redundant;
+  R->merged = cn.merged;
+  R->fs_steps = cn.fs_steps, R->fs_zones = cn.fs_zones, R->fs_nodes = cn.fs_nodes, R->fs_frozen = cn.fs_frozen;
+  R->fs_unresolved = cn.fs_unresolved, R->fs_passes = cn.fs_passes, R->fs_reused = cn.fs_reused;
+  R->fs_impulse = cn.fs_impulse, R->fs_momentum = cn.fs_momentum, R->fs_energy = cn.fs_energy;
+  long done = R->steps_done > 0 ? R->steps_done : 1;
+  /* The fail-safe runs inside the handler's after: its time is its own. */
+  R->t_failsafe = cn.fs_seconds / (double)done;
+  cost.detect -= cn.fs_seconds;
+  R->t_detect = cost.detect / (double)done;
+  R->t_solve = cost.solve / (double)done;
+  R->t_replay = replay_t / (double)done;
+  R->solves = cost.steps;
+  cdyn_stepper_stats(st, &R->stats);
+  fprintf(k->out, "  %-12s steps %-5ld crossings %-4lu violation %-8.3g min dist %-9.3g ball gap %-9.3g contacts <= %-5ld "
+         "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
+         run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
+         R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
+         R->failed ? (R->status == CDYN_EDIVERGED ? " (diverged)" : " (failed)") : "");
+  fprintf(k->out, "  %-12s broad phase: %lu candidate lists found, %lu motions answered from a kept list, %lu from the "
+         "hierarchies; %lu pair tests, %lu cleared by distance\n",
+         run->name, cn.list_builds, cn.list_kept, cn.list_direct, cn.tests, cn.cleared);
+  if (hd.failsafe)
+    fprintf(k->out, "  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
+           "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",
+           run->name, R->fs_steps, R->fs_zones, R->fs_frozen, R->fs_passes, R->fs_impulse, R->fs_momentum,
+           R->fs_energy, R->fs_unresolved, 1e3 * R->t_failsafe);
+  cdyn_stepper_free(st);
+  cc_free(&s);
+  free(cuts.x);
+  free(o.states);
+  rq_free(o.q);
+  if (rc) /* an error of the run itself (not a failed step): the experiment fails */
+    return rc;
+  return free_step_cost(ctx, &sp, run, h, steps < 100 ? steps : 100, &R->t_free);
+}
+
+/* A worker's record of a run for the process that writes the files. */
+typedef struct {
+  int r, rc;
+  run_result R;
+  size_t len[6];
+  char msg[512];
+} run_record;
+
+static int write_all(FILE *f, const void *p, size_t n) { return n == 0 || fwrite(p, 1, n, f) == n; }
+
+/* Read a worker's records from f into res and outs (done[r] set). */
+static int read_records(FILE *f, run_result *res, run_sink *outs, unsigned char *done, int nruns, int *wrc)
+{
+  run_record rec;
+  while (fread(&rec, sizeof rec, 1, f) == 1) {
+    if (rec.r == -1) { /* the worker's tally of its simulations */
+      size_t n = exp_watch_size();
+      void *t = rec.len[0] == n ? malloc(n) : NULL;
+      if (!t || fread(t, 1, n, f) != n) {
+        free(t);
+        return cdyn_error(CDYN_EIO, "cloth-contact: a worker's tally is cut short");
+      }
+      exp_watch_merge(t);
+      free(t);
+      continue;
+    }
+    if (rec.r < 0 || rec.r >= nruns)
+      return cdyn_error(CDYN_EIO, "cloth-contact: a worker's record names run %d", rec.r);
+    run_sink *k = &outs[rec.r];
+    for (int i = 0; i < 6; i++) {
+      k->len[i] = rec.len[i];
+      if (!(k->buf[i] = malloc(rec.len[i] + 1)))
+        return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+      if (rec.len[i] && fread(k->buf[i], 1, rec.len[i], f) != rec.len[i])
+        return cdyn_error(CDYN_EIO, "cloth-contact: a worker's record of run %d is cut short", rec.r);
+    }
+    res[rec.r] = rec.R;
+    done[rec.r] = 1;
+    if (rec.rc && !*wrc) {
+      *wrc = rec.rc;
+      cdyn_error(rec.rc, "%s", rec.msg);
+    }
+  }
+  return ferror(f) ? cdyn_error(CDYN_EIO, "cloth-contact: reading a worker's records") : CDYN_OK;
+}
+
+/*
+ * Every run of ctx, each by cc_one_run, by `jobs` processes at once
+ * (cloth-self-contact's parameter; 1 elsewhere): the runs are independent,
+ * so a second process (fork, before any run has started a thread) takes
+ * runs from the same queue (a pipe holding the run numbers, one byte each,
+ * read a byte at a time) and sends each run's result and output back
+ * through a temporary file.  The files then get every run's rows in the
+ * order of the runs: the same bytes for any number of processes (the
+ * timing files aside, which change from run to run anyway).
+ */
+static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double *snaps, int nsnap,
+                   exp_csv *const *files, run_result *res)
+{
+  int n = ctx->nruns, rc = CDYN_OK, wrc = CDYN_OK;
+  unsigned char *flag = malloc((size_t)(sp->grid * sp->grid)), done[EXP_MAX_RUNS] = {0};
+  run_sink *outs = calloc((size_t)(n > 0 ? n : 1), sizeof *outs);
+  if (!flag || !outs) {
+    free(flag);
+    free(outs);
+    return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  }
+  int tok[2] = {-1, -1};
+  FILE *tf = NULL;
+  pid_t pid = -1;
+  if (sp->jobs > 1 && n > 1) {
+    if (pipe(tok) || !(tf = tmpfile()))
+      rc = cdyn_error(CDYN_EIO, "cloth-contact: no pipe or temporary file for a second process");
+    for (int r = 0; r < n && !rc; r++) {
+      unsigned char b = (unsigned char)r;
+      if (write(tok[1], &b, 1) != 1)
+        rc = cdyn_error(CDYN_EIO, "cloth-contact: writing the run queue");
+    }
+    if (tok[1] >= 0)
+      close(tok[1]);
+    fflush(stdout);
+    fflush(stderr);
+    if (!rc && (pid = fork()) < 0)
+      rc = cdyn_error(CDYN_EIO, "cloth-contact: no second process");
+  }
+  int worker = pid == 0;
+  if (worker) /* its own simulations only, handed back at its end */
+    exp_watch_reset();
+  for (int next = 0; !rc;) {
+    int r;
+    if (tok[0] >= 0) {
+      unsigned char b;
+      if (read(tok[0], &b, 1) != 1)
+        break;
+      r = b;
+    } else if ((r = next++) >= n) {
+      break;
+    }
+    run_sink *k = &outs[r];
+    if ((rc = sink_open(k, files)))
+      break;
+    int orc = cc_one_run(ctx, sp, r, every, snaps, nsnap, flag, &res[r], k);
+    int crc = sink_close(k);
+    rc = orc ? orc : crc;
+    if (!rc && k->failed)
+      rc = cdyn_error(CDYN_EIO, "cloth-contact: a row of run %s was refused", ctx->runs[r].name);
+    if (worker) {
+      run_record rec;
+      memset(&rec, 0, sizeof rec);
+      rec.r = r, rec.rc = rc, rec.R = res[r];
+      memcpy(rec.len, k->len, sizeof rec.len);
+      if (rc)
+        snprintf(rec.msg, sizeof rec.msg, "%s", cdyn_errmsg());
+      int ok = write_all(tf, &rec, sizeof rec);
+      for (int i = 0; i < 6 && ok; i++)
+        ok = write_all(tf, k->buf[i], k->len[i]);
+      sink_free(k);
+      if (!ok)
+        _exit(3);
+    } else {
+      done[r] = 1;
+    }
+  }
+  if (worker) {
+    run_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.r = -1;
+    rec.len[0] = exp_watch_size();
+    void *t = malloc(rec.len[0]);
+    int ok = t != NULL;
+    if (ok) {
+      exp_watch_export(t);
+      ok = write_all(tf, &rec, sizeof rec) && write_all(tf, t, rec.len[0]);
+    }
+    free(t);
+    _exit(ok && fflush(tf) == 0 ? (rc ? 1 : 0) : 3);
+  }
+  if (tok[0] >= 0)
+    close(tok[0]);
+  if (pid > 0) {
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+      ;
+    if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status) > 1))
+      rc = WIFSIGNALED(status) ? cdyn_error(CDYN_EIO, "cloth-contact: the second process ended by signal %d",
+                                             WTERMSIG(status))
+                               : cdyn_error(CDYN_EIO, "cloth-contact: the second process failed (status %d)",
+                                            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    if (!rc) {
+      rewind(tf);
+      rc = read_records(tf, res, outs, done, n, &wrc);
+      if (!rc)
+        rc = wrc;
+    }
+  }
+  if (tf)
+    fclose(tf);
+  /* Every run's output, in the order of the runs. */
+  for (int r = 0; r < n && !rc; r++) {
+    if (!done[r]) {
+      rc = cdyn_error(CDYN_EIO, "cloth-contact: run %s was not run", ctx->runs[r].name);
+      break;
+    }
+    for (int i = 0; i < 4; i++)
+      if (!write_all(files[i]->file.f, outs[r].buf[i], outs[r].len[i]))
+        files[i]->failed = 1;
+    fwrite(outs[r].buf[4], 1, outs[r].len[4], stdout);
+    fwrite(outs[r].buf[5], 1, outs[r].len[5], stderr);
+  }
+  for (int r = 0; r < n; r++)
+    sink_free(&outs[r]);
+  free(outs);
+  free(flag);
+  return rc;
+}
+
 /* The run of both scene experiments (cloth-contact, cloth-self-contact):
    every run of ctx on the scene sp, their files under sp->name. */
 int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
@@ -667,151 +1039,8 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
     return rc;
   }
   static run_result res[EXP_MAX_RUNS];
-  unsigned char *flag = malloc((size_t)(sp.grid * sp.grid));
-  if (!flag)
-    rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
-  for (int r = 0; r < ctx->nruns && !rc; r++) {
-    const exp_runspec *run = &ctx->runs[r];
-    run_result *R = &res[r];
-    memset(R, 0, sizeof *R);
-    size_t idx;
-    cc_handling hd = {.inequality = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_inequalities(idx),
-                      .continuous = strncmp(run->name, "discrete", 8) != 0,
-                      .stack = !strcmp(run->name, "stacked") || !strcmp(run->name, "merged"),
-                      .merge = !strcmp(run->name, "merged") ? sp.merge : 0,
-                      .failsafe = strstr(run->name, "failsafe") != NULL,
-                      .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
-    int coarse = !strcmp(run->name, "discrete-4h");
-    int framed = sp.frame > 0 && strstr(run->name, "-frame") != NULL;
-    double h = coarse ? 4 * ctx->h : ctx->h;
-    long steps = coarse ? ctx->steps / 4 : ctx->steps;
-    long ev = coarse ? (every + 3) / 4 : every;
-    if (framed) { /* the same time at the frame's step, a row every step it spans */
-      h = sp.frame;
-      steps = lround((double)ctx->steps * ctx->h / h);
-      ev = lround((double)every * ctx->h / h);
-      if (steps < 1)
-        steps = 1;
-      if (ev < 1)
-        ev = 1;
-    }
-    R->h = h, R->steps = steps;
-    R->min_dist = R->ball_gap = INFINITY;
-    cc_scene s;
-    if ((rc = cc_new(&sp, &hd, &s)))
-      break;
-    cdyn_stepper *st;
-    if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
-      cc_free(&s);
-      break;
-    }
-    /* Room for the pattern of A as contacts come and go (no step allocates). */
-    if ((rc = cdyn_stepper_reserve(st, (size_t)1 << 20))) {
-      cdyn_stepper_free(st);
-      cc_free(&s);
-      break;
-    }
-    /* The sub-steps' states, for the replay: room for max_substeps cuts
-       when the scheme has that option (contact), else none until one
-       comes. */
-    cut_path cuts = {NULL, 0, 0, 3 * (s.nodes + s.nb)};
-    char buf[64];
-    if (!cdyn_stepper_get(st, "max_substeps", buf, sizeof buf)) {
-      long ms = strtol(buf, NULL, 10);
-      if (ms > 0 && ms <= 4096 && !(cuts.x = malloc((size_t)ms * cuts.n3 * sizeof *cuts.x)))
-        rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
-      else if (cuts.x)
-        cuts.cap = (size_t)ms;
-    }
-    if (rc || (rc = cdyn_stepper_set_substep_observer(st, record_cut, &cuts))) {
-      free(cuts.x);
-      cdyn_stepper_free(st);
-      cc_free(&s);
-      break;
-    }
-    contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &series, .tseries = &tseries, .mesh = &mesh,
-                     .balls = &balls, .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
-                     .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
-                     .cuts = &cuts, .ineq = hd.inequality,
-                     .q = rq_new(s.tri, s.ntri, 3 * (s.nodes + s.nb), 4 * delta, (size_t)(ev < 64 ? ev : 64))};
-    if (!o.q) {
-      free(cuts.x);
-      cdyn_stepper_free(st);
-      cc_free(&s);
-      rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
-      break;
-    }
-    exp_sim sim = {.scene = s.sc, .st = st, .h = h, .steps = steps, .obs = contact_observe, .octx = &o};
-    exp_outcome out = {0};
-    rc = exp_simulate_with(&sim, &out);
-    R->noconv = out.noconv;
-    /* The replays of a run that ended within a slice (a failed step). */
-    if (!rc)
-      rc = flush_replays(&o);
-    if (!rc && o.open_slice)
-      close_slice(&o);
-    if (!rc && out.end == EXP_END_FAILED_STEP) {
-      R->failed = 1;
-      R->status = out.status;
-      fprintf(stderr, "  %s: step %ld failed: %s\n", run->name, out.end_step, cdyn_errmsg());
-    }
-    /* A run the divergence rule ended did not complete either. */
-    if (!rc && out.end == EXP_END_DIVERGED) {
-      R->failed = 1;
-      R->status = out.status;
-      fprintf(stderr, "  %s: diverged: %s\n", run->name, out.reason);
-    }
-    /* The failed step's share of the detection and the solve. */
-    cdyn_scene_stats ss;
-    cdyn_scene_stats_get(s.sc, &ss);
-    step_cost cost = {ss.detect, ss.solve, ss.stepper_steps};
-    double replay_t = o.replay;
-    cdyn_contacts_counts cn = o.cn;
-    R->releases = cn.total_released;
-    R->delay_max = cn.delay_max;
-    R->delay_mean = cn.total_released ? (double)cn.delay_sum / (double)cn.total_released : 0;
-    R->redos = cn.redos;
-    R->unresolved = cn.unresolved;
-    R->parallel = cn.parallel;
-    R->endpoint = cn.endpoint;
-    R->redundant = cn.redundant;
-    R->merged = cn.merged;
-    R->fs_steps = cn.fs_steps, R->fs_zones = cn.fs_zones, R->fs_nodes = cn.fs_nodes, R->fs_frozen = cn.fs_frozen;
-    R->fs_unresolved = cn.fs_unresolved, R->fs_passes = cn.fs_passes, R->fs_reused = cn.fs_reused;
-    R->fs_impulse = cn.fs_impulse, R->fs_momentum = cn.fs_momentum, R->fs_energy = cn.fs_energy;
-    long done = R->steps_done > 0 ? R->steps_done : 1;
-    /* The fail-safe runs inside the handler's after: its time is its own. */
-    R->t_failsafe = cn.fs_seconds / (double)done;
-    cost.detect -= cn.fs_seconds;
-    R->t_detect = cost.detect / (double)done;
-    R->t_solve = cost.solve / (double)done;
-    R->t_replay = replay_t / (double)done;
-    R->solves = cost.steps;
-    cdyn_stepper_stats(st, &R->stats);
-    printf("  %-12s steps %-5ld crossings %-4lu violation %-8.3g min dist %-9.3g ball gap %-9.3g contacts <= %-5ld "
-           "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
-           run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
-           R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
-           R->failed ? (R->status == CDYN_EDIVERGED ? " (diverged)" : " (failed)") : "");
-    printf("  %-12s broad phase: %lu candidate lists found, %lu motions answered from a kept list, %lu from the "
-           "hierarchies; %lu pair tests, %lu cleared by distance\n",
-           run->name, cn.list_builds, cn.list_kept, cn.list_direct, cn.tests, cn.cleared);
-    if (hd.failsafe)
-      printf("  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
-             "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",
-             run->name, R->fs_steps, R->fs_zones, R->fs_frozen, R->fs_passes, R->fs_impulse, R->fs_momentum,
-             R->fs_energy, R->fs_unresolved, 1e3 * R->t_failsafe);
-    cdyn_stepper_free(st);
-    cc_free(&s);
-    free(cuts.x);
-    free(o.states);
-    rq_free(o.q);
-    if (rc) /* an error of the run itself (not a failed step): the experiment fails */
-      break;
-    if ((rc = free_step_cost(ctx, &sp, run, h, steps < 100 ? steps : 100, &R->t_free)))
-      break;
-  }
-  free(flag);
+  exp_csv *files[4] = {&series, &mesh, &balls, &tseries};
+  rc = run_all(ctx, &sp, every, snaps, nsnap, files, res);
   int c1 = exp_csv_close(&series, rc == CDYN_OK), c2 = exp_csv_close(&mesh, rc == CDYN_OK),
       c3 = exp_csv_close(&balls, rc == CDYN_OK), c4 = exp_csv_close(&tseries, rc == CDYN_OK);
   if (rc || (rc = c1) || (rc = c2) || (rc = c3) || (rc = c4))

@@ -22,6 +22,7 @@ typedef struct {
   double drop;      /* self: the ball's top this far below the cloth (m) */
   double offset[2]; /* self: the ball's centre off the cloth's centre along x and z (m) */
   double frame;     /* the step of the runs named *-frame, over the same time (s; 0: none) */
+  long jobs;        /* processes running the runs at once (cloth-self-contact's `jobs`; 0 or 1: one) */
 } exp_cc_spec;
 
 /* The snapshot times checked: 0, or CDYN_EINVAL with a message. */

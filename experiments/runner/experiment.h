@@ -359,6 +359,14 @@ void exp_watch_reset(void);
 void exp_watch_record(const cdyn_stepper *st, const exp_outcome *out);
 unsigned long exp_watch_early(void);
 void exp_watch_summary(FILE *f, const char *who);
+/* The tally as bytes (exp_watch_size of them), for a process that runs
+   some of an experiment's runs (it resets its tally first) to hand to the
+   one that reports, which adds it to its own (exp_watch_merge).  Its
+   scheme names point into the scheme table, the same in both processes
+   of a fork. */
+size_t exp_watch_size(void);
+void exp_watch_export(void *buf);
+void exp_watch_merge(const void *buf);
 /* Springs integrated explicitly by st's scheme: 1 with h omega of the
    stiffest spring and the step Gershgorin's bound guarantees (2 /
    omega_bound); 0 when the scheme is implicit in the springs or there are

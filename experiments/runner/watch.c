@@ -38,13 +38,14 @@
 /* ---- the experiments' tally ------------------------------------------------------------- */
 
 #define WATCH_SCHEMES 32
-static struct {
+typedef struct {
   unsigned long runs, ended[EXP_END_DIVERGED + 1], noconv_runs;
   /* The early ends by scheme (the first WATCH_SCHEMES schemes met). */
   const char *scheme[WATCH_SCHEMES];
   unsigned long early[WATCH_SCHEMES];
   int nschemes;
-} tally;
+} watch_tally;
+static watch_tally tally;
 
 void exp_watch_reset(void) { memset(&tally, 0, sizeof tally); }
 
@@ -71,6 +72,29 @@ void exp_watch_record(const cdyn_stepper *st, const exp_outcome *out)
     tally.scheme[tally.nschemes++] = name;
   if (k < tally.nschemes)
     tally.early[k]++;
+}
+
+size_t exp_watch_size(void) { return sizeof tally; }
+
+void exp_watch_export(void *buf) { memcpy(buf, &tally, sizeof tally); }
+
+void exp_watch_merge(const void *buf)
+{
+  watch_tally o;
+  memcpy(&o, buf, sizeof o);
+  tally.runs += o.runs;
+  tally.noconv_runs += o.noconv_runs;
+  for (int e = 0; e <= EXP_END_DIVERGED; e++)
+    tally.ended[e] += o.ended[e];
+  for (int j = 0; j < o.nschemes; j++) {
+    int k = 0;
+    while (k < tally.nschemes && strcmp(tally.scheme[k], o.scheme[j]))
+      k++;
+    if (k == tally.nschemes && k < WATCH_SCHEMES)
+      tally.scheme[tally.nschemes++] = o.scheme[j];
+    if (k < tally.nschemes)
+      tally.early[k] += o.early[j];
+  }
 }
 
 unsigned long exp_watch_early(void)

@@ -55,6 +55,8 @@ static const exp_param self_params[] = {
   {"tau", "0.02", EXP_REAL, 0, 1e300, 0, "Baumgarte time constant of the scheme contact (s)"},
   {"frame", "0.016666666666666667", EXP_REAL, 0, 1, EXP_OPEN_MIN | EXP_OWN,
    "the step of the runs admm-frame*, over the same time as the others (s)"},
+  {"jobs", "2", EXP_INT, 1, 2, EXP_OWN,
+   "processes that run the runs at once (1 or 2); the files are the same for either, the timing files aside"},
   {"out_every", "10", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
   {"snapshots", "0.25,0.5,1,2", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
@@ -94,6 +96,7 @@ static int self_run(exp_ctx *ctx)
   exp_param_double(ctx, "offset_z", &sp.offset[1]);
   exp_param_double(ctx, "frame", &sp.frame);
   exp_param_double(ctx, "merge", &sp.merge);
+  sp.jobs = exp_param_long(ctx, "jobs");
   return exp_cc_run(ctx, &sp);
 }
 
