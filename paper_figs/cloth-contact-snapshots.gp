@@ -23,7 +23,7 @@ RUNS = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NR = words(RUNS)
 NS = int(real(system("awk -F, 'NR > 1 && !seen[$2]++ { n++ } END { print n + 0 }' '".F."'")))
 tsnap(k) = real(system(sprintf("awk -F, 'NR > 1 && $2 == %d { print $13; exit }' '%s'", k, F)))
-has(r, k) = int(real(system(sprintf("awk -F, 'NR > 1 && $1 == \"%s\" && $2 == %d { n++ } END { print n + 0 }' '%s'", r, k, F))))
+has(r, k) = int(real(system(sprintf("awk -F, 'NR > 1 && $1 == \"%s\" && $2 == %d { n = 1; exit } END { print n + 0 }' '%s'", r, k, F))))
 # A parameter of the run (run.meta.json's "params"), or DEF when absent.
 param(name, def) = system(sprintf("awk -v k='%s' -v d='%s' 'index($0, \"\\\"\" k \"\\\":\") { s = $0; sub(/^[^:]*: *\"?/, \"\", s); sub(/\"?,? *$/, \"\", s); print s; f = 1; exit } END { if (!f) print d }' '%s'", name, def, M))
 # The posts: under the two middle nodes of the edges x = -size/2 and

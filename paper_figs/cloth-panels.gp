@@ -7,7 +7,7 @@
 # The calling script sets FIGSRC, D, TERM_NAME, OUT_NAME, then
 #   RUNS, NR, NS   the runs (one word each) and the number of snapshots;
 #   tsnap(k)       the time of snapshot k (0 .. NS - 1);
-#   has(r, k)      whether run r has a snapshot k (it may have stopped);
+#   has(r, k)      whether run r has a snapshot k (it may have stopped): 1 or 0;
 #   polys(r, k)    the gnuplot data source of its polygons (a "< ..." pipe
 #                  of cloth-render.awk what=polys, sorted);
 #   offv(r, k, b)  "" or the source of the notes for its balls (or its

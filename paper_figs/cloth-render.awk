@@ -133,6 +133,17 @@ BEGIN {
   }
 }
 FNR == 1 { kind = ($3 == "ball") ? "balls" : ($14 == "strain") ? "strain" : "flag"; next }
+# Every mode but bbox reads only the rows of run at snap, which lie
+# together in each file (written run by run, snapshot by snapshot): the
+# rest of a file past them is not read.
+what != "bbox" {
+  if ($1 != run || $2 != snap) {
+    if (FILENAME in past)
+      nextfile
+    next
+  }
+  past[FILENAME] = 1
+}
 kind == "balls" {
   if (what == "bbox") { bc[++nballs] = $4 " " $5 " " $6 " " $7; next }
   if ($1 != run || $2 != snap) next

@@ -17,7 +17,7 @@ RUNS = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NR = words(RUNS)
 NS = int(real(system("awk -F, 'NR > 1 && !seen[$2]++ { n++ } END { print n + 0 }' '".F."'")))
 tsnap(k) = real(system(sprintf("awk -F, 'NR > 1 && $2 == %d { print $13; exit }' '%s'", k, F)))
-has(r, k) = int(real(system(sprintf("awk -F, 'NR > 1 && $1 == \"%s\" && $2 == %d { n++ } END { print n + 0 }' '%s'", r, k, F))))
+has(r, k) = int(real(system(sprintf("awk -F, 'NR > 1 && $1 == \"%s\" && $2 == %d { n = 1; exit } END { print n + 0 }' '%s'", r, k, F))))
 TH = 140 * pi / 180; PH = 20 * pi / 180
 AWK = sprintf("awk -F, -f '%s/cloth-render.awk' -v ct=%.15g -v st=%.15g -v cp=%.15g -v sp=%.15g -v lx=-0.5 -v ly=0.8 -v lz=0.6", \
               FIGSRC, cos(TH), sin(TH), cos(PH), sin(PH))
