@@ -403,6 +403,19 @@ START_TEST(test_two_contacts_one_node)
 }
 END_TEST
 
+/* Mode switch, thickness DELTA, room for 8 contacts, stack and merge as given. */
+static cdyn_contacts_opts merge_opts(int stack, double merge)
+{
+  cdyn_contacts_opts o;
+  cdyn_contacts_opts_default(&o);
+  o.thickness = DELTA;
+  o.capacity = 8;
+  o.mode = CDYN_CONTACTS_SWITCH;
+  o.stack = stack;
+  o.merge = merge;
+  return o;
+}
+
 /*
  * The merge rule (mode switch, stack on, option merge): a node resting in
  * the crease of two fixed triangles tilted at +-t (their normals 2t apart)
@@ -431,13 +444,7 @@ START_TEST(test_merge)
       ck_assert_int_eq(cdyn_system_set_position(sys, 5, up1), CDYN_OK);
       ck_assert_int_eq(cdyn_system_set_position(sys, 6, up2), CDYN_OK);
       const size_t tris[9] = {0, 1, 2, 0, 2, 3, 4, 5, 6};
-      cdyn_contacts_opts o;
-      cdyn_contacts_opts_default(&o);
-      o.thickness = DELTA;
-      o.capacity = 8;
-      o.mode = CDYN_CONTACTS_SWITCH;
-      o.stack = k >= 0;
-      o.merge = k >= 0 ? merge[k] : 0;
+      cdyn_contacts_opts o = merge_opts(k >= 0, k >= 0 ? merge[k] : 0);
       cdyn_contacts *cc;
       ck_assert_msg(cdyn_contacts_new(&cc, sys, tris, 3, &o) == CDYN_OK, "%s", cdyn_errmsg());
       ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);
@@ -483,13 +490,7 @@ START_TEST(test_merge_edges)
         ck_assert_int_eq(cdyn_system_add_pin(sys, i, P[i], NULL), CDYN_OK);
     }
     const size_t tris[9] = {0, 1, 2, 5, 6, 7, 3, 4, 8};
-    cdyn_contacts_opts o;
-    cdyn_contacts_opts_default(&o);
-    o.thickness = DELTA;
-    o.capacity = 8;
-    o.mode = CDYN_CONTACTS_SWITCH;
-    o.stack = k >= 0;
-    o.merge = k == 1 ? 45 : 0;
+    cdyn_contacts_opts o = merge_opts(k >= 0, k == 1 ? 45 : 0);
     cdyn_contacts *cc;
     ck_assert_msg(cdyn_contacts_new(&cc, sys, tris, 3, &o) == CDYN_OK, "%s", cdyn_errmsg());
     ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);

@@ -872,7 +872,9 @@ static int read_records(FILE *f, run_result *res, run_sink *outs, unsigned char 
  * read a byte at a time) and sends each run's result and output back
  * through a temporary file.  The files then get every run's rows in the
  * order of the runs: the same bytes for any number of processes (the
- * timing files aside, which change from run to run anyway).
+ * timing files aside, which change from run to run anyway).  Under cdyn
+ * export (a capture on) one process runs them all: the capture records
+ * each run's scene and digest in the process that runs it.
  */
 static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double *snaps, int nsnap,
                    exp_csv *const *files, run_result *res)
@@ -888,7 +890,8 @@ static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double
   int tok[2] = {-1, -1};
   FILE *tf = NULL;
   pid_t pid = -1;
-  if (sp->jobs > 1 && n > 1) {
+  /* cdyn export's capture records each run in this process: one process then. */
+  if (sp->jobs > 1 && n > 1 && !exp_capture_on()) {
     if (pipe(tok) || !(tf = tmpfile()))
       rc = cdyn_error(CDYN_EIO, "cloth-contact: no pipe or temporary file for a second process");
     for (int r = 0; r < n && !rc; r++) {

@@ -83,6 +83,8 @@ int exp_capture_start(const char *dir, const char *experiment)
 
 int exp_capture_count(void) { return cap.count; }
 
+int exp_capture_on(void) { return cap.on; }
+
 int exp_capture_finish(int ok)
 {
   if (!cap.on)

@@ -404,6 +404,9 @@ int exp_capture_begin(cdyn_scene *sc, cdyn_system *sys, const cdyn_stepper *st, 
 void exp_capture_step(const cdyn_system *sys);
 void exp_capture_end(void);
 int exp_capture_count(void);
+/* Is a capture on (cdyn export)?  It lives in this process: an experiment
+   that would hand runs to another process runs them itself instead. */
+int exp_capture_on(void);
 /* Close DIR/index.csv: renamed into place when ok, removed otherwise. */
 int exp_capture_finish(int ok);
 
