@@ -67,6 +67,15 @@ typedef struct {
   double lo[3], hi[3];
 } box;
 
+/* A box's entry in a bucket of the grid: a copy of the box, its first
+   cells and its index, so that a bucket's pair tests read one run of
+   memory. */
+typedef struct grid_rec {
+  box b;
+  long long c0[3];
+  size_t id;
+} grid_rec;
+
 /* The workspace: the mesh's edges and nodes (found again only when the
    triangles change), the boxes, the grid, each piece's displacements. */
 struct ref_replay_ws {
@@ -74,8 +83,9 @@ struct ref_replay_ws {
   box *bx;
   size_t nbx;
   size_t *cell_of;  /* per box: its first entry (nb + 1) */
-  long long *c0;    /* per box: its first cell along each axis */
-  size_t *count, *entry, *big;
+  long long *c0;    /* per box: its first cells along each axis, then its last (6 per box) */
+  size_t *count, *big;
+  struct grid_rec *entry; /* the boxes by bucket, each entry a copy of its box (see grid) */
   size_t tcap, ecap, ncap, bcap, ccap;
   double *disp; /* (pieces) x (top + 1) */
   double *side; /* per box: its largest side (scratch) */
@@ -89,6 +99,7 @@ struct ref_replay_ws {
   size_t sbcap;
   box *ub;           /* per box: its element's box swept over all the states, not grown */
   size_t ubcap;
+  double last_best;  /* the last call's min(pad, min_dist): the first pass's growth (0: none yet) */
 };
 
 typedef struct {
@@ -103,6 +114,8 @@ typedef struct {
   const box *sb;           /* element (box index) e: sb[e] */
   const box *ub;           /* element (box index) e: its swept box, not grown */
   int distances_only;      /* the second pass: the pairs within the smallest distance so far, for min_dist */
+  int grown;               /* the first pass meets boxes grown past the swept ones: a pair whose swept boxes
+                              do not overlap gets its distance only */
   double best;        /* min(pad, the smallest distance at the last state so far) */
   ref_replay_report *rep;
 } ctx;
@@ -314,7 +327,7 @@ static void keep_distance(ctx *c, double D)
 }
 
 /* Node n (particle p) against triangle t. */
-static void pair_vf(ctx *c, size_t n, size_t p, size_t t)
+static void pair_vf(ctx *c, size_t n, size_t p, size_t t, int donly)
 {
   const size_t *v = c->tris + 3 * t;
   if (p == v[0] || p == v[1] || p == v[2])
@@ -326,7 +339,7 @@ static void pair_vf(ctx *c, size_t n, size_t p, size_t t)
     D1 = ref_dist_point_triangle(x[last] + 3 * p, x[last] + 3 * v[0], x[last] + 3 * v[1], x[last] + 3 * v[2]);
     keep_distance(c, D1);
   }
-  if (c->distances_only)
+  if (donly)
     return;
   c->rep->vf_pairs++;
   int degenerate = 0;
@@ -348,7 +361,7 @@ static void pair_vf(ctx *c, size_t n, size_t p, size_t t)
   tally(c->rep, 0, degenerate);
 }
 
-static void pair_ee(ctx *c, size_t e, size_t f)
+static void pair_ee(ctx *c, size_t e, size_t f, int donly)
 {
   const size_t *a = c->edges + 2 * e, *b = c->edges + 2 * f;
   if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1])
@@ -361,7 +374,7 @@ static void pair_ee(ctx *c, size_t e, size_t f)
     D1 = ref_dist_segments(x[last] + 3 * a[0], x[last] + 3 * a[1], x[last] + 3 * b[0], x[last] + 3 * b[1]);
     keep_distance(c, D1);
   }
-  if (c->distances_only)
+  if (donly)
     return;
   c->rep->ee_pairs++;
   int degenerate = 0;
@@ -536,35 +549,35 @@ static void pair_of(ctx *c, size_t a, size_t b)
 {
   const box *bx = c->ub;
   size_t nn = c->nn, nt = c->ntris;
+  int donly = c->distances_only || (c->grown && !overlap(&bx[a], &bx[b]));
   if (a < nn || b < nn) { /* a node and a triangle */
     size_t n = a < nn ? a : b, t = a < nn ? b : a;
-    pair_vf(c, n, c->nodes[n], t - nn);
+    pair_vf(c, n, c->nodes[n], t - nn, donly);
     return;
   }
   if (bx[a].lo[0] > bx[b].lo[0] || (bx[a].lo[0] == bx[b].lo[0] && a > b)) {
     size_t t = a;
     a = b, b = t;
   }
-  pair_ee(c, a - nn - nt, b - nn - nt);
+  pair_ee(c, a - nn - nt, b - nn - nt, donly);
 }
 
 /* Kinds: 0 node, 1 triangle, 2 edge.  Node-triangle and edge-edge pairs are replayed. */
 static int kind_of(const ctx *c, size_t id) { return id < c->nn ? 0 : id < c->nn + c->ntris ? 1 : 2; }
 static int partners(int ka, int kb) { return (ka == 0 && kb == 1) || (ka == 1 && kb == 0) || (ka == 2 && kb == 2); }
 
-/* Boxes a and b met in bucket u (of T; C: the boxes' first cells): their
-   pair, if they overlap and u is the bucket of the cell of their overlap's
-   lower corner, the larger of their first cells along each axis (floor
-   is monotone). */
-static void grid_pair(ctx *c, const box *bx, const long long *C, size_t a, size_t b, size_t T, size_t u)
+/* Entries a and b met in bucket u (of T): their pair, if their boxes
+   overlap and u is the bucket of the cell of their overlap's lower corner,
+   the larger of their first cells along each axis (floor is monotone). */
+static void grid_pair(ctx *c, const grid_rec *a, const grid_rec *b, size_t T, size_t u)
 {
-  if (!overlap(&bx[a], &bx[b]))
+  if (!overlap(&a->b, &b->b))
     return;
   long long ix[3];
   for (int k = 0; k < 3; k++)
-    ix[k] = C[3 * a + k] > C[3 * b + k] ? C[3 * a + k] : C[3 * b + k];
+    ix[k] = a->c0[k] > b->c0[k] ? a->c0[k] : b->c0[k];
   if (bucket(ix, T) == u)
-    pair_of(c, a, b);
+    pair_of(c, a->id, b->id);
 }
 
 /* The median of v[0 .. n - 1] (n >= 1; v is reordered): quickselect. */
@@ -653,22 +666,41 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
   make_boxes(w->ub, w->nodes, 1, nn, x, nx, 0);
   make_boxes(w->ub + nn, tris, 3, ntris, x, nx, 0);
   make_boxes(w->ub + nn + ntris, w->edges, 2, ne, x, nx, 0);
-  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, pad, rep};
+  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, 0, pad, rep};
   /* The first pass: every pair whose swept boxes overlap (only those can
-     touch), their distances at the last state on the way. */
-  if (grid(w, &c, w->ub))
+     touch), their distances at the last state on the way.  Its boxes are
+     the swept ones grown by g, half the smallest distance within pad of
+     the workspace's last call (0 at its first): a pair met only through
+     the growth gets its distance alone.  g changes which pairs the
+     passes meet, not the report (see the second pass). */
+  double g = w->last_best / 2;
+  box *bx = w->bx;
+  const box *first = w->ub;
+  if (g > 0) {
+    for (size_t b = 0; b < nb; b++)
+      for (int k = 0; k < 3; k++)
+        bx[b].lo[k] = w->ub[b].lo[k] - g, bx[b].hi[k] = w->ub[b].hi[k] + g;
+    first = bx;
+    c.grown = 1;
+  }
+  if (grid(w, &c, first))
     return -1;
+  w->last_best = c.best;
   /* The second: the distances at the last state of the pairs nearer than
      the smallest distance so far, b (at most pad): their boxes at that
-     state lie within b of each other, so grown by b / 2 they overlap. */
+     state lie within b of each other, so grown by b / 2 they overlap.
+     Those boxes lie within the swept ones grown by b / 2: when b / 2 <= g
+     the first pass met every such pair, each with its distance taken
+     (its lower bound was at most b, and so at most the smallest distance
+     when it was met), and there is no second pass. */
   double b2 = c.best / 2;
-  if (!(b2 > 0))
+  if (!(b2 > 0) || b2 <= g)
     return 0;
-  box *bx = w->bx;
   for (size_t b = 0; b < nb; b++)
     for (int k = 0; k < 3; k++)
       bx[b].lo[k] = w->sb[b].lo[k] - b2, bx[b].hi[k] = w->sb[b].hi[k] + b2;
   c.distances_only = 1;
+  c.grown = 0;
   return grid(w, &c, bx);
 }
 
@@ -711,19 +743,17 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
      tested against all, listed in big). */
   size_t nent = 0, nbig = 0;
   if (grow(&w->cell_of, &w->tcap, nb + 1, sizeof *w->cell_of) || grow(&w->big, &w->bcap, nb + 1, sizeof *w->big) ||
-      grow(&w->c0, &w->ccap, 3 * nb + 3, sizeof *w->c0))
+      grow(&w->c0, &w->ccap, 6 * nb + 6, sizeof *w->c0))
     return -1;
   for (size_t b = 0; b < nb; b++) {
-    long long c0[3], c1[3];
+    long long *c0 = w->c0 + 6 * b, *c1 = c0 + 3;
     int big = !nfin;
     for (int k = 0; k < 3 && !big; k++)
       big = !isfinite(bx[b].lo[k]) || !isfinite(bx[b].hi[k]) || (bx[b].hi[k] - o[k]) / cs > 1e15;
     if (!big) {
       cells(&bx[b], o, cs, c0, c1);
-      for (int k = 0; k < 3; k++) {
+      for (int k = 0; k < 3; k++)
         big = big || c1[k] - c0[k] + 1 > MAX_SPAN;
-        w->c0[3 * b + k] = c0[k];
-      }
     }
     w->cell_of[b] = nent;
     if (big)
@@ -739,14 +769,15 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
   if (grow(&w->count, &w->ecap, T + 1 + nent, sizeof *w->count) ||
       grow(&w->entry, &w->ncap, nent + 1, sizeof *w->entry))
     return -1;
-  size_t *cnt = w->count, *ent = w->entry, *bk = w->count + T + 1;
+  size_t *cnt = w->count, *bk = w->count + T + 1;
+  grid_rec *ent = w->entry;
   memset(cnt, 0, (T + 1) * sizeof *cnt);
   for (size_t b = 0; b < nb; b++) {
     size_t first = w->cell_of[b], k = first;
     if (first == w->cell_of[b + 1])
       continue;
-    long long c0[3], c1[3], ix[3];
-    cells(&bx[b], o, cs, c0, c1);
+    const long long *c0 = w->c0 + 6 * b, *c1 = c0 + 3;
+    long long ix[3];
     for (ix[0] = c0[0]; ix[0] <= c1[0]; ix[0]++)
       for (ix[1] = c0[1]; ix[1] <= c1[1]; ix[1]++)
         for (ix[2] = c0[2]; ix[2] <= c1[2]; ix[2]++) {
@@ -764,25 +795,28 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
   /* Fill: cnt[u] moves from bucket u's start to its end. */
   for (size_t b = 0; b < nb; b++)
     for (size_t q = w->cell_of[b]; q < w->cell_of[b + 1]; q++)
-      if (bk[q] != SIZE_MAX)
-        ent[cnt[bk[q]]++] = b;
+      if (bk[q] != SIZE_MAX) {
+        grid_rec *r = &ent[cnt[bk[q]]++];
+        r->b = bx[b];
+        memcpy(r->c0, w->c0 + 6 * b, sizeof r->c0);
+        r->id = b;
+      }
   /* cnt[u] is now the end of bucket u; its start is cnt[u - 1] (0 for
      u = 0).  Within a bucket the boxes are in order: nodes, triangles,
      edges. */
-  const long long *C = w->c0;
   for (size_t u = 0; u < T; u++) {
     size_t s0 = u ? cnt[u - 1] : 0, e = cnt[u], s1 = s0, s2;
-    while (s1 < e && ent[s1] < nn)
+    while (s1 < e && ent[s1].id < nn)
       s1++;
     s2 = s1;
-    while (s2 < e && ent[s2] < nn + ntris)
+    while (s2 < e && ent[s2].id < nn + ntris)
       s2++;
     for (size_t i = s0; i < s1; i++)
       for (size_t j = s1; j < s2; j++)
-        grid_pair(c, bx, C, ent[i], ent[j], T, u);
+        grid_pair(c, &ent[i], &ent[j], T, u);
     for (size_t i = s2; i < e; i++)
       for (size_t j = i + 1; j < e; j++)
-        grid_pair(c, bx, C, ent[i], ent[j], T, u);
+        grid_pair(c, &ent[i], &ent[j], T, u);
   }
   /* The boxes tested against all: each pair with another such box once. */
   for (size_t i = 0; i < nbig; i++) {

@@ -16,7 +16,13 @@
  * whose boxes at x1 overlap when grown by b / 2, b the smallest distance
  * within pad found so far (or pad), and takes their distances: a pair
  * nearer than b at x1 is within b along every axis, so min_dist is the
- * smallest distance within pad of every pair, whichever pass met it.  A
+ * smallest distance within pad of every pair, whichever pass met it.
+ * With a workspace kept from call to call, the first pass meets the swept
+ * boxes grown by g, half the last call's b: a pair it meets only through
+ * the growth gets its distance alone (it counts nowhere else), and when
+ * b / 2 <= g at the end of the pass it has met every pair the second
+ * would, which is then not made.  From step to step b changes little, so
+ * one grid pass does the work of two; the report is the same.  A
  * pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of

@@ -989,7 +989,12 @@ END_TEST
  * x.  No pair of one sheet against the other has overlapping swept boxes,
  * so the first pass does not meet them; the smallest distance is the gap
  * (a node of the upper sheet above a triangle of the lower), which the
- * second pass must find, as testing every pair does.
+ * second pass must find, as testing every pair does.  The gaps go up and
+ * down again through one workspace too, whose first pass grows the boxes
+ * by half the last call's smallest distance: going up, the gap is past
+ * that growth and the second pass finds it; coming down (0.003 after
+ * 0.015), the grown first pass alone meets the sheets' pairs, and must
+ * neither count them as pairs whose swept boxes overlap nor miss the gap.
  */
 START_TEST(test_replay_min_dist_apart)
 {
@@ -1000,8 +1005,10 @@ START_TEST(test_replay_min_dist_apart)
   grid_triangles(G, tri);
   for (size_t k = 0; k < 3 * nt1; k++)
     tri[3 * nt1 + k] = tri[k] + ns;
-  const double gaps[3] = {0.003, 0.008, 0.015};
-  for (int gi = 0; gi < 3; gi++) {
+  const double gaps[6] = {0.003, 0.008, 0.015, 0.015, 0.008, 0.003};
+  ref_replay_ws *ws = ref_replay_ws_new();
+  ck_assert_ptr_nonnull(ws);
+  for (int gi = 0; gi < 6; gi++) {
     for (size_t s = 0; s < 2; s++)
       for (size_t i = 0; i < G; i++)
         for (size_t j = 0; j < G; j++) {
@@ -1017,7 +1024,17 @@ START_TEST(test_replay_min_dist_apart)
     ck_assert_msg(fabs(got.min_dist - gaps[gi]) <= 1e-15 && fabs(want.min_dist - gaps[gi]) <= 1e-15,
                   "gap %g: min_dist %.17g, all pairs %.17g", gaps[gi], got.min_dist, want.min_dist);
     ck_assert(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.crossings == 0);
+    /* The same through the kept workspace: the same report. */
+    ref_replay_report kept;
+    const double *path[2] = {x0, x1};
+    ck_assert_int_eq(ref_replay_path_ws(ws, tri, nt, path, 2, 0.02, &kept), 0);
+    ck_assert_msg(kept.min_dist == got.min_dist && kept.vf_pairs == got.vf_pairs && kept.ee_pairs == got.ee_pairs &&
+                      kept.near == got.near && kept.filtered == got.filtered && kept.exact == got.exact &&
+                      kept.crossings == 0 && kept.degenerate == got.degenerate,
+                  "gap %g (call %d): kept workspace min_dist %.17g, pairs %zu + %zu; fresh %.17g, %zu + %zu", gaps[gi],
+                  gi, kept.min_dist, kept.vf_pairs, kept.ee_pairs, got.min_dist, got.vf_pairs, got.ee_pairs);
   }
+  ref_replay_ws_free(ws);
   free(tri), free(x0), free(x1);
 }
 END_TEST
