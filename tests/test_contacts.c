@@ -836,17 +836,13 @@ static size_t all_pairs(const cdyn_contacts *cc, int kind, const double *x0, con
   return m;
 }
 
-static int cmp_pair(const void *x, const void *y)
-{
-  const size_t *a = x, *b = y;
-  return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
-}
-
 /* A 10 x 10 grid of spacing 0.02 m, crumpled by a deterministic jitter,
    moved through 48 motions: to the shape translated (up to 5 m) with a
    jitter of amplitude cycling through 1e-4 .. 3e-2 m (some within the
    skin, some beyond, some folding the mesh onto itself).  Every query's
-   pairs must be exactly those of testing every pair.  Returns the
+   pairs must be exactly those of testing every pair, in the same order
+   (ascending (a, b), as every-pair testing meets them), whether they came
+   from a list or from the hierarchies.  Returns the
    handler's counts; *most the largest count of overlapping pairs,
    sharing a particle or not, of any query (the room a direct query
    needs). */
@@ -894,7 +890,6 @@ static cdyn_contacts_counts candidates_run(double skin, size_t pairs, size_t *mo
         size_t np, all;
         ck_assert_int_eq(cdyn_contacts_pairs(cc, kind, g, &np), CDYN_OK);
         memcpy(got, cc->pairs, 2 * np * sizeof(size_t));
-        qsort(got, np, 2 * sizeof(size_t), cmp_pair);
         size_t nw = all_pairs(cc, kind, x0, x1, g, want, &all);
         *most = all > *most ? all : *most;
         ck_assert_msg(np == nw, "motion %d kind %d g %g: %zu pairs, every-pair testing finds %zu", t, kind, g, np, nw);

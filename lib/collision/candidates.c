@@ -60,6 +60,12 @@ int cdyn_contacts_alloc_list(cdyn_contacts *cc)
   cc->ehi = malloc(3 * ne * sizeof(double));
   if (!cc->rlo || !cc->rhi || !cc->plo || !cc->phi || !cc->elo || !cc->ehi)
     return cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory for the candidate boxes");
+  size_t nb = cc->nnode > cc->ntri ? cc->nnode : cc->ntri;
+  nb = nb > cc->nedge ? nb : cc->nedge;
+  cc->sorted = malloc(2 * cc->o.pairs * sizeof(uint32_t));
+  cc->bucket = malloc((nb + 1) * sizeof(size_t));
+  if (!cc->sorted || !cc->bucket)
+    return cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory for sorting %zu candidate pairs", cc->o.pairs);
   cc->lskin = cc->o.skin;
   if (cc->o.skin > 0)
     for (int k = 0; k < 2; k++)
@@ -132,8 +138,38 @@ static int shares(const kind_elems *k, size_t a, size_t b)
   return 0;
 }
 
+/* One pass of a stable counting sort of the np pairs `in` by their
+   element `which` (0: a, 1: b; below nb), into `out`: the elements'
+   indices fit in 32 bits (at most 2^24 triangles, cdyn_contacts_new). */
+#define SORT_PASS(in, out, which)                                                                                      \
+  do {                                                                                                                 \
+    memset(cnt, 0, (nb + 1) * sizeof(size_t));                                                                         \
+    for (size_t p = 0; p < np; p++)                                                                                    \
+      cnt[(in)[2 * p + (which)] + 1]++;                                                                                \
+    for (size_t e = 0; e < nb; e++)                                                                                    \
+      cnt[e + 1] += cnt[e];                                                                                            \
+    for (size_t p = 0; p < np; p++) {                                                                                  \
+      size_t at = cnt[(in)[2 * p + (which)]]++;                                                                        \
+      (out)[2 * at] = (in)[2 * p], (out)[2 * at + 1] = (in)[2 * p + 1];                                                \
+    }                                                                                                                  \
+  } while (0)
+
+/* cc->pairs[0 .. 2 np) in ascending order of (a, b): a counting sort by b,
+   then a stable one by a (a least-significant-digit radix sort, linear in
+   the pairs and the elements). */
+static void sort_pairs(cdyn_contacts *cc, int kind, size_t np)
+{
+  size_t *cnt = cc->bucket, nb = kind == VF ? cc->ntri : cc->nedge;
+  uint32_t *tmp = cc->sorted;
+  size_t *pairs = cc->pairs;
+  SORT_PASS(pairs, tmp, 1);
+  nb = kind == VF ? cc->nnode : cc->nedge;
+  SORT_PASS(tmp, pairs, 0);
+}
+#undef SORT_PASS
+
 /* The hierarchies' pairs of a kind over boxes grown by g (refitted to
-   them), sharing no particle, into cc->pairs. */
+   them), sharing no particle, into cc->pairs in ascending order. */
 static int traverse(cdyn_contacts *cc, int kind, double g, size_t *np)
 {
   kind_elems k = elems(cc, kind);
@@ -164,6 +200,7 @@ static int traverse(cdyn_contacts *cc, int kind, double g, size_t *np)
     m++;
   }
   *np = m;
+  sort_pairs(cc, kind, m);
   return CDYN_OK;
 }
 

@@ -149,6 +149,8 @@ void cdyn_contacts_free(cdyn_contacts *cc)
   free(cc->ehi);
   free(cc->list[0]);
   free(cc->list[1]);
+  free(cc->sorted);
+  free(cc->bucket);
   cdyn_failsafe_free(cc);
   free(cc);
 }

@@ -73,13 +73,17 @@ struct cdyn_contacts {
   double *elo, *ehi;   /* 3 (nnode + ntri + nedge): the elements' boxes over that motion, not grown */
   int fits;            /* that motion lies in the list's skin */
   unsigned retry;      /* motions left before the next try at a list, after one that did not fit */
+  uint32_t *sorted;    /* 2 opts.pairs: the pairs between the two passes of their sort */
+  size_t *bucket;      /* max(nnode, ntri, nedge) + 1: the sort's counts */
 };
 
 /* candidates.c: the reservation of its arrays, the hierarchies built over
    the cloth at the system's state; set the motion x0 -> x1 of the next queries (the list
    rebuilt when the motion leaves its skin), then the pairs of one kind (VF
    or EE) that share no particle and whose boxes over that motion, grown
-   by g in [0, CDYN_CONTACTS_GROW], overlap, into cc->pairs (*np of them).
+   by g in [0, CDYN_CONTACTS_GROW], overlap, into cc->pairs (*np of them),
+   in ascending order of (a, b): the order depends on the pairs alone,
+   never on how the broad phase found them.
    A pair nearer than the thickness has boxes within it along every axis,
    so boxes grown by half of it (and 1e-6 of that for rounding) overlap;
    a pair that touches has overlapping boxes ungrown. */
