@@ -5,15 +5,21 @@
  *
  * Build: top down, each node's boxes split at the median of their centres
  * along the longest axis of the centres' bounds (quickselect with a
- * deterministic pivot), down to one box per leaf: a balanced binary tree of
- * 2 count - 1 nodes, depth ceil(log2 count).  Refit: the same topology,
- * bounds recomputed bottom up from new boxes (a mesh's boxes move every
- * step but its neighbourhoods change slowly; rebuild when they drift).
+ * deterministic pivot), down to leaves of at most LEAF boxes: a balanced
+ * binary tree of depth about log2(count / LEAF).  Refit: the same
+ * topology, bounds recomputed bottom up from new boxes (a mesh's boxes
+ * move every step but its neighbourhoods change slowly; rebuild when they
+ * drift); it also copies the boxes in leaf order, so that a leaf's boxes
+ * are read from one run of memory.
  * Pairs: a simultaneous descent of two trees (or of one tree against
  * itself: a node against itself becomes its children against each other
- * and themselves, so each unordered pair of distinct boxes is met once,
- * reported with the smaller index first), visiting child pairs only where
- * boxes overlap (closed boxes: touching counts); its cost
+ * and themselves, a leaf against itself its boxes' pairs, so each
+ * unordered pair of distinct boxes is met once, reported with the smaller
+ * index first), visiting child pairs only where boxes overlap (closed
+ * boxes: touching counts), and at two leaves testing each box of one
+ * against each of the other.  The pairs come in the descent's order,
+ * which depends on the boxes; a caller that needs an order sorts them.
+ * Its cost
  * is O(n log n + k) for n boxes and k overlapping pairs on a mesh whose
  * boxes are of bounded overlap.  Everything is sized by cdyn_bvh_new, so
  * build, refit and pairs do not allocate.
@@ -25,16 +31,23 @@
 #include "cdyn/collision.h"
 #include "core/internal.h"
 
+/* The most boxes a leaf holds (a build splits larger ranges): testing a
+   few boxes of a leaf against another's costs less than descending to
+   single boxes. */
+#define LEAF 4
+
 typedef struct {
   double lo[3], hi[3];
   double vol;         /* (hi - lo) multiplied over the axes, set by the refit */
-  size_t left, right; /* children; leaf: left = box index, right = CDYN_NONE */
+  size_t left, right; /* children; leaf: left = its first position in order, right = CDYN_NONE */
+  size_t nbox;        /* leaf: its boxes, order[left .. left + nbox) */
 } node;
 
 struct cdyn_bvh {
   size_t cap, count, root;
   node *nodes;   /* 2 cap */
   size_t *order; /* cap: box indices, partitioned by the build */
+  double *olo, *ohi; /* 3 cap each: the boxes in the order of `order`, set by the refit */
   double *centre; /* 3 cap */
   size_t *stack; /* 4 (depth + 2) pairs of nodes for the descent, and the build's ranges */
   size_t stack_cap;
@@ -47,6 +60,8 @@ void cdyn_bvh_free(cdyn_bvh *b)
     return;
   free(b->nodes);
   free(b->order);
+  free(b->olo);
+  free(b->ohi);
   free(b->centre);
   free(b->stack);
   free(b);
@@ -70,9 +85,11 @@ int cdyn_bvh_new(cdyn_bvh **out, size_t capacity)
   b->stack_cap = 16 * (depth + 2);
   b->nodes = malloc(2 * capacity * sizeof(node));
   b->order = malloc(capacity * sizeof(size_t));
+  b->olo = malloc(3 * capacity * sizeof(double));
+  b->ohi = malloc(3 * capacity * sizeof(double));
   b->centre = malloc(3 * capacity * sizeof(double));
   b->stack = malloc(b->stack_cap * sizeof(size_t));
-  if (!b->nodes || !b->order || !b->centre || !b->stack) {
+  if (!b->nodes || !b->order || !b->olo || !b->ohi || !b->centre || !b->stack) {
     cdyn_bvh_free(b);
     return cdyn_error(CDYN_ENOMEM, "cdyn_bvh_new: out of memory for %zu boxes", capacity);
   }
@@ -129,11 +146,13 @@ static size_t build(cdyn_bvh *b, size_t l, size_t r)
 {
   size_t id = b->nnodes++;
   node *nd = &b->nodes[id];
-  if (r - l == 1) {
-    nd->left = b->order[l];
+  if (r - l <= LEAF) {
+    nd->left = l;
     nd->right = CDYN_NONE;
+    nd->nbox = r - l;
     return id;
   }
+  nd->nbox = 0;
   double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (size_t i = l; i < r; i++)
     for (int k = 0; k < 3; k++) {
@@ -160,8 +179,16 @@ static void refit(cdyn_bvh *b, const double *lo, const double *hi)
   for (size_t id = b->nnodes; id-- > 0;) {
     node *nd = &b->nodes[id];
     if (nd->right == CDYN_NONE) {
-      memcpy(nd->lo, lo + 3 * nd->left, 3 * sizeof(double));
-      memcpy(nd->hi, hi + 3 * nd->left, 3 * sizeof(double));
+      for (int k = 0; k < 3; k++)
+        nd->lo[k] = INFINITY, nd->hi[k] = -INFINITY;
+      for (size_t p = nd->left; p < nd->left + nd->nbox; p++) {
+        const double *bl = lo + 3 * b->order[p], *bh = hi + 3 * b->order[p];
+        for (int k = 0; k < 3; k++) {
+          b->olo[3 * p + k] = bl[k], b->ohi[3 * p + k] = bh[k];
+          nd->lo[k] = bl[k] < nd->lo[k] ? bl[k] : nd->lo[k];
+          nd->hi[k] = bh[k] > nd->hi[k] ? bh[k] : nd->hi[k];
+        }
+      }
     } else {
       const node *x = &b->nodes[nd->left], *y = &b->nodes[nd->right];
       for (int k = 0; k < 3; k++) {
@@ -237,15 +264,25 @@ int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t c
     const node *x = &a->nodes[i], *y = &b->nodes[j];
     int lx = x->right == CDYN_NONE, ly = y->right == CDYN_NONE;
     if (lx && ly) {
-      if (self && i == j)
-        continue; /* a box against itself */
-      if (n < cap) {
-        /* Self pairs as (smaller, larger) index: each is met once. */
-        int swap = self && x->left > y->left;
-        pairs[2 * n] = swap ? y->left : x->left;
-        pairs[2 * n + 1] = swap ? x->left : y->left;
+      /* two leaves: each box of one against each of the other (a leaf
+         against itself: its boxes' pairs) */
+      for (size_t p = x->left; p < x->left + x->nbox; p++) {
+        const double *plo = a->olo + 3 * p, *phi = a->ohi + 3 * p;
+        for (size_t q = self && i == j ? p + 1 : y->left; q < y->left + y->nbox; q++) {
+          const double *qlo = b->olo + 3 * q, *qhi = b->ohi + 3 * q;
+          if (phi[0] < qlo[0] || qhi[0] < plo[0] || phi[1] < qlo[1] || qhi[1] < plo[1] || phi[2] < qlo[2] ||
+              qhi[2] < plo[2])
+            continue;
+          if (n < cap) {
+            /* Self pairs as (smaller, larger) index: each is met once. */
+            size_t u = a->order[p], w = b->order[q];
+            int swap = self && u > w;
+            pairs[2 * n] = swap ? w : u;
+            pairs[2 * n + 1] = swap ? u : w;
+          }
+          n++;
+        }
       }
-      n++;
       continue;
     }
     if (sp + 8 > scap) /* cannot happen for balanced trees; never drop silently */
