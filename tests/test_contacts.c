@@ -930,6 +930,121 @@ START_TEST(test_candidates)
 }
 END_TEST
 
+/*
+ * The contacts a detection creates, and their order, do not depend on
+ * how the broad phase found the pairs.  A 14 x 14 sheet of spacing 0.02 m,
+ * a wave (y = 0.012 sin(4 pi x / L) cos(3 pi z / L), L = 0.26 m) whose
+ * nodes are jittered by up to 0.4 spacings and given velocities of up to
+ * 2 spacings a step (many pairs within the thickness, 8 mm, or meeting in
+ * the step), moves through 6 states, each node by up to 1 mm a state
+ * along its own direction, with a detection at each (mode switch,
+ * stacked: every pair its own contact; the contacts kept from state to
+ * state).  Detected with the hierarchies alone (skin 0), from lists kept
+ * over the states (skin 0.005 and 0.02), and from lists of halved skins
+ * (0.02 with room only for the list of 0.01), every handler must make the
+ * same contacts in the same order.  A kept list holds the pairs in the
+ * order of its build's state, the hierarchies in that of the state
+ * queried.
+ */
+START_TEST(test_contacts_independent_of_skin)
+{
+  enum { N = 14, STATES = 6 };
+  const size_t n = N * N;
+  size_t tri[2 * (N - 1) * (N - 1) * 3], nt = 0;
+  for (size_t r = 0; r + 1 < N; r++)
+    for (size_t c = 0; c + 1 < N; c++) {
+      size_t a = N * r + c, b = a + 1, d = a + N, e = d + 1;
+      size_t t[6] = {a, b, e, a, e, d};
+      memcpy(tri + 3 * nt, t, sizeof t);
+      nt += 2;
+    }
+  double x[3 * N * N], v[3 * N * N], w[3 * N * N], xt[3 * N * N];
+  uint64_t seed = 2024;
+  const double sp = 0.02, h = 1e-3, L = sp * (N - 1), PI = 3.14159265358979323846;
+  for (size_t i = 0; i < n; i++) {
+    double px = sp * (double)(i % N), pz = sp * (double)(i / N);
+    x[3 * i] = px + 0.4 * sp * tu_rand(&seed);
+    x[3 * i + 1] = 0.012 * sin(4 * PI * px / L) * cos(3 * PI * pz / L) + 0.4 * sp * tu_rand(&seed);
+    x[3 * i + 2] = pz + 0.4 * sp * tu_rand(&seed);
+    for (int k = 0; k < 3; k++) {
+      v[3 * i + k] = 2.0 * sp / h * tu_rand(&seed);
+      w[3 * i + k] = 1e-3 * tu_rand(&seed);
+    }
+  }
+  const double skins[4] = {0, 0.005, 0.02, 0.02};
+  cdyn_contact_info *first = NULL;
+  size_t nfirst = 0, list_pairs = 0;
+  for (int run = 0; run < 4; run++) {
+    cdyn_system *sys;
+    ck_assert_int_eq(cdyn_system_new(&sys, n), CDYN_OK);
+    cdyn_contacts_opts o;
+    cdyn_contacts_opts_default(&o);
+    o.mode = CDYN_CONTACTS_SWITCH;
+    o.stack = 1;
+    o.thickness = 0.008;
+    o.capacity = 1 << 14;
+    o.skin = skins[run];
+    if (run == 3)
+      o.pairs = list_pairs; /* the most pairs of a list of skin 0.01, found by run 2's handler */
+    cdyn_contacts *cc;
+    ck_assert_int_eq(cdyn_system_set_state(sys, x, v), CDYN_OK);
+    ck_assert_int_eq(cdyn_contacts_new(&cc, sys, tri, nt, &o), CDYN_OK);
+    for (int t = 0; t < STATES; t++) {
+      for (size_t k = 0; k < 3 * n; k++)
+        xt[k] = x[k] + (double)t * w[k];
+      ck_assert_int_eq(cdyn_system_set_state(sys, xt, v), CDYN_OK);
+      ck_assert_msg(cdyn_contacts_before(cc, h) == CDYN_OK, "%s", cdyn_errmsg());
+    }
+    cdyn_contacts_counts c;
+    ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+    if (run == 0)
+      ck_assert_uint_eq(c.list_direct, STATES);
+    else
+      ck_assert_msg(c.list_kept >= STATES - 2 && c.list_direct == 0, "skin %g: %lu lists built, %lu kept, %lu direct",
+                    skins[run], c.list_builds, c.list_kept, c.list_direct);
+    if (run == 3)
+      ck_assert_double_lt(cc->list_skin, 0.02);
+    size_t nc = cdyn_contacts_active(cc);
+    cdyn_contact_info *got = malloc((nc + 1) * sizeof *got);
+    ck_assert_ptr_nonnull(got);
+    for (size_t k = 0; k < nc; k++)
+      ck_assert_int_eq(cdyn_contacts_get(cc, k, &got[k]), CDYN_OK);
+    if (run == 0) {
+      ck_assert_msg(nc >= 200, "only %zu contacts", nc);
+      first = got, nfirst = nc;
+    } else {
+      ck_assert_msg(nc == nfirst, "skin %g: %zu contacts, %zu with the hierarchies alone", skins[run], nc, nfirst);
+      for (size_t k = 0; k < nc; k++)
+        ck_assert_msg(got[k].kind == first[k].kind && got[k].first == first[k].first &&
+                        got[k].second == first[k].second && got[k].constraint == first[k].constraint,
+                      "skin %g (pairs %zu): contact %zu is (%d, %zu, %zu), with the hierarchies alone (%d, %zu, %zu)",
+                      skins[run], o.pairs, k, got[k].kind, got[k].first, got[k].second, first[k].kind,
+                      first[k].first, first[k].second);
+      free(got);
+    }
+    if (run == 2) {
+      /* room for the list of skin 0.01 over the first motion, x -> x + h v
+         (the hierarchies' overlapping pairs, sharing a particle or not),
+         not for 0.02's */
+      double G = CDYN_CONTACTS_GROW(cc) + 0.01, x1[3 * N * N];
+      for (size_t k = 0; k < 3 * n; k++)
+        x1[k] = x[k] + h * v[k];
+      size_t most = 0, *tmp = malloc(2 * 4 * n * n * sizeof(size_t)), all;
+      ck_assert_ptr_nonnull(tmp);
+      for (int kind = VF; kind <= EE; kind++) {
+        all_pairs(cc, kind, x, x1, G, tmp, &all);
+        most = all > most ? all : most;
+      }
+      free(tmp);
+      list_pairs = most;
+    }
+    cdyn_contacts_free(cc);
+    cdyn_system_free(sys);
+  }
+  free(first);
+}
+END_TEST
+
 /* A list built with a halved skin is judged by that skin, not by the skin
    the next build may take again: two 5 x 5 sheets of spacing 0.05, 0.04
    apart along y; `pairs` holds the hierarchies' pairs for skin 0.01 but
@@ -1038,6 +1153,7 @@ int main(void)
   tcase_add_test(tc, test_node_node);
   tcase_add_test(tc, test_candidates);
   tcase_add_test(tc, test_candidates_halved_skin);
+  tcase_add_test(tc, test_contacts_independent_of_skin);
   suite_add_tcase(s, tc);
   tc = tcase_create("release");
   tcase_set_timeout(tc, 120);
