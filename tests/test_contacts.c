@@ -862,9 +862,9 @@ static cdyn_contacts_counts candidates_run(double skin, size_t pairs, size_t *mo
     }
   uint64_t seed = 77;
   double *x0 = malloc(3 * n * sizeof(double)), *x1 = malloc(3 * n * sizeof(double));
-  double *shape = malloc(3 * n * sizeof(double));
+  double *shape = malloc(3 * n * sizeof(double)), *xt = malloc(3 * n * sizeof(double));
   size_t *got = malloc(2 * pairs * sizeof(size_t)), *want = malloc(2 * 4 * n * n * sizeof(size_t));
-  ck_assert(x0 && x1 && shape && got && want);
+  ck_assert(x0 && x1 && shape && xt && got && want);
   for (size_t i = 0; i < n; i++) {
     double p[3] = {0.02 * (double)(i % N), 0.004 * tu_rand(&seed), 0.02 * (double)(i / N)};
     memcpy(x0 + 3 * i, p, sizeof p);
@@ -896,13 +896,30 @@ static cdyn_contacts_counts candidates_run(double skin, size_t pairs, size_t *mo
         for (size_t k = 0; k < 2 * np; k++)
           ck_assert_msg(got[k] == want[k], "motion %d kind %d g %g: pair %zu differs", t, kind, g, k / 2);
       }
+    /* The motion "taken": x1 moved again by up to 4e-4 m (within the
+       growth delta / 2 = 2.5e-3 of the boxes just asked for: answered from
+       their pairs) or, every third motion, 4e-3 m (beyond it: from the
+       list or the hierarchies), asked with no growth. */
+    double amp2 = t % 3 == 2 ? 4e-3 : 4e-4;
+    for (size_t i = 0; i < 3 * n; i++)
+      xt[i] = x1[i] + amp2 * tu_rand(&seed);
+    ck_assert_int_eq(cdyn_contacts_motion(cc, x0, xt), CDYN_OK);
+    for (int kind = VF; kind <= EE; kind++) {
+      size_t np, all;
+      ck_assert_int_eq(cdyn_contacts_pairs(cc, kind, 0, &np), CDYN_OK);
+      memcpy(got, cc->pairs, 2 * np * sizeof(size_t));
+      size_t nw = all_pairs(cc, kind, x0, xt, 0, want, &all);
+      ck_assert_msg(np == nw, "motion %d taken, kind %d: %zu pairs, every-pair testing finds %zu", t, kind, np, nw);
+      for (size_t k = 0; k < 2 * np; k++)
+        ck_assert_msg(got[k] == want[k], "motion %d taken, kind %d: pair %zu differs", t, kind, k / 2);
+    }
     memcpy(x0, x1, 3 * n * sizeof(double));
   }
   cdyn_contacts_counts c;
   ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
   cdyn_contacts_free(cc);
   cdyn_system_free(sys);
-  free(x0), free(x1), free(shape), free(got), free(want);
+  free(x0), free(x1), free(shape), free(xt), free(got), free(want);
   return c;
 }
 
@@ -915,11 +932,16 @@ START_TEST(test_candidates)
   ck_assert_uint_ge(c.list_builds, 2);
   ck_assert_uint_ge(c.list_kept, 8);
   ck_assert_uint_eq(c.list_direct, 0);
-  ck_assert_uint_eq(c.list_builds + c.list_kept, 48);
-  /* Skin 0: every query from the hierarchies. */
+  /* Each motion's queries with no growth, and the small motions taken
+     (32 of 48), come from the pairs of the grown query; the list is asked
+     at the 48 motions and the 16 large motions taken. */
+  ck_assert_uint_eq(c.near_queries, 2 * 48 + 2 * 32);
+  ck_assert_uint_eq(c.list_builds + c.list_kept, 48 + 16);
+  /* Skin 0: every other query from the hierarchies. */
   c = candidates_run(0, 1 << 16, &most);
   ck_assert_uint_eq(c.list_builds + c.list_kept, 0);
-  ck_assert_uint_eq(c.list_direct, 48);
+  ck_assert_uint_eq(c.list_direct, 48 + 16);
+  ck_assert_uint_eq(c.near_queries, 2 * 48 + 2 * 32);
   /* Room for every direct query but not always for a list, even with its
      skin halved down to an eighth (a skin of 0.02 m on a spacing of 0.02
      m): some motions are answered from lists of a smaller skin, the
@@ -1108,6 +1130,12 @@ START_TEST(test_candidates_halved_skin)
   ck_assert_int_eq(cdyn_contacts_new(&cc, sys, tri, nt, &o), CDYN_OK);
   ck_assert_int_eq(cdyn_contacts_motion(cc, x0, x0), CDYN_OK);
   cdyn_contacts_counts c;
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
+  ck_assert_uint_eq(c.list_builds, 0); /* the list is built at the motion's first query */
+  for (int kind = VF; kind <= EE; kind++) {
+    size_t np;
+    ck_assert_int_eq(cdyn_contacts_pairs(cc, kind, CDYN_CONTACTS_GROW(cc), &np), CDYN_OK);
+  }
   ck_assert_int_eq(cdyn_contacts_counts_get(cc, &c), CDYN_OK);
   ck_assert_uint_eq(c.list_builds, 1);
   ck_assert_int_eq(cdyn_contacts_motion(cc, x1, x1), CDYN_OK);

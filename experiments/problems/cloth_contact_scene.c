@@ -801,8 +801,8 @@ static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, c
          R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
          R->failed ? (R->status == CDYN_EDIVERGED ? " (diverged)" : " (failed)") : "");
   fprintf(k->out, "  %-12s broad phase: %lu candidate lists found, %lu motions answered from a kept list, %lu from the "
-         "hierarchies; %lu pair tests, %lu cleared by distance\n",
-         run->name, cn.list_builds, cn.list_kept, cn.list_direct, cn.tests, cn.cleared);
+         "hierarchies, %lu queries from the pairs of the motion's prediction; %lu pair tests, %lu cleared by distance\n",
+         run->name, cn.list_builds, cn.list_kept, cn.list_direct, cn.near_queries, cn.tests, cn.cleared);
   if (hd.failsafe)
     fprintf(k->out, "  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
            "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",

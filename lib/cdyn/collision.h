@@ -161,6 +161,10 @@ typedef struct cdyn_contacts_counts {
   unsigned long list_kept;      /* motions whose pairs came from a kept list, cumulative */
   unsigned long list_direct;    /* motions whose pairs came from the hierarchies directly (skin 0, or a
                                    list that would not fit `pairs`), cumulative */
+  unsigned long near_queries;   /* queries answered from the pairs of the last query of their kind whose
+                                   boxes, grown more, hold theirs (the check of a step's motion taken,
+                                   from the pairs of its prediction), cumulative; a motion all of whose
+                                   queries were is in none of the three counts above */
 } cdyn_contacts_counts;
 
 enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1, CDYN_CONTACT_NN = 2 };

@@ -270,17 +270,18 @@ int cdyn_bvh_pairs(const cdyn_bvh *a, const cdyn_bvh *b, size_t *pairs, size_t c
         const double *plo = a->olo + 3 * p, *phi = a->ohi + 3 * p;
         for (size_t q = self && i == j ? p + 1 : y->left; q < y->left + y->nbox; q++) {
           const double *qlo = b->olo + 3 * q, *qhi = b->ohi + 3 * q;
-          if (phi[0] < qlo[0] || qhi[0] < plo[0] || phi[1] < qlo[1] || qhi[1] < plo[1] || phi[2] < qlo[2] ||
-              qhi[2] < plo[2])
-            continue;
-          if (n < cap) {
+          /* the test without branches (the boxes are finite): whether
+             they overlap is near random along a leaf's row */
+          int hit = (phi[0] >= qlo[0]) & (qhi[0] >= plo[0]) & (phi[1] >= qlo[1]) & (qhi[1] >= plo[1]) &
+                    (phi[2] >= qlo[2]) & (qhi[2] >= plo[2]);
+          if (n < cap) { /* written always, kept when it overlaps */
             /* Self pairs as (smaller, larger) index: each is met once. */
             size_t u = a->order[p], w = b->order[q];
             int swap = self && u > w;
             pairs[2 * n] = swap ? w : u;
             pairs[2 * n + 1] = swap ? u : w;
           }
-          n++;
+          n += (size_t)hit;
         }
       }
       continue;

@@ -29,6 +29,19 @@
  * 2^-53 of the largest coordinate L and growth involved, so the fit asks
  * for 2 s less 1e-12 (L + G) (a margin many times that rounding).
  *
+ * The last query's pairs.  The pairs a query of growth g > 0 returns are
+ * kept with its particles' boxes N_i.  A later query of the same kind,
+ * growth g', over boxes P_i with, along every axis k,
+ *   max_i (hi P_ik - hi N_ik) - min_i (lo P_ik - lo N_ik) <= 2 s_k,
+ * s_k + g' <= g (rounding as below), asks only for pairs among them, by
+ * the list's argument with the kept query's boxes as the list's boxes
+ * and g - g' as the skin; it filters them rather than the list, a few
+ * times shorter.  The check of a step's motion taken (g' = 0) against
+ * the pairs of its prediction (g = delta / 2) is such a query whenever
+ * the step moved each particle within delta / 2 of its prediction, up
+ * to a common shift.  The list is judged (or built) at a motion's first
+ * query that needs it.
+ *
  * A list that would not fit in `pairs` is built again with half the
  * skin (each halving shortens the list and the motions it serves), down
  * to an eighth of the option's; one that fits in a quarter of `pairs`
@@ -62,6 +75,13 @@ int cdyn_contacts_alloc_list(cdyn_contacts *cc)
     return cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory for the candidate boxes");
   size_t nb = cc->nnode > cc->ntri ? cc->nnode : cc->ntri;
   nb = nb > cc->nedge ? nb : cc->nedge;
+  for (int k = 0; k < 2; k++) {
+    cc->near[k] = malloc(2 * cc->o.pairs * sizeof(uint32_t));
+    cc->nlo[k] = calloc(n3, sizeof(double));
+    cc->nhi[k] = calloc(n3, sizeof(double));
+    if (!cc->near[k] || !cc->nlo[k] || !cc->nhi[k])
+      return cdyn_error(CDYN_ENOMEM, "cdyn_contacts_new: out of memory for %zu candidate pairs", cc->o.pairs);
+  }
   cc->sorted = malloc(2 * cc->o.pairs * sizeof(uint32_t));
   cc->bucket = malloc((nb + 1) * sizeof(size_t));
   if (!cc->sorted || !cc->bucket)
@@ -129,13 +149,17 @@ static kind_elems elems(const cdyn_contacts *cc, int kind)
   return k;
 }
 
+/* Whether elements a and b share a particle, without branches (which
+   pairs do is near random along the hierarchies' output). */
 static int shares(const kind_elems *k, size_t a, size_t b)
 {
-  for (size_t i = 0; i < k->pa; i++)
+  int s = 0;
+  for (size_t i = 0; i < k->pa; i++) {
+    size_t x = k->ia[k->pa * a + i];
     for (size_t j = 0; j < k->pb; j++)
-      if (k->ia[k->pa * a + i] == k->ib[k->pb * b + j])
-        return 1;
-  return 0;
+      s |= x == k->ib[k->pb * b + j];
+  }
+  return s;
 }
 
 /* One pass of a stable counting sort of the np pairs `in` by their
@@ -194,10 +218,8 @@ static int traverse(cdyn_contacts *cc, int kind, double g, size_t *np)
   size_t m = 0;
   for (size_t p = 0; p < *np; p++) {
     size_t a = cc->pairs[2 * p], b = cc->pairs[2 * p + 1];
-    if (shares(&k, a, b))
-      continue;
-    cc->pairs[2 * m] = a, cc->pairs[2 * m + 1] = b;
-    m++;
+    cc->pairs[2 * m] = a, cc->pairs[2 * m + 1] = b; /* m <= p: kept when they share none */
+    m += (size_t)!shares(&k, a, b);
   }
   *np = m;
   sort_pairs(cc, kind, m);
@@ -249,6 +271,10 @@ static int build(cdyn_contacts *cc)
 int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
 {
   double up[3] = {-INFINITY, -INFINITY, -INFINITY}, dn[3] = {INFINITY, INFINITY, INFINITY}, L = 0;
+  double nup[2][3], ndn[2][3], nL[2] = {0, 0};
+  for (int kind = 0; kind < 2; kind++)
+    for (int k = 0; k < 3; k++)
+      nup[kind][k] = -INFINITY, ndn[kind][k] = INFINITY;
   for (size_t e = 0; e < cc->nnode; e++) {
     size_t i = cc->node[e];
     for (int k = 0; k < 3; k++) {
@@ -261,27 +287,52 @@ int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
         dn[k] = dl < dn[k] ? dl : dn[k];
         L = fmax(L, fmax(fmax(fabs(l), fabs(u)), fmax(fabs(cc->rlo[3 * i + k]), fabs(cc->rhi[3 * i + k]))));
       }
+      for (int kind = 0; kind < 2; kind++)
+        if (cc->near_have[kind]) {
+          double nl = cc->nlo[kind][3 * i + k], nu = cc->nhi[kind][3 * i + k];
+          double du = u - nu, dl = l - nl;
+          nup[kind][k] = du > nup[kind][k] ? du : nup[kind][k];
+          ndn[kind][k] = dl < ndn[kind][k] ? dl : ndn[kind][k];
+          nL[kind] = fmax(nL[kind], fmax(fmax(fabs(l), fabs(u)), fmax(fabs(nl), fabs(nu))));
+        }
     }
   }
   element_boxes(cc->node, 1, cc->nnode, cc->plo, cc->phi, 0, cc->elo, cc->ehi);
   element_boxes(cc->tri, 3, cc->ntri, cc->plo, cc->phi, 0, cc->elo + 3 * cc->nnode, cc->ehi + 3 * cc->nnode);
   element_boxes(cc->edge, 2, cc->nedge, cc->plo, cc->phi, 0, cc->elo + 3 * (cc->nnode + cc->ntri),
                 cc->ehi + 3 * (cc->nnode + cc->ntri));
+  for (int kind = 0; kind < 2; kind++) {
+    double sl = 0;
+    for (int k = 0; k < 3; k++)
+      sl = fmax(sl, 0.5 * (nup[kind][k] - ndn[kind][k]));
+    cc->near_slack[kind] = cc->near_have[kind] ? sl + 1e-12 * (nL[kind] + cc->near_g[kind]) : INFINITY;
+  }
+  cc->fits = 0;
+  cc->list_fit = 0;
+  if (cc->listed && cc->o.skin > 0) {
+    double s = cc->list_skin, G = CDYN_CONTACTS_GROW(cc) + s, slack = 1e-12 * (L + G);
+    cc->list_fit = 1;
+    for (int k = 0; k < 3; k++)
+      cc->list_fit = cc->list_fit && up[k] - dn[k] + slack <= 2 * s;
+  }
+  cc->list_due = 1;
+  return CDYN_OK;
+}
+
+/* The motion's list: kept when the motion lies in its skin, else built
+   again (or, after a list that did not fit, left to the hierarchies). */
+static int list_check(cdyn_contacts *cc)
+{
+  cc->list_due = 0;
   cc->fits = 0;
   if (!(cc->o.skin > 0)) {
     cc->counts.list_direct++;
     return CDYN_OK;
   }
-  if (cc->listed) {
-    double s = cc->list_skin, G = CDYN_CONTACTS_GROW(cc) + s, slack = 1e-12 * (L + G);
-    int fits = 1;
-    for (int k = 0; k < 3; k++)
-      fits = fits && up[k] - dn[k] + slack <= 2 * s;
-    if (fits) {
-      cc->fits = 1;
-      cc->counts.list_kept++;
-      return CDYN_OK;
-    }
+  if (cc->listed && cc->list_fit) {
+    cc->fits = 1;
+    cc->counts.list_kept++;
+    return CDYN_OK;
   }
   int rc = cc->retry ? (cc->retry--, CDYN_OK) : build(cc);
   if (rc)
@@ -292,30 +343,53 @@ int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
   return CDYN_OK;
 }
 
-static int overlap(const double *alo, const double *ahi, const double *blo, const double *bhi, double g)
+/* The pairs of list l (n of them) whose boxes over the motion, grown by
+   g, overlap, into cc->pairs: l's order kept.  The test has no branches
+   (the boxes are finite): each pair is written and kept when it
+   overlaps, which is near random along the list. */
+static size_t filter(cdyn_contacts *cc, const kind_elems *k, const uint32_t *l, size_t n, double g)
 {
-  for (int k = 0; k < 3; k++)
-    if (ahi[k] + g < blo[k] - g || bhi[k] + g < alo[k] - g)
-      return 0;
-  return 1;
+  size_t m = 0;
+  for (size_t p = 0; p < n; p++) {
+    size_t a = l[2 * p], b = l[2 * p + 1];
+    const double *alo = cc->elo + 3 * (k->oa + a), *ahi = cc->ehi + 3 * (k->oa + a);
+    const double *blo = cc->elo + 3 * (k->ob + b), *bhi = cc->ehi + 3 * (k->ob + b);
+    int hit = (ahi[0] + g >= blo[0] - g) & (bhi[0] + g >= alo[0] - g) & (ahi[1] + g >= blo[1] - g) &
+              (bhi[1] + g >= alo[1] - g) & (ahi[2] + g >= blo[2] - g) & (bhi[2] + g >= alo[2] - g);
+    cc->pairs[2 * m] = a, cc->pairs[2 * m + 1] = b;
+    m += (size_t)hit;
+  }
+  return m;
 }
 
 int cdyn_contacts_pairs(cdyn_contacts *cc, int kind, double g, size_t *np)
 {
-  if (!cc->fits)
-    return traverse(cc, kind, g, np);
   kind_elems k = elems(cc, kind);
-  const uint32_t *l = cc->list[kind];
-  size_t m = 0;
-  for (size_t p = 0; p < cc->nlist[kind]; p++) {
-    size_t a = l[2 * p], b = l[2 * p + 1];
-    const double *alo = cc->elo + 3 * (k.oa + a), *ahi = cc->ehi + 3 * (k.oa + a);
-    const double *blo = cc->elo + 3 * (k.ob + b), *bhi = cc->ehi + 3 * (k.ob + b);
-    if (!overlap(alo, ahi, blo, bhi, g))
-      continue;
-    cc->pairs[2 * m] = a, cc->pairs[2 * m + 1] = b;
-    m++;
+  if (cc->near_have[kind] && cc->near_slack[kind] + g <= cc->near_g[kind]) {
+    *np = filter(cc, &k, cc->near[kind], cc->nnear[kind], g);
+    cc->counts.near_queries++;
+  } else {
+    int rc;
+    if (cc->list_due && (rc = list_check(cc)))
+      return rc;
+    if (!cc->fits) {
+      if ((rc = traverse(cc, kind, g, np)))
+        return rc;
+    } else {
+      *np = filter(cc, &k, cc->list[kind], cc->nlist[kind], g);
+    }
   }
-  *np = m;
+  if (g > 0) {
+    /* kept for the queries within these boxes */
+    size_t n3 = 3 * cc->sys->n;
+    for (size_t p = 0; p < 2 * *np; p++)
+      cc->near[kind][p] = (uint32_t)cc->pairs[p];
+    cc->nnear[kind] = *np;
+    cc->near_g[kind] = g;
+    memcpy(cc->nlo[kind], cc->plo, n3 * sizeof(double));
+    memcpy(cc->nhi[kind], cc->phi, n3 * sizeof(double));
+    cc->near_have[kind] = 1;
+    cc->near_slack[kind] = 0;
+  }
   return CDYN_OK;
 }

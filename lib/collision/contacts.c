@@ -151,6 +151,11 @@ void cdyn_contacts_free(cdyn_contacts *cc)
   free(cc->list[1]);
   free(cc->sorted);
   free(cc->bucket);
+  for (int k = 0; k < 2; k++) {
+    free(cc->near[k]);
+    free(cc->nlo[k]);
+    free(cc->nhi[k]);
+  }
   cdyn_failsafe_free(cc);
   free(cc);
 }

@@ -73,6 +73,17 @@ struct cdyn_contacts {
   double *elo, *ehi;   /* 3 (nnode + ntri + nedge): the elements' boxes over that motion, not grown */
   int fits;            /* that motion lies in the list's skin */
   unsigned retry;      /* motions left before the next try at a list, after one that did not fit */
+  int list_due;        /* the motion's list is yet to be judged (or built): at its first query that needs it */
+  int list_fit;        /* the motion lies in the list's skin (when listed) */
+  /* The pairs of the last query of each kind with boxes grown by g > 0
+     (candidates.c): a later query whose boxes lie within them, shifted and
+     grown, is answered from them. */
+  uint32_t *near[2];   /* 2 opts.pairs each */
+  size_t nnear[2];
+  int near_have[2];
+  double near_g[2];    /* that query's growth */
+  double *nlo[2], *nhi[2]; /* 3n each: the particles' boxes over that query's motion */
+  double near_slack[2]; /* the current motion's distance from them (half the spread, rounding added) */
   uint32_t *sorted;    /* 2 opts.pairs: the pairs between the two passes of their sort */
   size_t *bucket;      /* max(nnode, ntri, nedge) + 1: the sort's counts */
 };
