@@ -836,6 +836,21 @@ static size_t all_pairs(const cdyn_contacts *cc, int kind, const double *x0, con
   return m;
 }
 
+/* The triangles of an N x N grid of nodes numbered row by row, two a
+   cell (split along the diagonal from its first node); their number. */
+static size_t grid_tris(size_t N, size_t *tri)
+{
+  size_t nt = 0;
+  for (size_t r = 0; r + 1 < N; r++)
+    for (size_t c = 0; c + 1 < N; c++) {
+      size_t a = N * r + c, b = a + 1, d = a + N, e = d + 1;
+      size_t t[6] = {a, b, e, a, e, d};
+      memcpy(tri + 3 * nt, t, sizeof t);
+      nt += 2;
+    }
+  return nt;
+}
+
 /* A 10 x 10 grid of spacing 0.02 m, crumpled by a deterministic jitter,
    moved through 48 motions: to the shape translated (up to 5 m) with a
    jitter of amplitude cycling through 1e-4 .. 3e-2 m (some within the
@@ -852,14 +867,7 @@ static cdyn_contacts_counts candidates_run(double skin, size_t pairs, size_t *mo
   const size_t n = N * N;
   cdyn_system *sys;
   ck_assert_int_eq(cdyn_system_new(&sys, n), CDYN_OK);
-  size_t tri[2 * (N - 1) * (N - 1) * 3], nt = 0;
-  for (size_t r = 0; r + 1 < N; r++)
-    for (size_t c = 0; c + 1 < N; c++) {
-      size_t a = N * r + c, b = a + 1, d = a + N, e = d + 1;
-      size_t t[6] = {a, b, e, a, e, d};
-      memcpy(tri + 3 * nt, t, sizeof t);
-      nt += 2;
-    }
+  size_t tri[2 * (N - 1) * (N - 1) * 3], nt = grid_tris(N, tri);
   uint64_t seed = 77;
   double *x0 = malloc(3 * n * sizeof(double)), *x1 = malloc(3 * n * sizeof(double));
   double *shape = malloc(3 * n * sizeof(double)), *xt = malloc(3 * n * sizeof(double));
@@ -972,14 +980,7 @@ START_TEST(test_contacts_independent_of_skin)
 {
   enum { N = 14, STATES = 6 };
   const size_t n = N * N;
-  size_t tri[2 * (N - 1) * (N - 1) * 3], nt = 0;
-  for (size_t r = 0; r + 1 < N; r++)
-    for (size_t c = 0; c + 1 < N; c++) {
-      size_t a = N * r + c, b = a + 1, d = a + N, e = d + 1;
-      size_t t[6] = {a, b, e, a, e, d};
-      memcpy(tri + 3 * nt, t, sizeof t);
-      nt += 2;
-    }
+  size_t tri[2 * (N - 1) * (N - 1) * 3], nt = grid_tris(N, tri);
   double x[3 * N * N], v[3 * N * N], w[3 * N * N], xt[3 * N * N];
   uint64_t seed = 2024;
   const double sp = 0.02, h = 1e-3, L = sp * (N - 1), PI = 3.14159265358979323846;
