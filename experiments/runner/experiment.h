@@ -280,6 +280,9 @@ typedef struct exp_state {
   int status;      /* the step's status (CDYN_OK or CDYN_NOCONV; 0 at k = 0) */
   double step_time; /* s of wall clock (cdyn_clock) in step k's call (a scene's hooks included; 0 at k = 0) */
   double elapsed;   /* s in every step's call so far */
+  int diverging;    /* the divergence rule ends the run after this step (its state is past the rule's
+                       limits): the observer still sees the step, and may spare work on a state that is
+                       no longer the experiment's (0 when the rule is off) */
 } exp_state;
 
 /* Called after every measured step, including the one that breaks a

@@ -222,6 +222,12 @@ static int simulate(const exp_sim *sim, cdyn_system *sys, const exp_limits *lim,
     if (gain > out->gain_max)
       out->gain_max = gain;
     if (obs) {
+      /* the rule's verdict on this step, for the observer (the run ends
+         by it below, after the other limits) */
+      double dval = out->div_value, dlim = out->div_limit;
+      long dpart = out->div_particle;
+      s.diverging = k > 0 && diverged(dv, sys, s.e, out);
+      out->div_value = dval, out->div_limit = dlim, out->div_particle = dpart;
       int orc = obs(octx, &s);
       if (orc < 0)
         return orc;

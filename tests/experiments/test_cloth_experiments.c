@@ -494,6 +494,48 @@ START_TEST(test_cloth_self_contact)
 }
 END_TEST
 
+/*
+ * A run the divergence rule ends is replayed up to the step before: the
+ * 10 x 10 cloth at h = 0.02 s, where the run discrete (the scheme
+ * implicit's springs explicit, past their stability at that step) is
+ * ended by the rule at step 14.  Its summary counts 13 pieces replayed,
+ * one a step but the last; a run that completes counts one a step; the
+ * log names the step not replayed.
+ */
+START_TEST(test_cloth_self_contact_diverged)
+{
+  proc p = run_cdyn("run", "cloth-self-contact", "--steps", "100", "--h", "0.02", "--set", "grid=10", "--set",
+                    "capacity=2048", "--set", "snapshots=0.1", "--out", "scd");
+  ck_assert_msg(p.status == 0, "cdyn exited with %d; stderr:\n%s", p.status, p.err);
+  ck_assert_msg(strstr(p.err, "discrete: diverged: after step 14") && strstr(p.err, "(that step is not replayed)"),
+                "%s", p.err);
+  proc_free(&p);
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "scd");
+  pathf(path, "%s/cloth-self-contact-summary.csv", dir);
+  table sum = read_table_nan(path,
+                             "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
+                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
+                             "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
+                             "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
+                             "held,near,filtered,pieces,failsafe_reused,noconv,merged", 1);
+  int seen = 0;
+  for (size_t r = 0; r < sum.nrows; r++) {
+    if (!strcmp(sum.label[r], "discrete")) {
+      seen = 1;
+      ck_assert(tv(&sum, r, CCS_COMPLETED) == 0 && tv(&sum, r, CCS_STEPS) == 14);
+      ck_assert_msg(tv(&sum, r, CCS_PIECES) == 13, "discrete: %g pieces replayed", tv(&sum, r, CCS_PIECES));
+    }
+    /* the runs that take their steps whole and complete: one piece a step */
+    if (tv(&sum, r, CCS_COMPLETED) == 1 && strcmp(sum.label[r], "lcp"))
+      ck_assert_msg(tv(&sum, r, CCS_PIECES) == tv(&sum, r, CCS_STEPS), "%s: %g pieces over %g steps", sum.label[r],
+                    tv(&sum, r, CCS_PIECES), tv(&sum, r, CCS_STEPS));
+  }
+  ck_assert(seen);
+  table_free(&sum);
+}
+END_TEST
+
 START_TEST(test_collision_cost)
 {
   run_ok("run", "collision-cost", "--set", "grids=4,8", "--set", "reps=2", "--out", "cc");
@@ -867,6 +909,7 @@ int main(void)
                              {"cloth_cost", test_cloth_cost},
                              {"cloth_contact", test_cloth_contact},
                              {"cloth_self_contact", test_cloth_self_contact},
+                             {"cloth_self_contact_diverged", test_cloth_self_contact_diverged},
                              {"collision_cost", test_collision_cost},
                              {"cloth_robustness", test_cloth_robustness}};
   return exp_run("experiments_cloth", cases, sizeof cases / sizeof cases[0]);
