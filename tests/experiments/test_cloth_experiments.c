@@ -248,6 +248,12 @@ enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_V
        CCS_FS_STEPS, CCS_FS_PASSES, CCS_FS_ZONES, CCS_FS_NODES, CCS_FS_FROZEN, CCS_FS_UNRES, CCS_FS_IMPULSE,
        CCS_FS_MOMENTUM, CCS_FS_ENERGY, CCS_HELD, CCS_NEAR, CCS_FILTERED, CCS_PIECES,
        CCS_FS_REUSED, CCS_NOCONV, CCS_MERGED };
+/* The summary's header, of cloth-contact and cloth-self-contact alike. */
+#define CCS_COLUMNS                                                                                                    \
+  "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,ball_max,created,"     \
+  "releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,status,failsafe_steps,failsafe_passes,"  \
+  "failsafe_zones,failsafe_nodes,failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,"            \
+  "failsafe_energy,held,near,filtered,pieces,failsafe_reused,noconv,merged"
 
 /*
  * A short cloth-contact (8 x 8, two balls, 0.12 s, every step written):
@@ -278,12 +284,7 @@ START_TEST(test_cloth_contact)
                            "scheme,t,steps,crossings,exact,min_dist,ball_gap,violation,contacts,vf,ee,ball_contacts,"
                            "created,released,delay_max,redos,status,nn,near,filtered,height", 1);
   pathf(path, "%s/cloth-contact-summary.csv", dir);
-  table sum = read_table_nan(path,
-                             "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
-                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
-                             "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
-                             "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held,near,filtered,pieces,failsafe_reused,noconv,merged", 1);
+  table sum = read_table_nan(path, CCS_COLUMNS, 1);
   ck_assert_uint_eq(sum.nrows, 9);
   const double delta = 0.005;
   exp_value v[4] = {{"crossings", NAN}, {"violation", NAN}, {"release_delay", NAN}, {"failed", NAN}};
@@ -432,12 +433,7 @@ START_TEST(test_cloth_self_contact)
   wp(dir, "sc");
   check_no_temporaries(dir);
   pathf(path, "%s/cloth-self-contact-summary.csv", dir);
-  table sum = read_table_nan(path,
-                             "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
-                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
-                             "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
-                             "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held,near,filtered,pieces,failsafe_reused,noconv,merged", 1);
+  table sum = read_table_nan(path, CCS_COLUMNS, 1);
   static const char *const runs[] = {"implicit", "stacked", "merged", "failsafe", "discrete", "admm", "admm-frame",
                                      "admm-frame-100", "lcp"};
   ck_assert_uint_eq(sum.nrows, 9);
@@ -513,12 +509,7 @@ START_TEST(test_cloth_self_contact_diverged)
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "scd");
   pathf(path, "%s/cloth-self-contact-summary.csv", dir);
-  table sum = read_table_nan(path,
-                             "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,"
-                             "contacts_max,ball_max,created,releases,delay_max,delay_mean,redos,unresolved,parallel,"
-                             "endpoint,redundant,status,failsafe_steps,failsafe_passes,failsafe_zones,failsafe_nodes,"
-                             "failsafe_frozen,failsafe_unresolved,failsafe_impulse,failsafe_momentum,failsafe_energy,"
-                             "held,near,filtered,pieces,failsafe_reused,noconv,merged", 1);
+  table sum = read_table_nan(path, CCS_COLUMNS, 1);
   int seen = 0;
   for (size_t r = 0; r < sum.nrows; r++) {
     if (!strcmp(sum.label[r], "discrete")) {
