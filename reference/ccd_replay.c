@@ -100,6 +100,14 @@ struct ref_replay_ws {
   box *ub;           /* per box: its element's box swept over all the states, not grown */
   size_t ubcap;
   double last_best;  /* the last call's min(pad, min_dist): the first pass's growth (0: none yet) */
+  /* The kept pairs (see kept_pass): fat holds each box of the last build
+     grown by the skin, kept the pairs of fat boxes that overlap (2 ids
+     each), valid while have_kept. */
+  box *fat;
+  size_t fatcap;
+  size_t *kept, nkept, keptcap;
+  int have_kept;
+  size_t builds, reuses;
 };
 
 typedef struct {
@@ -118,6 +126,8 @@ typedef struct {
                               do not overlap gets its distance only */
   double best;        /* min(pad, the smallest distance at the last state so far) */
   ref_replay_report *rep;
+  ref_replay_ws *collect; /* non-NULL: a build of the kept pairs, each overlapping pair appended to its list */
+  int oom;                /* an append found no memory */
 } ctx;
 
 static double disp_of(const ctx *c, size_t j, size_t i) { return c->disp[j * (c->top + 1) + i]; }
@@ -453,6 +463,8 @@ void ref_replay_ws_free(ref_replay_ws *w)
   free(w->pbx);
   free(w->sb);
   free(w->ub);
+  free(w->fat);
+  free(w->kept);
   free(w);
 }
 
@@ -516,6 +528,7 @@ static int mesh(ref_replay_ws *w, const size_t *tris, size_t ntris)
     }
   free(seen);
   w->nbx = nn + ntris + ne;
+  w->have_kept = 0;
   w->bx = malloc(w->nbx * sizeof *w->bx);
   if (!w->bx)
     return -1;
@@ -545,8 +558,19 @@ static void cells(const box *b, const double *o, double cs, long long *c0, long 
    edge pair with the edge of the lower swept box (along x, then by index)
    first, as a sweep along x would (the distance of the pair is taken in
    that order, the same in both passes). */
+static int grow(void *pp, size_t *cap, size_t n, size_t sz);
+
 static void pair_of(ctx *c, size_t a, size_t b)
 {
+  if (c->collect) {
+    ref_replay_ws *w = c->collect;
+    if (w->nkept + 2 > w->keptcap && grow(&w->kept, &w->keptcap, 2 * w->keptcap + 64, sizeof *w->kept)) {
+      c->oom = 1;
+      return;
+    }
+    w->kept[w->nkept++] = a, w->kept[w->nkept++] = b;
+    return;
+  }
   const box *bx = c->ub;
   size_t nn = c->nn, nt = c->ntris;
   int donly = c->distances_only || (c->grown && !overlap(&bx[a], &bx[b]));
@@ -614,6 +638,9 @@ static double median(double *v, size_t n)
 #define MAX_SPAN 4 /* cells along an axis; a box that spans more is tested against all boxes */
 
 static int grid(ref_replay_ws *w, ctx *c, const box *bx);
+static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build);
+
+#define SKIN 0.25 /* the kept pairs' skin, in median largest sides of the boxes (kept_pass) */
 
 int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
                        double pad, ref_replay_report *rep)
@@ -666,7 +693,7 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
   make_boxes(w->ub, w->nodes, 1, nn, x, nx, 0);
   make_boxes(w->ub + nn, tris, 3, ntris, x, nx, 0);
   make_boxes(w->ub + nn + ntris, w->edges, 2, ne, x, nx, 0);
-  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, 0, pad, rep};
+  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, 0, pad, rep, NULL, 0};
   /* The first pass: every pair whose swept boxes overlap (only those can
      touch), their distances at the last state on the way.  Its boxes are
      the swept ones grown by g, half the smallest distance within pad of
@@ -683,7 +710,7 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
     first = bx;
     c.grown = 1;
   }
-  if (grid(w, &c, first))
+  if (kept_pass(w, &c, first, 1))
     return -1;
   w->last_best = c.best;
   /* The second: the distances at the last state of the pairs nearer than
@@ -701,7 +728,83 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
       bx[b].lo[k] = w->sb[b].lo[k] - b2, bx[b].hi[k] = w->sb[b].hi[k] + b2;
   c.distances_only = 1;
   c.grown = 0;
-  return grid(w, &c, bx);
+  return kept_pass(w, &c, bx, 0);
+}
+
+/* Does every box bx[b] lie within its fat box (a NaN coordinate: no)? */
+static int within(const box *bx, const box *fat, size_t nb)
+{
+  for (size_t b = 0; b < nb; b++)
+    for (int k = 0; k < 3; k++)
+      if (!(fat[b].lo[k] <= bx[b].lo[k] && bx[b].hi[k] <= fat[b].hi[k]))
+        return 0;
+  return 1;
+}
+
+/*
+ * One pass over the pairs of the boxes bx that overlap, by the kept pairs.
+ * The kept pairs are those whose fat boxes overlap, each fat box a box of
+ * the pass that built them grown by the skin s (a quarter of the median
+ * largest side of those boxes).  While every box of a pass lies within
+ * its fat box, two boxes that overlap have fat boxes that overlap, so the
+ * pairs of the pass are the kept pairs whose boxes overlap, each once:
+ * the pass tests those and no grid is made.  Otherwise a pass that may
+ * build (the first) makes the grid of the boxes grown by s and keeps its
+ * pairs; the other (the second pass) makes the grid of its own boxes.
+ * Within a pass the report does not depend on the order in which the
+ * pairs are met (sums, and the smallest distance: a pair not given its
+ * distance when met has a lower bound above the smallest one so far).
+ */
+static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
+{
+  size_t nb = w->nbx;
+  if (!w->have_kept || !within(bx, w->fat, nb)) {
+    if (!may_build)
+      return grid(w, c, bx);
+    if (grow(&w->fat, &w->fatcap, nb, sizeof *w->fat) || grow(&w->side, &w->scap, nb + 1, sizeof *w->side))
+      return -1;
+    size_t nfin = 0;
+    for (size_t b = 0; b < nb; b++) {
+      double m = 0;
+      int fin = 1;
+      for (int k = 0; k < 3; k++) {
+        fin = fin && isfinite(bx[b].lo[k]) && isfinite(bx[b].hi[k]);
+        m = fmax(m, bx[b].hi[k] - bx[b].lo[k]);
+      }
+      if (fin)
+        w->side[nfin++] = m;
+    }
+    double s = nfin ? SKIN * median(w->side, nfin) : 0;
+    if (!(s >= 0) || !isfinite(s))
+      s = 0;
+    for (size_t b = 0; b < nb; b++)
+      for (int k = 0; k < 3; k++)
+        w->fat[b].lo[k] = bx[b].lo[k] - s, w->fat[b].hi[k] = bx[b].hi[k] + s;
+    w->nkept = 0;
+    w->have_kept = 0;
+    c->collect = w;
+    c->oom = 0;
+    int rc = grid(w, c, w->fat);
+    c->collect = NULL;
+    if (rc || c->oom)
+      return -1;
+    w->have_kept = 1;
+    w->builds++;
+  } else if (may_build)
+    w->reuses++;
+  const size_t *kp = w->kept;
+  for (size_t q = 0; q < w->nkept; q += 2)
+    if (overlap(&bx[kp[q]], &bx[kp[q + 1]]))
+      pair_of(c, kp[q], kp[q + 1]);
+  return 0;
+}
+
+void ref_replay_ws_counts(const ref_replay_ws *w, size_t *builds, size_t *reuses)
+{
+  if (builds)
+    *builds = w ? w->builds : 0;
+  if (reuses)
+    *reuses = w ? w->reuses : 0;
 }
 
 /* The overlapping pairs of the boxes bx (nodes, triangles, edges) handed

@@ -22,7 +22,12 @@
  * the growth gets its distance alone (it counts nowhere else), and when
  * b / 2 <= g at the end of the pass it has met every pair the second
  * would, which is then not made.  From step to step b changes little, so
- * one grid pass does the work of two; the report is the same.  A
+ * one grid pass does the work of two; the report is the same.  Nor is a
+ * grid made at every call: the first pass keeps the pairs of its boxes
+ * grown by a skin (a quarter of their median largest side), and a later
+ * call whose every box lies within its grown box of then meets its pairs
+ * among those kept (two boxes that overlap have grown boxes that
+ * overlap), testing only them; the report is again the same.  A
  * pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of
@@ -95,6 +100,11 @@ ref_replay_ws *ref_replay_ws_new(void);
 void ref_replay_ws_free(ref_replay_ws *ws);
 int ref_replay_path_ws(ref_replay_ws *ws, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
                        double pad, ref_replay_report *rep);
+
+/* How the workspace's first passes met their pairs: by a grid made for
+   them (builds, the pairs kept) or by the pairs kept from an earlier call
+   (reuses).  Either is 0 for a NULL workspace. */
+void ref_replay_ws_counts(const ref_replay_ws *ws, size_t *builds, size_t *reuses);
 
 /* The distances of the closed elements (for the tests). */
 double ref_dist_point_triangle(const double p[3], const double a[3], const double b[3], const double c[3]);

@@ -1246,6 +1246,79 @@ START_TEST(test_replay_path_there_and_back)
 }
 END_TEST
 
+/*
+ * The kept pairs: a 12 x 12 sheet folded over itself moves a little at
+ * each of 40 calls through one workspace (every node along its own
+ * smooth path, a few nodes still), with a jump at calls 15 and 30 (the
+ * whole sheet shifted by 0.2, past every box's skin) and, from call 20,
+ * a node sweeping through the fold; every call's report is the one a
+ * fresh workspace gives, field by field (min_dist to the bit: the same
+ * distances of the same pairs), and the counts of testing every pair.
+ * Both ways of meeting the pairs are taken: a grid built for the call
+ * (the first call, the jumps) and the pairs kept from an earlier one.
+ */
+START_TEST(test_replay_kept_pairs)
+{
+  uint64_t seed = 9090;
+  enum { G = 12, NP = G * G, NT = 2 * (G - 1) * (G - 1) };
+  size_t tri[3 * NT];
+  grid_triangles(G, tri);
+  static double xa[3 * NP], xb[3 * NP], ph[3 * NP];
+  for (size_t k = 0; k < 3 * NP; k++)
+    ph[k] = tu_uniform(&seed, 0, 6.283185307179586);
+  ref_replay_ws *ws = ref_replay_ws_new();
+  ck_assert_ptr_nonnull(ws);
+  size_t crossings = 0, near = 0;
+  for (int call = 0; call <= 40; call++) {
+    double *x = call % 2 ? xb : xa;
+    double shift = call >= 30 ? 0.4 : call >= 15 ? 0.2 : 0;
+    for (size_t i = 0; i < G; i++)
+      for (size_t j = 0; j < G; j++) {
+        size_t q = i * G + j;
+        double u = (double)i / (G - 1), th = 2.2 * 3.141592653589793 * (double)j / (G - 1), t = 0.01 * call;
+        double w = q % 11 == 5 ? 0 : 0.02;
+        x[3 * q] = u + shift + w * sin(30 * t + ph[3 * q]);
+        x[3 * q + 1] = 0.2 * sin(th) + w * sin(40 * t + ph[3 * q + 1]);
+        x[3 * q + 2] = 0.2 * cos(th) + w * sin(50 * t + ph[3 * q + 2]);
+      }
+    if (call >= 20) { /* node 60 through the fold */
+      double s = (double)(call - 20) / 20;
+      x[3 * 60 + 1] = 0.3 - 0.6 * s;
+    }
+    if (!call)
+      continue;
+    const double *path[2] = {call % 2 ? xa : xb, x};
+    ref_replay_report kept, fresh, want;
+    ck_assert_int_eq(ref_replay_path_ws(ws, tri, NT, path, 2, 0.02, &kept), 0);
+    ck_assert_int_eq(ref_replay_path(tri, NT, path, 2, 0.02, &fresh), 0);
+    replay_all_pairs(tri, NT, NP, path[0], path[1], 0.02, &want);
+    ck_assert_msg(kept.vf_pairs == fresh.vf_pairs && kept.ee_pairs == fresh.ee_pairs && kept.near == fresh.near &&
+                      kept.filtered == fresh.filtered && kept.exact == fresh.exact &&
+                      kept.crossings == fresh.crossings && kept.degenerate == fresh.degenerate &&
+                      kept.min_dist == fresh.min_dist,
+                  "call %d: kept pairs %zu + %zu, near %zu, crossings %zu, min_dist %.17g; fresh %zu + %zu, %zu, %zu, "
+                  "%.17g",
+                  call, kept.vf_pairs, kept.ee_pairs, kept.near, kept.crossings, kept.min_dist, fresh.vf_pairs,
+                  fresh.ee_pairs, fresh.near, fresh.crossings, fresh.min_dist);
+    ck_assert_msg(kept.vf_pairs == want.vf_pairs && kept.ee_pairs == want.ee_pairs && kept.near == want.near &&
+                      kept.crossings == want.crossings && kept.degenerate == want.degenerate,
+                  "call %d: pairs %zu + %zu, near %zu, crossings %zu; all pairs %zu + %zu, %zu, %zu", call,
+                  kept.vf_pairs, kept.ee_pairs, kept.near, kept.crossings, want.vf_pairs, want.ee_pairs, want.near,
+                  want.crossings);
+    ck_assert(fabs(kept.min_dist - want.min_dist) <= 1e-14);
+    crossings += kept.crossings, near += kept.near;
+  }
+  size_t builds, reuses;
+  ref_replay_ws_counts(ws, &builds, &reuses);
+  ck_assert_msg(builds >= 3 && reuses >= 10 && builds + reuses == 40, "builds %zu, reuses %zu", builds, reuses);
+  ck_assert_uint_gt(crossings, 0);
+  ck_assert_uint_gt(near, 40);
+  ref_replay_ws_counts(NULL, &builds, &reuses);
+  ck_assert_uint_eq(builds + reuses, 0);
+  ref_replay_ws_free(ws);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("ccd");
@@ -1273,6 +1346,7 @@ int main(void)
   tcase_add_test(tc, test_replay_min_dist_apart);
   tcase_add_test(tc, test_replay_path);
   tcase_add_test(tc, test_replay_path_there_and_back);
+  tcase_add_test(tc, test_replay_kept_pairs);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
