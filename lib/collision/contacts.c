@@ -35,7 +35,8 @@
  *   (continuous, option)  the motion x -> x + h v makes them touch
  *                (lib/collision/ccd.c, conservative; not asked when the
  *                distance at x, less the elements' largest displacements,
- *                proves the pair apart: apart() below); an edge pair only when its
+ *                proves the pair apart: apart() below, with the distance
+                or a lower bound of it at either end); an edge pair only when its
  *                closest points at the reported time are inside both
  *                edges (an edge meeting another at its end is a node
  *                meeting the triangles of that edge, which the
@@ -538,19 +539,28 @@ static int joined(const cdyn_contacts *cc, size_t i, size_t j)
 }
 
 /*
- * Can the pair not touch over the motion x0 -> x1, given its distance d0
- * at x0?  A point of an element moves by at most its vertices' largest
- * displacement (it is their convex combination at every instant), so the
- * distance at any instant is at least d0 - S, S the two elements' largest
- * displacements added; d0 - S above the rounding of the two (1e-12 of
- * the coordinates' magnitude, against a few 1e-16) proves the pair
+ * Can the pair not touch over the motion x0 -> x1?  A point of an element
+ * moves by at most its vertices' largest displacement (it is their convex
+ * combination at every instant), so with S the two elements' largest
+ * displacements added and D0, D1 lower bounds of the pair's distance at
+ * x0 and at x1, the distance at t in [0, 1] is at least
+ *   max(D0 - t S, D1 - (1 - t) S),
+ * whose least value over the step is (D0 + D1 - S) / 2 when |D0 - D1| <=
+ * S, else max(D0, D1) - S.  That bound above the rounding of the two (1e-12
+ * of the coordinates' magnitude, against a few 1e-16) proves the pair
  * apart, and the continuous test, which could only answer no, is not
- * asked.  Most pairs whose boxes overlap on a cloth are neighbours well
- * apart: they need the distance at x0, already taken, and no test.
+ * asked.  The lower bounds: the distance at x0 where the proximity test
+ * took it, and the gap along the line of the parties' centroids
+ * (gap_along) at either state.  Most pairs whose boxes overlap on a cloth
+ * are neighbours well apart: they need no test.
  */
-static int apart(const double *x0, const double *x1, const size_t *pp, int kind, double d0)
+typedef struct {
+  double S, L; /* the largest displacements added; the coordinates' magnitude */
+} motion_scale;
+
+static motion_scale scale_of(const double *x0, const double *x1, const size_t *pp, int kind)
 {
-  double S[2] = {0, 0}, L = d0;
+  double S[2] = {0, 0}, L = 0;
   for (int j = 0; j < 4; j++) {
     const double *a = X(x0, pp[j]), *b = X(x1, pp[j]);
     double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, m = sqrt(dot3(d, d));
@@ -561,7 +571,50 @@ static int apart(const double *x0, const double *x1, const size_t *pp, int kind,
       L = fabs(b[k]) > L ? fabs(b[k]) : L;
     }
   }
-  return d0 - (S[0] + S[1]) > 1e-12 * L;
+  return (motion_scale){S[0] + S[1], L};
+}
+
+static int apart(const motion_scale *ms, double D0, double D1)
+{
+  double S = ms->S, hi = D0 > D1 ? D0 : D1, L = ms->L > hi ? ms->L : hi;
+  double B = fabs(D0 - D1) <= S ? (D0 + D1 - S) / 2 : hi - S;
+  return B > 1e-12 * L;
+}
+
+/*
+ * A lower bound of the pair's distance at the state x: the gap between
+ * the parties' points projected on the line through their centroids (u
+ * from the first party's centroid c to the second's): the least
+ * u . (y - c) over the second party's points y less the largest over the
+ * first's, divided by |u|.  Each closed element is the hull of its points, so
+ * its every point projects within its points' range, and no two points
+ * are nearer than their projections.  Differences are taken from c, so
+ * their rounding is relative to the elements' size.  0 (no bound) when
+ * the centroids coincide or a coordinate is not finite.
+ */
+static double gap_along(const double *x, const size_t *pp, int kind)
+{
+  const double *y[4] = {X(x, pp[0]), X(x, pp[1]), X(x, pp[2]), X(x, pp[3])};
+  double c[3], u[3];
+  if (kind == VF)
+    for (int k = 0; k < 3; k++)
+      c[k] = y[0][k], u[k] = (y[1][k] + y[2][k] + y[3][k]) / 3 - c[k];
+  else
+    for (int k = 0; k < 3; k++)
+      c[k] = (y[0][k] + y[1][k]) / 2, u[k] = (y[2][k] + y[3][k]) / 2 - c[k];
+  double n = sqrt(dot3(u, u));
+  if (!(n > 0) || !(n < INFINITY))
+    return 0;
+  double t[4];
+  for (int j = 0; j < 4; j++)
+    t[j] = u[0] * (y[j][0] - c[0]) + u[1] * (y[j][1] - c[1]) + u[2] * (y[j][2] - c[2]);
+  double amax = t[0], bmin = t[3] < t[2] ? t[3] : t[2];
+  if (kind == VF)
+    bmin = t[1] < bmin ? t[1] : bmin;
+  else
+    amax = t[1] > amax ? t[1] : amax;
+  double g = (bmin - amax) / n;
+  return g > 0 ? g : 0;
 }
 
 /* Test the pairs of the hierarchies against the motion x0 -> x1 (x1 = x0 + h v
@@ -596,6 +649,19 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
       int make = 0, hit = 0, near = 0, have_d0 = 0;
       double th = 0, d0 = 0;
       cc->counts.tests++;
+      /* The gaps at both states.  A pair farther than delta at x0 by its
+         gap is not near there (the proximity test would say so); one
+         they prove apart needs no continuous test; a pair that needs
+         neither test makes no contact. */
+      motion_scale ms = scale_of(x0, x1, pp, kind);
+      double g0 = gap_along(x0, pp, kind), g1 = gap_along(x1, pp, kind);
+      int far0 = g0 - delta > 1e-12 * (ms.L > g0 ? ms.L : g0);
+      if (cc->o.continuous && (far0 || !before) && apart(&ms, g0, g1)) {
+        cc->counts.cleared++;
+        continue;
+      }
+      if (!cc->o.continuous && (far0 || !before))
+        continue;
       if (before) {
         cdyn_proximity pr;
         rc = kind == VF ? cdyn_proximity_vf(X(x0, pp[0]), X(x0, pp[1]), X(x0, pp[2]), X(x0, pp[3]), delta, &near, &pr)
@@ -632,7 +698,7 @@ static int detect(cdyn_contacts *cc, const double *x0, const double *x1, const d
           }
         }
       }
-      if (!make && cc->o.continuous && have_d0 && apart(x0, x1, pp, kind, d0)) {
+      if (!make && cc->o.continuous && apart(&ms, have_d0 ? fmax(d0, g0) : g0, g1)) {
         cc->counts.cleared++;
       } else if (!make && cc->o.continuous) {
         rc = kind == VF ? cdyn_ccd_vf(X(x0, pp[0]), X(x1, pp[0]), X(x0, pp[1]), X(x1, pp[1]), X(x0, pp[2]),
