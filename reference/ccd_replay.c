@@ -731,6 +731,28 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
   return kept_pass(w, &c, bx, 0);
 }
 
+/* The largest sides of the finite boxes among bx[0 .. nb - 1], into side
+   (their count returned), and the least corner o of those boxes. */
+static size_t finite_sides(const box *bx, size_t nb, double *side, double o[3])
+{
+  size_t nfin = 0;
+  o[0] = o[1] = o[2] = INFINITY;
+  for (size_t b = 0; b < nb; b++) {
+    double m = 0;
+    int fin = 1;
+    for (int k = 0; k < 3; k++) {
+      fin = fin && isfinite(bx[b].lo[k]) && isfinite(bx[b].hi[k]);
+      m = fmax(m, bx[b].hi[k] - bx[b].lo[k]);
+    }
+    if (fin) {
+      for (int k = 0; k < 3; k++)
+        o[k] = fmin(o[k], bx[b].lo[k]);
+      side[nfin++] = m;
+    }
+  }
+  return nfin;
+}
+
 /* Does every box bx[b] lie within its fat box (a NaN coordinate: no)? */
 static int within(const box *bx, const box *fat, size_t nb)
 {
@@ -763,17 +785,8 @@ static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
       return grid(w, c, bx);
     if (grow(&w->fat, &w->fatcap, nb, sizeof *w->fat) || grow(&w->side, &w->scap, nb + 1, sizeof *w->side))
       return -1;
-    size_t nfin = 0;
-    for (size_t b = 0; b < nb; b++) {
-      double m = 0;
-      int fin = 1;
-      for (int k = 0; k < 3; k++) {
-        fin = fin && isfinite(bx[b].lo[k]) && isfinite(bx[b].hi[k]);
-        m = fmax(m, bx[b].hi[k] - bx[b].lo[k]);
-      }
-      if (fin)
-        w->side[nfin++] = m;
-    }
+    double o[3];
+    size_t nfin = finite_sides(bx, nb, w->side, o);
     double s = nfin ? SKIN * median(w->side, nfin) : 0;
     if (!(s >= 0) || !isfinite(s))
       s = 0;
@@ -821,23 +834,10 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
    * overlapping pair once.  A box that spans more than MAX_SPAN cells
    * along an axis, or is not finite, is tested against every box instead.
    */
-  double o[3] = {INFINITY, INFINITY, INFINITY};
-  size_t nfin = 0;
+  double o[3];
   if (grow(&w->side, &w->scap, nb + 1, sizeof *w->side))
     return -1;
-  for (size_t b = 0; b < nb; b++) {
-    double m = 0;
-    int fin = 1;
-    for (int k = 0; k < 3; k++) {
-      fin = fin && isfinite(bx[b].lo[k]) && isfinite(bx[b].hi[k]);
-      m = fmax(m, bx[b].hi[k] - bx[b].lo[k]);
-    }
-    if (fin) {
-      for (int k = 0; k < 3; k++)
-        o[k] = fmin(o[k], bx[b].lo[k]);
-      w->side[nfin++] = m;
-    }
-  }
+  size_t nfin = finite_sides(bx, nb, w->side, o);
   /* The median side (a few huge boxes do not coarsen the grid). */
   double cs = nfin ? median(w->side, nfin) : 1;
   if (!(cs > 0) || !isfinite(cs))
