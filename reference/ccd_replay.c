@@ -106,8 +106,9 @@ struct ref_replay_ws {
   box *fat;
   size_t fatcap;
   size_t *kept, nkept, keptcap;
-  int have_kept;
-  size_t builds, reuses;
+  int have_kept, reused; /* a list is kept; it has served a call since it was built */
+  size_t backoff, wait;   /* calls to make without keeping pairs after a list that served none */
+  size_t builds, reuses, plain;
 };
 
 typedef struct {
@@ -640,7 +641,8 @@ static double median(double *v, size_t n)
 static int grid(ref_replay_ws *w, ctx *c, const box *bx);
 static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build);
 
-#define SKIN 0.25 /* the kept pairs' skin, in median largest sides of the boxes (kept_pass) */
+#define SKIN 0.25   /* the kept pairs' skin, in median largest sides of the boxes (kept_pass) */
+#define MAX_WAIT 32 /* the most calls made without keeping pairs after a list that served none */
 
 int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
                        double pad, ref_replay_report *rep)
@@ -773,6 +775,11 @@ static int within(const box *bx, const box *fat, size_t nb)
  * the pass tests those and no grid is made.  Otherwise a pass that may
  * build (the first) makes the grid of the boxes grown by s and keeps its
  * pairs; the other (the second pass) makes the grid of its own boxes.
+ * Where the mesh moves past the skin at every call, the grid of the grown
+ * boxes costs more than the plain one and its pairs serve nothing: after
+ * a list that served no call, the next 1, 2, 4, ... (at most MAX_WAIT)
+ * first passes make the plain grid and keep nothing, and a list that
+ * serves a call ends the wait.
  * Within a pass the report does not depend on the order in which the
  * pairs are met (sums, and the smallest distance: a pair not given its
  * distance when met has a lower bound above the smallest one so far).
@@ -780,9 +787,24 @@ static int within(const box *bx, const box *fat, size_t nb)
 static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
 {
   size_t nb = w->nbx;
-  if (!w->have_kept || !within(bx, w->fat, nb)) {
-    if (!may_build)
+  int use = w->have_kept && within(bx, w->fat, nb);
+  if (!use && !may_build)
+    return grid(w, c, bx);
+  if (use && may_build) {
+    w->reuses++;
+    w->reused = 1;
+    w->backoff = 0;
+  } else if (!use) {
+    if (w->have_kept && !w->reused) { /* a list that served no call: wait before the next */
+      w->backoff = w->backoff ? (w->backoff < MAX_WAIT ? 2 * w->backoff : MAX_WAIT) : 1;
+      w->wait = w->backoff;
+    }
+    w->have_kept = 0;
+    if (w->wait) {
+      w->wait--;
+      w->plain++;
       return grid(w, c, bx);
+    }
     if (grow(&w->fat, &w->fatcap, nb, sizeof *w->fat) || grow(&w->side, &w->scap, nb + 1, sizeof *w->side))
       return -1;
     double o[3];
@@ -794,7 +816,6 @@ static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
       for (int k = 0; k < 3; k++)
         w->fat[b].lo[k] = bx[b].lo[k] - s, w->fat[b].hi[k] = bx[b].hi[k] + s;
     w->nkept = 0;
-    w->have_kept = 0;
     c->collect = w;
     c->oom = 0;
     int rc = grid(w, c, w->fat);
@@ -802,9 +823,9 @@ static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
     if (rc || c->oom)
       return -1;
     w->have_kept = 1;
+    w->reused = 0;
     w->builds++;
-  } else if (may_build)
-    w->reuses++;
+  }
   const size_t *kp = w->kept;
   for (size_t q = 0; q < w->nkept; q += 2)
     if (overlap(&bx[kp[q]], &bx[kp[q + 1]]))
@@ -812,12 +833,14 @@ static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
   return 0;
 }
 
-void ref_replay_ws_counts(const ref_replay_ws *w, size_t *builds, size_t *reuses)
+void ref_replay_ws_counts(const ref_replay_ws *w, size_t *builds, size_t *reuses, size_t *plain)
 {
   if (builds)
     *builds = w ? w->builds : 0;
   if (reuses)
     *reuses = w ? w->reuses : 0;
+  if (plain)
+    *plain = w ? w->plain : 0;
 }
 
 /* The overlapping pairs of the boxes bx (nodes, triangles, edges) handed

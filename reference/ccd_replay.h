@@ -27,7 +27,9 @@
  * grown by a skin (a quarter of their median largest side), and a later
  * call whose every box lies within its grown box of then meets its pairs
  * among those kept (two boxes that overlap have grown boxes that
- * overlap), testing only them; the report is again the same.  A
+ * overlap), testing only them (while the mesh moves past the skin at
+ * every call, the plain grid is made instead); the report is again the
+ * same.  A
  * pair whose swept boxes overlap is cleared without
  * exact arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of
@@ -102,9 +104,11 @@ int ref_replay_path_ws(ref_replay_ws *ws, const size_t *tris, size_t ntris, cons
                        double pad, ref_replay_report *rep);
 
 /* How the workspace's first passes met their pairs: by a grid made for
-   them (builds, the pairs kept) or by the pairs kept from an earlier call
-   (reuses).  Either is 0 for a NULL workspace. */
-void ref_replay_ws_counts(const ref_replay_ws *ws, size_t *builds, size_t *reuses);
+   them with the pairs kept (builds), by the pairs kept from an earlier
+   call (reuses), or by a grid made for them with nothing kept (plain,
+   while the mesh moves past the skin at every call).  Each is 0 for a
+   NULL workspace; a NULL pointer is not written. */
+void ref_replay_ws_counts(const ref_replay_ws *ws, size_t *builds, size_t *reuses, size_t *plain);
 
 /* The distances of the closed elements (for the tests). */
 double ref_dist_point_triangle(const double p[3], const double a[3], const double b[3], const double c[3]);

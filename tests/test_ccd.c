@@ -1248,19 +1248,23 @@ END_TEST
 
 /*
  * The kept pairs: a 12 x 12 sheet folded over itself moves a little at
- * each of 40 calls through one workspace (every node along its own
- * smooth path, a few nodes still), with a jump at calls 15 and 30 (the
- * whole sheet shifted by 0.2, past every box's skin) and, from call 20,
- * a node sweeping through the fold; every call's report is the one a
- * fresh workspace gives, field by field (min_dist to the bit: the same
- * distances of the same pairs), and the counts of testing every pair.
- * Both ways of meeting the pairs are taken: a grid built for the call
- * (the first call, the jumps) and the pairs kept from an earlier one.
+ * each of 90 calls through one workspace (every node along its own
+ * smooth path, a few nodes still), with the whole sheet shifted by 0.2,
+ * past every box's skin, at call 15 and at every call from 30 to 37,
+ * and, from call 20 to 40, a node sweeping through the fold; every call's
+ * report is the one a fresh workspace gives, field by field (min_dist to
+ * the bit: the same distances of the same pairs), and the counts of
+ * testing every pair.  Every way of meeting the pairs is taken: a grid
+ * whose pairs are kept (the first call, after the jumps), the pairs kept
+ * from an earlier call, and, while some node moves past its skin at
+ * every call (the sweeping node, the jumps), the plain grid (a kept list
+ * served no call); once every node moves a little
+ * again, kept pairs serve calls again.
  */
 START_TEST(test_replay_kept_pairs)
 {
   uint64_t seed = 9090;
-  enum { G = 12, NP = G * G, NT = 2 * (G - 1) * (G - 1) };
+  enum { G = 12, NP = G * G, NT = 2 * (G - 1) * (G - 1), CALLS = 90 };
   size_t tri[3 * NT];
   grid_triangles(G, tri);
   static double xa[3 * NP], xb[3 * NP], ph[3 * NP];
@@ -1268,10 +1272,12 @@ START_TEST(test_replay_kept_pairs)
     ph[k] = tu_uniform(&seed, 0, 6.283185307179586);
   ref_replay_ws *ws = ref_replay_ws_new();
   ck_assert_ptr_nonnull(ws);
-  size_t crossings = 0, near = 0;
-  for (int call = 0; call <= 40; call++) {
+  size_t crossings = 0, near = 0, reuses_jumping = 0;
+  double shift = 0;
+  for (int call = 0; call <= CALLS; call++) {
     double *x = call % 2 ? xb : xa;
-    double shift = call >= 30 ? 0.4 : call >= 15 ? 0.2 : 0;
+    if (call == 15 || (call >= 30 && call <= 37))
+      shift += 0.2;
     for (size_t i = 0; i < G; i++)
       for (size_t j = 0; j < G; j++) {
         size_t q = i * G + j;
@@ -1281,8 +1287,8 @@ START_TEST(test_replay_kept_pairs)
         x[3 * q + 1] = 0.2 * sin(th) + w * sin(40 * t + ph[3 * q + 1]);
         x[3 * q + 2] = 0.2 * cos(th) + w * sin(50 * t + ph[3 * q + 2]);
       }
-    if (call >= 20) { /* node 60 through the fold */
-      double s = (double)(call - 20) / 20;
+    if (call >= 20) { /* node 60 through the fold, then still below it */
+      double s = call < 40 ? (double)(call - 20) / 20 : 1;
       x[3 * 60 + 1] = 0.3 - 0.6 * s;
     }
     if (!call)
@@ -1307,14 +1313,17 @@ START_TEST(test_replay_kept_pairs)
                   want.crossings);
     ck_assert(fabs(kept.min_dist - want.min_dist) <= 1e-14);
     crossings += kept.crossings, near += kept.near;
+    if (call == 40)
+      ref_replay_ws_counts(ws, NULL, &reuses_jumping, NULL);
   }
-  size_t builds, reuses;
-  ref_replay_ws_counts(ws, &builds, &reuses);
-  ck_assert_msg(builds >= 3 && reuses >= 10 && builds + reuses == 40, "builds %zu, reuses %zu", builds, reuses);
+  size_t builds, reuses, plain;
+  ref_replay_ws_counts(ws, &builds, &reuses, &plain);
+  ck_assert_msg(builds >= 3 && reuses >= 10 && plain >= 2 && builds + reuses + plain == CALLS && reuses > reuses_jumping,
+                "builds %zu, reuses %zu (%zu by call 40), plain %zu", builds, reuses, reuses_jumping, plain);
   ck_assert_uint_gt(crossings, 0);
   ck_assert_uint_gt(near, 40);
-  ref_replay_ws_counts(NULL, &builds, &reuses);
-  ck_assert_uint_eq(builds + reuses, 0);
+  ref_replay_ws_counts(NULL, &builds, &reuses, &plain);
+  ck_assert_uint_eq(builds + reuses + plain, 0);
   ref_replay_ws_free(ws);
 }
 END_TEST
