@@ -817,6 +817,10 @@ static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, c
   fprintf(k->out, "  %-12s broad phase: %lu candidate lists found, %lu motions answered from a kept list, %lu from the "
          "hierarchies, %lu queries from the pairs of the motion's prediction; %lu pair tests, %lu cleared by distance\n",
          run->name, cn.list_builds, cn.list_kept, cn.list_direct, cn.near_queries, cn.tests, cn.cleared);
+  size_t rb, rr, rp;
+  rq_counts(o.q, &rb, &rr, &rp);
+  fprintf(k->out, "  %-12s replay: %zu steps met their pairs by a grid whose pairs were kept, %zu by pairs kept from an "
+         "earlier step, %zu by a grid alone\n", run->name, rb, rr, rp);
   if (hd.failsafe)
     fprintf(k->out, "  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
            "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",

@@ -185,3 +185,14 @@ int rq_flush(rq *q, void (*fn)(void *ctx, const ref_replay_report *rep, double s
   mtx_unlock(&q->mu);
   return rc;
 }
+
+void rq_counts(rq *q, size_t *builds, size_t *reuses, size_t *plain)
+{
+  if (!q) {
+    ref_replay_ws_counts(NULL, builds, reuses, plain);
+    return;
+  }
+  mtx_lock(&q->mu);
+  ref_replay_ws_counts(q->ws, builds, reuses, plain);
+  mtx_unlock(&q->mu);
+}

@@ -39,5 +39,8 @@ int rq_push(rq *q, const double *const *x, size_t nx);
    seconds) for each, in order (seconds: the worker's time in that
    replay).  RQ_FAILED when a replay failed (bad path, out of memory). */
 int rq_flush(rq *q, void (*fn)(void *ctx, const ref_replay_report *rep, double seconds), void *ctx);
+/* How the worker's replays met their pairs so far (ref_replay_ws_counts);
+   0 each for a NULL queue.  Call it after rq_flush (the worker idle). */
+void rq_counts(rq *q, size_t *builds, size_t *reuses, size_t *plain);
 
 #endif
