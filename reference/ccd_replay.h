@@ -29,9 +29,8 @@
  * among those kept (two boxes that overlap have grown boxes that
  * overlap), testing only them (while the mesh moves past the skin at
  * every call, the plain grid is made instead); the report is again the
- * same.  A
- * pair whose swept boxes overlap is cleared without
- * exact arithmetic when a distance bound proves it apart over the step:
+ * same.  A pair whose swept boxes overlap is cleared without exact
+ * arithmetic when a distance bound proves it apart over the step:
  * with D0, D1 its distances at x0 and x1 and S the largest displacement of
  * a point of the first element plus that of the second, its distance at
  * t is at least max(D0 - t S, D1 - (1 - t) S) >= (D0 + D1 - S) / 2, so
