@@ -36,8 +36,8 @@
  *                (lib/collision/ccd.c, conservative; not asked when the
  *                distance at x, less the elements' largest displacements,
  *                proves the pair apart: apart() below, with the distance
-                or a lower bound of it at either end); an edge pair only when its
- *                closest points at the reported time are inside both
+ *                or a lower bound of it at either end); an edge pair only
+ *                when its closest points at the reported time are inside both
  *                edges (an edge meeting another at its end is a node
  *                meeting the triangles of that edge, which the
  *                node-triangle test finds).
