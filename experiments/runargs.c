@@ -109,7 +109,8 @@ static int add_scheme_list(exp_ctx *c, const char *list, enum exp_role role, con
 }
 
 /* One run of the scheme "contact" per active-set algorithm of `list`
-   (comma separated), named by the algorithm. */
+   (comma separated), named by the algorithm, with the experiment's
+   algorithm_options. */
 static int add_algorithm_runs(exp_ctx *c, const char *list)
 {
   char names[EXP_MAX_RUNS][EXP_LIST_NAME];
@@ -131,9 +132,15 @@ static int add_algorithm_runs(exp_ctx *c, const char *list)
       return 2;
     }
     snprintf(c->alg_names[k], sizeof c->alg_names[k], "%s", cdyn_activeset_name(idx));
-    c->alg_overrides[k][0] = "activeset";
-    c->alg_overrides[k][1] = c->alg_names[k];
-    c->alg_overrides[k][2] = NULL;
+    const char **ov = c->alg_overrides[k];
+    int j = 0;
+    ov[j++] = "activeset";
+    ov[j++] = c->alg_names[k];
+    for (const char *const *o = c->exp->algorithm_options; o && o[0] && j + 2 < 2 * EXP_ALG_OPTIONS + 3; o += 2) {
+      ov[j++] = o[0];
+      ov[j++] = o[1];
+    }
+    ov[j] = NULL;
     int rc = add_run(c, c->alg_names[k], "contact", c->alg_overrides[k], EXP_COMPANION);
     if (rc)
       return rc;

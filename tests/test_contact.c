@@ -38,6 +38,11 @@
  * Each runs with both forms of the contact problems' linear algebra
  * (option subsolve: dense, and sparse through CHOLMOD), which must meet
  * the same facts to the same tolerances.
+ * - subsolve = auto, the default: a hanging chain of 128 rows takes the
+ *   dense path and one of 129 rows the sparse path, each bitwise the run
+ *   with that path named, and a chain that grows past 128 rows within a
+ *   run, and back, changes path at those steps; the sparse path alone
+ *   counts factorisations.
  * - Bad input: restitution outside [0, 1], a non-finite state or force,
  *   event_tol >= active_tol, an equality-only scheme on a system with a
  *   wall, cdyn_system_set_inequality on a constraint that does not exist,
@@ -865,6 +870,127 @@ START_TEST(test_substep_observer_failure)
 }
 END_TEST
 
+/* A chain of `links` links hanging from a pin at the origin (3 + links
+   rows), kicked sideways: equality rows only. */
+static cdyn_system *hanging_chain(size_t links)
+{
+  cdyn_system *s;
+  ck_assert_int_eq(cdyn_system_new(&s, links + 1), CDYN_OK);
+  const double g[3] = {0, -9.81, 0}, o[3] = {0, 0, 0};
+  ck_assert_int_eq(cdyn_system_set_gravity(s, g), CDYN_OK);
+  for (size_t i = 0; i <= links; i++) {
+    double x[3] = {0, -0.05 * (double)i, 0}, v[3] = {i ? 0.05 : 0, 0, 0.01 * (double)(i % 3)};
+    ck_assert_int_eq(cdyn_system_set_position(s, i, x), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_velocity(s, i, v), CDYN_OK);
+    ck_assert_int_eq(cdyn_system_set_mass(s, i, 1), CDYN_OK);
+  }
+  ck_assert_int_eq(cdyn_system_add_pin(s, 0, o, NULL), CDYN_OK);
+  for (size_t i = 0; i < links; i++)
+    ck_assert_int_eq(cdyn_system_add_distance(s, i, i + 1, 0.05, NULL), CDYN_OK);
+  return s;
+}
+
+/* Run the chain `steps` steps of 5 ms with subsolve = `path` (NULL: the
+   default); its positions into q (3 (links + 1)) and its
+   factorisations. */
+static unsigned long chain_run(size_t links, const char *path, int steps, double *q)
+{
+  cdyn_system *s = hanging_chain(links);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
+  if (path)
+    ck_assert_int_eq(cdyn_stepper_set(st, "subsolve", path), CDYN_OK);
+  for (int k = 0; k < steps; k++)
+    ck_assert_msg(cdyn_stepper_step(st, 0.005) == CDYN_OK, "%zu links, %s, step %d: %s", links,
+                  path ? path : "default", k, cdyn_errmsg());
+  cdyn_stats stats;
+  ck_assert_int_eq(cdyn_stepper_stats(st, &stats), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_get_state(s, q, NULL), CDYN_OK);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+  return stats.factorizations;
+}
+
+/*
+ * subsolve = auto (the default) takes the dense path up to 128 rows in
+ * the system and the sparse one above, chosen at each step: 125 links
+ * (128 rows) run bitwise as subsolve = dense, with no factorisation
+ * counted (the dense path does not count its own); 126 links (129 rows)
+ * run bitwise as subsolve = sparse, which counts them.  The two paths differ in their rounding,
+ * so the bitwise equalities tell which path ran.
+ */
+START_TEST(test_subsolve_auto)
+{
+  cdyn_system *s = hanging_chain(2);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, s, "contact"), CDYN_OK);
+  char buf[16];
+  ck_assert_int_eq(cdyn_stepper_get(st, "subsolve", buf, sizeof buf), CDYN_OK);
+  ck_assert_str_eq(buf, "auto");
+  TU_EXPECT_STATUS(cdyn_stepper_set(st, "subsolve", "both"), CDYN_EUNKNOWN);
+  cdyn_stepper_free(st);
+  cdyn_system_free(s);
+  enum { STEPS = 40 };
+  static double q[3 * 127], qd[3 * 127], qs[3 * 127];
+  for (size_t links = 125; links <= 126; links++) {
+    size_t n3 = 3 * (links + 1);
+    unsigned long fa = chain_run(links, NULL, STEPS, q);
+    unsigned long fd = chain_run(links, "dense", STEPS, qd);
+    unsigned long fs = chain_run(links, "sparse", STEPS, qs);
+    ck_assert_msg(fd == 0 && fs > 0, "%zu links: dense path %lu, sparse path %lu factorisations", links, fd, fs);
+    const double *want = links + 3 <= 128 ? qd : qs, *other = links + 3 <= 128 ? qs : qd;
+    ck_assert_msg(fa == (links + 3 <= 128 ? fd : fs), "%zu links: auto counted %lu factorisations", links, fa);
+    ck_assert_msg(memcmp(q, want, n3 * sizeof *q) == 0, "%zu links: auto is not bitwise its path", links);
+    /* The paths differ, or the bitwise test above could not tell them apart. */
+    ck_assert_msg(memcmp(want, other, n3 * sizeof *q) != 0, "%zu links: the two paths ran bitwise the same", links);
+  }
+  /* Growing past 128 rows within a run, and back: 125 links and a free
+     particle below them (128 rows), then the 126th link (129 rows), then
+     without it again.  The path changes at the step after each change
+     of the set: the run is bitwise one whose subsolve is set to dense,
+     sparse and dense again at those changes (setting an option forgets
+     the carried sets, which equality rows alone do not have), and only
+     its middle phase counts factorisations. */
+  cdyn_system *sa = hanging_chain(126), *sb = hanging_chain(126);
+  cdyn_stepper *sta, *stb;
+  ck_assert_int_eq(cdyn_system_remove_constraint(sa, 126), CDYN_OK); /* the pin is 0, link k is k + 1 */
+  ck_assert_int_eq(cdyn_system_remove_constraint(sb, 126), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&sta, sa, "contact"), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_new(&stb, sb, "contact"), CDYN_OK);
+  static const char *const named[3] = {"dense", "sparse", "dense"};
+  unsigned long f[3];
+  for (int phase = 0; phase < 3; phase++) {
+    cdyn_system *both[2] = {sa, sb};
+    for (int k = 0; k < 2; k++) {
+      size_t id;
+      if (phase == 1) {
+        const double *x = cdyn_system_positions(both[k]);
+        const double *a = x + 3 * 125, *b = x + 3 * 126;
+        double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+        ck_assert_int_eq(cdyn_system_add_distance(both[k], 125, 126, sqrt(dot3(d, d)), &id), CDYN_OK);
+        ck_assert_uint_eq(id, 126);
+      } else if (phase == 2)
+        ck_assert_int_eq(cdyn_system_remove_constraint(both[k], 126), CDYN_OK);
+    }
+    ck_assert_int_eq(cdyn_stepper_set(stb, "subsolve", named[phase]), CDYN_OK);
+    for (int k = 0; k < 20; k++) {
+      ck_assert_msg(cdyn_stepper_step(sta, 0.005) == CDYN_OK, "phase %d, step %d: %s", phase, k, cdyn_errmsg());
+      ck_assert_msg(cdyn_stepper_step(stb, 0.005) == CDYN_OK, "phase %d, step %d: %s", phase, k, cdyn_errmsg());
+    }
+    ck_assert_msg(memcmp(cdyn_system_positions(sa), cdyn_system_positions(sb), 3 * 127 * sizeof(double)) == 0,
+                  "phase %d: auto is not bitwise the run on the %s path", phase, named[phase]);
+    cdyn_stats stats;
+    ck_assert_int_eq(cdyn_stepper_stats(sta, &stats), CDYN_OK);
+    f[phase] = stats.factorizations;
+  }
+  ck_assert_msg(f[0] == 0 && f[1] > f[0] && f[2] == f[1], "factorisations by phase: %lu, %lu, %lu", f[0], f[1], f[2]);
+  cdyn_stepper_free(sta);
+  cdyn_stepper_free(stb);
+  cdyn_system_free(sa);
+  cdyn_system_free(sb);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("contact");
@@ -888,6 +1014,9 @@ int main(void)
   tc = tcase_create("errors");
   tcase_add_loop_test(tc, test_bad_input, 0, 2);
   tcase_add_loop_test(tc, test_inconsistent_set, 0, 2);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("paths");
+  tcase_add_test(tc, test_subsolve_auto);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

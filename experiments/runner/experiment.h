@@ -36,6 +36,7 @@
 #include "runner/lists.h"
 
 #define EXP_MAX_RUNS 64
+#define EXP_ALG_OPTIONS 2 /* the most options an experiment gives its algorithm runs (algorithm_options) */
 #define EXP_MAX_SETS 64
 #define EXP_MAX_PARAMS 32
 
@@ -144,6 +145,9 @@ typedef struct cdyn_experiment {
      none): each becomes a companion run of the scheme "contact" under the
      algorithm's name, with activeset = the algorithm. */
   const char *algorithm_param;
+  /* Options the algorithm runs take besides activeset (key, value, ...,
+     NULL; at most EXP_ALG_OPTIONS pairs; NULL: none). */
+  const char *const *algorithm_options;
   double h;                      /* default step size; 0: --h is refused */
   long steps;                    /* default step count; 0: --steps is refused */
   int (*run)(exp_ctx *ctx);
@@ -195,7 +199,8 @@ struct exp_ctx {
   int nsets;
   char skipped[1024];   /* schemes given but not run, with the reason */
   char alg_names[EXP_MAX_RUNS][32];            /* the algorithm runs' names */
-  const char *alg_overrides[EXP_MAX_RUNS][3]; /* and their activeset = NAME */
+  const char *alg_overrides[EXP_MAX_RUNS][2 * EXP_ALG_OPTIONS + 3]; /* and their activeset = NAME, then the
+                                                                       experiment's algorithm_options */
   const char *command;  /* the command line, for metadata */
   exp_scene_src *scene; /* `cdyn run scene`: the scene file (exp is &scene->exp); NULL otherwise */
   FILE *claims;         /* claims.part.csv, open while running */

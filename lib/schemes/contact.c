@@ -65,8 +65,8 @@
  * solve.  The per-step contact report is an operation of the scheme
  * (cdyn_stepper_contact_report).
  *
- * The contact problems' linear algebra (option subsolve).  dense (the
- * default): A is assembled over every row of the system (cdyn_assemble),
+ * The contact problems' linear algebra (option subsolve).  dense: A is
+ * assembled over every row of the system (cdyn_assemble),
  * the candidates' rows gathered into a dense n x n matrix, and the
  * algorithm's sub-systems A_SS mu_S = -b_S solved by LAPACK (Cholesky, or
  * minimum-norm least squares; lib/activeset/dense.c).  sparse: A over the
@@ -83,7 +83,17 @@
  * complements for the rows the algorithm adds to it, rank-deficient sets
  * to the dense path.  The results agree with the dense ones to rounding;
  * a run with subsolve=sparse is deterministic but not bitwise a dense
- * run.  The stepper's statistics count the sparse path's sub-solves
+ * run.  auto (the default): the dense path while the system has at
+ * most AUTO_DENSE_ROWS = 128 rows, the sparse one above, chosen at the
+ * start of each step.  The dense path holds A over all m rows of the
+ * system (m^2 memory) and pays a cube of the handled rows per
+ * factorisation, so it cannot serve a cloth or a long chain (a chain of
+ * 1000 links spends most of its step in LAPACK).  Up to 128 rows that
+ * is at most about 0.7 Mflop and 128 KiB.  Where the rows couple few
+ * others (a chain) the sparse path is faster from a few dozen rows;
+ * where they couple many (003's billiard: 77 rows, each ball in a dozen
+ * of them) the two cost about the same, and 003's examples keep the
+ * dense path they were measured with, bitwise as before. The stepper's statistics count the sparse path's sub-solves
  * (solves), factorisations and analyses, and both paths' time (assembly:
  * A for the contact problems; solve: the active-set solves, factor: the
  * sparse setups among them).
@@ -143,12 +153,16 @@ typedef struct {
   double impact_tol;   /* gdot < -impact_tol: an impact */
   double sign_tol;     /* relative sign tolerance of the solves */
   long max_substeps;
-  int subsolve;        /* SUB_DENSE or SUB_SPARSE */
+  int subsolve;        /* SUB_DENSE, SUB_SPARSE or SUB_AUTO */
   int warm;            /* start an algorithm that takes a guess from the last clamped set */
 } opts;
 
-enum { SUB_DENSE, SUB_SPARSE };
-static const char *const subsolves[] = {"dense", "sparse", NULL};
+enum { SUB_DENSE, SUB_SPARSE, SUB_AUTO };
+static const char *const subsolves[] = {"dense", "sparse", "auto", NULL};
+
+/* subsolve = auto: the dense path for a system of at most AUTO_DENSE_ROWS
+   rows, the sparse one above (see the header). */
+#define AUTO_DENSE_ROWS 128
 
 static const cdyn_option options[] = {
   {"activeset", CDYN_OPT_CHOICE, offsetof(opts, algorithm), "iterative", 0, 0, algorithms,
@@ -171,9 +185,9 @@ static const cdyn_option options[] = {
    "relative tolerance of the sign tests on w and mu (cdyn_activeset_solve's rel_tol)"},
   {"max_substeps", CDYN_OPT_INT, offsetof(opts, max_substeps), "64", 1, 1e6, NULL,
    "sub-steps per step before event location is abandoned for the rest of it"},
-  {"subsolve", CDYN_OPT_CHOICE, offsetof(opts, subsolve), "dense", 0, 0, subsolves,
-   "the contact problems' sub-systems: dense (LAPACK on the candidates' dense A) or sparse (the stepper's "
-   "linear solver, CHOLMOD for auto, on their sparse A)"},
+  {"subsolve", CDYN_OPT_CHOICE, offsetof(opts, subsolve), "auto", 0, 0, subsolves,
+   "the contact problems' sub-systems: dense (LAPACK on the candidates' dense A), sparse (the stepper's "
+   "linear solver, CHOLMOD for auto, on their sparse A), or auto (dense up to 128 rows in the system, sparse above)"},
   {"warm", CDYN_OPT_BOOL, offsetof(opts, warm), "on", 0, 0, NULL,
    "start each acceleration solve from the inequality rows the last one clamped, carried across changes of the "
    "constraint set (algorithms that take a guess: lcp; the answer is the same to rounding)"},
@@ -214,6 +228,7 @@ typedef struct {
   double *ja, *jv, *p;   /* m: J qdd, J v, an impulse by row */
   double *qdd, *jt, *qt; /* 3n: acceleration, J^T x, a point on the path */
   cdyn_contact_report report;
+  int sparse;            /* the path of the step being taken: the sparse one (option subsolve) */
   cand_sparse sp;
   /* subsolve = sparse: the pinned particles eliminated (see the header) */
   long *pinat;           /* n: candidate index of the particle's eliminated pin's first row, or -1 */
@@ -590,9 +605,9 @@ static int attach_sparse(cdyn_stepper *st, state *s)
 /* The contact problem's time and, for the sparse path, its sub-solves
    and the sparse solver's counts into the stepper's statistics (the
    dense path's solves are not counted there, as they were not before). */
-static void account(cdyn_stepper *st, state *s, const opts *o, const cdyn_activeset_report *r, double seconds)
+static void account(cdyn_stepper *st, state *s, const cdyn_activeset_report *r, double seconds)
 {
-  if (o->subsolve != SUB_SPARSE) {
+  if (!s->sparse) {
     st->stats.time_solve += seconds;
     return;
   }
@@ -717,9 +732,9 @@ static void restore_pins(cdyn_stepper *st, state *s, size_t nc)
 
 /* A over the nc candidates: gathered dense from the stepper's A, or
    assembled sparse. */
-static int form_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc)
+static int form_problem(cdyn_stepper *st, state *s, size_t nc)
 {
-  if (o->subsolve == SUB_SPARSE) {
+  if (s->sparse) {
     if (eliminate_pins(st, s, nc))
       return assemble_candidates(st, s, s->cand2, s->nc2);
     return assemble_candidates(st, s, s->cand, nc);
@@ -736,7 +751,7 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc, i
                          cdyn_activeset_report *r)
 {
   const cdyn_activeset_type *type = cdyn_activeset_types[o->algorithm];
-  int sparse = o->subsolve == SUB_SPARSE;
+  int sparse = s->sparse;
   int prev = type->carries_set || (guess && type->warm_starts);
   int red = sparse && s->npinned;
   cdyn_as_problem p = {.n = red ? s->nc2 : nc, .A = sparse ? NULL : s->Ad, .sp = sparse ? &s->sp.view : NULL,
@@ -751,7 +766,7 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc, i
     return rc;
   double t0 = cdyn_clock();
   rc = type->solve(&s->ws, &p, mu, w, hand, r);
-  account(st, s, o, r, cdyn_clock() - t0);
+  account(st, s, r, cdyn_clock() - t0);
   if (rc < 0)
     return rc;
   /* An inconsistent set of equality rows (one that cannot hold with the
@@ -811,7 +826,7 @@ static int impulse(cdyn_stepper *st, state *s, const opts *o, double *v, int *di
       s->prev[a] = type->carries_set ? 1 : o->warm && s->guess[r];
       s->b[a] = gd + (ineq[r] && gd < -o->impact_tol ? o->restitution * gd : 0.0);
     }
-  int rc = form_problem(st, s, o, nc);
+  int rc = form_problem(st, s, nc);
   cdyn_activeset_report r;
   if (!rc)
     rc = solve_problem(st, s, o, nc, o->warm, &r);
@@ -871,7 +886,7 @@ static int accel(cdyn_stepper *st, state *s, const opts *o, const double *q, con
       s->prev[a] = type->carries_set ? s->platt[r] : o->warm && s->guess[r];
     }
     cdyn_activeset_report r;
-    if (!(rc = form_problem(st, s, o, nc)))
+    if (!(rc = form_problem(st, s, nc)))
       rc = solve_problem(st, s, o, nc, o->warm, &r);
     if (rc) {
       clear_candidates(s, nc);
@@ -975,9 +990,10 @@ static int step(cdyn_stepper *st, void *state_, double h)
     return cdyn_error(CDYN_EINVAL, "contact: event_tol = %g must be below active_tol = %g", o->event_tol,
                       o->active_tol);
   memset(&s->report, 0, sizeof s->report);
-  if (o->subsolve == SUB_SPARSE && m && (rc = attach_sparse(st, s)))
+  s->sparse = o->subsolve == SUB_SPARSE || (o->subsolve == SUB_AUTO && m > AUTO_DENSE_ROWS);
+  if (s->sparse && m && (rc = attach_sparse(st, s)))
     return rc;
-  if (o->subsolve == SUB_DENSE && m && (rc = ensure_dense(st, s)))
+  if (!s->sparse && m && (rc = ensure_dense(st, s)))
     return rc;
   double left = h;
   int status = CDYN_OK;
@@ -991,7 +1007,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
       if ((rc = cdyn_eval_rows(st, q, v, t)))
         return rc;
       /* The full A only for the dense path (its gather reads it). */
-      if (o->subsolve == SUB_DENSE && (rc = cdyn_assemble(st, sys->winv)))
+      if (!s->sparse && (rc = cdyn_assemble(st, sys->winv)))
         return rc;
       int did = 0;
       if (o->impulses && (rc = impulse(st, s, o, v, &did)))
