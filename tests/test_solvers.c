@@ -17,6 +17,10 @@
  * - The solver interface: several right-hand sides at once, one setup per
  *   assembly, the pattern counter, and the factorisation reuse of SHAKE
  *   and RATTLE against Newton's refactoring.
+ * - cdyn_solve_info.skip_residual: a direct solver gives bitwise the same
+ *   solution without its residual pass and reports NaN; a non-finite
+ *   solution is still refused (cholmod, banded); an iterative solver
+ *   reports its residual anyway.
  */
 #include <float.h>
 #include <math.h>
@@ -1187,6 +1191,56 @@ START_TEST(test_iter_correct)
 }
 END_TEST
 
+/*
+ * skip_residual, one solver a loop index: three right-hand sides (the
+ * particle systems' count, cholmod's multi-column path) on a chain of 100
+ * links, solved with and without the residual pass after one setup.
+ */
+START_TEST(test_skip_residual)
+{
+  const cdyn_solver_type *type = cdyn_solver_type_at((size_t)_i);
+  uint64_t rng = UINT64_C(0x6A09E667F3BCC909);
+  cdyn_system *sys = random_chain(100, &rng);
+  cdyn_stepper *st = assembled_stepper(sys);
+  size_t m = sys->m;
+  double *b = malloc(3 * m * sizeof *b), *x0 = malloc(3 * m * sizeof *x0), *x1 = malloc(3 * m * sizeof *x1);
+  ck_assert(b && x0 && x1);
+  for (size_t i = 0; i < 3 * m; i++)
+    b[i] = tu_rand(&rng);
+  void *state = NULL, *opts = default_opts(type);
+  ck_assert_int_eq(type->alloc(&state, m), CDYN_OK);
+  cdyn_solve_info info = {0};
+  ck_assert_int_eq(type->setup(state, &st->mat, RANK_TOL, opts, &info), CDYN_OK);
+  cdyn_solve_info with = {0}, without = {.skip_residual = 1};
+  /* Without first: the setup's first solve may make its workspace. */
+  int r1 = type->solve(state, &st->mat, 3, b, x1, RANK_TOL, opts, &without);
+  int r0 = type->solve(state, &st->mat, 3, b, x0, RANK_TOL, opts, &with);
+  ck_assert_msg(r0 >= 0 && r1 >= 0, "%s: %d, %d (%s)", type->name, r0, r1, cdyn_errmsg());
+  ck_assert_msg(with.residual <= 1e-10, "%s: residual %g", type->name, with.residual);
+  ck_assert_int_eq(without.skip_residual, 1); /* an input: the solver leaves it */
+  if (type->iterative) {
+    ck_assert_msg(without.residual <= 1e-6, "%s: residual %g without skip", type->name, without.residual);
+  } else {
+    ck_assert_msg(isnan(without.residual), "%s: residual %g when skipped", type->name, without.residual);
+    ck_assert_msg(!memcmp(x0, x1, 3 * m * sizeof *x0), "%s: the solution changed without the residual", type->name);
+    if (strcmp(type->name, "cholesky")) {
+      /* A right-hand side that overflows: a non-finite solution, refused. */
+      b[7] = INFINITY;
+      cdyn_solve_info bad = {.skip_residual = 1};
+      int rc = type->solve(state, &st->mat, 3, b, x1, RANK_TOL, opts, &bad);
+      ck_assert_msg(rc == CDYN_ENONFINITE, "%s: status %d on an infinite right-hand side", type->name, rc);
+    }
+  }
+  type->free(state);
+  free(opts);
+  free(b);
+  free(x0);
+  free(x1);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 static Suite *solvers_suite(void)
 {
   Suite *s = suite_create("solvers");
@@ -1201,6 +1255,7 @@ static Suite *solvers_suite(void)
   tcase_add_test(tc, test_pinned_hub);
   tcase_add_test(tc, test_auto_solver_choice);
   tcase_add_loop_test(tc, test_solver_interface, 0, (int)cdyn_solver_count());
+  tcase_add_loop_test(tc, test_skip_residual, 0, (int)cdyn_solver_count());
   tcase_add_test(tc, test_factorisation_reuse);
   suite_add_tcase(s, tc);
 
@@ -1226,6 +1281,7 @@ static Suite *solvers_suite(void)
   suite_add_tcase(s, tc);
   return s;
 }
+
 
 int main(void)
 {

@@ -88,6 +88,11 @@ typedef struct cdyn_solve_info {
   unsigned long factorizations; /* numeric factorisations (or preconditioner builds) done by this call */
   unsigned negative;            /* negative pivots of a symmetric indefinite factorisation (ldlt): by
                                    Sylvester's law of inertia, A's negative eigenvalues; 0 for the others */
+  /* In, set by the caller of solve (0 in a zeroed struct: the residual is
+     computed): nonzero asks a direct solver to leave out its pass over A
+     for the residual, which it then reports as NaN; a non-finite solution
+     is still an error.  An iterative solver computes it anyway. */
+  int skip_residual;
 } cdyn_solve_info;
 
 typedef struct cdyn_solver_type {

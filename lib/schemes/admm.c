@@ -666,6 +666,7 @@ static int row_at(const cdyn_stepper *st, size_t r, const double *q, int stacked
     xp[a] = q + 3 * (stacked ? a : pp[a]);
     vp[a] = zero;
   }
+  memset(row, 0, sizeof *row); /* as cdyn_constraint_eval hands a type its rows */
   return c->type->eval(c->params, xp, vp, t1, row);
 }
 
@@ -1140,7 +1141,11 @@ static int step(cdyn_stepper *st, void *state_, double h)
           s->rhs[(size_t)e * nf + (size_t)a] = s->base[3 * i + e] + s->pull[3 * i + e];
     }
     if (nf) {
-      cdyn_solve_info sinfo = {0};
+      /* The solver's residual is reported for the last iteration only
+         (the stepper's last_residual): with a fixed count, the others
+         skip its pass over A.  With a tolerance any iteration may be the
+         last. */
+      cdyn_solve_info sinfo = {.skip_residual = !dual && (long)it + 1 < o->iterations};
       rc = s->stype->solve(s->sstate, &A, 3, s->rhs, s->sol, rank_tol, sopts, &sinfo);
       st->stats.solves++;
       st->stats.factorizations += sinfo.factorizations;

@@ -186,9 +186,10 @@ static int chol_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *
     for (size_t j = 0; j < nrhs; j++)
       eig_solve(s, b + j * m, x + j * m);
   }
-  /* Relative residual, through the sparse A: the worst right-hand side. */
-  double worst = 0;
-  for (size_t j = 0; j < nrhs; j++) {
+  /* Relative residual, through the sparse A: the worst right-hand side
+     (NaN when the caller does not want it). */
+  double worst = info->skip_residual ? NAN : 0;
+  for (size_t j = 0; j < nrhs && !info->skip_residual; j++) {
     const double *bj = b + j * m, *xj = x + j * m;
     double rr = 0, bb = 0;
     for (size_t i = 0; i < m; i++) {

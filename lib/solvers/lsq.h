@@ -14,7 +14,8 @@ double cdyn_matrix_residual(const cdyn_matrix *A, const double *b, const double 
 
 /* The end of a direct solve of nrhs right-hand sides: CDYN_ENONFINITE
    (naming the solver) unless x is finite, else info->residual, the worst
-   relative residual (work: m). */
+   relative residual (work: m); NaN, without the pass over A, when
+   info->skip_residual asks for none. */
 int cdyn_direct_report(const cdyn_matrix *A, size_t nrhs, const double *b, const double *x, double *work,
                        const char *name, cdyn_solve_info *info);
 

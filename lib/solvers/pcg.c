@@ -203,7 +203,7 @@ static int pcg_solve(void *q, const cdyn_matrix *A, size_t nrhs, const double *b
   (void)rank_tol;
   pcg_state *s = q;
   int worst = CDYN_OK;
-  cdyn_solve_info all = {.rank = (unsigned)s->m};
+  cdyn_solve_info all = {.rank = (unsigned)s->m, .skip_residual = info->skip_residual};
   for (size_t j = 0; j < nrhs; j++) {
     cdyn_solve_info one = {0};
     int rc = pcg_one(s, A, b + j * s->m, x + j * s->m, opts, &one);
