@@ -561,10 +561,27 @@ static void cells(const box *b, const double *o, double cs, long long *c0, long 
    that order, the same in both passes). */
 static int grow(void *pp, size_t *cap, size_t n, size_t sz);
 
+/* Do the elements of boxes a and b (a node and a triangle, or two edges)
+   share a particle?  pair_vf and pair_ee pass such pairs over. */
+static int adjacent(const ctx *c, size_t a, size_t b)
+{
+  size_t nn = c->nn, nt = c->ntris;
+  if (a < nn || b < nn) {
+    size_t p = c->nodes[a < nn ? a : b];
+    const size_t *v = c->tris + 3 * ((a < nn ? b : a) - nn);
+    return p == v[0] || p == v[1] || p == v[2];
+  }
+  const size_t *e = c->edges + 2 * (a - nn - nt), *f = c->edges + 2 * (b - nn - nt);
+  return e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1];
+}
+
 static void pair_of(ctx *c, size_t a, size_t b)
 {
   if (c->collect) {
     ref_replay_ws *w = c->collect;
+    /* Pairs that share a particle are never replayed: not kept. */
+    if (adjacent(c, a, b))
+      return;
     if (w->nkept + 2 > w->keptcap && grow(&w->kept, &w->keptcap, 2 * w->keptcap + 64, sizeof *w->kept)) {
       c->oom = 1;
       return;
@@ -769,7 +786,8 @@ static int within(const box *bx, const box *fat, size_t nb)
  * One pass over the pairs of the boxes bx that overlap, by the kept pairs.
  * The kept pairs are those whose fat boxes overlap, each fat box a box of
  * the pass that built them grown by the skin s (a quarter of the median
- * largest side of those boxes).  While every box of a pass lies within
+ * largest side of those boxes), less the pairs whose elements share a
+ * particle (never replayed).  While every box of a pass lies within
  * its fat box, two boxes that overlap have fat boxes that overlap, so the
  * pairs of the pass are the kept pairs whose boxes overlap, each once:
  * the pass tests those and no grid is made.  Otherwise a pass that may
