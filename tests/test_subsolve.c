@@ -24,7 +24,8 @@
  *    solver's least squares (CHOLMOD's shifted iteration) instead of the
  *    dense path, against the dense path.
  * 4. The layer's argument checks; the verification of an exact answer
- *    (cdyn_as_verify) on answers derived by hand.
+ *    (cdyn_as_verify) on answers derived by hand, and on a handled block
+ *    that falls apart into blocks, one below the rank cut.
  * 5. The contact scheme: subsolve's values, an iterative linear solver
  *    refused, a chain falling onto a floor with subsolve=sparse against
  *    subsolve=dense, and a sparse run repeated bit for bit.
@@ -759,6 +760,48 @@ START_TEST(test_verify)
 }
 END_TEST
 
+/*
+ * The verification's eigenvalues block by block.  A over rows 0, 1, 2 has
+ * two blocks, {0, 2} with [[2, 1], [1, 2]] 1e6 (eigenvalues 1e6, 3e6) and
+ * {1} with 1e-7, interleaved so that the blocks must be gathered apart;
+ * b = (-3e6, -1, -3e6), every row an inequality.  The rank cut is
+ * rank_tol times the largest eigenvalue of the whole, 1e-12 3e6 = 3e-6,
+ * so row 1's 1e-7 is rounding level: l_C = 1e6 and every solution on the
+ * three rows has |mu|_2 <= |bt|_2 / 1e6 = 4.24.
+ *   mu = (1, 1e7, 1), w = 0 solves A mu + b = 0 exactly, but its
+ *     multiplier 1e7 is of a block singular to the cut: refused (a cut
+ *     taken block by block, 1e-12 1e-7, would keep 1e-7 and let it pass);
+ *   mu = (1, 0, 1), w = (0, -1, 0) with row 1 not handled: violated;
+ *   with b_1 = 0, mu = (1, 0, 1), w = 0: the solution, accepted.
+ * The same three answers on the same A with A_01 = A_10 = 1e-30 (one
+ * block, the eigenvalues the same to rounding) get the same verdicts.
+ */
+START_TEST(test_verify_blocks)
+{
+  cdyn_as_ws ws;
+  ck_assert_int_eq(cdyn_as_ws_alloc(&ws, 3), CDYN_OK);
+  for (int joined = 0; joined < 2; joined++) {
+    double A[9] = {2e6, 0, 1e6, 0, 1e-7, 0, 1e6, 0, 2e6};
+    if (joined)
+      A[1] = A[3] = 1e-30;
+    double b[3] = {-3e6, -1, -3e6};
+    const unsigned char all[3] = {1, 1, 1}, outer[3] = {1, 0, 1};
+    const double mu_exact[3] = {1, 1e7, 1}, w0[3] = {0, 0, 0}, mu_outer[3] = {1, 0, 1}, w_viol[3] = {0, -1, 0};
+    cdyn_as_problem q = {.n = 3, .A = A, .b = b, .rank_tol = RANK_TOL};
+    cdyn_as_tolerances(&q, 1e-9);
+    cdyn_error_clear();
+    ck_assert_int_eq(cdyn_as_verify(&ws, &q, mu_exact, w0, all), CDYN_EUNVERIFIED);
+    ck_assert_msg(strstr(cdyn_errmsg(), "exceed twice the bound"), "%d: %s", joined, cdyn_errmsg());
+    ck_assert_int_eq(cdyn_as_verify(&ws, &q, mu_outer, w_viol, outer), CDYN_EUNVERIFIED);
+    ck_assert_msg(strstr(cdyn_errmsg(), "violated"), "%d: %s", joined, cdyn_errmsg());
+    b[1] = 0;
+    cdyn_as_tolerances(&q, 1e-9);
+    ck_assert_msg(cdyn_as_verify(&ws, &q, mu_outer, w0, all) == CDYN_OK, "%d: %s", joined, cdyn_errmsg());
+  }
+  cdyn_as_ws_free(&ws);
+}
+END_TEST
+
 /* ---- 5. the contact scheme -------------------------------------------------------- */
 
 enum { LINKS = 7 };
@@ -1040,6 +1083,7 @@ int main(void)
   tcase_add_test(tc, test_least_squares_beyond_dense_capacity);
   tcase_add_test(tc, test_layer_errors);
   tcase_add_test(tc, test_verify);
+  tcase_add_test(tc, test_verify_blocks);
   suite_add_tcase(s, tc);
   tc = tcase_create("scheme");
   tcase_set_timeout(tc, 60);

@@ -82,6 +82,7 @@ typedef struct cdyn_as_ws {
   double *work;    /* dsyev workspace */
   lapack_int lwork;
   size_t *idx;     /* cap: the rows of S */
+  size_t *blk;     /* 3 dcap + 1: the verification's blocks of A_CC (its union-find, their rows, their starts) */
   unsigned char *set;   /* cap flags, free for the algorithms */
   long *pos;       /* cap, with a sparse solver attached: a row's place in S (the dense fallback's gather) */
   double *tmp[4];  /* cap each, free for the algorithms */

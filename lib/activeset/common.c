@@ -41,7 +41,9 @@
  * rank cut rank_tol lambda_max(A_CC), and with l_C the smallest of them
  *   l_C |mu_C|_2^2 <= mu_C^T A_CC mu_C,   so   |mu_C|_2 <= M = |bt_C|_2 / l_C.
  * l_C comes from the eigenvalues of A_CC (LAPACK dsyev, values only, in
- * the dense sub-solve's storage) when |C| <= VERIFY_EIG_MAX and the
+ * the dense sub-solve's storage; block by block where the graph of A_CC
+ * falls apart into several, whose eigenvalues together are A_CC's:
+ * contacts in distinct places of a cloth) when |C| <= VERIFY_EIG_MAX and the
  * workspace's dense capacity; beyond, from the rank convention alone,
  * l_C >= rank_tol lambda_max(A_CC) >= rank_tol max_{k in C} A_kk, a
  * weaker bound that costs nothing.  An answer with |mu_C|_2 > 2 M +
@@ -106,6 +108,7 @@ void cdyn_as_ws_free(cdyn_as_ws *ws)
   free(ws->x);
   free(ws->work);
   free(ws->idx);
+  free(ws->blk);
   free(ws->set);
   for (int k = 0; k < 4; k++)
     free(ws->tmp[k]);
@@ -135,8 +138,9 @@ int cdyn_as_ws_alloc_rows(cdyn_as_ws *ws, size_t cap, size_t dcap)
   ws->r = malloc(c * sizeof(double));
   ws->x = malloc(c * sizeof(double));
   ws->idx = malloc(c * sizeof(size_t));
+  ws->blk = malloc((3 * dc + 1) * sizeof(size_t));
   ws->set = malloc(c);
-  int ok = ws->sub && ws->eig && ws->r && ws->x && ws->idx && ws->set;
+  int ok = ws->sub && ws->eig && ws->r && ws->x && ws->idx && ws->blk && ws->set;
   for (int k = 0; k < 4 && ok; k++)
     ok = (ws->tmp[k] = malloc(c * sizeof(double))) != NULL;
   if (ok) {
@@ -419,6 +423,56 @@ static void norm_add(scaled_norm *a, double x)
 
 static double norm_value(const scaled_norm *a) { return a->big * sqrt(a->ss); }
 
+/* The root of a in the union-find forest par (halving the path). */
+static size_t uf_root(size_t *par, size_t a)
+{
+  while (par[a] != a)
+    a = par[a] = par[par[a]];
+  return a;
+}
+
+/*
+ * The blocks of A_CC, gathered in ws->sub over the s rows ws->idx: the
+ * connected components of its graph (rows a and c joined where
+ * A_ac != 0).  With more than one, ws->idx is reordered block by block
+ * (each block's rows in their order) and A_CC gathered again, so that
+ * each block is a diagonal block of ws->sub; ws->blk + 2 s then holds
+ * the blocks' starts and s.  Returns the number of blocks.
+ */
+static size_t verify_blocks(cdyn_as_ws *ws, size_t n, const double *A, size_t s)
+{
+  size_t *par = ws->blk, *rows = ws->blk + s, *start = ws->blk + 2 * s;
+  for (size_t a = 0; a < s; a++)
+    par[a] = a;
+  for (size_t a = 0; a < s; a++)
+    for (size_t c = 0; c < a; c++)
+      if (ws->sub[a * s + c] != 0) {
+        size_t ra = uf_root(par, a), rc = uf_root(par, c);
+        if (ra != rc)
+          par[ra > rc ? ra : rc] = ra < rc ? ra : rc; /* the smaller index is the root */
+      }
+  size_t nb = 0;
+  for (size_t a = 0; a < s; a++)
+    nb += uf_root(par, a) == a;
+  if (nb == 1)
+    return 1;
+  /* The blocks in the order of their first rows (their roots), each
+     block's rows in order. */
+  size_t k = 0, b = 0;
+  for (size_t r = 0; r < s; r++) {
+    if (par[r] != r)
+      continue;
+    start[b++] = k;
+    for (size_t a = r; a < s; a++)
+      if (uf_root(par, a) == r)
+        rows[k++] = ws->idx[a];
+  }
+  start[b] = s;
+  memcpy(ws->idx, rows, s * sizeof *rows);
+  cdyn_as_gather(ws, n, A, s);
+  return nb;
+}
+
 int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, const double *w,
                    const unsigned char *handled)
 {
@@ -453,17 +507,23 @@ int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, c
   if (s && dmax > 0) {
     if (s <= ws->dcap && s <= VERIFY_EIG_MAX && (p->A || ws->pos)) {
       cdyn_as_gather(ws, n, p->A, s);
-      lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)s, ws->sub, (lapack_int)s,
-                                           ws->eig, ws->work, ws->lwork);
-      if (info != 0)
-        return cdyn_error(CDYN_ESOLVE, "active set: verification: eigenvalues of the handled block failed (dsyev "
-                                       "info %d)", (int)info);
-      double lmax = ws->eig[s - 1], cut = p->rank_tol * lmax;
+      size_t nb = verify_blocks(ws, n, p->A, s);
+      const size_t *start = ws->blk + 2 * s;
+      double lmax = -INFINITY;
+      for (size_t b = 0; b < nb; b++) {
+        size_t o = nb > 1 ? start[b] : 0, z = nb > 1 ? start[b + 1] - o : s;
+        lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)z, ws->sub + o * s + o,
+                                             (lapack_int)s, ws->eig + o, ws->work, ws->lwork);
+        if (info != 0)
+          return cdyn_error(CDYN_ESOLVE, "active set: verification: eigenvalues of the handled block failed (dsyev "
+                                         "info %d)", (int)info);
+        lmax = fmax(lmax, ws->eig[o + z - 1]);
+      }
+      /* The smallest above the cut (each block's eigenvalues ascending). */
+      double cut = p->rank_tol * lmax;
       for (size_t a = 0; a < s; a++)
-        if (ws->eig[a] > cut) {
+        if (ws->eig[a] > cut && !(ws->eig[a] >= lmin))
           lmin = ws->eig[a];
-          break;
-        }
     } else {
       lmin = p->rank_tol * dmax;
       how = "the rank cut";
