@@ -421,12 +421,15 @@ static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A, int mode)
   memcpy(a->rowptr, A->rowptr, (m + 1) * sizeof(int));
   memcpy(a->col, A->col, nnz * sizeof(int));
 
-  /* The fill-reducing ordering: AMD, postordered. */
+  /* The fill-reducing ordering: AMD, postordered (a simplicial analysis
+     whatever the mode: the ordering does not depend on it). */
   cholmod_sparse S = wrap(m, nnz, a->rowptr, a->col, NULL, 1, 0);
   s->c.nmethods = 1;
   s->c.method[0].ordering = CHOLMOD_AMD;
   s->c.postorder = 1;
+  s->c.supernodal = CHOLMOD_SIMPLICIAL;
   cholmod_factor *L0 = cholmod_analyze(&S, &s->c);
+  s->c.supernodal = mode_values[mode];
   if (!L0) {
     free(inv);
     int rc = chm_status(s, "the ordering (cholmod_analyze)");
@@ -434,7 +437,21 @@ static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A, int mode)
     return rc;
   }
   memcpy(a->perm, L0->Perm, m * sizeof(int));
-  cholmod_free_factor(&L0, &s->c);
+  /* A simplicial symbolic factor is its ordering and its column counts.
+     Relabelled by that ordering, it is the analysis of P A P^T in its own
+     order: the same column counts (a postordering of the elimination tree
+     changes no column's count), the identity for P.  So in the simplicial
+     mode it is kept as that analysis, which the second call of
+     cholmod_analyze below would find again (its elimination tree and
+     column counts, half the analysis's time), and the factorisations
+     from it are the same bits. */
+  if (mode_values[mode] == CHOLMOD_SIMPLICIAL && !L0->is_super && L0->xtype == CHOLMOD_PATTERN) {
+    int *P = L0->Perm;
+    for (size_t i = 0; i < m; i++)
+      P[i] = (int)i;
+    L0->ordering = CHOLMOD_NATURAL;
+  } else
+    cholmod_free_factor(&L0, &s->c);
   for (size_t i = 0; i < m; i++)
     inv[a->perm[i]] = (int)i;
 
@@ -474,7 +491,7 @@ static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A, int mode)
   S = wrap(m, nnz, a->pp, a->pi, NULL, 1, 1);
   s->c.method[0].ordering = CHOLMOD_NATURAL;
   s->c.postorder = 0;
-  a->L = cholmod_analyze(&S, &s->c);
+  a->L = L0 ? L0 : cholmod_analyze(&S, &s->c);
   if (!a->L) {
     int rc = chm_status(s, "the analysis (cholmod_analyze)");
     analysis_free(s, a);
