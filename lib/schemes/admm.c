@@ -906,8 +906,10 @@ static inline __m128d pick(__m128d mask, __m128d a, __m128d b)
  * spring_iter without the dual residual, two springs at a time: each
  * lane's operations are spring_iter's, in its order, so the bits are the
  * same (a spring with W = 0 keeps its y and z, and adds nothing to the
- * residual; one with c = 0 adds c (...) = 0).  Returns the springs done,
- * an even number; the caller does the last one.
+ * residual; one with c = 0 adds c (...) = 0), and each pair's pulls are
+ * scattered into s->pull as it is done, spring by spring (the order of the
+ * caller's pass over gbuf, so the sums are the same).  Returns the springs
+ * done, an even number; the caller does the last one and scatters it.
  */
 static size_t springs_sse2(state *s, size_t ns, int keepz, double *rp)
 {
@@ -954,7 +956,20 @@ static size_t springs_sse2(state *s, size_t ns, int keepz, double *rp)
     gx = _mm_add_pd(gx, _mm_mul_pd(c, _mm_sub_pd(dxx, _mm_mul_pd(nx, sn))));
     gy = _mm_add_pd(gy, _mm_mul_pd(c, _mm_sub_pd(dxy, _mm_mul_pd(ny, sn))));
     gz = _mm_add_pd(gz, _mm_mul_pd(c, _mm_sub_pd(dxz, _mm_mul_pd(nz, sn))));
-    store3x2(s->gbuf + 3 * k, gx, gy, gz);
+    /* the two springs' pulls scattered in their order, as the
+       caller's pass over gbuf would */
+    double g[6];
+    store3x2(g, gx, gy, gz);
+    for (int l = 0; l < 2; l++) {
+      double *pi = s->pull + 3 * (size_t)t->i[l], *pj = s->pull + 3 * (size_t)t->j[l];
+      const double *gl = g + 3 * l;
+      pi[0] += gl[0];
+      pi[1] += gl[1];
+      pi[2] += gl[2];
+      pj[0] -= gl[0];
+      pj[1] -= gl[1];
+      pj[2] -= gl[2];
+    }
   }
   double lanes[2];
   _mm_storeu_pd(lanes, rpv);
@@ -1180,7 +1195,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
 #endif
     for (size_t k = k0; k < ns; k++)
       spring_iter(s, k, dual, keepz, &rp);
-    for (size_t k = 0; k < ns; k++) {
+    for (size_t k = k0; k < ns; k++) {
       const double *g = s->gbuf + 3 * k;
       double *pi = s->pull + 3 * (size_t)s->pij[2 * k], *pj = s->pull + 3 * (size_t)s->pij[2 * k + 1];
       pi[0] += g[0];
