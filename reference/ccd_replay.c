@@ -783,12 +783,43 @@ static int within(const box *bx, const box *fat, size_t nb)
 }
 
 /*
+ * Is there a translation t with every box bx[b] - t within its fat box?
+ * Boxes overlap exactly when their translates by one t do, so then too two
+ * boxes that overlap have fat boxes that overlap.  Along axis k, t_k must
+ * lie in [max_b (hi - fat.hi), min_b (lo - fat.lo)]; the interval is
+ * taken as not empty only when it is wider than 1e-12 of the largest
+ * coordinate (plus 1e-12 m), far above the rounding of the differences
+ * (1e-16 relative), so that its midpoint satisfies every inequality
+ * exactly.  A coordinate that is not finite: no.
+ */
+static int within_moved(const box *bx, const box *fat, size_t nb)
+{
+  double lo[3] = {-INFINITY, -INFINITY, -INFINITY}, hi[3] = {INFINITY, INFINITY, INFINITY}, mag = 0;
+  for (size_t b = 0; b < nb; b++)
+    for (int k = 0; k < 3; k++) {
+      double a = bx[b].hi[k] - fat[b].hi[k], c = bx[b].lo[k] - fat[b].lo[k];
+      if (!isfinite(a) || !isfinite(c))
+        return 0;
+      lo[k] = a > lo[k] ? a : lo[k];
+      hi[k] = c < hi[k] ? c : hi[k];
+      double m = fmax(fmax(fabs(bx[b].lo[k]), fabs(bx[b].hi[k])), fmax(fabs(fat[b].lo[k]), fabs(fat[b].hi[k])));
+      mag = m > mag ? m : mag;
+    }
+  for (int k = 0; k < 3; k++)
+    if (!(hi[k] - lo[k] > 1e-12 * (mag + 1)))
+      return 0;
+  return 1;
+}
+
+/*
  * One pass over the pairs of the boxes bx that overlap, by the kept pairs.
  * The kept pairs are those whose fat boxes overlap, each fat box a box of
  * the pass that built them grown by the skin s (a quarter of the median
  * largest side of those boxes), less the pairs whose elements share a
  * particle (never replayed).  While every box of a pass lies within
- * its fat box, two boxes that overlap have fat boxes that overlap, so the
+ * its fat box, or within it moved by one translation common to all
+ * (within_moved: a cloth that falls or drifts as a whole), two boxes that
+ * overlap have fat boxes that overlap, so the
  * pairs of the pass are the kept pairs whose boxes overlap, each once:
  * the pass tests those and no grid is made.  Otherwise a pass that may
  * build (the first) makes the grid of the boxes grown by s and keeps its
@@ -805,7 +836,7 @@ static int within(const box *bx, const box *fat, size_t nb)
 static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
 {
   size_t nb = w->nbx;
-  int use = w->have_kept && within(bx, w->fat, nb);
+  int use = w->have_kept && (within(bx, w->fat, nb) || within_moved(bx, w->fat, nb));
   if (!use && !may_build)
     return grid(w, c, bx);
   if (use && may_build) {

@@ -1250,16 +1250,19 @@ END_TEST
  * The kept pairs: a 12 x 12 sheet folded over itself moves a little at
  * each of 90 calls through one workspace (every node along its own
  * smooth path, a few nodes still), with the whole sheet shifted by 0.2,
- * past every box's skin, at call 15 and at every call from 30 to 37,
- * and, from call 20 to 40, a node sweeping through the fold; every call's
+ * past every box's skin, at call 15, stretched along x by 15 % (0.15 m
+ * from end to end, past the skins too) at every call from 30 to 37, and,
+ * from call 20 to 40, a node sweeping through the fold; every call's
  * report is the one a fresh workspace gives, field by field (min_dist to
  * the bit: the same distances of the same pairs), and the counts of
  * testing every pair.  Every way of meeting the pairs is taken: a grid
- * whose pairs are kept (the first call, after the jumps), the pairs kept
- * from an earlier call, and, while some node moves past its skin at
- * every call (the sweeping node, the jumps), the plain grid (a kept list
- * served no call); once every node moves a little
- * again, kept pairs serve calls again.
+ * whose pairs are kept (the first call, after the stretches), the pairs
+ * kept from an earlier call (at every call of a drift of the whole sheet
+ * by 0.015 a call from call 50 to 70, 0.3 in all: a translation moves
+ * no box against another), and, while some node moves past its skin at
+ * every call relative to the others (the sweeping node, the stretches),
+ * the plain grid (a kept list served no call); once every node moves a
+ * little again, kept pairs serve calls again.
  */
 START_TEST(test_replay_kept_pairs)
 {
@@ -1272,18 +1275,22 @@ START_TEST(test_replay_kept_pairs)
     ph[k] = tu_uniform(&seed, 0, 6.283185307179586);
   ref_replay_ws *ws = ref_replay_ws_new();
   ck_assert_ptr_nonnull(ws);
-  size_t crossings = 0, near = 0, reuses_jumping = 0;
-  double shift = 0;
+  size_t crossings = 0, near = 0, reuses_jumping = 0, reuses_50 = 0, reuses_70 = 0;
+  double shift = 0, stretch = 1;
   for (int call = 0; call <= CALLS; call++) {
     double *x = call % 2 ? xb : xa;
-    if (call == 15 || (call >= 30 && call <= 37))
+    if (call == 15)
       shift += 0.2;
+    if (call >= 30 && call <= 37)
+      stretch *= 1.15;
+    if (call > 50 && call <= 70)
+      shift += 0.015;
     for (size_t i = 0; i < G; i++)
       for (size_t j = 0; j < G; j++) {
         size_t q = i * G + j;
         double u = (double)i / (G - 1), th = 2.2 * 3.141592653589793 * (double)j / (G - 1), t = 0.01 * call;
         double w = q % 11 == 5 ? 0 : 0.02;
-        x[3 * q] = u + shift + w * sin(30 * t + ph[3 * q]);
+        x[3 * q] = u * stretch + shift + w * sin(30 * t + ph[3 * q]);
         x[3 * q + 1] = 0.2 * sin(th) + w * sin(40 * t + ph[3 * q + 1]);
         x[3 * q + 2] = 0.2 * cos(th) + w * sin(50 * t + ph[3 * q + 2]);
       }
@@ -1315,7 +1322,13 @@ START_TEST(test_replay_kept_pairs)
     crossings += kept.crossings, near += kept.near;
     if (call == 40)
       ref_replay_ws_counts(ws, NULL, &reuses_jumping, NULL);
+    if (call == 50)
+      ref_replay_ws_counts(ws, NULL, &reuses_50, NULL);
+    if (call == 70)
+      ref_replay_ws_counts(ws, NULL, &reuses_70, NULL);
   }
+  ck_assert_msg(reuses_70 == reuses_50 + 20, "the drifting sheet: reuses %zu after call 50, %zu after call 70",
+                reuses_50, reuses_70);
   size_t builds, reuses, plain;
   ref_replay_ws_counts(ws, &builds, &reuses, &plain);
   ck_assert_msg(builds >= 3 && reuses >= 10 && plain >= 2 && builds + reuses + plain == CALLS && reuses > reuses_jumping,
