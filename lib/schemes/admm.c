@@ -815,6 +815,18 @@ static void spring_prox(const shot *t, size_t l, const double *a, double *z)
   z[2] = a[2] * f;
 }
 
+/* A spring's pull g on its particles i (+ g) and j (- g). */
+static inline void add_pull(double *pull, size_t i, size_t j, const double *g)
+{
+  double *pi = pull + 3 * i, *pj = pull + 3 * j;
+  pi[0] += g[0];
+  pi[1] += g[1];
+  pi[2] += g[2];
+  pj[0] -= g[0];
+  pj[1] -= g[1];
+  pj[2] -= g[2];
+}
+
 /* Spring k's share of an iteration: its prox and dual, its pull (into
    gbuf), its primal residual (into *rp) and, with `dual`, the change of
    its pull, scattered into dpull. */
@@ -960,16 +972,8 @@ static size_t springs_sse2(state *s, size_t ns, int keepz, double *rp)
        caller's pass over gbuf would */
     double g[6];
     store3x2(g, gx, gy, gz);
-    for (int l = 0; l < 2; l++) {
-      double *pi = s->pull + 3 * (size_t)t->i[l], *pj = s->pull + 3 * (size_t)t->j[l];
-      const double *gl = g + 3 * l;
-      pi[0] += gl[0];
-      pi[1] += gl[1];
-      pi[2] += gl[2];
-      pj[0] -= gl[0];
-      pj[1] -= gl[1];
-      pj[2] -= gl[2];
-    }
+    add_pull(s->pull, t->i[0], t->j[0], g);
+    add_pull(s->pull, t->i[1], t->j[1], g + 3);
   }
   double lanes[2];
   _mm_storeu_pd(lanes, rpv);
@@ -1195,16 +1199,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
 #endif
     for (size_t k = k0; k < ns; k++)
       spring_iter(s, k, dual, keepz, &rp);
-    for (size_t k = k0; k < ns; k++) {
-      const double *g = s->gbuf + 3 * k;
-      double *pi = s->pull + 3 * (size_t)s->pij[2 * k], *pj = s->pull + 3 * (size_t)s->pij[2 * k + 1];
-      pi[0] += g[0];
-      pi[1] += g[1];
-      pi[2] += g[2];
-      pj[0] -= g[0];
-      pj[1] -= g[1];
-      pj[2] -= g[2];
-    }
+    for (size_t k = k0; k < ns; k++)
+      add_pull(s->pull, s->pij[2 * k], s->pij[2 * k + 1], s->gbuf + 3 * k);
     for (size_t r = 0; r < m; r++) {
       if (s->form[r] != FORM_SPLIT)
         continue;
