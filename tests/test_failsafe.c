@@ -236,6 +236,66 @@ START_TEST(test_quiet_step)
 }
 END_TEST
 
+/* The handler's own check of the motion taken (continuous detection),
+   with no repeat allowed: at rest at the step's start (so that the
+   prediction from the start makes no contact), then the free motion.  A
+   kept step is counted quiet when the check found no pair touching and
+   touched otherwise, the fail-safe on or not; with it on, a quiet step is
+   one it reuses the check for (fs_reused) and a touched one one it works
+   on (its own passes). */
+static void step_checked(mesh *m, int failsafe, cdyn_contacts_counts *cn)
+{
+  cdyn_contacts_opts o;
+  ck_assert_int_eq(cdyn_contacts_opts_default(&o), CDYN_OK);
+  o.thickness = 1e-3;
+  o.continuous = 1;
+  o.max_redo = 0;
+  o.failsafe = failsafe;
+  o.capacity = 1 << 16;
+  o.pairs = 1 << 22;
+  double *rest = calloc(3 * m->n, sizeof *rest);
+  ck_assert(rest);
+  ck_assert_int_eq(cdyn_system_set_state(m->sys, m->x0, rest), CDYN_OK);
+  cdyn_contacts *cc;
+  ck_assert_int_eq(cdyn_contacts_new(&cc, m->sys, m->tri, m->ntri, &o), CDYN_OK);
+  ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);
+  ck_assert_int_eq(cdyn_system_set_state(m->sys, m->x1, m->v0), CDYN_OK);
+  int redo = -1;
+  ck_assert_int_eq(cdyn_contacts_after(cc, NULL, 1e-3, &redo), CDYN_OK);
+  ck_assert_int_eq(redo, 0);
+  ck_assert_int_eq(cdyn_contacts_counts_get(cc, cn), CDYN_OK);
+  cdyn_contacts_free(cc);
+  free(rest);
+}
+
+START_TEST(test_after_counts)
+{
+  for (int fs = 0; fs < 2; fs++) {
+    mesh m;
+    cdyn_contacts_counts cn;
+    /* the folds of test_no_crossing: pairs touch in the motion taken */
+    mesh_make(&m, 12, 6, 5, 0);
+    step_checked(&m, fs, &cn);
+    ck_assert_uint_eq(cn.touched_after, 1);
+    ck_assert_uint_eq(cn.quiet_after, 0);
+    ck_assert_uint_eq(cn.fs_reused, 0);
+    ck_assert(fs ? cn.fs_passes >= 1 && cn.fs_steps == 1 : cn.fs_passes == 0);
+    if (fs)
+      ck_assert_uint_eq(replay(&m).crossings, 0);
+    mesh_free(&m);
+    /* test_quiet_step's small motion: none touches */
+    mesh_make(&m, 8, 0.01, 9, 0);
+    step_checked(&m, fs, &cn);
+    ck_assert_uint_eq(cn.touched_after, 0);
+    ck_assert_uint_eq(cn.quiet_after, 1);
+    ck_assert_uint_eq(cn.fs_reused, (unsigned long)fs);
+    ck_assert_uint_eq(cn.fs_passes, 0);
+    ck_assert_uint_eq(cn.fs_steps, 0);
+    mesh_free(&m);
+  }
+}
+END_TEST
+
 START_TEST(test_bad_options)
 {
   mesh m;
@@ -276,6 +336,7 @@ int main(void)
   tcase_add_test(tc, test_pinned_zone_frozen);
   tcase_add_test(tc, test_pass_bound);
   tcase_add_test(tc, test_quiet_step);
+  tcase_add_test(tc, test_after_counts);
   tcase_add_test(tc, test_bad_options);
   suite_add_tcase(s, tc);
   return tu_run(s);

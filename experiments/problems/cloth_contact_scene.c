@@ -371,6 +371,14 @@ typedef struct {
   double rows_sum, contacts_sum; /* over the measured steps: rows in the solves, contacts */
   long touch_max;                /* the most contacts (cloth-cloth and ball-node) at a step's end */
   cdyn_stats stats;              /* the stepper's, at the run's end */
+  /* For the log: the broad phase's counts (cdyn_contacts_counts), how the
+     replay met its pairs (rq_counts), and the steps whose check of the
+     motion taken found no pair touching or some (quiet_after,
+     touched_after: a fail-safe would have reused the first and worked on
+     the second). */
+  unsigned long list_builds, list_kept, list_direct, near_queries, tests, cleared, quiet_after, touched_after;
+  size_t rq_built, rq_reused, rq_plain;
+  int shared; /* its rows are those of the run it shares its simulation with (share_failsafe) */
 } run_result;
 
 /* The cloth's mean height: the mean y of its nodes (m). */
@@ -686,6 +694,27 @@ static void sink_free(run_sink *k)
     free(k->buf[i]), k->buf[i] = NULL, k->len[i] = 0;
 }
 
+/* A run's lines in the log: its measures, its broad phase, its replay
+   and (failsafe: a run with the fail-safe) the fail-safe's work. */
+static void log_run(FILE *out, const char *name, const run_result *R, int failsafe)
+{
+  fprintf(out, "  %-12s steps %-5ld crossings %-4lu violation %-8.3g min dist %-9.3g ball gap %-9.3g contacts <= %-5ld "
+         "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
+         name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
+         R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
+         R->failed ? (R->status == CDYN_EDIVERGED ? " (diverged)" : " (failed)") : "");
+  fprintf(out, "  %-12s broad phase: %lu candidate lists found, %lu motions answered from a kept list, %lu from the "
+         "hierarchies, %lu queries from the pairs of the motion's prediction; %lu pair tests, %lu cleared by distance\n",
+         name, R->list_builds, R->list_kept, R->list_direct, R->near_queries, R->tests, R->cleared);
+  fprintf(out, "  %-12s replay: %zu steps met their pairs by a grid whose pairs were kept, %zu by pairs kept from an "
+         "earlier step, %zu by a grid alone\n", name, R->rq_built, R->rq_reused, R->rq_plain);
+  if (failsafe)
+    fprintf(out, "  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
+           "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",
+           name, R->fs_steps, R->fs_zones, R->fs_frozen, R->fs_passes, R->fs_impulse, R->fs_momentum,
+           R->fs_energy, R->fs_unresolved, 1e3 * R->t_failsafe);
+}
+
 /* Run r of ctx on the scene sp into *R, its output into k. */
 static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, const double *snaps, int nsnap,
                       unsigned char *flag, run_result *R, run_sink *k)
@@ -809,23 +838,11 @@ static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, c
   R->t_replay = replay_t / (double)done;
   R->solves = cost.steps;
   cdyn_stepper_stats(st, &R->stats);
-  fprintf(k->out, "  %-12s steps %-5ld crossings %-4lu violation %-8.3g min dist %-9.3g ball gap %-9.3g contacts <= %-5ld "
-         "releases %-6lu delay <= %lu (mean %.2f) repeats %-4lu detect %.3g ms solve %.3g ms%s\n",
-         run->name, R->steps_done, R->crossings, R->violation, R->min_dist, R->ball_gap, R->contacts_max,
-         R->releases, R->delay_max, R->delay_mean, R->redos, 1e3 * R->t_detect, 1e3 * R->t_solve,
-         R->failed ? (R->status == CDYN_EDIVERGED ? " (diverged)" : " (failed)") : "");
-  fprintf(k->out, "  %-12s broad phase: %lu candidate lists found, %lu motions answered from a kept list, %lu from the "
-         "hierarchies, %lu queries from the pairs of the motion's prediction; %lu pair tests, %lu cleared by distance\n",
-         run->name, cn.list_builds, cn.list_kept, cn.list_direct, cn.near_queries, cn.tests, cn.cleared);
-  size_t rb, rr, rp;
-  rq_counts(o.q, &rb, &rr, &rp);
-  fprintf(k->out, "  %-12s replay: %zu steps met their pairs by a grid whose pairs were kept, %zu by pairs kept from an "
-         "earlier step, %zu by a grid alone\n", run->name, rb, rr, rp);
-  if (hd.failsafe)
-    fprintf(k->out, "  %-12s fail-safe: %lu steps changed, %lu zones (%lu frozen), %lu passes, impulse %.3g N s, momentum "
-           "%.3g N s, energy removed %.3g J, unresolved %lu, %.3g ms a step\n",
-           run->name, R->fs_steps, R->fs_zones, R->fs_frozen, R->fs_passes, R->fs_impulse, R->fs_momentum,
-           R->fs_energy, R->fs_unresolved, 1e3 * R->t_failsafe);
+  R->list_builds = cn.list_builds, R->list_kept = cn.list_kept, R->list_direct = cn.list_direct;
+  R->near_queries = cn.near_queries, R->tests = cn.tests, R->cleared = cn.cleared;
+  R->quiet_after = cn.quiet_after, R->touched_after = cn.touched_after;
+  rq_counts(o.q, &R->rq_built, &R->rq_reused, &R->rq_plain);
+  log_run(k->out, run->name, R, hd.failsafe);
   cdyn_stepper_free(st);
   cc_free(&s);
   free(cuts.x);
@@ -883,6 +900,125 @@ static int read_records(FILE *f, run_result *res, run_sink *outs, unsigned char 
 }
 
 /*
+ * The run failsafe as the run implicit's simulation (cloth-self-contact's
+ * share_failsafe, on by default).  The two runs differ only by the
+ * fail-safe after each step, and the fail-safe acts only after a step
+ * whose check of the motion taken (the handler's own, which both runs
+ * make) found a pair touching: after every other step it reuses that check
+ * and changes nothing (lib/collision/failsafe.c).  So when no step of
+ * implicit was left with a pair touching (its touched_after is 0), the run
+ * failsafe would take the same states, contacts and solves, bit for bit,
+ * and its replay would replay the same motion: its rows are implicit's,
+ * its fail-safe counts those of a fail-safe that reused the check after
+ * each of those steps (fs_reused = quiet_after, nothing else), and only its
+ * unconstrained step is measured again.  Otherwise (a step left touching,
+ * a failed run, a message on stderr) failsafe is simulated on its own.
+ * The pair must be the two runs of one scheme with the same options (no
+ * --set for failsafe alone), and no capture on (cdyn export records each
+ * run's own scene).  tests/experiments/test_cloth_experiments.c checks
+ * that share_failsafe = 0 gives the same bytes.
+ */
+static int share_pair(const exp_ctx *ctx, const exp_cc_spec *sp, int *ri, int *rf)
+{
+  *ri = *rf = -1;
+  int i = exp_run_index(ctx, "implicit"), f = exp_run_index(ctx, "failsafe");
+  if (!sp->share || exp_capture_on() || i < 0 || f < 0)
+    return 0;
+  const exp_runspec *a = &ctx->runs[i], *b = &ctx->runs[f];
+  if (strcmp(a->scheme, b->scheme))
+    return 0;
+  for (const char *const *x = a->overrides, *const *y = b->overrides;;) {
+    const char *u = x ? *x : NULL, *v = y ? *y : NULL;
+    if (!u || !v) {
+      if (u || v)
+        return 0;
+      break;
+    }
+    if (strcmp(u, v))
+      return 0;
+    x++, y++;
+  }
+  for (int k = 0; k < ctx->nsets; k++)
+    if (ctx->sets[k].scheme && !strcmp(ctx->sets[k].scheme, b->name))
+      return 0;
+  *ri = i, *rf = f;
+  return 1;
+}
+
+/* buf (len bytes) with each line's first field `from` made `to`, into
+   *out (malloc'd; *out NULL when a line does not start with from and a
+   comma). */
+static int relabel(const char *buf, size_t len, const char *from, const char *to, char **out, size_t *olen)
+{
+  size_t nf = strlen(from), nt = strlen(to), lines = 0;
+  *out = NULL, *olen = 0;
+  for (size_t p = 0; p < len; p++)
+    lines += buf[p] == '\n';
+  char *o = malloc(len + lines * (nt > nf ? nt - nf : 0) + 1), *w = o;
+  if (!o)
+    return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  for (size_t p = 0; p < len;) {
+    const char *nl = memchr(buf + p, '\n', len - p);
+    size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+    if (end - p <= nf || memcmp(buf + p, from, nf) || buf[p + nf] != ',') {
+      free(o);
+      return CDYN_OK;
+    }
+    memcpy(w, to, nt);
+    memcpy(w + nt, buf + p + nf, end - p - nf);
+    w += nt + end - p - nf;
+    p = end;
+  }
+  *w = '\0';
+  *out = o, *olen = (size_t)(w - o);
+  return CDYN_OK;
+}
+
+/* Run rf as run ri's simulation, if it may be (see share_pair): *R and k
+   from Ri and ki, *shared 1; else *shared 0 and nothing done. */
+static int share_run(exp_ctx *ctx, const exp_cc_spec *sp, int ri, int rf, const run_result *Ri, const run_sink *ki,
+                     run_result *R, run_sink *k, int *shared)
+{
+  *shared = 0;
+  if (Ri->failed || Ri->touched_after || ki->len[5] || ki->failed)
+    return CDYN_OK;
+  const char *from = ctx->runs[ri].name, *to = ctx->runs[rf].name;
+  run_sink t;
+  memset(&t, 0, sizeof t);
+  for (int i = 0; i < 4; i++) {
+    int rc = relabel(ki->buf[i] ? ki->buf[i] : "", ki->len[i], from, to, &t.buf[i], &t.len[i]);
+    if (rc || !t.buf[i]) {
+      sink_free(&t);
+      return rc;
+    }
+  }
+  *R = *Ri;
+  R->fs_reused = Ri->quiet_after;
+  R->shared = 1;
+  int rc = free_step_cost(ctx, sp, &ctx->runs[rf], R->h, R->steps < 100 ? R->steps : 100, &R->t_free);
+  FILE *out = rc ? NULL : open_memstream(&t.buf[4], &t.len[4]);
+  if (!rc && !out)
+    rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  if (out) {
+    log_run(out, to, R, 1);
+    fprintf(out, "  %-12s is %s's simulation: no step of %s kept a pair touching, so the fail-safe, which acts only "
+            "after such a step, would have reused the check after each of its %lu steps and changed nothing "
+            "(share_failsafe = 0 simulates it on its own)\n", to, from, from, R->quiet_after);
+    if (fclose(out))
+      rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  }
+  if (!rc && !(t.buf[5] = calloc(1, 1)))
+    rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
+  if (rc) {
+    sink_free(&t);
+    return rc;
+  }
+  *k = t;
+  *shared = 1;
+  return CDYN_OK;
+}
+
+/*
  * Every run of ctx, each by cc_one_run, by `jobs` processes at once
  * (cloth-self-contact's parameter; 1 elsewhere): the runs are independent,
  * so a second process (fork, before any run has started a thread) takes
@@ -905,7 +1041,8 @@ static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double
     free(outs);
     return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
   }
-  int tok[2] = {-1, -1};
+  int tok[2] = {-1, -1}, ri, rf;
+  share_pair(ctx, sp, &ri, &rf);
   FILE *tf = NULL;
   pid_t pid = -1;
   /* cdyn export's capture records each run in this process: one process then. */
@@ -914,7 +1051,7 @@ static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double
       rc = cdyn_error(CDYN_EIO, "cloth-contact: no pipe or temporary file for a second process");
     for (int r = 0; r < n && !rc; r++) {
       unsigned char b = (unsigned char)r;
-      if (write(tok[1], &b, 1) != 1)
+      if (r != rf && write(tok[1], &b, 1) != 1)
         rc = cdyn_error(CDYN_EIO, "cloth-contact: writing the run queue");
     }
     if (tok[1] >= 0)
@@ -936,31 +1073,50 @@ static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double
       r = b;
     } else if ((r = next++) >= n) {
       break;
+    } else if (r == rf) {
+      continue;
     }
-    run_sink *k = &outs[r];
-    if ((rc = sink_open(k, files)))
-      break;
-    int orc = cc_one_run(ctx, sp, r, every, snaps, nsnap, flag, &res[r], k);
-    int crc = sink_close(k);
-    rc = orc ? orc : crc;
-    if (!rc && k->failed)
-      rc = cdyn_error(CDYN_EIO, "cloth-contact: a row of run %s was refused", ctx->runs[r].name);
-    if (worker) {
-      run_record rec;
-      memset(&rec, 0, sizeof rec);
-      rec.r = r, rec.rc = rc, rec.R = res[r];
-      memcpy(rec.len, k->len, sizeof rec.len);
-      if (rc)
-        snprintf(rec.msg, sizeof rec.msg, "%s", cdyn_errmsg());
-      int ok = write_all(tf, &rec, sizeof rec);
-      for (int i = 0; i < 6 && ok; i++)
-        ok = write_all(tf, k->buf[i], k->len[i]);
-      sink_free(k);
-      if (!ok)
-        _exit(3);
-    } else {
-      done[r] = 1;
+    /* Run r, then (r the run implicit) the run failsafe, from implicit's
+       simulation when it may be (share_run), else on its own. */
+    int todo[2] = {r, r == ri ? rf : -1}, nt = 0;
+    for (int j = 0; j < 2 && todo[j] >= 0 && !rc; j++) {
+      int q = todo[j], shared = 0;
+      nt = j + 1; /* the records to send: through this run's, with rc */
+      run_sink *k = &outs[q];
+      if (j == 1 && (rc = share_run(ctx, sp, r, q, &res[r], &outs[r], &res[q], k, &shared)))
+        break;
+      if (shared)
+        continue;
+      if ((rc = sink_open(k, files)))
+        break;
+      int orc = cc_one_run(ctx, sp, q, every, snaps, nsnap, flag, &res[q], k);
+      int crc = sink_close(k);
+      rc = orc ? orc : crc;
+      if (!rc && k->failed)
+        rc = cdyn_error(CDYN_EIO, "cloth-contact: a row of run %s was refused", ctx->runs[q].name);
     }
+    for (int j = 0; j < nt; j++) {
+      int q = todo[j];
+      run_sink *k = &outs[q];
+      if (worker) {
+        run_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.r = q, rec.rc = j == nt - 1 ? rc : CDYN_OK, rec.R = res[q];
+        memcpy(rec.len, k->len, sizeof rec.len);
+        if (rec.rc)
+          snprintf(rec.msg, sizeof rec.msg, "%s", cdyn_errmsg());
+        int ok = write_all(tf, &rec, sizeof rec);
+        for (int i = 0; i < 6 && ok; i++)
+          ok = write_all(tf, k->buf[i], k->len[i]);
+        if (!ok)
+          _exit(3);
+      } else {
+        done[q] = 1;
+      }
+    }
+    if (worker)
+      for (int j = 0; j < nt; j++)
+        sink_free(&outs[todo[j]]);
   }
   if (worker) {
     run_record rec;

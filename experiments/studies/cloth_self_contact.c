@@ -57,6 +57,10 @@ static const exp_param self_params[] = {
    "the step of the runs admm-frame*, over the same time as the others (s)"},
   {"jobs", "2", EXP_INT, 1, 2, EXP_OWN,
    "processes that run the runs at once (1 or 2); the files are the same for either, the timing files aside"},
+  {"share_failsafe", "1", EXP_INT, 0, 1, EXP_OWN,
+   "1: the run failsafe is the run implicit's simulation when no step of implicit kept a pair touching (the "
+   "fail-safe acts only after such a step); 0: simulated on its own. The files are the same for either, the timing "
+   "files aside"},
   {"out_every", "10", EXP_INT, 1, 1e9, 0, "write every this many steps (maxima and sums over them)"},
   {"snapshots", "0.25,0.5,1,2", EXP_TEXT, 0, 0, 0, "times of the mesh snapshots (s), comma separated"},
   EXP_PARAMS_END};
@@ -97,6 +101,7 @@ static int self_run(exp_ctx *ctx)
   exp_param_double(ctx, "frame", &sp.frame);
   exp_param_double(ctx, "merge", &sp.merge);
   sp.jobs = exp_param_long(ctx, "jobs");
+  sp.share = exp_param_long(ctx, "share_failsafe") != 0;
   return exp_cc_run(ctx, &sp);
 }
 

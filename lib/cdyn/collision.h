@@ -165,6 +165,10 @@ typedef struct cdyn_contacts_counts {
                                    boxes, grown more, hold theirs (the check of a step's motion taken,
                                    from the pairs of its prediction), cumulative; a motion all of whose
                                    queries were is in none of the three counts above */
+  unsigned long quiet_after;    /* continuous: steps kept (no repeat asked) whose check of the motion taken
+                                   found no pair touching, cumulative; with the fail-safe on, fs_reused */
+  unsigned long touched_after;  /* continuous: steps kept whose check found a pair touching (no repeat left),
+                                   cumulative: the steps a fail-safe would have worked on */
 } cdyn_contacts_counts;
 
 enum { CDYN_CONTACT_VF = 0, CDYN_CONTACT_EE = 1, CDYN_CONTACT_NN = 2 };

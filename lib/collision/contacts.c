@@ -900,6 +900,15 @@ int cdyn_contacts_after(cdyn_contacts *cc, const cdyn_stepper *st, double h, int
         cc->c[k].fresh = 1;
     }
   }
+  /* The step stands: whether its check found a pair touching, the
+     fail-safe on or not (a run without it can then tell whether it would
+     have had work). */
+  if (cc->o.continuous) {
+    if (cc->touching)
+      cc->counts.touched_after++;
+    else
+      cc->counts.quiet_after++;
+  }
   /* The fail-safe, after the scheme's contact handling: the step's motion
      as the scheme left it, made free of crossings. */
   if (cc->o.failsafe) {

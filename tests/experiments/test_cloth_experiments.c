@@ -427,8 +427,14 @@ START_TEST(test_cloth_self_contact)
     wp(dir, "bad");
     ck_assert(!exists(dir));
   }
-  run_ok("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048", "--set",
-         "snapshots=0.1,0.2", "--out", "sc");
+  /* The run failsafe is the run implicit's simulation here (share_failsafe
+     on by default): no step of implicit kept a pair touching. */
+  proc ps = run_cdyn("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048",
+                     "--set", "snapshots=0.1,0.2", "--out", "sc");
+  ck_assert_msg(ps.status == 0, "cdyn exited with %d; stderr:\n%s", ps.status, ps.err);
+  ck_assert_msg(strstr(ps.out, "failsafe     is implicit's simulation: no step of implicit kept a pair touching"),
+                "%s", ps.out);
+  proc_free(&ps);
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "sc");
   check_no_temporaries(dir);
@@ -466,13 +472,20 @@ START_TEST(test_cloth_self_contact)
     ck_assert(tv(&c, r, 7) > 0);
   table_free(&sum);
   table_free(&c);
-  /* The runs by one process (jobs = 1) instead of two (the default), and
-     with every broad-phase query answered by the hierarchies (skin = 0)
-     instead of from kept candidate lists: the same bytes in every file but
-     the timing ones (the skin changes the time a run takes, not which
-     pairs the narrow phase sees, nor their order). */
-  run_ok("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048", "--set",
-         "snapshots=0.1,0.2", "--set", "jobs=1", "--set", "skin=0", "--out", "sc1");
+  /* The runs by one process (jobs = 1) instead of two (the default), with
+     every broad-phase query answered by the hierarchies (skin = 0) instead
+     of from kept candidate lists, and the run failsafe simulated on its own
+     (share_failsafe = 0): the same bytes in every file but the timing ones
+     (the skin changes the time a run takes, not which pairs the narrow
+     phase sees, nor their order; the fail-safe that had no work changes
+     nothing). */
+  ps = run_cdyn("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048", "--set",
+                "snapshots=0.1,0.2", "--set", "jobs=1", "--set", "skin=0", "--set", "share_failsafe=0", "--out",
+                "sc1");
+  ck_assert_msg(ps.status == 0, "cdyn exited with %d; stderr:\n%s", ps.status, ps.err);
+  ck_assert_msg(!strstr(ps.out, "is implicit's simulation") && strstr(ps.out, "failsafe     fail-safe: 0 steps changed"),
+                "%s", ps.out);
+  proc_free(&ps);
   static const char *const data[] = {"cloth-self-contact.csv", "cloth-self-contact-summary.csv",
                                      "cloth-self-contact-snapshots.csv", "cloth-self-contact-balls.csv", "runs.csv"};
   for (size_t k = 0; k < 5; k++) {
@@ -505,6 +518,10 @@ START_TEST(test_cloth_self_contact_diverged)
   ck_assert_msg(p.status == 0, "cdyn exited with %d; stderr:\n%s", p.status, p.err);
   ck_assert_msg(strstr(p.err, "discrete: diverged: after step 14") && strstr(p.err, "(that step is not replayed)"),
                 "%s", p.err);
+  /* Steps of implicit kept pairs touching at this step: the run failsafe is
+     simulated on its own (share_failsafe notwithstanding), and its
+     fail-safe changes steps. */
+  ck_assert_msg(!strstr(p.out, "is implicit's simulation"), "%s", p.out);
   proc_free(&p);
   char dir[PATH_MAX], path[PATH_MAX];
   wp(dir, "scd");
@@ -517,6 +534,8 @@ START_TEST(test_cloth_self_contact_diverged)
       ck_assert(tv(&sum, r, CCS_COMPLETED) == 0 && tv(&sum, r, CCS_STEPS) == 14);
       ck_assert_msg(tv(&sum, r, CCS_PIECES) == 13, "discrete: %g pieces replayed", tv(&sum, r, CCS_PIECES));
     }
+    if (!strcmp(sum.label[r], "failsafe"))
+      ck_assert_msg(tv(&sum, r, CCS_FS_STEPS) > 0, "failsafe: %g steps changed", tv(&sum, r, CCS_FS_STEPS));
     /* the runs that take their steps whole and complete: one piece a step */
     if (tv(&sum, r, CCS_COMPLETED) == 1 && strcmp(sum.label[r], "lcp"))
       ck_assert_msg(tv(&sum, r, CCS_PIECES) == tv(&sum, r, CCS_STEPS), "%s: %g pieces over %g steps", sum.label[r],
