@@ -715,6 +715,28 @@ static void log_run(FILE *out, const char *name, const run_result *R, int failsa
            R->fs_energy, R->fs_unresolved, 1e3 * R->t_failsafe);
 }
 
+/* Run r's step *h, its steps *steps and its rows every *ev steps: the
+   experiment's, but for discrete-4h (4 h) and the runs named *-frame (the
+   same time at the step sp->frame, a row every step it spans). */
+static void run_steps(const exp_ctx *ctx, const exp_cc_spec *sp, int r, long every, double *h, long *steps, long *ev)
+{
+  const char *name = ctx->runs[r].name;
+  int coarse = !strcmp(name, "discrete-4h");
+  int framed = sp->frame > 0 && strstr(name, "-frame") != NULL;
+  *h = coarse ? 4 * ctx->h : ctx->h;
+  *steps = coarse ? ctx->steps / 4 : ctx->steps;
+  *ev = coarse ? (every + 3) / 4 : every;
+  if (framed) {
+    *h = sp->frame;
+    *steps = lround((double)ctx->steps * ctx->h / *h);
+    *ev = lround((double)every * ctx->h / *h);
+    if (*steps < 1)
+      *steps = 1;
+    if (*ev < 1)
+      *ev = 1;
+  }
+}
+
 /* Run r of ctx on the scene sp into *R, its output into k. */
 static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, const double *snaps, int nsnap,
                       unsigned char *flag, run_result *R, run_sink *k)
@@ -731,20 +753,9 @@ static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, c
                     .merge = !strcmp(run->name, "merged") ? sp.merge : 0,
                     .failsafe = strstr(run->name, "failsafe") != NULL,
                     .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
-  int coarse = !strcmp(run->name, "discrete-4h");
-  int framed = sp.frame > 0 && strstr(run->name, "-frame") != NULL;
-  double h = coarse ? 4 * ctx->h : ctx->h;
-  long steps = coarse ? ctx->steps / 4 : ctx->steps;
-  long ev = coarse ? (every + 3) / 4 : every;
-  if (framed) { /* the same time at the frame's step, a row every step it spans */
-    h = sp.frame;
-    steps = lround((double)ctx->steps * ctx->h / h);
-    ev = lround((double)every * ctx->h / h);
-    if (steps < 1)
-      steps = 1;
-    if (ev < 1)
-      ev = 1;
-  }
+  double h;
+  long steps, ev;
+  run_steps(ctx, &sp, r, every, &h, &steps, &ev);
   R->h = h, R->steps = steps;
   R->min_dist = R->ball_gap = INFINITY;
   cc_scene s;
@@ -1049,7 +1060,22 @@ static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double
   if (sp->jobs > 1 && n > 1 && !exp_capture_on()) {
     if (pipe(tok) || !(tf = tmpfile()))
       rc = cdyn_error(CDYN_EIO, "cloth-contact: no pipe or temporary file for a second process");
-    for (int r = 0; r < n && !rc; r++) {
+    /* The runs with more steps first (a stable order: among equals, the
+       runs' own), so that the short ones (the frame's, 60 times fewer
+       steps) fill in at the end and the two processes end together. */
+    int order[EXP_MAX_RUNS];
+    long len[EXP_MAX_RUNS];
+    for (int r = 0; r < n; r++) {
+      double h;
+      long ev;
+      run_steps(ctx, sp, r, every, &h, &len[r], &ev);
+      int j = r;
+      for (; j > 0 && len[order[j - 1]] < len[r]; j--)
+        order[j] = order[j - 1];
+      order[j] = r;
+    }
+    for (int j = 0; j < n && !rc; j++) {
+      int r = order[j];
       unsigned char b = (unsigned char)r;
       if (r != rf && write(tok[1], &b, 1) != 1)
         rc = cdyn_error(CDYN_EIO, "cloth-contact: writing the run queue");
