@@ -27,7 +27,8 @@
  *     the window with the first of bw_solvers, stopped at the first step
  *     beyond eps_max (it fails there), the last one its timed run; its other solvers are timed over the first probe_steps
  *     steps at that stiffness (a sparse factorisation of its 3n x 3n
- *     matrix costs 0.2 s a step at 64 x 64), against the first's time
+ *     matrix is slow at 64 x 64; CHOLMOD's in the mode bw_cholmod_mode,
+ *     auto: CHOLMOD's choice, supernodal there), against the first's time
  *     over the same steps; if one is faster it is run over the window.
  * Time per step: wall clock (CLOCK_MONOTONIC) over the window, one run
  * each; the counted work (constraints, flips) is deterministic, the times
@@ -58,6 +59,9 @@ static const exp_param cost_params[] = {
   {"h_ref", "1e-3", EXP_REAL, 0, 1, EXP_OPEN_MIN, "step at grid 16; h = h_ref 15 / (grid - 1)"},
   {"adaptive_solvers", "cholesky,cholmod,pcg", EXP_TEXT, 0, 0, 0, "solvers tried for the adaptive constraints"},
   {"bw_solvers", "auto,cholmod", EXP_TEXT, 0, 0, 0, "solvers tried for Baraff-Witkin (the stepper option solver; auto: the paper's filtered PCG)"},
+  {"bw_cholmod_mode", "auto", EXP_TEXT, 0, 0, 0,
+   "CHOLMOD's factorisation for Baraff-Witkin with the solver cholmod (its option cholmod_mode): simplicial, "
+   "supernodal or auto (CHOLMOD's choice: supernodal for its 3n x 3n matrix at 64 x 64)"},
   {"dense_max", "2500", EXP_INT, 1, 1e6, 0, "largest row capacity at which the dense solver is tried"},
   {"bw_j_max", "12", EXP_INT, 0, 30, 0, "largest doubling of Baraff-Witkin's stiffness tried"},
   {"probe_steps", "20", EXP_INT, 1, 1e9, 0, "steps over which Baraff-Witkin's solvers other than the first are timed"},
@@ -97,6 +101,9 @@ static int cost_check(exp_ctx *ctx)
                            MAX_SOLVERS, &n)) ||
       (rc = exp_list_names(exp_param_string(ctx, "bw_solvers"), "bw_solvers", EXP_LIST_SPACES, s, MAX_SOLVERS, &n)))
     return rc;
+  const char *mode = exp_param_string(ctx, "bw_cholmod_mode");
+  if (strcmp(mode, "simplicial") && strcmp(mode, "supernodal") && strcmp(mode, "auto"))
+    return cdyn_error(CDYN_EINVAL, "bw_cholmod_mode: simplicial, supernodal or auto, not '%s'", mode);
   double hs[EXP_CLOTH_MAX_ANIM];
   if (exp_cloth_parse_steps(exp_param_string(ctx, "anim_h"), hs, EXP_CLOTH_MAX_ANIM, &n))
     return cdyn_error(CDYN_EINVAL, "anim_h: at most %d step sizes > 0, comma separated, each a number or p/q "
@@ -199,7 +206,10 @@ static int cost_run(exp_ctx *ctx, const exp_runspec *run, const exp_cloth_spec *
   int rc = exp_cloth_scene_new(&sp, m, eps_max, 1, &s);
   if (rc)
     return rc;
-  const char *extra[3] = {key, solver, NULL};
+  /* Baraff-Witkin with CHOLMOD: in the mode bw_cholmod_mode. */
+  const char *extra[5] = {key, solver, NULL, NULL, NULL};
+  if (m == EXP_CLOTH_PLAIN && !strcmp(key, "solver") && !strcmp(solver, "cholmod"))
+    extra[2] = "cholmod_mode", extra[3] = exp_param_string(ctx, "bw_cholmod_mode");
   cdyn_stepper *st;
   if ((rc = exp_stepper_run(ctx, s.sys, run, extra, &st))) {
     exp_cloth_scene_free(&s);

@@ -176,6 +176,8 @@ static const bad_case bad_cases[] = {
   {{"run", "cloth-elongation", "--set", "snapshots=0.1,x", "--out", "o11a", NULL}, "snapshots", "o11a"},
   {{"run", "cloth-vs-implicit-ode", "--set", "grids=32,16", "--out", "o11b", NULL}, "grids", "o11b"},
   {{"run", "cloth-vs-implicit-ode", "--h", "0.01", "--out", "o11c", NULL}, "--h", "o11c"},
+  {{"run", "cloth-vs-implicit-ode", "--set", "bw_cholmod_mode=dense", "--out", "o11h", NULL}, "bw_cholmod_mode",
+   "o11h"},
   {{"run", "cloth-contact", "--set", "snapshots=x", "--out", "o11e", NULL}, "snapshots", "o11e"},
   {{"run", "collision-cost", "--set", "grids=1", "--out", "o11f", NULL}, "grids", "o11f"},
   {{"run", "collision-cost", "--steps", "5", "--out", "o11g", NULL}, "--steps", "o11g"},
