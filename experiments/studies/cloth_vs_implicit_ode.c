@@ -256,12 +256,33 @@ typedef struct {
   cost_result r;          /* the fastest's run, or the first solver's when none completed */
 } cost_best;
 
+/* One probe of Baraff-Witkin's stiffness search: the window at k x 2^j
+   with the solver `solver`, stopped at the first step beyond eps_max
+   unless j = jmax (the last allowed: it runs the window, its timed run
+   then); its line in the log. */
+static int bw_probe(exp_ctx *ctx, const exp_runspec *run, const exp_cloth_spec *sp, long j, long jmax,
+                    const char *solver, double eps_max, double h, long steps, long probe, cost_result *out)
+{
+  int rc = cost_run(ctx, run, sp, ldexp(1.0, (int)j), EXP_CLOTH_PLAIN, "solver", solver, eps_max, h, steps, probe,
+                    j < jmax, out);
+  if (rc)
+    return rc;
+  if (out->exceeded)
+    printf("  %-14s grid %-4ld k x %-6g eps %.4g at step %ld: beyond the limit, stopped\n", run->name, sp->grid,
+           ldexp(1.0, (int)j), out->eps_max, out->steps + 1);
+  else
+    printf("  %-14s grid %-4ld k x %-6g max eps %.4g%s\n", run->name, sp->grid, ldexp(1.0, (int)j), out->eps_max,
+           out->failed ? " (failed)" : "");
+  return CDYN_OK;
+}
+
 /*
  * One method (run, method m: adaptive, inequality or plain) at grid `grid`, step h,
  * `steps` steps, as the experiment's rule says (above): the adaptive
  * run with each of `as` it can use (or auto, when it can use none: the
- * indefinite schemes), Baraff-Witkin's stiffness search from *jprev - 1
- * up and its solvers `bs`; each run's row into csv (with the stepper's
+ * indefinite schemes), Baraff-Witkin's stiffness search (the smallest
+ * 2^j, j >= *jprev - 1, within eps_max) and its solvers `bs`; each run's
+ * row into csv (with the stepper's
  * counts when counts is set).
  */
 static int cost_method(exp_ctx *ctx, const exp_runspec *run, enum exp_cloth_method m, const exp_cloth_spec *sp, double h,
@@ -287,24 +308,29 @@ static int cost_method(exp_ctx *ctx, const exp_runspec *run, enum exp_cloth_meth
   for (int si = 0; si < MAX_SOLVERS; si++)
     res[si].failed = -1; /* not run */
   if (m == EXP_CLOTH_PLAIN) {
-    /* The stiffness: from jprev - 1 up, each probe a run of the whole
-       window with the first of bw_solvers, whose last one is its
-       timed run. */
-    long j = *jprev > 0 ? *jprev - 1 : 0;
-    for (;; j++) {
-      /* A probe that passes eps_max fails there: it stops at that
-         step (the last allowed one, j = jmax, runs the window: it is
-         the timed run then). */
-      if ((rc = cost_run(ctx, run, sp, ldexp(1.0, (int)j), m, "solver", bs[0], eps_max, h, steps, probe, j < jmax,
-                         &res[0])))
+    /* The stiffness, 2^j, each probe a run of the whole window with the
+       first of bw_solvers (the search's last run within eps_max is its
+       timed run): the smallest j >= jprev - 1 within eps_max, the
+       strain falling as the stiffness grows.  The probes start at jprev,
+       since the stiffness needed grows with the grid (8, 16, 32 for grids
+       16, 32, 64): when jprev is beyond eps_max, so is jprev - 1, whose
+       probe is not run; when jprev is within, jprev - 1 is probed. */
+    long j = *jprev > 0 ? *jprev : 0;
+    for (int first = 1;; j++, first = 0) {
+      if ((rc = bw_probe(ctx, run, sp, j, jmax, bs[0], eps_max, h, steps, probe, &res[0])))
         return rc;
-      if (res[0].exceeded)
-        printf("  %-14s grid %-4ld k x %-6g eps %.4g at step %ld: beyond the limit, stopped\n", run->name, grid,
-               ldexp(1.0, (int)j), res[0].eps_max, res[0].steps + 1);
-      else
-        printf("  %-14s grid %-4ld k x %-6g max eps %.4g%s\n", run->name, grid, ldexp(1.0, (int)j), res[0].eps_max,
-               res[0].failed ? " (failed)" : "");
-      if ((!res[0].failed && res[0].eps_max <= eps_max) || j >= jmax)
+      int within = !res[0].failed && res[0].eps_max <= eps_max;
+      if (within && first && j > 0) {
+        cost_result at_j = res[0];
+        if ((rc = bw_probe(ctx, run, sp, j - 1, jmax, bs[0], eps_max, h, steps, probe, &res[0])))
+          return rc;
+        if (!res[0].failed && res[0].eps_max <= eps_max)
+          j--;
+        else
+          res[0] = at_j;
+        break;
+      }
+      if (within || j >= jmax)
         break;
     }
     *jprev = j;

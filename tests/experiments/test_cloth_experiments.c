@@ -586,6 +586,48 @@ enum { CLF_GRID = 2, CLF_H, CLF_T, CLF_STEPS, CLF_DONE, CLF_COMPLETED, CLF_NOT_T
  * cloth.frame_rate's run of projected-newton the same, to the bit, as
  * cloth-elongation's at 1/60 s over the same span on the same grid.
  */
+/*
+ * Baraff-Witkin's stiffness search starts at the last grid's power: on
+ * grids 12 then 16 (0.3 s, where 12 needs k x 4 and 16 too) it probes
+ * k x 4 at 16 first, finds it within eps_max, then k x 2 below it, beyond;
+ * so k x 4, the same power as the search from k x 1 up on grid 16 alone.
+ */
+static double bw_scale_at_16(const char *grids, const char *out, const char *want_log)
+{
+  proc p = run_cdyn("run", "cloth-vs-implicit-ode", "--set", grids, "--set", "T=0.3", "--set", "anim_h=none", "--out",
+                    out);
+  ck_assert_msg(p.status == 0, "cdyn exited with %d; stderr:\n%s", p.status, p.err);
+  ck_assert_msg(strstr(p.out, want_log), "%s: no '%s' in\n%s", grids, want_log, p.out);
+  proc_free(&p);
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, out);
+  pathf(path, "%s/cloth-cost.csv", dir);
+  table t = read_table_nan(path,
+                           "scheme,solver,grid,nodes,h,steps,k_scale,time_per_step,time_probe,eps_max,frac_mean,"
+                           "frac_max,flips,noconv,completed,best",
+                           2);
+  double k = NAN;
+  for (size_t r = 0; r < t.nrows; r++)
+    if (tv(&t, r, CLC_GRID) == 16 && !strncmp(t.label[r], "baraff-witkin,", 14) && tv(&t, r, CLC_BEST) == 1) {
+      ck_assert(tv(&t, r, CLC_MAX) <= 0.1);
+      k = tv(&t, r, CLC_K);
+    }
+  table_free(&t);
+  return k;
+}
+
+START_TEST(test_cloth_cost_search)
+{
+  double k2 = bw_scale_at_16("grids=12,16", "s2",
+                             "baraff-witkin  grid 16   k x 4      max eps 0.09187\n"
+                             "  baraff-witkin  grid 16   k x 2      eps 0.1003 at step 174: beyond the limit, stopped\n"
+                             "  baraff-witkin  grid 16   auto ");
+  double k1 = bw_scale_at_16("grids=16", "s1",
+                             "baraff-witkin  grid 16   k x 1      eps 0.1009 at step 156: beyond the limit, stopped\n");
+  ck_assert_msg(k2 == 4 && k1 == 4, "k x %g after grid 12, k x %g alone", k2, k1);
+}
+END_TEST
+
 START_TEST(test_cloth_cost)
 {
   run_ok("run", "cloth-vs-implicit-ode", "--set", "grids=8,12", "--set", "T=0.3", "--set", "anim_grids=16", "--set",
@@ -917,6 +959,7 @@ int main(void)
 {
   const exp_case cases[] = {{"cloth_elongation", test_cloth_elongation},
                              {"cloth_cost", test_cloth_cost},
+                             {"cloth_cost_search", test_cloth_cost_search},
                              {"cloth_contact", test_cloth_contact},
                              {"cloth_self_contact", test_cloth_self_contact},
                              {"cloth_self_contact_diverged", test_cloth_self_contact_diverged},
