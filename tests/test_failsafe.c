@@ -97,17 +97,26 @@ static void mesh_free(mesh *m)
 }
 
 /* One step of the free motion through the handler: before at x0, the state
-   moved to x1 (velocity v0), after.  Returns the handler's counts. */
-static void step_through(mesh *m, int failsafe, unsigned iters, cdyn_contacts_counts *cn)
+   moved to x1 (velocity v0), after.  Returns the handler's counts.
+   checked: with the handler's continuous check of the motion taken, no
+   repeat allowed, and at rest at x0 before (so that the prediction from
+   the start makes no contact). */
+static void step_through(mesh *m, int failsafe, unsigned iters, int checked, cdyn_contacts_counts *cn)
 {
   cdyn_contacts_opts o;
   ck_assert_int_eq(cdyn_contacts_opts_default(&o), CDYN_OK);
   o.thickness = 1e-3;
-  o.continuous = 0;
+  o.continuous = checked;
+  o.max_redo = 0;
   o.failsafe = failsafe;
   o.failsafe_iter = iters;
   o.capacity = 1 << 16;
   o.pairs = 1 << 22;
+  double *rest = calloc(3 * m->n, sizeof *rest);
+  ck_assert(rest);
+  if (checked) /* at rest at the start: the prediction makes no contact */
+    ck_assert_int_eq(cdyn_system_set_state(m->sys, m->x0, rest), CDYN_OK);
+  free(rest);
   cdyn_contacts *cc;
   ck_assert_int_eq(cdyn_contacts_new(&cc, m->sys, m->tri, m->ntri, &o), CDYN_OK);
   ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);
@@ -140,13 +149,13 @@ START_TEST(test_no_crossing)
       unsigned long long seed = 1000 * g + k + 1;
       mesh_make(&m, grids[g], motions[k], seed, 0);
       cdyn_contacts_counts cn;
-      step_through(&m, 0, 100, &cn);
+      step_through(&m, 0, 100, 0, &cn);
       ref_replay_report without = replay(&m);
       ck_assert_msg(without.crossings > 0, "grid %zu, motion %g: no crossing to prevent", grids[g], motions[k]);
       mesh_free(&m);
 
       mesh_make(&m, grids[g], motions[k], seed, 0);
-      step_through(&m, 1, 100, &cn);
+      step_through(&m, 1, 100, 0, &cn);
       ref_replay_report with = replay(&m);
       ck_assert_msg(with.crossings == 0, "grid %zu, motion %g: %zu crossings with the fail-safe (%zu without)", grids[g],
                     motions[k], with.crossings, without.crossings);
@@ -184,7 +193,7 @@ START_TEST(test_pinned_zone_frozen)
   /* Node 0 (the pin) moves several spacings, so its elements are in a zone. */
   mesh_make(&m, 8, 4, 77, 1);
   cdyn_contacts_counts cn;
-  step_through(&m, 1, 100, &cn);
+  step_through(&m, 1, 100, 0, &cn);
   ref_replay_report rp = replay(&m);
   ck_assert_uint_eq(rp.crossings, 0);
   const double *q = cdyn_system_positions(m.sys), *v = cdyn_system_velocities(m.sys);
@@ -207,7 +216,7 @@ START_TEST(test_pass_bound)
   mesh m;
   mesh_make(&m, 12, 6, 5, 0);
   cdyn_contacts_counts cn;
-  step_through(&m, 1, 1, &cn);
+  step_through(&m, 1, 1, 0, &cn);
   ref_replay_report rp = replay(&m);
   ck_assert_uint_eq(rp.crossings, 0);
   ck_assert_uint_eq(cn.fs_frozen, 1);
@@ -226,7 +235,7 @@ START_TEST(test_quiet_step)
   mesh m;
   mesh_make(&m, 8, 0.01, 9, 0);
   cdyn_contacts_counts cn;
-  step_through(&m, 1, 100, &cn);
+  step_through(&m, 1, 100, 0, &cn);
   ck_assert_uint_eq(cn.fs_steps, 0);
   ck_assert_uint_eq(cn.fs_passes, 1);
   const double *q = cdyn_system_positions(m.sys);
@@ -236,38 +245,11 @@ START_TEST(test_quiet_step)
 }
 END_TEST
 
-/* The handler's own check of the motion taken (continuous detection),
-   with no repeat allowed: at rest at the step's start (so that the
-   prediction from the start makes no contact), then the free motion.  A
-   kept step is counted quiet when the check found no pair touching and
-   touched otherwise, the fail-safe on or not; with it on, a quiet step is
-   one it reuses the check for (fs_reused) and a touched one one it works
-   on (its own passes). */
-static void step_checked(mesh *m, int failsafe, cdyn_contacts_counts *cn)
-{
-  cdyn_contacts_opts o;
-  ck_assert_int_eq(cdyn_contacts_opts_default(&o), CDYN_OK);
-  o.thickness = 1e-3;
-  o.continuous = 1;
-  o.max_redo = 0;
-  o.failsafe = failsafe;
-  o.capacity = 1 << 16;
-  o.pairs = 1 << 22;
-  double *rest = calloc(3 * m->n, sizeof *rest);
-  ck_assert(rest);
-  ck_assert_int_eq(cdyn_system_set_state(m->sys, m->x0, rest), CDYN_OK);
-  cdyn_contacts *cc;
-  ck_assert_int_eq(cdyn_contacts_new(&cc, m->sys, m->tri, m->ntri, &o), CDYN_OK);
-  ck_assert_int_eq(cdyn_contacts_before(cc, 1e-3), CDYN_OK);
-  ck_assert_int_eq(cdyn_system_set_state(m->sys, m->x1, m->v0), CDYN_OK);
-  int redo = -1;
-  ck_assert_int_eq(cdyn_contacts_after(cc, NULL, 1e-3, &redo), CDYN_OK);
-  ck_assert_int_eq(redo, 0);
-  ck_assert_int_eq(cdyn_contacts_counts_get(cc, cn), CDYN_OK);
-  cdyn_contacts_free(cc);
-  free(rest);
-}
-
+/* A kept step is counted quiet when the handler's own check of the
+   motion taken (continuous detection) found no pair touching and touched
+   otherwise, the fail-safe on or not; with it on, a quiet step is one it
+   reuses the check for (fs_reused) and a touched one one it works on (its
+   own passes). */
 START_TEST(test_after_counts)
 {
   for (int fs = 0; fs < 2; fs++) {
@@ -275,7 +257,7 @@ START_TEST(test_after_counts)
     cdyn_contacts_counts cn;
     /* the folds of test_no_crossing: pairs touch in the motion taken */
     mesh_make(&m, 12, 6, 5, 0);
-    step_checked(&m, fs, &cn);
+    step_through(&m, fs, 100, 1, &cn);
     ck_assert_uint_eq(cn.touched_after, 1);
     ck_assert_uint_eq(cn.quiet_after, 0);
     ck_assert_uint_eq(cn.fs_reused, 0);
@@ -285,7 +267,7 @@ START_TEST(test_after_counts)
     mesh_free(&m);
     /* test_quiet_step's small motion: none touches */
     mesh_make(&m, 8, 0.01, 9, 0);
-    step_checked(&m, fs, &cn);
+    step_through(&m, fs, 100, 1, &cn);
     ck_assert_uint_eq(cn.touched_after, 0);
     ck_assert_uint_eq(cn.quiet_after, 1);
     ck_assert_uint_eq(cn.fs_reused, (unsigned long)fs);
