@@ -180,7 +180,8 @@ static int cc_new(const exp_cc_spec *sp, const cc_handling *hd, cc_scene *s)
   exp_text_printf(&t, "{\"cdyn_scene\": 1, \"name\": \"%s\", \"gravity\": [0, -9.81, 0], \"generators\": [",
                   sp->name);
   if (hd->none) {
-    snprintf(hooks, sizeof hooks, "\"strain_limit\": {\"eps_max\": %.17g}", sp->eps_max);
+    snprintf(hooks, sizeof hooks, "\"strain_limit\": {\"eps_max\": %.17g%s}", sp->eps_max,
+             hd->pins_only ? ", \"mode\": \"inequality\"" : "");
     nb = 0;
   }
   exp_cloth_generator(&t, &mat, sp->grid, pins, npins, hooks);
@@ -363,6 +364,8 @@ typedef struct {
   double delay_mean, violation, min_dist, ball_gap;
   long contacts_max, ball_max;
   double t_detect, t_solve, t_replay, t_failsafe, t_free; /* per step; t_free: the unconstrained step */
+  double t_free_at; /* per step: the unconstrained step from the run's own states (free_step_at_states) */
+  double free_rows; /* the mean rows of those steps (the strain rows its states switch on) */
   unsigned long solves;                           /* stepper steps (repeats included) */
   /* The fail-safe (lib/collision/failsafe.c), over the run: */
   unsigned long held_steps; /* step ends with every ball on the cloth (within 2 delta) */
@@ -431,6 +434,65 @@ static int record_cut(void *ctx, unsigned long k, double t, const double *q)
   return CDYN_OK;
 }
 
+/*
+ * The unconstrained step at the run's own states.  A step of a run in
+ * contact pays for the cloth's own solve besides its contacts: a draped
+ * cloth switches on thousands of strain rows, which the same cloth would
+ * solve without contacts too.  The unconstrained step of the run's first
+ * 100 steps (free_step_cost) is a cloth falling from rest, with none of
+ * them.  So the contacts' cost is also measured against the same cloth at
+ * the run's own states: FREE_SAMPLES states evenly spaced over the run's
+ * steps (step k_j = j steps / S for j = 0 .. S - 1, S = min(FREE_SAMPLES,
+ * steps); the state a step the divergence rule ends the run at leaves is
+ * not taken), the cloth's positions and velocities copied.  From each, the
+ * cloth alone (no contacts, no balls) under the run's scheme takes one
+ * step untimed (its strain limit switches its rows for that state, and the
+ * stepper's caches meet the new pattern, as they would in a run of its
+ * own), then FREE_TIMED steps, each timed; t_free_at is the time per timed
+ * step over all of them.
+ */
+#define FREE_SAMPLES 20
+#define FREE_TIMED 4
+
+typedef struct {
+  double *q, *v; /* S x n3 each: the states taken */
+  size_t n3;     /* the cloth's coordinates (its particles come first in the run's system) */
+  long steps;    /* the run's steps */
+  int S, count;  /* states planned, taken */
+} free_samples;
+
+static int samples_new(free_samples *f, size_t n3, long steps)
+{
+  memset(f, 0, sizeof *f);
+  f->n3 = n3, f->steps = steps;
+  f->S = steps < FREE_SAMPLES ? (int)(steps > 0 ? steps : 1) : FREE_SAMPLES;
+  f->q = malloc((size_t)f->S * n3 * sizeof *f->q);
+  f->v = malloc((size_t)f->S * n3 * sizeof *f->v);
+  if (!f->q || !f->v) {
+    free(f->q), free(f->v);
+    f->q = f->v = NULL;
+    return cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory for the unconstrained step's states");
+  }
+  return CDYN_OK;
+}
+
+static void samples_free(free_samples *f)
+{
+  free(f->q), free(f->v);
+  f->q = f->v = NULL;
+}
+
+/* Take the state after step k when it is the next one planned (steps / S >= 1
+   apart, so each k meets at most one). */
+static void take_sample(free_samples *f, long k, const cdyn_system *sys)
+{
+  if (f->count >= f->S || k != (long)((long long)f->count * f->steps / f->S))
+    return;
+  memcpy(f->q + (size_t)f->count * f->n3, cdyn_system_positions(sys), f->n3 * sizeof *f->q);
+  memcpy(f->v + (size_t)f->count * f->n3, cdyn_system_velocities(sys), f->n3 * sizeof *f->v);
+  f->count++;
+}
+
 /* What cloth-contact measures after each step of a run (the runner's
    observer): the exact replay of the step's motion (the state before it
    is kept at every observation), the distances, contacts and releases,
@@ -450,6 +512,7 @@ typedef struct {
   cdyn_contacts_counts cn;
   cdyn_scene_stats last; /* the scene's times at the last observation */
   cut_path *cuts;        /* the step's cuts */
+  free_samples *fs;      /* the states the unconstrained step is timed from */
   const double **states; /* room for the step's path: start, cuts, end */
   size_t nstates;
   rq *q;                 /* the replays, on their own thread (problems/replay_queue.h) */
@@ -553,6 +616,8 @@ static int contact_observe(void *octx, const exp_state *st)
   }
   /* The state this step ends at: the next step's start, for its replay. */
   memcpy(s->x0, cdyn_system_positions(s->sys), 3 * (s->nodes + s->nb) * sizeof(double));
+  if (k == 0 || !st->diverging)
+    take_sample(o->fs, k, s->sys);
   size_t touching = 0;
   int held;
   double gap = ball_gap(s, o->radius, delta, &touching, &held);
@@ -626,7 +691,8 @@ static int contact_observe(void *octx, const exp_state *st)
    start, `steps` steps of h; *t gets the wall-clock time per step. */
 static int free_step_cost(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec *run, double h, long steps, double *t)
 {
-  cc_handling none = {.none = 1};
+  size_t idx;
+  cc_handling none = {.none = 1, .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
   cc_scene s;
   int rc = cc_new(sp, &none, &s);
   if (rc)
@@ -644,6 +710,50 @@ static int free_step_cost(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec
   cdyn_stepper_free(st);
   cc_free(&s);
   return CDYN_OK;
+}
+
+/* The unconstrained step from the states f took (see free_samples): *t the
+   wall-clock time per timed step (NAN when none was taken). */
+static int free_step_at_states(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec *run, double h,
+                               const free_samples *f, double *t, double *rows)
+{
+  *t = *rows = NAN;
+  if (!f->count)
+    return CDYN_OK;
+  size_t idx;
+  cc_handling none = {.none = 1, .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
+  cc_scene s;
+  int rc = cc_new(sp, &none, &s);
+  if (rc)
+    return rc;
+  cdyn_stepper *st;
+  if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
+    cc_free(&s);
+    return rc;
+  }
+  double sum = 0, nrows = 0;
+  long timed = 0;
+  for (int j = 0; j < f->count && !rc; j++) {
+    if ((rc = cdyn_system_set_state(s.sys, f->q + (size_t)j * f->n3, f->v + (size_t)j * f->n3)) ||
+        (rc = cdyn_stepper_reset(st)))
+      break;
+    /* A step that fails (a state the cloth alone cannot step from) ends
+       that state's steps; its time is not counted. */
+    int bad = cdyn_scene_step(s.sc, st, h) != CDYN_OK;
+    for (int k = 0; k < FREE_TIMED && !bad; k++) {
+      double t0 = cdyn_clock();
+      bad = cdyn_scene_step(s.sc, st, h) != CDYN_OK;
+      if (!bad)
+        sum += cdyn_clock() - t0, timed++, nrows += (double)cdyn_stepper_rows(st);
+    }
+    if (bad)
+      cdyn_error_clear();
+  }
+  if (!rc && timed)
+    *t = sum / (double)timed, *rows = nrows / (double)timed;
+  cdyn_stepper_free(st);
+  cc_free(&s);
+  return rc;
 }
 
 /* One run's output while it runs (run_sink): its rows of the four files
@@ -790,12 +900,20 @@ static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, c
     cc_free(&s);
     return rc;
   }
-  contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &k->csv[0], .tseries = &k->csv[3],
+  free_samples fsm;
+  if ((rc = samples_new(&fsm, 3 * s.nodes, steps))) {
+    free(cuts.x);
+    cdyn_stepper_free(st);
+    cc_free(&s);
+    return rc;
+  }
+  contact_obs o = {.ctx = ctx, .run = run, .R = R, .s = &s, .series = &k->csv[0], .tseries = &k->csv[3], .fs = &fsm,
                    .mesh = &k->csv[1], .balls = &k->csv[2], .flag = flag, .radius = sp.radius, .delta = delta, .h = h, .steps = steps,
                    .ev = ev, .snaps = snaps, .nsnap = nsnap, .min_slice = INFINITY, .gap_slice = INFINITY,
                    .cuts = &cuts, .ineq = hd.inequality,
                    .q = rq_new(s.tri, s.ntri, 3 * (s.nodes + s.nb), 4 * delta, (size_t)(ev < 64 ? ev : 64))};
   if (!o.q) {
+    samples_free(&fsm);
     free(cuts.x);
     cdyn_stepper_free(st);
     cc_free(&s);
@@ -859,9 +977,12 @@ static int cc_one_run(exp_ctx *ctx, const exp_cc_spec *sp0, int r, long every, c
   free(cuts.x);
   free(o.states);
   rq_free(o.q);
-  if (rc) /* an error of the run itself (not a failed step): the experiment fails */
-    return rc;
-  return free_step_cost(ctx, &sp, run, h, steps < 100 ? steps : 100, &R->t_free);
+  if (!rc)
+    rc = free_step_cost(ctx, &sp, run, h, steps < 100 ? steps : 100, &R->t_free);
+  if (!rc)
+    rc = free_step_at_states(ctx, &sp, run, h, &fsm, &R->t_free_at, &R->free_rows);
+  samples_free(&fsm);
+  return rc; /* an error of the run itself (not a failed step): the experiment fails */
 }
 
 /* A worker's record of a run for the process that writes the files. */
@@ -922,7 +1043,8 @@ static int read_records(FILE *f, run_result *res, run_sink *outs, unsigned char 
  * and its replay would replay the same motion: its rows are implicit's,
  * its fail-safe counts those of a fail-safe that reused the check after
  * each of those steps (fs_reused = quiet_after, nothing else), and only its
- * unconstrained step is measured again.  Otherwise (a step left touching,
+ * unconstrained step over the first 100 steps is measured again (the one
+ * from the run's own states is implicit's: the same states and scheme).  Otherwise (a step left touching,
  * a failed run, a message on stderr) failsafe is simulated on its own.
  * The pair must be the two runs of one scheme with the same options (no
  * --set for failsafe alone), and no capture on (cdyn export records each
@@ -1013,8 +1135,9 @@ static int share_run(exp_ctx *ctx, const exp_cc_spec *sp, int ri, int rf, const 
   if (out) {
     log_run(out, to, R, 1);
     fprintf(out, "  %-12s is %s's simulation: no step of %s kept a pair touching, so the fail-safe, which acts only "
-            "after such a step, would have reused the check after each of its %lu steps and changed nothing "
-            "(share_failsafe = 0 simulates it on its own)\n", to, from, from, R->quiet_after);
+            "after such a step, would have reused the check after each of its %lu steps and changed nothing; its "
+            "unconstrained step from its states is %s's, timed at the same states (share_failsafe = 0 simulates "
+            "it on its own)\n", to, from, from, R->quiet_after, from);
     if (fclose(out))
       rc = cdyn_error(CDYN_ENOMEM, "cloth-contact: out of memory");
   }
@@ -1276,16 +1399,20 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
   c1 = exp_csv_close(&summ, rc == CDYN_OK);
   if (rc || (rc = c1))
     return rc;
-  if ((rc = exp_csv_open(ctx, &timing, fname[5], "scheme,steps,detect,solve,replay,solves,failsafe,free", NULL,
+  if ((rc = exp_csv_open(ctx, &timing, fname[5],
+                         "scheme,steps,detect,solve,replay,solves,failsafe,free,free_at_states,ratio,free_rows", NULL,
                          "\"note\": \"wall-clock time per step (CLOCK_MONOTONIC, one run): detection (before and "
                          "after, the fail-safe apart), the step's solves (repeats included), the exact replay, the "
-                         "fail-safe, and the unconstrained step (the cloth alone, no contacts or balls, the run's "
-                         "scheme, its first 100 steps); changes from run to run\"")))
+                         "fail-safe, the unconstrained step (the cloth alone, no contacts or balls, the run's "
+                         "scheme) over its first 100 steps and from 20 of the run's own states, and (detection + "
+                         "solves + fail-safe) / the unconstrained step at the run's states, and the mean rows of the steps "
+                         "timed from those states; changes from run to run, but for free_rows\"")))
     return rc;
   for (int r = 0; r < ctx->nruns && !rc; r++) {
-    double row[7] = {(double)res[r].steps_done, res[r].t_detect, res[r].t_solve, res[r].t_replay,
-                     (double)res[r].solves, res[r].t_failsafe, res[r].t_free};
-    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 7);
+    const run_result *R = &res[r];
+    double row[10] = {(double)R->steps_done, R->t_detect, R->t_solve, R->t_replay, (double)R->solves, R->t_failsafe,
+                      R->t_free, R->t_free_at, (R->t_detect + R->t_solve + R->t_failsafe) / R->t_free_at, R->free_rows};
+    rc = exp_csv_row_labeled(&timing, ctx->runs[r].name, row, 10);
   }
   c1 = exp_csv_close(&timing, rc == CDYN_OK);
   if (rc || (rc = c1))
@@ -1366,8 +1493,9 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
   }
   exp_report(ctx,
              "\nThe cost per step (wall clock, which changes from run to run, so not in this report): detection, "
-             "the step's solves, the fail-safe and the unconstrained step (the cloth alone with the run's scheme) "
-             "in %s-cost.csv, drawn with their ratios in the figure %s-cost.\n",
+             "the step's solves, the fail-safe and the unconstrained step (the cloth alone with the run's scheme, "
+             "from rest and from the run's own states) in %s-cost.csv, drawn with their ratios in the figure "
+             "%s-cost.\n",
              sp.name, sp.name);
   exp_report(ctx,
              "\nThe size of the steps' linear solves (their times per step, assembly, factorisations and solves, "
@@ -1497,6 +1625,13 @@ const exp_column exp_cc_columns[] = {
   {NULL, "free", "s",
    "wall-clock time per step of the unconstrained step: the cloth alone (no contacts, no balls), the run's scheme, "
    "its first 100 steps"},
+  {NULL, "free_at_states", "s",
+   "wall-clock time per step of the unconstrained step from the run's own states: the cloth alone (no contacts, "
+   "no balls), the run's scheme, from 20 states evenly spaced over the run's steps (from each, one step untimed, "
+   "then 4 timed)"},
+  {NULL, "ratio", "1", "(detect + solve + failsafe) / free_at_states: a step's cost against the same cloth's "
+   "unconstrained step at the same states"},
+  {NULL, "free_rows", "1", "mean rows of the unconstrained steps timed from the run's states (free_at_states)"},
   {NULL, "held", "1", "share of step ends at which every ball lies within 2 delta of the cloth (its contacts let go beyond)"},
   {NULL, "failsafe_steps", "1", "steps whose motion the fail-safe changed"},
   {NULL, "failsafe_passes", "1", "the fail-safe's own detection passes over the run"},

@@ -249,6 +249,8 @@ enum { CCS_H = 1, CCS_STEPS, CCS_COMPLETED, CCS_CROSS, CCS_EXACT, CCS_DEG, CCS_V
        CCS_FS_MOMENTUM, CCS_FS_ENERGY, CCS_HELD, CCS_NEAR, CCS_FILTERED, CCS_PIECES,
        CCS_FS_REUSED, CCS_NOCONV, CCS_MERGED };
 /* The summary's header, of cloth-contact and cloth-self-contact alike. */
+/* cloth-self-contact-cost.csv (and cloth-contact-cost.csv). */
+#define CC_COST_COLUMNS "scheme,steps,detect,solve,replay,solves,failsafe,free,free_at_states,ratio,free_rows"
 #define CCS_COLUMNS                                                                                                    \
   "scheme,h,steps,completed,crossings,exact,degenerate,violation,min_dist,ball_gap,contacts_max,ball_max,created,"     \
   "releases,delay_max,delay_mean,redos,unresolved,parallel,endpoint,redundant,status,failsafe_steps,failsafe_passes,"  \
@@ -466,10 +468,10 @@ START_TEST(test_cloth_self_contact)
     }
   }
   pathf(path, "%s/cloth-self-contact-cost.csv", dir);
-  table c = read_table_nan(path, "scheme,steps,detect,solve,replay,solves,failsafe,free", 1);
+  table c = read_table_nan(path, CC_COST_COLUMNS, 1);
   ck_assert_uint_eq(c.nrows, 9);
   for (size_t r = 0; r < c.nrows; r++)
-    ck_assert(tv(&c, r, 7) > 0);
+    ck_assert(tv(&c, r, 7) > 0 && tv(&c, r, 8) > 0);
   table_free(&sum);
   table_free(&c);
   /* The runs by one process (jobs = 1) instead of two (the default), with
@@ -500,6 +502,49 @@ START_TEST(test_cloth_self_contact)
     free(ta);
     free(tb);
   }
+}
+END_TEST
+
+/*
+ * The unconstrained step at a run's own states (cloth-self-contact-cost.csv's
+ * free_at_states, ratio, free_rows): the 10 x 10 cloth with a strain limit
+ * of 1 %, which its drape over the ball reaches (its strain rows switch on)
+ * and its fall from rest does not.  Each run's steps from its states solve
+ * strain rows: implicit's (switched distance rows) a mean above zero, and
+ * admm's (one-sided rows on every structural spring, as in its run) 2 x 10
+ * x 9 = 180, which the cloth alone of a scheme that enforces pins and
+ * inequality rows only must carry as its run does (it had no strain limit
+ * before).  The ratio is the file's own columns' (detect + solve +
+ * failsafe) / free_at_states, and the run failsafe, implicit's simulation,
+ * has implicit's step at the same states.
+ */
+START_TEST(test_cloth_self_contact_free_at_states)
+{
+  proc p = run_cdyn("run", "cloth-self-contact", "--steps", "200", "--set", "grid=10", "--set", "capacity=2048",
+                    "--set", "snapshots=0.2", "--set", "eps_max=0.01", "--out", "scf");
+  ck_assert_msg(p.status == 0, "cdyn exited with %d; stderr:\n%s", p.status, p.err);
+  ck_assert_msg(strstr(p.out, "its unconstrained step from its states is implicit's"), "%s", p.out);
+  proc_free(&p);
+  char path[PATH_MAX];
+  wp(path, "scf/cloth-self-contact-cost.csv");
+  table c = read_table_nan(path, CC_COST_COLUMNS, 1);
+  ck_assert_uint_eq(c.nrows, 9);
+  size_t imp = c.nrows, fs = c.nrows;
+  for (size_t r = 0; r < c.nrows; r++) {
+    double t = tv(&c, r, 8), ratio = tv(&c, r, 9), rows = tv(&c, r, 10);
+    ck_assert_msg(isfinite(t) && t > 0, "%s: free_at_states %g", c.label[r], t);
+    double want = (tv(&c, r, 2) + tv(&c, r, 3) + tv(&c, r, 6)) / t;
+    ck_assert_msg(fabs(ratio - want) <= 1e-12 * want, "%s: ratio %.17g against %.17g", c.label[r], ratio, want);
+    if (!strcmp(c.label[r], "implicit"))
+      imp = r, ck_assert_msg(rows > 0, "implicit: %g rows a step from its states", rows);
+    if (!strcmp(c.label[r], "failsafe"))
+      fs = r;
+    if (!strncmp(c.label[r], "admm", 4))
+      ck_assert_msg(rows == 180, "%s: %g rows a step from its states", c.label[r], rows);
+  }
+  ck_assert(imp < c.nrows && fs < c.nrows);
+  ck_assert(tv(&c, fs, 8) == tv(&c, imp, 8) && tv(&c, fs, 10) == tv(&c, imp, 10));
+  table_free(&c);
 }
 END_TEST
 
@@ -963,6 +1008,7 @@ int main(void)
                              {"cloth_contact", test_cloth_contact},
                              {"cloth_self_contact", test_cloth_self_contact},
                              {"cloth_self_contact_diverged", test_cloth_self_contact_diverged},
+                             {"cloth_self_contact_free_at_states", test_cloth_self_contact_free_at_states},
                              {"collision_cost", test_collision_cost},
                              {"cloth_robustness", test_cloth_robustness}};
   return exp_run("experiments_cloth", cases, sizeof cases / sizeof cases[0]);
