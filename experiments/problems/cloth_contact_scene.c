@@ -686,22 +686,32 @@ static int contact_observe(void *octx, const exp_state *st)
   return CDYN_OK;
 }
 
-/* The unconstrained step: the same cloth (springs, strain limit) with no
-   contact handler and no balls, stepped by the run's scheme from the same
-   start, `steps` steps of h; *t gets the wall-clock time per step. */
-static int free_step_cost(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec *run, double h, long steps, double *t)
+/* The cloth alone for the unconstrained step: the same cloth (springs,
+   strain limit; a pins-only scheme's strain limit in its inequality
+   mode, as in its runs) with no contact handler and no balls, and a
+   stepper of the run's scheme on it. */
+static int free_cloth(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec *run, cc_scene *s, cdyn_stepper **st)
 {
   size_t idx;
   cc_handling none = {.none = 1, .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
-  cc_scene s;
-  int rc = cc_new(sp, &none, &s);
+  int rc = cc_new(sp, &none, s);
   if (rc)
     return rc;
+  if ((rc = exp_stepper_run(ctx, s->sys, run, NULL, st)))
+    cc_free(s);
+  return rc;
+}
+
+/* The unconstrained step from the run's start: the cloth alone
+   (free_cloth), `steps` steps of h; *t gets the wall-clock time per
+   step. */
+static int free_step_cost(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec *run, double h, long steps, double *t)
+{
+  cc_scene s;
   cdyn_stepper *st;
-  if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
-    cc_free(&s);
+  int rc = free_cloth(ctx, sp, run, &s, &st);
+  if (rc)
     return rc;
-  }
   double t0 = cdyn_clock();
   long k = 0;
   while (k < steps && !cdyn_scene_step(s.sc, st, h))
@@ -713,24 +723,19 @@ static int free_step_cost(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec
 }
 
 /* The unconstrained step from the states f took (see free_samples): *t the
-   wall-clock time per timed step (NAN when none was taken). */
+   wall-clock time per timed step, *rows their mean rows (NAN when none was
+   taken). */
 static int free_step_at_states(exp_ctx *ctx, const exp_cc_spec *sp, const exp_runspec *run, double h,
                                const free_samples *f, double *t, double *rows)
 {
   *t = *rows = NAN;
   if (!f->count)
     return CDYN_OK;
-  size_t idx;
-  cc_handling none = {.none = 1, .pins_only = !cdyn_scheme_find(run->scheme, &idx) && cdyn_scheme_pins_only(idx)};
   cc_scene s;
-  int rc = cc_new(sp, &none, &s);
+  cdyn_stepper *st;
+  int rc = free_cloth(ctx, sp, run, &s, &st);
   if (rc)
     return rc;
-  cdyn_stepper *st;
-  if ((rc = exp_stepper_run(ctx, s.sys, run, NULL, &st))) {
-    cc_free(&s);
-    return rc;
-  }
   double sum = 0, nrows = 0;
   long timed = 0;
   for (int j = 0; j < f->count && !rc; j++) {
