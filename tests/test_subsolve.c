@@ -15,9 +15,9 @@
  *    agrees with the reference on w and on the accelerations W J^T mu,
  *    and "iterative" through both paths ends with the same handled set,
  *    w and accelerations.  The problems exercise each branch of the
- *    sparse path: rows added to a factored set (Schur complements),
- *    factorisations again when a row of the set leaves or more than 16
- *    are added, rank-deficient sets sent to the dense path.
+ *    sparse path: rows added to a factored set and removed from it
+ *    (Schur complements), factorisations again when more than 16 are
+ *    added and removed, rank-deficient sets sent to the dense path.
  * 2. Larger problems (up to 60 rows, beyond the reference): a chain of
  *    links over walls, sparse against dense for both algorithms.
  * 3. Rank-deficient sets beyond the workspace's dense capacity: the
@@ -25,7 +25,9 @@
  *    dense path, against the dense path.
  * 4. The layer's argument checks; the verification of an exact answer
  *    (cdyn_as_verify) on answers derived by hand, and on a handled block
- *    that falls apart into blocks, one below the rank cut.
+ *    that falls apart into blocks, one below the rank cut; rows removed
+ *    from a factored set without a factorisation, and the residual check
+ *    that factors afresh where the complement loses digits.
  * 5. The contact scheme: subsolve's values, an iterative linear solver
  *    refused, a chain falling onto a floor with subsolve=sparse against
  *    subsolve=dense, and a sparse run repeated bit for bit.
@@ -1073,6 +1075,102 @@ START_TEST(test_pinned_ball_eliminated)
 }
 END_TEST
 
+/* ---- 4c. rows removed from the factored set -------------------------------------- */
+
+/*
+ * A sub-solve whose set lost rows of the factored one (and gained others)
+ * is answered by the complement on the removed rows' unit columns, with
+ * no factorisation, and agrees with the dense sub-solve.  A = the
+ * tridiagonal 4 on the diagonal, 1 beside it (6 rows, condition <= 3):
+ * S0 = every row, then S0 less rows 1 and 4, then less 1, 4 and 5; A's
+ * values stamped anew and S0 = {0, 1, 2, 3}, then {0, 2, 3, 5} (1 removed,
+ * 5 added).  Both paths are backward stable on a set of condition 3, so
+ * they agree to a few eps of |x|.  And the residual check: A = J J^T with
+ * rows (1, 0, 0), (1, 3e-5, 0), (0, 0, 1), definite to the rank test
+ * (pivot 9e-10 against 1e-12), whose second row removed leaves S = {0, 2}
+ * with x = r: the complement subtracts terms of 1e8 from each other
+ * (B^-1 is 1e9 there), its residual is far above the 1000 s eps bound,
+ * and S is factored afresh (refined 1, two factorisations), the answer
+ * then exact to rounding.
+ */
+static void removed_case(cdyn_as_ws *wsp, cdyn_as_ws *wsd, cdyn_as_problem *q, const double *Ad,
+                         const unsigned char *S, const double *r, unsigned long want_fact, double tol)
+{
+  size_t n = q->n;
+  double xs[8], xd[8];
+  ck_assert_int_eq(cdyn_as_ws_bind(wsp, q), CDYN_OK);
+  ck_assert_int_eq(cdyn_as_subsolve(wsp, n, NULL, S, r, RANK_TOL, xs, NULL), CDYN_OK);
+  ck_assert_int_eq(cdyn_as_subsolve(wsd, n, Ad, S, r, RANK_TOL, xd, NULL), CDYN_OK);
+  double scale = 0, diff = 0;
+  for (size_t i = 0; i < n; i++) {
+    scale = fmax(scale, fabs(xd[i]));
+    diff = fmax(diff, fabs(xs[i] - xd[i]));
+    if (!S[i])
+      ck_assert(xs[i] == 0);
+  }
+  ck_assert_msg(diff <= tol * scale, "sparse and dense differ by %.3g of %.3g", diff, scale);
+  cdyn_as_sparse_counts c;
+  cdyn_as_ws_sparse_counts(wsp, &c);
+  ck_assert_msg(c.factorizations == want_fact, "%lu factorisations, %lu expected (updates %lu, refined %lu; diff %.3g of %.3g)",
+                c.factorizations, want_fact, c.updates, c.refined, diff, scale);
+}
+
+START_TEST(test_removed_rows)
+{
+  enum { N = 6 };
+  int rowptr[N + 1], col[3 * N];
+  double val[3 * N], Ad[N * N] = {0};
+  size_t nnz = 0;
+  for (int i = 0; i < N; i++) {
+    rowptr[i] = (int)nnz;
+    col[nnz] = i, val[nnz++] = 4, Ad[i * N + i] = 4;
+    for (int j = i - 1; j <= i + 1; j += 2)
+      if (j >= 0 && j < N)
+        col[nnz] = j, val[nnz++] = 1, Ad[i * N + j] = 1;
+  }
+  rowptr[N] = (int)nnz;
+  cdyn_as_sparse sp = {N, nnz, rowptr, col, val, 1, 1};
+  double b[N] = {0}, r[N] = {1, -2, 0.5, 3, -1, 2};
+  cdyn_as_problem q = {.n = N, .sp = &sp, .b = b, .rank_tol = RANK_TOL};
+  cdyn_as_ws wsp, wsd;
+  ck_assert_int_eq(cdyn_as_ws_alloc(&wsp, N), CDYN_OK);
+  ck_assert_int_eq(cdyn_as_ws_alloc(&wsd, N), CDYN_OK);
+  ck_assert_int_eq(cdyn_as_ws_sparse(&wsp, cholmod_type(), NULL, nnz), CDYN_OK);
+  const unsigned char all[N] = {1, 1, 1, 1, 1, 1}, less2[N] = {1, 0, 1, 1, 0, 1}, less3[N] = {1, 0, 1, 1, 0, 0};
+  const unsigned char four[N] = {1, 1, 1, 1, 0, 0}, swap[N] = {1, 0, 1, 1, 0, 1};
+  removed_case(&wsp, &wsd, &q, Ad, all, r, 1, 8 * DBL_EPSILON);
+  removed_case(&wsp, &wsd, &q, Ad, less2, r, 1, 8 * DBL_EPSILON);
+  removed_case(&wsp, &wsd, &q, Ad, less3, r, 1, 8 * DBL_EPSILON);
+  sp.values = 2; /* A's values anew: the next sub-solve factors S = four */
+  removed_case(&wsp, &wsd, &q, Ad, four, r, 2, 8 * DBL_EPSILON);
+  removed_case(&wsp, &wsd, &q, Ad, swap, r, 2, 8 * DBL_EPSILON);
+  cdyn_as_sparse_counts c;
+  cdyn_as_ws_sparse_counts(&wsp, &c);
+  ck_assert_uint_eq(c.updates, 3);
+  ck_assert_uint_eq(c.refined, 0);
+  cdyn_as_ws_free(&wsp);
+
+  /* The residual check. */
+  enum { M = 3 };
+  const double e = 3e-5;
+  int rp3[M + 1] = {0, 2, 4, 5}, c3[5] = {0, 1, 1, 0, 2};
+  double v3[5] = {1, 1, 1 + e * e, 1, 1}, A3[M * M] = {1, 1, 0, 1, 1 + e * e, 0, 0, 0, 1};
+  cdyn_as_sparse sp3 = {M, 5, rp3, c3, v3, 1, 1};
+  double b3[M] = {0}, r3[M] = {0.1, 0.7, -2};
+  cdyn_as_problem q3 = {.n = M, .sp = &sp3, .b = b3, .rank_tol = RANK_TOL};
+  ck_assert_int_eq(cdyn_as_ws_alloc(&wsp, M), CDYN_OK);
+  ck_assert_int_eq(cdyn_as_ws_sparse(&wsp, cholmod_type(), NULL, 5), CDYN_OK);
+  const unsigned char all3[M] = {1, 1, 1}, ends[M] = {1, 0, 1};
+  /* the whole set, of condition 4e8: a looser agreement (eps cond) */
+  removed_case(&wsp, &wsd, &q3, A3, all3, r3, 1, 1e-7);
+  removed_case(&wsp, &wsd, &q3, A3, ends, r3, 2, 8 * DBL_EPSILON);
+  cdyn_as_ws_sparse_counts(&wsp, &c);
+  ck_assert_uint_eq(c.refined, 1);
+  cdyn_as_ws_free(&wsp);
+  cdyn_as_ws_free(&wsd);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("subsolve");
@@ -1084,6 +1182,7 @@ int main(void)
   tcase_add_test(tc, test_layer_errors);
   tcase_add_test(tc, test_verify);
   tcase_add_test(tc, test_verify_blocks);
+  tcase_add_test(tc, test_removed_rows);
   suite_add_tcase(s, tc);
   tc = tcase_create("scheme");
   tcase_set_timeout(tc, 60);

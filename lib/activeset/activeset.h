@@ -112,7 +112,8 @@ typedef struct cdyn_as_sparse_counts {
   unsigned long factorizations; /* setups of the solver (numeric factorisations) */
   unsigned long analyses;       /* symbolic analyses they did (a pattern not seen before) */
   unsigned long solves;         /* solves with a factor */
-  unsigned long updates;        /* sub-solves answered by a factor of another set (rows added) */
+  unsigned long updates;        /* sub-solves answered by a factor of another set (rows added or removed) */
+  unsigned long refined;        /* of those with rows removed, solved again from a factorisation (residual) */
   unsigned long dense;          /* sub-solves that fell back to the dense path (rank deficient) */
   unsigned long lsq;            /* rank-deficient sub-solves beyond the dense path's size: the solver's least squares */
   double time_factor, time_solve; /* seconds */

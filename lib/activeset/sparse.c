@@ -29,11 +29,34 @@
  * Saunders and Wright, "A Schur-complement method for sparse quadratic
  * programming", 1990; Bartlett and Biegler, "QPSchur", 2006).  A
  * sub-solve then costs two solves with B's factor and O(k^2) work instead
- * of a factorisation.  B is factored again, with S0 = S, when the values
- * or the pattern of A changed, when a row of S0 has left S (a removed row
- * is not handled by the complement: lcp releases far fewer rows than it
- * clamps), or when more than KMAX rows are added (then the k solves and
- * the k x k factorisation cost more than a factorisation of B).
+ * of a factorisation.
+ *
+ * Rows removed from it: the same complement, bordered by unit columns (the
+ * same sources).  With D = S0 less S (removed) and P = S less S0 (added),
+ * A_SS x_S = r_S is the system
+ *   B x_S0 + A_{S0,P} x_P + E_D l = r~,   r~ = r on S0 less D, 0 on D,
+ *   A_{P,S0} x_S0 + A_PP x_P     = r_P,
+ *   E_D^T x_S0                    = 0,
+ * E_D the unit columns of D: x_D = 0, and the slack l frees the removed
+ * rows' equations.  The border G = [E_D, A_{S0,P}] (D first) gives
+ *   Z = B^-1 G,  H = C - G^T Z  (C: A_PP on P, 0 elsewhere),
+ *   y = H^-1 ([0; r_P] - G^T B^-1 r~),  x_S0 = B^-1 r~ - Z y,  x_P = y_P.
+ * H has an LDL^T factor in the order D then P without pivoting: its D
+ * block is -(B^-1)_DD, negative definite for a definite B, and the Schur
+ * complement of D in H is the complement of P on S0 less D, definite when
+ * A_SS is; its P pivots are those of the rank test
+ * below.  With no row removed this is the Cholesky factor above, as
+ * before.  The removed rows' terms come from B^-1, which an ill-conditioned
+ * B makes large against the answer (a removed row nearly parallel to one
+ * that stays), and their subtraction then loses digits that a
+ * factorisation of A_SS would not: so a sub-solve with removed rows checks
+ * its residual on S, |r_S - A_SS x_S| <= 1000 |S| eps (|r_S| + |A_SS| |x_S|)
+ * (the infinity norm, each row's terms summed in magnitude), and factors S
+ * afresh when it fails (counted in refined).  B is factored again, with
+ * S0 = S, when the values or the pattern of A changed, when more than
+ * KMAX rows are removed and added together (then the k solves and the k x k
+ * factorisation cost more than a factorisation of B), or when a pivot of
+ * the D block is not negative (rounding).
  *
  * Why not CHOLMOD's rowadd and rowdel.  They modify a simplicial LDL^T
  * factor in place, a row at a time, and would answer a pivot with less
@@ -70,7 +93,8 @@
  * test dw_d <= rank_tol max A_kk calls dependent).
  *
  * Results.  The solution is the dense path's to rounding (another
- * elimination order), not bit for bit.  The same calls give the same
+ * elimination order; with rows removed, to the residual the check above
+ * allows), not bit for bit.  The same calls give the same
  * bits: what a sub-solve keeps for the next (B, its set S0, the columns
  * z_a) is a function of the calls made since A's values last changed.
  *
@@ -79,6 +103,7 @@
  * (cdyn_as_ws_sparse); the solver allocates its state then and its
  * analyses when it meets a pattern.  Nothing else allocates.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,30 +364,44 @@ int cdyn_as_sparse_subsolve(cdyn_as_ws *ws, const unsigned char *S, const double
     *size = s;
   if (!s)
     return CDYN_OK;
-  /* Can B's factor serve: A unchanged, S0 within S, few rows added? */
+  /* Can B's factor serve: A unchanged, and S differs from S0 by at most
+     KMAX rows, removed from S0 (D, first in prow) or added to it (P)? */
   int fresh = f->valid && f->pattern == sp->pattern && f->values == sp->values && f->rank_tol == rank_tol;
-  size_t k = 0;
-  for (size_t i = 0; i < n && fresh; i++) {
-    if (f->base[i] && !S[i])
-      fresh = 0;
-    else if (S[i] && !f->base[i]) {
+  size_t k = 0, nd = 0;
+  for (size_t i = 0; i < n && fresh; i++)
+    if (f->base[i] && !S[i]) {
       if (k == KMAX)
         fresh = 0;
       else
-        f->prow[k++] = i;
+        k++, nd++;
+    } else if (S[i] && !f->base[i]) {
+      if (k == KMAX)
+        fresh = 0;
+      else
+        k++;
     }
+  if (fresh && k) {
+    size_t a = 0, b = nd;
+    for (size_t i = 0; i < n; i++)
+      if (f->base[i] && !S[i])
+        f->prow[a++] = i;
+      else if (S[i] && !f->base[i])
+        f->prow[b++] = i;
   }
-  int rc;
+  int rc, tries = 0;
+again:
   if (!fresh || (f->singular && k)) {
     if ((rc = factor_base(f, sp, S, rank_tol)))
       return rc;
-    k = 0;
+    k = nd = 0;
   }
   if (f->singular)
     return deficient(ws, S, s, r, rank_tol, x);
   if (k) {
-    /* The columns z of the rows added: keep those still added, solve for
-       the new ones in the slots the others free. */
+    /* The columns z = B^-1 g of the border rows (g: A_{S0,p} for an added
+       row p, e_d for a removed row d; a row is one or the other while B
+       stands): keep those still in the border, solve for the new ones in
+       the slots the others free. */
     unsigned char keep[KMAX] = {0};
     for (size_t a = 0; a < k; a++) {
       f->pcol[a] = KMAX;
@@ -383,55 +422,94 @@ int cdyn_as_sparse_subsolve(cdyn_as_ws *ws, const unsigned char *S, const double
       f->zrow[j] = f->prow[a];
       size_t p = f->prow[a];
       memset(f->rb, 0, n * sizeof(double));
-      for (int q = sp->rowptr[p]; q < sp->rowptr[p + 1]; q++)
-        if (f->base[sp->col[q]])
-          f->rb[sp->col[q]] = sp->val[q];
+      if (a < nd)
+        f->rb[p] = 1.0;
+      else
+        for (int q = sp->rowptr[p]; q < sp->rowptr[p + 1]; q++)
+          if (f->base[sp->col[q]])
+            f->rb[sp->col[q]] = sp->val[q];
       if ((rc = base_solve(f, f->rb, f->Z + j * f->cap)))
         return rc;
     }
-    /* H and its Cholesky factor (lower, row-major in H), with the rank
-       test on each pivot. */
+    /* H = C - G^T Z (C: A_PP on the added rows, 0 elsewhere) and its
+       LDL^T factor (L unit lower, row-major in H below the diagonal, D on
+       it): the removed rows first, whose pivots are those of
+       -(B^-1)_DD and must be negative, then the added rows, each pivot the
+       Schur complement of its row on S0 less D and the rows added before
+       it, with the rank test. */
     double *H = f->H;
     for (size_t a = 0; a < k; a++)
       for (size_t b = a; b < k; b++) {
-        double h = entry(sp, f->prow[a], f->prow[b]) - base_dot(f, sp, f->prow[a], f->Z + f->pcol[b] * f->cap);
-        H[a * k + b] = H[b * k + a] = h;
+        const double *z = f->Z + f->pcol[b] * f->cap;
+        double g = a < nd ? z[f->prow[a]] : base_dot(f, sp, f->prow[a], z);
+        double c = a >= nd && b >= nd ? entry(sp, f->prow[a], f->prow[b]) : 0.0;
+        H[a * k + b] = H[b * k + a] = c - g;
       }
-    for (size_t j = 0; j < k; j++) {
+    int refactor = 0;
+    if (!nd) {
+      /* Rows added only: the Cholesky factor of H (lower, row-major in H),
+         each pivot the Schur complement of its row on S0 and the rows
+         added before it, with the rank test. */
+      for (size_t j = 0; j < k; j++) {
+        double d = H[j * k + j];
+        for (size_t m = 0; m < j; m++)
+          d -= H[j * k + m] * H[j * k + m];
+        if (!(d > rank_tol * dmax))
+          return deficient(ws, S, s, r, rank_tol, x);
+        double l = sqrt(d);
+        H[j * k + j] = l;
+        for (size_t i = j + 1; i < k; i++) {
+          double v = H[i * k + j];
+          for (size_t m = 0; m < j; m++)
+            v -= H[i * k + m] * H[j * k + m];
+          H[i * k + j] = v / l;
+        }
+      }
+    }
+    for (size_t j = 0; nd && j < k && !refactor; j++) {
       double d = H[j * k + j];
       for (size_t m = 0; m < j; m++)
-        d -= H[j * k + m] * H[j * k + m];
-      if (!(d > rank_tol * dmax))
+        d -= H[j * k + m] * H[j * k + m] * H[m * k + m];
+      if (j < nd && !(d < 0)) {
+        refactor = 1; /* rounding: B is definite, so -(B^-1)_DD is */
+        break;
+      }
+      if (j >= nd && !(d > rank_tol * dmax))
         return deficient(ws, S, s, r, rank_tol, x);
-      double l = sqrt(d);
-      H[j * k + j] = l;
+      H[j * k + j] = d;
       for (size_t i = j + 1; i < k; i++) {
         double v = H[i * k + j];
         for (size_t m = 0; m < j; m++)
-          v -= H[i * k + m] * H[j * k + m];
-        H[i * k + j] = v / l;
+          v -= H[i * k + m] * H[j * k + m] * H[m * k + m];
+        H[i * k + j] = v / d;
       }
     }
+    if (refactor) {
+      fresh = 0;
+      goto again;
+    }
   }
-  /* z = B^-1 r_S0, then the added rows. */
+  /* xb = B^-1 r~ (r~ = r on S0 less D, 0 on D), then the border:
+     y = H^-1 (t), t = [0; r_P] - G^T xb; x_S0 = xb - Z y, x_P = y_P
+     (x_D = 0: y_D is the slack that frees the removed rows' equations). */
   for (size_t i = 0; i < n; i++)
-    f->rb[i] = f->base[i] ? r[i] : 0.0;
+    f->rb[i] = f->base[i] && S[i] ? r[i] : 0.0;
   if ((rc = base_solve(f, f->rb, f->xb)))
     return rc;
   if (k) {
     double y[KMAX];
     const double *H = f->H;
     for (size_t a = 0; a < k; a++) {
-      double v = r[f->prow[a]] - base_dot(f, sp, f->prow[a], f->xb);
+      double v = a < nd ? -f->xb[f->prow[a]] : r[f->prow[a]] - base_dot(f, sp, f->prow[a], f->xb);
       for (size_t m = 0; m < a; m++)
         v -= H[a * k + m] * y[m];
-      y[a] = v / H[a * k + a];
+      y[a] = nd ? v : v / H[a * k + a];
     }
     for (size_t a = k; a-- > 0;) {
-      double v = y[a];
+      double v = nd ? y[a] / H[a * k + a] : y[a];
       for (size_t m = a + 1; m < k; m++)
         v -= H[m * k + a] * y[m];
-      y[a] = v / H[a * k + a];
+      y[a] = nd ? v : v / H[a * k + a];
     }
     for (size_t a = 0; a < k; a++) {
       const double *z = f->Z + f->pcol[a] * f->cap;
@@ -439,9 +517,33 @@ int cdyn_as_sparse_subsolve(cdyn_as_ws *ws, const unsigned char *S, const double
         if (f->base[i])
           f->xb[i] -= z[i] * y[a];
     }
-    for (size_t a = 0; a < k; a++)
+    for (size_t a = nd; a < k; a++)
       f->xb[f->prow[a]] = y[a];
     f->counts.updates++;
+    if (nd) {
+      /* Removed rows: the complement subtracts B^-1 terms that B's
+         conditioning may make large against the answer.  Its residual on
+         S must be that of a backward-stable solve (1000 s eps of |r| +
+         |A_SS| |x|), or S is factored afresh. */
+      double rn = 0, sc = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (!S[i])
+          continue;
+        double acc = r[i], mag = fabs(r[i]);
+        for (int q = sp->rowptr[i]; q < sp->rowptr[i + 1]; q++) {
+          size_t j = (size_t)sp->col[q];
+          double t = S[j] ? sp->val[q] * f->xb[j] : 0.0;
+          acc -= t, mag += fabs(t);
+        }
+        rn = fmax(rn, fabs(acc));
+        sc = fmax(sc, mag);
+      }
+      if (!(rn <= 1e3 * (double)s * DBL_EPSILON * sc) && tries++ == 0) {
+        f->counts.refined++;
+        fresh = 0;
+        goto again;
+      }
+    }
   }
   for (size_t i = 0; i < n; i++)
     x[i] = S[i] ? f->xb[i] : 0.0;
