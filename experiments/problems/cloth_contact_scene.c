@@ -441,10 +441,14 @@ static int record_cut(void *ctx, unsigned long k, double t, const double *q)
  * solve without contacts too.  The unconstrained step of the run's first
  * 100 steps (free_step_cost) is a cloth falling from rest, with none of
  * them.  So the contacts' cost is also measured against the same cloth at
- * the run's own states: FREE_SAMPLES states evenly spaced over the run's
- * steps (step k_j = j steps / S for j = 0 .. S - 1, S = min(FREE_SAMPLES,
- * steps); the state a step the divergence rule ends the run at leaves is
- * not taken), the cloth's positions and velocities copied.  From each, the
+ * the run's own states: S states evenly spaced over the run's steps, at
+ * the middles of S equal parts (step k_j = (2 j + 1) steps / (2 S), j = 0
+ * .. S - 1), S = steps / 20 within [1, FREE_SAMPLES]: one state per 20
+ * steps, 5 steps of the cloth alone each, so that a frame-step run (120
+ * steps, each about as costly alone as the run's own solve) spends a
+ * quarter of its count of steps here and a run of 2000 steps a twentieth.
+ * The state a step the divergence rule ends the run at leaves is not
+ * taken; the cloth's positions and velocities are copied.  From each, the
  * cloth alone (no contacts, no balls) under the run's scheme takes one
  * step untimed (its strain limit switches its rows for that state, and the
  * stepper's caches meet the new pattern, as they would in a run of its
@@ -465,7 +469,8 @@ static int samples_new(free_samples *f, size_t n3, long steps)
 {
   memset(f, 0, sizeof *f);
   f->n3 = n3, f->steps = steps;
-  f->S = steps < FREE_SAMPLES ? (int)(steps > 0 ? steps : 1) : FREE_SAMPLES;
+  long S = steps / 20;
+  f->S = S < 1 ? 1 : S > FREE_SAMPLES ? FREE_SAMPLES : (int)S;
   f->q = malloc((size_t)f->S * n3 * sizeof *f->q);
   f->v = malloc((size_t)f->S * n3 * sizeof *f->v);
   if (!f->q || !f->v) {
@@ -486,7 +491,7 @@ static void samples_free(free_samples *f)
    apart, so each k meets at most one). */
 static void take_sample(free_samples *f, long k, const cdyn_system *sys)
 {
-  if (f->count >= f->S || k != (long)((long long)f->count * f->steps / f->S))
+  if (f->count >= f->S || k != (long)((2LL * f->count + 1) * f->steps / (2LL * f->S)))
     return;
   memcpy(f->q + (size_t)f->count * f->n3, cdyn_system_positions(sys), f->n3 * sizeof *f->q);
   memcpy(f->v + (size_t)f->count * f->n3, cdyn_system_velocities(sys), f->n3 * sizeof *f->v);
@@ -1409,7 +1414,7 @@ int exp_cc_run(exp_ctx *ctx, const exp_cc_spec *sp0)
                          "\"note\": \"wall-clock time per step (CLOCK_MONOTONIC, one run): detection (before and "
                          "after, the fail-safe apart), the step's solves (repeats included), the exact replay, the "
                          "fail-safe, the unconstrained step (the cloth alone, no contacts or balls, the run's "
-                         "scheme) over its first 100 steps and from 20 of the run's own states, and (detection + "
+                         "scheme) over its first 100 steps and from up to 20 of the run's own states, and (detection + "
                          "solves + fail-safe) / the unconstrained step at the run's states, and the mean rows of the steps "
                          "timed from those states; changes from run to run, but for free_rows\"")))
     return rc;
@@ -1632,8 +1637,8 @@ const exp_column exp_cc_columns[] = {
    "its first 100 steps"},
   {NULL, "free_at_states", "s",
    "wall-clock time per step of the unconstrained step from the run's own states: the cloth alone (no contacts, "
-   "no balls), the run's scheme, from 20 states evenly spaced over the run's steps (from each, one step untimed, "
-   "then 4 timed)"},
+   "no balls), the run's scheme, from steps / 20 states (at least 1, at most 20) evenly spaced over the run's "
+   "steps (from each, one step untimed, then 4 timed)"},
   {NULL, "ratio", "1", "(detect + solve + failsafe) / free_at_states: a step's cost against the same cloth's "
    "unconstrained step at the same states"},
   {NULL, "free_rows", "1", "mean rows of the unconstrained steps timed from the run's states (free_at_states)"},
