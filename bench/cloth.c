@@ -114,8 +114,10 @@
  * memory is the peak less the base, so that no variant's allocations
  * count for another and what the parent holds counts for none.
  *
- * Caps: any run stops once its stepping time passes 60 s (after at least
- * one frame) and is reported capped with the frames it ran, a safety net.
+ * Caps: any run stops once its stepping time passes 0.1 s per frame of the
+ * run's length (60 s over 600 frames, 12 s over --quick's 120; after at
+ * least one frame) and is reported capped with the frames it ran, a safety
+ * net.
  * Repetitions (--reps, 3 by default; 1 with --quick), the median time per
  * frame reported; they stop once a variant's runs on a problem have taken
  * 6 s of stepping (so their number depends on the machine's speed, as the
@@ -162,7 +164,7 @@
 #define CL_BALL_Y (-0.5)
 #define CL_THICKNESS 0.005      /* m: the ball's contact thickness, Bullet's margin */
 #define CL_VOXEL 0.01           /* m: Bullet's signed distance field's voxels */
-#define CL_MAX_SECONDS 60.0     /* a run's stepping time, a safety net */
+#define CL_MAX_SECONDS 60.0     /* a run's stepping time over CL_FRAMES, a safety net */
 #define CL_REP_BUDGET 6.0       /* s of stepping per problem and variant, for repetitions */
 #define CL_MAX_REPS 15
 #define CL_PROBLEMS 4
@@ -322,6 +324,10 @@ static double strain(const cl_topo *t, const double *x)
 /* ---- one run, in a child -------------------------------------------------------------- */
 
 enum { S_NONE, S_STABLE, S_UNSTABLE, S_CAPPED, S_ABSENT, S_ERROR };
+/* The time cap of a run of `total` frames: CL_MAX_SECONDS scaled from
+   CL_FRAMES, the same stepping time per frame for --quick's shorter runs. */
+static double cap_seconds(long total) { return CL_MAX_SECONDS * (double)total / (double)CL_FRAMES; }
+
 static const char *const status_name[] = {"not run", "stable", "unstable", "capped", "absent", "error"};
 
 typedef struct {
@@ -516,7 +522,7 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
       break;
     }
     r->frames++;
-    if (r->seconds > CL_MAX_SECONDS && r->frames < total)
+    if (r->seconds > cap_seconds(total) && r->frames < total)
       break;
   }
   cdyn_stats S;
@@ -573,7 +579,7 @@ static void run_bullet(const cl_problem *p, const cl_topo *t, int iv, long total
       break;
     }
     r->frames++;
-    if (r->seconds > CL_MAX_SECONDS && r->frames < total)
+    if (r->seconds > cap_seconds(total) && r->frames < total)
       break;
   }
   finish(r, &w, total, broke);
@@ -914,7 +920,7 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
              "\"SDF_RS\", \"margin\": %g, \"sdf_voxel\": %g, \"step\": \"stepSimulation(h, 0)\"}, "
              "\"memory\": \"per run, a child process: VmHWM at its end less VmRSS at its start, after malloc_trim "
              "and a reset of the peak (clear_refs 5)\", \"section_seconds\": %.1f},\n  \"problems\": [",
-          CL_H, c->frames, (double)c->frames * CL_H, c->reps, CL_REP_BUDGET, CL_MAX_SECONDS, c->quick, CL_MASS,
+          CL_H, c->frames, (double)c->frames * CL_H, c->reps, CL_REP_BUDGET, cap_seconds(c->frames), c->quick, CL_MASS,
           CL_K_STRUCT, CL_K_SHEAR, CL_K_BEND, CL_DAMPING, CL_G, CL_BALL_RADIUS, CL_BALL_Y, CL_THICKNESS, CL_EPS_MAX,
           CL_FAR, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, CL_SUBSTEPS_MAX, CL_XPBD_TARGET, 1.0, CL_K_SHEAR / CL_K_STRUCT,
           CL_K_BEND / CL_K_STRUCT, CL_THICKNESS, CL_VOXEL, c->seconds);
