@@ -95,6 +95,7 @@
  * cloth-self-contact runs the same code on its own scene.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1195,13 +1196,16 @@ static int run_all(exp_ctx *ctx, const exp_cc_spec *sp, long every, const double
       rc = cdyn_error(CDYN_EIO, "cloth-contact: no pipe or temporary file for a second process");
     /* The runs with more steps first (a stable order: among equals, the
        runs' own), so that the short ones (the frame's, 60 times fewer
-       steps) fill in at the end and the two processes end together. */
+       steps) fill in at the end and the two processes end together; the
+       run sp->first before all (the longest: its steps cost most). */
     int order[EXP_MAX_RUNS];
     long len[EXP_MAX_RUNS];
     for (int r = 0; r < n; r++) {
       double h;
       long ev;
       run_steps(ctx, sp, r, every, &h, &len[r], &ev);
+      if (sp->first && !strcmp(ctx->runs[r].name, sp->first))
+        len[r] = LONG_MAX;
       int j = r;
       for (; j > 0 && len[order[j - 1]] < len[r]; j--)
         order[j] = order[j - 1];

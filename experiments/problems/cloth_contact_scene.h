@@ -23,6 +23,8 @@ typedef struct {
   double offset[2]; /* self: the ball's centre off the cloth's centre along x and z (m) */
   double frame;     /* the step of the runs named *-frame, over the same time (s; 0: none) */
   long jobs;        /* processes running the runs at once (cloth-self-contact's `jobs`; 0 or 1: one) */
+  const char *first; /* with jobs > 1, the run of this name is queued first (the longest, so that the
+                        processes end together; the files do not depend on the order); may be NULL */
   int share;        /* the run failsafe may share the run implicit's simulation (cloth-self-contact's
                        `share_failsafe`; cloth_contact_scene.c, share_run) */
 } exp_cc_spec;
