@@ -106,11 +106,21 @@ PLOT_NAMES = $(foreach f,$(FIGURES),$(call fig_plot,$(f)))
 PLOTS = $(PLOT_NAMES:%=$(FIGDIR)/%)
 GP_FILES = $(GP_INCLUDES) $(PLOT_NAMES:%=paper_figs/%.gp)
 
-$(FIGDIR)/%/done: cdyn$(EXEEXT) $(FIGDIR)/extra-schemes
+# `make claims RUN_ARGS_EXPERIMENT="..."` adds those options to that one
+# experiment's `cdyn run` (`RUN_ARGS_cloth-self-contact="--steps 500 --set
+# snapshots=0.25,0.5"`: a shorter run, for a quick check of an added
+# scheme).  Its stamp, EXPERIMENT.args, holds the value of the last run,
+# as extra-schemes does: changing it runs that experiment again.
+.PRECIOUS: $(FIGDIR)/%.args
+$(FIGDIR)/%.args: FORCE
+	@$(MKDIR_P) $(FIGDIR)
+	@echo '$(RUN_ARGS_$*)' > $@.tmp && if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(FIGDIR)/%/done: cdyn$(EXEEXT) $(FIGDIR)/extra-schemes $(FIGDIR)/%.args
 	@rm -rf $(FIGDIR)/$*.tmp $(FIGDIR)/$*
 	@$(MKDIR_P) $(FIGDIR)
 	$(AM_V_GEN)$(RUN_CDYN) run $* --out $(FIGDIR)/$*.tmp \
-	  $(if $(strip $(EXTRA_SCHEMES)),--extra-schemes '$(strip $(EXTRA_SCHEMES))') > $(FIGDIR)/$*.log
+	  $(if $(strip $(EXTRA_SCHEMES)),--extra-schemes '$(strip $(EXTRA_SCHEMES))') $(RUN_ARGS_$*) > $(FIGDIR)/$*.log
 	@mv $(FIGDIR)/$*.tmp $(FIGDIR)/$* && touch $@
 
 # An example scene, run as a researcher runs their own (cdyn run scene)
