@@ -101,9 +101,9 @@ static int self_run(exp_ctx *ctx)
   exp_param_double(ctx, "frame", &sp.frame);
   exp_param_double(ctx, "merge", &sp.merge);
   sp.jobs = exp_param_long(ctx, "jobs");
-  /* The run lcp first: its steps cost about 1.5 times the others' (its
-     event sub-steps; the -cost file's detect, solve and replay columns),
-     and queued last by its place among the runs it ended alone. */
+  /* The run lcp first: its steps cost the most (its event sub-steps; the
+     -cost file's detect, solve and replay columns), and queued last by its
+     place among the runs it could end alone. */
   sp.first = "lcp";
   sp.share = exp_param_long(ctx, "share_failsafe") != 0;
   return exp_cc_run(ctx, &sp);
