@@ -1149,6 +1149,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
   int converged = 0, dual = o->tol > 0;
   double rp = INFINITY, rd = INFINITY;
   memcpy(s->x, s->xhat, n3 * sizeof(double));
+  int pinned_finite = cdyn_all_finite(s->xhat, n3);
   if (dual)
     memcpy(s->xold, d->q, n3 * sizeof(double)); /* where the first pull's dampers are */
   for (;;) {
@@ -1172,14 +1173,22 @@ static int step(cdyn_stepper *st, void *state_, double h)
       if (rc < 0)
         return rc;
     }
+    /* x's pinned coordinates are xhat's all through the step (finite:
+       checked once, below xhat); its free ones are checked as they are
+       gathered (x * 0 is 0 for a finite x, NaN otherwise), in the same
+       pass rather than a second one over x. */
+    double nanfree = pinned_finite ? 0.0 : NAN;
     for (size_t i = 0; i < n; i++) {
       long a = s->fidx[i];
       if (a >= 0)
-        for (int e = 0; e < 3; e++)
-          s->x[3 * i + e] = s->sol[(size_t)e * nf + (size_t)a];
+        for (int e = 0; e < 3; e++) {
+          double v = s->sol[(size_t)e * nf + (size_t)a];
+          s->x[3 * i + e] = v;
+          nanfree += v * 0.0;
+        }
     }
     it++;
-    if (!cdyn_all_finite(s->x, n3))
+    if (nanfree != 0)
       break;
     if ((rc = project_rows(st, s, t1)))
       return rc;
