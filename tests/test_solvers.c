@@ -1036,6 +1036,56 @@ START_TEST(test_analysis_follows_pattern)
 END_TEST
 
 /*
+ * cholmod's simplicial factorisation by its recorded schedule gives
+ * CHOLMOD's own bits.  One stepper factors the same pattern with six sets
+ * of values (random weights W in A = J W J^T): the first two
+ * factorisations are CHOLMOD's, the second records the schedule, the
+ * later ones follow it.  Each solution must equal, bit for bit, that of
+ * a fresh stepper, whose only factorisation is CHOLMOD's.
+ */
+START_TEST(test_cholmod_schedule_bits)
+{
+  uint64_t rng = 29;
+  cdyn_system *sys = random_grid(12, &rng);
+  size_t m = sys->m, n = sys->n;
+  cdyn_stepper *st = assembled_stepper(sys);
+  ck_assert_int_eq(cdyn_stepper_set(st, "solver", "cholmod"), CDYN_OK);
+  double *w = malloc(n * sizeof *w), *b = malloc(m * sizeof *b), *x = malloc(m * sizeof *x),
+         *y = malloc(m * sizeof *y);
+  ck_assert(w && b && x && y);
+  for (size_t i = 0; i < m; i++)
+    b[i] = tu_rand(&rng);
+  cdyn_stats s0, s1;
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s0), CDYN_OK);
+  for (int t = 0; t < 6; t++) {
+    for (size_t i = 0; i < n; i++)
+      w[i] = sys->winv[i] * tu_uniform(&rng, 0.5, 2.0);
+    ck_assert_int_eq(cdyn_assemble(st, w), CDYN_OK);
+    ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+    ck_assert_int_eq(cdyn_solve_many(st, 1, b, x), CDYN_OK);
+    cdyn_stepper *fr = assembled_stepper(sys);
+    ck_assert_int_eq(cdyn_stepper_set(fr, "solver", "cholmod"), CDYN_OK);
+    ck_assert_int_eq(cdyn_assemble(fr, w), CDYN_OK);
+    ck_assert_int_eq(cdyn_factor(fr), CDYN_OK);
+    ck_assert_int_eq(cdyn_solve_many(fr, 1, b, y), CDYN_OK);
+    for (size_t i = 0; i < m; i++)
+      ck_assert_msg(memcmp(&x[i], &y[i], sizeof x[i]) == 0,
+                    "factorisation %d: x[%zu] = %.17g, a fresh factorisation's %.17g", t + 1, i, x[i], y[i]);
+    cdyn_stepper_free(fr);
+  }
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s1), CDYN_OK);
+  ck_assert_uint_eq(s1.analyses - s0.analyses, s0.analyses ? 0 : 1);
+  ck_assert_uint_eq(s1.factorizations - s0.factorizations, 6);
+  free(w);
+  free(b);
+  free(x);
+  free(y);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
+/*
  * Error paths of every solver type: a matrix with more rows than the
  * solver was sized for is refused by setup (CDYN_EINVAL), and the sparse
  * direct solvers refuse a solve before any setup.
@@ -1271,6 +1321,7 @@ static Suite *solvers_suite(void)
   tcase_add_loop_test(tc, test_analysis_follows_pattern, 0, 2);
   tcase_add_loop_test(tc, test_solver_errors, 0, (int)cdyn_solver_count());
   tcase_add_test(tc, test_cholmod_reuse);
+  tcase_add_test(tc, test_cholmod_schedule_bits);
   tcase_add_test(tc, test_pcg_preconditioners);
   tcase_add_test(tc, test_iter_correct);
   suite_add_tcase(s, tc);

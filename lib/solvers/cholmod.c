@@ -37,14 +37,21 @@
  * visiting the entries i of row k in the order in which its search of
  * the elimination tree finds them (the paths from the entries of column
  * k of A, each in front of the earlier ones), and it searches again at
- * every factorisation.  The analysis records that order (rowfac_schedule)
- * and, after CHOLMOD's first factorisation of the pattern, where each
- * entry lands in L; the later factorisations then do the same operations
+ * every factorisation.  The schedule records that order (rowfac_schedule)
+ * and, after a factorisation by CHOLMOD, where each entry lands in L; the
+ * later factorisations then do the same operations
  * in the same order on the same storage, reading A's values in place
  * (without the scatter into P A P^T), so that L and D are bit for bit
  * CHOLMOD's, in about half its time on a chain's KKT matrix.  A zero
  * pivot hands the factorisation back to CHOLMOD, which reports it as
- * before.  Supernodal factors do not use the schedule.
+ * before.  Supernodal factors do not use the schedule.  Recording the
+ * order costs about as much as a factorisation, and a pattern factored
+ * once (a contact set that changes every step) never uses it: the
+ * analysis only sizes its arrays (the rows of L are counted by the
+ * symbolic factor's column counts), the order is recorded at the
+ * pattern's second factorisation, which CHOLMOD still does, and the
+ * third and later follow the schedule.  The results are the same bits
+ * whichever factorises.
  *
  * Reuse (option cholmod_reuse_tol > 0; off by default).  A changes
  * little from one step to the next, so an earlier factor L L^T of A_f is
@@ -125,6 +132,10 @@ typedef struct {
   int *spos;             /* nsch: each one's position in L->x (from L->p, once L is numeric) */
   int *lnz;              /* m: the columns' final counts (L->nz after a factorisation) */
   int sched;             /* spos and lnz are L's: the factorisation may follow the schedule */
+  int filled;            /* rowfac_schedule has run on this analysis */
+  int fits;              /* and its rows of L fitted the sizes: urow, usrc, sptr and srow hold the schedule */
+  size_t nup, nsch;      /* the sizes of urow / usrc and of srow / spos */
+  unsigned long factors; /* factorisations of this analysis, up to 2 */
   cholmod_factor *L;
   cholmod_dense *X, *Y, *E; /* CHOLMOD's solve workspace for one column */
   cholmod_dense *Xn, *Yn, *En; /* and for 2 to 4 columns at once (allocated by the first such solve) */
@@ -153,6 +164,7 @@ typedef struct {
   double *t, *u, *r, *dx; /* mcap each */
   double *z, *p, *ap;    /* mcap each: the preconditioned CG of reuse */
   double *w;             /* mcap, zero between rows: the scheduled factorisation's row */
+  int *iw;               /* 5 mcap: rowfac_schedule's scratch */
   double *tn;            /* 4 mcap: up to 4 permuted right-hand sides */
   double delta;          /* 0, or the shift of the least-squares path */
   unsigned rank;
@@ -213,6 +225,7 @@ static void chm_free(void *p)
   free(s->p);
   free(s->ap);
   free(s->w);
+  free(s->iw);
   free(s->tn);
   free(s);
 }
@@ -236,8 +249,10 @@ static int chm_alloc(void **out, size_t m)
   s->p = malloc(mm * sizeof(double));
   s->ap = malloc(mm * sizeof(double));
   s->w = calloc(mm, sizeof(double));
+  s->iw = malloc(5 * mm * sizeof(int));
   s->tn = malloc(4 * mm * sizeof(double));
-  if (!s->tn || !s->t || !s->u || !s->r || !s->dx || !s->z || !s->p || !s->ap || !s->w || !cholmod_start(&s->c)) {
+  if (!s->iw || !s->tn || !s->t || !s->u || !s->r || !s->dx || !s->z || !s->p || !s->ap || !s->w ||
+      !cholmod_start(&s->c)) {
     chm_free(s);
     return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory for m = %zu", m);
   }
@@ -301,38 +316,54 @@ static int chm_status(chm_state *s, const char *what)
  * met (or k), each path placed in front of the earlier ones; the entries
  * are then eliminated in that order.  The elimination tree is the one of
  * P A P^T (rowfac reads it from L's first off-diagonal entries, which
- * give the same parents on every path it walks).  Allocates the arrays
- * of `a` (an analysis allocates); 0, or -1 out of memory.
+ * give the same parents on every path it walks).
+ *
+ * schedule_alloc sizes the arrays at the analysis: the upper entries of
+ * P A P^T, counted, and the off-diagonal entries of L's rows, which are
+ * those of its columns, sum (ColCount_j - 1) by the symbolic factor
+ * (exact without numerical cancellation, which a symbolic count ignores);
+ * 0, or -1 out of memory.  rowfac_schedule fills them, with s->iw as
+ * scratch (no allocation); a count that disagrees with the sizes leaves
+ * the schedule unused (a->fits stays 0), CHOLMOD factorising.
  */
-static int rowfac_schedule(analysis *a, const cdyn_matrix *A)
+static int schedule_alloc(analysis *a)
 {
-  size_t m = a->m;
-  int *inv = malloc((m ? m : 1) * sizeof(int)), *parent = malloc((m ? m : 1) * sizeof(int));
-  int *anc = malloc((m ? m : 1) * sizeof(int)), *flag = malloc((m ? m : 1) * sizeof(int));
-  int *path = malloc((m ? m : 1) * sizeof(int));
+  size_t m = a->m, nup = 0, nsch = 0;
+  const int *cc = a->L->ColCount;
+  for (size_t k = 0; k < m; k++) {
+    for (int p = a->pp[k]; p < a->pp[k + 1] && a->pi[p] <= (int)k; p++)
+      nup++;
+    nsch += cc[k] > 0 ? (size_t)cc[k] - 1 : 0;
+  }
+  a->nup = nup;
+  a->nsch = nsch;
   a->uptr = malloc((m + 1) * sizeof(int));
   a->sptr = malloc((m + 1) * sizeof(int));
   a->lnz = malloc((m ? m : 1) * sizeof(int));
-  int ok = inv && parent && anc && flag && path && a->uptr && a->sptr && a->lnz;
+  a->urow = malloc((nup ? nup : 1) * sizeof(int));
+  a->usrc = malloc((nup ? nup : 1) * sizeof(int));
+  a->srow = malloc((nsch ? nsch : 1) * sizeof(int));
+  a->spos = malloc((nsch ? nsch : 1) * sizeof(int));
+  return a->uptr && a->sptr && a->lnz && a->urow && a->usrc && a->srow && a->spos ? 0 : -1;
+}
+
+static void rowfac_schedule(chm_state *s, analysis *a)
+{
+  size_t m = a->m, mm = s->mcap ? s->mcap : 1;
+  int *inv = s->iw, *parent = s->iw + mm, *anc = s->iw + 2 * mm, *flag = s->iw + 3 * mm, *path = s->iw + 4 * mm;
+  a->filled = 1;
   size_t nup = 0;
-  for (size_t k = 0; ok && k < m; k++) {
+  for (size_t k = 0; k < m; k++) {
     a->uptr[k] = (int)nup;
     for (int p = a->pp[k]; p < a->pp[k + 1] && a->pi[p] <= (int)k; p++)
       nup++;
   }
-  if (ok) {
-    a->uptr[m] = (int)nup;
-    a->urow = malloc((nup ? nup : 1) * sizeof(int));
-    a->usrc = malloc((nup ? nup : 1) * sizeof(int));
-    ok = a->urow && a->usrc;
-  }
-  if (!ok)
-    goto out;
+  a->uptr[m] = (int)nup;
   /* The sources of the upper entries in A's val: A's entry e is P A P^T's map[e]. */
   for (size_t j = 0; j < m; j++)
     inv[a->perm[j]] = (int)j;
   for (size_t i = 0; i < m; i++)
-    for (int e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+    for (int e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
       int q = a->map[e], k = inv[i]; /* A's row i is column inv[i] of P A P^T (symmetric) */
       if (q >= a->pp[k] && q < a->pp[k + 1] && a->pi[q] <= k)
         a->usrc[a->uptr[k] + (q - a->pp[k])] = e;
@@ -354,8 +385,9 @@ static int rowfac_schedule(analysis *a, const cdyn_matrix *A)
       }
     }
   }
-  /* The rows of L, counted, then placed: each row is built in anc from
-     its end, the latest path in front, as rowfac builds its Stack. */
+  /* The rows of L, counted (against the sizes), then placed: each row is
+     built in anc from its end, the latest path in front, as rowfac builds
+     its Stack. */
   for (int pass = 0; pass < 2; pass++) {
     size_t nsch = 0;
     for (size_t k = 0; k < m; k++)
@@ -378,22 +410,10 @@ static int rowfac_schedule(analysis *a, const cdyn_matrix *A)
       nsch += m - top;
     }
     a->sptr[m] = (int)nsch;
-    if (!pass) {
-      a->srow = malloc((nsch ? nsch : 1) * sizeof(int));
-      a->spos = malloc((nsch ? nsch : 1) * sizeof(int));
-      if (!a->srow || !a->spos) {
-        ok = 0;
-        goto out;
-      }
-    }
+    if (!pass && nsch != a->nsch)
+      return; /* not the symbolic factor's count: never scheduled */
   }
-out:
-  free(inv);
-  free(parent);
-  free(anc);
-  free(flag);
-  free(path);
-  return ok ? 0 : -1;
+  a->fits = 1;
 }
 
 /* Analyse A's pattern into `a` (freed first). */
@@ -501,7 +521,7 @@ static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A, int mode)
     analysis_free(s, a);
     return cdyn_error(CDYN_ESOLVE, "cholmod: the analysis did not keep the natural ordering");
   }
-  if (!a->L->is_super && rowfac_schedule(a, A)) {
+  if (!a->L->is_super && schedule_alloc(a)) {
     analysis_free(s, a);
     return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory for the factorisation's schedule of %zu rows", m);
   }
@@ -516,7 +536,7 @@ static void schedule_positions(analysis *a)
 {
   const cholmod_factor *L = a->L;
   a->sched = 0;
-  if (!a->srow || L->is_super || L->is_ll || L->xtype != CHOLMOD_REAL || L->itype != CHOLMOD_INT)
+  if (!a->fits || L->is_super || L->is_ll || L->xtype != CHOLMOD_REAL || L->itype != CHOLMOD_INT)
     return;
   const int *Lp = L->p, *Li = L->i, *Lnz = L->nz;
   size_t m = a->m;
@@ -700,6 +720,12 @@ static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solv
   s->delta = 0;
   s->negative = 0;
   int ok, scattered = 0;
+  /* The pattern's second factorisation records the schedule (see the
+     header), for the third and later. */
+  if (a->factors < 2)
+    a->factors++;
+  if (a->factors == 2 && !a->filled && a->srow)
+    rowfac_schedule(s, a);
   if (a->sched && !rowfac_scheduled(s, a, A->val)) {
     ok = 1;
     s->c.status = CHOLMOD_OK;
