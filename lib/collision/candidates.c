@@ -268,6 +268,16 @@ static int build(cdyn_contacts *cc)
   return CDYN_OK;
 }
 
+/* The largest of four magnitudes, a NaN among them the result: the
+   comparisons inline, where fmax is a call into libm (which would also
+   pass over a NaN). */
+static inline double max4abs(double a, double b, double c, double d)
+{
+  a = fabs(a), b = fabs(b), c = fabs(c), d = fabs(d);
+  double ab = a < b || isnan(b) ? b : a, cd = c < d || isnan(d) ? d : c;
+  return ab < cd || isnan(cd) ? cd : ab;
+}
+
 int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
 {
   double up[3] = {-INFINITY, -INFINITY, -INFINITY}, dn[3] = {INFINITY, INFINITY, INFINITY}, L = 0;
@@ -285,7 +295,8 @@ int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
         double du = u - cc->rhi[3 * i + k], dl = l - cc->rlo[3 * i + k];
         up[k] = du > up[k] ? du : up[k];
         dn[k] = dl < dn[k] ? dl : dn[k];
-        L = fmax(L, fmax(fmax(fabs(l), fabs(u)), fmax(fabs(cc->rlo[3 * i + k]), fabs(cc->rhi[3 * i + k]))));
+        double a = max4abs(l, u, cc->rlo[3 * i + k], cc->rhi[3 * i + k]);
+        L = L < a || isnan(a) ? a : L;
       }
       for (int kind = 0; kind < 2; kind++)
         if (cc->near_have[kind]) {
@@ -293,7 +304,8 @@ int cdyn_contacts_motion(cdyn_contacts *cc, const double *x0, const double *x1)
           double du = u - nu, dl = l - nl;
           nup[kind][k] = du > nup[kind][k] ? du : nup[kind][k];
           ndn[kind][k] = dl < ndn[kind][k] ? dl : ndn[kind][k];
-          nL[kind] = fmax(nL[kind], fmax(fmax(fabs(l), fabs(u)), fmax(fabs(nl), fabs(nu))));
+          double a = max4abs(l, u, nl, nu);
+          nL[kind] = nL[kind] < a || isnan(a) ? a : nL[kind];
         }
     }
   }
