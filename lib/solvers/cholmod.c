@@ -475,36 +475,43 @@ static int analyse(chm_state *s, analysis *a, const cdyn_matrix *A, int mode)
   for (size_t i = 0; i < m; i++)
     inv[a->perm[i]] = (int)i;
 
-  /* P A P^T: column j is A's column perm[j] with rows renamed by inv,
-     sorted by insertion (the columns are short). */
+  /* P A P^T: column j is A's column perm[j] (its row: A holds both
+     triangles) with rows renamed by inv, each column in ascending rows.
+     Two stable counting passes over the entries, linear in nnz: by new
+     row, then, in that order, into their columns; map[k] is where A's
+     entry k lands. */
+  int *byrow = malloc((nnz ? nnz : 1) * sizeof(int)), *rowof = malloc((nnz ? nnz : 1) * sizeof(int));
+  int *next = calloc(m + 1, sizeof(int));
+  if (!byrow || !rowof || !next) {
+    free(byrow), free(rowof), free(next), free(inv);
+    if (L0)
+      cholmod_free_factor(&L0, &s->c);
+    analysis_free(s, a);
+    return cdyn_error(CDYN_ENOMEM, "cholmod: out of memory for the analysis of %zu rows", m);
+  }
+  for (size_t o = 0; o < m; o++)
+    for (int k = A->rowptr[o]; k < A->rowptr[o + 1]; k++) {
+      rowof[k] = (int)o;
+      next[inv[A->col[k]] + 1]++;
+    }
+  for (size_t r = 0; r < m; r++)
+    next[r + 1] += next[r];
+  for (size_t k = 0; k < nnz; k++)
+    byrow[next[inv[A->col[k]]]++] = (int)k;
   a->pp[0] = 0;
   for (size_t j = 0; j < m; j++) {
-    int o = a->perm[j], start = a->pp[j], len = A->rowptr[o + 1] - A->rowptr[o];
-    for (int e = 0; e < len; e++) {
-      int k = A->rowptr[o] + e, row = inv[A->col[k]], pos = start + e;
-      while (pos > start && a->pi[pos - 1] > row) {
-        a->pi[pos] = a->pi[pos - 1];
-        pos--;
-      }
-      a->pi[pos] = row;
-    }
-    a->pp[j + 1] = start + len;
-  }
-  /* The map, now that each column is sorted: find each entry by search. */
-  for (size_t j = 0; j < m; j++) {
     int o = a->perm[j];
-    for (int k = A->rowptr[o]; k < A->rowptr[o + 1]; k++) {
-      int row = inv[A->col[k]], lo = a->pp[j], hi = a->pp[j + 1] - 1;
-      while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (a->pi[mid] < row)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      a->map[k] = lo;
-    }
+    a->pp[j + 1] = a->pp[j] + (A->rowptr[o + 1] - A->rowptr[o]);
+    next[j] = a->pp[j];
   }
+  for (size_t q = 0; q < nnz; q++) {
+    int k = byrow[q], pos = next[inv[rowof[k]]]++;
+    a->pi[pos] = inv[A->col[k]];
+    a->map[k] = pos;
+  }
+  free(byrow);
+  free(rowof);
+  free(next);
   free(inv);
 
   /* The analysis proper, of P A P^T in its own (natural) order. */
