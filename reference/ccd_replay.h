@@ -7,7 +7,7 @@
  *
  * Every node-triangle pair and every edge-edge pair that shares no
  * particle is considered (no hierarchy: the swept boxes hashed into a
- * uniform grid of cubes of their median size, each overlapping pair met
+ * uniform grid of cubes of twice their median size, each overlapping pair met
  * once, in the cell of the lower corner of its overlap; a box that spans
  * more than a few cells is tested against every box).  Two passes: the
  * first meets the pairs whose swept boxes overlap (only those can touch:
