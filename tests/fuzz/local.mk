@@ -14,13 +14,6 @@ FUZZ_HARNESSES = tests/fuzz/fuzz_api tests/fuzz/fuzz_activeset tests/fuzz/fuzz_s
 FUZZ_SMOKE = $(FUZZ_HARNESSES:tests/fuzz/fuzz_%=fuzz-smoke-%)
 FUZZ_RUNS = 100000
 FUZZ_SECONDS = 60
-# libFuzzer's -timeout: the seconds one input may take before it counts as
-# a hang.  An input may ask for a great deal of work that the API allows
-# (admm's iterations go up to 1e7 a step): the smoke's slowest input, an
-# admm run at 2.5e6 iterations a step, takes 12.5 s alone and took over 20
-# s beside the other harness under make -j2, which a 20 s limit reported
-# as a hang.  A loop that never ends still fails.
-FUZZ_TIMEOUT = 60
 FUZZ_CFLAGS = -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # The library is compiled once for the harnesses, into tests/fuzz/obj/
@@ -73,7 +66,7 @@ fuzz-smoke: $(FUZZ_SMOKE)
 $(FUZZ_SMOKE): fuzz-smoke-%: tests/fuzz/fuzz_%
 	@h=tests/fuzz/fuzz_$*; corpus=$(srcdir)/tests/fuzz/corpus/$*; \
 	work=tests/fuzz/work-smoke-$*; rm -rf $$work; $(MKDIR_P) $$work; log=$$h-smoke.log; \
-	if $(FUZZ_ENV) ./$$h -runs=$(FUZZ_RUNS) -seed=1 $(call fuzz_opts,fuzz_$*) -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=2048 \
+	if $(FUZZ_ENV) ./$$h -runs=$(FUZZ_RUNS) -seed=1 $(call fuzz_opts,fuzz_$*) -timeout=20 -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=$$work/ $$work $$corpus >$$log 2>&1; then \
 	  { echo "$$h: $(FUZZ_RUNS) runs from the corpus $$corpus"; tail -n 14 $$log; }; \
 	else cat $$log; echo "FAIL: $$h (log: $$log; the input in $$work)" >&2; exit 1; fi
@@ -83,7 +76,7 @@ fuzz-run: $(FUZZ_HARNESSES)
 	  set -- $$spec; h=$$1; shift; \
 	  name=$${h##*/}; work=tests/fuzz/work-$${name#fuzz_}; $(MKDIR_P) $$work; \
 	  log=$$h-run.log; \
-	  if $(FUZZ_ENV) ./$$h -max_total_time=$(FUZZ_SECONDS) "$$@" -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=2048 \
+	  if $(FUZZ_ENV) ./$$h -max_total_time=$(FUZZ_SECONDS) "$$@" -timeout=20 -rss_limit_mb=2048 \
 	      -print_final_stats=1 -artifact_prefix=$$work/ $$work $(srcdir)/tests/fuzz/corpus/$${name#fuzz_} >$$log 2>&1; \
 	  then tail -n 14 $$log; else cat $$log; echo "FAIL: $$h (log: $$log; inputs in $$work)" >&2; exit 1; fi; \
 	done
