@@ -144,9 +144,25 @@ EXTRA_DIST += tests/docpaths.test
 TESTS += tests/rooms.test
 EXTRA_DIST += tests/rooms.test
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+# The tests run the built cdyn itself, not libtool's wrapper script for it
+# (./cdyn when the library is shared): the wrapper is a shell that starts
+# before every run, about 50 ms, and the suite runs cdyn about a thousand
+# times.  libtool --mode=execute names the program the wrapper would run
+# and the library path it would set (shlibpath_var: LD_LIBRARY_PATH on
+# GNU/Linux); tests/cdyn-program.env holds the three, a line each, for
+# AM_TESTS_ENVIRONMENT below.  Without a wrapper (static builds), the
+# program is ./cdyn and the path the one the tests already have.
+check_DATA = tests/cdyn-program.env
+CLEANFILES += tests/cdyn-program.env
+tests/cdyn-program.env: cdyn$(EXEEXT) libtool
+	$(AM_V_GEN)var=`$(SHELL) ./libtool --config | sed -n 's/^shlibpath_var=//p'`; \
+	test -n "$$var" || var=LD_LIBRARY_PATH; \
+	$(LIBTOOL) --mode=execute $(SHELL) -c 'printf "%s\n%s\n" "$$1" "$$2"; eval "printf \"%s\\n\" \"\$${$$2-}\""' \
+	  cdyn-program '$(abs_top_builddir)/cdyn$(EXEEXT)' "$$var" > $@-t && mv -f $@-t $@
 AM_TESTS_ENVIRONMENT = CK_TAP_LOG_FILE_NAME=-; export CK_TAP_LOG_FILE_NAME; \
 	OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS; \
-	CDYN_PROGRAM='$(abs_top_builddir)/cdyn$(EXEEXT)'; export CDYN_PROGRAM; \
+	{ read CDYN_PROGRAM; read cdyn_path_var; read cdyn_path; } < '$(abs_top_builddir)/tests/cdyn-program.env'; \
+	export CDYN_PROGRAM; eval "$$cdyn_path_var=\$$cdyn_path; export $$cdyn_path_var"; \
 	CDYN_EXPERIMENT_NAMES='$(EXPERIMENT_NAMES)'; export CDYN_EXPERIMENT_NAMES; \
 	CDYN_FAILWRITE='$(abs_top_builddir)/tests/.libs/libfailwrite.so'; export CDYN_FAILWRITE; \
 	CDYN_LIB_OBJECTS='$(lib_libcdyn_la_OBJECTS)'; export CDYN_LIB_OBJECTS; \

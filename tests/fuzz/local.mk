@@ -86,7 +86,7 @@ fuzz fuzz-smoke fuzz-run:
 	@echo "(on Debian: apt-get install clang libclang-rt-14-dev, then re-run ./configure)." >&2
 endif
 
-CLEANFILES = $(FUZZ_HARNESSES) $(FUZZ_HARNESSES:=-smoke.log) $(FUZZ_HARNESSES:=-run.log) tests/fuzz/libcdyn-fuzz.a
+CLEANFILES += $(FUZZ_HARNESSES) $(FUZZ_HARNESSES:=-smoke.log) $(FUZZ_HARNESSES:=-run.log) tests/fuzz/libcdyn-fuzz.a
 EXTRA_DIST += tests/fuzz/fuzz.h tests/fuzz/activeset_input.h tests/fuzz/fuzz_api.c tests/fuzz/fuzz_activeset.c \
 	tests/fuzz/fuzz_scene.c \
 	tests/fuzz/scene.dict tests/fuzz/corpus
