@@ -17,6 +17,7 @@
 #include <cdyn/cdyn.h>
 
 #include "nlink.h"
+#include "testutil.h"
 
 static const double G = 9.81;
 
@@ -96,10 +97,10 @@ static inline void run_opts(const char *scheme, const char *const *kv, const pen
   long P = window > 0 ? lround(window / h) : 0;
   for (long k = 1; k <= N; k++) {
     int rc = cdyn_stepper_step(st, h);
-    ck_assert_msg(rc == CDYN_OK, "%s h = %g step %ld: %s", scheme, h, k, cdyn_errmsg());
+    TU_ASSERT(rc == CDYN_OK, "%s h = %g step %ld: %s", scheme, h, k, cdyn_errmsg());
     double e;
-    ck_assert_int_eq(cdyn_system_constraint_error(s, &e), CDYN_OK);
-    ck_assert_int_eq(cdyn_system_energy(s, &T, &V), CDYN_OK);
+    TU_ASSERT_OK(cdyn_system_constraint_error(s, &e));
+    TU_ASSERT_OK(cdyn_system_energy(s, &T, &V));
     double d = T + V - o->E0;
     if (e > o->emax)
       o->emax = e;

@@ -64,25 +64,25 @@ static int check_query(int ee, const double x[4][2][3], tally *t, const char *wh
 {
   int f = ee ? ref_filter_ee(x[0], x[1], x[2], x[3]) : ref_filter_vf(x[0], x[1], x[2], x[3]);
   int g = ee ? ref_ccd_ee(x[0], x[1], x[2], x[3], NULL, NULL) : ref_ccd_vf(x[0], x[1], x[2], x[3], NULL, NULL);
-  ck_assert_msg(f == REF_FILTER_APART || f == REF_FILTER_TOUCH || f == REF_FILTER_UNSURE, "%s %ld: filter %d", what,
-                i, f);
-  ck_assert_msg(g == 0 || g == 1 || g == REF_CCD_DEGENERATE, "%s %ld: exact test %d", what, i, g);
+  TU_ASSERT(f == REF_FILTER_APART || f == REF_FILTER_TOUCH || f == REF_FILTER_UNSURE, "%s %ld: filter %d", what, i,
+            f);
+  TU_ASSERT(g == 0 || g == 1 || g == REF_CCD_DEGENERATE, "%s %ld: exact test %d", what, i, g);
   if (f == REF_FILTER_APART)
-    ck_assert_msg(g == 0,
-                  "%s %ld (%s): the filter says apart, the exact test %d: %a %a %a / %a %a %a, %a %a %a / %a %a %a, "
-                  "%a %a %a / %a %a %a, %a %a %a / %a %a %a",
-                  what, i, ee ? "ee" : "vf", g, x[0][0][0], x[0][0][1], x[0][0][2], x[0][1][0], x[0][1][1],
-                  x[0][1][2], x[1][0][0], x[1][0][1], x[1][0][2], x[1][1][0], x[1][1][1], x[1][1][2], x[2][0][0],
-                  x[2][0][1], x[2][0][2], x[2][1][0], x[2][1][1], x[2][1][2], x[3][0][0], x[3][0][1], x[3][0][2],
-                  x[3][1][0], x[3][1][1], x[3][1][2]);
+    TU_ASSERT(g == 0,
+              "%s %ld (%s): the filter says apart, the exact test %d: %a %a %a / %a %a %a, %a %a %a / %a %a %a, "
+              "%a %a %a / %a %a %a, %a %a %a / %a %a %a",
+              what, i, ee ? "ee" : "vf", g, x[0][0][0], x[0][0][1], x[0][0][2], x[0][1][0], x[0][1][1],
+              x[0][1][2], x[1][0][0], x[1][0][1], x[1][0][2], x[1][1][0], x[1][1][1], x[1][1][2], x[2][0][0],
+              x[2][0][1], x[2][0][2], x[2][1][0], x[2][1][1], x[2][1][2], x[3][0][0], x[3][0][1], x[3][0][2],
+              x[3][1][0], x[3][1][1], x[3][1][2]);
   if (f == REF_FILTER_TOUCH)
-    ck_assert_msg(g == 1,
-                  "%s %ld (%s): the filter says touch, the exact test %d: %a %a %a / %a %a %a, %a %a %a / %a %a %a, "
-                  "%a %a %a / %a %a %a, %a %a %a / %a %a %a",
-                  what, i, ee ? "ee" : "vf", g, x[0][0][0], x[0][0][1], x[0][0][2], x[0][1][0], x[0][1][1],
-                  x[0][1][2], x[1][0][0], x[1][0][1], x[1][0][2], x[1][1][0], x[1][1][1], x[1][1][2], x[2][0][0],
-                  x[2][0][1], x[2][0][2], x[2][1][0], x[2][1][1], x[2][1][2], x[3][0][0], x[3][0][1], x[3][0][2],
-                  x[3][1][0], x[3][1][1], x[3][1][2]);
+    TU_ASSERT(g == 1,
+              "%s %ld (%s): the filter says touch, the exact test %d: %a %a %a / %a %a %a, %a %a %a / %a %a %a, "
+              "%a %a %a / %a %a %a, %a %a %a / %a %a %a",
+              what, i, ee ? "ee" : "vf", g, x[0][0][0], x[0][0][1], x[0][0][2], x[0][1][0], x[0][1][1],
+              x[0][1][2], x[1][0][0], x[1][0][1], x[1][0][2], x[1][1][0], x[1][1][1], x[1][1][2], x[2][0][0],
+              x[2][0][1], x[2][0][2], x[2][1][0], x[2][1][1], x[2][1][2], x[3][0][0], x[3][0][1], x[3][0][2],
+              x[3][1][0], x[3][1][1], x[3][1][2]);
   t->asked++;
   t->apart += f == REF_FILTER_APART;
   t->touch += f == REF_FILTER_TOUCH;
@@ -139,7 +139,7 @@ START_TEST(test_filter_constructed)
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     int f = check_query(cases[k].ee, cases[k].x, &t, cases[k].what, (long)k);
-    ck_assert_msg(f == cases[k].want, "%s: the filter says %d, built %d", cases[k].what, f, cases[k].want);
+    TU_ASSERT(f == cases[k].want, "%s: the filter says %d, built %d", cases[k].what, f, cases[k].want);
   }
   print_tally("constructed", &t);
 }
@@ -173,10 +173,10 @@ static void check_beyond_limit(int ee, const double x[4][2][3], const char *what
   if (big == 0 || !scale_query(x, 200 - ilogb(big), y))
     return;
   int f = ee ? ref_filter_ee(y[0], y[1], y[2], y[3]) : ref_filter_vf(y[0], y[1], y[2], y[3]);
-  ck_assert_msg(f == REF_FILTER_UNSURE || f == REF_FILTER_APART, "%s %ld beyond 2^200: %d", what, i, f);
+  TU_ASSERT(f == REF_FILTER_UNSURE || f == REF_FILTER_APART, "%s %ld beyond 2^200: %d", what, i, f);
   if (f == REF_FILTER_APART) {
     int g = ee ? ref_ccd_ee(y[0], y[1], y[2], y[3], NULL, NULL) : ref_ccd_vf(y[0], y[1], y[2], y[3], NULL, NULL);
-    ck_assert_msg(g == 0, "%s %ld beyond 2^200: apart, the exact test %d", what, i, g);
+    TU_ASSERT(g == 0, "%s %ld beyond 2^200: apart, the exact test %d", what, i, g);
   }
 }
 
@@ -195,7 +195,7 @@ START_TEST(test_filter_random)
     tally t = {0, 0, 0}, ts = {0, 0, 0};
     for (unsigned long i = 0; i < 4000; i++) {
       double x[4][2][3], y[4][2][3];
-      ck_assert_int_eq(ccdq_random(r, ee, i, x), CDYN_OK);
+      TU_ASSERT_OK(ccdq_random(r, ee, i, x));
       check_query(ee, x, &t, "random", (long)i);
       if (i % 4 == 0) {
         for (int s = 0; s < 4; s++)
@@ -240,12 +240,12 @@ START_TEST(test_filter_degenerate_families)
       for (unsigned long i = 0; i < 300; i++) {
         double x[4][2][3], y[4][2][3];
         ccdq_info info;
-        ck_assert_int_eq(ccdq_constructed(r, fam, ee, i, x, &info), CDYN_OK);
+        TU_ASSERT_OK(ccdq_constructed(r, fam, ee, i, x, &info));
         int f = check_query(ee, x, &t, ccdq_family_names[fam], (long)i);
         /* The construction's answer, where the filter gives one. */
         if (f != REF_FILTER_UNSURE)
-          ck_assert_msg(f == (info.built ? REF_FILTER_TOUCH : REF_FILTER_APART), "%s %lu: filter %d, built %d",
-                        ccdq_family_names[fam], i, f, info.built);
+          TU_ASSERT(f == (info.built ? REF_FILTER_TOUCH : REF_FILTER_APART), "%s %lu: filter %d, built %d",
+                    ccdq_family_names[fam], i, f, info.built);
         int c = (int)(tu_next(&seed) % 24);
         nudge(x, c, (int)(tu_next(&seed) % 2), y);
         check_query(ee, y, &nudged, ccdq_family_names[fam], (long)i);
@@ -272,9 +272,9 @@ START_TEST(test_filter_counterexamples)
 {
   const char *path = CDYN_TEST_DATA "/ccd-census-counterexamples.csv";
   FILE *f = fopen(path, "r");
-  ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+  TU_ASSERT(f != NULL, "%s: %s", path, strerror(errno));
   char line[2048];
-  ck_assert_msg(fgets(line, sizeof line, f) != NULL, "%s: empty", path);
+  TU_ASSERT(fgets(line, sizeof line, f) != NULL, "%s: empty", path);
   tally t = {0, 0, 0};
   long n = 0;
   while (fgets(line, sizeof line, f)) {
@@ -283,13 +283,13 @@ START_TEST(test_filter_counterexamples)
     int nf = 0;
     for (char *tok = strtok_r(line, ",\n", &save); tok && nf < 30; tok = strtok_r(NULL, ",\n", &save))
       field[nf++] = tok;
-    ck_assert_msg(nf == 30, "%s: line %ld has %d fields", path, n + 1, nf);
+    TU_ASSERT(nf == 30, "%s: line %ld has %d fields", path, n + 1, nf);
     int ee = !strcmp(field[0], "ee");
     double x[4][2][3];
     for (int c = 0; c < 24; c++) {
       char *end;
       x[c / 6][c / 3 % 2][c % 3] = strtod(field[6 + c], &end);
-      ck_assert_msg(end != field[6 + c] && !*end, "%s: line %ld: '%s'", path, n + 1, field[6 + c]);
+      TU_ASSERT(end != field[6 + c] && !*end, "%s: line %ld: '%s'", path, n + 1, field[6 + c]);
     }
     check_query(ee, x, &t, "counterexample", n);
   }

@@ -60,11 +60,11 @@ static entry *read_entries(size_t *n)
 {
   const char *path = CDYN_TEST_DATA "/census-counterexamples.csv";
   FILE *f = fopen(path, "r");
-  ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+  TU_ASSERT(f != NULL, "%s: %s", path, strerror(errno));
   char line[512];
-  ck_assert_msg(fgets(line, sizeof line, f) != NULL, "%s: empty", path);
+  TU_ASSERT(fgets(line, sizeof line, f) != NULL, "%s: empty", path);
   line[strcspn(line, "\n")] = '\0';
-  ck_assert_msg(!strcmp(line, HEADER), "%s: header '%s'", path, line);
+  TU_ASSERT(!strcmp(line, HEADER), "%s: header '%s'", path, line);
   size_t cap = 0, len = 0;
   entry *e = NULL;
   while (fgets(line, sizeof line, f)) {
@@ -77,15 +77,15 @@ static entry *read_entries(size_t *n)
     entry *x = &e[len];
     int got = sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &s, &t, &x->rows, &x->dim, &x->particles, &x->pulls,
                      &x->penetrates, &x->accel_ok, &x->lcp_exact);
-    ck_assert_msg(got == 9, "%s: line %zu: '%s'", path, len + 2, line);
+    TU_ASSERT(got == 9, "%s: line %zu: '%s'", path, len + 2, line);
     x->seed = (unsigned long)s;
     x->trial = (unsigned long)t;
-    ck_assert_msg(len == 0 || x->trial > e[len - 1].trial, "%s: trials not increasing at line %zu", path, len + 2);
-    ck_assert_msg(x->seed == e[0].seed, "%s: one seed expected", path);
+    TU_ASSERT(len == 0 || x->trial > e[len - 1].trial, "%s: trials not increasing at line %zu", path, len + 2);
+    TU_ASSERT(x->seed == e[0].seed, "%s: one seed expected", path);
     len++;
   }
   fclose(f);
-  ck_assert_msg(len > 0, "%s: no counterexamples", path);
+  TU_ASSERT(len > 0, "%s: no counterexamples", path);
   *n = len;
   return e;
 }
@@ -109,13 +109,13 @@ static void lcp_certified(const cp_problem *p, unsigned long trial, double *qdd,
   unsigned char hd[CP_MAXK];
   cdyn_activeset_report rep;
   int rc = cdyn_activeset_solve("lcp", k, p->A, p->b, NULL, NULL, REL_TOL, mu, w, hd, &rep);
-  ck_assert_msg(rc == CDYN_OK, "trial %lu: lcp returns %d: %s", trial, rc, cdyn_errmsg());
+  TU_ASSERT(rc == CDYN_OK, "trial %lu: lcp returns %d: %s", trial, rc, cdyn_errmsg());
   tolerances(p, &tw, &tm);
   /* A success of lcp is one the reference accepts: it finds a solution
      too (w is unique; the census compares accelerations). */
   double mr[CP_MAXK], wr[CP_MAXK];
-  ck_assert_msg(ref_lcp_enumerate(k, p->A, p->b, NULL, tw, tm, mr, wr, NULL, NULL) == CDYN_OK,
-                "trial %lu: lcp succeeds where the reference accepts no set (%s)", trial, cdyn_errmsg());
+  TU_ASSERT(ref_lcp_enumerate(k, p->A, p->b, NULL, tw, tm, mr, wr, NULL, NULL) == CDYN_OK,
+            "trial %lu: lcp succeeds where the reference accepts no set (%s)", trial, cdyn_errmsg());
   for (size_t a = 0; a < k; a++) {
     double s = fabs(p->b[a]);
     for (size_t c = 0; c < k; c++)
@@ -125,9 +125,9 @@ static void lcp_certified(const cp_problem *p, unsigned long trial, double *qdd,
     for (size_t c = 0; c < k; c++)
       wa += p->A[a * k + c] * mu[c];
     double tr = tw + 64 * (double)k * 2.2e-16 * s;
-    ck_assert_msg(mu[a] >= -tm && wa >= -tr && fabs(mu[a] * wa) <= tr * fmax(fabs(mu[a]), tm),
-                  "trial %lu, row %zu: lcp gives mu %.3g, w %.3g (tol_w %.3g, tol_mu %.3g)", trial, a, mu[a], wa, tr,
-                  tm);
+    TU_ASSERT(mu[a] >= -tm && wa >= -tr && fabs(mu[a] * wa) <= tr * fmax(fabs(mu[a]), tm),
+              "trial %lu, row %zu: lcp gives mu %.3g, w %.3g (tol_w %.3g, tol_mu %.3g)", trial, a, mu[a], wa, tr,
+              tm);
   }
   cp_accel(p, mu, qdd);
   double zero[CP_MAXK] = {0}, wf[3 * CP_MAXP];
@@ -156,7 +156,7 @@ START_TEST(test_counterexamples_replay)
     unsigned char hd[CP_MAXK];
     cdyn_activeset_report rep;
     int rc = cdyn_activeset_solve("iterative", p.k, p.A, p.b, NULL, NULL, REL_TOL, mu, w, hd, &rep);
-    ck_assert_msg(rc == CDYN_OK, "trial %lu: iterative returns %d: %s", t, rc, cdyn_errmsg());
+    TU_ASSERT(rc == CDYN_OK, "trial %lu: iterative returns %d: %s", t, rc, cdyn_errmsg());
     cp_accel(&p, mu, qi);
     double dev = 0;
     for (size_t q = 0; q < p.d * p.np; q++)
@@ -165,30 +165,29 @@ START_TEST(test_counterexamples_replay)
     /* 003 §5: at most one solve per inequality row. */
     ck_assert_uint_le(rep.solves, p.k);
     if (!listed) {
-      ck_assert_msg(exact, "trial %lu is not in the list, but iterative is not exact (pulls %d, accelerations off "
-                    "by %.3g of %.3g)", t, rep.pulls, dev, scale);
+      TU_ASSERT(exact, "trial %lu is not in the list, but iterative is not exact (pulls %d, accelerations off "
+                "by %.3g of %.3g)", t, rep.pulls, dev, scale);
       continue;
     }
     const entry *x = &e[next++];
-    ck_assert_msg(x->rows == (double)p.k && x->dim == (double)p.d && x->particles == (double)p.np,
-                  "trial %lu: the generator now gives k = %zu, d = %zu, np = %zu; recorded %g, %g, %g", t, p.k, p.d,
-                  p.np, x->rows, x->dim, x->particles);
-    ck_assert_msg(rep.pulls == (int)x->pulls && rep.violates == (int)x->penetrates && aok == (int)x->accel_ok,
-                  "trial %lu: iterative pulls %d, penetrates %d, accelerations right %d; recorded %g, %g, %g", t,
-                  rep.pulls, rep.violates, aok, x->pulls, x->penetrates, x->accel_ok);
-    ck_assert_msg(x->lcp_exact == 1, "trial %lu: recorded as a failure of lcp, which is exact now", t);
+    TU_ASSERT(x->rows == (double)p.k && x->dim == (double)p.d && x->particles == (double)p.np,
+              "trial %lu: the generator now gives k = %zu, d = %zu, np = %zu; recorded %g, %g, %g", t, p.k, p.d,
+              p.np, x->rows, x->dim, x->particles);
+    TU_ASSERT(rep.pulls == (int)x->pulls && rep.violates == (int)x->penetrates && aok == (int)x->accel_ok,
+              "trial %lu: iterative pulls %d, penetrates %d, accelerations right %d; recorded %g, %g, %g", t,
+              rep.pulls, rep.violates, aok, x->pulls, x->penetrates, x->accel_ok);
+    TU_ASSERT(x->lcp_exact == 1, "trial %lu: recorded as a failure of lcp, which is exact now", t);
     if (enumerated < 25) {
       /* lcp against the enumeration: w is unique. */
       double tw, tm, mr[CP_MAXK], wr[CP_MAXK], ml[CP_MAXK], wl[CP_MAXK];
       tolerances(&p, &tw, &tm);
-      ck_assert_int_eq(ref_lcp_enumerate(p.k, p.A, p.b, NULL, tw, tm, mr, wr, NULL, NULL), CDYN_OK);
-      ck_assert_int_eq(cdyn_activeset_solve("lcp", p.k, p.A, p.b, NULL, NULL, REL_TOL, ml, wl, NULL, NULL),
-                       CDYN_OK);
+      TU_ASSERT_OK(ref_lcp_enumerate(p.k, p.A, p.b, NULL, tw, tm, mr, wr, NULL, NULL));
+      TU_ASSERT_OK(cdyn_activeset_solve("lcp", p.k, p.A, p.b, NULL, NULL, REL_TOL, ml, wl, NULL, NULL));
       double qr[3 * CP_MAXP];
       cp_accel(&p, mr, qr);
       for (size_t q = 0; q < p.d * p.np; q++)
-        ck_assert_msg(fabs(qr[q] - qdd[q]) <= ACC_TOL * scale, "trial %lu: lcp qdd %.17g, enumeration %.17g", t,
-                      qdd[q], qr[q]);
+        TU_ASSERT(fabs(qr[q] - qdd[q]) <= ACC_TOL * scale, "trial %lu: lcp qdd %.17g, enumeration %.17g", t,
+                  qdd[q], qr[q]);
       enumerated++;
     }
   }

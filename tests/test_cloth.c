@@ -269,7 +269,7 @@ static void hang(const char *scheme, const char *solver, int steps, double hyste
     for (size_t a = 0; a < count; a++) {
       size_t i, j;
       double rest;
-      ck_assert_int_eq(cdyn_system_get_spring(sys, idx[a], &i, &j, NULL, NULL, &rest), CDYN_OK);
+      TU_ASSERT_OK(cdyn_system_get_spring(sys, idx[a], &i, &j, NULL, NULL, &rest));
       double d = sqrt((x[3 * i] - x[3 * j]) * (x[3 * i] - x[3 * j]) + (x[3 * i + 1] - x[3 * j + 1]) *
                       (x[3 * i + 1] - x[3 * j + 1]) + (x[3 * i + 2] - x[3 * j + 2]) * (x[3 * i + 2] - x[3 * j + 2]));
       *eps_worst = fmax(*eps_worst, (d - rest) / rest);

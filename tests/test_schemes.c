@@ -157,7 +157,7 @@ static void hoop_run(const char *scheme, long N, hoop_out *o)
   ck_assert_int_eq(cdyn_stepper_new(&st, s, scheme), CDYN_OK);
   for (long k = 1; k <= N; k++) {
     int rc = cdyn_stepper_step(st, h);
-    ck_assert_msg(rc == CDYN_OK, "%s on the hoop, h = 1/%ld, step %ld: %s", scheme, N, k, cdyn_errmsg());
+    TU_ASSERT(rc == CDYN_OK, "%s on the hoop, h = 1/%ld, step %ld: %s", scheme, N, k, cdyn_errmsg());
   }
   double lam[2];
   ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);
@@ -306,7 +306,7 @@ START_TEST(test_pins_only_lambda_order)
       ck_assert_int_eq(cdyn_system_add_spring(s, 0, 1, k, 0, L, NULL), CDYN_OK);
       ck_assert_int_eq(cdyn_stepper_new(&st, s, cdyn_scheme_name(i)), CDYN_OK);
       for (long n = 0; n < N; n++)
-        ck_assert_int_eq(cdyn_stepper_step(st, h), CDYN_OK);
+        TU_ASSERT_OK(cdyn_stepper_step(st, h));
       double lam[3];
       ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);
       int when = cdyn_stepper_lambda_time(st);
@@ -370,7 +370,7 @@ START_TEST(test_improved_jordan_mode)
       ck_assert_int_eq(cdyn_system_add_constraint_named(sys, "circle", &p0, circle, NULL), CDYN_OK);
       ck_assert_int_eq(cdyn_stepper_new(&st, sys, schemes[s]), CDYN_OK);
       for (long k = 0; k < N; k++)
-        ck_assert_int_eq(cdyn_stepper_step(st, 1.0 / (double)N), CDYN_OK);
+        TU_ASSERT_OK(cdyn_stepper_step(st, 1.0 / (double)N));
       const double *q = cdyn_system_positions(sys), *v = cdyn_system_velocities(sys);
       double r = hypot(q[0], q[1]), u = (q[0] * v[0] + q[1] * v[1]) / r, lam[2];
       ck_assert_int_eq(cdyn_stepper_multipliers(st, lam), CDYN_OK);
@@ -599,9 +599,9 @@ static void chain_run(const char *scheme, const char *solver, long steps, double
     ck_assert_int_eq(cdyn_stepper_set(st, "solver", solver), CDYN_OK);
   for (long k = 0; k < steps; k++) {
     int rc = cdyn_stepper_step(st, 0.002);
-    ck_assert_msg(rc == CDYN_OK, "%s step %ld: %s", scheme, k, cdyn_errmsg());
+    TU_ASSERT(rc == CDYN_OK, "%s step %ld: %s", scheme, k, cdyn_errmsg());
     double e;
-    ck_assert_int_eq(cdyn_system_constraint_error(s, &e), CDYN_OK);
+    TU_ASSERT_OK(cdyn_system_constraint_error(s, &e));
     if (k == 0 || e > chain_emax)
       chain_emax = e;
   }

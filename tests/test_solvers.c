@@ -132,8 +132,8 @@ static double *sparse_to_dense(const cdyn_matrix *S, size_t m)
     ck_assert(S->diag[i] == S->val[S->rowptr[i]]);
     for (int k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) {
       size_t j = (size_t)S->col[k];
-      ck_assert_uint_lt(j, m);
-      ck_assert_msg(!seen[i * m + j], "CSR entry (%zu, %zu) stored twice", i, j);
+      TU_ASSERT(j < m, "CSR entry (%zu, %zu) beyond the %zu columns", i, j, m);
+      TU_ASSERT(!seen[i * m + j], "CSR entry (%zu, %zu) stored twice", i, j);
       seen[i * m + j] = 1;
       A[i * m + j] = S->val[k];
     }

@@ -301,9 +301,9 @@ static int run_config(const config *c, const char *solver)
     get(S.sys, &xs);
     get(R.sys, &xr);
     for (int i = 0; i < 3 * NP; i++)
-      ck_assert_msg(xs.q[i] == xr.q[i] && xs.v[i] == xr.v[i],
-                    "%s/%s step %d: state %d differs from a fresh stepper's: q %.17g vs %.17g, v %.17g vs %.17g",
-                    name, solver, k, i, xs.q[i], xr.q[i], xs.v[i], xr.v[i]);
+      TU_ASSERT(xs.q[i] == xr.q[i] && xs.v[i] == xr.v[i],
+                "%s/%s step %d: state %d differs from a fresh stepper's: q %.17g vs %.17g, v %.17g vs %.17g",
+                name, solver, k, i, xs.q[i], xr.q[i], xs.v[i], xr.v[i]);
     ck_assert(xs.t == xr.t);
     ck_assert_uint_eq(cdyn_stepper_rows(ss), cdyn_system_row_count(S.sys));
     for (size_t id = 0; id < NC; id++) {
@@ -311,19 +311,19 @@ static int run_config(const config *c, const char *solver)
         continue;
       double ls[CDYN_MAX_ROWS], lr[CDYN_MAX_ROWS];
       size_t ns, nr;
-      ck_assert_int_eq(cdyn_stepper_constraint_multipliers(ss, id, ls, &ns), CDYN_OK);
-      ck_assert_int_eq(cdyn_stepper_constraint_multipliers(rs, id, lr, &nr), CDYN_OK);
-      ck_assert_uint_eq(ns, nr);
+      TU_ASSERT_OK(cdyn_stepper_constraint_multipliers(ss, id, ls, &ns));
+      TU_ASSERT_OK(cdyn_stepper_constraint_multipliers(rs, id, lr, &nr));
+      TU_ASSERT(ns == nr, "%s/%s step %d, constraint %zu: %zu multipliers, fresh %zu", name, solver, k, id, ns, nr);
       int stays = changed && k > 0 && before[id] && gen_before[id] == S.gen[id];
       for (size_t r = 0; r < ns; r++) {
         if (stays && shake)
-          ck_assert_msg(ls[r] == 0.5 * lr[r], "shake step %d, constraint %zu: lambda %.17g, fresh %.17g", k, id,
-                        ls[r], lr[r]);
+          TU_ASSERT(ls[r] == 0.5 * lr[r], "shake step %d, constraint %zu: lambda %.17g, fresh %.17g", k, id,
+                    ls[r], lr[r]);
         else if (stays && rattle)
           continue; /* test_history_carried */
         else
-          ck_assert_msg(ls[r] == lr[r], "%s/%s step %d, constraint %zu row %zu: lambda %.17g, fresh %.17g", name,
-                        solver, k, id, r, ls[r], lr[r]);
+          TU_ASSERT(ls[r] == lr[r], "%s/%s step %d, constraint %zu row %zu: lambda %.17g, fresh %.17g", name,
+                    solver, k, id, r, ls[r], lr[r]);
       }
     }
     checked++;

@@ -124,6 +124,40 @@ static inline double tu_max_abs(const double *x, size_t len)
   return m;
 }
 
+/*
+ * Assertions for long loops.  Every ck_assert that passes records its
+ * place as the test's last checkpoint, a write to the runner's message
+ * file and a flush (about 10 us on these machines): over a loop of 10^5
+ * steps or entries it costs more than the test's own work, and the suite
+ * made several million of them.  TU_ASSERT(expr, fmt, ...) fails as
+ * ck_assert_msg does (its file, line and message) but records nothing
+ * when it passes; TU_ASSERT_OK(call) fails, with the call, its status and
+ * the library's message, unless call returns CDYN_OK.  (A test that
+ * crashes inside such a loop reports the checkpoint before the loop; the
+ * sanitizers' builds print the stack.)  tu_first_diff lets a comparison of
+ * two arrays assert once.
+ */
+#define TU_ASSERT(expr, ...)                                                                                        \
+  do {                                                                                                            \
+    if (!(expr))                                                                                                  \
+      ck_abort_msg(__VA_ARGS__);                                                                                  \
+  } while (0)
+#define TU_ASSERT_OK(call)                                                                                          \
+  do {                                                                                                            \
+    int tu_rc_ = (call);                                                                                          \
+    if (tu_rc_ != CDYN_OK)                                                                                        \
+      ck_abort_msg("%s returned %d, not CDYN_OK: %s", #call, tu_rc_, cdyn_errmsg());                              \
+  } while (0)
+
+/* The first k < n with a[k] != b[k], or n when the arrays agree. */
+static inline size_t tu_first_diff(const size_t *a, const size_t *b, size_t n)
+{
+  size_t k = 0;
+  while (k < n && a[k] == b[k])
+    k++;
+  return k;
+}
+
 /* Least-squares slope of log y against log x (n points). */
 static inline double tu_fit_order(const double *x, const double *y, int n)
 {
