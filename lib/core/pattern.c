@@ -58,14 +58,33 @@
 
 #include "core/internal.h"
 
+/* A growth of at least this many bytes takes fresh zeroed memory (calloc)
+   and copies the old elements, rather than realloc and memset. */
+#define FRESH_BYTES ((size_t)1 << 20)
+
 /* Resize *p from `old` to `count` elements of `size` bytes, zeroing the new
-   tail; *p is untouched on failure. */
+   tail; *p is untouched on failure.  A large growth (a stepper's
+   reservation for the contacts to come: 2^20 entries of A and their
+   contributions, some 190 MB) comes from calloc, whose pages the system
+   hands out zeroed when they are first touched: the reservation then
+   costs the copy of the old elements, not a memset of the whole tail,
+   and pages never used stay out of the resident set. */
 int cdyn_resize(void *pp, size_t old, size_t count, size_t size)
 {
   void **p = pp;
   size_t c = count ? count : 1;
   if (c > ((size_t)-1) / size)
     return CDYN_ENOMEM;
+  if (c > old && (c - old) * size >= FRESH_BYTES) {
+    void *q = calloc(c, size);
+    if (!q)
+      return CDYN_ENOMEM;
+    if (old && *p)
+      memcpy(q, *p, old * size);
+    free(*p);
+    *p = q;
+    return CDYN_OK;
+  }
   void *q = realloc(*p, c * size);
   if (!q)
     return CDYN_ENOMEM;
