@@ -1016,6 +1016,15 @@ START_TEST(test_degenerate_corpus)
                     p.name, rc_l, cdyn_errmsg());
       continue;
     }
+    /* 34e826a4 (8 rows of rank 3): with OpenBLAS's AVX-512 kernels a
+       Cholesky factor of a handled block singular to rounding passes the
+       dense sub-solve's rank test, and lcp refuses its answer by the bound
+       (tests/test_lcp_corpus.c, test_34e826a4, recomputes it); with the
+       AVX2 kernels it solves the problem, and is checked below. */
+    if (!strcmp(p.name, "34e826a4f03d7dfccf4c94829bfcc81ddea2da2a") && rc_l == CDYN_EUNVERIFIED) {
+      ck_assert_msg(strstr(cdyn_errmsg(), "exceed twice the bound"), "%s: %s", p.name, cdyn_errmsg());
+      continue;
+    }
     ck_assert_msg(rc_l == CDYN_OK || rc_l == CDYN_NOCONV, "%s: lcp returns %d (%s)", p.name, rc_l, cdyn_errmsg());
     if (rc_l == CDYN_NOCONV)
       ck_assert_msg(strstr(cdyn_errmsg(), "less accurate than rel_tol asks"), "%s: %s", p.name, cdyn_errmsg());
@@ -1325,8 +1334,14 @@ START_TEST(test_degenerate_statuses)
     ck_assert_msg(acc == 0, "case %d: the reference accepts %lu sets", c, acc);
     int rc = cdyn_activeset_solve("lcp", n, cases[c].A, cases[c].b, cases[c].eq, NULL, cases[c].rel_tol, mu, w, NULL,
                                   NULL);
-    ck_assert_msg(rc == cases[c].status && strstr(cdyn_errmsg(), cases[c].says), "case %d: status %d (%s)", c, rc,
-                  cdyn_errmsg());
+    /* The status reached depends on the pivoting through blocks singular
+       to rounding, and so on the LAPACK and BLAS kernels' rounding: with
+       OpenBLAS's AVX-512 kernels case 1 ends at a set whose multipliers
+       exceed the bound of its block, a refusal (CDYN_EUNVERIFIED) and as
+       right an answer, which the reference confirms: no set is a solution. */
+    ck_assert_msg((rc == cases[c].status && strstr(cdyn_errmsg(), cases[c].says)) ||
+                      (rc == CDYN_EUNVERIFIED && strstr(cdyn_errmsg(), "exceed twice the bound")),
+                  "case %d: status %d (%s)", c, rc, cdyn_errmsg());
     if (rc > 0) /* a recoverable status: the numbers are usable */
       for (size_t i = 0; i < n; i++) {
         long double r = cases[c].b[i], s = fabs(cases[c].b[i]);
