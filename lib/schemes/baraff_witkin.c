@@ -81,6 +81,10 @@ typedef struct {
      true A, red the reduced one), for the springs at version `version`. */
   int *rowptr, *col;
   double *val, *red, *diag;
+  /* The same pattern by blocks, for the products: particle i's
+     neighbours (its off-diagonal blocks' columns, in their order in the
+     rows) are bcol[bptr[i] .. bptr[i + 1] - 1]. */
+  size_t *bptr, *bcol;
   size_t nnz;
   size_t *blk;      /* per spring: the offsets of its blocks ij and ji (2 each) */
   size_t nspr;      /* springs the pattern was built for */
@@ -102,6 +106,9 @@ static void drop_pattern(state *s)
   free(s->red);
   free(s->diag);
   free(s->blk);
+  free(s->bptr);
+  free(s->bcol);
+  s->bptr = s->bcol = NULL;
   s->rowptr = s->col = NULL;
   s->val = s->red = s->diag = NULL;
   s->blk = NULL;
@@ -198,13 +205,21 @@ static int build_pattern(state *s, const cdyn_system *sys, const cdyn_solver_typ
   s->red = malloc((nnz + 1) * sizeof(double));
   s->diag = malloc((n3 + 1) * sizeof(double));
   s->blk = malloc((2 * ns + 1) * sizeof(size_t));
-  if (!s->rowptr || !s->col || !s->val || !s->red || !s->diag || !s->blk)
+  s->bptr = malloc((n + 1) * sizeof(size_t));
+  s->bcol = malloc((total + 1) * sizeof(size_t));
+  if (!s->rowptr || !s->col || !s->val || !s->red || !s->diag || !s->blk || !s->bptr || !s->bcol)
     goto out;
   if (nnz > (size_t)2147483647) {
     rc = cdyn_error(CDYN_EINVAL, "baraff-witkin: %zu non-zeros exceed the index range", nnz);
     goto fail;
   }
-  size_t p = 0;
+  size_t p = 0, nb = 0;
+  for (size_t i = 0; i < n; i++) {
+    s->bptr[i] = nb;
+    for (size_t t = 0; t < deg[i]; t++)
+      s->bcol[nb++] = nbr[start[i] + t];
+  }
+  s->bptr[n] = nb;
   for (size_t i = 0; i < n; i++)
     for (int a = 0; a < 3; a++) {
       s->rowptr[3 * i + a] = (int)p;
@@ -258,15 +273,29 @@ done:
   return rc;
 }
 
-/* y = A x through the CSR storage with values val. */
+/* y = A x through the CSR storage with values val: each row's sum in the
+   order of its entries, from 0 (the same bits as the plain CSR loop over
+   rowptr and col), the three rows of a particle side by side and their
+   columns taken from its blocks (bptr, bcol), not read entry by entry. */
 static void csr_mul(const state *s, const double *val, const double *x, double *y)
 {
-  size_t n3 = 3 * s->n;
-  for (size_t i = 0; i < n3; i++) {
-    double acc = 0;
-    for (int k = s->rowptr[i]; k < s->rowptr[i + 1]; k++)
-      acc += val[k] * x[s->col[k]];
-    y[i] = acc;
+  size_t n = s->n;
+  for (size_t i = 0; i < n; i++) {
+    const double *v0 = val + s->rowptr[3 * i], *v1 = val + s->rowptr[3 * i + 1], *v2 = val + s->rowptr[3 * i + 2];
+    const double *xi = x + 3 * i;
+    /* The own block: the diagonal entry first, then the other two in order. */
+    double a0 = 0, a1 = 0, a2 = 0;
+    a0 += v0[0] * xi[0], a1 += v1[0] * xi[1], a2 += v2[0] * xi[2];
+    a0 += v0[1] * xi[1], a1 += v1[1] * xi[0], a2 += v2[1] * xi[0];
+    a0 += v0[2] * xi[2], a1 += v1[2] * xi[2], a2 += v2[2] * xi[1];
+    v0 += 3, v1 += 3, v2 += 3;
+    for (size_t k = s->bptr[i]; k < s->bptr[i + 1]; k++, v0 += 3, v1 += 3, v2 += 3) {
+      const double *xj = x + 3 * s->bcol[k];
+      a0 += v0[0] * xj[0], a1 += v1[0] * xj[0], a2 += v2[0] * xj[0];
+      a0 += v0[1] * xj[1], a1 += v1[1] * xj[1], a2 += v2[1] * xj[1];
+      a0 += v0[2] * xj[2], a1 += v1[2] * xj[2], a2 += v2[2] * xj[2];
+    }
+    y[3 * i] = a0, y[3 * i + 1] = a1, y[3 * i + 2] = a2;
   }
 }
 
@@ -309,9 +338,14 @@ static int filtered_pcg(state *s, const opts *o)
   double dnew = dot(r, c, n3), tol2 = o->cg_tol * o->cg_tol * delta0;
   unsigned long it = 0;
   while (dnew > tol2 && it < (unsigned long)o->cg_maxiter) {
+    /* q = A c filtered, and c^T q (summed in the order of dot). */
     csr_mul(s, s->val, c, q);
-    filter(s, q);
-    double cq = dot(c, q, n3);
+    double cq = 0;
+    for (size_t i = 0; i < n3; i++) {
+      if (s->pinned[i])
+        q[i] = 0;
+      cq += c[i] * q[i];
+    }
     if (!(cq > 0) || !isfinite(cq)) {
       s->cg_iterations = it;
       return cdyn_error(CDYN_ESOLVE,
@@ -319,18 +353,17 @@ static int filtered_pcg(state *s, const opts *o)
                         "%g) at iteration %lu: the system matrix is not positive definite (compression=keep?)",
                         cq, it);
     }
-    double alpha = dnew / cq;
+    double alpha = dnew / cq, dold = dnew;
+    dnew = 0;
     for (size_t i = 0; i < n3; i++) {
       x[i] += alpha * c[i];
       r[i] -= alpha * q[i];
       sv[i] = s->pinv[i] * r[i];
+      dnew += r[i] * sv[i];
     }
-    double dold = dnew;
-    dnew = dot(r, sv, n3);
     double beta = dnew / dold;
     for (size_t i = 0; i < n3; i++)
-      c[i] = sv[i] + beta * c[i];
-    filter(s, c);
+      c[i] = s->pinned[i] ? 0 : sv[i] + beta * c[i];
     it++;
   }
   s->cg_iterations = it;
