@@ -1016,15 +1016,6 @@ START_TEST(test_degenerate_corpus)
                     p.name, rc_l, cdyn_errmsg());
       continue;
     }
-    /* 34e826a4 (8 rows of rank 3): with OpenBLAS's AVX-512 kernels a
-       Cholesky factor of a handled block singular to rounding passes the
-       dense sub-solve's rank test, and lcp refuses its answer by the bound
-       (tests/test_lcp_corpus.c, test_34e826a4, recomputes it); with the
-       AVX2 kernels it solves the problem, and is checked below. */
-    if (!strcmp(p.name, "34e826a4f03d7dfccf4c94829bfcc81ddea2da2a") && rc_l == CDYN_EUNVERIFIED) {
-      ck_assert_msg(strstr(cdyn_errmsg(), "exceed twice the bound"), "%s: %s", p.name, cdyn_errmsg());
-      continue;
-    }
     ck_assert_msg(rc_l == CDYN_OK || rc_l == CDYN_NOCONV, "%s: lcp returns %d (%s)", p.name, rc_l, cdyn_errmsg());
     if (rc_l == CDYN_NOCONV)
       ck_assert_msg(strstr(cdyn_errmsg(), "less accurate than rel_tol asks"), "%s: %s", p.name, cdyn_errmsg());

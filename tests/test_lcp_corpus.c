@@ -251,17 +251,12 @@ static void agrees(const char *name, const fuzz_as_input *x, const double *mu, c
 }
 
 /*
- * The inputs on which lcp may refuse its answer (CDYN_EUNVERIFIED) while
- * the reference accepts a set: lcp's pivoting ends at another set, whose
+ * The inputs on which lcp refuses its answer (CDYN_EUNVERIFIED) while the
+ * reference accepts a set: lcp's pivoting ends at another set, whose
  * answer is not a solution the reference accepts (each has its test
- * below, which says why).  f5455fbc always; 34e826a4 (8 rows of rank 3)
- * with OpenBLAS's AVX-512 kernels, whose rounding lets a Cholesky factor
- * of a handled block that is singular to rounding pass the rank test of
- * the dense sub-solve (with the AVX2 kernels the factorisation fails
- * there, the eigen-path solves the block, and lcp solves the problem).
+ * below, which says why).
  */
-static const char *const refused_solvable[] = {"f5455fbc6f9554842749b70ebf17423add71a16f",
-                                               "34e826a4f03d7dfccf4c94829bfcc81ddea2da2a"};
+static const char *const refused_solvable[] = {"f5455fbc6f9554842749b70ebf17423add71a16f"};
 
 static int is_refused_solvable(const char *name)
 {
@@ -409,11 +404,9 @@ END_TEST
  *   SOLVED the reference solves the problem, and so does lcp (CDYN_OK, or
  *          CDYN_NOCONV "less accurate than rel_tol asks": it stops at its
  *          pass limit and the last clamped set's solution passes its
- *          verification), with the reference's answer;
- *   SOLVED_OR_BOUND  as SOLVED, or CDYN_EUNVERIFIED "exceed twice the
- *          bound", recomputed as above (34e826a4: refused_solvable).
+ *          verification), with the reference's answer.
  */
-typedef enum { WHY_REFUSED, WHY_RANGE, WHY_ARGS, WHY_SOLVED, WHY_SOLVED_OR_BOUND } why;
+typedef enum { WHY_REFUSED, WHY_RANGE, WHY_ARGS, WHY_SOLVED } why;
 
 /* The smallest eigenvalue of A_CC above 1e-12 of the largest (INFINITY
    for an empty or zero block). */
@@ -454,10 +447,6 @@ static void corpus_case(const char *name, why reason, int reference_solves)
   cdyn_error_clear();
   int rc_r = ref_lcp_enumerate(n, x.A, x.b, eq, tol_w, tol_mu, mu_r, w_r, h_r, NULL);
   ck_assert_msg(rc_r == (reference_solves ? CDYN_OK : CDYN_ESOLVE), "%s: the reference returns %d", name, rc_r);
-  if (reason == WHY_SOLVED_OR_BOUND && rc == CDYN_EUNVERIFIED)
-    reason = WHY_REFUSED; /* asserted below: the bound's refusal, recomputed */
-  else if (reason == WHY_SOLVED_OR_BOUND)
-    reason = WHY_SOLVED;
   if (reason == WHY_SOLVED) {
     ck_assert_msg(rc == CDYN_OK || (rc == CDYN_NOCONV && strstr(msg, "less accurate than rel_tol asks")),
                   "%s: %d (%s)", name, rc, msg);
@@ -467,8 +456,6 @@ static void corpus_case(const char *name, why reason, int reference_solves)
   /* No success where the reference accepts no set; a report that the
      problem has no solution is what the reference says. */
   ck_assert_msg(rc != CDYN_OK && rc != CDYN_NOCONV, "%s: lcp returns %d (%s)", name, rc, msg);
-  if (reference_solves && reason == WHY_REFUSED) /* WHY_SOLVED_OR_BOUND refused: by the bound only */
-    ck_assert_msg(strstr(msg, "exceed twice the bound"), "%s: %d (%s)", name, rc, msg);
   if (rc == CDYN_EINFEASIBLE || rc == CDYN_ESOLVE) {
     ck_assert_msg(reason == WHY_REFUSED, "%s: %d (%s) where the reference solves the problem", name, rc, msg);
     ck_assert_msg((rc == CDYN_EINFEASIBLE && strstr(msg, "inconsistent constraint set")) ||
@@ -567,9 +554,12 @@ CORPUS_CASE(test_f5455fbc, "f5455fbc6f9554842749b70ebf17423add71a16f", WHY_RANGE
 /* CDYN_OK before, A written entry by entry (A_01 = 1.3e-6, A_10 = 1.8e308);
    the reference accepts no set. */
 CORPUS_CASE(test_fbb9c410, "fbb9c4107b831bc2f9c39d6eb6bc7e4d07e8be3f", WHY_ARGS, 0)
-/* The reference solves it; lcp solves it, or (OpenBLAS's AVX-512
-   kernels) refuses its answer by the bound (refused_solvable above). */
-CORPUS_CASE(test_34e826a4, "34e826a4f03d7dfccf4c94829bfcc81ddea2da2a", WHY_SOLVED_OR_BOUND, 1)
+/* 8 rows of rank 3; the reference solves it.  With OpenBLAS's AVX-512
+   kernels, lcp's first solve ends at a set whose answer fails the bound
+   (a Cholesky factor of a block singular to rounding passed the rank
+   test), and its second solve, with the condition guard
+   (cdyn_as_conclude), solves it; with the AVX2 kernels the first does. */
+CORPUS_CASE(test_34e826a4, "34e826a4f03d7dfccf4c94829bfcc81ddea2da2a", WHY_SOLVED, 1)
 /* b_1 = -1e300: lcp gave up at its pass limit (CDYN_ESOLVE); the
    reference solves it (added to the corpus with this test). */
 CORPUS_CASE(test_8d255aea, "8d255aea32eaa48a112e346ccdfc746240d56348", WHY_SOLVED, 1)

@@ -25,7 +25,8 @@
  *    dense path, against the dense path.
  * 4. The layer's argument checks; the verification of an exact answer
  *    (cdyn_as_verify) on answers derived by hand, and on a handled block
- *    that falls apart into blocks, one below the rank cut; rows removed
+ *    that falls apart into blocks, one below the rank cut; the condition
+ *    guard and the second solve after a refusal (cdyn_as_conclude); rows removed
  *    from a factored set without a factorisation, and the residual check
  *    that factors afresh where the complement loses digits.
  * 5. The contact scheme: subsolve's values, an iterative linear solver
@@ -683,6 +684,98 @@ static int verify_case(cdyn_as_ws *ws, const double *A, const double *b, const u
   return cdyn_as_verify(ws, &q, mu, w, h);
 }
 
+/*
+ * The condition guard of the dense sub-solve and cdyn_as_conclude's second
+ * solve, on A = [[1, -1 + d], [-1 + d, 1]], d = 1e-12: its eigenvalues are
+ * d, along (1, 1) / sqrt 2, below the rank cut rank_tol lambda_max =
+ * 2e-12 - 1e-24, and 2 - d along (1, -1) / sqrt 2.  Its Cholesky pivots
+ * squared are 1 and d (2 - d), both above rank_tol max A_kk = 1e-12, so
+ * the factor passes the rank test.
+ *   - The sub-solve of r = (1, 0): by the factor, A^-1 r = (1, 1 - d) /
+ *     (d (2 - d)), about 5e11 (1, 1); with the guard on (rcond about d /
+ *     2 = 5e-13, below 16 rank_tol), the minimum-norm solution, r's part
+ *     along (1, -1) over 2 - d: (1, -1) / (2 (2 - d)) = (0.25, -0.25) to
+ *     1e-12.
+ *   - Both rows equality rows, b = (-1 + e, 1 + e), e = 1e-10, rel_tol =
+ *     1e-9 (tol_w about 1e-9), handled by an algorithm that solves the set
+ *     (cdyn_as_solve_set) and declares itself exact.  b's part along
+ *     (1, 1) gives the factor's answer a multiplier e sqrt 2 / d, about
+ *     141, beyond twice the bound |b|_2 / (2 - d) = 0.71 of the rows
+ *     (refused); the second solve, guarded, gives the minimum-norm answer
+ *     (0.5, -0.5), whose w = (e - d/2, e + d/2) is within tol_w: accepted,
+ *     two solves counted.
+ *   - The same rows as inequality rows, and an algorithm whose answers
+ *     both fail the bound 1 / (2 - d) (mu = (1e6, 1e6), then 2e6 on the
+ *     second solve): the first refusal, with the first numbers.
+ */
+static int set_solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w, unsigned char *handled,
+                     cdyn_activeset_report *rep)
+{
+  for (size_t k = 0; k < p->n; k++)
+    handled[k] = 1;
+  return cdyn_as_solve_set(ws, p, handled, mu, w, rep);
+}
+
+static int wrong_solve(cdyn_as_ws *ws, const cdyn_as_problem *p, double *mu, double *w, unsigned char *handled,
+                       cdyn_activeset_report *rep)
+{
+  for (size_t k = 0; k < p->n; k++) {
+    handled[k] = 1;
+    mu[k] = ws->guard ? 2e6 : 1e6;
+  }
+  cdyn_as_residual(p, mu, w);
+  rep->solves++;
+  return CDYN_OK;
+}
+
+START_TEST(test_conclude_guard)
+{
+  const double d = 1e-12, A[4] = {1, -1 + d, -1 + d, 1}, r[2] = {1, 0};
+  const unsigned char both[2] = {1, 1};
+  cdyn_as_ws ws;
+  ck_assert_int_eq(cdyn_as_ws_alloc(&ws, 2), CDYN_OK);
+  double x[2];
+  ck_assert_int_eq(cdyn_as_dense_subsolve(&ws, 2, A, both, r, RANK_TOL, x, NULL), CDYN_OK);
+  ck_assert_msg(x[0] > 1e11 && x[1] > 1e11, "the factor's solution (%g, %g)", x[0], x[1]);
+  ws.guard = 1;
+  ck_assert_int_eq(cdyn_as_dense_subsolve(&ws, 2, A, both, r, RANK_TOL, x, NULL), CDYN_OK);
+  ws.guard = 0;
+  ck_assert_msg(fabs(x[0] - 0.25) <= 1e-12 && fabs(x[1] + 0.25) <= 1e-12, "guarded: (%.17g, %.17g)", x[0], x[1]);
+
+  const double e = 1e-10, b[2] = {-1 + e, 1 + e};
+  const unsigned char eq[2] = {1, 1};
+  cdyn_as_problem p = {.n = 2, .A = A, .b = b, .equality = eq, .rank_tol = RANK_TOL};
+  cdyn_as_tolerances(&p, 1e-9);
+  const cdyn_activeset_type exact = {.name = "set", .exact = 1, .solve = set_solve};
+  double mu[2], w[2];
+  unsigned char h[2];
+  cdyn_activeset_report rep;
+  memset(&rep, 0, sizeof rep);
+  int rc = set_solve(&ws, &p, mu, w, h, &rep);
+  ck_assert_int_eq(rc, CDYN_OK);
+  ck_assert_msg(hypot(mu[0], mu[1]) > 100, "the factor's answer |mu| = %g", hypot(mu[0], mu[1]));
+  rc = cdyn_as_conclude(&exact, &ws, &p, rc, mu, w, h, &rep);
+  ck_assert_msg(rc == CDYN_OK, "%d (%s)", rc, cdyn_errmsg());
+  ck_assert_msg(fabs(mu[0] - 0.5) <= 1e-9 && fabs(mu[1] + 0.5) <= 1e-9, "mu (%.17g, %.17g)", mu[0], mu[1]);
+  ck_assert_msg(fabs(w[0]) <= 2 * e && fabs(w[1]) <= 2 * e, "w (%g, %g)", w[0], w[1]);
+  ck_assert_uint_eq(rep.solves, 2);
+  ck_assert_int_eq(ws.guard, 0);
+
+  const cdyn_activeset_type wrong = {.name = "wrong", .exact = 1, .solve = wrong_solve};
+  p.equality = NULL;
+  memset(&rep, 0, sizeof rep);
+  rc = wrong_solve(&ws, &p, mu, w, h, &rep);
+  cdyn_error_clear();
+  rc = cdyn_as_conclude(&wrong, &ws, &p, rc, mu, w, h, &rep);
+  ck_assert_int_eq(rc, CDYN_EUNVERIFIED);
+  ck_assert_msg(strstr(cdyn_errmsg(), "exceed twice the bound"), "%s", cdyn_errmsg());
+  ck_assert_msg(mu[0] == 1e6 && mu[1] == 1e6, "mu (%g, %g): not the first answer's", mu[0], mu[1]);
+  ck_assert_uint_eq(rep.solves, 2);
+  ck_assert_int_eq(ws.guard, 0);
+  cdyn_as_ws_free(&ws);
+}
+END_TEST
+
 START_TEST(test_verify)
 {
   cdyn_as_ws ws;
@@ -1181,6 +1274,7 @@ int main(void)
   tcase_add_test(tc, test_least_squares_beyond_dense_capacity);
   tcase_add_test(tc, test_layer_errors);
   tcase_add_test(tc, test_verify);
+  tcase_add_test(tc, test_conclude_guard);
   tcase_add_test(tc, test_verify_blocks);
   tcase_add_test(tc, test_removed_rows);
   suite_add_tcase(s, tc);

@@ -79,8 +79,12 @@ typedef struct cdyn_as_ws {
   double *sub;     /* dcap*dcap: A_SS, then its factor or eigenvectors */
   double *eig;     /* cap */
   double *r, *x;   /* cap: compressed right-hand side and solution */
-  double *work;    /* dsyev workspace */
+  double *work;    /* dsyev workspace (at least 3 dcap: also dlansy's and dpocon's) */
   lapack_int lwork;
+  lapack_int *iwork; /* dcap: dpocon's */
+  int guard;       /* the dense sub-solve's condition guard is on (cdyn_as_conclude's second solve) */
+  double *keep_mu, *keep_w; /* cap each: the first answer, kept through the second solve */
+  unsigned char *keep_h;    /* cap */
   size_t *idx;     /* cap: the rows of S */
   size_t *blk;     /* 3 dcap + 1: the verification's blocks of A_CC (its union-find, their rows, their starts) */
   unsigned char *set;   /* cap flags, free for the algorithms */
@@ -136,7 +140,9 @@ int cdyn_as_ws_bind(cdyn_as_ws *ws, const cdyn_as_problem *p);
 /*
  * x_S solves A_SS x_S = r_S for the rows with S[k] != 0; x_k = 0 off S.
  * A dense (A != NULL): Cholesky, or the minimum-norm least-squares
- * solution by eigen-decomposition when A_SS is singular to rank_tol.  A
+ * solution by eigen-decomposition when A_SS is singular to rank_tol (with
+ * ws->guard on, also when its condition estimate puts it near the cut:
+ * cdyn_as_conclude).  A
  * NULL: the sparse A the workspace is bound to (cdyn_as_ws_bind), solved
  * by the attached linear solver (sparse.c, whose header gives the rank
  * rule).  x may not alias r.  Returns the size of S through *size (may be
@@ -259,9 +265,26 @@ int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, c
  * kept its numbers (CDYN_OK or a recoverable one), the verification
  * (cdyn_as_verify), whose refusal replaces the status.  A negative rc is
  * returned as it is (the report is then the algorithm's business).
+ *
+ * A refusal gets one more try.  The dense sub-solve takes a block by its
+ * Cholesky factor when every pivot passes the rank test, and a block
+ * singular to rounding can pass it: each pivot squared is at least the
+ * smallest eigenvalue and can exceed it by far, while the verification
+ * (and the eigen-path) cut at rank_tol lambda_max.  Whether a block near
+ * the cut factors, and so which path the pivoting takes, then depends on
+ * the rounding of the LAPACK and BLAS kernels (OpenBLAS picks them by the
+ * processor), and a path can end at a set whose answer is refused.  So
+ * after a refusal the algorithm solves the problem again with the
+ * condition guard on (ws->guard: cdyn_as_dense_subsolve takes a factor
+ * only while its condition estimate keeps the block clear of the cut, and
+ * solves a block near or below it by the eigen-path), and that answer,
+ * verified, replaces the refusal if it passes; otherwise the first
+ * refusal is returned with the first answer's numbers.  An answer that
+ * passes the first time is never solved again, so the guard changes no
+ * accepted answer.  The report counts both solves.
  */
 int cdyn_as_conclude(const struct cdyn_activeset_type *type, cdyn_as_ws *ws, const cdyn_as_problem *p, int rc,
-                     const double *mu, const double *w, const unsigned char *handled, cdyn_activeset_report *rep);
+                     double *mu, double *w, unsigned char *handled, cdyn_activeset_report *rep);
 
 /*
  * An active-set algorithm.  `solve` fills mu, w = A mu + b and handled

@@ -83,6 +83,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,10 @@ void cdyn_as_ws_free(cdyn_as_ws *ws)
   free(ws->r);
   free(ws->x);
   free(ws->work);
+  free(ws->iwork);
+  free(ws->keep_mu);
+  free(ws->keep_w);
+  free(ws->keep_h);
   free(ws->idx);
   free(ws->blk);
   free(ws->set);
@@ -140,7 +145,12 @@ int cdyn_as_ws_alloc_rows(cdyn_as_ws *ws, size_t cap, size_t dcap)
   ws->idx = malloc(c * sizeof(size_t));
   ws->blk = malloc((3 * dc + 1) * sizeof(size_t));
   ws->set = malloc(c);
-  int ok = ws->sub && ws->eig && ws->r && ws->x && ws->idx && ws->blk && ws->set;
+  ws->iwork = malloc(dc * sizeof *ws->iwork);
+  ws->keep_mu = malloc(c * sizeof(double));
+  ws->keep_w = malloc(c * sizeof(double));
+  ws->keep_h = malloc(c);
+  int ok = ws->sub && ws->eig && ws->r && ws->x && ws->idx && ws->blk && ws->set && ws->iwork && ws->keep_mu &&
+           ws->keep_w && ws->keep_h;
   for (int k = 0; k < 4 && ok; k++)
     ok = (ws->tmp[k] = malloc(c * sizeof(double))) != NULL;
   if (ok) {
@@ -152,7 +162,8 @@ int cdyn_as_ws_alloc_rows(cdyn_as_ws *ws, size_t cap, size_t dcap)
       return cdyn_error(CDYN_ESOLVE, "active set: dsyev workspace query failed (info %d)", (int)info);
     }
     ws->lwork = (lapack_int)q;
-    ok = (ws->work = malloc((size_t)(ws->lwork > 0 ? ws->lwork : 1) * sizeof(double))) != NULL;
+    size_t nw = (size_t)(ws->lwork > 0 ? ws->lwork : 1);
+    ok = (ws->work = malloc((nw > 3 * dc ? nw : 3 * dc) * sizeof(double))) != NULL;
   }
   if (!ok) {
     cdyn_as_ws_free(ws);
@@ -578,17 +589,42 @@ int cdyn_as_verify(cdyn_as_ws *ws, const cdyn_as_problem *p, const double *mu, c
 }
 
 int cdyn_as_conclude(const cdyn_activeset_type *type, cdyn_as_ws *ws, const cdyn_as_problem *p, int rc,
-                     const double *mu, const double *w, const unsigned char *handled, cdyn_activeset_report *rep)
+                     double *mu, double *w, unsigned char *handled, cdyn_activeset_report *rep)
 {
   if (rc < 0)
     return rc;
   int fin = cdyn_as_finish(p, mu, w, handled, rep);
   if (fin)
     return fin;
-  if (type && type->exact) {
-    int v = cdyn_as_verify(ws, p, mu, w, handled);
-    if (v)
-      return v;
+  if (!type || !type->exact)
+    return rc;
+  int v = cdyn_as_verify(ws, p, mu, w, handled);
+  if (v != CDYN_EUNVERIFIED || ws->guard)
+    return v ? v : rc;
+  /* The second solve, with the condition guard on; the first answer and
+     its refusal are kept in case it fails too. */
+  size_t n = p->n;
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", cdyn_errmsg());
+  memcpy(ws->keep_mu, mu, n * sizeof *mu);
+  memcpy(ws->keep_w, w, n * sizeof *w);
+  memcpy(ws->keep_h, handled, n);
+  cdyn_activeset_report r2;
+  memset(&r2, 0, sizeof r2);
+  ws->guard = 1;
+  int rc2 = type->solve(ws, p, mu, w, handled, &r2);
+  if (rc2 >= 0 && !cdyn_as_finish(p, mu, w, handled, &r2) && !cdyn_as_verify(ws, p, mu, w, handled)) {
+    ws->guard = 0;
+    r2.iterations += rep->iterations;
+    r2.solves += rep->solves;
+    *rep = r2;
+    return rc2;
   }
-  return rc;
+  ws->guard = 0;
+  rep->iterations += r2.iterations;
+  rep->solves += r2.solves;
+  memcpy(mu, ws->keep_mu, n * sizeof *mu);
+  memcpy(w, ws->keep_w, n * sizeof *w);
+  memcpy(handled, ws->keep_h, n);
+  return cdyn_error(CDYN_EUNVERIFIED, "%s", msg);
 }

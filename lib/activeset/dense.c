@@ -3,7 +3,8 @@
  * with A_SS gathered into the workspace from a dense A, or from the
  * sparse A the workspace is bound to (sparse.c's rank-deficient
  * sub-solves).  A_SS is solved by Cholesky (dpotrf/dpotrs) when it is
- * definite, otherwise by the minimum-norm least-squares solution through
+ * definite (with the condition guard on, cdyn_as_conclude's second solve:
+ * and clear of the rank cut by its condition estimate, dpocon), otherwise by the minimum-norm least-squares solution through
  * its eigen-decomposition (dsyev), the rule of the dense cholesky solver
  * (lib/solvers/cholesky.c): redundant contacts, such as a racked ball
  * touching three others in the plane, make A_SS singular.  A_SS is
@@ -15,6 +16,9 @@
 
 #include "activeset/activeset.h"
 #include "core/internal.h"
+
+/* The condition guard's margin (cdyn_as_dense_subsolve, with ws->guard). */
+#define COND_MARGIN 16.0
 
 /* A_SS into ws->sub (s x s, the rows ws->idx[0 .. s)): from the dense A,
    or from the bound sparse A (A NULL), whose rows are scattered through
@@ -67,6 +71,11 @@ int cdyn_as_dense_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsi
       dmax = ws->sub[a * s + a];
   }
   int eig = 1;
+  /* With the guard on, the 1-norm of A_SS before the factorisation
+     overwrites it (below). */
+  double anorm = ws->guard && dmax > 0 ? LAPACKE_dlansy_work(LAPACK_COL_MAJOR, '1', 'L', (lapack_int)s, ws->sub,
+                                                             (lapack_int)s, ws->work)
+                                       : 0;
   if (dmax > 0 && LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)s, ws->sub,
                                       (lapack_int)s) == 0) {
     eig = 0;
@@ -75,6 +84,21 @@ int cdyn_as_dense_subsolve(cdyn_as_ws *ws, size_t n, const double *A, const unsi
       if (!(piv * piv > rank_tol * dmax))
         eig = 1;
     }
+    /* The guard (cdyn_as_conclude's second solve): the factor only while
+       its condition estimate keeps the block clear of the eigen-path's
+       cut, rcond (dpocon, 1-norm) >= COND_MARGIN rank_tol.  For symmetric
+       A_SS, lambda_max / lambda_min <= kappa_1 = 1 / rcond_true, and
+       dpocon's rcond exceeds rcond_true only by the factor by which its
+       estimate of |A_SS^-1|_1 falls short (a lower bound, seldom off by
+       more than 3): so a block taken by the factor has lambda_min >
+       rank_tol lambda_max, and one near or below the cut takes the
+       eigen-path, which drops its eigenvalues below the cut. */
+    double rcond = 0;
+    if (!eig && ws->guard &&
+        (LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'L', (lapack_int)s, ws->sub, (lapack_int)s, anorm, &rcond, ws->work,
+                             ws->iwork) != 0 ||
+         !(rcond >= COND_MARGIN * rank_tol)))
+      eig = 1;
   }
   if (!eig) {
     memcpy(ws->x, ws->r, s * sizeof(double));
