@@ -398,7 +398,8 @@ END_TEST
  *          of them;
  *   RANGE  the reference solves the problem, and lcp's set gives terms
  *          beyond the double range: CDYN_EUNVERIFIED "leave the double
- *          range", as above;
+ *          range", as above, or (a path that another kernel's rounding
+ *          may take) a solution, checked as SOLVED;
  *   ARGS   CDYN_EINVAL: A is not symmetric (the check's allowance
  *          overflowed before);
  *   SOLVED the reference solves the problem, and so does lcp (CDYN_OK, or
@@ -447,6 +448,11 @@ static void corpus_case(const char *name, why reason, int reference_solves)
   cdyn_error_clear();
   int rc_r = ref_lcp_enumerate(n, x.A, x.b, eq, tol_w, tol_mu, mu_r, w_r, h_r, NULL);
   ck_assert_msg(rc_r == (reference_solves ? CDYN_OK : CDYN_ESOLVE), "%s: the reference returns %d", name, rc_r);
+  /* A refusal by the range is of lcp's set, not of the problem: another
+     path (other kernels' rounding) may solve it, and is then checked as a
+     solution. */
+  if (reason == WHY_RANGE && (rc == CDYN_OK || rc == CDYN_NOCONV))
+    reason = WHY_SOLVED;
   if (reason == WHY_SOLVED) {
     ck_assert_msg(rc == CDYN_OK || (rc == CDYN_NOCONV && strstr(msg, "less accurate than rel_tol asks")),
                   "%s: %d (%s)", name, rc, msg);
