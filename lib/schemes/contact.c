@@ -776,7 +776,16 @@ static int solve_problem(cdyn_stepper *st, state *s, const opts *o, size_t nc, i
      recoverable status of the solve (lcp's CDYN_NOCONV: a row at zero to
      the rounding of nearly dependent rows) has passed that verification,
      and the step goes on with it. */
+  unsigned solves = r->solves;
+  t0 = cdyn_clock();
   rc = cdyn_as_conclude(type, &s->ws, &p, rc, mu, w, hand, r);
+  if (r->solves > solves) {
+    /* A second solve after a refusal (cdyn_as_conclude): its work and
+       time (with the verifications') are the stepper's too. */
+    cdyn_activeset_report extra = {0};
+    extra.solves = r->solves - solves;
+    account(st, s, &extra, cdyn_clock() - t0);
+  }
   if (rc >= 0 && red) {
     /* The report counts the rows of the problem as posed. */
     restore_pins(st, s, nc);
