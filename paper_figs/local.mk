@@ -10,8 +10,8 @@
 # into a temporary directory that is renamed when it is complete, and each
 # plot into temporary files renamed on success, so an interrupted run
 # leaves nothing that looks finished.  Each plot is drawn three times, by
-# one gnuplot process: PDF and PNG beside its data, and for LaTeX papers
-# (cairolatex) in latex/.
+# three gnuplot processes: PDF and PNG beside its data, and for LaTeX
+# papers (cairolatex) in latex/.
 FIGDIR = figures
 # The program asks OpenBLAS for one thread itself (experiments/main.c).
 RUN_CDYN = ./cdyn$(EXEEXT)
@@ -137,15 +137,16 @@ $(FIGDIR)/scene-double-pendulum/done: cdyn$(EXEEXT) $(SCENE_EXAMPLE) $(FIGDIR)/e
 
 # Each plot is drawn again when its experiment has run again or when its
 # script or a script it loads has changed:
-#   $(FIGDIR)/PLOT.pdf $(LATEXDIR)/PLOT.tex: $(FIGDIR)/EXPERIMENT/done paper_figs/PLOT.gp $(GP_INCLUDES) ...
+#   $(FIGDIR)/PLOT.pdf $(FIGDIR)/PLOT.png $(LATEXDIR)/PLOT.tex: $(FIGDIR)/EXPERIMENT/done paper_figs/PLOT.gp $(GP_INCLUDES) ...
 LATEXDIR = $(FIGDIR)/latex
 PLOTS_TEX = $(PLOTS:$(FIGDIR)/%=$(LATEXDIR)/%.tex)
-fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf $(LATEXDIR)/$(call fig_plot,$(1)).tex: \
+fig_deps = $(FIGDIR)/$(call fig_plot,$(1)).pdf $(FIGDIR)/$(call fig_plot,$(1)).png $(LATEXDIR)/$(call fig_plot,$(1)).tex: \
 	$(FIGDIR)/$(call fig_experiment,$(1))/done paper_figs/$(call fig_plot,$(1)).gp $(GP_INCLUDES) \
 	$(FIGDIR)/palette.gp
 $(foreach f,$(FIGURES),$(eval $(call fig_deps,$(f))))
 # A plot script that loads another plot's script depends on it too.
 $(FIGDIR)/convergence-energy.pdf $(FIGDIR)/convergence-velocity.pdf $(FIGDIR)/convergence-lambda.pdf \
+$(FIGDIR)/convergence-energy.png $(FIGDIR)/convergence-velocity.png $(FIGDIR)/convergence-lambda.png \
 $(LATEXDIR)/convergence-energy.tex $(LATEXDIR)/convergence-velocity.tex $(LATEXDIR)/convergence-lambda.tex: \
 	paper_figs/convergence.gp
 
@@ -157,30 +158,38 @@ $(LATEXDIR)/convergence-energy.tex $(LATEXDIR)/convergence-velocity.tex $(LATEXD
 # the rest of a line after "reset session;".)
 gp_pass = -e "call '$(2)/$(1).gp' '$(2)' '$(3)' '$(4)' '$(5)'" -e "unset output" -e "reset session"
 
-# One gnuplot process draws the three versions of PLOT, each pass into a
-# temporary name, and they are renamed when all three are drawn, the PDF
-# last: PLOT.pdf and PLOT.png beside the data, and the LaTeX version
-# latex/PLOT.tex with its graphics latex/PLOT.pdf.  gnuplot's cairolatex
+# Each version of PLOT is drawn by its own gnuplot process, into a
+# temporary name renamed when it is complete: PLOT.pdf and PLOT.png beside
+# the data, and the LaTeX version latex/PLOT.tex with its graphics
+# latex/PLOT.pdf.  Three targets, so that make -j draws them side by side:
+# the plots of the last experiment to end (cloth-self-contact's snapshots
+# take about 20 s, a third of it per version) then use both cores, where
+# one process drew the three one after another.  gnuplot's cairolatex
 # terminal writes NAME.tex and the graphics NAME.pdf, which NAME.tex
 # includes by the path given to `set output` less its extension.  The LaTeX
 # pass runs inside a temporary directory (gnuplot's cd), so that this path
 # is the bare NAME (a paper finds the file through \graphicspath or from its
-# own directory), and is given absolute paths to the script and the data.
-# The PDF figure and the .tex are both targets of the one recipe (a pattern
-# rule with two targets), with the same dependencies: an interrupted run
-# leaves one of them older than its experiment, and a run after it draws the
-# figure again; a missing .tex (or PDF) draws it again too.
-$(FIGDIR)/%.pdf $(LATEXDIR)/%.tex:
-	@rm -rf $(LATEXDIR)/$*.tmp $(FIGDIR)/$*.tmp.pdf $(FIGDIR)/$*.tmp.png
+# own directory), and is given absolute paths to the script and the data;
+# the .tex is renamed last, so that a .tex present has its graphics.
+# An interrupted run leaves a version missing or older than its experiment,
+# and a run after it draws that version again.
+$(FIGDIR)/%.pdf:
+	@rm -f $(FIGDIR)/$*.tmp.pdf
+	$(AM_V_GEN)$(GNUPLOT) $(call gp_pass,$*,$(top_srcdir)/paper_figs,$(FIGDIR),pdf,$(FIGDIR)/$*.tmp.pdf)
+	@mv $(FIGDIR)/$*.tmp.pdf $(FIGDIR)/$*.pdf
+
+$(FIGDIR)/%.png:
+	@rm -f $(FIGDIR)/$*.tmp.png
+	$(AM_V_GEN)$(GNUPLOT) $(call gp_pass,$*,$(top_srcdir)/paper_figs,$(FIGDIR),png,$(FIGDIR)/$*.tmp.png)
+	@mv $(FIGDIR)/$*.tmp.png $(FIGDIR)/$*.png
+
+$(LATEXDIR)/%.tex:
+	@rm -rf $(LATEXDIR)/$*.tmp
 	@$(MKDIR_P) $(LATEXDIR)/$*.tmp
-	$(AM_V_GEN)$(GNUPLOT) \
-	  $(call gp_pass,$*,$(top_srcdir)/paper_figs,$(FIGDIR),pdf,$(FIGDIR)/$*.tmp.pdf) \
-	  $(call gp_pass,$*,$(top_srcdir)/paper_figs,$(FIGDIR),png,$(FIGDIR)/$*.tmp.png) \
-	  -e "cd '$(LATEXDIR)/$*.tmp'" \
+	$(AM_V_GEN)$(GNUPLOT) -e "cd '$(LATEXDIR)/$*.tmp'" \
 	  $(call gp_pass,$*,$(abs_top_srcdir)/paper_figs,$(abs_builddir)/$(FIGDIR),cairolatex,$*.tex)
-	@mv $(FIGDIR)/$*.tmp.png $(FIGDIR)/$*.png && mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf \
-	  && mv $(LATEXDIR)/$*.tmp/$*.tex $(LATEXDIR)/$*.tex && rmdir $(LATEXDIR)/$*.tmp \
-	  && mv $(FIGDIR)/$*.tmp.pdf $(FIGDIR)/$*.pdf
+	@mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf && mv $(LATEXDIR)/$*.tmp/$*.tex $(LATEXDIR)/$*.tex \
+	  && rmdir $(LATEXDIR)/$*.tmp
 
 # step-cost, cloth-vs-implicit-ode and collision-cost measure wall-clock
 # time, so they run alone, one after the other, after the other
@@ -190,8 +199,7 @@ $(FIGDIR)/%.pdf $(LATEXDIR)/%.tex:
 # timed alike, call by call, so their ratio holds under load, and running
 # it alone would add its few seconds to every `make figures`.
 TIMED = $(FIGDIR)/step-cost/done $(FIGDIR)/cloth-vs-implicit-ode/done $(FIGDIR)/collision-cost/done
-TIMED_PLOTS = $(FIGDIR)/cloth-cost.pdf $(LATEXDIR)/cloth-cost.tex $(FIGDIR)/collision-cost.pdf \
-	$(LATEXDIR)/collision-cost.tex
+TIMED_PLOTS = $(foreach p,cloth-cost collision-cost,$(FIGDIR)/$(p).pdf $(FIGDIR)/$(p).png $(LATEXDIR)/$(p).tex)
 # The order is all: the prerequisites below are order-only, so that a
 # plot drawn again (a script changed) or another experiment run again does
 # not run the timed ones again (nearly a minute); they still wait for it.
@@ -202,7 +210,7 @@ TIMED_PLOTS = $(FIGDIR)/cloth-cost.pdf $(LATEXDIR)/cloth-cost.tex $(FIGDIR)/coll
 TIMED_ALONE = yes
 timed_after = $(if $(filter no,$(TIMED_ALONE)),,$(1))
 $(FIGDIR)/step-cost/done: | $(call timed_after,$(filter-out $(TIMED),$(EXP_STAMPS)) \
-	$(if $(filter claims,$(MAKECMDGOALS)),,$(filter-out $(TIMED_PLOTS),$(PLOTS:%=%.pdf) $(PLOTS_TEX))))
+	$(if $(filter claims,$(MAKECMDGOALS)),,$(filter-out $(TIMED_PLOTS),$(PLOTS:%=%.pdf) $(PLOTS:%=%.png) $(PLOTS_TEX))))
 $(FIGDIR)/cloth-vs-implicit-ode/done: | $(call timed_after,$(FIGDIR)/step-cost/done)
 $(FIGDIR)/collision-cost/done: | $(call timed_after,$(FIGDIR)/cloth-vs-implicit-ode/done)
 # The timed experiments' plots wait for the last of them (order only: a
@@ -227,7 +235,7 @@ claims: $(LONG_FIRST:%=$(FIGDIR)/%/done) $(FIGDIR)/claims.csv
 	@echo "claims: $(abs_builddir)/$(FIGDIR)/claims.csv and $(abs_builddir)/$(FIGDIR)/claims.md"
 
 if HAVE_GNUPLOT
-figures: $(LONG_FIRST:%=$(FIGDIR)/%/done) $(PLOTS:%=%.pdf) $(PLOTS_TEX) $(FIGDIR)/claims.csv
+figures: $(LONG_FIRST:%=$(FIGDIR)/%/done) $(PLOTS:%=%.pdf) $(PLOTS:%=%.png) $(PLOTS_TEX) $(FIGDIR)/claims.csv
 	@echo ""
 	@echo "Figures (PDF and PNG), their data (CSV + .meta.json) and the claims report are in:"
 	@echo "  $(abs_builddir)/$(FIGDIR)/"
