@@ -144,10 +144,19 @@ static iv i_add(iv a, iv b) { return (iv){next_down(a.lo + b.lo), next_up(a.hi +
 
 static iv i_sub(iv a, iv b) { return (iv){next_down(a.lo - b.hi), next_up(a.hi - b.lo)}; }
 
+/* The smaller and the larger of two doubles that are not NaN (the bounds
+   here are finite: see COORD_LIMIT), by comparisons the compiler inlines,
+   where fmin and fmax are calls into libm (a tenth of cloth-contact's
+   samples).  They return y when x == y, as glibc's fmin and fmax do on
+   x86-64 (minsd, maxsd), so a zero's sign is the same as theirs; either
+   zero is a valid bound. */
+static double min2(double x, double y) { return x < y ? x : y; }
+static double max2(double x, double y) { return x > y ? x : y; }
+
 static iv i_mul(iv a, iv b)
 {
   double p0 = a.lo * b.lo, p1 = a.lo * b.hi, p2 = a.hi * b.lo, p3 = a.hi * b.hi;
-  double lo = fmin(fmin(p0, p1), fmin(p2, p3)), hi = fmax(fmax(p0, p1), fmax(p2, p3));
+  double lo = min2(min2(p0, p1), min2(p2, p3)), hi = max2(max2(p0, p1), max2(p2, p3));
   return (iv){next_down(lo), next_up(hi)};
 }
 
