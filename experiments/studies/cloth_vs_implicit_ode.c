@@ -32,7 +32,7 @@
  *     over the same steps; if one is faster it is run over the window.
  *     One of them is stopped once its steps have taken longer than
  *     probe_steps steps of the fastest so far: it cannot be faster, and
- *     its row has the steps it took.
+ *     its row has the steps it took (which depend on the clock).
  * Time per step: wall clock (CLOCK_MONOTONIC) over the window, one run
  * each; the counted work (constraints, flips) is deterministic, the times
  * are not, so cloth-cost.csv changes from run to run.  Reported: the
@@ -448,7 +448,9 @@ static int cost_run_exp(exp_ctx *ctx)
                         "frac_max,flips,noconv,completed,best",
                         NULL,
                         "\"note\": \"time per step over the window, wall clock, one run each (this file changes from "
-                        "run to run); best = 1 for the method's fastest solver at that grid\"");
+                        "run to run); best = 1 for the method's fastest solver at that grid; a Baraff-Witkin solver "
+                        "stopped in the race against the fastest has the steps it took, which depend on the clock "
+                        "too\"");
   if (rc)
     return rc;
   static double best_t[EXP_MAX_RUNS][MAX_GRIDS], best_eps[EXP_MAX_RUNS][MAX_GRIDS], fr_mean[MAX_GRIDS],
@@ -601,7 +603,8 @@ static int cost_anim(exp_ctx *ctx, const exp_cloth_spec *sp0, const char (*as)[3
                         NULL,
                         "\"note\": \"cloth-cost.csv's comparison at the animation steps anim_h over anim_T: time per "
                         "step over the steps taken, wall clock, one run each (this file changes from run to run); a run "
-                        "whose step failed or was not taken has completed = 0\"");
+                        "whose step failed or was not taken has completed = 0; a Baraff-Witkin solver stopped in the "
+                        "race against the fastest has the steps it took, which depend on the clock too\"");
   if (rc)
     return rc;
   static cost_best ba[EXP_CLOTH_MAX_ANIM][EXP_CLOTH_MAX_ANIM][MAX_GRIDS], bb[EXP_CLOTH_MAX_ANIM][MAX_GRIDS];
