@@ -51,7 +51,7 @@
  * cloth 0.1155 with 1000, 0.1113 with 4000 and with 16000, 0.1098 with
  * 64000), but leaves the springs' part of the step further from
  * converged: the 64 x 64 cloth comes to rest with its potential energy at
- * -2.332 J with 64000, against -2.637 J with 1000, and -2.636 J with
+ * -2.332 J with 64000, against -2.638 J with 1000, and -2.636 J with
  * 64000 at 200 iterations a step.  With the larger weight, 10 iterations
  * hang the cloth 0.3 J too high, a stiffer shape than backward Euler's;
  * the default stays 1000.
