@@ -127,7 +127,7 @@
  * uneven duals; 0.5 was taken from these runs as the value best at both
  * sizes.  On smaller cloths it helps less and not always: over
  * cloth-robustness's 16 x 16 variants the largest strain moves either
- * way, by at most 0.003 (its heavy cloth with a 5 % limit at 1/30 s: from
+ * way, by at most 0.0031 (its heavy cloth with a 5 % limit at 1/30 s: from
  * 0.0566 to 0.0596, within its bound of 0.06).  At rest the start does not
  * matter: the 64 x 64 cloth's potential energy after 10 s is -2.63842 J
  * with a = 0 and with 0.5.
