@@ -107,6 +107,12 @@
  * negative: no node came that close, the closest approach), after every
  * frame; Newton iterations per frame
  * (cdyn_stepper_stats, Gauss-Seidel sweeps for xpbd; '-' for Bullet); the
+ * share of the stepping time in the stepper's linear algebra, its
+ * factorisations and solves (cdyn_stats time_factor + time_solve over the
+ * step calls' time, in the run reported; '-' where none is counted: xpbd
+ * has none, and baraff-witkin's own solve is not counted), and the entries of its last
+ * factor (cdyn_stats.factor_nnz: the memory of a direct solver's factor,
+ * and what each solve reads), with their growth with the cloth's size; the
  * peak resident memory of the run: every run is a child process (fork),
  * which releases its inherited free heap (malloc_trim), resets its peak
  * (/proc/self/clear_refs, 5), reads its resident size (VmRSS) as a base,
@@ -339,6 +345,8 @@ typedef struct {
   double depth_max;     /* m, ball-64 */
   double seconds;       /* stepping time */
   double nonlinear;     /* total */
+  double linalg;        /* s, of seconds: the stepper's linear algebra (cdyn_stats time_factor + time_solve) */
+  size_t factor_nnz;    /* entries of its last factor (cdyn_stats.factor_nnz; 0: none reported) */
   long rss_base_kb, rss_hwm_kb; /* the child's resident size at its start and its peak */
   int passed;           /* stopped: strain above stop_above */
   char note[400];
@@ -526,8 +534,11 @@ static void run_cdyn(const cl_problem *p, const cl_topo *t, int iv, int n, doubl
       break;
   }
   cdyn_stats S;
-  if (!cdyn_stepper_stats(st, &S))
+  if (!cdyn_stepper_stats(st, &S)) {
     r->nonlinear = (double)S.nonlinear_iterations;
+    r->linalg = S.time_factor + S.time_solve;
+    r->factor_nnz = S.factor_nnz;
+  }
   finish(r, &w, total, broke);
 done:
   cdyn_stepper_free(st);
@@ -851,8 +862,8 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
     return -1;
   }
   fprintf(f, "problem,nodes,springs,h,frames,variant,n,status,t_unstable,frames_run,strain_max,strain_end,"
-             "ms_per_frame,frames_per_s,reps,nonlinear_per_frame,mem_run_mb,mem_base_mb,mem_peak_mb,ball_depth_max,"
-             "search,note\n");
+             "ms_per_frame,frames_per_s,reps,nonlinear_per_frame,linalg_share,factor_nnz,mem_run_mb,mem_base_mb,"
+             "mem_peak_mb,ball_depth_max,search,note\n");
   for (size_t ip = 0; ip < c->np; ip++)
     for (int iv = 0; iv < NV; iv++) {
       const cl_row *row = &c->rows[ip];
@@ -871,6 +882,14 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
         fprintf(f, ",,,,,");
       if (r->frames > 0 && variants[iv].engine == E_CDYN)
         fprintf(f, "%.4g,", r->nonlinear / (double)r->frames);
+      else
+        fprintf(f, ",");
+      if (r->frames > 0 && variants[iv].engine == E_CDYN && r->seconds > 0 && r->linalg > 0)
+        fprintf(f, "%.4g,", r->linalg / r->seconds);
+      else
+        fprintf(f, ",");
+      if (variants[iv].engine == E_CDYN && r->factor_nnz)
+        fprintf(f, "%zu,", r->factor_nnz);
       else
         fprintf(f, ",");
       if (r->status != S_ABSENT && r->status != S_ERROR && r->rss_hwm_kb > 0)
@@ -1004,6 +1023,40 @@ static void print_scaling(FILE *g, const bench_cloth *c)
         fprintf(g, " - | - |");
     fprintf(g, "\n");
   }
+  /* The cdyn variants with a factor: the frame split into the linear
+     algebra and the rest, and the factor's entries, size by size. */
+  int any = 0;
+  for (int iv = 0; iv < NV; iv++)
+    for (int k = 0; k < 3; k++)
+      any |= rows[k] && rows[k]->run[iv].frames > 0 && rows[k]->run[iv].factor_nnz > 0;
+  if (!any)
+    return;
+  fprintf(g, "\nThe same split for the cdyn variants that factor a matrix: each frame's time in the linear algebra "
+             "(factorisations and solves) and in the rest (ms/frame times the run's share), and the factor's "
+             "entries, with the ratio 128 / 64 of each. A direct solve reads its whole factor, so its time grows at "
+             "least as the entries do.\n\n");
+  fprintf(g, "| variant | size | n | ms/frame | linear algebra (ms/frame) | the rest (ms/frame) | factor entries |\n"
+             "|---|---:|---:|---:|---:|---:|---:|\n");
+  for (int iv = 0; iv < NV; iv++) {
+    double la[3] = {NAN, NAN, NAN}, re[3] = {NAN, NAN, NAN}, fe[3] = {NAN, NAN, NAN};
+    int shown = 0;
+    for (int k = 0; k < 3; k++) {
+      const cl_run *r = rows[k] ? &rows[k]->run[iv] : NULL;
+      if (!r || r->frames <= 0 || !r->factor_nnz || !(r->seconds > 0))
+        continue;
+      double ms = rows[k]->ms[iv], share = r->linalg / r->seconds;
+      la[k] = ms * share;
+      re[k] = ms - la[k];
+      fe[k] = (double)r->factor_nnz;
+      fprintf(g, "| %s | %zu | %d | %.4g%s | %.4g | %.4g | %zu |\n", variants[iv].name, rows[k]->p->N, r->substeps, ms,
+              r->status == S_STABLE ? "" : r->status == S_CAPPED ? " (capped)" : " (no)", la[k], re[k],
+              r->factor_nnz);
+      shown++;
+    }
+    if (shown && isfinite(la[1]) && isfinite(la[2]) && la[1] > 0 && re[1] > 0)
+      fprintf(g, "| %s | 128 / 64 | | %.3g | %.3g | %.3g | %.3g |\n", variants[iv].name,
+              rows[2]->ms[iv] / rows[1]->ms[iv], la[2] / la[1], re[2] / re[1], fe[2] / fe[1]);
+  }
 }
 
 void bench_cloth_print(FILE *g, const bench_cloth *c)
@@ -1027,9 +1080,9 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
     const cl_row *row = &c->rows[ip];
     fprintf(g, "\n### %s (%zu nodes, %zu springs)\n\n", row->p->name, row->t.n, row->t.springs);
     fprintf(g, "| variant | n | stable | strain max | strain end | ms/frame | x B10 | x B40 | reps | Newton it./frame | "
-               "memory (MB) |%s note |\n",
+               "linear algebra | factor entries | memory (MB) |%s note |\n",
             row->p->ball ? " depth in ball (m; < 0: none) |" : "");
-    fprintf(g, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|%s---|\n", row->p->ball ? "---:|" : "");
+    fprintf(g, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|%s---|\n", row->p->ball ? "---:|" : "");
     double b10 = row->run[V_B10].frames > 0 ? row->ms[V_B10] : NAN;
     double b40 = row->run[V_B40].frames > 0 ? row->ms[V_B40] : NAN;
     for (int iv = 0; iv < NV; iv++) {
@@ -1050,11 +1103,21 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
           fprintf(g, "%.3g | ", r->nonlinear / (double)r->frames);
         else
           fprintf(g, "- | ");
+        /* '-': no linear algebra counted (xpbd has none; baraff-witkin's
+           own solve is not counted in cdyn_stats) */
+        if (variants[iv].engine == E_CDYN && r->seconds > 0 && r->linalg > 0)
+          fprintf(g, "%.0f %% | ", 100 * r->linalg / r->seconds);
+        else
+          fprintf(g, "- | ");
+        if (variants[iv].engine == E_CDYN && r->factor_nnz)
+          fprintf(g, "%zu | ", r->factor_nnz);
+        else
+          fprintf(g, "- | ");
         fprintf(g, "%.1f | ", run_mb(r));
         if (row->p->ball)
           fprintf(g, "%.2e | ", r->depth_max);
       } else {
-        fprintf(g, "%s | - | - | - | - | - | - | - | - | ", status_name[r->status]);
+        fprintf(g, "%s | - | - | - | - | - | - | - | - | - | - | ", status_name[r->status]);
         if (row->p->ball)
           fprintf(g, "- | ");
       }

@@ -1055,6 +1055,42 @@ START_TEST(test_admm_extrapolate)
 }
 END_TEST
 
+/*
+ * admm's linear algebra in the stepper's statistics: on the hung 5 x 5
+ * patch (23 free particles: A is 23 x 23), 10 steps of 10 iterations are
+ * 100 solves of three right-hand sides each (stats.solves counts a call),
+ * at least one factorisation, their time in time_solve and time_factor,
+ * and the factor's entries: the dense solver's triangle, 23 * 24 / 2 =
+ * 276, exactly; CHOLMOD's, between the diagonal's 23 and that.
+ */
+START_TEST(test_admm_stats)
+{
+  static const char *const solvers[2] = {"cholesky", "cholmod"};
+  for (int k = 0; k < 2; k++) {
+    cdyn_cloth *cl;
+    cdyn_system *sys = hung(patch(5, 5), &cl);
+    cdyn_stepper *st;
+    ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
+    ck_assert_int_eq(cdyn_stepper_set(st, "solver", solvers[k]), CDYN_OK);
+    for (int n = 0; n < 10; n++)
+      ck_assert_msg(cdyn_stepper_step(st, 1.0 / 60) == CDYN_OK, "%s step %d: %s", solvers[k], n, cdyn_errmsg());
+    cdyn_stats S;
+    ck_assert_int_eq(cdyn_stepper_stats(st, &S), CDYN_OK);
+    ck_assert_uint_eq(S.solves, 100);
+    ck_assert_uint_ge(S.factorizations, 1);
+    ck_assert_msg(S.time_solve > 0 && S.time_factor > 0 && isfinite(S.time_solve) && isfinite(S.time_factor),
+                  "%s: time_solve %g, time_factor %g", solvers[k], S.time_solve, S.time_factor);
+    if (k == 0)
+      ck_assert_msg(S.factor_nnz == 276, "cholesky: %zu factor entries, expected 276", S.factor_nnz);
+    else
+      ck_assert_msg(S.factor_nnz >= 23 && S.factor_nnz <= 276, "cholmod: %zu factor entries", S.factor_nnz);
+    cdyn_stepper_free(st);
+    cdyn_cloth_free(cl);
+    cdyn_system_free(sys);
+  }
+}
+END_TEST
+
 /* What it refuses: an equality link, an inequality of several rows (a pin
    flagged as one), a particle pinned twice. */
 START_TEST(test_admm_refuses)
@@ -1992,6 +2028,7 @@ int main(void)
   tcase_add_test(tc, test_admm_pairs);
   tcase_add_test(tc, test_admm_noconv);
   tcase_add_test(tc, test_admm_extrapolate);
+  tcase_add_test(tc, test_admm_stats);
   tcase_add_test(tc, test_admm_refuses);
   suite_add_tcase(s, tc);
   tc = tcase_create("ball");

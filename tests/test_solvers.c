@@ -17,6 +17,11 @@
  * - The solver interface: several right-hand sides at once, one setup per
  *   assembly, the pattern counter, and the factorisation reuse of SHAKE
  *   and RATTLE against Newton's refactoring.
+ * - cdyn_solve_info.factor_nnz and cdyn_stats.factor_nnz: the entries of
+ *   the factor each solver makes of a tridiagonal matrix, whose Cholesky
+ *   factor has no fill (2m - 1 nonzeros for the sparse ones, the band's 2m,
+ *   the dense triangle's m (m + 1) / 2, none for pcg), and the stepper's
+ *   record of the last one.
  * - cdyn_solve_info.skip_residual: a direct solver gives bitwise the same
  *   solution without its residual pass and reports NaN; a non-finite
  *   solution is still refused (cholmod, banded); an iterative solver
@@ -1246,6 +1251,105 @@ END_TEST
  * particle systems' count, cholmod's multi-column path) on a chain of 100
  * links, solved with and without the residual pass after one setup.
  */
+/* y = A x for the tridiagonal fixture of test_factor_entries. */
+static int tri_apply(const void *ctx, const double *x, double *y)
+{
+  const cdyn_matrix *A = ctx;
+  for (size_t i = 0; i < A->m; i++) {
+    double s = 0;
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      s += A->val[k] * x[A->col[k]];
+    y[i] = s;
+  }
+  return CDYN_OK;
+}
+
+/*
+ * The entries of a factor (cdyn_solve_info.factor_nnz), exactly, where
+ * they are known without the solver: A = tridiag(-1, 2 + 1 / (i + 1), -1),
+ * m = 40, strictly diagonally dominant and so positive definite, stored
+ * as the solvers take it (both triangles, each row's diagonal first).  A
+ * path's graph has an elimination order without fill, which a minimum
+ * degree ordering (CHOLMOD's AMD) finds (the path's ends first), and its
+ * natural order has none either: the sparse factors (cholmod, ldlt) hold
+ * 2m - 1 entries, the band of half-width 1 (banded) 2m, the dense
+ * triangle (cholesky) m (m + 1) / 2, and pcg no factor (0).  A solver
+ * registered by another test is only asked for a finite count.  The
+ * stepper keeps the count of its last factorisation in cdyn_stats: 0
+ * before any, the solver's after cdyn_factor.
+ */
+START_TEST(test_factor_entries)
+{
+  enum { M = 40 };
+  int rowptr[M + 1], col[3 * M];
+  double val[3 * M], diag[M];
+  int nz = 0;
+  for (int i = 0; i < M; i++) {
+    rowptr[i] = nz;
+    diag[i] = 2 + 1.0 / (i + 1);
+    col[nz] = i, val[nz++] = diag[i];
+    if (i > 0)
+      col[nz] = i - 1, val[nz++] = -1;
+    if (i + 1 < M)
+      col[nz] = i + 1, val[nz++] = -1;
+  }
+  rowptr[M] = nz;
+  cdyn_matrix A = {.m = M, .nnz = (size_t)nz, .rowptr = rowptr, .col = col, .val = val, .diag = diag,
+                   .pattern = 1, .apply = tri_apply, .ctx = NULL};
+  A.ctx = &A;
+  for (size_t k = 0; k < cdyn_solver_count(); k++) {
+    const cdyn_solver_type *type = cdyn_solver_type_at(k);
+    size_t want = SIZE_MAX;
+    if (!strcmp(type->name, "cholmod") || !strcmp(type->name, "ldlt"))
+      want = 2 * M - 1;
+    else if (!strcmp(type->name, "banded"))
+      want = 2 * M;
+    else if (!strcmp(type->name, "cholesky"))
+      want = M * (M + 1) / 2;
+    else if (!strcmp(type->name, "pcg"))
+      want = 0;
+    void *state = NULL, *opts = default_opts(type);
+    ck_assert_int_eq(type->alloc(&state, M), CDYN_OK);
+    cdyn_solve_info info = {.factor_nnz = 12345};
+    ck_assert_int_eq(type->setup(state, &A, RANK_TOL, opts, &info), CDYN_OK);
+    if (want != SIZE_MAX)
+      ck_assert_msg(info.factor_nnz == want, "%s: %zu factor entries, expected %zu", type->name, info.factor_nnz,
+                    want);
+    else
+      ck_assert_msg(info.factor_nnz <= (size_t)M * M + M, "%s: %zu factor entries", type->name, info.factor_nnz);
+    /* A solve that factors nothing reports none. */
+    double b[M], x[M];
+    for (int i = 0; i < M; i++)
+      b[i] = 1;
+    cdyn_solve_info sinfo = {0};
+    ck_assert_int_ge(type->solve(state, &A, 1, b, x, RANK_TOL, opts, &sinfo), 0);
+    if (!sinfo.factorizations)
+      ck_assert_msg(sinfo.factor_nnz == 0, "%s: a solve that factors nothing reports %zu factor entries", type->name,
+                    sinfo.factor_nnz);
+    type->free(state);
+    free(opts);
+  }
+  /* The stepper's record: cholmod on a chain of 30 links. */
+  uint64_t rng = UINT64_C(0x510E527FADE682D1);
+  cdyn_system *sys = random_chain(30, &rng);
+  cdyn_stepper *st = assembled_stepper(sys);
+  ck_assert_int_eq(cdyn_stepper_set(st, "solver", "cholmod"), CDYN_OK);
+  cdyn_stats s0, s1;
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s0), CDYN_OK);
+  ck_assert_uint_eq(s0.factor_nnz, 0);
+  ck_assert_int_eq(cdyn_factor(st), CDYN_OK);
+  ck_assert_int_eq(cdyn_stepper_stats(st, &s1), CDYN_OK);
+  /* A's rows: the pin's 3 and the 30 links; its factor holds at least
+     their diagonal and at most the whole triangle. */
+  size_t m = sys->m;
+  ck_assert_msg(s1.factor_nnz >= m && s1.factor_nnz <= m * (m + 1) / 2, "factor entries %zu for %zu rows",
+                s1.factor_nnz, m);
+  ck_assert(s1.time_factor >= 0);
+  cdyn_stepper_free(st);
+  cdyn_system_free(sys);
+}
+END_TEST
+
 START_TEST(test_skip_residual)
 {
   const cdyn_solver_type *type = cdyn_solver_type_at((size_t)_i);
@@ -1306,6 +1410,7 @@ static Suite *solvers_suite(void)
   tcase_add_test(tc, test_auto_solver_choice);
   tcase_add_loop_test(tc, test_solver_interface, 0, (int)cdyn_solver_count());
   tcase_add_loop_test(tc, test_skip_residual, 0, (int)cdyn_solver_count());
+  tcase_add_test(tc, test_factor_entries);
   tcase_add_test(tc, test_factorisation_reuse);
   suite_add_tcase(s, tc);
 

@@ -88,6 +88,10 @@ typedef struct cdyn_solve_info {
   unsigned long factorizations; /* numeric factorisations (or preconditioner builds) done by this call */
   unsigned negative;            /* negative pivots of a symmetric indefinite factorisation (ldlt): by
                                    Sylvester's law of inertia, A's negative eigenvalues; 0 for the others */
+  size_t factor_nnz;            /* entries of the factor made by this call, as the solver stores them (a
+                                   sparse triangular factor's nonzeros, its diagonal included; a band's, a
+                                   dense triangle's, or a dense eigen-decomposition's vectors and values); 0
+                                   when it made none, or for an iterative solver */
   /* In, set by the caller of solve (0 in a zeroed struct: the residual is
      computed): nonzero asks a direct solver to leave out its pass over A
      for the residual, which it then reports as NaN; a non-finite solution

@@ -216,6 +216,8 @@ int cdyn_factor(cdyn_stepper *st)
   st->stats.factorizations += info.factorizations;
   st->stats.analyses += info.analyses;
   st->stats.last_rank = info.rank;
+  if (info.factorizations)
+    st->stats.factor_nnz = info.factor_nnz;
   st->factored = rc < 0 ? 0 : st->values;
   st->factor_status = rc;
   return rc;
@@ -240,6 +242,8 @@ static int solve_hubs(cdyn_stepper *st, size_t nrhs, const double *b, double *x,
     cdyn_solve_info one = {0};
     int r1 = st->solver->solve(st->solver_state, &st->mat, 1, y, xq, st->common.rank_tol, solver_opts(st), &one);
     info->factorizations += one.factorizations;
+    if (one.factorizations)
+      info->factor_nnz = one.factor_nnz;
     info->iterations += one.iterations;
     info->residual = fmax(info->residual, one.residual);
     info->rank = one.rank;
@@ -270,6 +274,8 @@ int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x)
   st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves += nrhs;
   st->stats.factorizations += info.factorizations;
+  if (info.factorizations)
+    st->stats.factor_nnz = info.factor_nnz;
   st->stats.iterations += info.iterations;
   st->stats.last_residual = info.residual;
   st->stats.last_rank = info.rank;

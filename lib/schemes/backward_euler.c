@@ -668,14 +668,20 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
   cdyn_matrix A = {s->dim, s->nnz, s->rowptr, s->col, s->val, s->diag, s->pattern_id, apply, NULL};
   A.ctx = &A;
   cdyn_solve_info info = {0};
+  double t0 = cdyn_clock();
   int rc = s->stype->setup(s->sstate, &A, rank_tol, sopts, &info);
+  st->stats.time_factor += cdyn_clock() - t0;
   st->stats.analyses += info.analyses;
   st->stats.factorizations += info.factorizations;
+  if (info.factorizations)
+    st->stats.factor_nnz = info.factor_nnz;
   if (rc < 0)
     return rc;
   *negative = info.negative;
   cdyn_solve_info sinfo = {0};
+  t0 = cdyn_clock();
   rc = s->stype->solve(s->sstate, &A, 1, s->rhs, s->sol, rank_tol, sopts, &sinfo);
+  st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves++;
   if (rc < 0)
     return rc;
@@ -693,7 +699,10 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
     }
     if (!(rn > REFINE_TOL * bn))
       break;
-    if ((rc = s->stype->solve(s->sstate, &A, 1, s->res, s->dsol, rank_tol, sopts, &sinfo)) < 0)
+    t0 = cdyn_clock();
+    rc = s->stype->solve(s->sstate, &A, 1, s->res, s->dsol, rank_tol, sopts, &sinfo);
+    st->stats.time_solve += cdyn_clock() - t0;
+    if (rc < 0)
       return rc;
     st->stats.solves++;
     for (size_t i = 0; i < s->dim; i++)

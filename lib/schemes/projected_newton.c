@@ -659,9 +659,13 @@ static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_
   cdyn_matrix A = {.m = n3, .nnz = s->nnz, .rowptr = s->rowptr, .col = s->col, .val = s->val, .diag = s->diag,
                    .pattern = s->pattern_id, .apply = apply, .ctx = s};
   cdyn_solve_info info = {0};
+  double t0 = cdyn_clock();
   int rc = s->stype->setup(s->sstate, &A, rank_tol, sopts, &info);
+  st->stats.time_factor += cdyn_clock() - t0;
   st->stats.analyses += info.analyses;
   st->stats.factorizations += info.factorizations;
+  if (info.factorizations)
+    st->stats.factor_nnz = info.factor_nnz;
   /* Not positive definite: a factorisation that failed (cholmod's
      supernodal mode, whose shifted retry fails on an indefinite matrix),
      fell back to least squares, met a negative pivot or lost rank. */
@@ -670,9 +674,13 @@ static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_
   if (rc < 0)
     return rc;
   cdyn_solve_info sinfo = {0};
+  t0 = cdyn_clock();
   rc = s->stype->solve(s->sstate, &A, 1, s->work, s->du, rank_tol, sopts, &sinfo);
+  st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves++;
   st->stats.factorizations += sinfo.factorizations;
+  if (sinfo.factorizations)
+    st->stats.factor_nnz = sinfo.factor_nnz;
   st->stats.last_residual = sinfo.residual;
   /* The same for a solve that factored (cholmod's reuse of an earlier
      factor refactors when conjugate gradients stall). */

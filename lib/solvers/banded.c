@@ -157,6 +157,7 @@ static int band_setup(void *p, const cdyn_matrix *A, double rank_tol, const void
   info->rank = s->rank;
   info->fallback = s->delta > 0;
   info->factorizations = 1;
+  info->factor_nnz = m * (s->kd + 1); /* the band's storage */
   return CDYN_OK;
 }
 

@@ -146,6 +146,8 @@ static int chol_setup(void *p, const cdyn_matrix *A, double rank_tol, const void
   info->fallback = s->eig;
   info->iterations = 0;
   info->factorizations = 1;
+  /* the Cholesky factor's triangle, or the eigenvectors and eigenvalues */
+  info->factor_nnz = s->eig ? m * m + m : m * (m + 1) / 2;
   return CDYN_OK;
 }
 

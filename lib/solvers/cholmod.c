@@ -712,6 +712,20 @@ static int solve_workspace(chm_state *s, analysis *a, cdyn_solve_info *info)
   return CDYN_OK;
 }
 
+/* The entries a numeric factor stores: a simplicial one's column counts
+   summed (its diagonal included; L->nzmax may hold slack), a supernodal
+   one's dense blocks (their explicit zeros included). */
+static size_t factor_entries(const cholmod_factor *L)
+{
+  if (L->is_super)
+    return L->xsize;
+  const int *nz = L->nz;
+  size_t e = 0;
+  for (size_t j = 0; j < L->n; j++)
+    e += (size_t)nz[j];
+  return e;
+}
+
 /* Factor the current A (the analysis is s->cur's). */
 static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solve_info *info)
 {
@@ -761,6 +775,7 @@ static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solv
   }
   if (s->negative) {
     s->rank = (unsigned)m;
+    info->factor_nnz = factor_entries(a->L);
     return solve_workspace(s, a, info);
   }
   double dmin = ok && s->c.status == CHOLMOD_OK ? min_pivot(a->L, 0, &count) : 0;
@@ -779,6 +794,7 @@ static int factor(chm_state *s, const cdyn_matrix *A, double rank_tol, cdyn_solv
   } else {
     s->rank = (unsigned)m;
   }
+  info->factor_nnz = factor_entries(a->L);
   return solve_workspace(s, a, info);
 }
 
@@ -898,6 +914,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
     return cdyn_error(CDYN_EINVAL, "cholmod: solve before setup");
   size_t m = A->m;
   unsigned long its = 0, refactored = 0;
+  size_t fnnz = 0;
   if (!s->stale && !(s->delta > 0) && nrhs >= 2 && nrhs <= 4 && !s->cur->L->is_super && s->cur->Xn) {
     int rc = factor_solve_n(s, nrhs, b, x);
     if (rc)
@@ -906,6 +923,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
     rc = cdyn_direct_report(A, nrhs, b, x, s->r, "cholmod", info);
     info->iterations = 0;
     info->factorizations = 0;
+    info->factor_nnz = 0;
     info->rank = s->rank;
     info->fallback = 0;
     info->negative = s->negative;
@@ -925,6 +943,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
         cdyn_solve_info finfo = {0};
         rc = factor(s, A, rank_tol, &finfo);
         refactored += finfo.factorizations;
+        fnnz = finfo.factor_nnz;
         if (rc)
           return rc;
         j--;
@@ -942,6 +961,7 @@ static int chm_solve(void *p, const cdyn_matrix *A, size_t nrhs, const double *b
   int rc = cdyn_direct_report(A, nrhs, b, x, s->r, "cholmod", info);
   info->iterations = its;
   info->factorizations = refactored;
+  info->factor_nnz = fnnz;
   info->rank = s->rank;
   info->fallback = s->delta > 0;
   info->negative = s->negative;

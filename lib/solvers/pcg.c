@@ -102,6 +102,7 @@ static int pcg_setup(void *q, const cdyn_matrix *A, double rank_tol, const void 
   info->fallback = 0;
   info->rank = (unsigned)s->m;
   info->factorizations = 1;
+  info->factor_nnz = 0; /* no factor: a diagonal */
   return CDYN_OK;
 }
 
