@@ -174,6 +174,10 @@ what == "off" {
     view($i, $(i + 1), $(i + 2))
     if (VX >= bx[1] && VX <= bx[2] && VY >= bx[3] && VY <= bx[4]) { nin++; break }
   }
+  # One triangle in the box settles it: the notes then need nothing more
+  # of this file (the balls' file comes first).
+  if (nin)
+    nextfile
   next
 }
 {
