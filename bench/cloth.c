@@ -110,9 +110,10 @@
  * share of the stepping time in the stepper's linear algebra, its
  * factorisations and solves (cdyn_stats time_factor + time_solve over the
  * step calls' time, in the run reported; '-' where none is counted: xpbd
- * has none, and baraff-witkin's own solve is not counted), and the entries of its last
- * factor (cdyn_stats.factor_nnz: the memory of a direct solver's factor,
- * and what each solve reads), with their growth with the cloth's size; the
+ * has none, and baraff-witkin's own solve is not counted), and the
+ * entries of its last factor (cdyn_stats.factor_nnz: the memory of a
+ * direct solver's factor, and what each solve reads), with their growth
+ * with the cloth's size; the
  * peak resident memory of the run: every run is a child process (fork),
  * which releases its inherited free heap (malloc_trim), resets its peak
  * (/proc/self/clear_refs, 5), reads its resident size (VmRSS) as a base,
