@@ -174,8 +174,9 @@ what == "off" {
     view($i, $(i + 1), $(i + 2))
     if (VX >= bx[1] && VX <= bx[2] && VY >= bx[3] && VY <= bx[4]) { nin++; break }
   }
-  # One triangle in the box settles it: the notes then need nothing more
-  # of this file (the balls' file comes first).
+  # One triangle in the box settles it (nin stays set, and ntri and ysum
+  # serve only a panel with none): the rest of this file is not needed.
+  # The balls are read in their own block, from their own file.
   if (nin)
     nextfile
   next

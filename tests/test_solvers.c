@@ -1246,11 +1246,6 @@ START_TEST(test_iter_correct)
 }
 END_TEST
 
-/*
- * skip_residual, one solver a loop index: three right-hand sides (the
- * particle systems' count, cholmod's multi-column path) on a chain of 100
- * links, solved with and without the residual pass after one setup.
- */
 /* y = A x for the tridiagonal fixture of test_factor_entries. */
 static int tri_apply(const void *ctx, const double *x, double *y)
 {
@@ -1317,7 +1312,8 @@ START_TEST(test_factor_entries)
                     want);
     else
       ck_assert_msg(info.factor_nnz <= (size_t)M * M + M, "%s: %zu factor entries", type->name, info.factor_nnz);
-    /* A solve that factors nothing reports none. */
+    /* A solve that factors nothing reports none (the callers zero the
+       struct: a solver must not write a count there). */
     double b[M], x[M];
     for (int i = 0; i < M; i++)
       b[i] = 1;
@@ -1350,6 +1346,11 @@ START_TEST(test_factor_entries)
 }
 END_TEST
 
+/*
+ * skip_residual, one solver a loop index: three right-hand sides (the
+ * particle systems' count, cholmod's multi-column path) on a chain of 100
+ * links, solved with and without the residual pass after one setup.
+ */
 START_TEST(test_skip_residual)
 {
   const cdyn_solver_type *type = cdyn_solver_type_at((size_t)_i);

@@ -89,8 +89,9 @@ typedef struct cdyn_solve_info {
   unsigned negative;            /* negative pivots of a symmetric indefinite factorisation (ldlt): by
                                    Sylvester's law of inertia, A's negative eigenvalues; 0 for the others */
   size_t factor_nnz;            /* entries of the factor made by this call, as the solver stores them (a
-                                   sparse triangular factor's nonzeros, its diagonal included; a band's, a
-                                   dense triangle's, or a dense eigen-decomposition's vectors and values); 0
+                                   simplicial sparse factor's nonzeros, its diagonal included; a supernodal
+                                   one's dense blocks, explicit zeros included; a band's, a dense
+                                   triangle's, or a dense eigen-decomposition's vectors and values); 0
                                    when it made none, or for an iterative solver */
   /* In, set by the caller of solve (0 in a zeroed struct: the residual is
      computed): nonzero asks a direct solver to leave out its pass over A

@@ -85,10 +85,12 @@ typedef struct cdyn_stats {
                                    setup, none when a setup keeps an earlier factor (cholmod_reuse_tol) */
   unsigned long analyses;       /* symbolic analyses of a sparse direct solver (a pattern
                                    it had not seen; these allocate) */
-  size_t factor_nnz;            /* entries of the last factor made through a solver type
-                                   (cdyn_solve_info.factor_nnz): a direct solver's memory, and the work of
-                                   each of its solves; 0 before the first factorisation, for an iterative
-                                   solver, and for baraff-witkin, whose reduced solve reports none */
+  size_t factor_nnz;            /* entries of the last factor made through a solver type that
+                                   succeeded (cdyn_solve_info.factor_nnz): a direct solver's memory, and
+                                   the work of each of its solves; 0 before the first factorisation (and
+                                   after cdyn_stepper_reset_stats), for an iterative solver, and for the
+                                   schemes that do not report it: baraff-witkin's reduced solve and
+                                   contact's sparse active-set solves */
   unsigned long patterns;       /* sparsity patterns of A built (1 at the start) */
   unsigned long set_changes;    /* steps that followed a change of the constraint set */
   unsigned long reallocations;  /* steps that had to grow a workspace */

@@ -216,7 +216,7 @@ int cdyn_factor(cdyn_stepper *st)
   st->stats.factorizations += info.factorizations;
   st->stats.analyses += info.analyses;
   st->stats.last_rank = info.rank;
-  if (info.factorizations)
+  if (info.factorizations && rc >= 0)
     st->stats.factor_nnz = info.factor_nnz;
   st->factored = rc < 0 ? 0 : st->values;
   st->factor_status = rc;
@@ -274,7 +274,7 @@ int cdyn_solve_many(cdyn_stepper *st, size_t nrhs, const double *b, double *x)
   st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves += nrhs;
   st->stats.factorizations += info.factorizations;
-  if (info.factorizations)
+  if (info.factorizations && rc >= 0)
     st->stats.factor_nnz = info.factor_nnz;
   st->stats.iterations += info.iterations;
   st->stats.last_residual = info.residual;

@@ -688,7 +688,7 @@ static int factor(cdyn_stepper *st, state *s, const void *sopts, double rank_tol
   st->stats.time_factor += cdyn_clock() - t0;
   st->stats.analyses += info.analyses;
   st->stats.factorizations += info.factorizations;
-  if (info.factorizations)
+  if (info.factorizations && rc >= 0)
     st->stats.factor_nnz = info.factor_nnz;
   if (rc < 0)
     return rc;
@@ -1226,7 +1226,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
       st->stats.time_solve += cdyn_clock() - t0;
       st->stats.solves++;
       st->stats.factorizations += sinfo.factorizations;
-      if (sinfo.factorizations)
+      if (sinfo.factorizations && rc >= 0)
         st->stats.factor_nnz = sinfo.factor_nnz;
       st->stats.last_residual = sinfo.residual;
       if (rc < 0)

@@ -673,7 +673,7 @@ static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts,
   st->stats.time_factor += cdyn_clock() - t0;
   st->stats.analyses += info.analyses;
   st->stats.factorizations += info.factorizations;
-  if (info.factorizations)
+  if (info.factorizations && rc >= 0)
     st->stats.factor_nnz = info.factor_nnz;
   if (rc < 0)
     return rc;

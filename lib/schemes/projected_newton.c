@@ -664,7 +664,7 @@ static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_
   st->stats.time_factor += cdyn_clock() - t0;
   st->stats.analyses += info.analyses;
   st->stats.factorizations += info.factorizations;
-  if (info.factorizations)
+  if (info.factorizations && rc >= 0)
     st->stats.factor_nnz = info.factor_nnz;
   /* Not positive definite: a factorisation that failed (cholmod's
      supernodal mode, whose shifted retry fails on an indefinite matrix),
@@ -679,7 +679,7 @@ static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_
   st->stats.time_solve += cdyn_clock() - t0;
   st->stats.solves++;
   st->stats.factorizations += sinfo.factorizations;
-  if (sinfo.factorizations)
+  if (sinfo.factorizations && rc >= 0)
     st->stats.factor_nnz = sinfo.factor_nnz;
   st->stats.last_residual = sinfo.residual;
   /* The same for a solve that factored (cholmod's reuse of an earlier
