@@ -849,6 +849,21 @@ void bench_cloth_free(bench_cloth *c)
 
 /* ---- the outputs ------------------------------------------------------------------------- */
 
+/* The share of a run's stepping time in the stepper's linear algebra, or
+   NaN where none is counted (Bullet; xpbd has none; baraff-witkin's own
+   solve is not counted in cdyn_stats). */
+static double linalg_share(const cl_run *r, int iv)
+{
+  return variants[iv].engine == E_CDYN && r->frames > 0 && r->seconds > 0 && r->linalg > 0 ? r->linalg / r->seconds
+                                                                                             : NAN;
+}
+
+/* The entries of a run's last factor, or 0 where none is reported. */
+static size_t factor_entries(const cl_run *r, int iv)
+{
+  return variants[iv].engine == E_CDYN ? r->factor_nnz : 0;
+}
+
 static double run_mb(const cl_run *r)
 {
   return r->rss_hwm_kb > 0 && r->rss_base_kb > 0 ? (double)(r->rss_hwm_kb - r->rss_base_kb) / 1024 : NAN;
@@ -885,12 +900,14 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
         fprintf(f, "%.4g,", r->nonlinear / (double)r->frames);
       else
         fprintf(f, ",");
-      if (r->frames > 0 && variants[iv].engine == E_CDYN && r->seconds > 0 && r->linalg > 0)
-        fprintf(f, "%.4g,", r->linalg / r->seconds);
+      double share = linalg_share(r, iv);
+      size_t entries = factor_entries(r, iv);
+      if (isfinite(share))
+        fprintf(f, "%.4g,", share);
       else
         fprintf(f, ",");
-      if (variants[iv].engine == E_CDYN && r->factor_nnz)
-        fprintf(f, "%zu,", r->factor_nnz);
+      if (entries)
+        fprintf(f, "%zu,", entries);
       else
         fprintf(f, ",");
       if (r->status != S_ABSENT && r->status != S_ERROR && r->rss_hwm_kb > 0)
@@ -1029,7 +1046,7 @@ static void print_scaling(FILE *g, const bench_cloth *c)
   int any = 0;
   for (int iv = 0; iv < NV; iv++)
     for (int k = 0; k < 3; k++)
-      any |= rows[k] && rows[k]->run[iv].frames > 0 && rows[k]->run[iv].factor_nnz > 0;
+      any |= rows[k] && factor_entries(&rows[k]->run[iv], iv) > 0 && isfinite(linalg_share(&rows[k]->run[iv], iv));
   if (!any)
     return;
   fprintf(g, "\nThe same split for the cdyn variants that factor a matrix: each frame's time in the linear algebra "
@@ -1044,15 +1061,18 @@ static void print_scaling(FILE *g, const bench_cloth *c)
     int shown = 0;
     for (int k = 0; k < 3; k++) {
       const cl_run *r = rows[k] ? &rows[k]->run[iv] : NULL;
-      if (!r || r->frames <= 0 || !r->factor_nnz || !(r->seconds > 0))
+      if (!r)
         continue;
-      double ms = rows[k]->ms[iv], share = r->linalg / r->seconds;
+      double share = linalg_share(r, iv);
+      size_t entries = factor_entries(r, iv);
+      if (!entries || !isfinite(share))
+        continue;
+      double ms = rows[k]->ms[iv];
       la[k] = ms * share;
       re[k] = ms - la[k];
-      fe[k] = (double)r->factor_nnz;
+      fe[k] = (double)entries;
       fprintf(g, "| %s | %zu | %d | %.4g%s | %.4g | %.4g | %zu |\n", variants[iv].name, rows[k]->p->N, r->substeps, ms,
-              r->status == S_STABLE ? "" : r->status == S_CAPPED ? " (capped)" : " (no)", la[k], re[k],
-              r->factor_nnz);
+              r->status == S_STABLE ? "" : r->status == S_CAPPED ? " (capped)" : " (no)", la[k], re[k], entries);
       shown++;
     }
     for (int k = 1; k < 3 && shown; k++)
@@ -1107,14 +1127,14 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
           fprintf(g, "%.3g | ", r->nonlinear / (double)r->frames);
         else
           fprintf(g, "- | ");
-        /* '-': no linear algebra counted (xpbd has none; baraff-witkin's
-           own solve is not counted in cdyn_stats) */
-        if (variants[iv].engine == E_CDYN && r->seconds > 0 && r->linalg > 0)
-          fprintf(g, "%.0f %% | ", 100 * r->linalg / r->seconds);
+        double share = linalg_share(r, iv);
+        size_t entries = factor_entries(r, iv);
+        if (isfinite(share))
+          fprintf(g, "%.0f %% | ", 100 * share);
         else
           fprintf(g, "- | ");
-        if (variants[iv].engine == E_CDYN && r->factor_nnz)
-          fprintf(g, "%zu | ", r->factor_nnz);
+        if (entries)
+          fprintf(g, "%zu | ", entries);
         else
           fprintf(g, "- | ");
         fprintf(g, "%.1f | ", run_mb(r));
