@@ -111,7 +111,19 @@
  * solve is bound by that reading, not by its arithmetic: a version with
  * the three right-hand sides in the lanes of one AVX register, bit for
  * bit CHOLMOD's, took the same 60 % of a 128 x 128 frame as CHOLMOD's
- * solve, one column after the other.
+ * solve, one column after the other.  An iterative solve reads far less
+ * (A has 13 entries a row) but needs many products with A, and an
+ * iteration of this method is only as good as its solve: with the solver
+ * pcg (each solve from zero, stopped after pcg_maxiter iterations), the
+ * hanging 64 x 64 cloth at 1/60 s with 10 iterations a step reaches a
+ * largest strain of 1.34 with 20 CG iterations a solve, 0.80 with 40 and
+ * 0.137 with 80 (pcg_precond jacobi), 0.275 with 20 and 0.147 with 40
+ * (sgs), against 0.1064 with the factor; sgs's 40 took 35 times the
+ * factor's solve time.  Started from the last iterate instead (not an
+ * option), Jacobi CG with 40 iterations a solve keeps 0.11 (0.1074 at 64
+ * x 64; 0.1096 at 128 x 128 with 12 iterations a step), with 20 it does
+ * not (0.1124, 0.147), and the 128 x 128 frame with 40 took 4 times the
+ * factor's.  The factor stays.
  *
  * Multipliers: a merged tether's from its spring's dual, the term's force
  * W y less the spring's elastic force k (|z| - L0) z / |z|, along the
