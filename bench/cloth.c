@@ -137,6 +137,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -849,6 +850,27 @@ void bench_cloth_free(bench_cloth *c)
 
 /* ---- the outputs ------------------------------------------------------------------------- */
 
+/* What follows a run's time in the size tables: nothing when it ran
+   stable to the end, else why it is not a whole run. */
+static const char *mark(const cl_run *r)
+{
+  return r->status == S_STABLE ? "" : r->status == S_CAPPED ? " (capped)" : " (no)";
+}
+
+/* One cell of a table: fmt with its values when have, else none (the
+   CSV's empty field, the Markdown table's "-"). */
+__attribute__((format(printf, 4, 5))) static void cell(FILE *f, int have, const char *none, const char *fmt, ...)
+{
+  if (!have) {
+    fputs(none, f);
+    return;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+}
+
 /* The share of a run's stepping time in the stepper's linear algebra, or
    NaN where none is counted (Bullet; xpbd has none; baraff-witkin's own
    solve is not counted in cdyn_stats). */
@@ -886,38 +908,18 @@ int bench_cloth_write(const bench_cloth *c, const char *dir, int argc, char **ar
       const cl_run *r = &row->run[iv];
       fprintf(f, "%s,%zu,%zu,%.17g,%ld,%s,%d,%s,", row->p->name, row->t.n, row->t.springs, CL_H, c->frames,
               variants[iv].name, r->substeps, status_name[r->status]);
-      if (r->status == S_UNSTABLE)
-        fprintf(f, "%.6g,", r->t_fail);
-      else
-        fprintf(f, ",");
+      cell(f, r->status == S_UNSTABLE, ",", "%.6g,", r->t_fail);
       fprintf(f, "%ld,", r->frames);
-      if (r->frames > 0)
-        fprintf(f, "%.6g,%.6g,%.6g,%.6g,%d,", r->strain_max, r->strain_end, row->ms[iv], 1e3 / row->ms[iv],
-                row->reps[iv]);
-      else
-        fprintf(f, ",,,,,");
-      if (r->frames > 0 && variants[iv].engine == E_CDYN)
-        fprintf(f, "%.4g,", r->nonlinear / (double)r->frames);
-      else
-        fprintf(f, ",");
+      cell(f, r->frames > 0, ",,,,,", "%.6g,%.6g,%.6g,%.6g,%d,", r->strain_max, r->strain_end, row->ms[iv],
+           1e3 / row->ms[iv], row->reps[iv]);
+      cell(f, r->frames > 0 && variants[iv].engine == E_CDYN, ",", "%.4g,", r->nonlinear / (double)r->frames);
       double share = linalg_share(r, iv);
       size_t entries = factor_entries(r, iv);
-      if (isfinite(share))
-        fprintf(f, "%.4g,", share);
-      else
-        fprintf(f, ",");
-      if (entries)
-        fprintf(f, "%zu,", entries);
-      else
-        fprintf(f, ",");
-      if (r->status != S_ABSENT && r->status != S_ERROR && r->rss_hwm_kb > 0)
-        fprintf(f, "%.4g,%.4g,%.4g,", run_mb(r), (double)r->rss_base_kb / 1024, (double)r->rss_hwm_kb / 1024);
-      else
-        fprintf(f, ",,,");
-      if (row->p->ball && r->frames > 0)
-        fprintf(f, "%.4g,", r->depth_max);
-      else
-        fprintf(f, ",");
+      cell(f, isfinite(share), ",", "%.4g,", share);
+      cell(f, entries != 0, ",", "%zu,", entries);
+      cell(f, r->status != S_ABSENT && r->status != S_ERROR && r->rss_hwm_kb > 0, ",,,", "%.4g,%.4g,%.4g,",
+           run_mb(r), (double)r->rss_base_kb / 1024, (double)r->rss_hwm_kb / 1024);
+      cell(f, row->p->ball && r->frames > 0, ",", "%.4g,", r->depth_max);
       if (variants[iv].nkind != N_NONE)
         exp_csv_field(f, row->search[iv]);
       fprintf(f, ",");
@@ -1029,16 +1031,11 @@ static void print_scaling(FILE *g, const bench_cloth *c)
     for (int k = 0; k < 3; k++) {
       const cl_run *r = rows[k] ? &rows[k]->run[iv] : NULL;
       ms[k] = r && r->frames > 0 ? rows[k]->ms[iv] : NAN;
-      if (isfinite(ms[k]))
-        fprintf(g, " %.4g%s |", ms[k], r->status == S_STABLE ? "" : r->status == S_CAPPED ? " (capped)" : " (no)");
-      else
-        fprintf(g, " - |");
+      cell(g, isfinite(ms[k]), " - |", " %.4g%s |", ms[k], r ? mark(r) : "");
     }
     for (int k = 1; k < 3; k++)
-      if (isfinite(ms[k]) && isfinite(ms[k - 1]) && ms[k - 1] > 0)
-        fprintf(g, " %.3g | %.2f |", ms[k] / ms[k - 1], log(ms[k] / ms[k - 1]) / log(4.0));
-      else
-        fprintf(g, " - | - |");
+      cell(g, isfinite(ms[k]) && isfinite(ms[k - 1]) && ms[k - 1] > 0, " - | - |", " %.3g | %.2f |",
+           ms[k] / ms[k - 1], log(ms[k] / ms[k - 1]) / log(4.0));
     fprintf(g, "\n");
   }
   /* The cdyn variants with a factor: the frame split into the linear
@@ -1072,7 +1069,7 @@ static void print_scaling(FILE *g, const bench_cloth *c)
       re[k] = ms - la[k];
       fe[k] = (double)entries;
       fprintf(g, "| %s | %zu | %d | %.4g%s | %.4g | %.4g | %zu |\n", variants[iv].name, rows[k]->p->N, r->substeps, ms,
-              r->status == S_STABLE ? "" : r->status == S_CAPPED ? " (capped)" : " (no)", la[k], re[k], entries);
+              mark(r), la[k], re[k], entries);
       shown++;
     }
     for (int k = 1; k < 3 && shown; k++)
@@ -1115,28 +1112,14 @@ void bench_cloth_print(FILE *g, const bench_cloth *c)
       if (r->status == S_STABLE || r->status == S_CAPPED || (r->status == S_UNSTABLE && r->frames > 0)) {
         fprintf(g, "%s | %.3e | %.3e | %.4g | ", r->status == S_STABLE ? "yes" : r->status == S_CAPPED ? "capped" : "no",
                 r->strain_max, r->strain_end, row->ms[iv]);
-        if (isfinite(b10))
-          fprintf(g, "%.3g | ", row->ms[iv] / b10);
-        else
-          fprintf(g, "- | ");
-        if (isfinite(b40))
-          fprintf(g, "%.3g | %d | ", row->ms[iv] / b40, row->reps[iv]);
-        else
-          fprintf(g, "- | %d | ", row->reps[iv]);
-        if (variants[iv].engine == E_CDYN)
-          fprintf(g, "%.3g | ", r->nonlinear / (double)r->frames);
-        else
-          fprintf(g, "- | ");
+        cell(g, isfinite(b10), "- | ", "%.3g | ", row->ms[iv] / b10);
+        cell(g, isfinite(b40), "- | ", "%.3g | ", row->ms[iv] / b40);
+        fprintf(g, "%d | ", row->reps[iv]);
+        cell(g, variants[iv].engine == E_CDYN, "- | ", "%.3g | ", r->nonlinear / (double)r->frames);
         double share = linalg_share(r, iv);
         size_t entries = factor_entries(r, iv);
-        if (isfinite(share))
-          fprintf(g, "%.0f %% | ", 100 * share);
-        else
-          fprintf(g, "- | ");
-        if (entries)
-          fprintf(g, "%zu | ", entries);
-        else
-          fprintf(g, "- | ");
+        cell(g, isfinite(share), "- | ", "%.0f %% | ", 100 * share);
+        cell(g, entries != 0, "- | ", "%zu | ", entries);
         fprintf(g, "%.1f | ", run_mb(r));
         if (row->p->ball)
           fprintf(g, "%.2e | ", r->depth_max);

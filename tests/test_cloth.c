@@ -224,6 +224,18 @@ static cdyn_system *hung(cdyn_cloth_spec cs, cdyn_cloth **cl)
   return sys;
 }
 
+/* admm on the n x n patch hung by two corners (hung), with its option
+   key set to value (key NULL: its defaults). */
+static cdyn_stepper *admm_hung(size_t n, const char *key, const char *value, cdyn_cloth **cl, cdyn_system **sys)
+{
+  *sys = hung(patch(n, n), cl);
+  cdyn_stepper *st;
+  ck_assert_int_eq(cdyn_stepper_new(&st, *sys, "admm"), CDYN_OK);
+  if (key)
+    ck_assert_int_eq(cdyn_stepper_set(st, key, value), CDYN_OK);
+  return st;
+}
+
 /*
  * A cloth of 8 x 8 nodes hung by two corners with soft structural springs
  * (k = 20 N/m for 0.5 kg), falling from horizontal: its springs near the
@@ -981,10 +993,8 @@ END_TEST
 START_TEST(test_admm_noconv)
 {
   cdyn_cloth *cl;
-  cdyn_system *sys = hung(patch(5, 5), &cl);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
-  ck_assert_int_eq(cdyn_stepper_set(st, "iterations", "2"), CDYN_OK);
+  cdyn_system *sys;
+  cdyn_stepper *st = admm_hung(5, "iterations", "2", &cl, &sys);
   ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
   double q0[3 * 25];
   memcpy(q0, sys->q, sizeof q0);
@@ -1017,10 +1027,8 @@ START_TEST(test_admm_extrapolate)
   for (int conv = 0; conv < 2; conv++)
     for (int k = 0; k < 3; k++) {
       cdyn_cloth *cl;
-      cdyn_system *sys = hung(patch(5, 5), &cl);
-      cdyn_stepper *st;
-      ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
-      ck_assert_int_eq(cdyn_stepper_set(st, "extrapolate", as[k]), CDYN_OK);
+      cdyn_system *sys;
+      cdyn_stepper *st = admm_hung(5, "extrapolate", as[k], &cl, &sys);
       if (conv) {
         ck_assert_int_eq(cdyn_stepper_set(st, "tol_accel", "1e-9"), CDYN_OK);
         ck_assert_int_eq(cdyn_stepper_set(st, "tol", "1e-12"), CDYN_OK);
@@ -1043,9 +1051,8 @@ START_TEST(test_admm_extrapolate)
     ck_assert_msg(dfix > 0, "10 iterations a step: a = %s gave a = 0's positions", as[k]);
   }
   cdyn_cloth *cl;
-  cdyn_system *sys = hung(patch(3, 3), &cl);
-  cdyn_stepper *st;
-  ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
+  cdyn_system *sys;
+  cdyn_stepper *st = admm_hung(3, NULL, NULL, &cl, &sys);
   EXPECT_EINVAL(cdyn_stepper_set(st, "extrapolate", "1.5"), "extrapolate 1.5");
   EXPECT_EINVAL(cdyn_stepper_set(st, "extrapolate", "-0.25"), "extrapolate -0.25");
   EXPECT_EINVAL(cdyn_stepper_set(st, "extrapolate", "nan"), "extrapolate nan");
@@ -1068,10 +1075,8 @@ START_TEST(test_admm_stats)
   static const char *const solvers[2] = {"cholesky", "cholmod"};
   for (int k = 0; k < 2; k++) {
     cdyn_cloth *cl;
-    cdyn_system *sys = hung(patch(5, 5), &cl);
-    cdyn_stepper *st;
-    ck_assert_int_eq(cdyn_stepper_new(&st, sys, "admm"), CDYN_OK);
-    ck_assert_int_eq(cdyn_stepper_set(st, "solver", solvers[k]), CDYN_OK);
+    cdyn_system *sys;
+    cdyn_stepper *st = admm_hung(5, "solver", solvers[k], &cl, &sys);
     for (int n = 0; n < 10; n++)
       ck_assert_msg(cdyn_stepper_step(st, 1.0 / 60) == CDYN_OK, "%s step %d: %s", solvers[k], n, cdyn_errmsg());
     cdyn_stats S;

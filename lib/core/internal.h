@@ -43,6 +43,11 @@
 #include "cdyn/solver.h"
 #include "base/errserial.h"
 
+/* The `apply` of a matrix whose ctx is the matrix itself (A.ctx = &A):
+   cdyn_matrix_apply through the solvers' callback, for the views the
+   schemes and the stepper hand their solvers.  Always CDYN_OK. */
+int cdyn_matrix_apply_self(const void *A, const double *x, double *y);
+
 /* ---- system ---------------------------------------------------------- */
 
 /* Spring id meaning "none". */

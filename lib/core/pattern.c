@@ -277,25 +277,13 @@ static void fill_contrib(cdyn_stepper *st)
   st->ncontrib = nc;
 }
 
-static int csr_apply(const void *ctx, const double *x, double *y)
-{
-  const cdyn_stepper *st = ctx;
-  const int *rp = st->A.rowptr, *col = st->A.col;
-  for (size_t i = 0; i < st->mat.m; i++) {
-    double s = 0;
-    for (int k = rp[i]; k < rp[i + 1]; k++)
-      s += st->val[k] * x[col[k]];
-    y[i] = s;
-  }
-  return CDYN_OK;
-}
-
 /* The matrix view the solvers get: the pattern last built. */
 void cdyn_pattern_matrix(cdyn_stepper *st)
 {
   st->mat = (cdyn_matrix){.m = st->m, .nnz = st->nnz, .rowptr = st->A.rowptr, .col = st->A.col,
                           .val = st->val, .diag = st->diag, .pattern = st->pattern,
-                          .apply = csr_apply, .ctx = st};
+                          .apply = cdyn_matrix_apply_self};
+  st->mat.ctx = &st->mat;
 }
 
 /*

@@ -644,18 +644,6 @@ static void add_pair(state *s, long a, long b, double w)
   }
 }
 
-static int apply(const void *ctx, const double *x, double *y)
-{
-  const state *s = ctx;
-  for (size_t a = 0; a < s->nf; a++) {
-    double acc = 0;
-    for (int k = s->rowptr[a]; k < s->rowptr[a + 1]; k++)
-      acc += s->val[k] * x[s->col[k]];
-    y[a] = acc;
-  }
-  return CDYN_OK;
-}
-
 /* Does the matrix differ from the factored one (masses, weights)? */
 static int stale(const cdyn_stepper *st, const state *s)
 {
@@ -693,7 +681,8 @@ static int factor(cdyn_stepper *st, state *s, const void *sopts, double rank_tol
   for (size_t a = 0; a < s->nf; a++)
     s->diag[a] = s->val[s->rowptr[a]];
   cdyn_matrix A = {.m = s->nf, .nnz = s->nnz, .rowptr = s->rowptr, .col = s->col, .val = s->val, .diag = s->diag,
-                   .pattern = s->pattern_id, .apply = apply, .ctx = s};
+                   .pattern = s->pattern_id, .apply = cdyn_matrix_apply_self};
+  A.ctx = &A;
   cdyn_solve_info info = {0};
   double t0 = cdyn_clock();
   int rc = s->nf ? s->stype->setup(s->sstate, &A, rank_tol, sopts, &info) : CDYN_OK;
@@ -1210,7 +1199,8 @@ static int step(cdyn_stepper *st, void *state_, double h)
   s->fresh = 0;
 
   cdyn_matrix A = {.m = s->nf, .nnz = s->nnz, .rowptr = s->rowptr, .col = s->col, .val = s->val, .diag = s->diag,
-                   .pattern = s->pattern_id, .apply = apply, .ctx = s};
+                   .pattern = s->pattern_id, .apply = cdyn_matrix_apply_self};
+  A.ctx = &A;
   size_t nf = s->nf;
   unsigned it = 0;
   int converged = 0, dual = o->tol > 0;

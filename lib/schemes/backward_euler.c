@@ -655,17 +655,10 @@ static int assemble(cdyn_stepper *st, state *s, const double *x, const double *l
   return CDYN_OK;
 }
 
-static int apply(const void *ctx, const double *x, double *y)
-{
-  const cdyn_matrix *A = ctx;
-  cdyn_matrix_apply(A, x, y);
-  return CDYN_OK;
-}
-
 /* Factor and solve; *negative gets the factor's negative pivots. */
 static int solve(cdyn_stepper *st, state *s, double rank_tol, const void *sopts, unsigned *negative)
 {
-  cdyn_matrix A = {s->dim, s->nnz, s->rowptr, s->col, s->val, s->diag, s->pattern_id, apply, NULL};
+  cdyn_matrix A = {s->dim, s->nnz, s->rowptr, s->col, s->val, s->diag, s->pattern_id, cdyn_matrix_apply_self, NULL};
   A.ctx = &A;
   cdyn_solve_info info = {0};
   double t0 = cdyn_clock();

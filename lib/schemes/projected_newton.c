@@ -637,19 +637,6 @@ static int assemble(cdyn_stepper *st, state *s, double h, double t1, double gamm
   return CDYN_OK;
 }
 
-static int apply(const void *ctx, const double *x, double *y)
-{
-  const state *s = ctx;
-  size_t n3 = 3 * s->n;
-  for (size_t i = 0; i < n3; i++) {
-    double acc = 0;
-    for (int k = s->rowptr[i]; k < s->rowptr[i + 1]; k++)
-      acc += s->val[k] * x[s->col[k]];
-    y[i] = acc;
-  }
-  return CDYN_OK;
-}
-
 /* du = -H^-1 grad over the free coordinates (0 on the pinned ones). */
 static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_tol)
 {
@@ -657,7 +644,8 @@ static int direction(cdyn_stepper *st, state *s, const void *sopts, double rank_
   for (size_t i = 0; i < n3; i++)
     s->work[i] = s->pinned[i] ? 0.0 : -s->grad[i];
   cdyn_matrix A = {.m = n3, .nnz = s->nnz, .rowptr = s->rowptr, .col = s->col, .val = s->val, .diag = s->diag,
-                   .pattern = s->pattern_id, .apply = apply, .ctx = s};
+                   .pattern = s->pattern_id, .apply = cdyn_matrix_apply_self};
+  A.ctx = &A;
   cdyn_solve_info info = {0};
   double t0 = cdyn_clock();
   int rc = s->stype->setup(s->sstate, &A, rank_tol, sopts, &info);

@@ -1,7 +1,9 @@
 /*
  * matrix.c: what any solver may do with the matrix it is given
- * (cdyn/solver.h): the product y = A x through A's compressed rows, the
- * relative residual |A x - b| / |b|, and the half-bandwidth of A's pattern.
+ * (cdyn/solver.h): the product y = A x through A's compressed rows (and,
+ * for the library's schemes and stepper, that product as the `apply` of
+ * a matrix whose ctx is itself), the relative residual |A x - b| / |b|,
+ * and the half-bandwidth of A's pattern.
  *
  *   y_i = sum over k in rowptr[i] .. rowptr[i+1]-1 of val[k] x[col[k]]
  *
@@ -11,6 +13,7 @@
 #include <math.h>
 
 #include "cdyn/solver.h"
+#include "core/internal.h"
 #include "solvers/lsq.h"
 
 void cdyn_matrix_apply(const cdyn_matrix *A, const double *x, double *y)
@@ -42,6 +45,12 @@ void cdyn_matrix_apply(const cdyn_matrix *A, const double *x, double *y)
       acc += val[k] * x[col[k]];
     y[i] = acc;
   }
+}
+
+int cdyn_matrix_apply_self(const void *A, const double *x, double *y)
+{
+  cdyn_matrix_apply(A, x, y);
+  return CDYN_OK;
 }
 
 size_t cdyn_matrix_bandwidth(const cdyn_matrix *A)
