@@ -407,12 +407,16 @@ static void pair_ee(ctx *c, size_t e, size_t f, int donly)
   tally(c->rep, 0, degenerate);
 }
 
+/* Do boxes a and b overlap (a NaN coordinate proves no separation)?  The
+   six comparisons are combined without a branch between them.  The broad
+   phase's loops (grid, kept_pass) ask this of pairs that overlap or not
+   in no pattern; with a branch per axis, the test of the kept pairs was
+   10.8 % of a profile of cloth-self-contact, and 4.4 % without. */
 static int overlap(const box *a, const box *b)
 {
-  for (int k = 0; k < 3; k++)
-    if (a->hi[k] < b->lo[k] || b->hi[k] < a->lo[k])
-      return 0;
-  return 1;
+  int apart = (a->hi[0] < b->lo[0]) | (b->hi[0] < a->lo[0]) | (a->hi[1] < b->lo[1]) | (b->hi[1] < a->lo[1]) |
+              (a->hi[2] < b->lo[2]) | (b->hi[2] < a->lo[2]);
+  return !apart;
 }
 
 static int cmp_pair(const void *x, const void *y)
