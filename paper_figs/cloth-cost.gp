@@ -4,8 +4,9 @@
 # family); each method's fastest solver is drawn with filled symbols and
 # a solid line, with its fitted slope (the cost exponent) in the key.
 # Baraff-Witkin's solvers other than its first are timed over the first
-# probe_steps steps only.  Times are wall clock: they change from
-# run to run.
+# probe_steps steps only, and a solver stopped in a race (slower than the
+# fastest before it) over the steps it took.  Times are wall clock: they
+# change from run to run.
 D = ARG2; TERM_NAME = ARG3; OUT_NAME = ARG4
 F = D."/cloth-vs-implicit-ode/cloth-cost.csv"
 PAIRS = system("awk -F, 'NR > 1 && !seen[$1 \":\" $2]++ { printf \"%s:%s \", $1, $2 }' '".F."'")
