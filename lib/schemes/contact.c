@@ -985,6 +985,24 @@ static int locate(cdyn_stepper *st, state *s, const opts *o, const double *q, co
   return CDYN_OK;
 }
 
+/* The set an algorithm carries (type->carries_set) at the end of a
+   sub-step: an inequality row handled with mu > 0 at its acceleration
+   solve, or with g < 0 at its end, g from st->rows (q NULL: the rows
+   evaluated there) or from each row's value at (q, t). */
+static int carry_set(cdyn_stepper *st, state *s, const double *q, double t)
+{
+  for (size_t r = 0; r < st->m; r++) {
+    if (!st->d.inequality[r])
+      continue;
+    double g = st->rows[r].phi;
+    int rc;
+    if (q && (rc = row_value(st, r, q, t, &g)))
+      return rc;
+    s->platt[r] = (s->handled[r] && s->mufull[r] > 0) || g < 0;
+  }
+  return CDYN_OK;
+}
+
 static int step(cdyn_stepper *st, void *state_, double h)
 {
   state *s = state_;
@@ -1005,7 +1023,7 @@ static int step(cdyn_stepper *st, void *state_, double h)
   if (!s->sparse && m && (rc = ensure_dense(st, s)))
     return rc;
   double left = h;
-  int status = CDYN_OK;
+  int status = CDYN_OK, carry_due = 0;
   while (left > 0) {
     int locating = o->events && s->report.substeps < (unsigned long)o->max_substeps;
     if (o->events && !locating && status == CDYN_OK)
@@ -1015,6 +1033,9 @@ static int step(cdyn_stepper *st, void *state_, double h)
     if (m) {
       if ((rc = cdyn_eval_rows(st, q, v, t)))
         return rc;
+      if (carry_due)
+        carry_set(st, s, NULL, t);
+      carry_due = 0;
       /* The full A only for the dense path (its gather reads it). */
       if (!s->sparse && (rc = cdyn_assemble(st, sys->winv)))
         return rc;
@@ -1051,15 +1072,14 @@ static int step(cdyn_stepper *st, void *state_, double h)
        the step's end is the stepper's result). */
     if (left > 0 && (rc = cdyn_substep_reached(st, t, q)) < 0)
       return rc;
+    /* The set carried to the next sub-step, from g at the sub-step's end:
+       the next sub-step's rows (the same q and t) give it; after the
+       last, each row's value. */
     if (type->carries_set && m) {
-      for (size_t r = 0; r < m; r++) {
-        if (!st->d.inequality[r])
-          continue;
-        double g;
-        if ((rc = row_value(st, r, q, t, &g)))
-          return rc;
-        s->platt[r] = (s->handled[r] && s->mufull[r] > 0) || g < 0;
-      }
+      if (left > 0)
+        carry_due = 1;
+      else if ((rc = carry_set(st, s, q, t)))
+        return rc;
     }
   }
   return status;
