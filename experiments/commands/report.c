@@ -7,8 +7,9 @@
  * in the order of the claims table (runner/claims.c),
  *   DIR/claims.csv  id,experiment,measured,threshold,verdict,note
  *   DIR/claims.md   the same as a table, each claim's wording, rule,
- *                   sub-measures and the reason for its thresholds, and
- *                   the experiments' report fragments (report.part.md)
+ *                   sub-measures and the reason for its thresholds, the
+ *                   experiments' report fragments (report.part.md), and
+ *                   what each run took (run.meta.json's resources)
  * A claim no run has judged is listed as not-run.  Two runs of the same
  * experiment under DIR are an error: the report could not say which one
  * it shows.
@@ -66,31 +67,52 @@ static char *copy_row(const exp_csv_record *rec, row *r)
   return block;
 }
 
-/* The experiment a run directory holds, from its run.meta.json ("run_of"),
-   into name; 0 when the directory holds no complete run. */
-static int run_of(const char *dir, char *name, size_t len)
+/* The first line of dir's run.meta.json from `key` on, into buf (len
+   bytes); 0 when there is none (no complete run, or a line too long). */
+static int meta_line(const char *dir, const char *key, char *buf, size_t len)
 {
   char path[8300];
   snprintf(path, sizeof path, "%s/run.meta.json", dir);
   FILE *f = fopen(path, "r");
   if (!f)
     return 0;
-  char buf[512];
+  char line[512];
   int found = 0;
-  while (!found && fgets(buf, sizeof buf, f)) {
-    const char *p = strstr(buf, "\"run_of\": \"");
-    if (!p)
-      continue;
-    p += strlen("\"run_of\": \"");
-    size_t n = strcspn(p, "\"\\");
-    if (p[n] == '"' && n < len) {
-      memcpy(name, p, n);
-      name[n] = '\0';
+  while (!found && fgets(line, sizeof line, f)) {
+    const char *p = strstr(line, key);
+    if (p && strlen(p) < len) {
+      memcpy(buf, p, strlen(p) + 1);
       found = 1;
     }
   }
   fclose(f);
   return found;
+}
+
+/* The experiment a run directory holds, from its run.meta.json ("run_of"),
+   into name; 0 when the directory holds no complete run. */
+static int run_of(const char *dir, char *name, size_t len)
+{
+  char buf[512];
+  if (!meta_line(dir, "\"run_of\": \"", buf, sizeof buf))
+    return 0;
+  const char *p = buf + strlen("\"run_of\": \"");
+  size_t n = strcspn(p, "\"\\");
+  if (p[n] != '"' || n >= len)
+    return 0;
+  memcpy(name, p, n);
+  name[n] = '\0';
+  return 1;
+}
+
+/* What the run in dir took (its run.meta.json's "resources", one line);
+   0 when it holds none (a run of an earlier cdyn). */
+static int run_resources(const char *dir, exp_resources *r)
+{
+  char buf[512];
+  return meta_line(dir, "\"resources\": {", buf, sizeof buf) &&
+         sscanf(buf, "\"resources\": {\"wall_s\": %lf, \"cpu_user_s\": %lf, \"cpu_sys_s\": %lf, \"max_rss_mib\": %lf}",
+                &r->wall_s, &r->user_s, &r->sys_s, &r->max_rss_mib) == 4;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -398,6 +420,29 @@ int exp_write_report(const char *dir)
       fwrite(buf, 1, nread, md);
     fclose(f);
   }
+  /* What each run took, as cdyn run recorded it. */
+  exp_resources sum = {0, 0, 0, 0};
+  int nres = 0;
+  for (size_t e = 0; e < nexp; e++) {
+    exp_resources r;
+    if (!run_dir[e] || !run_resources(run_dir[e], &r))
+      continue;
+    if (!nres++)
+      fprintf(md, "\n## What the runs took\n\n"
+                  "Each experiment's run as `cdyn run` recorded it (its `run.meta.json`, `resources`): the "
+                  "wall-clock time, the CPU time (user and system) of its process and threads and of the "
+                  "processes it waited for, and the largest resident set of one of them. They depend on the "
+                  "machine and on what else it ran (`make figures` runs two experiments at once, and the "
+                  "timed ones alone); the sum of the wall-clock times is not the span of `make figures`.\n\n"
+                  "| experiment | wall-clock (s) | CPU (s) | largest resident set (MiB) |\n|---|---:|---:|---:|\n");
+    fprintf(md, "| `%s` | %.1f | %.1f | %.0f |\n", cdyn_experiments[e]->name, r.wall_s, r.user_s + r.sys_s,
+            r.max_rss_mib);
+    sum.wall_s += r.wall_s, sum.user_s += r.user_s, sum.sys_s += r.sys_s;
+    sum.max_rss_mib = r.max_rss_mib > sum.max_rss_mib ? r.max_rss_mib : sum.max_rss_mib;
+  }
+  if (nres)
+    fprintf(md, "| all %d (sum; largest) | %.1f | %.1f | %.0f |\n", nres, sum.wall_s, sum.user_s + sum.sys_s,
+            sum.max_rss_mib);
   /* Both complete, or neither in place: both checked first, then
      DIR/claims.csv renamed, and removed again if DIR/claims.md cannot
      follow it. */

@@ -12,10 +12,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "runargs.h"
+
+static double seconds(const struct timeval *t) { return (double)t->tv_sec + 1e-6 * (double)t->tv_usec; }
 
 /* Run what exp_run_parse accepted: the output directory made ready, the
    experiment run, its claims' verdicts and the run's record written; on
@@ -23,6 +27,13 @@
 static int execute(exp_ctx *c, exp_run_args *ra)
 {
   int rc;
+  /* What the run takes is counted from here: the clock and the CPU times
+     so far (the arguments' checks and the program's start left out). */
+  struct timespec t0, t1;
+  struct rusage self0, kids0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  getrusage(RUSAGE_SELF, &self0);
+  getrusage(RUSAGE_CHILDREN, &kids0);
   /* Everything is checked: now the directory. */
   int created;
   if (exp_prepare_outdir("cdyn run", c->outdir, ra->force, &created, exp_clear_dir))
@@ -60,8 +71,22 @@ static int execute(exp_ctx *c, exp_run_args *ra)
     rc = crc;
   if (!rc && c->failed_io)
     rc = cdyn_error(CDYN_EIO, "%s", c->io_error);
-  if (!rc)
-    rc = exp_write_run_meta(c);
+  if (!rc) {
+    /* What the run took: its own process and threads, and the processes
+       it forked and waited for (an experiment's jobs); ru_maxrss in KiB. */
+    struct rusage self, kids;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    exp_resources res = {
+      .wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+      .user_s = seconds(&self.ru_utime) + seconds(&kids.ru_utime) - seconds(&self0.ru_utime) -
+                seconds(&kids0.ru_utime),
+      .sys_s = seconds(&self.ru_stime) + seconds(&kids.ru_stime) - seconds(&self0.ru_stime) -
+               seconds(&kids0.ru_stime),
+      .max_rss_mib = (double)(self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss : kids.ru_maxrss) / 1024.0};
+    rc = exp_write_run_meta(c, &res);
+  }
   if (rc) {
     exp_fail(rc, c->exp->name);
     /* Leave nothing that looks finished: what this run wrote goes. */

@@ -592,8 +592,16 @@ int exp_fail(int status, const char *what);
 /* Write outdir/runs.csv: run,scheme,role of every run. */
 int exp_write_runs(exp_ctx *ctx);
 
-/* Write outdir/run.meta.json, the record of a complete run. */
-int exp_write_run_meta(exp_ctx *ctx);
+/* What a run took (commands/run.c): its wall-clock time, the CPU time of
+   its process and threads and of the processes it waited for, and the
+   largest resident set of one of them. */
+typedef struct {
+  double wall_s, user_s, sys_s, max_rss_mib;
+} exp_resources;
+
+/* Write outdir/run.meta.json, the record of a complete run, with what
+   the run took (res; NULL: not recorded). */
+int exp_write_run_meta(exp_ctx *ctx, const exp_resources *res);
 
 /* The build: git commit (or "unknown"), whether the tree was modified,
    the compiler and its flags (build-info.h, written by make). */

@@ -228,8 +228,9 @@ static int write_meta(exp_ctx *ctx, const char *csvname, const char *columns, co
 }
 
 /* The record of the whole run, run.meta.json, by which `cdyn report`
-   finds the run (commands/run.c writes it when the run is complete). */
-int exp_write_run_meta(exp_ctx *ctx)
+   finds the run (commands/run.c writes it when the run is complete), and
+   what the run took: "resources" on one line, which cdyn report reads. */
+int exp_write_run_meta(exp_ctx *ctx, const exp_resources *res)
 {
   exp_afile a;
   int rc = exp_afile_open(&a, ctx->outdir, "run.meta.json", 0);
@@ -243,6 +244,13 @@ int exp_write_run_meta(exp_ctx *ctx)
   fprintf(f, ",\n  \"skipped\": ");
   exp_json_str(f, ctx->skipped);
   /* A scene's run judges no claims and writes no claims file. */
+  if (res)
+    fprintf(f,
+            ",\n  \"resources\": {\"wall_s\": %.3f, \"cpu_user_s\": %.3f, \"cpu_sys_s\": %.3f, \"max_rss_mib\": %.1f},"
+            "\n  \"resources_note\": \"wall-clock time of the run, CPU time of its process and threads and of the "
+            "processes it waited for, the largest resident set of one of them; they depend on the machine and its "
+            "load\"",
+            res->wall_s, res->user_s, res->sys_s, res->max_rss_mib);
   fprintf(f, ",\n  \"claims\": %s,\n  \"complete\": true\n}\n", ctx->scene ? "null" : "\"claims.part.csv\"");
   return exp_afile_close(&a, 1);
 }

@@ -569,6 +569,20 @@ START_TEST(test_report)
   for (size_t k = 0; k < NCLAIMS; k++)
     if (exp_claim_defs[k].reason)
       ck_assert_msg(strstr(md, exp_claim_defs[k].reason) != NULL, "%s lacks the reason of %s", path, claim_id(k));
+  /* What the run took: recorded by cdyn run (one line of run.meta.json),
+     and the report's last table, one row per run and the sum. */
+  char *meta = must_slurp(wp(part, "r/some-name/run.meta.json"));
+  const char *res = strstr(meta, "\"resources\": {");
+  double wall = NAN, user = NAN, sys = NAN, rss = NAN;
+  ck_assert_msg(res && sscanf(res, "\"resources\": {\"wall_s\": %lf, \"cpu_user_s\": %lf, \"cpu_sys_s\": %lf, "
+                                   "\"max_rss_mib\": %lf}", &wall, &user, &sys, &rss) == 4,
+                "run.meta.json without its resources:\n%s", meta);
+  ck_assert_msg(wall >= 0 && wall < 600 && user >= 0 && sys >= 0 && user + sys < 600 && rss > 0 && rss < 1e5,
+                "resources: wall %g s, user %g s, sys %g s, largest resident set %g MiB", wall, user, sys, rss);
+  free(meta);
+  const char *took = strstr(md, "\n## What the runs took\n");
+  ck_assert_msg(took && strstr(took, "| `arm2-drift` | ") && strstr(took, "| all 1 (sum; largest) | "),
+                "%s lacks the table of what the run took", path);
   free(md);
 
   /* Two runs of one experiment: the report cannot choose, and says so. */
@@ -578,11 +592,15 @@ START_TEST(test_report)
                 p.err);
   proc_free(&p);
 
-  /* Nothing measured: every claim is listed, as not run. */
+  /* Nothing measured: every claim is listed, as not run, and no run took
+     anything. */
   ck_assert_int_eq(mkdir(wp(dir, "empty"), 0777), 0);
   run_ok("report", "empty");
   ck_assert_uint_eq(check_claims_csv(dir, NULL), NCLAIMS);
   check_claims_md(dir, NCLAIMS);
+  md = must_slurp(pathf(path, "%s/claims.md", dir));
+  ck_assert_msg(!strstr(md, "## What the runs took"), "%s has a table of runs, with none", path);
+  free(md);
 }
 END_TEST
 
