@@ -99,6 +99,8 @@ struct ref_replay_ws {
   size_t sbcap;
   box *ub;           /* per box: its element's box swept over all the states, not grown */
   size_t ubcap;
+  box *qb;           /* per particle (top + 1): its box over all the states */
+  size_t qbcap;
   double last_best;  /* the last call's min(pad, min_dist): the first pass's growth (0: none yet) */
   /* The kept pairs (see kept_pass): fat holds each box of the last build
      grown by the skin, kept the pairs of fat boxes that overlap (2 ids
@@ -427,22 +429,42 @@ static int cmp_pair(const void *x, const void *y)
   return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
-static void make_boxes(box *bx, const size_t *idx, size_t per, size_t count, const double *const *x, size_t nx,
-                       double g)
+/* Each particle's box over the states x[0 .. nx - 1] (the particles of
+   the nodes idx, into qb by particle), NaN coordinates passed over. */
+static void particle_boxes(box *qb, const size_t *idx, size_t count, const double *const *x, size_t nx)
+{
+  for (size_t e = 0; e < count; e++) {
+    size_t i = idx[e];
+    box *b = &qb[i];
+    for (int k = 0; k < 3; k++) {
+      double lo = INFINITY, hi = -INFINITY;
+      for (size_t j = 0; j < nx; j++) {
+        double y = x[j][3 * i + k];
+        lo = y < lo ? y : lo;
+        hi = y > hi ? y : hi;
+      }
+      b->lo[k] = lo, b->hi[k] = hi;
+    }
+  }
+}
+
+/* The box of each element of `per` particles idx over their boxes qb:
+   the same comparisons, in the same order of particles, as over the
+   particles' coordinates state by state (the least of least values is
+   the least value, the first of equal ones kept), so the same box, bit
+   for bit, for any number of states. */
+static void element_boxes(box *bx, const size_t *idx, size_t per, size_t count, const box *qb)
 {
   for (size_t e = 0; e < count; e++) {
     box *b = &bx[e];
     for (int k = 0; k < 3; k++) {
-      b->lo[k] = INFINITY, b->hi[k] = -INFINITY;
+      double lo = INFINITY, hi = -INFINITY;
       for (size_t a = 0; a < per; a++) {
-        size_t i = idx[per * e + a];
-        for (size_t j = 0; j < nx; j++) {
-          double y = x[j][3 * i + k];
-          b->lo[k] = y < b->lo[k] ? y : b->lo[k];
-          b->hi[k] = y > b->hi[k] ? y : b->hi[k];
-        }
+        const box *q = &qb[idx[per * e + a]];
+        lo = q->lo[k] < lo ? q->lo[k] : lo;
+        hi = q->hi[k] > hi ? q->hi[k] : hi;
       }
-      b->lo[k] -= g, b->hi[k] += g;
+      b->lo[k] = lo, b->hi[k] = hi;
     }
   }
 }
@@ -468,6 +490,7 @@ void ref_replay_ws_free(ref_replay_ws *w)
   free(w->pbx);
   free(w->sb);
   free(w->ub);
+  free(w->qb);
   free(w->fat);
   free(w->kept);
   free(w);
@@ -712,11 +735,12 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
   /* Boxes swept over all the states, not grown: nodes, triangles, edges.
      Only node-triangle and edge-edge pairs are replayed, so only those
      are swept. */
-  if (grow(&w->ub, &w->ubcap, nb, sizeof *w->ub))
+  if (grow(&w->ub, &w->ubcap, nb, sizeof *w->ub) || grow(&w->qb, &w->qbcap, top + 1, sizeof *w->qb))
     return -1;
-  make_boxes(w->ub, w->nodes, 1, nn, x, nx, 0);
-  make_boxes(w->ub + nn, tris, 3, ntris, x, nx, 0);
-  make_boxes(w->ub + nn + ntris, w->edges, 2, ne, x, nx, 0);
+  particle_boxes(w->qb, w->nodes, nn, x, nx);
+  element_boxes(w->ub, w->nodes, 1, nn, w->qb);
+  element_boxes(w->ub + nn, tris, 3, ntris, w->qb);
+  element_boxes(w->ub + nn + ntris, w->edges, 2, ne, w->qb);
   ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, 0, pad, rep, NULL, 0};
   /* The first pass: every pair whose swept boxes overlap (only those can
      touch), their distances at the last state on the way.  Its boxes are
