@@ -31,6 +31,8 @@
  *     below stretch_frac = 0.1 (a link 10 % off its length);
  *   - E - E(0) stays at or below energy_frac = 0.1 of N m g (N l), the
  *     scale of the chain's potential energy.
+ * A probe ends at the first step that breaks a rule (the observer ends it
+ * at a CDYN_NOCONV), so an unstable probe's steps end with that step.
  * The step sizes are problems/stable_search.c's grid h_j = 1e-3 2^(j/4) (steps of
  * 19 %), and so is the search (exp_stable_search), started at j = 16
  * (h = 0.016, near the 1/60 of the probe that found the problem): down
@@ -119,7 +121,8 @@ static int chain_build(const void *bctx, cdyn_system **out)
   return CDYN_OK;
 }
 
-/* The observer: the largest relative stretch, ending the run above the limit. */
+/* The observer: the largest relative stretch, ending the run above the
+   limit or at a step that returned CDYN_NOCONV. */
 typedef struct {
   const chain_spec *c;
   double limit, max;
@@ -139,7 +142,9 @@ static int observe(void *octx, const exp_state *s)
   }
   if (!(worst <= o->max))
     o->max = worst;
-  return worst <= o->limit ? 0 : 1;
+  /* A step that returned CDYN_NOCONV already makes the probe unstable:
+     the probe ends there, as at a stretch past the limit. */
+  return worst <= o->limit && s->status != CDYN_NOCONV ? 0 : 1;
 }
 
 /* The step sizes of the energy table: grid points j = 16, 20, .., 36,

@@ -11,7 +11,8 @@
  *   PBD stretch;
  * - chain-scale-stability on short chains: the sizes (the doubling, then
  *   links_max), the claim implicit.no_step_limit recomputed from the map,
- *   and backward-euler stable on the whole grid.
+ *   and backward-euler stable on the whole grid; a probe ends at its first
+ *   CDYN_NOCONV (newton's).
  */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
@@ -411,12 +412,44 @@ START_TEST(test_chain_scale)
 }
 END_TEST
 
+/* A probe ends at its first step that returns CDYN_NOCONV: newton's
+   unstable probes on a short chain each stop there, so each counts one
+   such step, unstable, its steps ending with that one (fewer than the
+   run's); its stable probes count none and complete the run. */
+START_TEST(test_chain_scale_noconv_ends)
+{
+  run_ok("run", "chain-scale-stability", "--scheme", "newton", "--set", "links_min=5", "--set", "links_max=5",
+         "--set", "T=2", "--out", "n");
+  char dir[PATH_MAX], path[PATH_MAX];
+  wp(dir, "n");
+  pathf(path, "%s/chain-scale-probes.csv", dir);
+  table t = read_table(path, "scheme,links,h,stable,status,steps,stretch_max,energy_gain,noconv", 1);
+  size_t ended = 0, stable = 0;
+  for (size_t r = 0; r < t.nrows; r++) {
+    if (strcmp(t.label[r], "newton"))
+      continue;
+    double h = tv(&t, r, 2), steps = tv(&t, r, 5), noconv = tv(&t, r, 8), full = ceil(2 / h - 1e-9);
+    if (noconv > 0) {
+      ck_assert_msg(noconv == 1 && tv(&t, r, 3) == 0 && steps < full, "%s: newton at h = %g: %g steps, %g NOCONV",
+                    path, h, steps, noconv);
+      ended++;
+    } else if (tv(&t, r, 3) == 1) {
+      ck_assert_double_eq(steps, full);
+      stable++;
+    }
+  }
+  ck_assert_msg(ended >= 1 && stable >= 1, "%s: %zu probes ended at NOCONV, %zu stable", path, ended, stable);
+  table_free(&t);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------------------------- */
 
 int main(void)
 {
   const exp_case cases[] = {{"stability_implicit", test_stability_implicit},
                              {"stiff_pendulum", test_stiff_pendulum},
-                             {"chain_scale", test_chain_scale}};
+                             {"chain_scale", test_chain_scale},
+                             {"chain_scale_noconv_ends", test_chain_scale_noconv_ends}};
   return exp_run("experiments_stability", cases, sizeof cases / sizeof cases[0]);
 }
