@@ -73,9 +73,9 @@ static void blas_one_thread(void)
 
 /* The options that take a value, in every command (--NAME=VALUE is
    split into --NAME VALUE), and those that take none. */
-static const char *const value_options[] = {"--scheme", "--extra-schemes", "--h", "--steps", "--set", "--out",
-                                            "--grid",   "--run",           "--jobs", "--file", "--format",
-                                            "--fps",    "--max-frames",    NULL};
+static const char *const value_options[] = {"--scheme", "--extra-schemes", "--companions", "--h",   "--steps",
+                                            "--set",    "--out",           "--grid",       "--run", "--jobs",
+                                            "--file",   "--format",        "--fps",        "--max-frames", NULL};
 static const char *const flag_options[] = {"--force", "--allow-missing", "--help", "--version", "--names",
                                            "--failed-runs-ok", "--no-divergence", NULL};
 

@@ -332,8 +332,9 @@ static int parse_number_args(exp_ctx *c, const char *a, const char *val)
 }
 
 /* The options of cdyn run. */
-static const char *const run_options[] = {"--scheme", "--extra-schemes", "--h",    "--steps",          "--set",
-                                          "--out",    "--force",         "--help", "--failed-runs-ok", "--no-divergence", NULL};
+static const char *const run_options[] = {"--scheme", "--extra-schemes", "--companions",     "--h",
+                                          "--steps",  "--set",           "--out",            "--force",
+                                          "--help",   "--failed-runs-ok", "--no-divergence", NULL};
 
 static int run_option(const char *a)
 {
@@ -359,6 +360,65 @@ const char *exp_experiment_hint(const char *name)
     exp_near_try(&near, cdyn_experiments[i]->name);
   exp_near_try(&near, "scene");
   return exp_near_hint(&near);
+}
+
+/* Is the companion run `name` among those --companions keeps (list: NULL
+   or "all", every one; "none", none; else the comma-separated names)? */
+static int companion_kept(const char *list, const char *name)
+{
+  if (!list || !strcmp(list, "all"))
+    return 1;
+  size_t n = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && !memcmp(p, name, n))
+      return 1;
+    p += len + (e != NULL);
+  }
+  return 0;
+}
+
+/* --companions: all, none, or a comma-separated list of the experiment's
+   companion runs, each named once; 0, or 2 with the message printed. */
+static int check_companions(const exp_ctx *c, const char *list)
+{
+  if (!list || !strcmp(list, "all") || !strcmp(list, "none"))
+    return 0;
+  for (const char *p = list;;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    const exp_companion *cp = c->exp->companions;
+    while (cp && cp->name && !(strlen(cp->name) == len && !memcmp(cp->name, p, len)))
+      cp++;
+    int twice = 0;
+    for (const char *q = list; q < p && !twice;) {
+      const char *f = strchr(q, ',');
+      size_t l = (size_t)(f - q);
+      twice = l == len && !memcmp(q, p, len);
+      q = f + 1;
+    }
+    if (!len || !cp || !cp->name || twice) {
+      char names[512] = "";
+      for (const exp_companion *k = c->exp->companions; k && k->name; k++) {
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", k->name);
+      }
+      if (!len)
+        fprintf(stderr, "cdyn run: --companions %s: an empty name\n", list);
+      else if (twice)
+        fprintf(stderr, "cdyn run: --companions %s: '%.*s' is named twice\n", list, (int)len, p);
+      else if (*names)
+        fprintf(stderr, "cdyn run: --companions %s: %s has no companion run '%.*s' (all, none, or some of: %s)\n",
+                list, c->exp->name, (int)len, p, names);
+      else
+        fprintf(stderr, "cdyn run: --companions %s: %s has no companion runs (all or none)\n", list, c->exp->name);
+      return 2;
+    }
+    if (!e)
+      return 0;
+    p = e + 1;
+  }
 }
 
 int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const char *command)
@@ -418,6 +478,9 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
       k++;
     } else if (!strcmp(a, "--extra-schemes")) {
       ra->extra_list = val;
+      k++;
+    } else if (!strcmp(a, "--companions")) {
+      ra->companions = val;
       k++;
     } else if (!strcmp(a, "--h") || !strcmp(a, "--steps")) {
       if (!strcmp(a, "--h") ? c->exp->h <= 0 : c->exp->steps <= 0) {
@@ -510,9 +573,17 @@ int exp_run_parse(exp_ctx *c, exp_run_args *ra, int argc, char **argv, const cha
     if (ra->extra_list && (rc = add_scheme_list(c, ra->extra_list, EXP_EXTRA, "--extra-schemes")))
       return rc;
   }
+  if ((rc = check_companions(c, ra->companions)))
+    return rc;
   for (const exp_companion *cp = c->exp->companions; cp && cp->name; cp++)
-    if ((rc = add_run(c, cp->name, cp->scheme, cp->overrides, EXP_COMPANION)))
-      return rc;
+    if (companion_kept(ra->companions, cp->name)) {
+      if ((rc = add_run(c, cp->name, cp->scheme, cp->overrides, EXP_COMPANION)))
+        return rc;
+    } else {
+      size_t used = strlen(c->skipped);
+      snprintf(c->skipped + used, sizeof c->skipped - used, "%s%s (companion run, left out by --companions)",
+               used ? "; " : "", cp->name);
+    }
   if (c->exp->algorithm_param && (rc = add_algorithm_runs(c, exp_param_string(c, c->exp->algorithm_param))))
     return rc;
   if (*c->skipped && !ra->check_only)

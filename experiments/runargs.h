@@ -3,7 +3,7 @@
  * into an experiment's context before anything is written: the
  * experiment (or the scene file, read once), its parameters against their
  * table, the runs (the paper's schemes or --scheme's, --extra-schemes,
- * the companions, the algorithm runs), every --set on a scratch stepper
+ * the companions --companions keeps, the algorithm runs), every --set on a scratch stepper
  * of each scheme it reaches, and the experiment's own check.  `cdyn run`
  * and `cdyn export` run what it accepts; `cdyn sweep` asks it about every
  * job it would write (exp_run_check), so that a sweep accepts exactly
@@ -20,6 +20,7 @@ typedef struct exp_run_args {
   char **keys, **values;
   int nsets;
   const char *scheme_list, *extra_list;
+  const char *companions; /* --companions: all (NULL), none, or the comma-separated companion runs to run */
   int force, help;
   int failed_runs_ok; /* --failed-runs-ok: a scene's failed runs do not make the status */
   int no_divergence;  /* --no-divergence: the default divergence rule is off (exp_divergence_off) */

@@ -140,7 +140,11 @@ int exp_judge(exp_ctx *ctx, const char *id, const exp_value *v, size_t n, const 
   const exp_claim_def *c = own_claim(ctx, id, &idx);
   if (!c)
     return cdyn_error(CDYN_EINVAL, "claim %s is not a claim of experiment %s", id, ctx->exp->name);
-  if (!ctx->claims)
+  /* A claim whose runs are not all in this run (--scheme, --companions)
+     gets no verdict from values that lack them: cdyn run writes it
+     not-run, with the runs it needs.  (An experiment that runs no schemes
+     names in a claim's runs what it studies, not runs.) */
+  if (!ctx->claims || (ctx->exp->schemes && !exp_claim_ready(ctx, id)))
     return CDYN_OK;
   enum exp_verdict verdict;
   double measured = NAN;

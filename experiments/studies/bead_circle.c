@@ -160,7 +160,10 @@ static int run(exp_ctx *ctx)
   if (rc)
     return rc;
   int inf = exp_run_index(ctx, "no-feedback"), ifb = exp_run_index(ctx, "feedback");
-  const result nofb = res[inf], withfb = res[ifb];
+  /* Without the two companion runs (--companions), their rows are NaN and
+     no claim is judged: cdyn run writes both claims not-run. */
+  const result none = {.max = NAN, .first = NAN, .last = NAN, .angle_err_max = NAN};
+  const result nofb = inf >= 0 ? res[inf] : none, withfb = ifb >= 0 ? res[ifb] : none;
   exp_report(ctx,
              "Bead on the unit circle, h = %g, %ld steps: radial error |r - 1| and angle error against the exact "
              "motion:\n\n| run | max abs(r - 1) | mean, first quarter | mean, last quarter | max angle error (rad) |\n"

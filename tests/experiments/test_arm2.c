@@ -8,8 +8,9 @@
  * - that the same command gives byte-identical output;
  * - --scheme (only the named scheme and the experiment's companion run
  *   run, no claim is judged), --extra-schemes (a scheme beside the
- *   paper's, its options reaching it alone) and --set (the value reaches
- *   the scheme and the metadata);
+ *   paper's, its options reaching it alone), --companions (none: the
+ *   companion run left out, its claim not run) and --set (the value
+ *   reaches the scheme and the metadata);
  * - a short arm2-trajectory run: the reference keeps the link lengths, the
  *   tracking summary agrees with the per-run files it summarises, and each
  *   run's deviation column is y2 - y_ref against the same reference.
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -158,6 +160,61 @@ START_TEST(test_scheme_restricts_run)
   /* Every claim needs a scheme that did not run: all not-run, with why. */
   ck_assert_uint_eq(check_claims_part(dir, "arm2-drift"), 0);
   check_no_temporaries(dir);
+}
+END_TEST
+
+/* --companions none leaves the companion run out: not in runs.csv, no
+   file of its own, named in run.meta.json's skipped, and the claim that
+   needs it not run; the paper's runs are the same bytes as with it.
+   Naming it keeps it (the same bytes as by default). */
+START_TEST(test_companions_none)
+{
+  run_ok("run", "arm2-drift", "--steps", "40", "--out", "a");
+  run_ok("run", "arm2-drift", "--steps", "40", "--companions", "none", "--out", "n");
+  run_ok("run", "arm2-drift", "--steps", "40", "--companions", "baumgarte-a0b0", "--out", "k");
+  char da[PATH_MAX], dn[PATH_MAX], dk[PATH_MAX], pa[PATH_MAX], pb[PATH_MAX];
+  wp(da, "a");
+  wp(dn, "n");
+  wp(dk, "k");
+  char runs[64][64];
+  size_t nr;
+  read_runs(dn, runs, 64, &nr);
+  ck_assert_msg(nr == 3 && !strcmp(runs[2], "implicit"), "%s: %zu runs, the last %s", dn, nr, runs[nr - 1]);
+  pathf(pa, "%s/baumgarte-a0b0.csv", dn);
+  ck_assert_msg(access(pa, F_OK) != 0, "%s was written", pa);
+  pathf(pa, "%s/run.meta.json", dn);
+  char *meta = must_slurp(pa);
+  ck_assert_msg(strstr(meta, "\"skipped\": \"baumgarte-a0b0 (companion run, left out by --companions)\"") != NULL,
+                "%s:\n%s", pa, meta);
+  free(meta);
+  char *text, *f[6];
+  claim_fields(dn, "arm2.baumgarte_grows", &text, f);
+  ck_assert_str_eq(f[4], "not-run");
+  free(text);
+  /* The claims that need no companion: the same verdicts as with it. */
+  static const char *const own[] = {"arm2.poststab_to_zero", "arm2.implicit_tight"};
+  for (int c = 0; c < 2; c++) {
+    char *ta, *fa[6];
+    claim_fields(da, own[c], &ta, fa);
+    claim_fields(dn, own[c], &text, f);
+    ck_assert_msg(!strcmp(fa[4], f[4]) && !strcmp(fa[2], f[2]), "%s: %s %s with --companions none, %s %s without",
+                  own[c], f[4], f[2], fa[4], fa[2]);
+    free(ta);
+    free(text);
+  }
+  static const char *const same[] = {"baumgarte", "poststab", "implicit", "baumgarte-a0b0"};
+  for (size_t k = 0; k < 4; k++)
+    for (int d = 0; d < 2; d++) {
+      if (d == 0 && k == 3)
+        continue;
+      size_t na, nb;
+      pathf(pa, "%s/%s.csv", da, same[k]);
+      pathf(pb, "%s/%s.csv", d ? dk : dn, same[k]);
+      char *a = slurp(pa, &na), *b = slurp(pb, &nb);
+      ck_assert_msg(a && b && na == nb && !memcmp(a, b, na), "%s differs from %s", pb, pa);
+      free(a);
+      free(b);
+    }
 }
 END_TEST
 
@@ -361,6 +418,7 @@ int main(void)
                              {"drift_deterministic", test_drift_deterministic},
                              {"scheme_restricts_run", test_scheme_restricts_run},
                              {"extra_scheme", test_extra_scheme},
+                             {"companions_none", test_companions_none},
                              {"set_reaches_scheme", test_set_reaches_scheme},
                              {"trajectory_short_run", test_trajectory_short_run}};
   return exp_run("experiments_arm2", cases, sizeof cases / sizeof cases[0]);
