@@ -111,6 +111,12 @@ struct ref_replay_ws {
   int have_kept, reused; /* a list is kept; it has served a call since it was built */
   size_t backoff, wait;   /* calls to make without keeping pairs after a list that served none */
   size_t builds, reuses, plain;
+  /* Each triangle's own nodes and edges (see expand): own[own_at[2 t] ..
+     own_at[2 t + 1]) its nodes, then to own_at[2 t + 2] its edges, as box
+     indices; a node's or an edge's triangle is the first that has it. */
+  size_t *own, *own_at;
+  unsigned char *nanb; /* per box of a pass: its box has a NaN coordinate (see loose_pass) */
+  size_t nancap;
 };
 
 typedef struct {
@@ -131,6 +137,10 @@ typedef struct {
   ref_replay_report *rep;
   ref_replay_ws *collect; /* non-NULL: a build of the kept pairs, each overlapping pair appended to its list */
   int oom;                /* an append found no memory */
+  const box *cur;         /* the pass's boxes (every element's; see expand) */
+  size_t nedges;
+  const size_t *own, *own_at;
+  const unsigned char *nanb;
 } ctx;
 
 static double disp_of(const ctx *c, size_t j, size_t i) { return c->disp[j * (c->top + 1) + i]; }
@@ -493,6 +503,9 @@ void ref_replay_ws_free(ref_replay_ws *w)
   free(w->qb);
   free(w->fat);
   free(w->kept);
+  free(w->own);
+  free(w->own_at);
+  free(w->nanb);
   free(w);
 }
 
@@ -518,6 +531,9 @@ static int mesh(ref_replay_ws *w, const size_t *tris, size_t ntris)
   free(w->edges);
   free(w->nodes);
   free(w->bx);
+  free(w->own);
+  free(w->own_at);
+  w->own = w->own_at = NULL;
   w->tris = malloc(3 * ntris * sizeof *tris);
   w->edges = malloc(6 * ntris * sizeof *w->edges);
   w->nodes = malloc(3 * ntris * sizeof *w->nodes);
@@ -546,15 +562,54 @@ static int mesh(ref_replay_ws *w, const size_t *tris, size_t ntris)
   for (size_t k = 0; k < 3 * ntris; k++)
     top = tris[k] > top ? tris[k] : top;
   unsigned char *seen = calloc(top + 1, 1);
-  if (!seen)
+  size_t *owner = malloc((3 * ntris + ne) * sizeof *owner);
+  if (!seen || !owner) {
+    free(seen);
+    free(owner);
     return -1;
+  }
+  /* owner: each node's triangle (the first that has it), then each edge's. */
   size_t nn = 0;
   for (size_t k = 0; k < 3 * ntris; k++)
     if (!seen[tris[k]]) {
       seen[tris[k]] = 1;
+      owner[nn] = k / 3;
       w->nodes[nn++] = tris[k];
     }
   free(seen);
+  size_t *eowner = owner + nn;
+  for (size_t e = 0; e < ne; e++)
+    eowner[e] = SIZE_MAX;
+  for (size_t t = 0; t < ntris; t++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = tris[3 * t + k], j = tris[3 * t + (k + 1) % 3], key[2] = {i < j ? i : j, i < j ? j : i};
+      const size_t *hit = bsearch(key, edges, ne, 2 * sizeof *edges, cmp_pair);
+      size_t e = (size_t)(hit - edges) / 2;
+      if (eowner[e] == SIZE_MAX)
+        eowner[e] = t;
+    }
+  /* own_at counts, then bounds: slot 2 t + 1 counts t's nodes, 2 t + 2 its edges. */
+  w->own_at = calloc(2 * ntris + 1, sizeof *w->own_at);
+  w->own = malloc((nn + ne + 1) * sizeof *w->own);
+  if (!w->own_at || !w->own) {
+    free(owner);
+    return -1;
+  }
+  for (size_t a = 0; a < nn; a++)
+    w->own_at[2 * owner[a] + 1]++;
+  for (size_t e = 0; e < ne; e++)
+    w->own_at[2 * eowner[e] + 2]++;
+  for (size_t q = 0; q < 2 * ntris; q++)
+    w->own_at[q + 1] += w->own_at[q];
+  /* Fill, each slot's start moving to its end, then shifted back. */
+  for (size_t a = 0; a < nn; a++)
+    w->own[w->own_at[2 * owner[a]]++] = a;
+  for (size_t e = 0; e < ne; e++)
+    w->own[w->own_at[2 * eowner[e] + 1]++] = nn + ntris + e;
+  for (size_t q = 2 * ntris; q > 0; q--)
+    w->own_at[q] = w->own_at[q - 1];
+  w->own_at[0] = 0;
+  free(owner);
   w->nbx = nn + ntris + ne;
   w->have_kept = 0;
   w->bx = malloc(w->nbx * sizeof *w->bx);
@@ -586,36 +641,8 @@ static void cells(const box *b, const double *o, double cs, long long *c0, long 
    edge pair with the edge of the lower swept box (along x, then by index)
    first, as a sweep along x would (the distance of the pair is taken in
    that order, the same in both passes). */
-static int grow(void *pp, size_t *cap, size_t n, size_t sz);
-
-/* Do the elements of boxes a and b (a node and a triangle, or two edges)
-   share a particle?  pair_vf and pair_ee pass such pairs over. */
-static int adjacent(const ctx *c, size_t a, size_t b)
-{
-  size_t nn = c->nn, nt = c->ntris;
-  if (a < nn || b < nn) {
-    size_t p = c->nodes[a < nn ? a : b];
-    const size_t *v = c->tris + 3 * ((a < nn ? b : a) - nn);
-    return p == v[0] || p == v[1] || p == v[2];
-  }
-  const size_t *e = c->edges + 2 * (a - nn - nt), *f = c->edges + 2 * (b - nn - nt);
-  return e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1];
-}
-
 static void pair_of(ctx *c, size_t a, size_t b)
 {
-  if (c->collect) {
-    ref_replay_ws *w = c->collect;
-    /* Pairs that share a particle are never replayed: not kept. */
-    if (adjacent(c, a, b))
-      return;
-    if (w->nkept + 2 > w->keptcap && grow(&w->kept, &w->keptcap, 2 * w->keptcap + 64, sizeof *w->kept)) {
-      c->oom = 1;
-      return;
-    }
-    w->kept[w->nkept++] = a, w->kept[w->nkept++] = b;
-    return;
-  }
   const box *bx = c->ub;
   size_t nn = c->nn, nt = c->ntris;
   int donly = c->distances_only || (c->grown && !overlap(&bx[a], &bx[b]));
@@ -631,13 +658,98 @@ static void pair_of(ctx *c, size_t a, size_t b)
   pair_ee(c, a - nn - nt, b - nn - nt, donly);
 }
 
-/* Kinds: 0 node, 1 triangle, 2 edge.  Node-triangle and edge-edge pairs are replayed. */
-static int kind_of(const ctx *c, size_t id) { return id < c->nn ? 0 : id < c->nn + c->ntris ? 1 : 2; }
-static int partners(int ka, int kb) { return (ka == 0 && kb == 1) || (ka == 1 && kb == 0) || (ka == 2 && kb == 2); }
+/*
+ * The pairs of the pass's boxes (c->cur) met through triangles ta and tb
+ * (ta != tb), whose boxes overlap: each node of one against the other
+ * triangle, each edge of one against each edge of the other, the elements
+ * being the triangles' own (a node's or an edge's own triangle is the
+ * first that has it).  Every box of a pass is its element's particles'
+ * box (at a state, or swept over the states, or either grown by one
+ * amount), so along each axis an element's interval lies within that of
+ * any triangle that has it, unless one of them is NaN there (a NaN bound
+ * separates nothing).  So a node or an edge whose box has no NaN and
+ * overlaps a box X has an own triangle whose box overlaps X, and a node
+ * meeting a triangle, or an edge meeting an edge, is met here through the
+ * pair of their own triangles, once (it is the pair's only such meeting;
+ * a node's own triangle that is the triangle itself has it as a corner,
+ * and two edges with one own triangle share a particle: neither is
+ * replayed).  A node or an edge whose box has a NaN is passed over here
+ * and met by loose_pass.
+ */
+static void expand(ctx *c, size_t ta, size_t tb)
+{
+  const box *bx = c->cur;
+  const size_t *own = c->own, *at = c->own_at, *va = c->tris + 3 * ta, *vb = c->tris + 3 * tb;
+  size_t nn = c->nn, nt = c->ntris, A = nn + ta, B = nn + tb;
+  /* Pairs that share a particle are passed over first (pair_vf and
+     pair_ee would pass them over): on a cloth, most of the pairs met. */
+  for (size_t q = at[2 * ta]; q < at[2 * ta + 1]; q++) {
+    size_t n = own[q], p = c->nodes[n];
+    if (p != vb[0] && p != vb[1] && p != vb[2] && !c->nanb[n] && overlap(&bx[n], &bx[B]))
+      pair_of(c, n, B);
+  }
+  for (size_t q = at[2 * tb]; q < at[2 * tb + 1]; q++) {
+    size_t n = own[q], p = c->nodes[n];
+    if (p != va[0] && p != va[1] && p != va[2] && !c->nanb[n] && overlap(&bx[n], &bx[A]))
+      pair_of(c, n, A);
+  }
+  for (size_t q = at[2 * ta + 1]; q < at[2 * ta + 2]; q++) {
+    size_t e = own[q];
+    const size_t *pe = c->edges + 2 * (e - nn - nt);
+    if (c->nanb[e])
+      continue;
+    for (size_t r = at[2 * tb + 1]; r < at[2 * tb + 2]; r++) {
+      size_t f = own[r];
+      const size_t *pf = c->edges + 2 * (f - nn - nt);
+      if (pe[0] != pf[0] && pe[0] != pf[1] && pe[1] != pf[0] && pe[1] != pf[1] && !c->nanb[f] &&
+          overlap(&bx[e], &bx[f]))
+        pair_of(c, e, f);
+    }
+  }
+}
 
-/* Entries a and b met in bucket u (of T): their pair, if their boxes
-   overlap and u is the bucket of the cell of their overlap's lower corner,
-   the larger of their first cells along each axis (floor is monotone). */
+/* Triangles ta and tb, whose boxes overlap: a kept pair (a build), else
+   their elements' pairs. */
+static void tri_pair(ctx *c, size_t ta, size_t tb)
+{
+  if (c->collect) {
+    ref_replay_ws *w = c->collect;
+    if (w->nkept + 2 > w->keptcap && grow(&w->kept, &w->keptcap, 2 * w->keptcap + 64, sizeof *w->kept)) {
+      c->oom = 1;
+      return;
+    }
+    w->kept[w->nkept++] = ta, w->kept[w->nkept++] = tb;
+    return;
+  }
+  expand(c, ta, tb);
+}
+
+/*
+ * The nodes and edges whose boxes in the pass have a NaN coordinate (a
+ * state with a NaN coordinate; none in a run that stays finite): each
+ * against every triangle (a node) or every edge (an edge; two such edges
+ * once), where their boxes overlap.  expand passes them over.
+ */
+static void loose_pass(ctx *c)
+{
+  const box *bx = c->cur;
+  size_t nn = c->nn, nt = c->ntris, ne = c->nedges;
+  for (size_t n = 0; n < nn; n++)
+    if (c->nanb[n])
+      for (size_t t = 0; t < nt; t++)
+        if (overlap(&bx[n], &bx[nn + t]))
+          pair_of(c, n, nn + t);
+  for (size_t e = nn + nt; e < nn + nt + ne; e++)
+    if (c->nanb[e])
+      for (size_t f = nn + nt; f < nn + nt + ne; f++)
+        if (f != e && !(c->nanb[f] && f < e) && overlap(&bx[e], &bx[f]))
+          pair_of(c, e, f);
+}
+
+/* Triangles a and b, entries met in bucket u (of T): their pair, if their
+   boxes overlap and u is the bucket of the cell of their overlap's lower
+   corner, the larger of their first cells along each axis (floor is
+   monotone). */
 static void grid_pair(ctx *c, const grid_rec *a, const grid_rec *b, size_t T, size_t u)
 {
   if (!overlap(&a->b, &b->b))
@@ -646,7 +758,7 @@ static void grid_pair(ctx *c, const grid_rec *a, const grid_rec *b, size_t T, si
   for (int k = 0; k < 3; k++)
     ix[k] = a->c0[k] > b->c0[k] ? a->c0[k] : b->c0[k];
   if (bucket(ix, T) == u)
-    pair_of(c, a->id, b->id);
+    tri_pair(c, a->id, b->id);
 }
 
 /* The median of v[0 .. n - 1] (n >= 1; v is reordered): quickselect. */
@@ -741,7 +853,8 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
   element_boxes(w->ub, w->nodes, 1, nn, w->qb);
   element_boxes(w->ub + nn, tris, 3, ntris, w->qb);
   element_boxes(w->ub + nn + ntris, w->edges, 2, ne, w->qb);
-  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, 0, pad, rep, NULL, 0};
+  ctx c = {tris, w->edges, w->nodes, nn, ntris, x, nx, top, pad, w->disp, w->tm, w->pbx, w->sb, w->ub, 0, 0, pad, rep, NULL, 0,
+           NULL, ne, w->own, w->own_at, NULL};
   /* The first pass: every pair whose swept boxes overlap (only those can
      touch), their distances at the last state on the way.  Its boxes are
      the swept ones grown by g, half the smallest distance within pad of
@@ -841,33 +954,47 @@ static int within_moved(const box *bx, const box *fat, size_t nb)
 }
 
 /*
- * One pass over the pairs of the boxes bx that overlap, by the kept pairs.
- * The kept pairs are those whose fat boxes overlap, each fat box a box of
- * the pass that built them grown by the skin s (a quarter of the median
- * largest side of those boxes), less the pairs whose elements share a
- * particle (never replayed).  While every box of a pass lies within
- * its fat box, or within it moved by one translation common to all
- * (within_moved: a cloth that falls or drifts as a whole), two boxes that
- * overlap have fat boxes that overlap, so the
- * pairs of the pass are the kept pairs whose boxes overlap, each once:
- * the pass tests those and no grid is made.  Otherwise a pass that may
- * build (the first) makes the grid of the boxes grown by s and keeps its
- * pairs; the other (the second pass) makes the grid of its own boxes.
- * Where the mesh moves past the skin at every call, the grid of the grown
- * boxes costs more than the plain one and its pairs serve nothing: after
- * a list that served no call, the next 1, 2, 4, ... (at most MAX_WAIT)
- * first passes make the plain grid and keep nothing, and a list that
- * serves a call ends the wait.
+ * One pass over the pairs of the boxes bx that overlap, met through the
+ * pairs of triangles whose boxes overlap (expand), those by the kept
+ * pairs.  The kept pairs are the pairs of triangles whose fat boxes
+ * overlap, each fat box a triangle's box of the pass that built them
+ * grown by the skin s (a quarter of the median largest side of those
+ * boxes).  While every triangle's box of a pass lies within its fat box,
+ * or within it moved by one translation common to all (within_moved: a
+ * cloth that falls or drifts as a whole), two triangles whose boxes
+ * overlap have fat boxes that overlap, so the triangle pairs of the pass
+ * are the kept pairs whose boxes overlap, each once: the pass tests those
+ * and no grid is made.  Otherwise a pass that may build (the first)
+ * makes the grid of the triangles' boxes grown by s and keeps its pairs;
+ * the other (the second pass) makes the grid of its own boxes.  Where the
+ * mesh moves past the skin at every call, the grid of the grown boxes
+ * costs more than the plain one and its pairs serve nothing: after a list
+ * that served no call, the next 1, 2, 4, ... (at most MAX_WAIT) first
+ * passes make the plain grid and keep nothing, and a list that serves a
+ * call ends the wait.  The nodes and edges whose boxes have a NaN are
+ * met by loose_pass.
  * Within a pass the report does not depend on the order in which the
  * pairs are met (sums, and the smallest distance: a pair not given its
  * distance when met has a lower bound above the smallest one so far).
  */
 static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
 {
-  size_t nb = w->nbx;
-  int use = w->have_kept && (within(bx, w->fat, nb) || within_moved(bx, w->fat, nb));
+  size_t nn = w->nn, nt = w->ntris, nb = w->nbx;
+  const box *tb = bx + nn; /* the triangles' boxes */
+  if (grow(&w->nanb, &w->nancap, nb, sizeof *w->nanb))
+    return -1;
+  for (size_t b = 0; b < nb; b++) {
+    int nan = 0;
+    for (int k = 0; k < 3; k++)
+      nan |= isnan(bx[b].lo[k]) | isnan(bx[b].hi[k]);
+    w->nanb[b] = (unsigned char)nan;
+  }
+  c->cur = bx;
+  c->nanb = w->nanb;
+  loose_pass(c);
+  int use = w->have_kept && (within(tb, w->fat, nt) || within_moved(tb, w->fat, nt));
   if (!use && !may_build)
-    return grid(w, c, bx);
+    return grid(w, c, tb);
   if (use && may_build) {
     w->reuses++;
     w->reused = 1;
@@ -881,18 +1008,18 @@ static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
     if (w->wait) {
       w->wait--;
       w->plain++;
-      return grid(w, c, bx);
+      return grid(w, c, tb);
     }
-    if (grow(&w->fat, &w->fatcap, nb, sizeof *w->fat) || grow(&w->side, &w->scap, nb + 1, sizeof *w->side))
+    if (grow(&w->fat, &w->fatcap, nt, sizeof *w->fat) || grow(&w->side, &w->scap, nt + 1, sizeof *w->side))
       return -1;
     double o[3];
-    size_t nfin = finite_sides(bx, nb, w->side, o);
+    size_t nfin = finite_sides(tb, nt, w->side, o);
     double s = nfin ? SKIN * median(w->side, nfin) : 0;
     if (!(s >= 0) || !isfinite(s))
       s = 0;
-    for (size_t b = 0; b < nb; b++)
+    for (size_t t = 0; t < nt; t++)
       for (int k = 0; k < 3; k++)
-        w->fat[b].lo[k] = bx[b].lo[k] - s, w->fat[b].hi[k] = bx[b].hi[k] + s;
+        w->fat[t].lo[k] = tb[t].lo[k] - s, w->fat[t].hi[k] = tb[t].hi[k] + s;
     w->nkept = 0;
     c->collect = w;
     c->oom = 0;
@@ -906,8 +1033,8 @@ static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build)
   }
   const size_t *kp = w->kept;
   for (size_t q = 0; q < w->nkept; q += 2)
-    if (overlap(&bx[kp[q]], &bx[kp[q + 1]]))
-      pair_of(c, kp[q], kp[q + 1]);
+    if (overlap(&tb[kp[q]], &tb[kp[q + 1]]))
+      expand(c, kp[q], kp[q + 1]);
   return 0;
 }
 
@@ -921,11 +1048,11 @@ void ref_replay_ws_counts(const ref_replay_ws *w, size_t *builds, size_t *reuses
     *plain = w ? w->plain : 0;
 }
 
-/* The overlapping pairs of the boxes bx (nodes, triangles, edges) handed
-   to the pair tests; 0, or -1 out of memory. */
-static int grid(ref_replay_ws *w, ctx *c, const box *bx)
+/* The pairs of triangles whose boxes tb (one per triangle) overlap,
+   handed to tri_pair; 0, or -1 out of memory. */
+static int grid(ref_replay_ws *w, ctx *c, const box *tb)
 {
-  size_t nn = w->nn, ntris = w->ntris, nb = w->nbx;
+  size_t nb = w->ntris;
   /*
    * The broad phase: a uniform grid of cubes of side cs, CELL times the
    * boxes' median largest side, hashed into T buckets.  A box goes into
@@ -937,15 +1064,15 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
    * The pairs met are the same for any cell size; the size sets the work.
    * Cells of one median side put a typical box into 8 cells, and often
    * 27 (a box grown by the skin); twice that, mostly into 1 to 8, with
-   * more boxes to a bucket.  Measured over the first 600 steps of
-   * cloth-self-contact's nine replays (1,271 grids), the grids took 22 s
-   * of CPU with one median side, 15 s with two, 17 s with three and 20 s
-   * with four.
+   * more boxes to a bucket.  (Measured when the grid held every node's,
+   * triangle's and edge's box, over the first 600 steps of
+   * cloth-self-contact's nine replays: 22 s of CPU with one median side,
+   * 15 s with two, 17 s with three and 20 s with four.)
    */
   double o[3];
   if (grow(&w->side, &w->scap, nb + 1, sizeof *w->side))
     return -1;
-  size_t nfin = finite_sides(bx, nb, w->side, o);
+  size_t nfin = finite_sides(tb, nb, w->side, o);
   /* From the median side (a few huge boxes do not coarsen the grid). */
   double cs = nfin ? CELL * median(w->side, nfin) : 1;
   if (!(cs > 0) || !isfinite(cs))
@@ -960,9 +1087,9 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
     long long *c0 = w->c0 + 6 * b, *c1 = c0 + 3;
     int big = !nfin;
     for (int k = 0; k < 3 && !big; k++)
-      big = !isfinite(bx[b].lo[k]) || !isfinite(bx[b].hi[k]) || (bx[b].hi[k] - o[k]) / cs > 1e15;
+      big = !isfinite(tb[b].lo[k]) || !isfinite(tb[b].hi[k]) || (tb[b].hi[k] - o[k]) / cs > 1e15;
     if (!big) {
-      cells(&bx[b], o, cs, c0, c1);
+      cells(&tb[b], o, cs, c0, c1);
       for (int k = 0; k < 3; k++)
         big = big || c1[k] - c0[k] + 1 > MAX_SPAN;
     }
@@ -1008,24 +1135,15 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
     for (size_t q = w->cell_of[b]; q < w->cell_of[b + 1]; q++)
       if (bk[q] != SIZE_MAX) {
         grid_rec *r = &ent[cnt[bk[q]]++];
-        r->b = bx[b];
+        r->b = tb[b];
         memcpy(r->c0, w->c0 + 6 * b, sizeof r->c0);
         r->id = b;
       }
   /* cnt[u] is now the end of bucket u; its start is cnt[u - 1] (0 for
-     u = 0).  Within a bucket the boxes are in order: nodes, triangles,
-     edges. */
+     u = 0). */
   for (size_t u = 0; u < T; u++) {
-    size_t s0 = u ? cnt[u - 1] : 0, e = cnt[u], s1 = s0, s2;
-    while (s1 < e && ent[s1].id < nn)
-      s1++;
-    s2 = s1;
-    while (s2 < e && ent[s2].id < nn + ntris)
-      s2++;
-    for (size_t i = s0; i < s1; i++)
-      for (size_t j = s1; j < s2; j++)
-        grid_pair(c, &ent[i], &ent[j], T, u);
-    for (size_t i = s2; i < e; i++)
+    size_t s0 = u ? cnt[u - 1] : 0, e = cnt[u];
+    for (size_t i = s0; i < e; i++)
       for (size_t j = i + 1; j < e; j++)
         grid_pair(c, &ent[i], &ent[j], T, u);
   }
@@ -1034,10 +1152,10 @@ static int grid(ref_replay_ws *w, ctx *c, const box *bx)
     size_t a = w->big[i];
     for (size_t b = 0; b < nb; b++) {
       int bbig = w->cell_of[b] == w->cell_of[b + 1];
-      if (b == a || !partners(kind_of(c, a), kind_of(c, b)) || (bbig && b < a))
+      if (b == a || (bbig && b < a))
         continue;
-      if (overlap(&bx[a], &bx[b]))
-        pair_of(c, a, b);
+      if (overlap(&tb[a], &tb[b]))
+        tri_pair(c, a, b);
     }
   }
   return 0;

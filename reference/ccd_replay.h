@@ -6,10 +6,16 @@
  * are the mesh's elements at x1?
  *
  * Every node-triangle pair and every edge-edge pair that shares no
- * particle is considered (no hierarchy: the swept boxes hashed into a
- * uniform grid of cubes of twice their median size, each overlapping pair met
- * once, in the cell of the lower corner of its overlap; a box that spans
- * more than a few cells is tested against every box).  Two passes: the
+ * particle is considered, found through the triangles (no hierarchy: the
+ * triangles' boxes hashed into a uniform grid of cubes of twice their
+ * median size, each overlapping pair of triangles met once, in the cell
+ * of the lower corner of its overlap; a box that spans more than a few
+ * cells is tested against every box).  Each node and each edge belongs to
+ * the first triangle that has it, and lies in that triangle's box; a pair
+ * of triangles whose boxes overlap hands on the pairs of their own nodes
+ * and edges whose boxes overlap, so each such pair is met once (a node or
+ * an edge whose box has a NaN coordinate, from a state that is not
+ * finite, is tested against every partner instead).  Two passes: the
  * first meets the pairs whose swept boxes overlap (only those can touch:
  * each element lies in its box throughout) and asks whether they touched,
  * taking their distances at x1 on the way; the second meets the pairs
@@ -23,11 +29,11 @@
  * b / 2 <= g at the end of the pass it has met every pair the second
  * would, which is then not made.  From step to step b changes little, so
  * one grid pass does the work of two; the report is the same.  Nor is a
- * grid made at every call: the first pass keeps the pairs of its boxes
- * grown by a skin (a quarter of their median largest side), and a later
- * call whose every box lies within its grown box of then meets its pairs
- * among those kept (two boxes that overlap have grown boxes that
- * overlap), testing only them (while the mesh moves past the skin at
+ * grid made at every call: the first pass keeps the pairs of its
+ * triangles' boxes grown by a skin (a quarter of their median largest
+ * side), and a later call whose every triangle's box lies within its grown
+ * box of then meets its pairs among those kept (two boxes that overlap
+ * have grown boxes that overlap), testing only them (while the mesh moves past the skin at
  * every call, the plain grid is made instead); the report is again the
  * same.  A pair whose swept boxes overlap is cleared without exact
  * arithmetic when a distance bound proves it apart over the step:

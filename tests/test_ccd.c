@@ -922,6 +922,48 @@ START_TEST(test_replay_all_pairs)
 }
 END_TEST
 
+/* A G x G sheet of nodes (grid_triangles), its states x0 and x1 and a
+   replay workspace kept over the calls of a test. */
+typedef struct {
+  size_t G, np, nt, *tri;
+  double *x0, *x1;
+  ref_replay_ws *ws;
+} replay_sheet;
+
+static void sheet_open(replay_sheet *f, size_t G)
+{
+  f->G = G, f->np = G * G, f->nt = 2 * (G - 1) * (G - 1);
+  f->tri = malloc(3 * f->nt * sizeof *f->tri);
+  f->x0 = malloc(3 * f->np * sizeof *f->x0), f->x1 = malloc(3 * f->np * sizeof *f->x1);
+  f->ws = ref_replay_ws_new();
+  ck_assert(f->tri && f->x0 && f->x1 && f->ws);
+  grid_triangles(G, f->tri);
+}
+
+static void sheet_close(replay_sheet *f)
+{
+  ref_replay_ws_free(f->ws);
+  free(f->tri), free(f->x0), free(f->x1);
+}
+
+/* The workspace's replay of x0 to x1 against replay_all_pairs (call: the
+   test's call, for the message); its report into *got. */
+static void sheet_expect_all_pairs(replay_sheet *f, double pad, int call, ref_replay_report *got)
+{
+  ref_replay_report want;
+  const double *path[2] = {f->x0, f->x1};
+  ck_assert_int_eq(ref_replay_path_ws(f->ws, f->tri, f->nt, path, 2, pad, got), 0);
+  replay_all_pairs(f->tri, f->nt, f->np, f->x0, f->x1, pad, &want);
+  ck_assert_msg(got->vf_pairs == want.vf_pairs && got->ee_pairs == want.ee_pairs && got->near == want.near &&
+                    got->crossings == want.crossings && got->degenerate == want.degenerate,
+                "call %d: pairs %zu + %zu, near %zu, crossings %zu, degenerate %zu; all pairs: %zu + %zu, %zu, "
+                "%zu, %zu",
+                call, got->vf_pairs, got->ee_pairs, got->near, got->crossings, got->degenerate, want.vf_pairs,
+                want.ee_pairs, want.near, want.crossings, want.degenerate);
+  ck_assert_msg(got->min_dist == want.min_dist || fabs(got->min_dist - want.min_dist) <= 1e-14,
+                "call %d: min_dist %.17g, all pairs %.17g", call, got->min_dist, want.min_dist);
+}
+
 /*
  * The replay's grid meets boxes of every size: on a 10 x 10 sheet moving
  * a little, a few nodes sweep across the whole sheet (their boxes span
@@ -933,14 +975,10 @@ END_TEST
 START_TEST(test_replay_grid_sizes)
 {
   uint64_t seed = 77;
-  const size_t G = 10, np = G * G, nt = 2 * (G - 1) * (G - 1);
-  size_t *tri = malloc(3 * nt * sizeof *tri);
-  double *x0 = malloc(3 * np * sizeof *x0), *x1 = malloc(3 * np * sizeof *x1);
-  ck_assert(tri && x0 && x1);
-  grid_triangles(G, tri);
-  ref_replay_ws *ws = ref_replay_ws_new();
-  ck_assert_ptr_nonnull(ws);
-  size_t big_pairs = 0;
+  replay_sheet f;
+  sheet_open(&f, 10);
+  size_t G = f.G, big_pairs = 0;
+  double *x0 = f.x0, *x1 = f.x1;
   for (int rep_i = 0; rep_i < 4; rep_i++) {
     for (size_t i = 0; i < G; i++)
       for (size_t j = 0; j < G; j++) {
@@ -961,25 +999,61 @@ START_TEST(test_replay_grid_sizes)
       x1[3 * q + 2] = 1 - x0[3 * q + 2];
     }
     x1[3 * 99 + 0] = x0[3 * 99] = 1e6;
-    ref_replay_report got, want;
-    const double *path[2] = {x0, x1};
-    ck_assert_int_eq(ref_replay_path_ws(ws, tri, nt, path, 2, 0.02, &got), 0);
-    replay_all_pairs(tri, nt, np, x0, x1, 0.02, &want);
-    ck_assert_msg(got.vf_pairs == want.vf_pairs && got.ee_pairs == want.ee_pairs && got.near == want.near &&
-                      got.crossings == want.crossings && got.degenerate == want.degenerate,
-                  "rep %d: pairs %zu + %zu, near %zu, crossings %zu; all pairs: %zu + %zu, %zu, %zu", rep_i,
-                  got.vf_pairs, got.ee_pairs, got.near, got.crossings, want.vf_pairs, want.ee_pairs, want.near,
-                  want.crossings);
-    ck_assert(got.min_dist == want.min_dist || fabs(got.min_dist - want.min_dist) <= 1e-14);
+    ref_replay_report got;
+    sheet_expect_all_pairs(&f, 0.02, rep_i, &got);
     big_pairs += got.vf_pairs + got.ee_pairs;
     ck_assert_uint_gt(got.crossings, 0);
   }
   ck_assert_uint_gt(big_pairs, 0);
-  ref_replay_ws_free(ws);
-  free(tri), free(x0), free(x1);
+  sheet_close(&f);
 }
 END_TEST
 
+/*
+ * States that are not finite (a scheme that blew up) meet the replay's
+ * broad phase, which reaches node-triangle and edge-edge pairs through
+ * the pairs of triangles whose boxes overlap: an element's box lies
+ * within its triangles' boxes only where neither has a NaN bound.  On a
+ * 10 x 10 sheet rolled into a tube and moving a little, through one
+ * workspace over eight calls (grids, kept pairs and their reuse), nodes
+ * get a NaN coordinate at the step's end (the first coordinate: a NaN box
+ * at that state; another: a NaN bound along one axis only), at its start,
+ * or at both (a swept box that is empty along that axis), an infinite
+ * coordinate and one of 1e300; the report is the all-pairs one.
+ */
+START_TEST(test_replay_not_finite)
+{
+  uint64_t seed = 91;
+  replay_sheet f;
+  sheet_open(&f, 10);
+  size_t G = f.G, np = f.np, pairs = 0;
+  double *x0 = f.x0, *x1 = f.x1;
+  for (int call = 0; call < 8; call++) {
+    for (size_t q = 0; q < np; q++) {
+      double u = (double)(q / G) / (double)(G - 1), th = 7.85 * (double)(q % G) / (double)(G - 1);
+      x0[3 * q] = u + 0.002 * call;
+      x0[3 * q + 1] = 0.3 * sin(th) + tu_uniform(&seed, -0.01, 0.01);
+      x0[3 * q + 2] = 0.3 * cos(th) + tu_uniform(&seed, -0.01, 0.01);
+      for (int c = 0; c < 3; c++)
+        x1[3 * q + c] = x0[3 * q + c] + tu_uniform(&seed, -0.03, 0.03);
+    }
+    if (call % 4 != 0) { /* calls 0 and 4 finite: kept pairs built, then met by states that are not */
+      size_t a = (size_t)call * 11 % np;
+      x1[3 * a] = NAN;
+      x1[3 * ((a + 23) % np) + 1] = NAN;
+      x0[3 * ((a + 37) % np) + 2] = NAN;
+      x0[3 * ((a + 51) % np)] = x1[3 * ((a + 51) % np)] = NAN;
+      x1[3 * ((a + 64) % np) + 1] = call % 2 ? INFINITY : -INFINITY;
+      x1[3 * ((a + 78) % np) + 2] = 1e300;
+    }
+    ref_replay_report got;
+    sheet_expect_all_pairs(&f, 0.05, call, &got);
+    pairs += got.vf_pairs + got.ee_pairs;
+  }
+  ck_assert_uint_gt(pairs, 0);
+  sheet_close(&f);
+}
+END_TEST
 
 /*
  * The smallest distance of pairs that cannot touch: two 6 x 6 sheets of
@@ -1365,6 +1439,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_replay_all_pairs);
   tcase_add_test(tc, test_replay_grid_sizes);
+  tcase_add_test(tc, test_replay_not_finite);
   tcase_add_test(tc, test_replay_min_dist_apart);
   tcase_add_test(tc, test_replay_path);
   tcase_add_test(tc, test_replay_path_there_and_back);
