@@ -82,7 +82,7 @@ struct ref_replay_ws {
   size_t *tris, ntris, *edges, nedges, *nodes, nn, top;
   box *bx;
   size_t nbx;
-  size_t *cell_of;  /* per box: its first entry (nb + 1) */
+  size_t *cell_of;  /* per triangle's box: its first entry (ntris + 1; see grid) */
   long long *c0;    /* per box: its first cells along each axis, then its last (6 per box) */
   size_t *count, *big;
   struct grid_rec *entry; /* the boxes by bucket, each entry a copy of its box (see grid) */
@@ -102,9 +102,9 @@ struct ref_replay_ws {
   box *qb;           /* per particle (top + 1): its box over all the states */
   size_t qbcap;
   double last_best;  /* the last call's min(pad, min_dist): the first pass's growth (0: none yet) */
-  /* The kept pairs (see kept_pass): fat holds each box of the last build
-     grown by the skin, kept the pairs of fat boxes that overlap (2 ids
-     each), valid while have_kept. */
+  /* The kept pairs (see kept_pass): fat holds each triangle's box of the
+     last build grown by the skin, kept the pairs of triangles whose fat
+     boxes overlap (2 triangle indices each), valid while have_kept. */
   box *fat;
   size_t fatcap;
   size_t *kept, nkept, keptcap;
