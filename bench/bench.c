@@ -514,7 +514,7 @@ static void usage(FILE *f)
              "                    (with --quick: the chains of 100 and 1000 links only, one repetition)\n"
              "  --no-cloth        without the third section, cloth against Bullet's soft body at h = 1/60 s (cloth.c)\n"
              "  --cloth-only      the third section only: soft-body.csv, soft-body.meta.json and soft-body.md; the other files\n"
-             "                    are left as they are (with --quick: hanging-32 and hanging-64 only, 120 frames,\n"
+             "                    are left as they are (with --quick: hanging-32 and hanging-64 only, 60 frames,\n"
              "                    one repetition; --only takes its problems too: hanging-32, hanging-64,\n"
              "                    hanging-128, ball-64)\n",
           MAX_REPS);

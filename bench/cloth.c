@@ -2,8 +2,8 @@
  * bench/cloth.c: cdyn-bench's third section, cloth at the animation step
  * against Bullet 3.24's soft body (peer_bullet.cpp).  Every variant runs
  * on every problem at h = 1/60 s, fixed, for T = 10 s of simulated time
- * (600 frames); --quick runs hanging-32 and hanging-64 only, for 120
- * frames (2 s), one repetition, and the tables say so.
+ * (600 frames); --quick runs hanging-32 and hanging-64 only, for 60
+ * frames (1 s), one repetition, and the tables say so.
  *
  * The cloth (cdyn's cloth generator, cdyn_cloth_new, the same for every
  * variant): N x N nodes, a 1 m square in the plane y = 0, x and z in
@@ -122,7 +122,7 @@
  * count for another and what the parent holds counts for none.
  *
  * Caps: any run stops once its stepping time passes 0.1 s per frame of the
- * run's length (60 s over 600 frames, 12 s over --quick's 120; after at
+ * run's length (60 s over 600 frames, 6 s over --quick's 60; after at
  * least one frame) and is reported capped with the frames it ran, a safety
  * net.
  * Repetitions (--reps, 3 by default; 1 with --quick), the median time per
@@ -157,7 +157,7 @@
 
 #define CL_H (1.0 / 60)
 #define CL_FRAMES 600L
-#define CL_QUICK_FRAMES 120L
+#define CL_QUICK_FRAMES 60L
 #define CL_MASS 0.5
 #define CL_K_STRUCT 100.0
 #define CL_K_SHEAR 20.0
@@ -1083,7 +1083,7 @@ static void print_scaling(FILE *g, const bench_cloth *c)
 void bench_cloth_print(FILE *g, const bench_cloth *c)
 {
   fprintf(g, "\n## Cloth against Bullet: h = 1/60 s for %g s (%ld frames)%s\n\n", (double)c->frames * CL_H, c->frames,
-          c->quick ? ", quick (hanging-32 and hanging-64 only, 120 frames)" : "");
+          c->quick ? ", quick (hanging-32 and hanging-64 only, 60 frames)" : "");
   fprintf(g, "cdyn's cloth (N x N nodes, 1 m square, 0.5 kg, Provot's springs 100 / 20 / 2 N/m, damping 0.02 N s/m), "
              "released flat and at rest, pinned at its two corners 0 and N - 1; ball-64 adds a fixed frictionless "
              "ball of radius %g m, 0.5 m below the cloth's centre. Variants: cdyn's projected-newton (strain limiter "
