@@ -800,6 +800,13 @@ static int kept_pass(ref_replay_ws *w, ctx *c, const box *bx, int may_build);
 
 #define SKIN 0.25   /* the kept pairs' skin, in median largest sides of the boxes (kept_pass) */
 #define MAX_WAIT 32 /* the most calls made without keeping pairs after a list that served none */
+/* The first pass's growth, in the last call's b (see below): b / 2 and a
+   fifth more, so that a call whose b rose a little from the last needs no
+   second pass.  On cloth-self-contact's first 700 steps (implicit) b / 2
+   left 300 calls a second pass, 186 of them for a rise of b below 5 % and
+   83 more below 20 %; with 0.6 the replay took 13 % fewer samples (0.55
+   and 0.6 alike, 0.65 6 % more than 0.6, 0.75 25 % more). */
+#define FIRST_GROW 0.6
 
 int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const double *const *x, size_t nx,
                        double pad, ref_replay_report *rep)
@@ -857,11 +864,11 @@ int ref_replay_path_ws(ref_replay_ws *w, const size_t *tris, size_t ntris, const
            NULL, ne, w->own, w->own_at, NULL};
   /* The first pass: every pair whose swept boxes overlap (only those can
      touch), their distances at the last state on the way.  Its boxes are
-     the swept ones grown by g, half the smallest distance within pad of
-     the workspace's last call (0 at its first): a pair met only through
-     the growth gets its distance alone.  g changes which pairs the
-     passes meet, not the report (see the second pass). */
-  double g = w->last_best / 2;
+     the swept ones grown by g, FIRST_GROW times the smallest distance
+     within pad of the workspace's last call (0 at its first): a pair met
+     only through the growth gets its distance alone.  g changes which
+     pairs the passes meet, not the report (see the second pass). */
+  double g = FIRST_GROW * w->last_best;
   box *bx = w->bx;
   const box *first = w->ub;
   if (g > 0) {

@@ -24,8 +24,9 @@
  * nearer than b at x1 is within b along every axis, so min_dist is the
  * smallest distance within pad of every pair, whichever pass met it.
  * With a workspace kept from call to call, the first pass meets the swept
- * boxes grown by g, half the last call's b: a pair it meets only through
- * the growth gets its distance alone (it counts nowhere else), and when
+ * boxes grown by g, 0.6 times the last call's b (half of it and a fifth
+ * more, for a b that rose a little): a pair it meets only through the
+ * growth gets its distance alone (it counts nowhere else), and when
  * b / 2 <= g at the end of the pass it has met every pair the second
  * would, which is then not made.  From step to step b changes little, so
  * one grid pass does the work of two; the report is the same.  Nor is a
