@@ -31,24 +31,28 @@ static int eval(const double *p, const double *const *x, const double *const *v,
                 double t, cdyn_row *row)
 {
   (void)t;
-  double d[3], u[3];
-  for (int k = 0; k < 3; k++) {
-    d[k] = x[0][k] - x[1][k];
-    u[k] = v[0][k] - v[1][k];
-  }
-  double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  /* Scalars, not small arrays: the link is evaluated several times a step
+     for every link of a chain, and a vector load of values just stored one
+     by one stalls.  The operations and their order are those of the
+     equations above. */
+  const double *a = x[0], *b = x[1], *va = v[0], *vb = v[1];
+  double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+  double u0 = va[0] - vb[0], u1 = va[1] - vb[1], u2 = va[2] - vb[2];
+  double r = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
   if (!isfinite(r))
     return cdyn_error(CDYN_ENONFINITE, "distance constraint: the link length is not finite (positions non-finite or beyond 1e154)");
   if (!(r > 0))
     return cdyn_error(CDYN_EDEGENERATE, "distance constraint: particles coincide (r = 0)");
-  double n[3] = {d[0] / r, d[1] / r, d[2] / r};
-  double nu = n[0] * u[0] + n[1] * u[1] + n[2] * u[2];
-  double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  double n0 = d0 / r, n1 = d1 / r, n2 = d2 / r;
+  double nu = n0 * u0 + n1 * u1 + n2 * u2;
+  double uu = u0 * u0 + u1 * u1 + u2 * u2;
   row->phi = r - p[0];
-  for (int k = 0; k < 3; k++) {
-    row->jac[0][k] = n[k];
-    row->jac[1][k] = -n[k];
-  }
+  row->jac[0][0] = n0;
+  row->jac[0][1] = n1;
+  row->jac[0][2] = n2;
+  row->jac[1][0] = -n0;
+  row->jac[1][1] = -n1;
+  row->jac[1][2] = -n2;
   row->jdotv = (uu - nu * nu) / r;
   return CDYN_OK;
 }
