@@ -23,19 +23,6 @@ RUNS = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NR = words(RUNS)
 NS = int(real(system("awk -F, 'NR > 1 && !seen[$2]++ { n++ } END { print n + 0 }' '".F."'")))
 tsnap(k) = real(system(sprintf("awk -F, 'NR > 1 && $2 == %d { print $13; exit }' '%s'", k, F)))
-# The snapshots, split once into one file per run and snapshot (each with
-# the header), in a scratch directory removed at the end: the panels'
-# renderings then read their own rows, not the whole file (47 MB for
-# cloth-self-contact, read some 170 times over by the three terminals).
-# The rows of a panel are in the file's order, so its drawing is the same.
-SPLIT = system("mktemp -d \"${TMPDIR:-/tmp}/cdyn-snapshots.XXXXXX\"")
-if (SPLIT eq "") { print "cloth-contact-snapshots.gp: mktemp failed"; exit status 1 }
-PF(r, k) = sprintf("%s/%s-%d.csv", SPLIT, r, k)
-SPLIT_OK = system(sprintf("awk -F, -v dir='%s' 'NR == 1 { h = $0; next } { f = dir \"/\" $1 \"-\" $2 \".csv\"; " . \
-  "if (f != cur) { if (cur != \"\") close(cur); cur = f; if (!(f in seen)) { seen[f] = 1; print h > f; close(f) } } " . \
-  "print >> f }' '%s' && echo ok", SPLIT, F))
-if (SPLIT_OK ne "ok") { system(sprintf("rm -rf '%s'", SPLIT)); print "cloth-contact-snapshots.gp: the snapshots could not be split"; exit status 1 }
-has(r, k) = int(real(system(sprintf("test -f '%s' && echo 1 || echo 0", PF(r, k)))))
 # A parameter of the run (run.meta.json's "params"), or DEF when absent.
 param(name, def) = system(sprintf("awk -v k='%s' -v d='%s' 'index($0, \"\\\"\" k \"\\\":\") { s = $0; sub(/^[^:]*: *\"?/, \"\", s); sub(/\"?,? *$/, \"\", s); print s; f = 1; exit } END { if (!f) print d }' '%s'", name, def, M))
 # The posts: under the two middle nodes of the edges x = -size/2 and
@@ -54,11 +41,62 @@ if (!exists("POSTS")) {
 TH = 35 * pi / 180; PH = 25 * pi / 180
 AWK = sprintf("awk -F, -f '%s/cloth-render.awk' -v ct=%.15g -v st=%.15g -v cp=%.15g -v sp=%.15g -v lx=-0.5 -v ly=0.8 -v lz=0.6", \
               FIGSRC, cos(TH), sin(TH), cos(PH), sin(PH))
-polys(r, k) = sprintf("< %s -v what=polys -v run='%s' -v snap=%d -v posts='%s' '%s' '%s' | sort -g -k1,1 | " . \
-  "awk '{ for (i = 0; i < $3; i++) print $(4 + 2 * i), $(5 + 2 * i), $2; print \"\" }'", AWK, r, k, POSTS, B, PF(r, k))
-offv(r, k, b) = system(sprintf("%s -v what=off -v run='%s' -v snap=%d -v box='%s' '%s' '%s' | head -c 1", AWK, r, k, b, B, PF(r, k))) eq "" ? "" : \
-  sprintf("< %s -v what=off -v run='%s' -v snap=%d -v box='%s' '%s' '%s'", AWK, r, k, b, B, PF(r, k))
-BOX = system(sprintf("%s -v what=bbox -v reach=0.3 '%s' '%s'", AWK, B, F))
+# The panels, drawn once for the three versions of the figure, into a
+# directory DIR: for each run and snapshot, RUN-K.polys, its polygons as
+# cloth-render.awk writes them, sorted far to near, in gnuplot's polygon
+# format, and RUN-K.off, its notes (empty when there are none); and box,
+# the projected extent.  The snapshots are first split into one file per
+# panel (its rows, in the file's order: the drawing is the same), so that
+# each panel's rendering reads its own rows, not the whole file (47 MB for
+# cloth-self-contact); the split files are removed at the end.  make draws
+# the panels first, in a pass of this script with PREPARE set to the
+# directory to fill (paper_figs/local.mk: PLOT.panels beside the
+# figures), and the three versions read them.  Run without them (or with
+# them older than the snapshots), the script draws them into a scratch
+# directory of its own, removed at the end.
+split_rows(dir) = system(sprintf("awk -F, -v dir='%s' 'NR == 1 { h = $0; next } { f = dir \"/\" $1 \"-\" $2 \".csv\"; " . \
+  "if (f != cur) { if (cur != \"\") close(cur); cur = f; if (!(f in seen)) { seen[f] = 1; print h > f; close(f) } } " . \
+  "print >> f }' '%s' && echo ok", dir, F))
+# Each panel's polygons, then the extent over all of them.
+render(dir) = system(sprintf("for f in '%s'/*.csv; do b=${f##*/}; r=${b%%-*}; k=${b##*-}; " . \
+  "%s -v what=polys -v run=\"$r\" -v snap=\"${k%%.csv}\" -v posts='%s' '%s' \"$f\" | sort -g -k1,1 | " . \
+  "awk '{ for (i = 0; i < $3; i++) print $(4 + 2 * i), $(5 + 2 * i), $2; print \"\" }' > \"${f%%.csv}.polys\" " . \
+  "|| exit 1; done; %s -v what=bbox -v reach=0.3 '%s' '%s' > '%s/box' && echo ok", \
+  dir, AWK, POSTS, B, AWK, B, F, dir))
+# Each panel's notes, for the view box b, and the split files removed.
+notes(dir, b) = system(sprintf("for f in '%s'/*.csv; do bn=${f##*/}; r=${bn%%-*}; k=${bn##*-}; " . \
+  "%s -v what=off -v run=\"$r\" -v snap=\"${k%%.csv}\" -v box='%s' '%s' \"$f\" > \"${f%%.csv}.off\" && rm -f \"$f\" " . \
+  "|| exit 1; done; echo ok", dir, AWK, b, B))
+PLOT = E."-snapshots"
+if (exists("PREPARE")) {
+  DIR = PREPARE; OWN = 0; DRAW = 1
+} else {
+  PANELS = D."/".PLOT.".panels"
+  OWN = system(sprintf("test -f '%s/done' && test '%s/done' -nt '%s' && echo 0 || echo 1", PANELS, PANELS, F)) eq "1"
+  DRAW = OWN
+  DIR = OWN ? system("mktemp -d \"${TMPDIR:-/tmp}/cdyn-snapshots.XXXXXX\"") : PANELS
+  if (DIR eq "") { print "cloth-contact-snapshots.gp: mktemp failed"; exit status 1 }
+}
+if (DRAW) {
+  if (split_rows(DIR) ne "ok" || render(DIR) ne "ok") {
+    if (OWN) { system(sprintf("rm -rf '%s'", DIR)) }
+    print "cloth-contact-snapshots.gp: the panels could not be drawn"; exit status 1
+  }
+}
+BOX = system(sprintf("cat '%s/box'", DIR))
+load FIGSRC."/cloth-box.gp"
+if (DRAW) {
+  if (notes(DIR, VIEWBOX) ne "ok") {
+    if (OWN) { system(sprintf("rm -rf '%s'", DIR)) }
+    print "cloth-contact-snapshots.gp: the panels' notes could not be placed"; exit status 1
+  }
+}
+if (exists("PREPARE")) { exit }
+has(r, k) = int(real(system(sprintf("test -f '%s/%s-%d.polys' && echo 1 || echo 0", DIR, r, k))))
+polys(r, k) = sprintf("%s/%s-%d.polys", DIR, r, k)
+# (The notes were placed for the view box; b is that box.)
+offv(r, k, b) = int(real(system(sprintf("test -s '%s/%s-%d.off' && echo 1 || echo 0", DIR, r, k)))) ? \
+  sprintf("%s/%s-%d.off", DIR, r, k) : ""
 LEGEND = "flag"
 load FIGSRC."/cloth-panels.gp"
-system(sprintf("rm -rf '%s'", SPLIT))
+if (OWN) { system(sprintf("rm -rf '%s'", DIR)) }

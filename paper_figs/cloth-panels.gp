@@ -8,10 +8,11 @@
 #   RUNS, NR, NS   the runs (one word each) and the number of snapshots;
 #   tsnap(k)       the time of snapshot k (0 .. NS - 1);
 #   has(r, k)      whether run r has a snapshot k (it may have stopped): 1 or 0;
-#   polys(r, k)    the gnuplot data source of its polygons (a "< ..." pipe
-#                  of cloth-render.awk what=polys, sorted);
+#   polys(r, k)    the gnuplot data source of its polygons (cloth-render.awk
+#                  what=polys, sorted: a "< ..." pipe or a file);
 #   offv(r, k, b)  "" or the source of the notes for its balls (or its
-#                  cloth) outside the box b ("X0 X1 Y0 Y1"):
+#                  cloth) outside the box b ("X0 X1 Y0 Y1", VIEWBOX of
+#                  cloth-box.gp):
 #                  cloth-render.awk what=off (when not "", it holds at
 #                  least one note: gnuplot 5.4 can crash on a `with
 #                  labels` plot none of whose points is defined);
@@ -19,14 +20,11 @@
 #   TITLE, LEGEND  "strain" (a colour bar 0 .. 0.3) or "flag" (three
 #                  swatches: free, cloth-cloth contact, at a ball).
 # Layout.  The figure is 7 in wide; every panel has the box's aspect (plus
-# a margin of 3 %), so the cloth fills it.  The panels go in rows of runs
+# a margin of 3 %, cloth-box.gp), so the cloth fills it.  The panels go in rows of runs
 # and columns of times, or (when that lets the panels be larger, or about
 # as large in less height) in rows of times and columns of runs; the height
 # is at most 8.6 in, and the panels shrink (centred) to fit it.
-PAD = 0.03
-XB0 = real(word(BOX, 1)); XB1 = real(word(BOX, 2)); YB0 = real(word(BOX, 3)); YB1 = real(word(BOX, 4))
-XPAD = PAD * (XB1 - XB0 > YB1 - YB0 ? XB1 - XB0 : YB1 - YB0)
-XB0 = XB0 - XPAD; XB1 = XB1 + XPAD; YB0 = YB0 - XPAD; YB1 = YB1 + XPAD
+load FIGSRC."/cloth-box.gp"
 ASP = (YB1 - YB0) / (XB1 - XB0)
 FIG_W = 7.0
 LM = 0.22; RM = 0.04; TM = 0.46; BM = 0.66; GX = 0.06; GY = 0.06; HMAX = 8.6
@@ -105,7 +103,7 @@ do for [i = 1:NR] {
     set object 1 rect from graph 0, graph 0 to graph 1, graph 1 behind fc rgb "#f4f4f4" fs solid 1.0 \
       border lc rgb "#c8c8c8" lw 0.5
     if (has(word(RUNS, i), k) > 0) {
-      OFF = offv(word(RUNS, i), k, sprintf("%.6g %.6g %.6g %.6g", XB0, XB1, YB0, YB1))
+      OFF = offv(word(RUNS, i), k, VIEWBOX)
       if (OFF eq "") {
         plot polys(word(RUNS, i), k) using 1:2:3 with polygons fc rgb variable
       } else {

@@ -89,7 +89,7 @@ FIGURES = \
 	scene-double-pendulum-paths:scene-double-pendulum
 # Scripts that the plot scripts load or run, not plots themselves.
 GP_INCLUDES = paper_figs/common.gp paper_figs/arm5-panels.gp paper_figs/arm5-order.gp paper_figs/scene.gp \
-	paper_figs/cloth-panels.gp paper_figs/cloth-render.awk $(RUN_GP_FILES)
+	paper_figs/cloth-panels.gp paper_figs/cloth-box.gp paper_figs/cloth-render.awk $(RUN_GP_FILES)
 # The scripts of `cdyn plot` and `cdyn animate` (experiments/commands/plot.c
 # and animate.c, over experiments/gnuplot.c), installed in $(pkgdatadir) with common.gp and scene.gp, where the
 # installed program looks for them ($CDYN_DATADIR overrides it: the
@@ -162,9 +162,8 @@ gp_pass = -e "call '$(2)/$(1).gp' '$(2)' '$(3)' '$(4)' '$(5)'" -e "unset output"
 # temporary name renamed when it is complete: PLOT.pdf and PLOT.png beside
 # the data, and the LaTeX version latex/PLOT.tex with its graphics
 # latex/PLOT.pdf.  Three targets, so that make -j draws them side by side:
-# the plots of the last experiment to end (cloth-self-contact's snapshots
-# take about 20 s, a third of it per version) then use both cores, where
-# one process drew the three one after another.  gnuplot's cairolatex
+# the plots of the last experiment to end (cloth-self-contact's) then use
+# both cores, where one process drew the three one after another.  gnuplot's cairolatex
 # terminal writes NAME.tex and the graphics NAME.pdf, which NAME.tex
 # includes by the path given to `set output` less its extension.  The LaTeX
 # pass runs inside a temporary directory (gnuplot's cd), so that this path
@@ -190,6 +189,29 @@ $(LATEXDIR)/%.tex:
 	  $(call gp_pass,$*,$(abs_top_srcdir)/paper_figs,$(abs_builddir)/$(FIGDIR),cairolatex,$*.tex)
 	@mv $(LATEXDIR)/$*.tmp/$*.pdf $(LATEXDIR)/$*.pdf && mv $(LATEXDIR)/$*.tmp/$*.tex $(LATEXDIR)/$*.tex \
 	  && rmdir $(LATEXDIR)/$*.tmp
+
+# The snapshot figures of cloth-contact-snapshots.gp draw their panels
+# (each run's cloth at each time as polygons sorted far to near: most of
+# the figure's work) once, into PLOT.panels beside the figures, in a pass
+# of the script with PREPARE set to the directory to fill; its three
+# versions then read them.  A script run by hand without them draws its
+# own.
+PANEL_PLOTS = cloth-contact-snapshots cloth-self-contact-snapshots
+panel_deps = $(FIGDIR)/$(1).pdf $(FIGDIR)/$(1).png $(LATEXDIR)/$(1).tex: $(FIGDIR)/$(1).panels/done
+$(foreach p,$(PANEL_PLOTS),$(eval $(call panel_deps,$(p))))
+$(FIGDIR)/cloth-contact-snapshots.panels/done: $(FIGDIR)/cloth-contact/done \
+	paper_figs/cloth-contact-snapshots.gp $(GP_INCLUDES) $(FIGDIR)/palette.gp
+$(FIGDIR)/cloth-self-contact-snapshots.panels/done: $(FIGDIR)/cloth-self-contact/done \
+	paper_figs/cloth-self-contact-snapshots.gp paper_figs/cloth-contact-snapshots.gp $(GP_INCLUDES) $(FIGDIR)/palette.gp
+# The self-contact figure's script loads cloth-contact's.
+$(FIGDIR)/cloth-self-contact-snapshots.pdf $(FIGDIR)/cloth-self-contact-snapshots.png \
+$(LATEXDIR)/cloth-self-contact-snapshots.tex: paper_figs/cloth-contact-snapshots.gp
+$(FIGDIR)/%.panels/done:
+	@rm -rf $(FIGDIR)/$*.panels $(FIGDIR)/$*.panels.tmp
+	@$(MKDIR_P) $(FIGDIR)/$*.panels.tmp
+	$(AM_V_GEN)$(GNUPLOT) -e "PREPARE = '$(FIGDIR)/$*.panels.tmp'" \
+	  $(call gp_pass,$*,$(top_srcdir)/paper_figs,$(FIGDIR),none,none)
+	@touch $(FIGDIR)/$*.panels.tmp/done && mv $(FIGDIR)/$*.panels.tmp $(FIGDIR)/$*.panels
 
 # step-cost, cloth-vs-implicit-ode and collision-cost measure wall-clock
 # time, so they run alone, one after the other, after the other
