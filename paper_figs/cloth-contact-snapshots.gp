@@ -57,14 +57,15 @@ AWK = sprintf("awk -F, -f '%s/cloth-render.awk' -v ct=%.15g -v st=%.15g -v cp=%.
 split_rows(dir) = system(sprintf("awk -F, -v dir='%s' 'NR == 1 { h = $0; next } { f = dir \"/\" $1 \"-\" $2 \".csv\"; " . \
   "if (f != cur) { if (cur != \"\") close(cur); cur = f; if (!(f in seen)) { seen[f] = 1; print h > f; close(f) } } " . \
   "print >> f }' '%s' && echo ok", dir, F))
-# Each panel's polygons, then the extent over all of them.
-render(dir) = system(sprintf("for f in '%s'/*.csv; do b=${f##*/}; r=${b%%-*}; k=${b##*-}; " . \
+# Each panel's polygons, then the extent over all of them (a run that
+# stopped before its first snapshot has no panel: none may be there).
+render(dir) = system(sprintf("for f in '%s'/*.csv; do [ -f \"$f\" ] || continue; b=${f##*/}; r=${b%%-*}; k=${b##*-}; " . \
   "%s -v what=polys -v run=\"$r\" -v snap=\"${k%%.csv}\" -v posts='%s' '%s' \"$f\" | sort -g -k1,1 | " . \
   "awk '{ for (i = 0; i < $3; i++) print $(4 + 2 * i), $(5 + 2 * i), $2; print \"\" }' > \"${f%%.csv}.polys\" " . \
   "|| exit 1; done; %s -v what=bbox -v reach=0.3 '%s' '%s' > '%s/box' && echo ok", \
   dir, AWK, POSTS, B, AWK, B, F, dir))
 # Each panel's notes, for the view box b, and the split files removed.
-notes(dir, b) = system(sprintf("for f in '%s'/*.csv; do bn=${f##*/}; r=${bn%%-*}; k=${bn##*-}; " . \
+notes(dir, b) = system(sprintf("for f in '%s'/*.csv; do [ -f \"$f\" ] || continue; bn=${f##*/}; r=${bn%%-*}; k=${bn##*-}; " . \
   "%s -v what=off -v run=\"$r\" -v snap=\"${k%%.csv}\" -v box='%s' '%s' \"$f\" > \"${f%%.csv}.off\" && rm -f \"$f\" " . \
   "|| exit 1; done; echo ok", dir, AWK, b, B))
 PLOT = E."-snapshots"
