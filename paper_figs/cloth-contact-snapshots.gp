@@ -22,6 +22,7 @@ M = D."/".E."/run.meta.json"
 RUNS = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NR = words(RUNS)
 NS = int(real(system("awk -F, 'NR > 1 && !seen[$2]++ { n++ } END { print n + 0 }' '".F."'")))
+if (NS == 0) { print "cloth-contact-snapshots.gp: no snapshot in ".F." (every run ended before the first snapshot time)"; exit status 1 }
 tsnap(k) = real(system(sprintf("awk -F, 'NR > 1 && $2 == %d { print $13; exit }' '%s'", k, F)))
 # A parameter of the run (run.meta.json's "params"), or DEF when absent.
 param(name, def) = system(sprintf("awk -v k='%s' -v d='%s' 'index($0, \"\\\"\" k \"\\\":\") { s = $0; sub(/^[^:]*: *\"?/, \"\", s); sub(/\"?,? *$/, \"\", s); print s; f = 1; exit } END { if (!f) print d }' '%s'", name, def, M))

@@ -16,6 +16,7 @@ F = D."/cloth-elongation/cloth-snapshots.csv"
 RUNS = system("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%s \", $1 }' '".F."'")
 NR = words(RUNS)
 NS = int(real(system("awk -F, 'NR > 1 && !seen[$2]++ { n++ } END { print n + 0 }' '".F."'")))
+if (NS == 0) { print "cloth-snapshots.gp: no snapshot in ".F." (every run ended before the first snapshot time)"; exit status 1 }
 tsnap(k) = real(system(sprintf("awk -F, 'NR > 1 && $2 == %d { print $13; exit }' '%s'", k, F)))
 has(r, k) = int(real(system(sprintf("awk -F, 'NR > 1 && $1 == \"%s\" && $2 == %d { n = 1; exit } END { print n + 0 }' '%s'", r, k, F))))
 TH = 140 * pi / 180; PH = 20 * pi / 180

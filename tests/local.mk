@@ -121,6 +121,12 @@ EXTRA_DIST += tests/scenes.test
 # skipped without it unless CDYN_REQUIRE_GNUPLOT=1).
 TESTS += tests/plot.test
 EXTRA_DIST += tests/plot.test
+# The cloth snapshot figures' panels, drawn once for the three versions
+# (paper_figs/cloth-contact-snapshots.gp's preparing pass) or by the
+# script alone: the same figure; stale panels not read; no snapshot a
+# clear error (gnuplot; skipped without it unless CDYN_REQUIRE_GNUPLOT=1).
+TESTS += tests/snapshots.test
+EXTRA_DIST += tests/snapshots.test
 # doc/examples/analyse.py, the pandas example of doc/pandas.md, on a run
 # and a sweep made by the test (python3's pandas, Debian python3-pandas;
 # skipped without it unless CDYN_REQUIRE_PANDAS=1).
