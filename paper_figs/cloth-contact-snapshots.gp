@@ -55,26 +55,27 @@ AWK = sprintf("awk -F, -f '%s/cloth-render.awk' -v ct=%.15g -v st=%.15g -v cp=%.
 # figures), and the three versions read them.  Run without them (or with
 # them older than the snapshots), the script draws them into a scratch
 # directory of its own, removed at the end.
-split_rows(dir) = system(sprintf("awk -F, -v dir='%s' 'NR == 1 { h = $0; next } { f = dir \"/\" $1 \"-\" $2 \".csv\"; " . \
+# (The commands are joined with ".", not formed by sprintf: gnuplot 5.4's
+# sprintf cut such a command short when its arguments were long paths.)
+split_rows(dir) = system("awk -F, -v dir='".dir."' 'NR == 1 { h = $0; next } { f = dir \"/\" $1 \"-\" $2 \".csv\"; " . \
   "if (f != cur) { if (cur != \"\") close(cur); cur = f; if (!(f in seen)) { seen[f] = 1; print h > f; close(f) } } " . \
-  "print >> f }' '%s' && echo ok", dir, F))
+  "print >> f }' '".F."' && echo ok")
 # Each panel's polygons, then the extent over all of them (a run that
 # stopped before its first snapshot has no panel: none may be there).
-render(dir) = system(sprintf("for f in '%s'/*.csv; do [ -f \"$f\" ] || continue; b=${f##*/}; r=${b%%-*}; k=${b##*-}; " . \
-  "%s -v what=polys -v run=\"$r\" -v snap=\"${k%%.csv}\" -v posts='%s' '%s' \"$f\" | sort -g -k1,1 | " . \
-  "awk '{ for (i = 0; i < $3; i++) print $(4 + 2 * i), $(5 + 2 * i), $2; print \"\" }' > \"${f%%.csv}.polys\" " . \
-  "|| exit 1; done; %s -v what=bbox -v reach=0.3 '%s' '%s' > '%s/box' && echo ok", \
-  dir, AWK, POSTS, B, AWK, B, F, dir))
+render(dir) = system("for f in '".dir."'/*.csv; do [ -f \"$f\" ] || continue; b=${f##*/}; r=${b%-*}; k=${b##*-}; " . \
+  AWK." -v what=polys -v run=\"$r\" -v snap=\"${k%.csv}\" -v posts='".POSTS."' '".B."' \"$f\" | sort -g -k1,1 | " . \
+  "awk '{ for (i = 0; i < $3; i++) print $(4 + 2 * i), $(5 + 2 * i), $2; print \"\" }' > \"${f%.csv}.polys\" " . \
+  "|| exit 1; done; ".AWK." -v what=bbox -v reach=0.3 '".B."' '".F."' > '".dir."/box' && echo ok")
 # Each panel's notes, for the view box b, and the split files removed.
-notes(dir, b) = system(sprintf("for f in '%s'/*.csv; do [ -f \"$f\" ] || continue; bn=${f##*/}; r=${bn%%-*}; k=${bn##*-}; " . \
-  "%s -v what=off -v run=\"$r\" -v snap=\"${k%%.csv}\" -v box='%s' '%s' \"$f\" > \"${f%%.csv}.off\" && rm -f \"$f\" " . \
-  "|| exit 1; done; echo ok", dir, AWK, b, B))
+notes(dir, b) = system("for f in '".dir."'/*.csv; do [ -f \"$f\" ] || continue; bn=${f##*/}; r=${bn%-*}; k=${bn##*-}; " . \
+  AWK." -v what=off -v run=\"$r\" -v snap=\"${k%.csv}\" -v box='".b."' '".B."' \"$f\" > \"${f%.csv}.off\" && rm -f \"$f\" " . \
+  "|| exit 1; done; echo ok")
 PLOT = E."-snapshots"
 if (exists("PREPARE")) {
   DIR = PREPARE; OWN = 0; DRAW = 1
 } else {
   PANELS = D."/".PLOT.".panels"
-  OWN = system(sprintf("test -f '%s/done' && test '%s/done' -nt '%s' && echo 0 || echo 1", PANELS, PANELS, F)) eq "1"
+  OWN = system("test -f '".PANELS."/done' && test '".PANELS."/done' -nt '".F."' && echo 0 || echo 1") eq "1"
   DRAW = OWN
   DIR = OWN ? system("mktemp -d \"${TMPDIR:-/tmp}/cdyn-snapshots.XXXXXX\"") : PANELS
   if (DIR eq "") { print "cloth-contact-snapshots.gp: mktemp failed"; exit status 1 }
