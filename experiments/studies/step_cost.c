@@ -10,9 +10,14 @@
  * scheme can step) each scheme is timed with CLOCK_MONOTONIC: after ten
  * steps, steps are run in batches of at least `batch_s` seconds of
  * stepping, `trials` times, and the fastest batch gives the time per step
- * (the minimum is the estimate least disturbed by other load).  The
- * runner times each step's call alone; its measurements between the
- * steps are outside the time.  The counted work per step
+ * (the minimum is the estimate least disturbed by other load).  At each
+ * chain size the schemes take their batches in turn (a round: one batch
+ * of each, in the runs' order, the next round in the reverse order), so
+ * that a slow phase of the machine lasting a second or two falls on every
+ * scheme's batches alike rather than on one scheme's five, and the ratios
+ * the claims take compare batches timed close together.  The runner
+ * times each step's call alone; its measurements between the steps are
+ * outside the time.  The counted work per step
  * (linear solves, assemblies) is deterministic; the times are not, and
  * this is the one experiment whose CSV changes from run to run.
  */
@@ -76,47 +81,68 @@ static int run(exp_ctx *ctx)
     return rc;
   static double us[EXP_MAX_RUNS][NSIZES];
   static double solves[EXP_MAX_RUNS][NSIZES];
-  for (int s = 0; s < ctx->nruns && !rc; s++)
-    for (int z = 0; z < NSIZES && !rc; z++) {
-      cdyn_system *sys = NULL;
-      cdyn_stepper *st = NULL;
-      if ((rc = build_chain(sizes[z], &sys)) || (rc = exp_stepper_run(ctx, sys, &ctx->runs[s], NULL, &st))) {
-        cdyn_system_free(sys);
-        break;
-      }
-      /* Ten measured steps before the timing (what `cdyn export` writes
-         of the run), then the timed batches, which continue it. */
+  static double rows[EXP_MAX_RUNS][NSIZES], assemblies[EXP_MAX_RUNS][NSIZES];
+  static cdyn_system *sys[EXP_MAX_RUNS];
+  static cdyn_stepper *st[EXP_MAX_RUNS];
+  int nr = ctx->nruns;
+  for (int z = 0; z < NSIZES && !rc; z++) {
+    /* Every scheme's chain and stepper, and its ten measured steps
+       before the timing (what `cdyn export` writes of the run). */
+    static int src[EXP_MAX_RUNS]; /* the run's status: < 0 ends the experiment, > 0 (recoverable) does not */
+    static double best[EXP_MAX_RUNS];
+    for (int s = 0; s < nr; s++)
+      sys[s] = NULL, st[s] = NULL, best[s] = INFINITY, src[s] = CDYN_OK;
+    for (int s = 0; s < nr && !rc; s++) {
       exp_outcome out;
-      if (!(rc = exp_simulate(sys, st, ctx->h, 10, NULL, NULL, NULL, &out)) && out.end == EXP_END_FAILED_STEP)
-        rc = out.status;
-      double best = INFINITY;
-      for (int tr = 0; tr < trials && rc >= 0; tr++) {
-        exp_sim sim = {.sys = sys, .st = st, .h = ctx->h, .steps = 100000000L, .obs = batch_done, .octx = &batch_s,
-                       .continued = 1};
+      if ((rc = build_chain(sizes[z], &sys[s])) || (rc = exp_stepper_run(ctx, sys[s], &ctx->runs[s], NULL, &st[s])))
+        break;
+      if (!(rc = exp_simulate(sys[s], st[s], ctx->h, 10, NULL, NULL, NULL, &out)) && out.end == EXP_END_FAILED_STEP)
+        src[s] = out.status;
+      if (src[s] < 0)
+        rc = src[s];
+    }
+    /* The timed batches, which continue each run: `trials` rounds, each a
+       batch of every scheme, in the runs' order and then in reverse. */
+    for (int tr = 0; tr < trials && !rc; tr++)
+      for (int q = 0; q < nr && !rc; q++) {
+        int s = tr % 2 ? nr - 1 - q : q;
+        if (src[s] < 0)
+          continue;
+        exp_outcome out;
+        exp_sim sim = {.sys = sys[s], .st = st[s], .h = ctx->h, .steps = 100000000L, .obs = batch_done,
+                       .octx = &batch_s, .continued = 1};
         if ((rc = exp_simulate_with(&sim, &out)))
           break;
         long count = out.end == EXP_END_FAILED_STEP ? out.end_step : out.steps;
         double per = out.elapsed / (double)(count > 0 ? count : 1);
-        if (per < best)
-          best = per;
+        if (per < best[s])
+          best[s] = per;
         if (out.end == EXP_END_FAILED_STEP)
-          rc = out.status;
+          src[s] = out.status;
+        if (src[s] < 0)
+          rc = src[s];
       }
-      if (rc > 0)
-        rc = CDYN_OK; /* a recoverable solve status does not spoil the timing */
-      cdyn_stats stt;
-      cdyn_stepper_stats(st, &stt);
-      us[s][z] = 1e6 * best;
-      solves[s][z] = (double)stt.solves / (double)stt.steps;
-      double v[5] = {(double)sizes[z], (double)cdyn_system_row_count(sys), solves[s][z],
-                     (double)stt.assemblies / (double)stt.steps, us[s][z]};
+    /* (A recoverable solve status does not spoil the timing.) */
+    for (int s = 0; s < nr; s++) {
       if (!rc) {
-        rc = exp_csv_row_labeled(&csv, ctx->runs[s].name, v, 5);
-        printf("  %-16s links %-4zu %8.2f us/step  %.2f solves/step\n", ctx->runs[s].name, sizes[z], us[s][z],
-               solves[s][z]);
+        cdyn_stats stt;
+        cdyn_stepper_stats(st[s], &stt);
+        us[s][z] = 1e6 * best[s];
+        solves[s][z] = (double)stt.solves / (double)stt.steps;
+        assemblies[s][z] = (double)stt.assemblies / (double)stt.steps;
+        rows[s][z] = (double)cdyn_system_row_count(sys[s]);
       }
-      cdyn_stepper_free(st);
-      cdyn_system_free(sys);
+      cdyn_stepper_free(st[s]);
+      cdyn_system_free(sys[s]);
+    }
+  }
+  /* The rows by scheme, then chain. */
+  for (int s = 0; s < nr && !rc; s++)
+    for (int z = 0; z < NSIZES && !rc; z++) {
+      double v[5] = {(double)sizes[z], rows[s][z], solves[s][z], assemblies[s][z], us[s][z]};
+      rc = exp_csv_row_labeled(&csv, ctx->runs[s].name, v, 5);
+      printf("  %-16s links %-4zu %8.2f us/step  %.2f solves/step\n", ctx->runs[s].name, sizes[z], us[s][z],
+             solves[s][z]);
     }
   int crc = exp_csv_close(&csv, rc == CDYN_OK);
   if (rc || (rc = crc))
